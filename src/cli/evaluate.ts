@@ -1,0 +1,105 @@
+import { applySelection } from '../select/apply-selection.js';
+import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../select/selector.js';
+import type { ToolSchema } from '../tool/schema.js';
+import { toolsCost } from '../tool/tool-cost.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { EvalCase } from './eval-data.js';
+
+/** The figures one selector earns on one set. */
+export interface EvalReport {
+  selector: string;
+  k: number | null;
+  cases: number;
+  /** Share of cases whose expected tools are all advertised. */
+  fullRecall: number;
+  /** Share of expected tools advertised. */
+  recall: number;
+  meanAdvertised: number;
+  /** Share of cases where the selector fell open to the full surface. */
+  fellOpen: number;
+  registryTokens: number;
+  meanAdvertisedTokens: number;
+  /** 1 − mean advertised tokens / registry tokens. */
+  tokensSaved: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export type AnySelector = ToolSelector | AsyncToolSelector;
+
+/** Run one selection the way the loop does: the detailed form when there is one. */
+export async function runSelector(
+  selector: AnySelector,
+  query: string,
+  all: readonly ToolSchema[],
+  signal: AbortSignal,
+): Promise<SelectorOutput | readonly ToolSchema[]> {
+  const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
+  if (selector.selectDetailed) return (selector as AsyncToolSelector).selectDetailed!(ctx, all, { signal });
+  return (selector as AsyncToolSelector).select(ctx, all, { signal });
+}
+
+/**
+ * Evaluate a selector on labelled cases: recall, advertised counts, tokens, selection time.
+ *
+ * @example
+ * const report = await evaluate(new Bm25Selector(), tools, cases, counter, { name: 'bm25', k: 8 })
+ */
+export async function evaluate(
+  selector: AnySelector,
+  tools: readonly ToolSchema[],
+  cases: readonly EvalCase[],
+  counter: TokenCounter,
+  label: { name: string; k: number | null },
+): Promise<EvalReport> {
+  const signal = new AbortController().signal;
+  const registryTokens = toolsCost(tools, counter);
+  // Warm up once (index building, corpus embedding) so timings show a warm turn.
+  if (cases[0]) await runSelector(selector, cases[0].query, tools, signal);
+
+  let full = 0;
+  let hit = 0;
+  let expectedTotal = 0;
+  let advertised = 0;
+  let advertisedTokens = 0;
+  let fellOpen = 0;
+  const times: number[] = [];
+  for (const item of cases) {
+    const start = performance.now();
+    const output = await runSelector(selector, item.query, tools, signal);
+    times.push(performance.now() - start);
+    const selection = applySelection(output, tools);
+    const names = new Set(selection.names);
+    const found = item.expected.filter((name) => names.has(name)).length;
+    hit += found;
+    expectedTotal += item.expected.length;
+    if (found === item.expected.length) full += 1;
+    advertised += selection.tools.length;
+    advertisedTokens += toolsCost(selection.tools, counter);
+    if (selection.fellOpen) fellOpen += 1;
+  }
+  const n = Math.max(cases.length, 1);
+  const meanAdvertisedTokens = advertisedTokens / n;
+  return {
+    selector: label.name,
+    k: label.k,
+    cases: cases.length,
+    fullRecall: full / n,
+    recall: hit / Math.max(expectedTotal, 1),
+    meanAdvertised: advertised / n,
+    fellOpen: fellOpen / n,
+    registryTokens,
+    meanAdvertisedTokens,
+    tokensSaved: registryTokens === 0 ? 0 : 1 - meanAdvertisedTokens / registryTokens,
+    p50Ms: percentile(times, 0.5),
+    p95Ms: percentile(times, 0.95),
+  };
+}
+
+/** Nearest-rank percentile of a sample. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[rank] as number;
+}

@@ -1,0 +1,52 @@
+/** Options for one embedding call. */
+export interface EmbedOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Turns texts into vectors. `id` names the model, dtype and pooling; it is part of every
+ * cache key, so two embedders with different ids never share cached vectors.
+ *
+ * @example
+ * const embedder: Embedder = {
+ *   id: 'my-model/fp32/mean',
+ *   dimensions: 384,
+ *   embed: async (texts) => texts.map(() => new Float32Array(384)),
+ * }
+ */
+export interface Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+}
+
+/** Progress of model loading or corpus embedding, for a progress bar. */
+export interface EmbedProgress {
+  readonly phase: 'load' | 'corpus';
+  readonly done: number;
+  readonly total: number;
+}
+
+/** Dot product; equals cosine similarity for normalised vectors. */
+export function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
+
+/** Scale to unit length. Returns undefined for a vector that cannot rank (empty, zero, non-finite). */
+export function normalise(vector: Float32Array): Float32Array | undefined {
+  if (vector.length === 0) return undefined;
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const value = vector[i] as number;
+    if (!Number.isFinite(value)) return undefined;
+    sum += value * value;
+  }
+  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+  const scale = 1 / Math.sqrt(sum);
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
+  return out;
+}

@@ -1,0 +1,52 @@
+/**
+ * Where corpus vectors live between runs: memory, IndexedDB, Workers KV. One small surface so
+ * storage is a function you can swap. Values are opaque bytes; the embedding selector
+ * encodes and checks them, so a corrupt entry is detected and rebuilt, never trusted.
+ *
+ * @example
+ * const cache: VectorCache = memoryVectorCache({ maxEntries: 8 })
+ * await cache.set('key', new Uint8Array([1, 2, 3]))
+ */
+export interface VectorCache {
+  get(key: string): Promise<Uint8Array | undefined>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  delete?(key: string): Promise<void>;
+}
+
+/** Options for {@link memoryVectorCache}. */
+export interface MemoryVectorCacheOptions {
+  /** Entries kept before the least recently used is evicted. Default 16. */
+  maxEntries?: number;
+}
+
+/**
+ * A bounded in-memory cache (least recently used goes first).
+ *
+ * @example
+ * const selector = new EmbeddingSelector(embedder, { cache: memoryVectorCache() })
+ */
+export function memoryVectorCache(options: MemoryVectorCacheOptions = {}): VectorCache {
+  const { maxEntries } = { maxEntries: 16, ...options };
+  const entries = new Map<string, Uint8Array>();
+  return {
+    async get(key) {
+      const value = entries.get(key);
+      if (value === undefined) return undefined;
+      entries.delete(key);
+      entries.set(key, value);
+      return value;
+    },
+    async set(key, value) {
+      entries.delete(key);
+      entries.set(key, value);
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next().value;
+        if (oldest === undefined) break;
+        entries.delete(oldest);
+      }
+    },
+    async delete(key) {
+      entries.delete(key);
+    },
+  };
+}

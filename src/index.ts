@@ -1,0 +1,29 @@
+// Public exports only; no logic lives here.
+export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ToolResult, TextPart, UserContent } from './message.js';
+export { messageText } from './message.js';
+export type { ToolSchema, JsonSchema } from './tool/schema.js';
+export { stableStringify, sameSchema } from './tool/schema.js';
+export { ToolRegistry } from './tool/registry.js';
+export type { ToolHandler, ToolContext, ToolEntry, RegisterOptions, DispatchOptions } from './tool/registry.js';
+export { compileValidator, describeIssues } from './tool/validate.js';
+export type { ArgumentIssue, ArgumentValidator } from './tool/validate.js';
+export { renderTool, toolCost, toolsCost } from './tool/tool-cost.js';
+export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';
+export type { TokenCounter } from './tokens/token-counter.js';
+
+export type { SelectionContext, ToolSelector, AsyncToolSelector, AsyncSelectOptions, SelectorOutput, ToolReason } from './select/selector.js';
+export { applySelection, withCore } from './select/apply-selection.js';
+export type { Selection } from './select/apply-selection.js';
+export { StaticSelector } from './select/static-selector.js';
+export { KeywordSelector } from './select/keyword-selector.js';
+export type { KeywordSelectorOptions } from './select/keyword-selector.js';
+export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from './select/synonyms.js';
+export type { SynonymPair, PhrasePair, SynonymTable } from './select/synonyms.js';
+export { Bm25Selector } from './select/bm25-selector.js';
+export type { Bm25SelectorOptions } from './select/bm25-selector.js';
+export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './select/words.js';
+
+export type { Embedder, EmbedOptions, EmbedProgress } from './embed/embedder.js';
+export { dot, normalise } from './embed/embedder.js';
+export type { VectorCache, MemoryVectorCacheOptions } from './embed/vector-cache.js';
+export { memoryVectorCache } from './embed/vector-cache.js';

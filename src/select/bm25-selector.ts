@@ -1,0 +1,63 @@
+import type { ToolSchema } from '../tool/schema.js';
+import { withCore } from './apply-selection.js';
+import { bm25Index, rankTop } from './bm25.js';
+import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
+import { textTokens } from './words.js';
+
+/** Options for {@link Bm25Selector}. */
+export interface Bm25SelectorOptions {
+  /** Tools advertised per turn. Default 8. */
+  topK?: number;
+  /** Tools unioned into every non-empty selection. */
+  coreTools?: readonly string[];
+}
+
+/**
+ * Top-k BM25 over each tool's split name, description, and parameter names and descriptions:
+ * the lexical tool search hosted APIs offer, and the baseline every other selector is
+ * measured against. A query that matches no tool falls open to the full surface.
+ *
+ * @example
+ * loop.withToolSelector(new Bm25Selector({ topK: 8 }))
+ */
+export class Bm25Selector implements ToolSelector {
+  readonly name = 'bm25';
+  readonly #options: Required<Bm25SelectorOptions>;
+
+  constructor(options: Bm25SelectorOptions = {}) {
+    this.#options = { topK: 8, coreTools: [], ...options };
+    const { topK } = this.#options;
+    if (!(Number.isInteger(topK) && topK > 0)) throw new RangeError(`topK must be a positive integer, got ${topK}`);
+  }
+
+  /** A copy advertising `k` tools per turn. */
+  withTopK(k: number): Bm25Selector {
+    return new Bm25Selector({ ...this.#options, topK: k });
+  }
+
+  /** A copy that unions these tools into every non-empty selection. */
+  withCoreTools(names: readonly string[]): Bm25Selector {
+    return new Bm25Selector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
+  }
+
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
+    return this.selectDetailed(ctx, all).tools;
+  }
+
+  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+    const words = textTokens(ctx.latestUserMessage ?? '');
+    if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
+    const scores = bm25Index(all).score(words);
+    const top = rankTop(scores, this.#options.topK);
+    if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };
+    const reasons: Record<string, ToolReason> = {};
+    const chosen = top.sort((a, b) => a - b).map((i) => {
+      const tool = all[i] as ToolSchema;
+      reasons[tool.name] = { score: scores[i] as number };
+      return tool;
+    });
+    const core = new Set(this.#options.coreTools);
+    for (const name of core) if (!reasons[name]) reasons[name] = { core: true };
+    return { tools: withCore(chosen, all, core), reasons };
+  }
+}

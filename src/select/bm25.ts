@@ -1,0 +1,85 @@
+import type { ToolSchema } from '../tool/schema.js';
+import { bm25Document } from './lexical-index.js';
+
+/** BM25 parameters. */
+export interface Bm25Params {
+  /** Term-frequency saturation. Default 1.2. */
+  k1: number;
+  /** Length normalisation. Default 0.75. */
+  b: number;
+}
+
+/** A BM25 index over tool documents, built once per tool list. */
+export interface Bm25Index {
+  readonly size: number;
+  /** Score every tool for the query words; tools that match nothing score 0. */
+  score(words: readonly string[]): Float64Array;
+}
+
+const indexes = new WeakMap<readonly ToolSchema[], Bm25Index>();
+
+/**
+ * The BM25 index for a tool list (memoised on the list's identity, so once per generation).
+ *
+ * @example
+ * const scores = bm25Index(all).score(['weather', 'city'])
+ */
+export function bm25Index(all: readonly ToolSchema[], params: Partial<Bm25Params> = {}): Bm25Index {
+  const cached = params.k1 === undefined && params.b === undefined ? indexes.get(all) : undefined;
+  if (cached) return cached;
+  const index = buildBm25(all.map(bm25Document), { k1: 1.2, b: 0.75, ...params });
+  if (params.k1 === undefined && params.b === undefined) indexes.set(all, index);
+  return index;
+}
+
+/** Build BM25 over arbitrary token documents. */
+export function buildBm25(documents: readonly string[][], params: Bm25Params): Bm25Index {
+  const n = documents.length;
+  const lengths = new Float64Array(n);
+  const postings = new Map<string, { docs: number[]; tf: number[] }>();
+  documents.forEach((tokens, doc) => {
+    lengths[doc] = tokens.length;
+    const counts = new Map<string, number>();
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    for (const [token, tf] of counts) {
+      let entry = postings.get(token);
+      if (!entry) postings.set(token, (entry = { docs: [], tf: [] }));
+      entry.docs.push(doc);
+      entry.tf.push(tf);
+    }
+  });
+  const avgLength = n === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / n || 1;
+  const { k1, b } = params;
+  return {
+    size: n,
+    score(words) {
+      const scores = new Float64Array(n);
+      for (const word of new Set(words)) {
+        const entry = postings.get(word);
+        if (!entry) continue;
+        const df = entry.docs.length;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        for (let i = 0; i < df; i++) {
+          const doc = entry.docs[i] as number;
+          const tf = entry.tf[i] as number;
+          const norm = k1 * (1 - b + (b * (lengths[doc] as number)) / avgLength);
+          scores[doc] = (scores[doc] as number) + (idf * (tf * (k1 + 1))) / (tf + norm);
+        }
+      }
+      return scores;
+    },
+  };
+}
+
+/**
+ * Indices of the `k` highest positive scores, best first (ties: lower index first).
+ *
+ * @example
+ * rankTop(new Float64Array([0, 3, 1]), 2) // [1, 2]
+ */
+export function rankTop(scores: ArrayLike<number>, k: number): number[] {
+  const candidates: number[] = [];
+  for (let i = 0; i < scores.length; i++) if ((scores[i] as number) > 0) candidates.push(i);
+  candidates.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
+  return candidates.slice(0, k);
+}

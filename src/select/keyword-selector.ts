@@ -1,0 +1,127 @@
+import type { ToolSchema } from '../tool/schema.js';
+import { withCore } from './apply-selection.js';
+import { keywordIndex } from './lexical-index.js';
+import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
+import type { PhrasePair, SynonymPair, SynonymTable } from './synonyms.js';
+import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './synonyms.js';
+import { textTokens } from './words.js';
+
+/** Options for {@link KeywordSelector}. */
+export interface KeywordSelectorOptions {
+  /** Extra bidirectional pairs, added to the default table. */
+  synonyms?: readonly SynonymPair[];
+  /** Extra phrase pairs, added to the default table. */
+  phrases?: readonly PhrasePair[];
+  /** Start from an empty table instead of the curated default. */
+  noDefaultSynonyms?: boolean;
+  /** Tools unioned into every non-empty selection. */
+  coreTools?: readonly string[];
+  /**
+   * Ranked mode (beyond the spec): keep only the best `maxTools` by IDF-weighted overlap.
+   * Unset: the plain rule, any overlap selects.
+   */
+  maxTools?: number;
+}
+
+/**
+ * Selects tools whose words overlap the run prompt's: lowercase words of three or more
+ * characters, stopwords out, tool names split on `_ . - /` and camelCase. Synonyms expand the
+ * query only. A total miss falls open to the full surface, because zero advertised tools
+ * would strand a model that must act.
+ *
+ * @example
+ * const selector = new KeywordSelector()
+ *   .withSynonyms([['lint', 'check']])
+ *   .withCoreTools(['Read', 'Write'])
+ * const loop = new BareLoop({ client, registry }).withToolSelector(selector)
+ */
+export class KeywordSelector implements ToolSelector {
+  readonly name: string = 'keyword';
+  readonly #options: KeywordSelectorOptions;
+  readonly #table: SynonymTable;
+  readonly #core: ReadonlySet<string>;
+
+  constructor(options: KeywordSelectorOptions = {}) {
+    this.#options = { ...options };
+    const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
+    const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
+    this.#table = compileSynonyms([...base, ...(options.synonyms ?? [])], [...basePhrases, ...(options.phrases ?? [])]);
+    this.#core = new Set(options.coreTools ?? []);
+    if (options.maxTools !== undefined && !(Number.isInteger(options.maxTools) && options.maxTools > 0)) {
+      throw new RangeError(`maxTools must be a positive integer, got ${options.maxTools}`);
+    }
+    if (options.maxTools !== undefined) this.name = 'keyword-ranked';
+  }
+
+  /** A copy with more bidirectional synonym pairs. A pair that can never fire throws, naming it. */
+  withSynonyms(pairs: readonly SynonymPair[]): KeywordSelector {
+    return new KeywordSelector({ ...this.#options, synonyms: [...(this.#options.synonyms ?? []), ...pairs] });
+  }
+
+  /** A copy with more phrase pairs ("look up" → "search"), matched on word boundaries. */
+  withPhrases(pairs: readonly PhrasePair[]): KeywordSelector {
+    return new KeywordSelector({ ...this.#options, phrases: [...(this.#options.phrases ?? []), ...pairs] });
+  }
+
+  /** A copy that unions these tools into every non-empty selection and the fail-open surface. */
+  withCoreTools(names: readonly string[]): KeywordSelector {
+    return new KeywordSelector({ ...this.#options, coreTools: [...(this.#options.coreTools ?? []), ...names] });
+  }
+
+  /** A copy in ranked mode: IDF-weighted overlap, the best `n` kept. */
+  withMaxTools(n: number): KeywordSelector {
+    return new KeywordSelector({ ...this.#options, maxTools: n });
+  }
+
+  /** The query words after expansion, for diagnostics and tests. */
+  queryWords(prompt: string): string[] {
+    return expandQuery(textTokens(prompt), prompt, this.#table);
+  }
+
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
+    return this.selectDetailed(ctx, all).tools;
+  }
+
+  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+    const prompt = ctx.latestUserMessage ?? '';
+    const words = this.queryWords(prompt);
+    const index = keywordIndex(all);
+
+    const matched = new Map<number, string[]>();
+    for (const word of words) {
+      for (const toolIndex of index.postings.get(word) ?? []) {
+        const list = matched.get(toolIndex);
+        if (list) list.push(word);
+        else matched.set(toolIndex, [word]);
+      }
+    }
+    if (matched.size === 0) {
+      return {
+        tools: all,
+        fellOpen: words.length === 0 ? 'the prompt has no words to match' : 'no tool matched the prompt',
+      };
+    }
+
+    let picked = [...matched.keys()];
+    const scores = new Map<number, number>();
+    for (const [toolIndex, list] of matched) {
+      scores.set(toolIndex, list.reduce((sum, word) => sum + index.idf(word), 0));
+    }
+    const { maxTools } = this.#options;
+    if (maxTools !== undefined && picked.length > maxTools) {
+      picked = picked
+        .sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b)
+        .slice(0, maxTools);
+    }
+
+    const reasons: Record<string, ToolReason> = {};
+    const chosen: ToolSchema[] = [];
+    for (const toolIndex of picked.sort((a, b) => a - b)) {
+      const tool = all[toolIndex] as ToolSchema;
+      chosen.push(tool);
+      reasons[tool.name] = { score: scores.get(toolIndex) as number, matched: matched.get(toolIndex) as string[] };
+    }
+    for (const name of this.#core) if (!reasons[name]) reasons[name] = { core: true };
+    return { tools: withCore(chosen, all, this.#core), reasons };
+  }
+}

@@ -1,0 +1,76 @@
+import type { ToolSchema } from '../tool/schema.js';
+import { textTokens, toolTokens, splitName, rawWords, isToken } from './words.js';
+
+/**
+ * A tool list tokenised once: per-tool token sets and an inverted index with document
+ * frequencies. Built once per `all` array (registry generation), never per turn.
+ */
+export interface LexicalIndex {
+  readonly size: number;
+  /** word → indices of tools containing it, ascending. */
+  readonly postings: ReadonlyMap<string, readonly number[]>;
+  /** Inverse document frequency of each indexed word. */
+  idf(word: string): number;
+}
+
+const keywordIndexes = new WeakMap<readonly ToolSchema[], LexicalIndex>();
+
+/**
+ * The KeywordSelector's index: words of each tool's split name plus description.
+ *
+ * @example
+ * const index = keywordIndex(registry.schemas())
+ * index.postings.get('weather') // [3, 17]
+ */
+export function keywordIndex(all: readonly ToolSchema[]): LexicalIndex {
+  let index = keywordIndexes.get(all);
+  if (!index) {
+    index = buildIndex(all.map((tool) => toolTokens(tool.name, tool.description)));
+    keywordIndexes.set(all, index);
+  }
+  return index;
+}
+
+function buildIndex(documents: readonly string[][]): LexicalIndex {
+  const postings = new Map<string, number[]>();
+  documents.forEach((tokens, docIndex) => {
+    for (const token of new Set(tokens)) {
+      const list = postings.get(token);
+      if (list) list.push(docIndex);
+      else postings.set(token, [docIndex]);
+    }
+  });
+  const n = documents.length;
+  return {
+    size: n,
+    postings,
+    idf(word) {
+      const df = postings.get(word)?.length ?? 0;
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    },
+  };
+}
+
+/** The words a BM25 document holds for a tool: split name, description, parameter names and descriptions. */
+export function bm25Document(tool: ToolSchema): string[] {
+  const words = [...splitName(tool.name).flatMap(rawWords).filter(isToken), ...textTokens(tool.description)];
+  collectParameterWords(tool.parameters, words, 0);
+  return words;
+}
+
+function collectParameterWords(schema: unknown, out: string[], depth: number): void {
+  if (depth > 4 || !schema || typeof schema !== 'object') return;
+  const node = schema as Record<string, unknown>;
+  if (typeof node.description === 'string' && depth > 0) out.push(...textTokens(node.description));
+  const properties = node.properties;
+  if (properties && typeof properties === 'object') {
+    for (const [name, child] of Object.entries(properties as Record<string, unknown>)) {
+      out.push(...splitName(name).flatMap(rawWords).filter(isToken));
+      collectParameterWords(child, out, depth + 1);
+    }
+  }
+  if (node.items) collectParameterWords(node.items, out, depth + 1);
+  if (Array.isArray(node.enum)) {
+    for (const value of node.enum) if (typeof value === 'string') out.push(...textTokens(value));
+  }
+}

@@ -1,0 +1,122 @@
+import { STOPWORDS } from './words.js';
+
+/** A bidirectional synonym pair: each side expands to the other, query-side only. */
+export type SynonymPair = readonly [string, string];
+
+/** A phrase that, found on word boundaries in the query, adds a word. */
+export type PhrasePair = readonly [phrase: string, word: string];
+
+/**
+ * The curated default table: the common drift between how people ask and how tools are
+ * described. "Check" reaches "verify" and "search"; "open", "show" and "view" reach "read";
+ * "fix" and "change" reach "edit".
+ */
+export const DEFAULT_SYNONYMS: readonly SynonymPair[] = [
+  ['check', 'verify'],
+  ['check', 'search'],
+  ['open', 'read'],
+  ['show', 'read'],
+  ['view', 'read'],
+  ['fix', 'edit'],
+  ['change', 'edit'],
+  ['modify', 'edit'],
+  ['find', 'search'],
+  ['locate', 'search'],
+  ['delete', 'remove'],
+  ['create', 'add'],
+  ['send', 'post'],
+];
+
+/** Phrase pairs of the default table, matched on word boundaries ("look upon" never fires). */
+export const DEFAULT_PHRASES: readonly PhrasePair[] = [
+  ['look up', 'search'],
+  ['look for', 'search'],
+  ['find out', 'search'],
+  ['set up', 'configure'],
+  ['sign in', 'login'],
+  ['log in', 'login'],
+];
+
+/**
+ * Reject a pair that can never fire: a side under three characters, a stopword, more than
+ * one word. The error names the pair and the reason.
+ */
+export function assertSynonymPair(pair: SynonymPair): void {
+  if (!Array.isArray(pair) || pair.length !== 2) {
+    throw new TypeError(`synonym pair ${JSON.stringify(pair)} must be [word, word]`);
+  }
+  for (const side of pair) {
+    const problem = sideProblem(side);
+    if (problem) throw new Error(`synonym pair ["${pair[0]}", "${pair[1]}"] can never fire: "${side}" ${problem}`);
+  }
+}
+
+/** Reject a phrase pair whose phrase is not two or more words or whose word can never fire. */
+export function assertPhrasePair(pair: PhrasePair): void {
+  const [phrase, word] = pair;
+  const words = typeof phrase === 'string' ? phrase.trim().toLowerCase().split(/\s+/) : [];
+  if (words.length < 2 || words.some((w) => !/^[\p{L}\p{N}]+$/u.test(w))) {
+    throw new Error(`phrase pair ["${phrase}", "${word}"]: the phrase must be two or more words`);
+  }
+  const problem = sideProblem(word);
+  if (problem) throw new Error(`phrase pair ["${phrase}", "${word}"] can never fire: "${word}" ${problem}`);
+}
+
+function sideProblem(side: unknown): string | undefined {
+  if (typeof side !== 'string') return 'is not a string';
+  if (side !== side.toLowerCase()) return 'is not lowercase';
+  if (/\s/.test(side.trim()) || !/^[\p{L}\p{N}]+$/u.test(side)) return 'is not a single word';
+  if (side.length < 3) return 'is shorter than three characters';
+  if (STOPWORDS.has(side)) return 'is a stopword';
+  return undefined;
+}
+
+/** A compiled, query-side expansion table. */
+export interface SynonymTable {
+  readonly words: ReadonlyMap<string, readonly string[]>;
+  readonly phrases: readonly { readonly pattern: RegExp; readonly phrase: string; readonly word: string }[];
+}
+
+/**
+ * Compile pairs into a lookup: each side maps to the other (bidirectional), phrases to
+ * word-boundary patterns.
+ *
+ * @example
+ * const table = compileSynonyms([['lint', 'check']], [['look up', 'search']])
+ * expandQuery(['lint'], 'lint it', table) // ['lint', 'check']
+ */
+export function compileSynonyms(pairs: readonly SynonymPair[], phrases: readonly PhrasePair[] = []): SynonymTable {
+  const words = new Map<string, string[]>();
+  const link = (from: string, to: string) => {
+    const list = words.get(from) ?? [];
+    if (!list.includes(to)) list.push(to);
+    words.set(from, list);
+  };
+  for (const pair of pairs) {
+    assertSynonymPair(pair);
+    link(pair[0], pair[1]);
+    link(pair[1], pair[0]);
+  }
+  const compiled = phrases.map((pair) => {
+    assertPhrasePair(pair);
+    const phrase = pair[0].trim().toLowerCase().split(/\s+/).join(' ');
+    const body = phrase.split(' ').map(escapeRegExp).join('\\s+');
+    return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'iu'), phrase, word: pair[1] };
+  });
+  return { words, phrases: compiled };
+}
+
+/**
+ * Expand query tokens with the table: synonyms of each token, plus words of phrases found in
+ * the raw query text. Returns the original tokens first, then additions, without duplicates.
+ */
+export function expandQuery(tokens: readonly string[], rawQuery: string, table: SynonymTable): string[] {
+  const out = new Set(tokens);
+  for (const token of tokens) for (const other of table.words.get(token) ?? []) out.add(other);
+  for (const { pattern, word } of table.phrases) if (pattern.test(rawQuery)) out.add(word);
+  return [...out];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

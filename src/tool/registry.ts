@@ -1,0 +1,220 @@
+import type { ToolCall, ToolResult } from '../message.js';
+import type { ToolSchema } from './schema.js';
+import { stableStringify } from './schema.js';
+import type { ArgumentValidator } from './validate.js';
+import { compileValidator, describeIssues } from './validate.js';
+
+/** What a handler receives besides its arguments. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled; pass it to fetches and long work. */
+  readonly signal: AbortSignal;
+  /** The call being served. */
+  readonly call: ToolCall;
+}
+
+/**
+ * Runs a tool. Return a string (sent as is) or any JSON value (sent as JSON). Throwing is
+ * fine: the registry turns it into an error result.
+ */
+export type ToolHandler<Args = any> = (args: Args, context: ToolContext) => unknown;
+
+/** A schema and the handler that serves it. */
+export interface ToolEntry {
+  readonly schema: ToolSchema;
+  readonly handler: ToolHandler;
+}
+
+/** Options for {@link ToolRegistry.register}. */
+export interface RegisterOptions {
+  /** Replace an existing tool of the same name (keeping its position) instead of failing. */
+  replace?: boolean;
+}
+
+/** Options for {@link ToolRegistry.dispatch}. */
+export interface DispatchOptions {
+  signal?: AbortSignal;
+}
+
+interface Slot {
+  schema: ToolSchema;
+  handler: ToolHandler;
+  digest: string;
+  validator?: ArgumentValidator;
+}
+
+/**
+ * Every tool the loop knows: the registered surface. Dispatch and unknown-name checks read
+ * it; selectors narrow `schemas()` to the advertised surface each turn.
+ *
+ * `generation` changes whenever the ordered list of (name, description, parameters) changes,
+ * and only then, so caches keyed on it (corpus vectors) survive no-op re-registrations.
+ *
+ * @example
+ * const registry = new ToolRegistry()
+ * registry.register(
+ *   { name: 'get_weather', description: 'Current weather for a city.',
+ *     parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+ *   ({ city }) => `Sunny in ${city}`,
+ * )
+ * await registry.dispatch({ id: '1', name: 'get_weather', arguments: '{"city":"Oslo"}' })
+ * // { toolCallId: '1', name: 'get_weather', content: 'Sunny in Oslo', isError: false }
+ */
+export class ToolRegistry {
+  #slots = new Map<string, Slot>();
+  #schemas: readonly ToolSchema[] | undefined = [];
+  #digests: readonly string[] = [];
+  #generation = 0;
+  #listeners = new Set<(generation: number) => void>();
+
+  /** Register one tool. A duplicate name is an error unless `replace` is set. */
+  register(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions = {}): this {
+    this.#put(schema, handler, options);
+    this.#changed();
+    return this;
+  }
+
+  #put(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions): void {
+    assertSchema(schema);
+    if (typeof handler !== 'function') throw new TypeError(`tool "${schema.name}": handler must be a function`);
+    if (this.#slots.has(schema.name) && !options.replace) {
+      throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
+    }
+    const frozen: ToolSchema = Object.freeze({
+      name: schema.name,
+      description: schema.description,
+      parameters: schema.parameters,
+    });
+    this.#slots.set(schema.name, { schema: frozen, handler, digest: digestOf(frozen) });
+  }
+
+  /** Register many tools at once; all names are checked before any is added. */
+  registerMany(entries: Iterable<ToolEntry>, options: RegisterOptions = {}): this {
+    const list = [...entries];
+    const seen = new Set<string>();
+    for (const { schema } of list) {
+      assertSchema(schema);
+      if (seen.has(schema.name)) throw new Error(`tool "${schema.name}" appears twice in one registerMany call`);
+      seen.add(schema.name);
+      if (this.#slots.has(schema.name) && !options.replace) {
+        throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
+      }
+    }
+    for (const { schema, handler } of list) this.#put(schema, handler, { replace: true });
+    this.#changed();
+    return this;
+  }
+
+  /** Replace a registered tool's schema and handler, keeping its position. */
+  replace(schema: ToolSchema, handler: ToolHandler): this {
+    if (!this.#slots.has(schema.name)) throw new Error(`tool "${schema.name}" is not registered`);
+    return this.register(schema, handler, { replace: true });
+  }
+
+  /** Remove a tool. Returns whether it was there. */
+  unregister(name: string): boolean {
+    const removed = this.#slots.delete(name);
+    if (removed) this.#changed();
+    return removed;
+  }
+
+  has(name: string): boolean {
+    return this.#slots.has(name);
+  }
+
+  get(name: string): ToolSchema | undefined {
+    return this.#slots.get(name)?.schema;
+  }
+
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /**
+   * Every registered schema, in registration order. The same array is returned until the
+   * registry changes, so callers may memoise on its identity.
+   */
+  schemas(): readonly ToolSchema[] {
+    if (this.#schemas === undefined) {
+      this.#schemas = Object.freeze([...this.#slots.values()].map((slot) => slot.schema));
+    }
+    return this.#schemas;
+  }
+
+  /** Changes whenever the ordered list of (name, description, parameters) changes, and only then. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Be told when the generation changes. Returns an unsubscribe function. */
+  onChange(listener: (generation: number) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Run a call. Never throws for a model's mistake: an unknown name, arguments that are not
+   * JSON or fail the tool's schema (checked before the handler runs), and a throwing handler
+   * all come back as error results the model can read.
+   */
+  async dispatch(call: ToolCall, options: DispatchOptions = {}): Promise<ToolResult> {
+    const fail = (content: string): ToolResult => ({ toolCallId: call.id, name: call.name, content, isError: true });
+    const slot = this.#slots.get(call.name);
+    if (!slot) return fail(`unknown tool "${call.name}"`);
+
+    let args: unknown;
+    try {
+      args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch (error) {
+      return fail(`invalid arguments for "${call.name}": not valid JSON (${errorMessage(error)})`);
+    }
+    slot.validator ??= compileValidator(slot.schema.parameters);
+    const issues = slot.validator(args);
+    if (issues.length > 0) return fail(`invalid arguments for "${call.name}": ${describeIssues(issues)}`);
+
+    const signal = options.signal ?? new AbortController().signal;
+    try {
+      signal.throwIfAborted();
+      const value = await slot.handler(args, { signal, call });
+      return { toolCallId: call.id, name: call.name, content: renderResult(value), isError: false };
+    } catch (error) {
+      if (signal.aborted) return fail(`tool "${call.name}" was cancelled`);
+      return fail(`tool "${call.name}" failed: ${errorMessage(error)}`);
+    }
+  }
+
+  #changed(): void {
+    this.#schemas = undefined;
+    // Unchanged slots keep their digest string, so this is a pointer comparison per tool.
+    const digests = [...this.#slots.values()].map((slot) => slot.digest);
+    if (digests.length === this.#digests.length && digests.every((d, i) => d === this.#digests[i])) return;
+    this.#digests = digests;
+    this.#generation += 1;
+    for (const listener of this.#listeners) listener(this.#generation);
+  }
+}
+
+function assertSchema(schema: ToolSchema): void {
+  if (!schema || typeof schema.name !== 'string' || schema.name.length === 0) {
+    throw new TypeError('a tool schema needs a non-empty string name');
+  }
+  if (typeof schema.description !== 'string') {
+    throw new TypeError(`tool "${schema.name}": description must be a string`);
+  }
+  if (!schema.parameters || typeof schema.parameters !== 'object' || Array.isArray(schema.parameters)) {
+    throw new TypeError(`tool "${schema.name}": parameters must be a JSON Schema object`);
+  }
+}
+
+function digestOf(schema: ToolSchema): string {
+  return stableStringify([schema.name, schema.description, schema.parameters]);
+}
+
+function renderResult(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '';
+  return JSON.stringify(value) ?? String(value);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,36 @@
+import { defineConfig } from 'vitest/config';
+
+// Library build: one ESM entry per public subpath. Heavy optional runtimes stay external and
+// are imported lazily by their adapters, so the core bundle carries none of them.
+const external = [
+  /^@huggingface\/transformers/,
+  /^onnxruntime-/,
+  /^idb-keyval/,
+  /^@modelcontextprotocol\/sdk/,
+  /^gpt-tokenizer/,
+  /^node:/,
+];
+
+export default defineConfig({
+  build: {
+    target: 'es2022',
+    outDir: 'dist',
+    emptyOutDir: false,
+    sourcemap: true,
+    minify: false,
+    lib: {
+      entry: {
+        index: 'src/index.ts',
+        cli: 'src/cli/main.ts',
+      },
+      formats: ['es'],
+    },
+    rollupOptions: { external },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/deno/**', 'test/workers/**', 'test/e2e/**', 'node_modules/**'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
