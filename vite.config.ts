@@ -21,7 +21,7 @@ export default defineConfig({
     lib: {
       entry: {
         index: 'src/index.ts',
-        cli: 'src/cli/main.ts',
+        cli: 'src/cli/index.ts',
       },
       formats: ['es'],
     },

@@ -27,3 +27,15 @@ export type { Embedder, EmbedOptions, EmbedProgress } from './embed/embedder.js'
 export { dot, normalise } from './embed/embedder.js';
 export type { VectorCache, MemoryVectorCacheOptions } from './embed/vector-cache.js';
 export { memoryVectorCache } from './embed/vector-cache.js';
+
+export { BareLoop, LoopRun } from './loop/bare-loop.js';
+export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop/bare-loop.js';
+export type { LoopEvent, LoopEventType, StopReason } from './loop/events.js';
+export { ToolConstraint, TOOL_CONSTRAINTS } from './loop/constraint.js';
+export { BudgetGate } from './loop/budget.js';
+export type { BudgetLimits, BudgetRefusal } from './loop/budget.js';
+export { ContextAccount, messageCost } from './loop/estimate.js';
+export type { ContextEstimate } from './loop/estimate.js';
+export { toolResultCompactor } from './loop/managers.js';
+export type { ContextManager, Compaction, CompactionRequest, ToolResultCompactorOptions } from './loop/managers.js';
+export { raceAbort } from './loop/race-abort.js';
