@@ -25,7 +25,8 @@ export class Bm25Selector implements ToolSelector {
   readonly #options: Required<Bm25SelectorOptions>;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    this.#options = { topK: 8, coreTools: [], ...options };
+    // `??`, not a spread: an explicitly undefined option means the default, not undefined.
+    this.#options = { topK: options.topK ?? 8, coreTools: options.coreTools ?? [] };
     const { topK } = this.#options;
     if (!(Number.isInteger(topK) && topK > 0)) throw new RangeError(`topK must be a positive integer, got ${topK}`);
   }

@@ -1,0 +1,433 @@
+/**
+ * The corpus vectors for a registry's tool list: one unit vector per tool, in registry order,
+ * in one contiguous `Float32Array`. A generation is the ordered (name, embedded text) list
+ * under one embedder; its key hashes all of them, so a rename, a reorder or an edited
+ * description is a new generation. Building a new generation re-embeds only texts it has not
+ * seen before; the whole matrix is persisted to the {@link VectorCache} as one checked entry.
+ */
+import type { ToolSchema } from '../tool/schema.js';
+import { toolText } from '../select/words.js';
+import type { Embedder, EmbedProgress } from './embedder.js';
+import { normalise } from './embedder.js';
+import type { VectorCache } from './vector-cache.js';
+import { Hash64 } from './corpus-hash.js';
+import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
+
+/** Counters for tests, demos and dashboards. */
+export interface CorpusStats {
+  /** Texts sent to the embedder for the corpus (the query is not counted). */
+  readonly corpusEmbeds: number;
+  /** Generations loaded from a valid VectorCache entry. */
+  readonly cacheHits: number;
+  /** Generations the VectorCache did not hold (absent or discarded), so were built. */
+  readonly cacheMisses: number;
+  /** VectorCache entries discarded as corrupt or mismatched, then rebuilt. */
+  readonly rebuiltCorrupt: number;
+  /** Generations served from memory (built or loaded earlier by any index sharing the cache). */
+  readonly memoryHits: number;
+  /** Texts a build took from the in-memory per-text store instead of embedding. */
+  readonly reusedTexts: number;
+  /** Loads that waited on a build already in flight instead of starting their own. */
+  readonly joined: number;
+}
+
+/** One generation's vectors. */
+export interface Corpus {
+  /** The VectorCache key: embedder id, dimensions, ordered names and texts, hashed. */
+  readonly key: string;
+  readonly dimensions: number;
+  readonly count: number;
+  /** Row-major `count × dimensions`, unit-length rows, registry order. Do not mutate. */
+  readonly matrix: Float32Array;
+  /** The embedded texts, registry order. */
+  readonly texts: readonly string[];
+}
+
+/** What {@link CorpusIndex.load} returns: the corpus, plus degradations met loading it. */
+export interface CorpusLoad {
+  readonly corpus: Corpus;
+  /** E.g. a corrupt cache entry rebuilt, a cache write that failed. Empty on warm turns. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The embedder returned something the corpus cannot rank with (the selector fails open).
+ *
+ * @example
+ * try { await index.load(all) } catch (error) { if (error instanceof CorpusError) failOpen(error.message) }
+ */
+export class CorpusError extends Error {
+  override readonly name = 'CorpusError';
+}
+
+/** Options for {@link CorpusIndex}. */
+export interface CorpusIndexOptions {
+  /** Called as corpus texts are embedded: `{ phase: 'corpus', done, total }` texts. */
+  onProgress?: (progress: EmbedProgress) => void;
+  /** Texts per embed call. Default 64. */
+  batchSize?: number;
+  /** Per-text vectors kept in memory across generations (at least one generation's worth). Default 8192. */
+  maxTexts?: number;
+}
+
+/** A registry list's identity and key, memoised so a warm turn never rehashes the corpus. */
+interface Fingerprint {
+  readonly key: string;
+  readonly keyHash: [number, number];
+  readonly tools: readonly ToolSchema[];
+  readonly names: readonly string[];
+  readonly descriptions: readonly string[];
+  readonly texts: readonly string[];
+}
+
+interface Inflight {
+  readonly promise: Promise<CorpusLoad>;
+  readonly controller: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
+/**
+ * State shared by every index over the same VectorCache object: per-text vectors (keyed by
+ * embedder id and dimensions, then text), recent generations, and builds in flight. Sharing a
+ * cache therefore shares the work: two selectors never embed the same generation twice.
+ */
+interface SharedState {
+  readonly texts: Map<string, Map<string, Float32Array>>;
+  readonly generations: Map<string, Corpus>;
+  readonly inflight: Map<string, Inflight>;
+}
+
+const MAX_GENERATIONS = 4;
+const shared = new WeakMap<VectorCache, SharedState>();
+
+function sharedState(cache: VectorCache): SharedState {
+  let state = shared.get(cache);
+  if (!state) {
+    state = { texts: new Map(), generations: new Map(), inflight: new Map() };
+    shared.set(cache, state);
+  }
+  return state;
+}
+
+/**
+ * Corpus vectors for whatever tool list a turn hands over, cached per generation.
+ *
+ * @example
+ * const index = new CorpusIndex(embedder, memoryVectorCache())
+ * const { corpus } = await index.load(registry.schemas(), { signal })
+ * corpus.matrix // count × dimensions unit vectors, registry order
+ * index.stats.corpusEmbeds // texts embedded so far
+ */
+export class CorpusIndex {
+  readonly embedder: Embedder;
+  readonly cache: VectorCache;
+  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress'>> & Pick<CorpusIndexOptions, 'onProgress'>;
+  private readonly state: SharedState;
+  private readonly memo = new WeakMap<readonly ToolSchema[], Fingerprint>();
+  private current: { fingerprint: Fingerprint; load: CorpusLoad } | undefined;
+  private counters = {
+    corpusEmbeds: 0,
+    cacheHits: 0,
+    cacheMisses: 0,
+    rebuiltCorrupt: 0,
+    memoryHits: 0,
+    reusedTexts: 0,
+    joined: 0,
+  };
+
+  constructor(embedder: Embedder, cache: VectorCache, options: CorpusIndexOptions = {}) {
+    this.embedder = embedder;
+    this.cache = cache;
+    this.options = { batchSize: 64, maxTexts: 8192, ...options };
+    this.state = sharedState(cache);
+  }
+
+  /** A snapshot of this index's counters. */
+  get stats(): CorpusStats {
+    return { ...this.counters };
+  }
+
+  /**
+   * The cache key for a tool list (embedder id, dimensions, ordered names and embedded texts).
+   *
+   * @example
+   * index.keyFor(all) === index.keyFor([...all]) // true: content, not array identity
+   */
+  keyFor(all: readonly ToolSchema[]): string {
+    return this.fingerprint(all).key;
+  }
+
+  /**
+   * The corpus for `all`. Warm (same generation as last time): no hashing, no I/O. Otherwise
+   * memory, then the VectorCache, then a build that embeds only unseen texts. Concurrent
+   * loads of one generation share one build. Rejects with the signal's reason on abort, and
+   * with the embedder's error (or a {@link CorpusError}) when the corpus cannot be built.
+   *
+   * @example
+   * const { corpus, warnings } = await index.load(all, { signal })
+   */
+  async load(all: readonly ToolSchema[], options: { signal?: AbortSignal } = {}): Promise<CorpusLoad> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const fingerprint = this.fingerprint(all);
+    const current = this.current;
+    if (current && current.fingerprint.key === fingerprint.key) return current.load;
+
+    const remembered = this.state.generations.get(fingerprint.key);
+    if (remembered) {
+      this.counters.memoryHits++;
+      return this.adopt(fingerprint, { corpus: remembered, warnings: [] });
+    }
+
+    let inflight = this.state.inflight.get(fingerprint.key);
+    if (inflight) this.counters.joined++;
+    else inflight = this.startBuild(fingerprint);
+    const load = await this.wait(inflight, fingerprint.key, signal);
+    return this.adopt(fingerprint, load);
+  }
+
+  private adopt(fingerprint: Fingerprint, load: CorpusLoad): CorpusLoad {
+    // Later warm turns return a load without the one-off warnings.
+    this.current = { fingerprint, load: load.warnings.length === 0 ? load : { corpus: load.corpus, warnings: [] } };
+    return load;
+  }
+
+  private fingerprint(all: readonly ToolSchema[]): Fingerprint {
+    const memoised = this.memo.get(all);
+    if (memoised && sameList(memoised, all)) return memoised;
+    // A registry that hands out a fresh array of the same schemas each turn stays warm too.
+    const current = this.current?.fingerprint;
+    if (current && sameList(current, all)) {
+      this.memo.set(all, current);
+      return current;
+    }
+    const fingerprint = computeFingerprint(this.embedder, all);
+    this.memo.set(all, fingerprint);
+    return fingerprint;
+  }
+
+  private startBuild(fingerprint: Fingerprint): Inflight {
+    const controller = new AbortController();
+    const entry: Inflight = {
+      controller,
+      waiters: 0,
+      settled: false,
+      promise: Promise.resolve().then(() => this.build(fingerprint, controller.signal)),
+    };
+    const done = (): void => {
+      entry.settled = true;
+      if (this.state.inflight.get(fingerprint.key) === entry) this.state.inflight.delete(fingerprint.key);
+    };
+    entry.promise.then(done, done);
+    this.state.inflight.set(fingerprint.key, entry);
+    return entry;
+  }
+
+  // Each caller waits with its own signal; the build itself is aborted only when every caller
+  // waiting on it has gone, so one cancelled run cannot fail another run's selection.
+  private async wait(entry: Inflight, key: string, signal: AbortSignal | undefined): Promise<CorpusLoad> {
+    entry.waiters++;
+    try {
+      return await raceAbort(entry.promise, signal);
+    } finally {
+      entry.waiters--;
+      if (entry.waiters === 0 && !entry.settled && signal?.aborted) {
+        if (this.state.inflight.get(key) === entry) this.state.inflight.delete(key);
+        entry.controller.abort(signal.reason);
+      }
+    }
+  }
+
+  private async build(fingerprint: Fingerprint, signal: AbortSignal): Promise<CorpusLoad> {
+    const { dimensions } = this.embedder;
+    const count = fingerprint.texts.length;
+    const shape = { dimensions, count, keyHash: fingerprint.keyHash };
+    const warnings: string[] = [];
+
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await this.cache.get(fingerprint.key);
+    } catch (error) {
+      warnings.push(`vector cache read failed (${describe(error)}); rebuilding the corpus`);
+    }
+    signal.throwIfAborted();
+
+    if (bytes !== undefined && bytes !== null) {
+      const decoded = decodeCorpus(bytes, shape);
+      if (decoded.ok) {
+        this.counters.cacheHits++;
+        const corpus = this.remember(fingerprint, decoded.matrix);
+        return { corpus, warnings };
+      }
+      this.counters.rebuiltCorrupt++;
+      warnings.push(`corpus cache entry discarded (${decoded.reason}); rebuilt`);
+      try {
+        await this.cache.delete?.(fingerprint.key);
+      } catch {
+        // The rebuilt entry overwrites it anyway.
+      }
+    }
+    this.counters.cacheMisses++;
+
+    const store = this.textStore();
+    const unseen = fingerprint.texts.filter((text) => !store.has(text));
+    this.counters.reusedTexts += count - unseen.length;
+    const missing = [...new Set(unseen)];
+    await this.embedMissing(missing, store, signal);
+
+    const matrix = new Float32Array(count * dimensions);
+    fingerprint.texts.forEach((text, row) => {
+      const vector = store.get(text);
+      if (!vector) throw new CorpusError(`no vector for tool text ${preview(text)}`);
+      matrix.set(vector, row * dimensions);
+    });
+    const corpus = this.remember(fingerprint, matrix);
+
+    try {
+      await this.cache.set(fingerprint.key, encodeCorpus(matrix, shape));
+    } catch (error) {
+      warnings.push(`vector cache write failed (${describe(error)}); the corpus stays in memory only`);
+    }
+    return { corpus, warnings };
+  }
+
+  private async embedMissing(missing: readonly string[], store: Map<string, Float32Array>, signal: AbortSignal): Promise<void> {
+    if (missing.length === 0) return;
+    const { dimensions } = this.embedder;
+    const total = missing.length;
+    const batchSize = Math.max(1, Math.floor(this.options.batchSize));
+    this.progress(0, total);
+    for (let start = 0; start < total; start += batchSize) {
+      const batch = missing.slice(start, start + batchSize);
+      const vectors = await this.embedder.embed(batch, { signal });
+      signal.throwIfAborted();
+      if (!Array.isArray(vectors) || vectors.length !== batch.length) {
+        throw new CorpusError(
+          `embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`,
+        );
+      }
+      // Validate the whole batch before storing any of it, so a bad batch leaves no trace.
+      const unit = batch.map((text, i) => {
+        const vector = vectors[i];
+        if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
+          throw new CorpusError(
+            `embedder returned a ${vector instanceof Float32Array ? vector.length : 'non-Float32Array'}-dimension vector for tool text ${preview(text)}, expected ${dimensions}`,
+          );
+        }
+        const normalised = normalise(vector);
+        if (!normalised) {
+          throw new CorpusError(`embedder returned a vector that cannot rank (zero or non-finite) for tool text ${preview(text)}`);
+        }
+        return normalised;
+      });
+      // Kept even if a later batch fails, so the retry embeds only what is still missing.
+      batch.forEach((text, i) => store.set(text, unit[i] as Float32Array));
+      this.counters.corpusEmbeds += batch.length;
+      this.progress(Math.min(total, start + batch.length), total);
+    }
+  }
+
+  /** Record a built or loaded generation: point per-text entries at its rows, trim, remember. */
+  private remember(fingerprint: Fingerprint, matrix: Float32Array): Corpus {
+    const { dimensions } = this.embedder;
+    const store = this.textStore();
+    fingerprint.texts.forEach((text, row) => {
+      // Re-pointing at the new matrix (and moving to the recent end) lets old matrices go.
+      store.delete(text);
+      store.set(text, matrix.subarray(row * dimensions, (row + 1) * dimensions));
+    });
+    const limit = Math.max(this.options.maxTexts, fingerprint.texts.length);
+    for (const text of store.keys()) {
+      if (store.size <= limit) break;
+      store.delete(text);
+    }
+
+    const corpus: Corpus = { key: fingerprint.key, dimensions, count: fingerprint.texts.length, matrix, texts: fingerprint.texts };
+    const generations = this.state.generations;
+    generations.delete(corpus.key);
+    generations.set(corpus.key, corpus);
+    for (const key of generations.keys()) {
+      if (generations.size <= MAX_GENERATIONS) break;
+      generations.delete(key);
+    }
+    return corpus;
+  }
+
+  private textStore(): Map<string, Float32Array> {
+    const id = `${this.embedder.dimensions}\u0000${this.embedder.id}`;
+    let store = this.state.texts.get(id);
+    if (!store) {
+      store = new Map();
+      this.state.texts.set(id, store);
+    }
+    return store;
+  }
+
+  private progress(done: number, total: number): void {
+    try {
+      this.options.onProgress?.({ phase: 'corpus', done, total });
+    } catch {
+      // A broken progress bar must not break selection.
+    }
+  }
+}
+
+function computeFingerprint(embedder: Embedder, all: readonly ToolSchema[]): Fingerprint {
+  const names = all.map((tool) => tool.name);
+  const descriptions = all.map((tool) => tool.description);
+  const texts = all.map((tool) => toolText(tool.name, tool.description ?? ''));
+  const hash = new Hash64().update('loopctl/corpus/v1').update(embedder.id).update(String(embedder.dimensions));
+  hash.update(String(all.length));
+  for (let i = 0; i < all.length; i++) hash.update(names[i] as string).update(texts[i] as string);
+  const keyHash = hash.digestWords();
+  const idHash = new Hash64().update(embedder.id).digest().slice(0, 8);
+  const key = `corpus:v1:${idHash}:${all.length}x${embedder.dimensions}:${hash.digest()}`;
+  return { key, keyHash, tools: [...all], names, descriptions, texts };
+}
+
+// Same schema objects in the same order, and none edited in place since.
+function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean {
+  const { tools, names, descriptions } = fingerprint;
+  if (tools.length !== all.length) return false;
+  for (let i = 0; i < all.length; i++) {
+    const tool = all[i];
+    if (tool !== tools[i] || tool === undefined || tool.name !== names[i] || tool.description !== descriptions[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Settle with `promise`, or reject with the signal's reason as soon as it aborts.
+ *
+ * @example
+ * const vectors = await raceAbort(embedder.embed([query]), signal)
+ */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}

@@ -1,0 +1,348 @@
+/**
+ * Selection by meaning: embed every tool's name and description once per registry
+ * generation, embed the run's opening prompt every turn, advertise the nearest tools.
+ */
+import type { ToolSchema } from '../tool/schema.js';
+import type { Embedder, EmbedProgress } from '../embed/embedder.js';
+import { normalise } from '../embed/embedder.js';
+import type { VectorCache } from '../embed/vector-cache.js';
+import { memoryVectorCache } from '../embed/vector-cache.js';
+import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
+import { CorpusIndex, raceAbort } from '../embed/corpus-index.js';
+import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { adaptiveCut } from './adaptive-k.js';
+import { topK } from './top-k.js';
+
+export { topK } from './top-k.js';
+
+/** Adaptive k for {@link EmbeddingSelector}: keep between `floor` and `ceiling` by score fall-off. */
+export interface EmbeddingAdaptiveOptions {
+  /** Default `min(3, topK)`. */
+  floor?: number;
+  /** Default `topK`: adaptive k only ever narrows the fixed budget. */
+  ceiling?: number;
+  /** Keep scores of at least `relative × top`. */
+  relative?: number;
+  /** Cut at the largest drop when it is at least this big; with no `relative`, the largest drop. */
+  gap?: number;
+}
+
+/** Options for {@link EmbeddingSelector}. */
+export interface EmbeddingSelectorOptions {
+  /** Tools advertised per turn (before core tools are unioned in). Default 8. */
+  topK?: number;
+  /** Where corpus vectors persist. Default an in-memory cache private to this selector. */
+  cache?: VectorCache;
+  /** Tools unioned into every non-empty selection, and always in the fail-open surface. */
+  coreTools?: readonly string[];
+  /** Corpus embedding progress (for a progress bar on the first turn of a big registry). */
+  onProgress?: (progress: EmbedProgress) => void;
+  /** Let k follow the scores instead of staying fixed (`true` for the defaults). */
+  adaptive?: EmbeddingAdaptiveOptions | boolean;
+  /** Corpus texts per embed call. Default 64. */
+  batchSize?: number;
+}
+
+/** Scores for every tool of a list, or why there are none. */
+export type ToolScores =
+  | { readonly ok: true; readonly scores: Float32Array; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
+
+interface Settings {
+  readonly topK: number;
+  readonly cache: VectorCache;
+  readonly coreTools: readonly string[];
+  readonly onProgress: ((progress: EmbedProgress) => void) | undefined;
+  readonly adaptive: EmbeddingAdaptiveOptions | undefined;
+  readonly batchSize: number;
+}
+
+/**
+ * An {@link AsyncToolSelector} that ranks tools by cosine similarity between the run's opening
+ * prompt and each tool's `toolText` (split name + description). Corpus vectors are computed
+ * once per registry generation and cached; the query is embedded fresh every turn. Any
+ * failure to rank (an embed error, a vector that cannot rank, a shape mismatch, no prompt)
+ * falls open to the full surface with a reason. Abort rejects with the signal's reason.
+ *
+ * @example
+ * const selector = new EmbeddingSelector(embedder, { cache: idbVectorCache() })
+ *   .withTopK(6)
+ *   .withCoreTools(['read_file'])
+ * const output = await selector.selectDetailed(ctx, registry.schemas(), { signal })
+ * output.fellOpen ?? output.reasons // per-tool scores
+ */
+export class EmbeddingSelector implements AsyncToolSelector {
+  readonly name = 'embedding';
+  readonly embedder: Embedder;
+  private readonly settings: Settings;
+  private readonly core: ReadonlySet<string>;
+  private index: CorpusIndex;
+  // Reused across turns so a warm turn allocates no per-tool scores array.
+  private scratch = new Float32Array(0);
+  private scratchBusy = false;
+
+  constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
+    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize } = {
+      topK: 8,
+      coreTools: [] as readonly string[],
+      batchSize: 64,
+      ...options,
+    };
+    assertCount('topK', k);
+    this.embedder = embedder;
+    this.settings = {
+      topK: k,
+      cache: cache ?? memoryVectorCache(),
+      coreTools: [...coreTools],
+      onProgress,
+      adaptive: adaptive === true ? {} : adaptive === false ? undefined : adaptive,
+      batchSize,
+    };
+    this.core = new Set(this.settings.coreTools);
+    this.index = new CorpusIndex(embedder, this.settings.cache, {
+      batchSize,
+      ...(onProgress ? { onProgress } : {}),
+    });
+  }
+
+  /** Tools advertised per turn (before core tools). */
+  get topK(): number {
+    return this.settings.topK;
+  }
+
+  /** The core tool names. */
+  get coreTools(): readonly string[] {
+    return this.settings.coreTools;
+  }
+
+  /** The corpus vector cache. */
+  get cache(): VectorCache {
+    return this.settings.cache;
+  }
+
+  /** Corpus counters: texts embedded, cache hits and misses, corrupt entries rebuilt. */
+  get stats(): CorpusStats {
+    return this.index.stats;
+  }
+
+  /**
+   * A copy advertising `k` ranked tools per turn (0 is an intentional empty selection).
+   *
+   * @example
+   * const narrow = selector.withTopK(4)
+   */
+  withTopK(k: number): EmbeddingSelector {
+    return this.derive({ topK: k });
+  }
+
+  /**
+   * A copy that always unions these tools into a non-empty selection.
+   *
+   * @example
+   * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
+   */
+  withCoreTools(names: readonly string[]): EmbeddingSelector {
+    return this.derive({ coreTools: [...names] });
+  }
+
+  /**
+   * A copy persisting corpus vectors in `cache`.
+   *
+   * @example
+   * const persistent = selector.withCache(kvVectorCache(env.VECTORS))
+   */
+  withCache(cache: VectorCache): EmbeddingSelector {
+    return this.derive({ cache });
+  }
+
+  /**
+   * A copy whose k follows the scores (`false` turns it off).
+   *
+   * @example
+   * const adaptive = selector.withAdaptive({ floor: 2, relative: 0.85 })
+   */
+  withAdaptive(adaptive: EmbeddingAdaptiveOptions | boolean = true): EmbeddingSelector {
+    return this.derive({ adaptive });
+  }
+
+  /**
+   * The tools to advertise this turn, registry order.
+   *
+   * @example
+   * const tools = await selector.select(ctx, all, { signal })
+   */
+  async select(
+    ctx: SelectionContext,
+    all: readonly ToolSchema[],
+    options?: AsyncSelectOptions,
+  ): Promise<readonly ToolSchema[]> {
+    return (await this.selectDetailed(ctx, all, options)).tools;
+  }
+
+  /**
+   * The tools to advertise this turn (registry order) with each one's cosine score, or the
+   * full surface with `fellOpen` when the selector could not rank.
+   *
+   * @example
+   * const { tools, reasons, fellOpen } = await selector.selectDetailed(ctx, all, { signal })
+   */
+  async selectDetailed(
+    ctx: SelectionContext,
+    all: readonly ToolSchema[],
+    options?: AsyncSelectOptions,
+  ): Promise<SelectorOutput> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    if (all.length === 0) return { tools: [] };
+
+    if (this.settings.topK === 0) return { tools: [] };
+    // Concurrent turns on one selector must not score into the same buffer.
+    const borrowed = !this.scratchBusy;
+    if (borrowed) {
+      if (this.scratch.length !== all.length) this.scratch = new Float32Array(all.length);
+      this.scratchBusy = true;
+    }
+    try {
+      const into = borrowed ? this.scratch : new Float32Array(all.length);
+      const ranked = await this.rank(ctx.latestUserMessage, all, signal, into);
+      if (!ranked.ok) return this.failOpen(all, ranked.reason, ranked.warnings);
+      return this.output(all, ranked.scores, ranked.warnings);
+    } finally {
+      if (borrowed) this.scratchBusy = false;
+    }
+  }
+
+  private output(all: readonly ToolSchema[], scores: Float32Array, warnings: readonly string[]): SelectorOutput {
+    const picked = this.pick(scores);
+    if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
+    const chosen = new Set(picked);
+    const tools: ToolSchema[] = [];
+    const reasons = reasonsRecord();
+    for (let i = 0; i < all.length; i++) {
+      const tool = all[i] as ToolSchema;
+      const isRanked = chosen.has(i);
+      if (!isRanked && !this.core.has(tool.name)) continue;
+      tools.push(tool);
+      reasons[tool.name] = isRanked ? { score: scores[i] as number } : { score: scores[i] as number, core: true };
+    }
+    return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * The cosine score of every tool in `all` (registry order) against `query`, for selectors
+   * that blend rankings (a hybrid). Never throws except on abort: a failure to rank comes
+   * back as `{ ok: false, reason }`.
+   *
+   * @example
+   * const ranked = await selector.scoreTools('weather in Oslo', all, { signal })
+   * if (ranked.ok) ranked.scores[0] // cosine of all[0]
+   */
+  async scoreTools(query: string | undefined, all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolScores> {
+    return this.rank(query, all, options?.signal, new Float32Array(all.length));
+  }
+
+  private async rank(
+    query: string | undefined,
+    all: readonly ToolSchema[],
+    signal: AbortSignal | undefined,
+    into: Float32Array,
+  ): Promise<ToolScores> {
+    signal?.throwIfAborted();
+    const text = typeof query === 'string' ? query.trim() : '';
+    if (text === '') return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
+
+    const corpusLoad = this.index.load(all, signal ? { signal } : {});
+    const queryEmbed = embedOne(this.embedder, text, signal);
+    const [corpusResult, queryResult] = await raceAbort(Promise.allSettled([corpusLoad, queryEmbed]), signal);
+    // An abort surfaces as the signal's reason, never as a fall-open.
+    signal?.throwIfAborted();
+
+    if (corpusResult.status === 'rejected') {
+      return { ok: false, reason: `corpus embedding failed: ${describe(corpusResult.reason)}`, warnings: [] };
+    }
+    const { corpus, warnings } = corpusResult.value as CorpusLoad;
+    if (queryResult.status === 'rejected') {
+      return { ok: false, reason: `query embedding failed: ${describe(queryResult.reason)}`, warnings };
+    }
+    const vectors = queryResult.value;
+    const raw = Array.isArray(vectors) ? vectors[0] : undefined;
+    if (!Array.isArray(vectors) || vectors.length !== 1 || !(raw instanceof Float32Array)) {
+      return { ok: false, reason: `query embedding returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for 1 text`, warnings };
+    }
+    if (raw.length !== corpus.dimensions) {
+      return { ok: false, reason: `query vector has ${raw.length} dimensions, expected ${corpus.dimensions}`, warnings };
+    }
+    const unit = normalise(raw);
+    if (!unit) return { ok: false, reason: 'query vector cannot rank (zero or non-finite)', warnings };
+    if (corpus.count !== all.length) {
+      return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
+    }
+
+    const scores = into.length === all.length ? into : new Float32Array(all.length);
+    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, unit, scores);
+    return { ok: true, scores, warnings };
+  }
+
+  private pick(scores: Float32Array): number[] {
+    const { topK: k, adaptive } = this.settings;
+    if (!adaptive) return topK(scores, k);
+    const floor = adaptive.floor ?? Math.min(3, k);
+    const ceiling = adaptive.ceiling ?? k;
+    const ranked = topK(scores, Math.max(floor, ceiling));
+    const keep = adaptiveCut(
+      ranked.map((i) => scores[i] as number),
+      {
+        floor,
+        ceiling,
+        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
+        ...(adaptive.gap !== undefined ? { gap: adaptive.gap } : {}),
+      },
+    );
+    return ranked.slice(0, keep);
+  }
+
+  private failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
+    const reasons = reasonsRecord();
+    for (const tool of all) if (this.core.has(tool.name)) reasons[tool.name] = { core: true };
+    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
+    const { onProgress, adaptive, ...rest } = { ...this.settings, ...changes };
+    const next = new EmbeddingSelector(this.embedder, {
+      ...rest,
+      ...(onProgress ? { onProgress } : {}),
+      ...(adaptive !== undefined ? { adaptive } : {}),
+    });
+    // Same cache: share the index, so counters, memoised keys and the warm corpus carry over.
+    if (next.settings.cache === this.settings.cache) next.index = this.index;
+    return next;
+  }
+}
+
+/** Dot every row of a row-major unit matrix with a unit query: cosine per row. */
+function scoreRows(matrix: Float32Array, count: number, dimensions: number, query: Float32Array, out: Float32Array): void {
+  for (let row = 0, offset = 0; row < count; row++, offset += dimensions) {
+    let sum = 0;
+    for (let j = 0; j < dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+    out[row] = sum;
+  }
+}
+
+// `async` turns a synchronous throw from a hand-written embedder into a rejection.
+async function embedOne(embedder: Embedder, text: string, signal: AbortSignal | undefined): Promise<Float32Array[]> {
+  return embedder.embed([text], signal ? { signal } : {});
+}
+
+// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
+function reasonsRecord(): Record<string, ToolReason> {
+  return Object.create(null) as Record<string, ToolReason>;
+}
+
+function assertCount(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,391 @@
+import { describe, expect, it } from 'vitest';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { applySelection } from '../../src/select/apply-selection.js';
+import { memoryVectorCache } from '../../src/embed/vector-cache.js';
+import type { ToolSchema } from '../../src/tool/schema.js';
+import { type Behaviour, countingEmbedder, ctx, mapCache, registry } from '../embed/counting-embedder.js';
+
+const names = (tools: readonly ToolSchema[]) => tools.map((tool) => tool.name);
+const noSignal = { signal: new AbortController().signal };
+
+describe('EmbeddingSelector ranking', () => {
+  it('advertises the top k by cosine, in registry order, with scores', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder()).withTopK(2);
+    const all = registry();
+    const output = await selector.selectDetailed(ctx('Translate this text into another language'), all, noSignal);
+    expect(output.fellOpen).toBeUndefined();
+    expect(names(output.tools)).toContain('translate_text');
+    expect(output.tools).toHaveLength(2);
+    // registry order, not rank order
+    const positions = output.tools.map((tool) => all.indexOf(tool));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    for (const tool of output.tools) expect(typeof output.reasons?.[tool.name]?.score).toBe('number');
+    const scores = output.tools.map((tool) => output.reasons?.[tool.name]?.score as number);
+    expect(output.reasons?.translate_text?.score).toBe(Math.max(...scores));
+    expect(output.reasons?.translate_text?.score).toBeGreaterThan(0.3);
+    expect(output.reasons?.translate_text?.score).toBeLessThanOrEqual(1 + 1e-6);
+  });
+
+  it('finds the obvious tool for several prompts', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1 });
+    const cases: Array<[string, string]> = [
+      ['What is the weather forecast for Paris?', 'get_weather'],
+      ['Send an email to Bob about the meeting', 'send_email'],
+      ['Convert 100 dollars to euro currency', 'convert_currency'],
+      ['List the files in my home directory', 'list_directory'],
+      ['Run a shell command to check disk usage', 'run_shell_command'],
+    ];
+    for (const [prompt, expected] of cases) {
+      expect(names(await selector.select(ctx(prompt), registry(), noSignal))).toEqual([expected]);
+    }
+  });
+
+  it('select() returns what selectDetailed() returns, and applySelection keeps it', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 3 });
+    const all = registry();
+    const tools = await selector.select(ctx('read a file'), all, noSignal);
+    const detailed = await selector.selectDetailed(ctx('read a file'), all, noSignal);
+    expect(names(tools)).toEqual(names(detailed.tools));
+    const selection = applySelection(detailed, all);
+    expect(selection.names).toEqual(names(detailed.tools));
+    expect(selection.dropped).toEqual([]);
+    expect(selection.warnings).toEqual([]);
+    expect(selection.reasons.read_file?.score).toBeTypeOf('number');
+  });
+
+  it('defaults to k = 8 and clamps k to the registry', async () => {
+    const all = registry();
+    const selector = new EmbeddingSelector(countingEmbedder());
+    expect(selector.topK).toBe(8);
+    expect((await selector.select(ctx('weather'), all, noSignal)).length).toBe(8);
+    const wide = await selector.withTopK(50).selectDetailed(ctx('weather'), all, noSignal);
+    expect(wide.tools).toEqual(all);
+    expect(wide.fellOpen).toBeUndefined();
+  });
+
+  it('k = 0 is an intentional empty selection (core tools are not added)', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] });
+    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
+    expect(output.tools).toEqual([]);
+    expect(output.fellOpen).toBeUndefined();
+  });
+
+  it('an empty registry selects nothing', async () => {
+    const output = await new EmbeddingSelector(countingEmbedder()).selectDetailed(ctx('weather'), [], noSignal);
+    expect(output).toEqual({ tools: [] });
+  });
+
+  it('rejects a bad k at configuration time', () => {
+    expect(() => new EmbeddingSelector(countingEmbedder(), { topK: -1 })).toThrow(RangeError);
+    expect(() => new EmbeddingSelector(countingEmbedder()).withTopK(1.5)).toThrow(RangeError);
+  });
+
+  it('unions core tools into every non-empty selection, flagged as core', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools(['read_file', 'missing_tool']);
+    const output = await selector.selectDetailed(ctx('What is the weather in Oslo?'), registry(), noSignal);
+    expect(names(output.tools)).toEqual(['get_weather', 'read_file']);
+    expect(output.reasons?.read_file).toMatchObject({ core: true });
+    expect(output.reasons?.read_file?.score).toBeTypeOf('number');
+    expect(output.reasons?.get_weather?.core).toBeUndefined();
+    expect(selector.coreTools).toEqual(['read_file', 'missing_tool']);
+  });
+
+  it('does not double-count a core tool that also ranked', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1, coreTools: ['get_weather'] });
+    const output = await selector.selectDetailed(ctx('weather in Oslo'), registry(), noSignal);
+    expect(names(output.tools)).toEqual(['get_weather']);
+    expect(output.reasons?.get_weather?.core).toBeUndefined();
+  });
+
+  it('adaptive k narrows to where the scores fall off', async () => {
+    const all = registry();
+    const fixed = new EmbeddingSelector(countingEmbedder(), { topK: 6 });
+    const adaptive = fixed.withAdaptive({ floor: 1, relative: 0.6 });
+    const prompt = 'weather forecast temperature rain wind city';
+    expect((await fixed.select(ctx(prompt), all, noSignal)).length).toBe(6);
+    expect(names(await adaptive.select(ctx(prompt), all, noSignal))).toEqual(['get_weather']);
+    // floor defaults to min(3, k): recall bias
+    const defaults = new EmbeddingSelector(countingEmbedder(), { topK: 6, adaptive: true });
+    const picked = await defaults.select(ctx(prompt), all, noSignal);
+    expect(picked.length).toBeGreaterThanOrEqual(3);
+    expect(picked.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('EmbeddingSelector caching', () => {
+  it('embeds the corpus once; every turn embeds only the query', async () => {
+    const embedder = countingEmbedder();
+    const selector = new EmbeddingSelector(embedder);
+    const all = registry();
+    for (let turn = 1; turn <= 4; turn++) await selector.select(ctx('send an email', turn), all, noSignal);
+    expect(selector.stats.corpusEmbeds).toBe(all.length);
+    expect(embedder.texts.filter((text) => text === 'send an email')).toHaveLength(4);
+    expect(embedder.texts).toHaveLength(all.length + 4);
+  });
+
+  it('a second selector over the same registry (sharing the cache) does zero corpus embeds', async () => {
+    const cache = memoryVectorCache();
+    const all = registry();
+    const first = new EmbeddingSelector(countingEmbedder(), { cache });
+    await first.select(ctx('weather'), all, noSignal);
+
+    const embedder = countingEmbedder();
+    const second = new EmbeddingSelector(embedder).withCache(cache);
+    const output = await second.selectDetailed(ctx('weather'), all, noSignal);
+    expect(second.stats.corpusEmbeds).toBe(0);
+    expect(embedder.texts).toEqual(['weather']);
+    expect(names(output.tools)).toContain('get_weather');
+  });
+
+  it('a selector in another process (same storage, fresh memory) reads the persisted corpus', async () => {
+    const storage = new Map<string, Uint8Array>();
+    const all = registry();
+    await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).select(ctx('weather'), all, noSignal);
+
+    const embedder = countingEmbedder();
+    const selector = new EmbeddingSelector(embedder, { cache: mapCache(storage) });
+    await selector.select(ctx('weather'), all, noSignal);
+    expect(selector.stats).toMatchObject({ corpusEmbeds: 0, cacheHits: 1 });
+    expect(embedder.texts).toEqual(['weather']);
+  });
+
+  it('a one-tool description change re-embeds exactly one text', async () => {
+    const embedder = countingEmbedder();
+    const selector = new EmbeddingSelector(embedder, { topK: 1 });
+    const all = registry();
+    await selector.select(ctx('weather'), all, noSignal);
+    const edited = all.map((tool) =>
+      tool.name === 'send_email' ? { ...tool, description: 'Deliver a weather bulletin by mail.' } : tool,
+    );
+    await selector.select(ctx('weather'), edited, noSignal);
+    expect(selector.stats.corpusEmbeds).toBe(all.length + 1);
+  });
+
+  it('a renamed or reordered registry is a new generation', async () => {
+    const embedder = countingEmbedder();
+    const cache = mapCache();
+    const selector = new EmbeddingSelector(embedder, { topK: 1, cache });
+    const all = registry();
+    await selector.select(ctx('weather'), all, noSignal);
+
+    const reordered = [...all].reverse();
+    const output = await selector.selectDetailed(ctx('weather'), reordered, noSignal);
+    expect(names(output.tools)).toEqual(['get_weather']);
+    expect(selector.stats).toMatchObject({ corpusEmbeds: all.length, cacheMisses: 2 });
+    expect(cache.map.size).toBe(2);
+
+    const renamed = all.map((tool) => (tool.name === 'get_weather' ? { ...tool, name: 'weather_lookup' } : tool));
+    const again = await selector.selectDetailed(ctx('weather'), renamed, noSignal);
+    expect(names(again.tools)).toEqual(['weather_lookup']);
+    expect(selector.stats).toMatchObject({ corpusEmbeds: all.length + 1, cacheMisses: 3 });
+  });
+
+  it('a warm turn does no cache I/O, even with a fresh array of the same schemas', async () => {
+    const cache = mapCache();
+    const selector = new EmbeddingSelector(countingEmbedder(), { cache });
+    const all = registry();
+    await selector.select(ctx('weather'), all, noSignal);
+    const reads = cache.gets;
+    await selector.select(ctx('weather'), all, noSignal);
+    await selector.select(ctx('weather'), [...all], noSignal);
+    expect(cache.gets).toBe(reads);
+  });
+
+  it('fluent copies share the warm corpus and counters', async () => {
+    const embedder = countingEmbedder();
+    const base = new EmbeddingSelector(embedder);
+    await base.select(ctx('weather'), registry(), noSignal);
+    const narrowed = base.withTopK(2).withCoreTools(['read_file']);
+    await narrowed.select(ctx('weather'), registry(), noSignal);
+    expect(narrowed.stats.corpusEmbeds).toBe(registry().length);
+    expect(narrowed.cache).toBe(base.cache);
+  });
+
+  it('a corrupt persisted entry is rebuilt and ranks exactly like a clean one', async () => {
+    const storage = new Map<string, Uint8Array>();
+    const all = registry();
+    const prompt = 'Schedule a calendar meeting with attendees';
+    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).selectDetailed(
+      ctx(prompt),
+      all,
+      noSignal,
+    );
+    for (const [key, bytes] of storage) storage.set(key, bytes.slice(0, bytes.length >> 1));
+
+    const selector = new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) });
+    const output = await selector.selectDetailed(ctx(prompt), all, noSignal);
+    expect(selector.stats.rebuiltCorrupt).toBe(1);
+    expect(output.fellOpen).toBeUndefined();
+    expect(output.tools).toEqual(clean.tools);
+    expect(output.reasons).toEqual(clean.reasons);
+    expect(output.warnings?.join('\n')).toMatch(/discarded/);
+    expect(applySelection(output, all).warnings.join('\n')).toMatch(/discarded/);
+  });
+
+  it('two concurrent selections for the same generation embed the corpus once', async () => {
+    const embedder = countingEmbedder();
+    let release!: () => void;
+    embedder.hold = new Promise((resolve) => (release = resolve));
+    const selector = new EmbeddingSelector(embedder, { topK: 1 });
+    const all = registry();
+    const a = selector.select(ctx('weather'), all, noSignal);
+    const b = selector.select(ctx('send an email'), [...all], noSignal);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    expect(names(await a)).toEqual(['get_weather']);
+    expect(names(await b)).toEqual(['send_email']);
+    expect(selector.stats.corpusEmbeds).toBe(all.length);
+    expect(embedder.texts.filter((text) => text === 'weather' || text === 'send an email')).toHaveLength(2);
+  });
+
+  it('reports corpus progress', async () => {
+    const events: number[] = [];
+    const selector = new EmbeddingSelector(countingEmbedder(), {
+      batchSize: 5,
+      onProgress: ({ phase, done, total }) => {
+        expect(phase).toBe('corpus');
+        expect(total).toBe(10);
+        events.push(done);
+      },
+    });
+    await selector.select(ctx('weather'), registry(), noSignal);
+    await selector.select(ctx('weather'), registry(), noSignal);
+    expect(events).toEqual([0, 5, 10]);
+  });
+});
+
+describe('EmbeddingSelector fails open', () => {
+  const failing: Behaviour[] = ['throw', 'reject', 'nan', 'zero', 'empty', 'wrong-count', 'wrong-dims'];
+
+  for (const behaviour of failing) {
+    it(`to the full surface when every embed call is "${behaviour}"`, async () => {
+      const embedder = countingEmbedder();
+      embedder.behaviour = () => behaviour;
+      const all = registry();
+      const selector = new EmbeddingSelector(embedder, { topK: 2, coreTools: ['read_file'] });
+      const output = await selector.selectDetailed(ctx('weather'), all, noSignal);
+      expect(output.tools).toEqual(all);
+      expect(output.fellOpen).toMatch(/corpus embedding failed/);
+      expect(output.reasons?.read_file).toEqual({ core: true });
+      expect(applySelection(output, all).warnings[0]).toMatch(/selector fell open/);
+    });
+
+    it(`to the full surface when only the query embed is "${behaviour}"`, async () => {
+      const embedder = countingEmbedder();
+      embedder.behaviour = (texts) => (texts.length === 1 && texts[0] === 'weather' ? behaviour : 'ok');
+      const all = registry();
+      const output = await new EmbeddingSelector(embedder, { topK: 2 }).selectDetailed(ctx('weather'), all, noSignal);
+      expect(output.tools).toEqual(all);
+      expect(output.fellOpen).toMatch(
+        /query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/,
+      );
+    });
+  }
+
+  it('names the reasons clearly', async () => {
+    const run = async (behaviour: Behaviour) => {
+      const embedder = countingEmbedder();
+      embedder.behaviour = (texts) => (texts[0] === 'weather' ? behaviour : 'ok');
+      return (await new EmbeddingSelector(embedder).selectDetailed(ctx('weather'), registry(), noSignal)).fellOpen;
+    };
+    expect(await run('throw')).toBe('query embedding failed: embedder exploded');
+    expect(await run('reject')).toBe('query embedding failed: embedding service unavailable');
+    expect(await run('nan')).toBe('query vector cannot rank (zero or non-finite)');
+    expect(await run('zero')).toBe('query vector cannot rank (zero or non-finite)');
+    expect(await run('empty')).toBe('query vector has 0 dimensions, expected 256');
+    expect(await run('wrong-dims')).toBe('query vector has 259 dimensions, expected 256');
+  });
+
+  it.each([undefined, '', '   \n'])('when there is no query (%j)', async (prompt) => {
+    const embedder = countingEmbedder();
+    const all = registry();
+    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).selectDetailed(
+      ctx(prompt),
+      all,
+      noSignal,
+    );
+    expect(output.tools).toEqual(all);
+    expect(output.fellOpen).toMatch(/no query/);
+    expect(embedder.calls).toBe(0);
+  });
+
+  it('recovers on the next turn once the embedder works again', async () => {
+    const embedder = countingEmbedder();
+    embedder.behaviour = () => 'reject';
+    const selector = new EmbeddingSelector(embedder, { topK: 1 });
+    expect((await selector.selectDetailed(ctx('weather'), registry(), noSignal)).fellOpen).toBeDefined();
+    embedder.behaviour = () => 'ok';
+    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
+    expect(output.fellOpen).toBeUndefined();
+    expect(names(output.tools)).toEqual(['get_weather']);
+  });
+});
+
+describe('EmbeddingSelector abort', () => {
+  it('rejects with the reason of an already-aborted signal', async () => {
+    const controller = new AbortController();
+    const reason = new Error('run cancelled');
+    controller.abort(reason);
+    const selector = new EmbeddingSelector(countingEmbedder());
+    await expect(selector.select(ctx('weather'), registry(), { signal: controller.signal })).rejects.toBe(reason);
+  });
+
+  it('rejects with the abort reason mid-embed instead of falling open', async () => {
+    const embedder = countingEmbedder();
+    embedder.hold = new Promise(() => {});
+    const controller = new AbortController();
+    const selector = new EmbeddingSelector(embedder);
+    const pending = selector.selectDetailed(ctx('weather'), registry(), { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const reason = new DOMException('stop', 'AbortError');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+
+    embedder.hold = undefined;
+    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
+    expect(output.fellOpen).toBeUndefined();
+  });
+
+  it('rejects promptly even when the embedder ignores the signal', async () => {
+    const embedder = countingEmbedder();
+    const base = embedder.embed.bind(embedder);
+    let slow = true;
+    embedder.embed = (texts) => (slow ? new Promise(() => {}) : base(texts));
+    const controller = new AbortController();
+    const pending = new EmbeddingSelector(embedder).select(ctx('weather'), registry(), { signal: controller.signal });
+    controller.abort(new Error('gone'));
+    await expect(pending).rejects.toThrow('gone');
+    slow = false;
+  });
+});
+
+describe('EmbeddingSelector hot path', () => {
+  it('a warm turn over 1,857 tools takes well under 15 ms (query embed excluded)', async () => {
+    const dimensions = 512;
+    const embedder = countingEmbedder({ dimensions });
+    const all: ToolSchema[] = Array.from({ length: 1857 }, (_, i) => ({
+      name: `server${i % 37}_tool_${i}`,
+      description: `Tool number ${i} handles ${['files', 'mail', 'weather', 'calendar', 'search', 'money'][i % 6]} tasks for project ${i % 101}.`,
+      parameters: { type: 'object' },
+    }));
+    // The query vector is precomputed, so only selection is timed.
+    const queryVector = (await embedder.embed(['weather tasks for project 7']))[0] as Float32Array;
+    const fast = { ...embedder, embed: async () => [queryVector] };
+    const selector = new EmbeddingSelector(embedder, { topK: 8 });
+    await selector.select(ctx('weather tasks for project 7'), all, noSignal);
+    const warm = new EmbeddingSelector(fast, { topK: 8 }).withCache(selector.cache);
+    await warm.select(ctx('weather tasks for project 7'), all, noSignal);
+
+    const timings: number[] = [];
+    for (let turn = 0; turn < 30; turn++) {
+      const start = performance.now();
+      const output = await warm.selectDetailed(ctx('weather tasks for project 7', turn), all, noSignal);
+      timings.push(performance.now() - start);
+      expect(output.tools.length).toBe(8);
+    }
+    timings.sort((a, b) => a - b);
+    const median = timings[timings.length >> 1] as number;
+    expect(median).toBeLessThan(15);
+    expect(warm.stats.corpusEmbeds).toBe(0);
+  });
+});
