@@ -17,11 +17,13 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: false,
     sourcemap: true,
-    minify: false,
+    minify: true,
     lib: {
       entry: {
         index: 'src/index.ts',
         cli: 'src/cli/index.ts',
+        idb: 'src/adapters/idb.ts',
+        kv: 'src/adapters/kv.ts',
       },
       formats: ['es'],
     },

@@ -39,3 +39,21 @@ export type { ContextEstimate } from './loop/estimate.js';
 export { toolResultCompactor } from './loop/managers.js';
 export type { ContextManager, Compaction, CompactionRequest, ToolResultCompactorOptions } from './loop/managers.js';
 export { raceAbort } from './loop/race-abort.js';
+
+export type { ModelClient, ModelRequest, ModelResponse, ModelEvent, ModelUsage, ModelCallOptions, FinishReason, Provider, ToolChoice } from './model/client.js';
+export { ModelError, ModelHttpError, ModelStreamError, ModelNetworkError, collectResponse } from './model/client.js';
+export { openAIChatClient } from './model/openai-chat.js';
+export type { OpenAIChatOptions } from './model/openai-chat.js';
+export { anthropicMessagesClient } from './model/anthropic-messages.js';
+export type { AnthropicMessagesOptions } from './model/anthropic-messages.js';
+export { createToolNameMap, isValidWireName } from './model/tool-names.js';
+export type { ToolNameMap } from './model/tool-names.js';
+export type { RetryOptions } from './model/retry.js';
+
+export { EmbeddingSelector } from './select/embedding-selector.js';
+export type { EmbeddingSelectorOptions, EmbeddingAdaptiveOptions, ToolScores } from './select/embedding-selector.js';
+export { adaptiveCut } from './select/adaptive-k.js';
+export type { AdaptiveCutOptions } from './select/adaptive-k.js';
+export { topK } from './select/top-k.js';
+export { CorpusIndex, CorpusError } from './embed/corpus-index.js';
+export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';
