@@ -30,22 +30,14 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     out(USAGE);
     return command ? 0 : 2;
   }
-  const { values, positionals } = parseArgs({
-    args: [...rest],
-    allowPositionals: true,
-    options: {
-      tools: { type: 'string' },
-      cases: { type: 'string' },
-      selector: { type: 'string', default: 'keyword' },
-      k: { type: 'string', default: '8' },
-      split: { type: 'string', default: 'test' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const { values, positionals } = parseOptions(rest);
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000) throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
   if (!values.tools) throw new UsageError('--tools FILE is required');
   const selectorName = values.selector as string;
+  if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
+    throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
+  }
   const selector = await makeSelector(selectorName, { k });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
@@ -104,6 +96,26 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     return 0;
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+/** Parse the options after the command; a malformed or unknown option is a usage mistake. */
+function parseOptions(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: {
+        tools: { type: 'string' },
+        cases: { type: 'string' },
+        selector: { type: 'string', default: 'keyword' },
+        k: { type: 'string', default: '8' },
+        split: { type: 'string', default: 'test' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 function round(value: number, digits: number): number {

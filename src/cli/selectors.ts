@@ -29,7 +29,8 @@ export function usesK(name: string): boolean {
 
 /** Build a selector by name, or throw listing the known names. */
 export async function makeSelector(name: string, spec: SelectorSpec): Promise<AnySelector> {
-  const factory = SELECTOR_FACTORIES[name];
+  // Own keys only: "constructor" or "toString" are not selectors.
+  const factory = Object.hasOwn(SELECTOR_FACTORIES, name) ? SELECTOR_FACTORIES[name] : undefined;
   if (!factory) {
     throw new Error(`unknown selector "${name}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }

@@ -75,7 +75,7 @@ export class ToolRegistry {
 
   #put(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions): void {
     assertSchema(schema);
-    if (typeof handler !== 'function') throw new TypeError(`tool "${schema.name}": handler must be a function`);
+    assertHandler(schema, handler);
     if (this.#slots.has(schema.name) && !options.replace) {
       throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
     }
@@ -87,12 +87,13 @@ export class ToolRegistry {
     this.#slots.set(schema.name, { schema: frozen, handler, digest: digestOf(frozen) });
   }
 
-  /** Register many tools at once; all names are checked before any is added. */
+  /** Register many tools at once; all entries are checked before any is added. */
   registerMany(entries: Iterable<ToolEntry>, options: RegisterOptions = {}): this {
     const list = [...entries];
     const seen = new Set<string>();
-    for (const { schema } of list) {
+    for (const { schema, handler } of list) {
       assertSchema(schema);
+      assertHandler(schema, handler);
       if (seen.has(schema.name)) throw new Error(`tool "${schema.name}" appears twice in one registerMany call`);
       seen.add(schema.name);
       if (this.#slots.has(schema.name) && !options.replace) {
@@ -167,9 +168,8 @@ export class ToolRegistry {
     } catch (error) {
       return fail(`invalid arguments for "${call.name}": not valid JSON (${errorMessage(error)})`);
     }
-    slot.validator ??= compileValidator(slot.schema.parameters);
-    const issues = slot.validator(args);
-    if (issues.length > 0) return fail(`invalid arguments for "${call.name}": ${describeIssues(issues)}`);
+    const problem = checkArguments(slot, args);
+    if (problem) return fail(`invalid arguments for "${call.name}": ${problem}`);
 
     const signal = options.signal ?? new AbortController().signal;
     try {
@@ -202,6 +202,25 @@ function assertSchema(schema: ToolSchema): void {
   }
   if (!schema.parameters || typeof schema.parameters !== 'object' || Array.isArray(schema.parameters)) {
     throw new TypeError(`tool "${schema.name}": parameters must be a JSON Schema object`);
+  }
+}
+
+function assertHandler(schema: ToolSchema, handler: unknown): void {
+  if (typeof handler !== 'function') throw new TypeError(`tool "${schema.name}": handler must be a function`);
+}
+
+/**
+ * What is wrong with a call's arguments, or undefined when they pass the tool's schema. A
+ * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
+ * same way instead of throwing, so dispatch keeps its never-throws promise.
+ */
+function checkArguments(slot: Slot, args: unknown): string | undefined {
+  try {
+    slot.validator ??= compileValidator(slot.schema.parameters);
+    const issues = slot.validator(args);
+    return issues.length > 0 ? describeIssues(issues) : undefined;
+  } catch (error) {
+    return `the tool's parameters schema cannot be checked (${errorMessage(error)})`;
   }
 }
 

@@ -79,8 +79,10 @@ describe('KeywordSelector: tokenising', () => {
     expect(onlyStopwords.fellOpen).toBe('the prompt has no words to match');
   });
 
-  it('stopwords in a tool name drop out too ("get" in get_weather)', () => {
-    expect(pick(plain, surface, 'get').fellOpen).toBeDefined();
+  it('the query words are the prompt\'s words of three or more characters, minus stopwords', () => {
+    const bare = new KeywordSelector({ noDefaultSynonyms: true });
+    expect(bare.queryWords('Get me the Weather for Oslo, please: is it wet?')).toEqual(['weather', 'oslo', 'wet']);
+    expect(bare.queryWords('getWeatherNow')).toEqual(['weather', 'now']);
   });
 });
 
