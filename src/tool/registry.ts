@@ -79,12 +79,18 @@ export class ToolRegistry {
     if (this.#slots.has(schema.name) && !options.replace) {
       throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
     }
+    const previous = this.#slots.get(schema.name);
+    // A private frozen copy: mutating the caller's object later cannot change what is
+    // advertised or validated behind the generation's back.
     const frozen: ToolSchema = Object.freeze({
       name: schema.name,
       description: schema.description,
-      parameters: schema.parameters,
+      parameters: deepFreeze(structuredClone(schema.parameters)),
     });
-    this.#slots.set(schema.name, { schema: frozen, handler, digest: digestOf(frozen) });
+    const digest = digestOf(frozen);
+    // A no-op replacement keeps the old schema object, so caches keyed on identity survive.
+    const kept = previous && previous.digest === digest ? previous.schema : frozen;
+    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest });
   }
 
   /** Register many tools at once; all entries are checked before any is added. */
@@ -183,10 +189,10 @@ export class ToolRegistry {
   }
 
   #changed(): void {
-    this.#schemas = undefined;
     // Unchanged slots keep their digest string, so this is a pointer comparison per tool.
     const digests = [...this.#slots.values()].map((slot) => slot.digest);
     if (digests.length === this.#digests.length && digests.every((d, i) => d === this.#digests[i])) return;
+    this.#schemas = undefined;
     this.#digests = digests;
     this.#generation += 1;
     for (const listener of this.#listeners) listener(this.#generation);
@@ -222,6 +228,14 @@ function checkArguments(slot: Slot, args: unknown): string | undefined {
   } catch (error) {
     return `the tool's parameters schema cannot be checked (${errorMessage(error)})`;
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 function digestOf(schema: ToolSchema): string {

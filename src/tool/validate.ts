@@ -38,7 +38,9 @@ const SUMMARY_KEYWORDS = new Set([
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
   if (Object.keys(schema).length === 0) return () => [];
   const draft = typeof schema.$schema === 'string' && schema.$schema.includes('draft-04') ? '4' : '2020-12';
-  const validator = new Validator(schema as never, draft, false);
+  // The validator annotates the schema it is given; hand it a private copy so the caller's
+  // (possibly frozen) schema stays untouched.
+  const validator = new Validator(structuredClone(schema) as never, draft, false);
   return (value) => {
     const result = validator.validate(value);
     if (result.valid) return [];
