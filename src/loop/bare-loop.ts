@@ -112,7 +112,10 @@ export class BareLoop {
     return this;
   }
 
-  /** Change the sync selector; `undefined` removes selection. Clears any async selector. */
+  /**
+   * Change the sync selector; `undefined` removes selection. Clears any async selector. A run
+   * keeps the selector it started with; the change applies from the next run.
+   */
   setToolSelector(selector: ToolSelector | undefined): void {
     this.#selector = selector ? { kind: 'sync', selector } : undefined;
   }
@@ -123,7 +126,10 @@ export class BareLoop {
     return this;
   }
 
-  /** Change the async selector; `undefined` removes selection. Clears any sync selector. */
+  /**
+   * Change the async selector; `undefined` removes selection. Clears any sync selector. A run
+   * keeps the selector it started with; the change applies from the next run.
+   */
   setAsyncToolSelector(selector: AsyncToolSelector | undefined): void {
     this.#selector = selector ? { kind: 'async', selector } : undefined;
   }
@@ -157,10 +163,12 @@ export class BareLoop {
 
     let transcript: Message[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
     const prompt = openingPrompt(transcript);
-    const selectorInfo = this.#selector;
-    const selectorName = selectorInfo ? (selectorInfo.selector.name ?? 'custom') : null;
-    const gate = new BudgetGate(config.budget ?? {});
+    // One run, one selector: a change made mid-run applies from the next run, so every event
+    // names the selector that actually served the turn.
+    const installed = this.#selector;
+    const selectorName = installed ? (installed.selector.name ?? 'custom') : null;
     const account = new ContextAccount(counter);
+    const viewPrefix = requestPrefix(config.system, options.transients);
     const usage = { inputTokens: 0, outputTokens: 0 };
     let text = '';
     let turn = 0;
@@ -181,6 +189,8 @@ export class BareLoop {
     });
 
     try {
+      // Inside the try: an invalid limit ends the run with an error event, like any failure.
+      const gate = new BudgetGate(config.budget ?? {});
       while (true) {
         if (signal.aborted) return finish('cancelled');
         if (turn >= config.maxTurns) return finish('max_turns');
@@ -193,10 +203,10 @@ export class BareLoop {
         emit({ type: 'turn_start', turn });
 
         const all = this.registry.schemas();
-        let view = requestView(config.system, options.transients, transcript);
+        let view = [...viewPrefix, ...transcript];
         const ctx: SelectionContext = { turn, latestUserMessage: prompt, conversation: view };
         const started = performance.now();
-        const selection = await this.#select(ctx, all, signal, (code, message) => emit({ type: 'warning', turn, code, message }));
+        const selection = await this.#select(installed, ctx, all, signal, (code, message) => emit({ type: 'warning', turn, code, message }));
         const registryTokens = toolsCost(all, counter);
         emit({
           type: 'selection',
@@ -224,7 +234,7 @@ export class BareLoop {
             });
             if (!compaction) continue;
             transcript = compaction.messages;
-            view = requestView(config.system, options.transients, transcript);
+            view = [...viewPrefix, ...transcript];
             const after = account.estimate(view, selection.tools);
             emit({
               type: 'compaction',
@@ -293,12 +303,15 @@ export class BareLoop {
         const reply: AssistantMessage = calls.length > 0 ? { role: 'assistant', content: replyText, toolCalls: calls } : { role: 'assistant', content: replyText };
         transcript = [...transcript, reply];
         text = replyText;
+        if (finishReason === 'length') {
+          emit({ type: 'warning', turn, code: 'truncated', message: 'the reply hit the output token limit and may be cut short' });
+        }
         if (calls.length === 0) return finish('stop');
 
         const results = await this.#dispatchAll(calls, selection, config.constraint, signal, turn, emit);
         transcript = [...transcript, ...results.map(toToolMessage)];
         if (signal.aborted) return finish('cancelled');
-        const after = account.estimate(requestView(config.system, options.transients, transcript), selection.tools);
+        const after = account.estimate([...viewPrefix, ...transcript], selection.tools);
         emit({ type: 'estimate', turn, phase: 'post_dispatch', tokens: after.tokens, anchored: after.anchored });
       }
     } catch (error) {
@@ -310,12 +323,12 @@ export class BareLoop {
   }
 
   async #select(
+    installed: InstalledSelector | undefined,
     ctx: SelectionContext,
     all: readonly ToolSchema[],
     signal: AbortSignal,
     warn: (code: string, message: string) => void,
   ): Promise<Selection> {
-    const installed = this.#selector;
     if (!installed) return applySelection(all, all);
     let output: SelectorOutput | readonly ToolSchema[];
     try {
@@ -355,7 +368,13 @@ export class BareLoop {
         if (constraint === ToolConstraint.Strict && !advertised.has(call.name) && this.registry.has(call.name)) {
           result = { toolCallId: call.id, name: call.name, content: `tool "${call.name}" was not offered this turn`, isError: true };
         } else {
-          result = await this.registry.dispatch(call, { signal });
+          // A handler that ignores its signal must not hold a cancelled run open.
+          result = await raceAbort(this.registry.dispatch(call, { signal }), signal).catch(() => ({
+            toolCallId: call.id,
+            name: call.name,
+            content: `tool "${call.name}" was cancelled`,
+            isError: true,
+          }));
         }
         emit({ type: 'tool_result', turn, result, ms: performance.now() - started });
         return result;
@@ -373,12 +392,16 @@ function openingPrompt(messages: readonly Message[]): string | undefined {
   return undefined;
 }
 
-function requestView(system: string | undefined, transients: readonly Message[] | undefined, transcript: readonly Message[]): Message[] {
-  const view: Message[] = [];
-  if (system) view.push({ role: 'system', content: system });
-  if (transients) for (const message of transients) view.push(message.role === 'user' ? { ...message, transient: true } : message);
-  view.push(...transcript);
-  return view;
+/**
+ * What every request of a run carries ahead of the transcript: the system prompt, then the
+ * transients. Built once per run so each request's view shares these message objects: the
+ * usage anchor recognises its wire prefix by identity.
+ */
+function requestPrefix(system: string | undefined, transients: readonly Message[] | undefined): readonly Message[] {
+  const prefix: Message[] = [];
+  if (system) prefix.push({ role: 'system', content: system });
+  if (transients) for (const message of transients) prefix.push(message.role === 'user' ? { ...message, transient: true } : message);
+  return prefix;
 }
 
 function buildRequest(messages: readonly Message[], tools: readonly ToolSchema[], config: LoopConfig): ModelRequest {

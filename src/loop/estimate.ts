@@ -1,6 +1,7 @@
 import type { Message } from '../message.js';
 import type { ModelUsage } from '../model/client.js';
 import type { ToolSchema } from '../tool/schema.js';
+import { sameSchema } from '../tool/schema.js';
 import { toolsCost } from '../tool/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 
@@ -44,7 +45,7 @@ export interface ContextEstimate {
 
 interface Anchor {
   readonly messages: readonly Message[];
-  readonly surface: string;
+  readonly surface: readonly ToolSchema[];
   readonly reported: number;
 }
 
@@ -71,7 +72,7 @@ export class ContextAccount {
   estimate(messages: readonly Message[], tools: readonly ToolSchema[]): ContextEstimate {
     const toolTokens = toolsCost(tools, this.counter);
     const anchor = this.#anchor;
-    if (anchor && anchor.surface === surfaceKey(tools) && isPrefix(anchor.messages, messages)) {
+    if (anchor && sameSurface(anchor.surface, tools) && isPrefix(anchor.messages, messages)) {
       let tokens = anchor.reported;
       for (let i = anchor.messages.length; i < messages.length; i++) {
         tokens += messageCost(messages[i] as Message, this.counter);
@@ -86,12 +87,12 @@ export class ContextAccount {
   /** Anchor on what the provider reported for a request built on `messages` and `tools`. */
   anchor(messages: readonly Message[], tools: readonly ToolSchema[], usage: ModelUsage | undefined): void {
     if (!usage || !(usage.inputTokens > 0)) return;
-    this.#anchor = { messages: [...messages], surface: surfaceKey(tools), reported: usage.inputTokens };
+    this.#anchor = { messages: [...messages], surface: [...tools], reported: usage.inputTokens };
   }
 
   /** Whether an anchor is in force for this surface. */
   anchoredOn(tools: readonly ToolSchema[]): boolean {
-    return this.#anchor?.surface === surfaceKey(tools);
+    return this.#anchor !== undefined && sameSurface(this.#anchor.surface, tools);
   }
 
   /**
@@ -103,8 +104,13 @@ export class ContextAccount {
   }
 }
 
-function surfaceKey(tools: readonly ToolSchema[]): string {
-  return tools.map((tool) => tool.name).join('\u0000');
+/**
+ * Whether two advertised surfaces carry the same schemas, in order. Names alone are not
+ * enough: a tool replaced under the same name (new description, new cost) changes the wire.
+ * Registry schemas are compared by identity first, so the usual case costs nothing.
+ */
+function sameSurface(a: readonly ToolSchema[], b: readonly ToolSchema[]): boolean {
+  return a.length === b.length && a.every((tool, i) => sameSchema(tool, b[i] as ToolSchema));
 }
 
 function isPrefix(prefix: readonly Message[], messages: readonly Message[]): boolean {

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { BareLoop, type LoopConfig, type RunOptions } from '../../src/loop/bare-loop.js';
+import { messageCost } from '../../src/loop/estimate.js';
+import { toolResultCompactor } from '../../src/loop/managers.js';
+import type { Message } from '../../src/message.js';
+import { StaticSelector } from '../../src/select/static-selector.js';
+import type { ToolSelector } from '../../src/select/selector.js';
+import { toolsCost } from '../../src/tool/tool-cost.js';
+import { approxTokenCounter } from '../../src/tokens/token-counter.js';
+import type { ScriptedReply } from '../support/scripted-model-server.js';
+import { collect, named, ofType, onTurn, openAI, schemas, toolbox, useScriptedServer, wideTool } from './helpers.js';
+
+const server = useScriptedServer();
+const counter = approxTokenCounter;
+const PROMPT = 'What is the weather in Oslo?';
+
+/** The toolbox plus six wide tools, so the registry's rendered cost dwarfs one schema's. */
+function wideToolbox(overrides = {}) {
+  const box = toolbox(overrides);
+  for (let i = 0; i < 6; i++) box.registry.register(wideTool(`wide_${i}`, 800), () => 'wide');
+  return box;
+}
+
+const weatherCall = (usage: { inputTokens: number; outputTokens: number } | false): ScriptedReply => ({
+  toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }],
+  usage,
+});
+
+async function runWith(selector: ToolSelector, replies: ScriptedReply[], config: LoopConfig = {}, options: RunOptions = {}) {
+  const { registry } = wideToolbox();
+  server.current.enqueue(...replies);
+  const run = new BareLoop({ client: openAI(server.current), registry, config }).withToolSelector(selector).run(PROMPT, options);
+  const events = await collect(run);
+  return { registry, events, result: await run.result() };
+}
+
+describe('what the estimate counts', () => {
+  it('the opening, post-dispatch and pre-request figures count the advertised subset; the reservation keeps the full registry', async () => {
+    const replies = (): ScriptedReply[] => [weatherCall(false), { text: 'Sunny.', usage: false }];
+    const full = await runWith(new StaticSelector(), replies());
+    const narrow = await runWith(new StaticSelector(['get_weather']), replies());
+    const all = narrow.registry.schemas();
+    const fullCost = toolsCost(all, counter);
+    const weatherCost = toolsCost(named(all, 'get_weather'), counter);
+    expect(fullCost - weatherCost).toBeGreaterThan(1000);
+
+    // Opening (turn 1 pre-request): the prompt plus exactly the advertised schema.
+    const opening = onTurn(narrow.events, 'request', 1);
+    expect(opening.estimatedInputTokens).toBe(messageCost({ role: 'user', content: PROMPT }, counter) + weatherCost);
+    expect(onTurn(full.events, 'request', 1).estimatedInputTokens).toBe(opening.estimatedInputTokens + fullCost - weatherCost);
+
+    // Post-dispatch re-feed: the transcript so far plus the advertised schema.
+    const [user, reply, tool] = narrow.result.messages as Message[];
+    const transcriptCost = [user, reply, tool].reduce((sum, m) => sum + messageCost(m as Message, counter), 0);
+    const post = onTurn(narrow.events, 'estimate', 1);
+    expect(post).toMatchObject({ phase: 'post_dispatch', anchored: false, tokens: transcriptCost + weatherCost });
+    expect(onTurn(full.events, 'estimate', 1).tokens - post.tokens).toBe(fullCost - weatherCost);
+
+    // Pre-request feed on turn 2: same.
+    expect(onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(transcriptCost + weatherCost);
+    expect(onTurn(full.events, 'request', 2).estimatedInputTokens - onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(
+      fullCost - weatherCost,
+    );
+
+    // The reservation alone keeps the full-registry figure.
+    for (const { events } of [full, narrow]) {
+      for (const turn of [1, 2]) expect(onTurn(events, 'request', turn).reservationTokens).toBe(fullCost + 4096);
+    }
+  });
+
+  const anchoredCases: [string, LoopConfig, RunOptions][] = [
+    ['plain', {}, {}],
+    ['with a system prompt', { system: 'You are a weather assistant.' }, {}],
+    ['with transients', {}, { transients: [{ role: 'user', content: 'Memory: the user lives in Oslo.' }] }],
+  ];
+  it.each(anchoredCases)('a reported usage anchors the next estimate on the same surface (%s)', async (_label, config, options) => {
+    const { events, result } = await runWith(
+      new StaticSelector(['get_weather']),
+      [weatherCall({ inputTokens: 5000, outputTokens: 20 }), { text: 'Sunny.', usage: { inputTokens: 5100, outputTokens: 3 } }],
+      config,
+      options,
+    );
+    const [, reply, tool] = result.messages as Message[];
+    const expected = 5000 + messageCost(reply as Message, counter) + messageCost(tool as Message, counter);
+    expect(onTurn(events, 'request', 1).anchored).toBe(false);
+    expect(onTurn(events, 'estimate', 1)).toMatchObject({ anchored: true, tokens: expected });
+    expect(onTurn(events, 'request', 2)).toMatchObject({ anchored: true, estimatedInputTokens: expected });
+  });
+
+  it('a change of advertised surface invalidates the anchor, so the figure can fall below the prior report', async () => {
+    const plan: ToolSelector = { name: 'narrowing', select: (ctx, all) => (ctx.turn === 1 ? all : named(all, 'get_weather')) };
+    const { events } = await runWith(plan, [weatherCall({ inputTokens: 9000, outputTokens: 20 }), { text: 'Sunny.', usage: false }]);
+    expect(onTurn(events, 'usage', 1).usage.inputTokens).toBe(9000);
+    expect(onTurn(events, 'estimate', 1).anchored).toBe(true); // same surface as the request it follows
+    const second = onTurn(events, 'request', 2);
+    expect(second.anchored).toBe(false);
+    expect(second.estimatedInputTokens).toBeLessThan(9000);
+    expect(second.estimatedInputTokens).toBeLessThan(onTurn(events, 'request', 1).estimatedInputTokens);
+  });
+  it('a schema replaced under the same name between requests also changes the surface: no stale anchor', async () => {
+    const longer = { ...schemas.search, description: `${schemas.search.description} ${'Covers every manual. '.repeat(200)}` };
+    const { registry } = toolbox({
+      // The tool list changes mid-run (as an MCP server's can): same names, new rendered cost.
+      get_weather: () => {
+        registry.replace(longer, () => 'found');
+        return 'Sunny';
+      },
+    });
+    server.current.enqueue(weatherCall({ inputTokens: 5000, outputTokens: 20 }), { text: 'Sunny.', usage: false });
+    const events = await collect(
+      new BareLoop({ client: openAI(server.current), registry })
+        .withToolSelector(new StaticSelector(['get_weather', 'search_docs']))
+        .run(PROMPT),
+    );
+    expect(onTurn(events, 'selection', 2).advertised).toEqual(['get_weather', 'search_docs']);
+    const second = onTurn(events, 'request', 2);
+    expect(second.anchored).toBe(false);
+    const advertised = toolsCost(named(registry.schemas(), 'get_weather', 'search_docs'), counter);
+    expect(onTurn(events, 'selection', 2).advertisedTokens).toBe(advertised);
+    expect(second.estimatedInputTokens).toBeGreaterThan(advertised);
+    expect(server.current.requests[1]?.rawBody).toContain('Covers every manual.');
+  });
+});
+
+describe('compaction', () => {
+  it('a context manager compacts when estimate plus reservation would exceed the window; the request carries placeholders', async () => {
+    const big = (n: number) => `RESULT-${n} ${'x'.repeat(2000)}`;
+    let served = 0;
+    const { registry } = toolbox({ search_docs: () => big(++served) });
+    const reservation = toolsCost(registry.schemas(), counter) + 100;
+    // Room for the prompt and about two big results, not three.
+    const contextWindow = reservation + 1300;
+    const call = (id: string): ScriptedReply => ({ toolCalls: [{ id, name: 'search_docs', arguments: { query: id } }], usage: false });
+    server.current.enqueue(call('s1'), call('s2'), call('s3'), call('s4'), { text: 'Summary.', usage: false });
+    const run = new BareLoop({
+      client: openAI(server.current),
+      registry,
+      config: { contextWindow, maxOutputTokens: 100 },
+      managers: [toolResultCompactor({ keepRecent: 1 })],
+    }).run('Search everything.');
+    const events = await collect(run);
+
+    const compactions = ofType(events, 'compaction');
+    expect(compactions.length).toBeGreaterThan(0);
+    const first = compactions[0]!;
+    expect(first.manager).toBe('tool-result-compactor');
+    expect(first.beforeTokens + reservation).toBeGreaterThan(contextWindow);
+    expect(first.afterTokens).toBeLessThan(first.beforeTokens);
+    const request = onTurn(events, 'request', first.turn);
+    expect(request.reservationTokens).toBe(reservation);
+    expect(request.estimatedInputTokens).toBe(first.afterTokens);
+    expect(request.estimatedInputTokens + request.reservationTokens).toBeLessThanOrEqual(contextWindow);
+    expect(ofType(events, 'warning').filter((w) => w.code === 'context_overflow')).toEqual([]);
+
+    // The request after compaction carries the placeholder instead of the oldest result.
+    const wire = server.current.requests[first.turn - 1]?.rawBody ?? '';
+    expect(wire).toContain('[tool result elided to save context');
+    expect(wire).not.toContain('RESULT-1 ');
+    expect(wire).toContain(`RESULT-${first.turn - 1} `); // the most recent result is kept
+    // Before compaction was needed, requests carried results verbatim.
+    expect(server.current.requests[first.turn - 2]?.rawBody).toContain('RESULT-1 ');
+    expect((await run.result()).stopReason).toBe('stop');
+  });
+
+  it('no manager: an overflowing estimate is reported as a warning and the request still goes out', async () => {
+    const { registry } = toolbox();
+    const contextWindow = toolsCost(registry.schemas(), counter) + 4096 + 5;
+    server.current.enqueue({ text: 'ok', usage: false });
+    const events = await collect(new BareLoop({ client: openAI(server.current), registry, config: { contextWindow } }).run(PROMPT));
+    expect(ofType(events, 'compaction')).toEqual([]);
+    expect(ofType(events, 'warning').map((w) => w.code)).toEqual(['context_overflow']);
+    expect(server.current.requests).toHaveLength(1);
+  });
+});
