@@ -57,3 +57,6 @@ export type { AdaptiveCutOptions } from './select/adaptive-k.js';
 export { topK } from './select/top-k.js';
 export { CorpusIndex, CorpusError } from './embed/corpus-index.js';
 export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';
+export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
+export type { HybridSelectorOptions, HybridAdaptiveOptions } from './select/hybrid-selector.js';
+export { stem } from './select/stem.js';

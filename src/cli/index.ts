@@ -5,4 +5,4 @@ export type { EvalReport, AnySelector } from './evaluate.js';
 export { loadCases, loadTools } from './eval-data.js';
 export type { EvalCase, SplitName } from './eval-data.js';
 export { splitKey, splitOf } from './split.js';
-export { makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+export { defaultEmbedder, isDense, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from './selectors.js';

@@ -4,15 +4,16 @@ import { toolsCost } from '../tool/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
 import { evaluate, runSelector } from './evaluate.js';
-import { makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { defaultEmbedder, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--json]
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--json] PROMPT
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--json]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
+Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.`;
 
 /** Thrown for a usage mistake: printed without a stack, exit code 2. */
@@ -38,7 +39,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
     throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }
-  const selector = await makeSelector(selectorName, { k });
+  const model = values.model;
+  const selector = await makeSelector(selectorName, { k, embedder: () => defaultEmbedder(model) });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
 
@@ -111,6 +113,7 @@ function parseOptions(args: readonly string[]) {
         k: { type: 'string', default: '8' },
         split: { type: 'string', default: 'test' },
         json: { type: 'boolean', default: false },
+        model: { type: 'string' },
       },
     });
   } catch (error) {

@@ -14,6 +14,12 @@ export interface Bm25Index {
   readonly size: number;
   /** Score every tool for the query words; tools that match nothing score 0. */
   score(words: readonly string[]): Float64Array;
+  /**
+   * A reference score for the query: what a document of half the average length holding
+   * each known query word once would earn. Lets a blend judge how strong the best lexical
+   * match really is, whatever the registry's size.
+   */
+  reference(words: readonly string[]): number;
 }
 
 const indexes = new WeakMap<readonly ToolSchema[], Bm25Index>();
@@ -50,15 +56,24 @@ export function buildBm25(documents: readonly string[][], params: Bm25Params): B
   });
   const avgLength = n === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / n || 1;
   const { k1, b } = params;
+  const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   return {
     size: n,
+    reference(words) {
+      let total = 0;
+      for (const word of new Set(words)) {
+        const df = postings.get(word)?.docs.length ?? 0;
+        if (df > 0) total += (idfOf(df) * (k1 + 1)) / (1 + k1 * (1 - b + b * 0.5));
+      }
+      return total;
+    },
     score(words) {
       const scores = new Float64Array(n);
       for (const word of new Set(words)) {
         const entry = postings.get(word);
         if (!entry) continue;
         const df = entry.docs.length;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        const idf = idfOf(df);
         for (let i = 0; i < df; i++) {
           const doc = entry.docs[i] as number;
           const tf = entry.tf[i] as number;

@@ -24,6 +24,8 @@ export interface ToolReason {
   matched?: readonly string[];
   /** The tool came from the core set, not from the ranking. */
   core?: boolean;
+  /** The evidence a blended score was made of (e.g. `{ lexical, dense }`), each in 0..1. */
+  parts?: Readonly<Record<string, number>>;
 }
 
 /**

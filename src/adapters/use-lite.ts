@@ -1,0 +1,403 @@
+/**
+ * The offline default embedder: Universal Sentence Encoder lite ported to ONNX by
+ * `npm run build:model` (see docs/model.md), run with onnxruntime-web and tokenised by
+ * transformers.js from the generated `tokenizer.json`. Both runtimes are imported lazily, so the
+ * core bundle carries neither.
+ *
+ * @module loopctl/transformers
+ */
+import type { EmbedOptions, EmbedProgress, Embedder } from '../embed/embedder.js';
+
+type Ort = typeof import('onnxruntime-web');
+type OrtSession = import('onnxruntime-web').InferenceSession;
+type Tokenizer = import('@huggingface/transformers').PreTrainedTokenizer;
+
+/** Weights variant: the fp32 port, or int8 weight-only (a quarter of the download). */
+export type UseLiteDtype = 'fp32' | 'int8';
+
+/** Where to run: WebGPU when an adapter exists ('auto'), or WASM on the CPU. */
+export type UseLiteDevice = 'auto' | 'wasm' | 'webgpu';
+
+/** onnxruntime-web WASM file locations: a folder URL/path, or the two files explicitly. */
+export type WasmPaths = string | { readonly wasm?: string; readonly mjs?: string };
+
+/** Loads one file of the model folder; the default is `fetch`, or `node:fs` for local paths. */
+export type ModelFileLoader = (url: string, init?: { signal?: AbortSignal }) => Promise<Response>;
+
+/** Options for {@link useLiteEmbedder}. */
+export interface UseLiteOptions {
+  /** Base URL or directory of the built `models/use-lite` folder. */
+  modelPath: string | URL;
+  /** Default `'int8'`: measured cosine to the TF.js reference ≥ 0.999 (docs/model.md). */
+  dtype?: UseLiteDtype;
+  /** Default `'auto'`: WebGPU when `navigator.gpu` yields an adapter, else WASM. */
+  device?: UseLiteDevice;
+  /**
+   * Where onnxruntime-web finds its `.wasm`/`.mjs` files (served by the app; never a CDN).
+   * Node default: the local `node_modules/onnxruntime-web/dist/`. Browser default: the files
+   * next to the bundled runtime (what bundlers emit for `new URL(..., import.meta.url)`).
+   */
+  wasmPaths?: WasmPaths;
+  /** WASM threads. Default 1 in Node; in browsers onnxruntime-web's own default. */
+  numThreads?: number;
+  /** Texts per model call. Default 32; texts are sorted by length first to cut padding. */
+  batchSize?: number;
+  /** Loading (model bytes) and embedding (texts done) progress. */
+  onProgress?: (progress: EmbedProgress) => void;
+  /** Custom loader for the model files, e.g. one that caches in the Cache API. */
+  fetch?: ModelFileLoader;
+}
+
+/** What actually runs, for display: the execution provider chosen after any fallback. */
+export interface UseLiteBackend {
+  readonly device: 'wasm' | 'webgpu';
+  readonly dtype: UseLiteDtype;
+  readonly numThreads: number | undefined;
+  /** Why 'auto' or 'webgpu' ended on WASM, when it did. */
+  readonly fallbackReason?: string;
+  /** Wall time of the whole load (runtime, tokenizer, model, session), in ms. */
+  readonly loadMs: number;
+  /** Size of the ONNX file loaded, in bytes. */
+  readonly modelBytes: number;
+}
+
+/**
+ * The embedder returned by {@link useLiteEmbedder}.
+ *
+ * @example
+ * const embedder: UseLiteEmbedder = useLiteEmbedder({ modelPath: 'models/use-lite' })
+ * const backend = await embedder.load() // { device: 'wasm', dtype: 'int8', … }
+ */
+export interface UseLiteEmbedder extends Embedder {
+  /** Backend in use once loaded; undefined before the first {@link UseLiteEmbedder.load}. */
+  readonly backend: UseLiteBackend | undefined;
+  /** Loads tokenizer and model now (otherwise the first `embed` does); idempotent. */
+  load(): Promise<UseLiteBackend>;
+  /** Releases the ONNX session; the next call loads again. */
+  dispose(): Promise<void>;
+}
+
+/** Texts longer than this many tokens are clipped, as the TF.js graph does. */
+export const USE_LITE_MAX_TOKENS = 128;
+
+/** Output width of USE lite. */
+export const USE_LITE_DIMENSIONS = 512;
+
+const isNode = (): boolean =>
+  typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+
+/**
+ * Resolves 'auto' to a concrete device: WebGPU only when `navigator.gpu.requestAdapter()`
+ * yields an adapter (never in Node, where onnxruntime-web has no WebGPU).
+ *
+ * @example
+ * const device = await pickDevice('auto') // 'webgpu' | 'wasm'
+ */
+export async function pickDevice(device: UseLiteDevice = 'auto'): Promise<'wasm' | 'webgpu'> {
+  if (device === 'wasm') return 'wasm';
+  if (device === 'webgpu') return 'webgpu';
+  return (await hasWebGpuAdapter()) ? 'webgpu' : 'wasm';
+}
+
+/**
+ * True when this runtime exposes WebGPU and an adapter can be obtained.
+ *
+ * @example
+ * if (await hasWebGpuAdapter()) console.log('GPU available')
+ */
+export async function hasWebGpuAdapter(): Promise<boolean> {
+  if (isNode()) return false;
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu;
+  if (!gpu) return false;
+  try {
+    return (await gpu.requestAdapter()) != null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Points an onnxruntime-web `env` at app-served WASM files. Node defaults to the local
+ * package; in browsers a CDN default (transformers.js sets jsDelivr on import) is cleared so
+ * the runtime falls back to the files shipped beside the bundle.
+ *
+ * @example
+ * configureOrtWasm(ort.env, { wasmPaths: '/ort/', numThreads: 1 })
+ */
+export async function configureOrtWasm(
+  env: { wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } },
+  options: { wasmPaths?: WasmPaths | undefined; numThreads?: number | undefined },
+): Promise<void> {
+  if (options.wasmPaths !== undefined) {
+    env.wasm.wasmPaths = options.wasmPaths;
+  } else if (isNode()) {
+    env.wasm.wasmPaths = await nodeOrtDistUrl();
+  } else if (isCdnPath(env.wasm.wasmPaths)) {
+    env.wasm.wasmPaths = undefined;
+  }
+  const threads = options.numThreads ?? (isNode() ? 1 : undefined);
+  if (threads !== undefined) env.wasm.numThreads = threads;
+}
+
+function isCdnPath(paths: unknown): boolean {
+  const values = typeof paths === 'string' ? [paths] : paths && typeof paths === 'object' ? Object.values(paths) : [];
+  return values.some((v) => typeof v === 'string' && /^https:\/\/(cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.)/.test(v));
+}
+
+/** file:// URL of `node_modules/onnxruntime-web/dist/`, resolved through the package exports. */
+async function nodeOrtDistUrl(): Promise<string> {
+  const { createRequire } = await nodeImport<typeof import('node:module')>('node:module');
+  const { pathToFileURL } = await nodeImport<typeof import('node:url')>('node:url');
+  const { dirname } = await nodeImport<typeof import('node:path')>('node:path');
+  // Resolve as `import('onnxruntime-web')` does (from this module), then from the app's folder.
+  const from = [import.meta.url, pathToFileURL(`${process.cwd()}/`).href];
+  for (const base of from) {
+    try {
+      const wasm = createRequire(base).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm');
+      return `${pathToFileURL(dirname(wasm)).href}/`;
+    } catch {
+      // try the next base
+    }
+  }
+  throw new Error('use-lite: onnxruntime-web not found; pass wasmPaths');
+}
+
+/**
+ * Imports a module only Node needs. The specifier is opaque to bundlers, so browser builds
+ * neither warn about `node:` modules nor ship the Node build of onnxruntime-web.
+ */
+function nodeImport<T>(specifier: string): Promise<T> {
+  return import(/* @vite-ignore */ specifier) as Promise<T>;
+}
+
+/** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. */
+async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
+  if (isNode()) return nodeImport<Ort>('onnxruntime-web');
+  // The WebGPU build is the one transformers.js uses (one shared runtime); the plain WASM build
+  // is markedly faster on CPU, so it is used whenever the GPU is not.
+  return device === 'webgpu' ? import('onnxruntime-web/webgpu') : import('onnxruntime-web/wasm');
+}
+
+/**
+ * Joins a file name onto the model folder, whether URL, relative URL or filesystem path.
+ *
+ * @example
+ * resolveModelFile('https://app.test/models/use-lite', 'tokenizer.json')
+ * // 'https://app.test/models/use-lite/tokenizer.json'
+ */
+export function resolveModelFile(base: string | URL, file: string): string {
+  const root = typeof base === 'string' ? base : base.href;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(root) && !/^[a-z]:[\\/]/i.test(root)) {
+    return new URL(file, root.endsWith('/') ? root : `${root}/`).href;
+  }
+  return `${root.replace(/[\\/]+$/, '')}/${file}`;
+}
+
+async function defaultLoader(url: string, init?: { signal?: AbortSignal }): Promise<Response> {
+  const local = url.startsWith('file:') || (isNode() && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url));
+  if (local) {
+    // Node's fetch does not read file: URLs; read the folder directly.
+    const { readFile } = await nodeImport<typeof import('node:fs/promises')>('node:fs/promises');
+    const { fileURLToPath } = await nodeImport<typeof import('node:url')>('node:url');
+    const bytes = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url, init?.signal ? { signal: init.signal } : {});
+    return new Response(bytes, { headers: { 'content-length': String(bytes.byteLength) } });
+  }
+  const base = typeof document !== 'undefined' ? document.baseURI : undefined;
+  return fetch(base ? new URL(url, base).href : url, init?.signal ? { signal: init.signal } : {});
+}
+
+/** Reads a response fully, reporting bytes as they arrive. */
+async function readBytes(response: Response, onBytes?: (done: number, total: number) => void): Promise<Uint8Array> {
+  if (!response.ok) throw new Error(`use-lite: ${response.url || 'model file'} -> HTTP ${response.status}`);
+  const total = Number(response.headers.get('content-length') ?? 0);
+  if (!response.body || !onBytes) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let done = 0;
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    chunks.push(next.value);
+    done += next.value.byteLength;
+    onBytes(done, Math.max(total, done));
+  }
+  const out = new Uint8Array(done);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  onBytes(done, done);
+  return out;
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}
+
+interface Loaded {
+  ort: Ort;
+  session: OrtSession;
+  tokenizer: Tokenizer;
+  backend: UseLiteBackend;
+}
+
+/**
+ * Universal Sentence Encoder lite as an {@link Embedder}: 512-d, L2-normalised, fully offline
+ * once the model folder is served (or on disk in Node).
+ *
+ * @example
+ * import { useLiteEmbedder } from 'loopctl/transformers'
+ * const embedder = useLiteEmbedder({ modelPath: '/models/use-lite', wasmPaths: '/ort/' })
+ * const [query] = await embedder.embed(['weather in Paris tomorrow'])
+ * console.log(embedder.backend?.device) // 'webgpu' or 'wasm'
+ */
+export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
+  const dtype: UseLiteDtype = options.dtype ?? 'int8';
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
+  const loader = options.fetch ?? defaultLoader;
+  let loading: Promise<Loaded> | undefined;
+  let loaded: Loaded | undefined;
+  // onnxruntime-web rejects concurrent run() on one session, so calls queue here.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
+    const ort = await importOrt(device);
+    await configureOrtWasm(ort.env, { wasmPaths: options.wasmPaths, numThreads: options.numThreads });
+    const session = await ort.InferenceSession.create(model, {
+      executionProviders: [device],
+      // 'all' includes constant folding, which dequantises the int8 weights once at load.
+      graphOptimizationLevel: 'all',
+    });
+    return { ort, session };
+  };
+
+  const load = async (): Promise<Loaded> => {
+    const started = performance.now();
+    const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
+    const [{ PreTrainedTokenizer }, tokenizerJson, tokenizerConfig] = await Promise.all([
+      import('@huggingface/transformers'),
+      loader(resolveModelFile(options.modelPath, 'tokenizer.json')).then((r) => readBytes(r)),
+      loader(resolveModelFile(options.modelPath, 'tokenizer_config.json')).then((r) => readBytes(r)),
+    ]);
+    const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
+    const tokenizer = new PreTrainedTokenizer(decode(tokenizerJson), decode(tokenizerConfig));
+    const model = await readBytes(await loader(resolveModelFile(options.modelPath, file)), (done, total) =>
+      options.onProgress?.({ phase: 'load', done, total }),
+    );
+
+    const wanted = await pickDevice(options.device ?? 'auto');
+    let device = wanted;
+    let fallbackReason: string | undefined;
+    let created: { ort: Ort; session: OrtSession };
+    try {
+      created = await createSession(wanted, model);
+    } catch (error) {
+      if (wanted !== 'webgpu' || options.device === 'webgpu') throw error;
+      // 'auto' found an adapter but the WebGPU session failed: CPU still works.
+      fallbackReason = `webgpu session failed: ${error instanceof Error ? error.message : String(error)}`;
+      device = 'wasm';
+      created = await createSession('wasm', model);
+    }
+    if (options.device === undefined || options.device === 'auto') {
+      if (wanted === 'wasm') fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
+    }
+    const ortEnv = created.ort.env.wasm;
+    const backend: UseLiteBackend = {
+      device,
+      dtype,
+      numThreads: typeof ortEnv.numThreads === 'number' ? ortEnv.numThreads : undefined,
+      ...(fallbackReason ? { fallbackReason } : {}),
+      loadMs: performance.now() - started,
+      modelBytes: model.byteLength,
+    };
+    return { ...created, tokenizer, backend };
+  };
+
+  const ensureLoaded = (): Promise<Loaded> => {
+    loading ??= load().then(
+      (result) => {
+        loaded = result;
+        return result;
+      },
+      (error: unknown) => {
+        loading = undefined; // a later call may retry (e.g. after the server comes up)
+        throw error;
+      },
+    );
+    return loading;
+  };
+
+  /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
+  const tokenize = (tokenizer: Tokenizer, text: string): number[] =>
+    tokenizer.encode(text, { add_special_tokens: false }).slice(0, USE_LITE_MAX_TOKENS);
+
+  const runBatch = async (state: Loaded, rows: number[][]): Promise<Float32Array[]> => {
+    const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
+    const ids = new BigInt64Array(rows.length * width); // pad id 0; the mask decides validity
+    const mask = new BigInt64Array(rows.length * width);
+    rows.forEach((row, i) => {
+      row.forEach((id, j) => {
+        ids[i * width + j] = BigInt(id);
+        mask[i * width + j] = 1n;
+      });
+    });
+    const { Tensor } = state.ort;
+    const outputs = await state.session.run({
+      input_ids: new Tensor('int64', ids, [rows.length, width]),
+      attention_mask: new Tensor('int64', mask, [rows.length, width]),
+    });
+    const output = outputs.sentence_embedding;
+    if (!output) throw new Error('use-lite: model has no sentence_embedding output');
+    const data = (await output.getData()) as Float32Array;
+    const vectors = rows.map((_, i) => data.slice(i * USE_LITE_DIMENSIONS, (i + 1) * USE_LITE_DIMENSIONS));
+    output.dispose();
+    return vectors;
+  };
+
+  const embed = async (texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> => {
+    const { signal } = embedOptions;
+    if (signal?.aborted) throw abortError(signal);
+    if (texts.length === 0) return [];
+    const state = await ensureLoaded();
+    if (signal?.aborted) throw abortError(signal);
+    const tokens = texts.map((text) => tokenize(state.tokenizer, text));
+    // Similar lengths share a batch, so little compute is spent on padding.
+    const order = tokens.map((_, i) => i).sort((a, b) => (tokens[a]?.length ?? 0) - (tokens[b]?.length ?? 0));
+    const result: Float32Array[] = new Array(texts.length);
+    let done = 0;
+    for (let start = 0; start < order.length; start += batchSize) {
+      if (signal?.aborted) throw abortError(signal);
+      const slice = order.slice(start, start + batchSize);
+      const vectors = await runBatch(state, slice.map((i) => tokens[i] ?? []));
+      slice.forEach((index, k) => {
+        result[index] = vectors[k] as Float32Array;
+      });
+      done += slice.length;
+      options.onProgress?.({ phase: 'corpus', done, total: texts.length });
+    }
+    return result;
+  };
+
+  return {
+    id: `use-lite/${dtype}/mean`,
+    dimensions: USE_LITE_DIMENSIONS,
+    get backend() {
+      return loaded?.backend;
+    },
+    async load() {
+      return (await ensureLoaded()).backend;
+    },
+    embed(texts, embedOptions) {
+      const run = queue.then(() => embed(texts, embedOptions));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async dispose() {
+      const current = loading;
+      loading = undefined;
+      loaded = undefined;
+      if (current) await (await current.catch(() => undefined))?.session.release();
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import type { Embedder } from '../embed/embedder.js';
+import type { VectorCache } from '../embed/vector-cache.js';
+import type { ToolSchema } from '../tool/schema.js';
+import { adaptiveCut } from './adaptive-k.js';
+import { buildBm25, type Bm25Index } from './bm25.js';
+import { EmbeddingSelector } from './embedding-selector.js';
+import { bm25Document } from './lexical-index.js';
+import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { stem } from './stem.js';
+import type { PhrasePair, SynonymPair, SynonymTable } from './synonyms.js';
+import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './synonyms.js';
+import { topK } from './top-k.js';
+import { textTokens } from './words.js';
+
+/** Adaptive k for the hybrid: keep tools scoring at least `relative × top`, between floor and ceiling. */
+export interface HybridAdaptiveOptions {
+  floor?: number;
+  ceiling?: number;
+  relative?: number;
+}
+
+/** Options for {@link HybridSelector}. Defaults were fitted on the dev split (docs/benchmarks.md). */
+export interface HybridSelectorOptions {
+  /** Tools advertised per turn when not adaptive. Default 8. */
+  topK?: number;
+  /** Weight of the dense score in the blend (the lexical score gets 1 − weight). */
+  denseWeight?: number;
+  /**
+   * The lexical half is scaled by max(best BM25 score, lexicalFloor × the query's reference
+   * score), so a weak best match counts for less than a strong one.
+   */
+  lexicalFloor?: number;
+  /** BM25 term-frequency saturation. */
+  k1?: number;
+  /** BM25 length normalisation. */
+  b?: number;
+  /** Extra synonym pairs for query expansion (the keyword selector's default table is always on). */
+  synonyms?: readonly SynonymPair[];
+  phrases?: readonly PhrasePair[];
+  /** Tools unioned into every non-empty selection. */
+  coreTools?: readonly string[];
+  /** Corpus vector cache (shared with any EmbeddingSelector on the same cache). */
+  cache?: VectorCache;
+  /** Let k follow the blended scores (`true` for the fitted defaults). */
+  adaptive?: HybridAdaptiveOptions | boolean;
+}
+
+/** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
+export const HYBRID_DEFAULTS = {
+  topK: 8,
+  denseWeight: 0.6,
+  lexicalFloor: 0.5,
+  k1: 0.9,
+  b: 0.4,
+  adaptive: { floor: 3, ceiling: 16, relative: 0.7 },
+} as const;
+
+interface Lexical {
+  readonly index: Bm25Index;
+  readonly documents: readonly ReadonlySet<string>[];
+}
+
+/**
+ * Lexical and dense evidence together: BM25 over each tool's split name, description and
+ * parameter names and descriptions (stemmed, with the query expanded by the keyword
+ * selector's synonym table), blended with the embedding's cosine. Each half is scaled to
+ * 0..1 per query (BM25 by its best score, cosine min–max over the registry) and mixed by
+ * `denseWeight`. If the embedder fails the selector degrades to its lexical half and says
+ * so in `warnings`; only when neither half can rank does it fall open to the full surface.
+ *
+ * @example
+ * const selector = new HybridSelector(useLiteEmbedder({ modelPath: '/models/use-lite' }), { adaptive: true })
+ * loop.withAsyncToolSelector(selector)
+ */
+export class HybridSelector implements AsyncToolSelector {
+  readonly name: string;
+  readonly #dense: EmbeddingSelector;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools'>>;
+  readonly #adaptive: Required<HybridAdaptiveOptions> | undefined;
+  readonly #table: SynonymTable;
+  readonly #core: ReadonlySet<string>;
+  readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
+
+  constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
+    const { adaptive, cache, synonyms, phrases, coreTools, ...rest } = options;
+    this.#options = {
+      topK: rest.topK ?? HYBRID_DEFAULTS.topK,
+      denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
+      lexicalFloor: rest.lexicalFloor ?? HYBRID_DEFAULTS.lexicalFloor,
+      k1: rest.k1 ?? HYBRID_DEFAULTS.k1,
+      b: rest.b ?? HYBRID_DEFAULTS.b,
+    };
+    const { topK: k, denseWeight } = this.#options;
+    if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`topK must be a positive integer, got ${k}`);
+    if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
+    this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
+    this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
+    this.#dense =
+      embedder instanceof EmbeddingSelector
+        ? cache
+          ? embedder.withCache(cache)
+          : embedder
+        : new EmbeddingSelector(embedder, cache ? { cache } : {});
+    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
+    this.#core = new Set(coreTools ?? []);
+  }
+
+  /** The embedding half (its corpus stats and cache). */
+  get dense(): EmbeddingSelector {
+    return this.#dense;
+  }
+
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
+    return (await this.selectDetailed(ctx, all, options)).tools;
+  }
+
+  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    if (all.length === 0) return { tools: [] };
+    const query = ctx.latestUserMessage ?? '';
+
+    const words = this.queryWords(query);
+    const lexical = this.#lexicalFor(all);
+    const lexicalScores = lexical.index.score(words);
+    const dense = await this.#dense.scoreTools(query, all, signal ? { signal } : {});
+    signal?.throwIfAborted();
+
+    const warnings = [...dense.warnings];
+    const lexicalMax = max(lexicalScores);
+    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
+    if (!dense.ok) {
+      if (lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
+    }
+
+    const weight = dense.ok ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
+    const [low, high] = dense.ok ? range(dense.scores) : [0, 0];
+    const span = high - low || 1;
+    const fused = new Float64Array(all.length);
+    for (let i = 0; i < all.length; i++) {
+      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
+      const densePart = dense.ok ? ((dense.scores[i] as number) - low) / span : 0;
+      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
+    }
+
+    const picked = this.#pick(fused, dense.ok ? all.length : positives(lexicalScores));
+    const reasons: Record<string, ToolReason> = {};
+    const chosen = new Set(picked);
+    const tools: ToolSchema[] = [];
+    for (let i = 0; i < all.length; i++) {
+      const tool = all[i] as ToolSchema;
+      if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
+      tools.push(tool);
+      const matched = words.filter((word) => lexical.documents[i]?.has(word));
+      reasons[tool.name] = {
+        score: fused[i] as number,
+        ...(matched.length ? { matched } : {}),
+        parts: {
+          lexical: lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0,
+          ...(dense.ok ? { dense: dense.scores[i] as number } : {}),
+        },
+        ...(chosen.has(i) ? {} : { core: true }),
+      };
+    }
+    return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /** The lexical query words: tokens, synonym expansion, then stems. */
+  queryWords(query: string): string[] {
+    return [...new Set(expandQuery(textTokens(query), query, this.#table).map(stem))];
+  }
+
+  #pick(fused: Float64Array, rankable: number): number[] {
+    const limit = Math.min(rankable, fused.length);
+    const adaptive = this.#adaptive;
+    if (!adaptive) return topK(fused, Math.min(this.#options.topK, limit));
+    const ranked = topK(fused, Math.min(Math.max(adaptive.floor, adaptive.ceiling), limit));
+    const keep = adaptiveCut(
+      ranked.map((i) => fused[i] as number),
+      { floor: adaptive.floor, ceiling: adaptive.ceiling, relative: adaptive.relative },
+    );
+    return ranked.slice(0, keep);
+  }
+
+  #lexicalFor(all: readonly ToolSchema[]): Lexical {
+    let lexical = this.#lexical.get(all);
+    if (!lexical) {
+      const documents = all.map((tool) => bm25Document(tool).map(stem));
+      lexical = {
+        index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
+        documents: documents.map((words) => new Set(words)),
+      };
+      this.#lexical.set(all, lexical);
+    }
+    return lexical;
+  }
+
+  #failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
+    const reasons: Record<string, ToolReason> = {};
+    for (const name of this.#core) reasons[name] = { core: true };
+    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+}
+
+function max(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 0; i < values.length; i++) if ((values[i] as number) > best) best = values[i] as number;
+  return best;
+}
+
+function positives(values: ArrayLike<number>): number {
+  let count = 0;
+  for (let i = 0; i < values.length; i++) if ((values[i] as number) > 0) count++;
+  return count;
+}
+
+function range(values: Float32Array): [number, number] {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const value of values) {
+    if (value < low) low = value;
+    if (value > high) high = value;
+  }
+  return [low, high];
+}

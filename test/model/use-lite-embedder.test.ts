@@ -1,0 +1,167 @@
+/**
+ * useLiteEmbedder behaviour in Node (onnxruntime-web WASM, single thread): shape, unit length,
+ * empty strings, batching invariance, order, abort, progress, custom loader, backend info.
+ */
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pickDevice, resolveModelFile, useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import type { EmbedProgress } from '../../src/embed/embedder.js';
+import { generateSentences } from './use-lite-sentences.js';
+import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';
+
+const norm = (v: Float32Array): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+let embedder: UseLiteEmbedder;
+
+beforeAll(async () => {
+  await ensureModel();
+  embedder = useLiteEmbedder({ modelPath: MODEL_DIR });
+}, 120_000);
+
+describe('useLiteEmbedder', () => {
+  it('loads on WASM in Node and reports the backend and timings', async () => {
+    expect(embedder.backend).toBeUndefined();
+    const started = performance.now();
+    const backend = await embedder.load();
+    const loadMs = performance.now() - started;
+    expect(backend).toMatchObject({ device: 'wasm', dtype: 'int8', numThreads: 1, fallbackReason: 'no WebGPU in Node' });
+    expect(embedder.backend).toBe(backend);
+    const query = ['What is the weather in Paris tomorrow?'];
+    await embedder.embed(query); // warm the WASM tiers
+    const runs = 20;
+    const t0 = performance.now();
+    for (let i = 0; i < runs; i++) await embedder.embed(query);
+    console.info(
+      `use-lite int8 load ${loadMs.toFixed(0)} ms (${(backend.modelBytes / 1e6).toFixed(2)} MB), ` +
+        `per query ${((performance.now() - t0) / runs).toFixed(2)} ms (Node, WASM, 1 thread)`,
+    );
+    expect(await pickDevice('auto')).toBe('wasm');
+  });
+
+  it('has a dtype-specific id and 512 dimensions', () => {
+    expect(embedder.id).toBe('use-lite/int8/mean');
+    expect(embedder.dimensions).toBe(512);
+    const fp32 = useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32' });
+    expect(fp32.id).toBe('use-lite/fp32/mean');
+    expect(fp32.id).not.toBe(embedder.id);
+  });
+
+  it('returns unit-length, finite 512-d vectors in input order', async () => {
+    const texts = generateSentences().slice(0, 50);
+    const vectors = await embedder.embed(texts);
+    expect(vectors).toHaveLength(texts.length);
+    for (const v of vectors) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v).toHaveLength(512);
+      expect(v.every(Number.isFinite)).toBe(true);
+      expect(norm(v)).toBeCloseTo(1, 5);
+    }
+    // Internal length sorting must not leak into the output order.
+    const reversed = await embedder.embed([...texts].reverse());
+    reversed.reverse().forEach((v, i) => expect(cosine(v, vectors[i] as Float32Array)).toBeGreaterThan(0.99999));
+    expect(await embedder.embed([])).toEqual([]);
+  });
+
+  it('embeds empty strings instead of dropping them (as a fully masked row: l2norm(tanh(b_t)))', async () => {
+    const { readTfjsWeights, collectWeights } = await buildScript();
+    const { bt } = collectWeights(readTfjsWeights());
+    const expected = Float32Array.from(bt, Math.tanh);
+    const [alone] = await embedder.embed(['']);
+    const mixed = await embedder.embed(['a', '', 'b', '']);
+    expect(mixed).toHaveLength(4);
+    for (const v of [alone as Float32Array, mixed[1] as Float32Array, mixed[3] as Float32Array]) {
+      expect(norm(v)).toBeCloseTo(1, 5);
+      expect(cosine(v, expected)).toBeGreaterThan(0.9999);
+    }
+    expect(cosine(mixed[0] as Float32Array, mixed[1] as Float32Array)).toBeLessThan(0.99);
+  });
+
+  it('gives the same vectors batched and one at a time', async () => {
+    const texts = generateSentences().filter((_, i) => i % 4 === 0).slice(0, 48);
+    const small = useLiteEmbedder({ modelPath: MODEL_DIR, batchSize: 5 });
+    const batched = await small.embed(texts);
+    const single: Float32Array[] = [];
+    for (const text of texts) single.push(...(await embedder.embed([text])));
+    let worst = 1;
+    batched.forEach((v, i) => {
+      worst = Math.min(worst, cosine(v, single[i] as Float32Array));
+    });
+    expect(worst).toBeGreaterThan(0.99999);
+    await small.dispose();
+  });
+
+  it('aborts before loading and between batches', async () => {
+    const reason = new Error('stop');
+    await expect(embedder.embed(['x'], { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+
+    const controller = new AbortController();
+    const seen: EmbedProgress[] = [];
+    const abortable = useLiteEmbedder({
+      modelPath: MODEL_DIR,
+      batchSize: 4,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.phase === 'corpus') controller.abort(reason); // after the first batch
+      },
+    });
+    const texts = generateSentences().slice(0, 20);
+    await expect(abortable.embed(texts, { signal: controller.signal })).rejects.toBe(reason);
+    expect(seen.filter((p) => p.phase === 'corpus')).toEqual([{ phase: 'corpus', done: 4, total: 20 }]);
+    // The embedder stays usable after an aborted call.
+    await expect(abortable.embed(['still works'])).resolves.toHaveLength(1);
+    await abortable.dispose();
+  });
+
+  it('reports load progress in bytes and uses a custom loader', async () => {
+    const urls: string[] = [];
+    const seen: EmbedProgress[] = [];
+    const custom = useLiteEmbedder({
+      modelPath: pathToFileURL(MODEL_DIR),
+      dtype: 'fp32',
+      device: 'wasm',
+      onProgress: (p) => seen.push(p),
+      fetch: async (url) => {
+        urls.push(url);
+        const bytes = await readFile(new URL(url));
+        return new Response(bytes, { headers: { 'content-length': String(bytes.byteLength) } });
+      },
+    });
+    const backend = await custom.load();
+    expect(backend.fallbackReason).toBeUndefined(); // 'wasm' was asked for explicitly
+    expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual([
+      'use-lite/tokenizer.json',
+      'use-lite/tokenizer_config.json',
+      'use-lite/onnx/model.onnx',
+    ]);
+    const loads = seen.filter((p) => p.phase === 'load');
+    expect(loads.length).toBeGreaterThan(0);
+    expect(loads.at(-1)).toEqual({ phase: 'load', done: backend.modelBytes, total: backend.modelBytes });
+    await custom.dispose();
+  });
+
+  it('serialises concurrent calls and reloads after dispose', async () => {
+    const own = useLiteEmbedder({ modelPath: MODEL_DIR });
+    const [a, b] = await Promise.all([own.embed(['first call']), own.embed(['second call', 'third'])]);
+    expect(a).toHaveLength(1);
+    expect(b).toHaveLength(2);
+    await own.dispose();
+    expect(own.backend).toBeUndefined();
+    await expect(own.embed(['again'])).resolves.toHaveLength(1);
+    await own.dispose();
+  });
+
+  it('fails clearly: missing folder, explicit WebGPU in Node', async () => {
+    await expect(useLiteEmbedder({ modelPath: '/nonexistent/use-lite' }).embed(['x'])).rejects.toThrow();
+    await expect(useLiteEmbedder({ modelPath: MODEL_DIR, device: 'webgpu' }).load()).rejects.toThrow();
+  });
+
+  it('resolves model files under URLs and paths', () => {
+    expect(resolveModelFile('https://example.test/models/use-lite', 'tokenizer.json')).toBe(
+      'https://example.test/models/use-lite/tokenizer.json',
+    );
+    expect(resolveModelFile(new URL('https://example.test/m/'), 'onnx/model.onnx')).toBe('https://example.test/m/onnx/model.onnx');
+    expect(resolveModelFile('/srv/models/use-lite/', 'config.json')).toBe('/srv/models/use-lite/config.json');
+    expect(resolveModelFile('models/use-lite', 'config.json')).toBe('models/use-lite/config.json');
+    expect(resolveModelFile('C:\\models\\use-lite', 'config.json')).toBe('C:\\models\\use-lite/config.json');
+  });
+});

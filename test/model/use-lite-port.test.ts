@@ -1,0 +1,177 @@
+/**
+ * The USE-lite ONNX port against the TF.js reference (@energetic-ai/embeddings), through
+ * onnxruntime-web WASM in Node and the transformers.js tokenizer built from tokenizer.json.
+ * Figures are printed and recorded in docs/model.md; the floors below are what was measured.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
+import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { generateSentences } from './use-lite-sentences.js';
+import { MODEL_DIR, cosine, ensureModel, loadReference, stats, type Reference } from './use-lite-setup.js';
+
+const texts = generateSentences();
+let reference: Reference;
+let referenceVectors: number[][];
+let tokenizer: PreTrainedTokenizer;
+let fp32: Float32Array[];
+let int8: Float32Array[];
+/** Indexes of texts whose first 128 ids (what the graph sees) match the reference tokenizer. */
+let sameIds: Set<number>;
+
+const clip = (ids: readonly number[]): number[] => ids.slice(0, 128);
+const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
+beforeAll(async () => {
+  await ensureModel();
+  reference = await loadReference();
+  const { PreTrainedTokenizer } = await import('@huggingface/transformers');
+  const json = async (file: string): Promise<unknown> => JSON.parse(await readFile(join(MODEL_DIR, file), 'utf8'));
+  tokenizer = new PreTrainedTokenizer(await json('tokenizer.json'), await json('tokenizer_config.json'));
+
+  // Batches of 32 with non-empty texts: TF.js drops a trailing empty row, so none are included.
+  referenceVectors = [];
+  for (let i = 0; i < texts.length; i += 32) referenceVectors.push(...(await reference.embed(texts.slice(i, i + 32))));
+
+  fp32 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(texts);
+  int8 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'int8', device: 'wasm' }).embed(texts);
+  sameIds = new Set(
+    texts.flatMap((text, i) =>
+      same(clip(tokenizer.encode(text, { add_special_tokens: false })), clip(reference.tokenize(text))) ? [i] : [],
+    ),
+  );
+}, 180_000);
+
+describe('USE-lite ONNX port vs TF.js', () => {
+  it('uses at least 200 varied texts, some over 128 tokens', () => {
+    expect(texts.length).toBeGreaterThanOrEqual(200);
+    expect(referenceVectors).toHaveLength(texts.length);
+    const long = texts.filter((t) => reference.tokenize(t).length > 128);
+    expect(long.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('tokenizer: transformers.js ids match the energetic tokenizer on the measured share of texts', () => {
+    const full = texts.filter((t) => same(tokenizer.encode(t, { add_special_tokens: false }), reference.tokenize(t)));
+    const mismatched = texts.filter((_, i) => !sameIds.has(i));
+    console.info(
+      `tokenizer parity: ${full.length}/${texts.length} full sequences, ${sameIds.size}/${texts.length} within the ` +
+        `128-token clip; mismatches: ${JSON.stringify(mismatched)}`,
+    );
+    expect(sameIds.size / texts.length).toBeGreaterThanOrEqual(0.99);
+    // Every remaining mismatch is a Viterbi tie: the same pieces in another order (notes §10).
+    for (const text of mismatched) {
+      const ours = clip(tokenizer.encode(text, { add_special_tokens: false }));
+      const theirs = clip(reference.tokenize(text));
+      expect([...ours].sort((a, b) => a - b)).toEqual([...theirs].sort((a, b) => a - b));
+    }
+  });
+
+  it('fp32: cosine >= 0.999 to TF.js wherever the ids agree, end-to-end mean >= 0.999', () => {
+    const all = fp32.map((v, i) => cosine(v, referenceVectors[i] as number[]));
+    const agreed = all.filter((_, i) => sameIds.has(i));
+    const a = stats(all);
+    const b = stats(agreed);
+    console.info(
+      `fp32 vs TF.js: same ids (${agreed.length}) min ${b.min.toFixed(10)} mean ${b.mean.toFixed(10)}; ` +
+        `all (${all.length}) min ${a.min.toFixed(6)} mean ${a.mean.toFixed(6)}`,
+    );
+    expect(b.min).toBeGreaterThanOrEqual(0.999);
+    expect(b.min).toBeGreaterThanOrEqual(0.99999); // measured ≈ 0.99999999998
+    expect(a.mean).toBeGreaterThanOrEqual(0.999);
+    expect(a.min).toBeGreaterThanOrEqual(0.85); // tie-permuted ids ('00000' ≈ 0.887)
+  });
+
+  it('fp32: the graph alone is exact — reference ids fed straight to the ONNX session', async () => {
+    const ort = await import('onnxruntime-web');
+    const model = await readFile(join(MODEL_DIR, 'onnx/model.onnx'));
+    const session = await ort.InferenceSession.create(model, { executionProviders: ['wasm'] });
+    // Mismatched and long texts, unclipped: the graph's own Slice must apply the 128 clip.
+    const picked = texts.map((_, i) => i).filter((i) => !sameIds.has(i) || reference.tokenize(texts[i] as string).length > 128);
+    for (const i of picked) {
+      const ids = reference.tokenize(texts[i] as string);
+      const out = await session.run({
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
+        attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+      });
+      expect(cosine(out.sentence_embedding?.data as Float32Array, referenceVectors[i] as number[])).toBeGreaterThan(0.99999);
+    }
+    await session.release();
+  });
+
+  it('int8: cosine to TF.js stays above the measured floor', () => {
+    const all = int8.map((v, i) => cosine(v, referenceVectors[i] as number[]));
+    const agreed = stats(all.filter((_, i) => sameIds.has(i)));
+    const a = stats(all);
+    const toFp32 = stats(int8.map((v, i) => cosine(v, fp32[i] as Float32Array)));
+    console.info(
+      `int8 vs TF.js: same ids min ${agreed.min.toFixed(6)} mean ${agreed.mean.toFixed(6)}; all min ${a.min.toFixed(6)} ` +
+        `mean ${a.mean.toFixed(6)}; int8 vs fp32 min ${toFp32.min.toFixed(6)} mean ${toFp32.mean.toFixed(6)}`,
+    );
+    expect(agreed.min).toBeGreaterThanOrEqual(0.999); // measured ≈ 0.99933
+    expect(agreed.mean).toBeGreaterThanOrEqual(0.9995); // measured ≈ 0.99978
+    expect(toFp32.min).toBeGreaterThanOrEqual(0.999);
+  });
+
+  it('retrieval: nearest neighbours agree (fp32 with TF.js, int8 with fp32)', () => {
+    // Each text queries the others (restricted to texts whose ids agree, so the tokenizer's tie
+    // permutations do not blur the comparison); compare the top-1 and the top-5 set.
+    const pool = texts.map((_, i) => i).filter((i) => sameIds.has(i));
+    const ranked = (vectors: ArrayLike<number>[], q: number): number[] =>
+      pool
+        .filter((j) => j !== q)
+        .map((j) => [j, cosine(vectors[q] as ArrayLike<number>, vectors[j] as ArrayLike<number>)] as const)
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 5)
+        .map(([j]) => j);
+    const compare = (a: ArrayLike<number>[], b: ArrayLike<number>[]) => {
+      let top1 = 0;
+      let top5 = 0;
+      for (const q of pool) {
+        const ra = ranked(a, q);
+        const rb = ranked(b, q);
+        if (ra[0] === rb[0]) top1++;
+        top5 += ra.filter((j) => rb.includes(j)).length / 5;
+      }
+      return { top1: top1 / pool.length, top5: top5 / pool.length };
+    };
+    const fp32Ref = compare(fp32, referenceVectors);
+    const int8Fp32 = compare(int8, fp32);
+    // Where int8 picks another top-1, how much worse is its pick by fp32's own scores?
+    let worstGap = 0;
+    for (const q of pool) {
+      const [best] = ranked(fp32, q);
+      const [picked] = ranked(int8, q);
+      if (best === undefined || picked === undefined || best === picked) continue;
+      const score = (j: number): number => cosine(fp32[q] as Float32Array, fp32[j] as Float32Array);
+      worstGap = Math.max(worstGap, score(best) - score(picked));
+    }
+    console.info(
+      `neighbour agreement over ${pool.length} queries: fp32~TF.js top1 ${fp32Ref.top1.toFixed(4)} top5 ${fp32Ref.top5.toFixed(4)}; ` +
+        `int8~fp32 top1 ${int8Fp32.top1.toFixed(4)} top5 ${int8Fp32.top5.toFixed(4)}; worst int8 top-1 gap ${worstGap.toExponential(2)}`,
+    );
+    expect(fp32Ref.top1).toBe(1);
+    expect(fp32Ref.top5).toBe(1);
+    expect(int8Fp32.top1).toBeGreaterThanOrEqual(0.98); // measured 0.9864
+    expect(int8Fp32.top5).toBeGreaterThanOrEqual(0.97); // measured 0.9864
+    // int8 only reorders near-ties (measured worst gap ≈ 2e-4 in cosine).
+    expect(worstGap).toBeLessThan(1e-3);
+  });
+
+  it('golden vectors (notes §7)', async () => {
+    const golden = [
+      {
+        text: 'The quick brown fox jumps over the lazy dog.',
+        ids: [34, 2280, 3744, 1394, 152, 2009, 7, 132, 9, 6266, 959, 6],
+        head: [-0.013534, -0.042564, 0.036843, -0.005918],
+      },
+      { text: 'How old are you?', ids: [728, 446, 31, 19, 54], head: [0.038685, 0.050444, -0.045524, 0.056079] },
+    ];
+    const [a, b] = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(golden.map((g) => g.text));
+    golden.forEach((g, i) => {
+      expect(tokenizer.encode(g.text, { add_special_tokens: false })).toEqual(g.ids);
+      const vector = [a, b][i] as Float32Array;
+      g.head.forEach((value, k) => expect(vector[k]).toBeCloseTo(value, 5));
+    });
+  });
+});
