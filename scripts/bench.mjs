@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../dist/cli.js';
-import { BareLoop, Bm25Selector, KeywordSelector, ToolRegistry } from '../dist/index.js';
+import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
+import { useLiteEmbedder } from '../dist/transformers.js';
 
 const { values } = parseArgs({
   options: {
@@ -77,6 +78,59 @@ if (want('loop')) {
     if (i >= 100) samples.push(elapsed / result.turns);
   }
   report('BareLoop overhead per turn, 1,000 tools, keyword', samples);
+}
+
+if (want('embedding') || want('hybrid')) {
+  // The offline default model, single-threaded WASM (onnxruntime-web) in Node.
+  const modelPath = resolve(import.meta.dirname, '../models/use-lite');
+  const t0 = performance.now();
+  const embedder = useLiteEmbedder({ modelPath, numThreads: 1 });
+  const backend = await embedder.load();
+  const loadMs = performance.now() - t0;
+  console.log(`use-lite load: ${loadMs.toFixed(0)} ms (${backend.device}, ${backend.dtype}, ${(backend.modelBytes / 1e6).toFixed(1)} MB)`);
+  results.push({ name: 'use-lite load', ms: loadMs, backend });
+
+  const embedSamples = [];
+  for (let i = 0; i < 300; i++) {
+    const t = performance.now();
+    await embedder.embed([queries[i % queries.length]]);
+    if (i >= 20) embedSamples.push(performance.now() - t);
+  }
+  report('query embed (1 text, bfcl queries)', embedSamples);
+
+  // Corpus rate: embed a 400-tool slice of the registry from scratch.
+  const { toolText } = await import('../dist/index.js');
+  const slice = tools.slice(0, 400).map((t) => toolText(t.name, t.description));
+  const tc = performance.now();
+  await embedder.embed(slice);
+  const rate = slice.length / ((performance.now() - tc) / 1000);
+  console.log(`corpus embedding rate: ${rate.toFixed(1)} tools/s (bfcl tool texts)`);
+  results.push({ name: 'corpus embedding rate', toolsPerSecond: rate });
+
+  const cache = memoryVectorCache();
+  const timeAsync = async (selector, n = 300) => {
+    const ctx = (q) => ({ turn: 1, latestUserMessage: q, conversation: [{ role: 'user', content: q }] });
+    const signal = new AbortController().signal;
+    const tw = performance.now();
+    await selector.select(ctx(queries[0]), tools, { signal }); // warm: corpus embedded (or read from cache)
+    const warmupMs = performance.now() - tw;
+    const samples = [];
+    for (let i = 1; i <= n; i++) {
+      const c = ctx(queries[i % queries.length]);
+      const t = performance.now();
+      await selector.select(c, tools, { signal });
+      samples.push(performance.now() - t);
+    }
+    return { samples, warmupMs };
+  };
+  if (want('embedding')) {
+    const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(embedder, { cache }));
+    report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+  }
+  if (want('hybrid')) {
+    const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
+    report('HybridSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+  }
 }
 
 export { results };

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { applySelection } from '../../src/select/apply-selection.js';
+import type { SelectionContext } from '../../src/select/selector.js';
+import type { ToolSchema } from '../../src/tool/schema.js';
+import { memoryVectorCache } from '../../src/embed/vector-cache.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
+
+const tool = (name: string, description: string, properties: Record<string, unknown> = {}): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties },
+});
+
+const TOOLS: ToolSchema[] = [
+  tool('get_weather', 'Current weather conditions and forecast for a city.', { city: { type: 'string', description: 'City name' } }),
+  tool('send_email', 'Send an email message to a recipient.', { to: { type: 'string' }, subject: { type: 'string' } }),
+  tool('read_file', 'Return the contents of a file.', { path: { type: 'string' } }),
+  tool('search_web', 'Search the web for pages matching a query.', { query: { type: 'string' } }),
+  tool('create_calendar_event', 'Create an event in the calendar.', { title: { type: 'string' }, start: { type: 'string' } }),
+  tool('list_pull_requests', 'List open pull requests of a repository.', { repository: { type: 'string' } }),
+  tool('translate_text', 'Translate text into another language.', { text: { type: 'string' }, target_language: { type: 'string' } }),
+  tool('run_sql_query', 'Run a SQL query against the database.', { sql: { type: 'string' } }),
+  tool('deploy_service', 'Deploy a service to the cloud.', { service: { type: 'string' } }),
+  tool('convert_currency', 'Convert an amount between currencies using exchange rates.', { amount: { type: 'number' } }),
+];
+
+const ctx = (prompt: string | undefined, turn = 1): SelectionContext => ({
+  turn,
+  latestUserMessage: prompt,
+  conversation: prompt === undefined ? [] : [{ role: 'user', content: prompt }],
+});
+const signal = () => new AbortController().signal;
+
+describe('HybridSelector', () => {
+  it('ranks by lexical and dense evidence together, advertising members of all in registry order', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const output = await selector.selectDetailed(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
+    const selection = applySelection(output, TOOLS);
+    expect(selection.dropped).toEqual([]);
+    expect(selection.names).toContain('get_weather');
+    expect(selection.names).toHaveLength(3);
+    const positions = selection.names.map((name) => TOOLS.findIndex((t) => t.name === name));
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    for (const t of output.tools) expect(TOOLS).toContain(t);
+    const reason = output.reasons?.get_weather;
+    expect(reason?.matched).toEqual(expect.arrayContaining(['weather', 'forecast']));
+    expect(reason?.parts?.lexical).toBeGreaterThan(0);
+    expect(reason?.parts).toHaveProperty('dense');
+  });
+
+  it('expands the query with the keyword synonym table (query side) and stems words', async () => {
+    const selector = new HybridSelector(countingEmbedder());
+    // "look up" → search (phrase pair); "pages" and "page" share a stem.
+    expect(selector.queryWords('look up some pages')).toEqual(expect.arrayContaining(['search', 'page']));
+    expect(selector.queryWords('look upon it')).not.toContain('search');
+  });
+
+  it('reaches a tool through its parameter names and descriptions', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, denseWeight: 0 });
+    const output = await selector.selectDetailed(ctx('which target_language should I use'), TOOLS, { signal: signal() });
+    expect(output.tools.map((t) => t.name)).toEqual(['translate_text']);
+  });
+
+  it('degrades to its lexical half, and says so, when the embedder fails', async () => {
+    const embedder = countingEmbedder();
+    embedder.behaviour = () => 'reject';
+    const selector = new HybridSelector(embedder, { topK: 2 });
+    const output = await selector.selectDetailed(ctx('send an email to Ana'), TOOLS, { signal: signal() });
+    expect(output.fellOpen).toBeUndefined();
+    expect(output.tools.map((t) => t.name)).toContain('send_email');
+    expect(output.tools.length).toBeLessThanOrEqual(2);
+    expect(output.warnings?.join(' ')).toMatch(/lexical half only/);
+  });
+
+  it('degrades to lexical on a NaN query vector too', async () => {
+    const embedder = countingEmbedder();
+    embedder.behaviour = (texts) => (texts.length === 1 && texts[0]?.startsWith('deploy') ? 'nan' : 'ok');
+    const selector = new HybridSelector(embedder, { topK: 2 });
+    const output = await selector.selectDetailed(ctx('deploy the billing service'), TOOLS, { signal: signal() });
+    expect(output.tools.map((t) => t.name)).toContain('deploy_service');
+    expect(output.warnings?.join(' ')).toMatch(/lexical/);
+  });
+
+  it('falls open to the full surface only when neither half can rank', async () => {
+    const embedder = countingEmbedder();
+    embedder.behaviour = () => 'throw';
+    const selector = new HybridSelector(embedder, { coreTools: ['read_file'] });
+    const output = await selector.selectDetailed(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
+    expect(output.tools).toEqual(TOOLS);
+    expect(output.fellOpen).toMatch(/no lexical match/);
+    expect(output.reasons?.read_file?.core).toBe(true);
+  });
+
+  it('ranks on the dense half alone when the query shares no word with any tool', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 2 });
+    const output = await selector.selectDetailed(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
+    expect(output.fellOpen).toBeUndefined();
+    expect(output.tools).toHaveLength(2);
+  });
+
+  it('unions core tools into every non-empty selection', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, coreTools: ['read_file'] });
+    const output = await selector.selectDetailed(ctx('convert 10 euros to dollars'), TOOLS, { signal: signal() });
+    const names = output.tools.map((t) => t.name);
+    expect(names).toContain('convert_currency');
+    expect(names).toContain('read_file');
+    expect(output.reasons?.read_file?.core).toBe(true);
+  });
+
+  it('is deterministic: the same context gives the same selection', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 4 });
+    const prompts = ['list open pull requests', 'translate this to German', 'run a sql query on users'];
+    for (const prompt of prompts) {
+      const first = await selector.select(ctx(prompt), TOOLS, { signal: signal() });
+      const second = await selector.select(ctx(prompt, 3), TOOLS, { signal: signal() });
+      expect(second.map((t) => t.name)).toEqual(first.map((t) => t.name));
+    }
+  });
+
+  it('adaptive k keeps between floor and ceiling, fewer for a clear query', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { adaptive: { floor: 1, ceiling: 6, relative: 0.8 } });
+    expect(selector.name).toBe('hybrid-adaptive');
+    const clear = await selector.select(ctx('weather forecast city'), TOOLS, { signal: signal() });
+    expect(clear.length).toBeGreaterThanOrEqual(1);
+    expect(clear.length).toBeLessThanOrEqual(6);
+    expect(clear.map((t) => t.name)).toContain('get_weather');
+    const vague = await selector.select(ctx('help me with something'), TOOLS, { signal: signal() });
+    expect(vague.length).toBeGreaterThanOrEqual(clear.length);
+  });
+
+  it('shares the corpus cache with an embedding selector: no re-embedding of the corpus', async () => {
+    const embedder = countingEmbedder();
+    const cache = memoryVectorCache();
+    const dense = new EmbeddingSelector(embedder, { cache });
+    await dense.select(ctx('weather'), TOOLS, { signal: signal() });
+    const corpusTexts = embedder.texts.length - 1;
+    expect(corpusTexts).toBe(TOOLS.length);
+    const hybrid = new HybridSelector(embedder, { cache });
+    await hybrid.select(ctx('weather'), TOOLS, { signal: signal() });
+    // One more text: the query. The corpus came from the shared cache.
+    expect(embedder.texts.length).toBe(corpusTexts + 2);
+  });
+
+  it('rejects with the abort reason rather than falling open', async () => {
+    const embedder = countingEmbedder();
+    embedder.hold = new Promise(() => undefined);
+    const controller = new AbortController();
+    const pending = new HybridSelector(embedder).select(ctx('weather'), TOOLS, { signal: controller.signal });
+    controller.abort(new Error('cancelled by test'));
+    await expect(pending).rejects.toThrow('cancelled by test');
+  });
+
+  it('validates its options', () => {
+    expect(() => new HybridSelector(countingEmbedder(), { topK: 0 })).toThrow(/topK/);
+    expect(() => new HybridSelector(countingEmbedder(), { denseWeight: 1.5 })).toThrow(/denseWeight/);
+  });
+});
