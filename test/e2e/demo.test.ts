@@ -1,0 +1,149 @@
+/**
+ * The demo page on the WASM path: selection results and their explanations, the IndexedDB
+ * corpus cache across a reload, tools.json validation, and no request leaving 127.0.0.1.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { launch, readState, waitReady, type HookState, type Launched } from './browser.js';
+import { serveStatic, type StaticServer } from './serve.js';
+
+let model: ScriptedModelServer;
+let server: StaticServer;
+let browser: Launched;
+let page: Page;
+
+const result = (state: HookState, id: string) => {
+  const found = state.results.find((r) => r.id === id);
+  if (!found) throw new Error(`no ${id} result in ${JSON.stringify(state.results.map((r) => r.id))}`);
+  return found;
+};
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  // The page reaches the model same-origin through the static server (no CORS on the stand-in).
+  server = await serveStatic('dist/public', { proxy: { prefix: '/v1/', target: model.url } });
+  browser = await launch();
+  page = await browser.newPage();
+});
+
+afterEach(() => {
+  expect(browser.external, 'requests outside 127.0.0.1').toEqual([]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await model?.close();
+});
+
+describe('demo page (WASM)', () => {
+  it('embeds the corpus on first load and advertises the weather tools', async () => {
+    await page.goto(`${server.url}?device=wasm`);
+    const state = await waitReady(page);
+    expect(state.phase).toBe('ready');
+    expect(state.crossOriginIsolated).toBe(true);
+    expect(state.backend?.device).toBe('wasm');
+    expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: state.registry.count, cacheHits: 0 });
+    expect(state.registry.count).toBeGreaterThanOrEqual(50);
+
+    const embedding = result(state, 'embedding');
+    expect(embedding.fellOpen).toBeUndefined();
+    expect(embedding.names).toContain('get_weather_forecast');
+    expect(embedding.ranked[0]?.name).toMatch(/weather/);
+    expect(embedding.names.length).toBeLessThanOrEqual(6);
+
+    // Keyword explains itself with the words that matched.
+    const keyword = result(state, 'keyword');
+    const forecast = keyword.ranked.find((t) => t.name === 'get_weather_forecast');
+    expect(forecast?.matched).toContain('weather');
+    expect(result(state, 'bm25').names).toContain('get_weather_forecast');
+
+    // What the state says is what the page shows.
+    await expect(page.locator('[data-selector=embedding] [data-tool=get_weather_forecast]').count()).resolves.toBe(1);
+    await expect(page.locator('[data-selector=keyword] [data-tool=get_weather_forecast] mark').first().textContent()).resolves.toBe('weather');
+    await expect(page.locator('[data-chip=backend]').textContent()).resolves.toContain('WASM');
+    await expect(page.locator('.chart rect.chart-embedding').count()).resolves.toBe(1);
+  });
+
+  it('reloads with corpus vectors from IndexedDB and embeds nothing (auto falls back to WASM)', async () => {
+    await page.goto(server.url); // device=auto: this context has no WebGPU adapter
+    const state = await waitReady(page);
+    expect(state.backend?.device).toBe('wasm');
+    expect(state.backend?.fallbackReason).toMatch(/no WebGPU adapter/);
+    expect(state.corpus).toMatchObject({ source: 'idb', corpusEmbeds: 0, cacheHits: 1 });
+    await expect(page.locator('[data-chip=corpus]').textContent()).resolves.toContain('from cache, 0 embedded');
+    expect(result(state, 'embedding').names).toContain('get_weather_forecast');
+  });
+
+  it('re-selects as the prompt changes', async () => {
+    const before = (await readState(page)).selections;
+    await page.fill('#prompt', 'how much is 250 euros in japanese yen');
+    await page.waitForFunction((n) => (window as unknown as { __loopctl: { state: { selections: number } } }).__loopctl.state.selections > n, before);
+    const state = await readState(page);
+    expect(result(state, 'embedding').names).toContain('convert_currency');
+    expect(result(state, 'bm25').names).toContain('convert_currency');
+    // No corpus work for a new prompt: only the query is embedded.
+    expect(state.corpus?.corpusEmbeds).toBe(0);
+  });
+
+  it('runs the loop in the page with the chosen selector and shows each turn\'s tools', async () => {
+    model.enqueue(
+      { toolCalls: [{ name: 'get_weather_forecast', arguments: { city: 'Paris', days: 2 } }] },
+      { text: 'Tomorrow in Paris: light rain, 14 °C.' },
+    );
+    await page.click('#chat summary');
+    await page.fill('#chat input[name=baseURL]', `${server.url}v1`);
+    await page.fill('#chat input[name=model]', 'scripted');
+    await page.selectOption('#chat select[name=selector]', 'embedding');
+    await page.fill('#chat input[name=message]', "what's the weather in Paris tomorrow");
+    await page.click('#chat button[type=submit]');
+    await page.waitForSelector('#chat .chat-run .chat-note', { timeout: 30_000 });
+
+    const [first, second] = await model.waitForRequests(2);
+    const advertised = ((first?.json as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    expect(advertised).toContain('get_weather_forecast');
+    expect(advertised.length).toBeLessThanOrEqual(6);
+    expect(second?.json).toBeTruthy();
+
+    const turns = await page.locator('#chat .chat-turn-label').allTextContents();
+    expect(turns[0]).toMatch(/Turn 1 · embedding · \d+\/67 tools/);
+    await expect(page.locator('#chat .chat-turn').first().locator('.tool-chip', { hasText: 'get_weather_forecast' }).count()).resolves.toBe(1);
+    await expect(page.locator('#chat .chat-tool').first().textContent()).resolves.toContain('get_weather_forecast');
+    await expect(page.locator('#chat .chat-assistant').last().textContent()).resolves.toContain('light rain');
+    // Settings persist locally; the key field stays empty (none given).
+    expect(await page.evaluate(() => localStorage.getItem('loopctl.chat.baseURL'))).toBe(`${server.url}v1`);
+  });
+
+  it('rejects a bad tools.json with the path of each problem, then loads a good one', async () => {
+    await page.setInputFiles('#tools-file', {
+      name: 'tools.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope'])),
+    });
+    await page.waitForSelector('#tools-errors:not([hidden])');
+    const errors = await page.locator('#tools-errors').textContent();
+    expect(errors).toContain('[1].name: expected a non-empty string');
+    expect(errors).toContain('[2]: expected an object');
+
+    const tools = [
+      { name: 'get_forecast', description: 'Weather forecast for a city for the coming days.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      { type: 'function', function: { name: 'send_invoice', description: 'Email an invoice to a customer.', parameters: { type: 'object' } } },
+      { name: 'search_flights', description: 'Find flights between two airports on a date.', input_schema: { type: 'object' } },
+    ];
+    const errorsAfter = await page.evaluate(
+      (text) => (window as unknown as { __loopctl: { loadToolsText(t: string): Promise<string[]> } }).__loopctl.loadToolsText(text),
+      JSON.stringify({ tools }),
+    );
+    expect(errorsAfter).toEqual([]);
+    const state = await readState(page);
+    expect(state.registry.count).toBe(3);
+    expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: 3 });
+    expect(await page.locator('#tools-errors').isHidden()).toBe(true);
+  });
+
+  it('logged no page errors', () => {
+    // ORT's own "nodes were not assigned" notice is a console warning, not an error here.
+    expect(browser.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
+  });
+});
