@@ -54,7 +54,7 @@ export const SELECTOR_FACTORIES: Readonly<Record<string, Factory>> = Object.free
     'embedding-adaptive': async (spec: SelectorSpec) =>
       new EmbeddingSelector(await needEmbedder(spec), {
         topK: 16,
-        adaptive: { floor: 3, ceiling: 16, relative: 0.85 },
+        adaptive: { floor: 3, ceiling: 16, span: 0.7 },
         cache: corpusCache(),
       }),
     hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, cache: corpusCache() }),

@@ -21,6 +21,12 @@ export interface AdaptiveCutOptions {
    * whatever its size.
    */
   readonly gap?: number;
+  /**
+   * Keep scores at least `top − span × (top − score at the ceiling)`: a threshold set by the
+   * query's own spread among its candidates, so it behaves alike whatever the score scale or
+   * registry size (e.g. 0.8). Whichever of `relative`, `gap` and `span` cuts first wins.
+   */
+  readonly span?: number;
 }
 
 /**
@@ -53,7 +59,17 @@ export function adaptiveCut(sortedScores: ArrayLike<number>, options: AdaptiveCu
     }
   }
 
-  const useGap = options.gap !== undefined || options.relative === undefined;
+  if (options.span !== undefined) {
+    const threshold = top - options.span * (top - (sortedScores[ceiling - 1] as number));
+    for (let i = floor; i < ceiling; i++) {
+      if ((sortedScores[i] as number) < threshold) {
+        cut = Math.min(cut, i);
+        break;
+      }
+    }
+  }
+
+  const useGap = options.gap !== undefined || (options.relative === undefined && options.span === undefined);
   if (useGap) {
     // A cut at i keeps items 0..i-1; the drop it cuts at is score[i-1] - score[i].
     let bestAt = -1;

@@ -25,6 +25,8 @@ export interface EmbeddingAdaptiveOptions {
   relative?: number;
   /** Cut at the largest drop when it is at least this big; with no `relative`, the largest drop. */
   gap?: number;
+  /** Keep scores at least `top − span × (top − score at the ceiling)`. */
+  span?: number;
 }
 
 /** Options for {@link EmbeddingSelector}. */
@@ -296,6 +298,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
         ceiling,
         ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
         ...(adaptive.gap !== undefined ? { gap: adaptive.gap } : {}),
+        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
       },
     );
     return ranked.slice(0, keep);

@@ -12,10 +12,14 @@ import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from 
 import { topK } from './top-k.js';
 import { textTokens } from './words.js';
 
-/** Adaptive k for the hybrid: keep tools scoring at least `relative × top`, between floor and ceiling. */
+/**
+ * Adaptive k for the hybrid: between `floor` and `ceiling`, keep tools scoring at least
+ * `top − span × (top − score at the ceiling)` (and, when set, at least `relative × top`).
+ */
 export interface HybridAdaptiveOptions {
   floor?: number;
   ceiling?: number;
+  span?: number;
   relative?: number;
 }
 
@@ -52,7 +56,7 @@ export const HYBRID_DEFAULTS = {
   lexicalFloor: 0.5,
   k1: 0.9,
   b: 0.4,
-  adaptive: { floor: 3, ceiling: 16, relative: 0.7 },
+  adaptive: { floor: 3, ceiling: 16, span: 0.82 },
 } as const;
 
 interface Lexical {
@@ -76,7 +80,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
   readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools'>>;
-  readonly #adaptive: Required<HybridAdaptiveOptions> | undefined;
+  readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
@@ -178,7 +182,12 @@ export class HybridSelector implements AsyncToolSelector {
     const ranked = topK(fused, Math.min(Math.max(adaptive.floor, adaptive.ceiling), limit));
     const keep = adaptiveCut(
       ranked.map((i) => fused[i] as number),
-      { floor: adaptive.floor, ceiling: adaptive.ceiling, relative: adaptive.relative },
+      {
+        floor: adaptive.floor,
+        ceiling: adaptive.ceiling,
+        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
+        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
+      },
     );
     return ranked.slice(0, keep);
   }

@@ -82,3 +82,22 @@ describe('adaptiveCut', () => {
     expect(adaptiveCut([-0.1, -0.5, -0.9], { floor: 1, ceiling: 3, relative: 0.9 })).toBe(3);
   });
 });
+
+describe('adaptiveCut span', () => {
+  it('keeps scores within a share of the query’s own spread from the top', () => {
+    // threshold = 1 − 0.5 × (1 − 0) = 0.5: 1, .95, .9 and .5 stay; .2 is cut.
+    expect(adaptiveCut([1, 0.95, 0.9, 0.5, 0.2, 0], { floor: 1, ceiling: 6, span: 0.5 })).toBe(4);
+  });
+
+  it('is scale-free: the same shape cuts at the same place at any score scale', () => {
+    const shape = [0.9, 0.85, 0.84, 0.3, 0.25, 0.2, 0.1];
+    const scaled = shape.map((x) => x * 40 + 7);
+    const options = { floor: 1, ceiling: 7, span: 0.6 };
+    expect(adaptiveCut(scaled, options)).toBe(adaptiveCut(shape, options));
+    expect(adaptiveCut(shape, options)).toBe(3);
+  });
+
+  it('never goes below the floor', () => {
+    expect(adaptiveCut([1, 0, 0, 0], { floor: 2, ceiling: 4, span: 0.1 })).toBe(2);
+  });
+});
