@@ -27,6 +27,7 @@ export default defineConfig({
         transformers: 'src/adapters/transformers.ts',
         'workers-ai': 'src/adapters/workers-ai.ts',
         'file-cache': 'src/adapters/file-cache.ts',
+        mcp: 'src/adapters/mcp.ts',
       },
       formats: ['es'],
     },

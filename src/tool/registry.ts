@@ -65,6 +65,7 @@ export class ToolRegistry {
   #digests: readonly string[] = [];
   #generation = 0;
   #listeners = new Set<(generation: number) => void>();
+  #batchDepth = 0;
 
   /** Register one tool. A duplicate name is an error unless `replace` is set. */
   register(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions = {}): this {
@@ -122,6 +123,43 @@ export class ToolRegistry {
     const removed = this.#slots.delete(name);
     if (removed) this.#changed();
     return removed;
+  }
+
+  /**
+   * Apply several changes as one. Inside `fn`, register, replace and unregister freely; the
+   * generation changes at most once, after `fn` returns, so a selector re-embeds one new
+   * corpus instead of one per step. If `fn` throws, every change it made is rolled back and
+   * the error is rethrown. `fn` must be synchronous: awaiting inside it would let a turn see
+   * a half-applied surface. Until the batch ends, `schemas()` and `generation` show the
+   * published surface; `has`, `get`, `size` and `dispatch` see each change as it is made. Batches
+   * nest; the outermost one publishes.
+   *
+   * @example
+   * registry.batch((r) => {
+   *   r.unregister('github__star_repository')
+   *   r.replace(editedSearchCode, searchCodeHandler)
+   *   r.register(listDiscussions, listDiscussionsHandler)
+   * }) // one generation change
+   */
+  batch<T>(fn: (registry: this) => T): T {
+    const slots = new Map(this.#slots);
+    // Cached now, so schemas() keeps serving the published list until the batch publishes.
+    const schemas = this.schemas();
+    this.#batchDepth += 1;
+    let result: T;
+    try {
+      result = fn(this);
+      if (isThenable(result)) throw new TypeError('registry.batch(fn): fn must be synchronous (it returned a promise)');
+    } catch (error) {
+      // Slots are replaced, never edited (bar a cached validator), so the old map is the old surface.
+      this.#slots = slots;
+      this.#schemas = schemas;
+      throw error;
+    } finally {
+      this.#batchDepth -= 1;
+    }
+    this.#changed();
+    return result;
   }
 
   has(name: string): boolean {
@@ -189,6 +227,8 @@ export class ToolRegistry {
   }
 
   #changed(): void {
+    // Inside a batch the outermost batch publishes once, comparing against the last published list.
+    if (this.#batchDepth > 0) return;
     // Unchanged slots keep their digest string, so this is a pointer comparison per tool.
     const digests = [...this.#slots.values()].map((slot) => slot.digest);
     if (digests.length === this.#digests.length && digests.every((d, i) => d === this.#digests[i])) return;
@@ -246,6 +286,10 @@ function renderResult(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value === undefined) return '';
   return JSON.stringify(value) ?? String(value);
+}
+
+function isThenable(value: unknown): boolean {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function errorMessage(error: unknown): string {

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: run the loopctl worker in workerd (`wrangler dev --env onnx`) on
+ * http://127.0.0.1:8787, offline, serving the API and the demo page.
+ *
+ * On a fresh clone it first prepares what the worker needs (each step skipped when done):
+ *   1. `.dev.vars` with a generated LOOPCTL_TOKEN (gitignored; wrangler dev reads it);
+ *   2. the USE-lite model folder (`node scripts/build-model.mjs`, offline);
+ *   3. the demo page in dist/public (`vite build -c vite.demo.config.ts`, which also copies the
+ *      model folder and ORT runtime beside it);
+ *   4. dist/public/.assetsignore for files over Workers' 25 MiB asset limit.
+ *
+ * Flags: `--prepare` (steps 1–4 only, e.g. before `wrangler deploy`), `--light` (the
+ * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
+ *
+ * @example
+ *   node scripts/start-worker.mjs            # or: npm start
+ *   node scripts/start-worker.mjs --prepare && npx wrangler deploy --env onnx
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const publicDir = join(root, 'dist', 'public');
+const modelDir = join(root, 'models', 'use-lite');
+const MAX_ASSET_BYTES = 25 * 1024 * 1024;
+/** What the in-worker embedder reads through the assets binding. */
+export const WORKER_MODEL_FILES = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'onnx/model_quantized.onnx'];
+
+/** Environment for wrangler: no telemetry, no Request.cf download, no prompts. */
+export const OFFLINE_ENV = {
+  WRANGLER_SEND_METRICS: 'false',
+  // The banner runs an npm update check.
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  WRANGLER_LOG: 'info',
+  CI: '1',
+};
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name, fallback) => {
+  const index = args.indexOf(name);
+  return index === -1 ? fallback : args[index + 1];
+};
+
+/** Make sure `.dev.vars` holds a LOOPCTL_TOKEN; returns it. */
+export function ensureDevToken(file = join(root, '.dev.vars')) {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const match = /^LOOPCTL_TOKEN\s*=\s*"?([^"\r\n]+)"?\s*$/m.exec(text);
+  if (match) return { token: match[1], generated: false };
+  const token = randomBytes(32).toString('base64url');
+  const prefix = text === '' || text.endsWith('\n') ? text : `${text}\n`;
+  writeFileSync(file, `${prefix}# Dev token for the local worker (npm start). Never commit this file.\nLOOPCTL_TOKEN="${token}"\n`, { mode: 0o600 });
+  return { token, generated: true };
+}
+
+function run(command, commandArgs, what) {
+  console.log(`[start] ${what}: ${command} ${commandArgs.join(' ')}`);
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...OFFLINE_ENV } });
+  return result.status === 0;
+}
+
+/** Build the model folder, the demo page, and the assets ignore list, as needed. */
+export function prepareAssets({ rebuild = false } = {}) {
+  if (!existsSync(join(modelDir, 'onnx', 'model_quantized.onnx'))) {
+    if (!run(process.execPath, [join(root, 'scripts', 'build-model.mjs')], 'building the USE-lite model')) {
+      console.warn('[start] model build failed: the embedding selector will answer 503');
+    }
+  }
+  if (rebuild || !existsSync(join(publicDir, 'index.html'))) {
+    const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+    if (!run(process.execPath, [vite, 'build', '-c', 'vite.demo.config.ts', '--logLevel', 'warn'], 'building the demo page')) {
+      console.warn('[start] demo build failed: serving the API without the page');
+    }
+  }
+  mkdirSync(publicDir, { recursive: true });
+  // The in-worker embedder needs the int8 model beside the page, even if the demo build did not copy it.
+  for (const file of WORKER_MODEL_FILES) {
+    const from = join(modelDir, file);
+    const to = join(publicDir, 'models', 'use-lite', file);
+    if (existsSync(from) && !existsSync(to)) {
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(from, to);
+    }
+  }
+  writeAssetsIgnore();
+}
+
+/** Workers refuses assets over 25 MiB (the fp32 model, ORT's WebGPU runtimes): leave them out. */
+function writeAssetsIgnore() {
+  const large = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && statSync(path).size > MAX_ASSET_BYTES) large.push(`/${relative(publicDir, path).split('\\').join('/')}`);
+    }
+  };
+  walk(publicDir);
+  const lines = ['# Written by scripts/start-worker.mjs: files over the Workers 25 MiB asset limit.', ...large.sort()];
+  writeFileSync(join(publicDir, '.assetsignore'), `${lines.join('\n')}\n`);
+  if (large.length) console.log(`[start] not served as assets (over 25 MiB): ${large.join(', ')}`);
+}
+
+async function main() {
+  const { token, generated } = ensureDevToken();
+  prepareAssets({ rebuild: flag('--rebuild') });
+  if (flag('--prepare')) return;
+
+  const port = Number(option('--port', process.env.PORT ?? '8787'));
+  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const wranglerArgs = [wrangler, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--show-interactive-dev-session=false'];
+  if (!flag('--light')) wranglerArgs.push('--env', 'onnx');
+  const url = `http://127.0.0.1:${port}`;
+  console.log(`[start] loopctl worker (workerd, ${flag('--light') ? 'light entry' : 'USE-lite in the worker'}) starting on ${url}`);
+  const child = spawn(process.execPath, wranglerArgs, { cwd: root, env: { ...process.env, ...OFFLINE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let announced = false;
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    if (!announced && /Ready on/.test(String(chunk))) {
+      announced = true;
+      console.log('');
+      console.log(`  loopctl API + demo page:  ${url}`);
+      console.log(`  dev token (${generated ? 'generated into' : 'from'} .dev.vars): ${token}`);
+      console.log(`  try: curl -H "Authorization: Bearer ${token}" ${url}/v1/tools`);
+      console.log(`  model: MODEL_BASE_URL in wrangler.toml [env.onnx.vars] (default a local Ollama)`);
+      console.log('');
+    }
+  });
+  const stop = (signal) => child.kill(signal);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

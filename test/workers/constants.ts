@@ -1,0 +1,6 @@
+/** Values shared by the workerd test config (Node) and the tests (workerd). */
+export const TEST_TOKEN = 'workerd-suite-token-0123456789abcdef';
+export const TEST_API_KEY = 'sk-workerd-suite-model-key';
+export const TEST_ORIGIN = 'https://demo.example';
+/** Keep in step with wrangler.toml. */
+export const COMPATIBILITY_DATE = '2026-04-01';

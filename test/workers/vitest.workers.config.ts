@@ -1,0 +1,39 @@
+/**
+ * The worker suite inside workerd (miniflare), with a real KV binding:
+ *
+ *   npx vitest run -c test/workers/vitest.workers.config.ts
+ *
+ * The scripted model runs in Node (global setup); workerd reaches it over loopback.
+ */
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+
+import { COMPATIBILITY_DATE, TEST_API_KEY, TEST_ORIGIN, TEST_TOKEN } from './constants.js';
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      main: './worker/workers.ts',
+      miniflare: {
+        compatibilityDate: COMPATIBILITY_DATE,
+        kvNamespaces: ['VECTORS'],
+        bindings: {
+          LOOPCTL_TOKEN: TEST_TOKEN,
+          MODEL_BASE_URL: inject('modelBaseURL'),
+          MODEL_NAME: 'scripted',
+          MODEL_API_KEY: TEST_API_KEY,
+          CORS_ORIGINS: TEST_ORIGIN,
+          MODEL_CONTROL_URL: inject('modelControlURL'),
+          DEAD_BASE_URL: inject('deadBaseURL'),
+        },
+      },
+    })),
+  ],
+  test: {
+    root: new URL('../..', import.meta.url).pathname,
+    include: ['test/workers/**/*.test.ts'],
+    globalSetup: ['test/workers/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});

@@ -1,0 +1,64 @@
+/**
+ * One mapping from configuration variables to {@link AppOptions}, shared by the Workers,
+ * Deno and Node entries so the three runtimes read the same names.
+ */
+import type { AppOptions } from './app.js';
+
+/**
+ * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
+ * Node, environment variables.
+ */
+export interface LoopctlVars {
+  /** Bearer token required on `/v1/*` (a secret). */
+  LOOPCTL_TOKEN?: string;
+  /** `openai` (default) or `anthropic`. */
+  MODEL_PROVIDER?: string;
+  /** Default `http://127.0.0.1:11434/v1` (a local Ollama). */
+  MODEL_BASE_URL?: string;
+  /** Default `qwen3:4b` (openai) or `claude-haiku-4-5` (anthropic). */
+  MODEL_NAME?: string;
+  /** The model provider's API key (a secret). */
+  MODEL_API_KEY?: string;
+  /** Comma-separated origins allowed by CORS, or `*`. Default none. */
+  CORS_ORIGINS?: string;
+}
+
+/** A configuration variable holds a value the app cannot use. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Read {@link LoopctlVars} into app options. Throws {@link ConfigError} on a bad value.
+ *
+ * @example
+ * const app = createApp({ ...optionsFromVars(env), vectorCache: kvVectorCache(env.VECTORS) })
+ */
+export function optionsFromVars(vars: LoopctlVars): AppOptions {
+  const value = (text: string | undefined): string | undefined => (text && text.trim() !== '' ? text.trim() : undefined);
+  const provider = value(vars.MODEL_PROVIDER);
+  if (provider !== undefined && provider !== 'openai' && provider !== 'anthropic') {
+    throw new ConfigError(`MODEL_PROVIDER must be "openai" or "anthropic", got "${provider.slice(0, 40)}"`);
+  }
+  const baseURL = value(vars.MODEL_BASE_URL);
+  if (baseURL !== undefined && !/^https?:\/\/[^\s]+$/i.test(baseURL)) {
+    throw new ConfigError('MODEL_BASE_URL must be an http(s) URL');
+  }
+  const origins = value(vars.CORS_ORIGINS)
+    ?.split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const token = value(vars.LOOPCTL_TOKEN);
+  const model = value(vars.MODEL_NAME);
+  const apiKey = value(vars.MODEL_API_KEY);
+  return {
+    ...(token ? { token } : {}),
+    model: {
+      ...(provider ? { provider } : {}),
+      ...(baseURL ? { baseURL } : {}),
+      ...(model ? { model } : {}),
+      ...(apiKey ? { apiKey } : {}),
+    },
+    ...(origins?.length ? { corsOrigins: origins } : {}),
+  };
+}
