@@ -13,6 +13,9 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { generateToken } from './bearer-auth.js';
 import { optionsFromVars } from './env-options.js';
+import { mountAll, parseMcpServers } from '../src/adapters/mcp-config.js';
+import { ToolRegistry } from '../src/tool/registry.js';
+import { registerDemoTools } from './demo-tools.js';
 import type { EmbedderSource } from './selector-table.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
@@ -87,8 +90,15 @@ export async function main(env: Record<string, string | undefined> = process.env
   const generated = options.token === undefined;
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
+  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? }) join the
+  // demo registry at start; one that fails to mount is reported and skipped.
+  const registry = options.registry ?? registerDemoTools(new ToolRegistry());
+  const mounts = await mountAll(registry, parseMcpServers(env.LOOPCTL_MCP_SERVERS), {
+    onMountError: (error) => console.warn(`  MCP: ${error.message}`),
+  });
   const server = await startNodeServer({
     ...options,
+    registry,
     token,
     ...(embedder ? { embedder } : {}),
     port: env.PORT ? Number(env.PORT) : 8787,
@@ -98,6 +108,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   console.log(`loopctl API (Node) on ${server.url}`);
   console.log(`  model: ${model.provider ?? 'openai'} ${model.model ?? 'qwen3:4b'} at ${model.baseURL ?? 'http://127.0.0.1:11434/v1'}`);
   console.log(`  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`);
+  if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
   console.log(generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
   console.log(`  try: curl -H "Authorization: Bearer ${generated ? token : '$LOOPCTL_TOKEN'}" ${server.url}/v1/tools`);
   return server;

@@ -52,11 +52,11 @@ export interface HybridSelectorOptions {
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
 export const HYBRID_DEFAULTS = {
   topK: 8,
-  denseWeight: 0.6,
-  lexicalFloor: 0.5,
+  denseWeight: 0.7,
+  lexicalFloor: 0,
   k1: 0.9,
   b: 0.4,
-  adaptive: { floor: 3, ceiling: 16, span: 0.82 },
+  adaptive: { floor: 3, ceiling: 16, span: 0.8 },
 } as const;
 
 interface Lexical {
