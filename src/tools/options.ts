@@ -1,0 +1,95 @@
+/** Options shared by the file tools, and their defaults. */
+
+/**
+ * Options for {@link registerFileTools} and the single-tool factories.
+ *
+ * @example
+ * registerFileTools(registry, fs, { readOnly: true, prefix: 'docs_', maxMatches: 50 })
+ */
+export interface FileToolsOptions {
+  /** Register only Read, Grep and Glob (nothing that writes). */
+  readOnly?: boolean;
+  /** Prepended to every tool name (`fs_` → `fs_Read`); descriptions name the prefixed tools. */
+  prefix?: string;
+  /** Replace tools of the same names instead of failing (as `ToolRegistry.register`). */
+  replace?: boolean;
+  /** Largest file Read shows whole, Edit edits and Grep searches. Default 2 MB. */
+  maxFileBytes?: number;
+  /** Largest file Read pages through with offset/limit. Default 64 MB. */
+  maxScanBytes?: number;
+  /** Lines Read shows when no limit is given. Default 2000. */
+  maxLines?: number;
+  /** Characters per line before Read cuts it. Default 2000. */
+  maxLineChars?: number;
+  /** Characters per result before Read stops adding lines. Default 100,000. */
+  maxOutputChars?: number;
+  /** Matching lines Grep shows. Default 100. */
+  maxMatches?: number;
+  /** Paths Glob lists. Default 200. */
+  maxPaths?: number;
+  /** Files Grep and Glob visit before they stop. Default 20,000. */
+  maxFilesVisited?: number;
+  /** Folder names Grep and Glob skip (default .git, node_modules), unless the search starts inside one or its glob names one. */
+  ignoreDirs?: readonly string[];
+}
+
+/** The five tool names. */
+export interface FileToolNames {
+  readonly read: string;
+  readonly write: string;
+  readonly edit: string;
+  readonly grep: string;
+  readonly glob: string;
+}
+
+/** Options with every default filled in, plus the (prefixed) tool names. */
+export interface FileToolsConfig extends Required<Omit<FileToolsOptions, 'prefix' | 'readOnly' | 'replace'>> {
+  readonly names: FileToolNames;
+}
+
+/**
+ * The defaults, for documentation and tests.
+ *
+ * @example
+ * FILE_TOOLS_DEFAULTS.maxFileBytes // 2097152 (2 MB)
+ */
+export const FILE_TOOLS_DEFAULTS = {
+  maxFileBytes: 2 * 1024 * 1024,
+  maxScanBytes: 64 * 1024 * 1024,
+  maxLines: 2000,
+  maxLineChars: 2000,
+  maxOutputChars: 100_000,
+  maxMatches: 100,
+  maxPaths: 200,
+  maxFilesVisited: 20_000,
+  ignoreDirs: ['.git', 'node_modules'],
+} as const;
+
+/** Fill in defaults and check limits (a bad limit throws at registration, not mid-run). */
+export function fileToolsConfig(options: FileToolsOptions = {}): FileToolsConfig {
+  const prefix = options.prefix ?? '';
+  const config: FileToolsConfig = {
+    maxFileBytes: options.maxFileBytes ?? FILE_TOOLS_DEFAULTS.maxFileBytes,
+    maxScanBytes: options.maxScanBytes ?? FILE_TOOLS_DEFAULTS.maxScanBytes,
+    maxLines: options.maxLines ?? FILE_TOOLS_DEFAULTS.maxLines,
+    maxLineChars: options.maxLineChars ?? FILE_TOOLS_DEFAULTS.maxLineChars,
+    maxOutputChars: options.maxOutputChars ?? FILE_TOOLS_DEFAULTS.maxOutputChars,
+    maxMatches: options.maxMatches ?? FILE_TOOLS_DEFAULTS.maxMatches,
+    maxPaths: options.maxPaths ?? FILE_TOOLS_DEFAULTS.maxPaths,
+    maxFilesVisited: options.maxFilesVisited ?? FILE_TOOLS_DEFAULTS.maxFilesVisited,
+    ignoreDirs: [...(options.ignoreDirs ?? FILE_TOOLS_DEFAULTS.ignoreDirs)],
+    names: {
+      read: `${prefix}Read`,
+      write: `${prefix}Write`,
+      edit: `${prefix}Edit`,
+      grep: `${prefix}Grep`,
+      glob: `${prefix}Glob`,
+    },
+  };
+  for (const key of ['maxFileBytes', 'maxScanBytes', 'maxLines', 'maxLineChars', 'maxOutputChars', 'maxMatches', 'maxPaths', 'maxFilesVisited'] as const) {
+    const value = config[key];
+    if (!(Number.isInteger(value) && value > 0)) throw new RangeError(`${key} must be a positive integer, got ${value}`);
+  }
+  if (config.maxScanBytes < config.maxFileBytes) config.maxScanBytes = config.maxFileBytes;
+  return config;
+}
