@@ -11,7 +11,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { raceAbort } from '../loop/race-abort.js';
+import { raceAbort } from '../race-abort.js';
 import type { ToolHandler, ToolRegistry } from '../tool/registry.js';
 import type { JsonSchema, ToolSchema } from '../tool/schema.js';
 

@@ -7,6 +7,7 @@
  */
 import type { ToolSchema } from '../tool/schema.js';
 import { toolText } from '../select/words.js';
+import { raceAbort } from '../race-abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
@@ -399,30 +400,6 @@ function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean
   return true;
 }
 
-/**
- * Settle with `promise`, or reject with the signal's reason as soon as it aborts.
- *
- * @example
- * const vectors = await raceAbort(embedder.embed([query]), signal)
- */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

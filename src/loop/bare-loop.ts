@@ -15,7 +15,7 @@ import { ToolConstraint } from './constraint.js';
 import { ContextAccount } from './estimate.js';
 import type { LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
-import { raceAbort } from './race-abort.js';
+import { raceAbort } from '../race-abort.js';
 
 /** How a loop runs. Every field has a default. */
 export interface LoopConfig {

@@ -10,7 +10,7 @@ import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.j
 import { createToolNameMap } from '../model/tool-names.js';
 import type { BudgetLimits } from '../loop/budget.js';
 import { BudgetGate } from '../loop/budget.js';
-import { raceAbort } from '../loop/race-abort.js';
+import { raceAbort } from '../race-abort.js';
 import type { ToolSchema } from '../tool/schema.js';
 import { withCore } from './apply-selection.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';

@@ -6,7 +6,8 @@
  * @example
  * const tools = await raceAbort(selector.select(ctx, all, { signal }), signal)
  */
-export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
   promise.catch(() => undefined);
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
