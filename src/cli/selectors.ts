@@ -34,7 +34,9 @@ function corpusCache(): VectorCache {
 /** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
 export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
   if (!cached || modelPath) {
-    const path = modelPath ?? new URL('../models/use-lite/', import.meta.url).pathname;
+    // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
+    const relative = '../models/use-lite/';
+    const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
     cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path }));
   }
   return cached;
