@@ -1,9 +1,7 @@
 import type { Message, ToolCall } from '../message.js';
 import {
   ModelStreamError,
-  collectResponse,
   type FinishReason,
-  type ModelCallOptions,
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
@@ -11,10 +9,10 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { globalFetch, isRecord, postModelRequest, readJson, streamFailure, type FetchLike } from './http.js';
+import { globalFetch, isRecord, type FetchLike } from './http.js';
+import { wireClient } from './wire-client.js';
 import type { RetryOptions } from './retry.js';
-import { readSseEvents } from './sse.js';
-import { assertAdvertised, requestToolNameMap, type ToolNameMap } from './tool-names.js';
+import { assertAdvertised, type ToolNameMap } from './tool-names.js';
 
 /**
  * Options for {@link anthropicMessagesClient}. `baseURL` is the origin (the client appends
@@ -65,11 +63,6 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
 
-  const prepare = (request: ModelRequest): { body: string; names: ToolNameMap } => {
-    const names = requestToolNameMap(request);
-    return { body: JSON.stringify(anthropicBody(request, names, settings)), names };
-  };
-
   const headers = (streaming: boolean): Record<string, string> => ({
     'content-type': 'application/json',
     accept: streaming ? 'text/event-stream' : 'application/json',
@@ -78,47 +71,17 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
     ...settings.headers,
   });
 
-  const send = (body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
-    postModelRequest({
-      provider,
-      fetch,
-      url,
-      headers: headers(streaming),
-      body,
-      ...(signal ? { signal } : {}),
-      ...(settings.retry ? { retry: settings.retry } : {}),
-    });
-
-  async function* stream(request: ModelRequest, call: ModelCallOptions = {}): AsyncGenerator<ModelEvent> {
-    const { signal } = call;
-    const { body, names } = prepare({ ...request, stream: true });
-    const response = await send(body, true, signal);
-    if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
-    const decoder = createAnthropicStreamDecoder(names);
-    try {
-      for await (const event of readSseEvents(response.body, signal ? { signal } : {})) {
-        yield* decoder.push(event.data);
-        if (decoder.done) return;
-      }
-      yield* decoder.end();
-    } catch (error) {
-      throw streamFailure(provider, error, signal);
-    }
-  }
-
-  return {
+  return wireClient({
     provider,
     model: settings.model,
-    buildBody: (request) => prepare(request).body,
-    stream,
-    async complete(request, call = {}) {
-      if (request.stream) return collectResponse(stream(request, call));
-      const { signal } = call;
-      const { body, names } = prepare({ ...request, stream: false });
-      const response = await send(body, false, signal);
-      return parseAnthropicResponse(await readJson(provider, response, signal), names);
-    },
-  };
+    url,
+    fetch,
+    ...(settings.retry ? { retry: settings.retry } : {}),
+    headers,
+    body: (request, names) => anthropicBody(request, names, settings),
+    decoder: createAnthropicStreamDecoder,
+    parse: parseAnthropicResponse,
+  });
 }
 
 function anthropicBody(

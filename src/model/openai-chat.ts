@@ -2,9 +2,7 @@ import type { Message, ToolCall } from '../message.js';
 import type { ToolSchema } from '../tool/schema.js';
 import {
   ModelStreamError,
-  collectResponse,
   type FinishReason,
-  type ModelCallOptions,
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
@@ -12,10 +10,10 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { globalFetch, isRecord, postModelRequest, readJson, streamFailure, type FetchLike } from './http.js';
+import { globalFetch, isRecord, type FetchLike } from './http.js';
+import { wireClient } from './wire-client.js';
 import type { RetryOptions } from './retry.js';
-import { readSseEvents } from './sse.js';
-import { assertAdvertised, requestToolNameMap, type ToolNameMap } from './tool-names.js';
+import { assertAdvertised, type ToolNameMap } from './tool-names.js';
 
 /**
  * Options for {@link openAIChatClient}. `baseURL` includes the version segment (`/v1`); the
@@ -70,11 +68,6 @@ export function openAIChatClient(options: OpenAIChatOptions): ModelClient {
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
 
-  const prepare = (request: ModelRequest): { body: string; names: ToolNameMap } => {
-    const names = requestToolNameMap(request);
-    return { body: JSON.stringify(openAIBody(request, names, settings)), names };
-  };
-
   const headers = (streaming: boolean): Record<string, string> => ({
     'content-type': 'application/json',
     accept: streaming ? 'text/event-stream' : 'application/json',
@@ -82,47 +75,17 @@ export function openAIChatClient(options: OpenAIChatOptions): ModelClient {
     ...settings.headers,
   });
 
-  const send = (body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
-    postModelRequest({
-      provider,
-      fetch,
-      url,
-      headers: headers(streaming),
-      body,
-      ...(signal ? { signal } : {}),
-      ...(settings.retry ? { retry: settings.retry } : {}),
-    });
-
-  async function* stream(request: ModelRequest, call: ModelCallOptions = {}): AsyncGenerator<ModelEvent> {
-    const { signal } = call;
-    const { body, names } = prepare({ ...request, stream: true });
-    const response = await send(body, true, signal);
-    if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
-    const decoder = createOpenAIStreamDecoder(names);
-    try {
-      for await (const event of readSseEvents(response.body, signal ? { signal } : {})) {
-        yield* decoder.push(event.data);
-        if (decoder.done) return;
-      }
-      yield* decoder.end();
-    } catch (error) {
-      throw streamFailure(provider, error, signal);
-    }
-  }
-
-  return {
+  return wireClient({
     provider,
     model: settings.model,
-    buildBody: (request) => prepare(request).body,
-    stream,
-    async complete(request, call = {}) {
-      if (request.stream) return collectResponse(stream(request, call));
-      const { signal } = call;
-      const { body, names } = prepare({ ...request, stream: false });
-      const response = await send(body, false, signal);
-      return parseOpenAIResponse(await readJson(provider, response, signal), names);
-    },
-  };
+    url,
+    fetch,
+    ...(settings.retry ? { retry: settings.retry } : {}),
+    headers,
+    body: (request, names) => openAIBody(request, names, settings),
+    decoder: createOpenAIStreamDecoder,
+    parse: parseOpenAIResponse,
+  });
 }
 
 function openAIBody(
