@@ -6,6 +6,7 @@
  *
  *   models/use-lite/onnx/model.onnx            fp32, the faithful port
  *   models/use-lite/onnx/model_quantized.onnx  int8 weights (blocks of 32), fp32 compute
+ *   models/use-lite/vocab.json                 [piece, score] pairs for loopctl's own tokenizer
  *   models/use-lite/tokenizer.json             Unigram tokenizer for transformers.js
  *   models/use-lite/tokenizer_config.json
  *   models/use-lite/config.json
@@ -40,6 +41,7 @@ export const MAX_TOKENS = 128;
 export const OUTPUT_FILES = Object.freeze([
   'onnx/model.onnx',
   'onnx/model_quantized.onnx',
+  'vocab.json',
   'tokenizer.json',
   'tokenizer_config.json',
   'config.json',
@@ -545,6 +547,17 @@ export function buildTokenizerJson(vocab) {
   };
 }
 
+/**
+ * vocab.json for `src/adapters/use-lite-tokenizer.ts`: the source vocabulary unchanged except
+ * that null scores are written as 0 (what the reference's `null + x` computes); index = id.
+ * Scores keep every digit: rounding them could change which of two near-tied paths wins.
+ *
+ * @param {Array<[string, number|null]>} vocab
+ */
+export function buildVocabJson(vocab) {
+  return JSON.stringify(vocab.map(([piece, score]) => [piece, score ?? 0]));
+}
+
 /** tokenizer_config.json: pad with id 0 (the unk piece) — the graph masks by attention_mask. */
 export function buildTokenizerConfig() {
   return {
@@ -601,8 +614,9 @@ also Apache-2.0). The full licence text is in \`LICENSE\`.
 Changes made to the original files: the TF.js graph was re-expressed as ONNX (opset 17) computing
 the same function; \`onnx/model_quantized.onnx\` stores the weights as int8 (symmetric, one scale per
 32 rows of each weight column, one per embedding row), so its outputs differ slightly; the
-vocabulary was rewritten as a transformers.js \`tokenizer.json\` (null scores as 0, reserved pieces
-1–5 made unmatchable, a colon tie-break tweak).
+vocabulary is copied to \`vocab.json\` with null scores written as 0, and rewritten as a
+transformers.js \`tokenizer.json\` (null scores as 0, reserved pieces 1–5 made unmatchable, a colon
+tie-break tweak).
 
 - inputs: \`input_ids\`, \`attention_mask\` — int64 [batch, sequence], right-padded, pad id 0
 - output: \`sentence_embedding\` — float32 [batch, 512], L2-normalised
@@ -671,6 +685,7 @@ export async function buildModel({ force = false, outDir = DEFAULT_OUT_DIR, log 
 
   writeAtomic(join(outDir, 'onnx/model.onnx'), encodeModel(buildGraph(W, { int8: false })));
   writeAtomic(join(outDir, 'onnx/model_quantized.onnx'), encodeModel(buildGraph(W, { int8: true })));
+  writeAtomic(join(outDir, 'vocab.json'), buildVocabJson(vocab));
   writeAtomic(join(outDir, 'tokenizer.json'), JSON.stringify(buildTokenizerJson(vocab)));
   writeAtomic(join(outDir, 'tokenizer_config.json'), `${JSON.stringify(buildTokenizerConfig(), null, 2)}\n`);
   const sources = { 'model.json': sha256(join(dir, 'model.json')), 'vocab.json': sha256(join(dir, 'vocab.json')) };

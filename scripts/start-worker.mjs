@@ -28,7 +28,7 @@ const publicDir = join(root, 'dist', 'public');
 const modelDir = join(root, 'models', 'use-lite');
 const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 /** What the in-worker embedder reads through the assets binding. */
-export const WORKER_MODEL_FILES = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'onnx/model_quantized.onnx'];
+export const WORKER_MODEL_FILES = ['vocab.json', 'config.json', 'onnx/model_quantized.onnx'];
 
 /** Environment for wrangler: no telemetry, no Request.cf download, no prompts. */
 export const OFFLINE_ENV = {

@@ -60,7 +60,7 @@ export function isOrtRuntimeFile(name) {
  */
 export function defaultMounts(options = {}) {
   const dir = modelDir();
-  if (!existsSync(join(dir, 'tokenizer.json'))) {
+  if (!existsSync(join(dir, 'vocab.json'))) {
     throw new Error(`model folder ${dir} is not built: run \`npm run build:model\` first`);
   }
   return [

@@ -1,9 +1,9 @@
 /**
  * The Deno entry: the same app on `Deno.serve`.
  *
- *   LOOPCTL_DEV=1 npx deno run --config test/deno/deno.json --cached-only --allow-net --allow-env --allow-read --allow-ffi worker/deno.ts
+ *   LOOPCTL_DEV=1 npx deno run --config test/deno/deno.json --cached-only --allow-net --allow-env --allow-read worker/deno.ts
  *
- * (`--allow-ffi` only enables the embedding selector: transformers.js loads `sharp` on import.)
+ * (The embedding selector needs only `--allow-read`: USE-lite tokenises in plain JS, no FFI.)
  * Reads the same variables as the other entries. Like the Workers entry it refuses `/v1/*`
  * (503) until `LOOPCTL_TOKEN` is set; `LOOPCTL_DEV=1` generates and prints a dev token instead.
  */
@@ -16,7 +16,6 @@ import { optionsFromVars } from './env-options.js';
 declare const Deno: {
   env: { toObject(): Record<string, string> };
   stat(path: string): Promise<unknown>;
-  permissions: { query(descriptor: { name: 'ffi' }): Promise<{ state: string }> };
   serve(
     options: { port?: number; hostname?: string; signal?: AbortSignal; onListen?: (addr: { hostname: string; port: number }) => void },
     handler: (request: Request) => Response | Promise<Response>,
@@ -35,19 +34,18 @@ export function denoHandler(vars: Record<string, string | undefined> = Deno.env.
 }
 
 /**
- * USE-lite from the built model folder, when it exists and FFI is allowed (transformers.js,
- * which tokenises, loads `sharp` on import). Undefined otherwise: `embedding` answers 503.
+ * USE-lite from the built model folder, when it exists (reading it needs `--allow-read`).
+ * Undefined otherwise: `embedding` answers 503.
  *
  * @example
  * const embedder = await useLiteIfAvailable('models/use-lite')
  */
 export async function useLiteIfAvailable(modelPath: string): Promise<AppOptions['embedder']> {
   try {
-    await Deno.stat(`${modelPath}/tokenizer.json`);
+    await Deno.stat(`${modelPath}/vocab.json`);
   } catch {
     return undefined;
   }
-  if ((await Deno.permissions.query({ name: 'ffi' })).state !== 'granted') return undefined;
   return async () => {
     const { useLiteEmbedder } = await import('../src/adapters/use-lite.js');
     return useLiteEmbedder({ modelPath, dtype: 'int8', device: 'wasm' });
@@ -68,7 +66,7 @@ if ((import.meta as { main?: boolean }).main) {
       onListen: ({ hostname, port }) => {
         console.log(`loopctl API (Deno) on http://${hostname}:${port}`);
         console.log(vars.LOOPCTL_TOKEN ? '  authenticate with: Authorization: Bearer <LOOPCTL_TOKEN>' : '  LOOPCTL_TOKEN is not set: /v1/* answers 503');
-        console.log(`  embedding selector: ${embedder ? 'USE-lite (int8)' : 'off (build the model; run with --allow-ffi)'}`);
+        console.log(`  embedding selector: ${embedder ? 'USE-lite (int8)' : 'off (build the model: npm run build:model)'}`);
       },
     },
     denoHandler(vars, embedder ? { embedder } : {}),

@@ -70,7 +70,7 @@ export async function startNodeServer(options: NodeServerOptions = {}): Promise<
  */
 export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
   const folder = resolve(modelPath);
-  if (!existsSync(resolve(folder, 'tokenizer.json'))) return undefined;
+  if (!existsSync(resolve(folder, 'vocab.json'))) return undefined;
   return async () => {
     const { useLiteEmbedder } = await import('../src/adapters/use-lite.js');
     const embedder = useLiteEmbedder({ modelPath: folder, dtype: 'int8', device: 'wasm' });

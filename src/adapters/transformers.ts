@@ -1,6 +1,6 @@
 /**
- * Embedders backed by transformers.js: {@link useLiteEmbedder} (the offline default, re-exported)
- * and {@link transformersEmbedder} for any feature-extraction model. `@huggingface/transformers`
+ * Embedders for the browser and edge: {@link useLiteEmbedder} (the offline default, re-exported;
+ * onnxruntime-web plus its own tokenizer, no transformers.js) and {@link transformersEmbedder} for any feature-extraction model. `@huggingface/transformers`
  * is imported lazily, so importing this subpath costs nothing until the first load.
  *
  * @module loopctl/transformers
@@ -17,6 +17,8 @@ export {
   USE_LITE_DIMENSIONS,
   USE_LITE_MAX_TOKENS,
 } from './use-lite.js';
+export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
+export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
 export type {
   UseLiteOptions,
   UseLiteEmbedder,

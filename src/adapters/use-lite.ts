@@ -1,16 +1,17 @@
 /**
  * The offline default embedder: Universal Sentence Encoder lite ported to ONNX by
  * `npm run build:model` (see docs/model.md), run with onnxruntime-web and tokenised by
- * transformers.js from the generated `tokenizer.json`. Both runtimes are imported lazily, so the
- * core bundle carries neither.
+ * {@link createUseLiteTokenizer} from the generated `vocab.json` — an exact port of the TF.js
+ * model's own tokenizer, so no transformers.js is needed. onnxruntime-web is imported lazily,
+ * so the core bundle does not carry it.
  *
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder } from '../embed/embedder.js';
+import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type Ort = typeof import('onnxruntime-web');
 type OrtSession = import('onnxruntime-web').InferenceSession;
-type Tokenizer = import('@huggingface/transformers').PreTrainedTokenizer;
 
 /** Weights variant: the fp32 port, or int8 weight-only (a quarter of the download). */
 export type UseLiteDtype = 'fp32' | 'int8';
@@ -118,7 +119,8 @@ export async function hasWebGpuAdapter(): Promise<boolean> {
 
 /**
  * Points an onnxruntime-web `env` at app-served WASM files. Node defaults to the local
- * package; in browsers a CDN default (transformers.js sets jsDelivr on import) is cleared so
+ * package; in browsers a CDN default (transformers.js sets jsDelivr on import, when an app also
+ * uses it) is cleared so
  * the runtime falls back to the files shipped beside the bundle.
  *
  * @example
@@ -173,7 +175,8 @@ function nodeImport<T>(specifier: string): Promise<T> {
 /** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. */
 async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
   if (isNode()) return nodeImport<Ort>('onnxruntime-web');
-  // The WebGPU build is the one transformers.js uses (one shared runtime); the plain WASM build
+  // The WebGPU build is the one transformers.js uses (one shared runtime when an app also uses
+  // transformersEmbedder); the plain WASM build
   // is markedly faster on CPU, so it is used whenever the GPU is not.
   return device === 'webgpu' ? import('onnxruntime-web/webgpu') : import('onnxruntime-web/wasm');
 }
@@ -182,8 +185,8 @@ async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
  * Joins a file name onto the model folder, whether URL, relative URL or filesystem path.
  *
  * @example
- * resolveModelFile('https://app.test/models/use-lite', 'tokenizer.json')
- * // 'https://app.test/models/use-lite/tokenizer.json'
+ * resolveModelFile('https://app.test/models/use-lite', 'vocab.json')
+ * // 'https://app.test/models/use-lite/vocab.json'
  */
 export function resolveModelFile(base: string | URL, file: string): string {
   const root = typeof base === 'string' ? base : base.href;
@@ -238,7 +241,7 @@ function abortError(signal: AbortSignal): unknown {
 interface Loaded {
   ort: Ort;
   session: OrtSession;
-  tokenizer: Tokenizer;
+  tokenizer: UseLiteTokenizer;
   backend: UseLiteBackend;
 }
 
@@ -275,13 +278,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   const load = async (): Promise<Loaded> => {
     const started = performance.now();
     const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-    const [{ PreTrainedTokenizer }, tokenizerJson, tokenizerConfig] = await Promise.all([
-      import('@huggingface/transformers'),
-      loader(resolveModelFile(options.modelPath, 'tokenizer.json')).then((r) => readBytes(r)),
-      loader(resolveModelFile(options.modelPath, 'tokenizer_config.json')).then((r) => readBytes(r)),
-    ]);
-    const decode = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
-    const tokenizer = new PreTrainedTokenizer(decode(tokenizerJson), decode(tokenizerConfig));
+    const vocab = await readBytes(await loader(resolveModelFile(options.modelPath, 'vocab.json')));
+    const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
     const model = await readBytes(await loader(resolveModelFile(options.modelPath, file)), (done, total) =>
       options.onProgress?.({ phase: 'load', done, total }),
     );
@@ -329,8 +327,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
-  const tokenize = (tokenizer: Tokenizer, text: string): number[] =>
-    tokenizer.encode(text, { add_special_tokens: false }).slice(0, USE_LITE_MAX_TOKENS);
+  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] =>
+    tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
 
   const runBatch = async (state: Loaded, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid

@@ -16,14 +16,13 @@ const API_KEY = 'sk-deno-suite-model-key';
 const ORIGIN = 'https://demo.example';
 
 /**
- * USE-lite when the model folder is built (npm run build:model) and FFI is allowed
- * (transformers.js, which tokenises, loads `sharp` on import); else a counting stand-in.
+ * USE-lite when the model folder is built (npm run build:model); else a counting stand-in.
+ * No FFI is needed (the USE-lite tokenizer is plain JS), so `--allow-read` suffices.
  */
 async function embedder(): Promise<EmbedderSource> {
   const folder = new URL('../../models/use-lite/', import.meta.url);
-  if ((await Deno.permissions.query({ name: 'ffi' })).state !== 'granted') return countingEmbedder();
   try {
-    await Deno.stat(new URL('tokenizer.json', folder));
+    await Deno.stat(new URL('vocab.json', folder));
   } catch {
     return countingEmbedder();
   }

@@ -129,8 +129,7 @@ describe('useLiteEmbedder', () => {
     const backend = await custom.load();
     expect(backend.fallbackReason).toBeUndefined(); // 'wasm' was asked for explicitly
     expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual([
-      'use-lite/tokenizer.json',
-      'use-lite/tokenizer_config.json',
+      'use-lite/vocab.json',
       'use-lite/onnx/model.onnx',
     ]);
     const loads = seen.filter((p) => p.phase === 'load');

@@ -1,0 +1,119 @@
+/**
+ * loopctl's USE-lite tokenizer against the reference (the tokenizer bundled in
+ * @energetic-ai/embeddings, which the TF.js model uses): exact id sequences on the port's test
+ * texts and on stress strings (numbers, repeated characters, times, colon and reserved-piece edge
+ * cases, whitespace and unknown characters) — including the Viterbi ties transformers.js orders
+ * differently (notes §10).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createUseLiteTokenizer, normalizeUseLite, type UseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
+import { generateSentences } from './use-lite-sentences.js';
+import { MODEL_DIR, ensureModel, loadReference, type Reference } from './use-lite-setup.js';
+
+let reference: Reference;
+let tokenizer: UseLiteTokenizer;
+let vocab: UseLiteVocabEntry[];
+
+beforeAll(async () => {
+  await ensureModel();
+  reference = await loadReference();
+  vocab = JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[];
+  tokenizer = createUseLiteTokenizer(vocab);
+}, 120_000);
+
+/** Deterministic stress strings: the families notes §10 found tie permutations in, and more. */
+function stressStrings(): string[] {
+  const out: string[] = [];
+  // Integers: small, round, repeated digits, the known '10222' tie.
+  for (let i = 0; i <= 1200; i++) out.push(String(i));
+  for (let i = 0; i < 400; i++) out.push(String((i * 7919 + 104729) % 1_000_003));
+  out.push('10222', '00000', '100000', '1000000', '3.14159', '-42', '1,000,000', '2024-03-07', '+1 (555) 010-9999');
+  // Repeated characters, 1..24 of each.
+  const repeated = ['0', '1', '2', '9', '!', '?', '.', '-', '=', '*', '#', 'a', 'e', 'z', 'A', 'ab', 'la', 'ha', ':', ')', ' ', '▁', 'é', '中', '😀', '\t'];
+  for (const ch of repeated) for (let n = 1; n <= 24; n++) out.push(ch.repeat(n));
+  out.push('!!!!!!!!!!!!', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '........', '????!!!!');
+  // Times and dates.
+  for (let h = 0; h < 24; h++) for (const m of ['00', '05', '15', '30', '45', '59']) out.push(`${h}:${m}`, `at ${h}:${m} pm`);
+  out.push('12:30:00', '9:30am', '09:30', 'T09:30:00Z', '2025-06-02T09:30:00Z');
+  // Colon and reserved-piece edge strings (notes §8 quirk (a), §9, §10).
+  out.push(
+    ':', '::', ':::', ':)', ':(', ':-)', ':):', ':)):', '):', '):)', '://', 'http://x.y', ':30', ':00', ':3000', '::30',
+    ' :', ' :)', '  :', ':) hi', 'hi :)', 'hi :(', 'hi :-)', 'a:b', 'a: b', 'note: 10:30', '▁:', '▁:)',
+    '<s>', '</s>', '<s>hello</s>', 'extra_token_id_1', 'extra_token_id_2 extra_token_id_3', '\ufffd', 'x\ufffdy',
+  );
+  // Whitespace, unknowns and normalisation.
+  out.push(
+    '', ' ', '  ', 'a', ' a', 'a ', '  a  b  ', '\n', 'a\nb', 'a\r\nb', 'a\tb', '\u00a0x', 'x\u2009y', 'x\u3000y',
+    'zero\u200bwidth', '😀😀 x 😀', 'ﬁnancial ﬂow', 'Ｆｕｌｌ　ｗｉｄｔｈ １２３', '①②③', 'Ⅻ', 'ｶﾀｶﾅ',
+    'naïve café', 'e\u0301', 'Ωmega Ω', '東京都', 'Привет мир', 'مرحبا', '¯\\_(ツ)_/¯',
+  );
+  // Short word lists.
+  const words = ['the', 'The', 'THE', 'loop', 'tool', 'call', 'search', 'weather', 'in', 'Paris', 'get_user_id', 'fooBar', 'JSON', 'API'];
+  for (let i = 0; i < words.length; i++) for (let j = 0; j < words.length; j++) out.push(`${words[i]} ${words[j]}`, `${words[i]}${words[j]}`);
+  return out;
+}
+
+const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
+describe('USE-lite tokenizer vs the reference', () => {
+  it('normalises like the reference', () => {
+    expect(normalizeUseLite('')).toBe('');
+    expect(normalizeUseLite(' a  b')).toBe('▁▁a▁▁b');
+    expect(normalizeUseLite('ﬁ\u00a0x')).toBe('▁fi▁x');
+  });
+
+  it('matches the golden ids (notes §7)', () => {
+    expect(tokenizer.encode('The quick brown fox jumps over the lazy dog.')).toEqual([34, 2280, 3744, 1394, 152, 2009, 7, 132, 9, 6266, 959, 6]);
+    expect(tokenizer.encode('How old are you?')).toEqual([728, 446, 31, 19, 54]);
+    expect(tokenizer.encode('')).toEqual([]);
+  });
+
+  it('exact ids on every port test text', () => {
+    const texts = generateSentences();
+    expect(texts.length).toBeGreaterThanOrEqual(200);
+    const mismatched = texts.filter((t) => !same(tokenizer.encode(t), reference.tokenize(t)));
+    console.info(`tokenizer parity on port texts: ${texts.length - mismatched.length}/${texts.length}`);
+    expect(mismatched).toEqual([]);
+  });
+
+  it('exact ids on the stress strings (ties, colons, reserved pieces, unknowns)', () => {
+    const strings = stressStrings();
+    expect(strings.length).toBeGreaterThanOrEqual(2000);
+    const mismatched = strings.filter((t) => !same(tokenizer.encode(t), reference.tokenize(t)));
+    console.info(`tokenizer parity on stress strings: ${strings.length - mismatched.length}/${strings.length}`);
+    expect(mismatched).toEqual([]);
+    // The cases transformers.js's Unigram orders differently, pinned explicitly.
+    for (const text of ['10222', '00000', '!!!!!!!!!!!!', ':):', ': hi']) expect(tokenizer.encode(text)).toEqual(reference.tokenize(text));
+  });
+
+  it('differs from the transformers.js tokenizer.json only where notes §10 says (informational)', async () => {
+    const { PreTrainedTokenizer } = await import('@huggingface/transformers');
+    const json = async (file: string): Promise<unknown> => JSON.parse(await readFile(join(MODEL_DIR, file), 'utf8'));
+    const hf = new PreTrainedTokenizer(await json('tokenizer.json'), await json('tokenizer_config.json'));
+    const strings = [...generateSentences(), ...stressStrings()];
+    const differ = strings.filter((t) => !same(hf.encode(t, { add_special_tokens: false }), tokenizer.encode(t)));
+    console.info(`transformers.js tokenizer.json differs on ${differ.length}/${strings.length}: ${JSON.stringify(differ.slice(0, 12))}`);
+    // Tie permutations only: the same ids in another order.
+    for (const t of differ) {
+      const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+      expect(sorted(hf.encode(t, { add_special_tokens: false }))).toEqual(sorted(tokenizer.encode(t)));
+    }
+    expect(differ).toContain('10222');
+  });
+
+  it('treats reserved pieces as text and collapses runs of unknowns', () => {
+    const ids = tokenizer.encode('<s> extra_token_id_1 </s>');
+    expect(ids.some((id) => id >= 1 && id < 6)).toBe(false);
+    expect(tokenizer.encode('a\t\t\tb').filter((id) => id === 0)).toHaveLength(1);
+  });
+
+  it('keeps the last id of a repeated piece and has no astral pieces', () => {
+    const ids = vocab.flatMap(([piece], id) => (piece === '”5' ? [id] : []));
+    expect(ids.length).toBeGreaterThan(1);
+    expect(tokenizer.encode('”5').at(-1)).toBe(reference.tokenize('”5').at(-1));
+    // Lengths are walked back in code points; the reference uses UTF-16 length. Same here.
+    expect(vocab.every(([piece]) => [...piece].length === piece.length)).toBe(true);
+  });
+});
