@@ -1,6 +1,7 @@
 import type { ToolSchema } from '../tool/schema.js';
 import { withCore } from './apply-selection.js';
-import { bm25Index, rankTop } from './bm25.js';
+import { bm25Index } from './bm25.js';
+import { topK } from './top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import { textTokens } from './words.js';
 
@@ -49,7 +50,8 @@ export class Bm25Selector implements ToolSelector {
     const words = textTokens(ctx.latestUserMessage ?? '');
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
-    const top = rankTop(scores, this.#options.topK);
+    // Only tools that matched a word rank: a zero score is no evidence.
+    const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };
     const reasons: Record<string, ToolReason> = {};
     const chosen = top.sort((a, b) => a - b).map((i) => {

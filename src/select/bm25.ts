@@ -85,16 +85,3 @@ export function buildBm25(documents: readonly string[][], params: Bm25Params): B
     },
   };
 }
-
-/**
- * Indices of the `k` highest positive scores, best first (ties: lower index first).
- *
- * @example
- * rankTop(new Float64Array([0, 3, 1]), 2) // [1, 2]
- */
-export function rankTop(scores: ArrayLike<number>, k: number): number[] {
-  const candidates: number[] = [];
-  for (let i = 0; i < scores.length; i++) if ((scores[i] as number) > 0) candidates.push(i);
-  candidates.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b);
-  return candidates.slice(0, k);
-}
