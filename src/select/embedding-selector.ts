@@ -44,6 +44,18 @@ export interface EmbeddingSelectorOptions {
   adaptive?: EmbeddingAdaptiveOptions | boolean;
   /** Corpus texts per embed call. Default 64. */
   batchSize?: number;
+  /**
+   * Milliseconds a turn waits for the query embedding (and for the corpus, when it is not
+   * warm yet) before falling open to the full surface with `fellOpen: 'embedding timed out
+   * after N ms'`. A corpus build that times out keeps running in the background, so a later
+   * turn finds it warm; the timed-out query embedding is aborted. The run's abort signal
+   * still wins: an abort rejects with the signal's reason, never a fall-open.
+   *
+   * Default: no timeout (`undefined`). The first turn over a big registry embeds the whole
+   * corpus, which can take tens of seconds on a WASM backend; a default timeout would fall
+   * open on exactly that turn. Set one when a hung or slow embedder must not hold a turn.
+   */
+  timeoutMs?: number;
 }
 
 /** Scores for every tool of a list, or why there are none. */
@@ -58,14 +70,16 @@ interface Settings {
   readonly onProgress: ((progress: EmbedProgress) => void) | undefined;
   readonly adaptive: EmbeddingAdaptiveOptions | undefined;
   readonly batchSize: number;
+  readonly timeoutMs: number | undefined;
 }
 
 /**
  * An {@link AsyncToolSelector} that ranks tools by cosine similarity between the run's opening
  * prompt and each tool's `toolText` (split name + description). Corpus vectors are computed
  * once per registry generation and cached; the query is embedded fresh every turn. Any
- * failure to rank (an embed error, a vector that cannot rank, a shape mismatch, no prompt)
- * falls open to the full surface with a reason. Abort rejects with the signal's reason.
+ * failure to rank (an embed error, a vector that cannot rank, a shape mismatch, no prompt,
+ * or — with `timeoutMs` set — an embedder slower than the timeout) falls open to the full
+ * surface with a reason. Abort rejects with the signal's reason.
  *
  * @example
  * const selector = new EmbeddingSelector(embedder, { cache: idbVectorCache() })
@@ -85,13 +99,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private scratchBusy = false;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
-    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize } = {
+    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs } = {
       topK: 8,
       coreTools: [] as readonly string[],
       batchSize: 64,
       ...options,
     };
     assertCount('topK', k);
+    assertTimeout(timeoutMs);
     this.embedder = embedder;
     this.settings = {
       topK: k,
@@ -100,6 +115,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       onProgress,
       adaptive: adaptive === true ? {} : adaptive === false ? undefined : adaptive,
       batchSize,
+      timeoutMs,
     };
     this.core = new Set(this.settings.coreTools);
     this.index = new CorpusIndex(embedder, this.settings.cache, {
@@ -121,6 +137,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /** The corpus vector cache. */
   get cache(): VectorCache {
     return this.settings.cache;
+  }
+
+  /** How long a turn waits for the embedder before falling open (`undefined`: no timeout). */
+  get timeoutMs(): number | undefined {
+    return this.settings.timeoutMs;
   }
 
   /** Corpus counters: texts embedded, cache hits and misses, corrupt entries rebuilt. */
@@ -166,6 +187,19 @@ export class EmbeddingSelector implements AsyncToolSelector {
    */
   withAdaptive(adaptive: EmbeddingAdaptiveOptions | boolean = true): EmbeddingSelector {
     return this.derive({ adaptive });
+  }
+
+  /**
+   * A copy that waits at most `ms` for the query embedding (and a cold corpus) before falling
+   * open; `undefined` removes the timeout. The corpus build carries on in the background and
+   * is shared with this selector, so the next turn finds it warm. See
+   * {@link EmbeddingSelectorOptions.timeoutMs} for why there is no default.
+   *
+   * @example
+   * const bounded = selector.withTimeout(2_000)
+   */
+  withTimeout(ms: number | undefined): EmbeddingSelector {
+    return this.derive({ timeoutMs: ms });
   }
 
   /**
@@ -254,11 +288,27 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const text = typeof query === 'string' ? query.trim() : '';
     if (text === '') return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
 
+    const { timeoutMs } = this.settings;
+    // With a timeout the query embedding gets its own signal (linked to the run's), so a
+    // timed-out query is abandoned. The corpus build keeps the run's signal only: it must
+    // outlive a timeout so a later turn finds it warm.
+    const queryAbort = timeoutMs === undefined ? undefined : linkedController(signal);
     const corpusLoad = this.index.load(all, signal ? { signal } : {});
-    const queryEmbed = embedOne(this.embedder, text, signal);
-    const [corpusResult, queryResult] = await raceAbort(Promise.allSettled([corpusLoad, queryEmbed]), signal);
+    const queryEmbed = embedOne(this.embedder, text, queryAbort ? queryAbort.controller.signal : signal);
+    let settled: [PromiseSettledResult<CorpusLoad>, PromiseSettledResult<Float32Array[]>] | typeof TIMED_OUT;
+    try {
+      // allSettled: neither promise can go unhandled, whether we wait for it or not.
+      settled = await raceTimeout(allSettledPair(corpusLoad, queryEmbed), timeoutMs, signal);
+    } finally {
+      queryAbort?.release();
+    }
     // An abort surfaces as the signal's reason, never as a fall-open.
     signal?.throwIfAborted();
+    if (settled === TIMED_OUT) {
+      queryAbort?.controller.abort(new TimeoutError(`embedding timed out after ${timeoutMs} ms`));
+      return { ok: false, reason: `embedding timed out after ${timeoutMs} ms`, warnings: [] };
+    }
+    const [corpusResult, queryResult] = settled;
 
     if (corpusResult.status === 'rejected') {
       return { ok: false, reason: `corpus embedding failed: ${describe(corpusResult.reason)}`, warnings: [] };
@@ -333,6 +383,44 @@ function scoreRows(matrix: Float32Array, count: number, dimensions: number, quer
   }
 }
 
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
+function allSettledPair<A, B>(a: Promise<A>, b: Promise<B>): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+  return Promise.allSettled([a, b]) as Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]>;
+}
+
+/**
+ * Settle with `promise`, or with {@link TIMED_OUT} after `ms`, or reject with the signal's
+ * reason the moment it aborts, whichever comes first. The timer is cleared either way.
+ */
+async function raceTimeout<T>(promise: Promise<T>, ms: number | undefined, signal: AbortSignal | undefined): Promise<T | typeof TIMED_OUT> {
+  if (ms === undefined) return raceAbort(promise, signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await raceAbort(Promise.race([promise, timedOut]), signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A controller that aborts when `parent` does, until `release()` detaches it. */
+function linkedController(parent: AbortSignal | undefined): { controller: AbortController; release: () => void } {
+  const controller = new AbortController();
+  if (!parent) return { controller, release: () => undefined };
+  const onAbort = (): void => controller.abort(parent.reason);
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return { controller, release: () => parent.removeEventListener('abort', onAbort) };
+}
+
+/** The reason a timed-out query embedding is aborted with. */
+class TimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
 // `async` turns a synchronous throw from a hand-written embedder into a rejection.
 async function embedOne(embedder: Embedder, text: string, signal: AbortSignal | undefined): Promise<Float32Array[]> {
   return embedder.embed([text], signal ? { signal } : {});
@@ -341,6 +429,12 @@ async function embedOne(embedder: Embedder, text: string, signal: AbortSignal | 
 // No prototype: a tool named `__proto__` must not turn into a prototype assignment.
 function reasonsRecord(): Record<string, ToolReason> {
   return Object.create(null) as Record<string, ToolReason>;
+}
+
+function assertTimeout(ms: number | undefined): void {
+  if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) {
+    throw new RangeError(`timeoutMs must be a positive finite number of milliseconds, got ${ms}`);
+  }
 }
 
 function assertCount(name: string, value: number): void {

@@ -47,6 +47,19 @@ export interface HybridSelectorOptions {
   cache?: VectorCache;
   /** Let k follow the blended scores (`true` for the fitted defaults). */
   adaptive?: HybridAdaptiveOptions | boolean;
+  /**
+   * Milliseconds a turn waits for the embedding half (the query embedding, and the corpus
+   * when it is not warm yet). On timeout the selector ranks on its lexical half with a
+   * warning (`… embedding timed out after N ms`), and falls open only when the lexical half
+   * has no match, exactly as for any other embed failure. The corpus build keeps running in
+   * the background, so a later turn finds it warm. The run's abort signal still wins.
+   *
+   * Default: no timeout (`undefined`); when an {@link EmbeddingSelector} is passed in, its own
+   * timeout applies unless this is set. The first turn over a big registry embeds the whole
+   * corpus, which can take tens of seconds on a WASM backend, so a default timeout would drop
+   * the dense half on exactly that turn.
+   */
+  timeoutMs?: number;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -69,8 +82,9 @@ interface Lexical {
  * parameter names and descriptions (stemmed, with the query expanded by the keyword
  * selector's synonym table), blended with the embedding's cosine. Each half is scaled to
  * 0..1 per query (BM25 by its best score, cosine min–max over the registry) and mixed by
- * `denseWeight`. If the embedder fails the selector degrades to its lexical half and says
- * so in `warnings`; only when neither half can rank does it fall open to the full surface.
+ * `denseWeight`. If the embedder fails (or, with `timeoutMs`, is too slow) the selector
+ * degrades to its lexical half and says so in `warnings`; only when neither half can rank
+ * does it fall open to the full surface.
  *
  * @example
  * const selector = new HybridSelector(useLiteEmbedder({ modelPath: '/models/use-lite' }), { adaptive: true })
@@ -79,14 +93,14 @@ interface Lexical {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools'>>;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs'>>;
   readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, ...rest } = options;
     this.#options = {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
@@ -99,14 +113,22 @@ export class HybridSelector implements AsyncToolSelector {
     if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
     this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
-    this.#dense =
-      embedder instanceof EmbeddingSelector
-        ? cache
-          ? embedder.withCache(cache)
-          : embedder
-        : new EmbeddingSelector(embedder, cache ? { cache } : {});
+    if (embedder instanceof EmbeddingSelector) {
+      const cached = cache ? embedder.withCache(cache) : embedder;
+      this.#dense = timeoutMs !== undefined ? cached.withTimeout(timeoutMs) : cached;
+    } else {
+      this.#dense = new EmbeddingSelector(embedder, {
+        ...(cache ? { cache } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
+    }
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
     this.#core = new Set(coreTools ?? []);
+  }
+
+  /** How long a turn waits for the embedding half (`undefined`: no timeout). */
+  get timeoutMs(): number | undefined {
+    return this.#dense.timeoutMs;
   }
 
   /** The embedding half (its corpus stats and cache). */

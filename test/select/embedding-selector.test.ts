@@ -389,3 +389,138 @@ describe('EmbeddingSelector hot path', () => {
     expect(warm.stats.corpusEmbeds).toBe(0);
   });
 });
+
+describe('EmbeddingSelector timeout', () => {
+  const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Rejections nobody handled while `body` runs (and shortly after). */
+  async function unhandledDuring(body: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void seen.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await body();
+      await tick(20);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    return seen;
+  }
+
+  it('has none by default, and withTimeout sets, clears and validates it', () => {
+    const selector = new EmbeddingSelector(countingEmbedder());
+    expect(selector.timeoutMs).toBeUndefined();
+    expect(selector.withTimeout(250).timeoutMs).toBe(250);
+    expect(selector.withTimeout(250).withTimeout(undefined).timeoutMs).toBeUndefined();
+    expect(new EmbeddingSelector(countingEmbedder(), { timeoutMs: 40 }).withTopK(2).timeoutMs).toBe(40);
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => selector.withTimeout(bad)).toThrow(RangeError);
+      expect(() => new EmbeddingSelector(countingEmbedder(), { timeoutMs: bad })).toThrow(/timeoutMs/);
+    }
+  });
+
+  it('falls open with the reason; the corpus keeps building and the next turn ranks without re-embedding it', async () => {
+    const embedder = countingEmbedder();
+    let release!: () => void;
+    embedder.hold = new Promise((resolve) => (release = resolve));
+    const all = registry();
+    const selector = new EmbeddingSelector(embedder, { topK: 1, coreTools: ['read_file'] }).withTimeout(20);
+
+    const seen = await unhandledDuring(async () => {
+      const started = performance.now();
+      const output = await selector.selectDetailed(ctx('weather'), all, noSignal);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(output.tools).toEqual(all);
+      expect(output.fellOpen).toBe('embedding timed out after 20 ms');
+      expect(output.reasons?.read_file).toEqual({ core: true });
+      expect(applySelection(output, all).warnings.join('\n')).toMatch(/embedding timed out after 20 ms/);
+      expect(selector.stats.corpusEmbeds).toBe(0);
+
+      // The hold lifts: the abandoned corpus build finishes on its own, the abandoned query does not.
+      embedder.hold = undefined;
+      release();
+      await tick();
+      expect(selector.stats.corpusEmbeds).toBe(all.length);
+      const callsBefore = embedder.calls;
+
+      const next = await selector.selectDetailed(ctx('weather', 2), all, noSignal);
+      expect(next.fellOpen).toBeUndefined();
+      expect(names(next.tools)).toEqual(['get_weather', 'read_file']);
+      expect(selector.stats.corpusEmbeds).toBe(all.length);
+      expect(embedder.calls - callsBefore, 'only the query is embedded').toBe(1);
+      expect(embedder.texts.filter((text) => text === 'weather')).toHaveLength(1);
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it('times out a slow query over a warm corpus too', async () => {
+    const embedder = countingEmbedder();
+    const selector = new EmbeddingSelector(embedder, { topK: 1, timeoutMs: 20 });
+    const all = registry();
+    expect((await selector.selectDetailed(ctx('weather'), all, noSignal)).fellOpen).toBeUndefined();
+    embedder.hold = new Promise(() => undefined);
+    const output = await selector.selectDetailed(ctx('send an email', 2), all, noSignal);
+    expect(output.fellOpen).toBe('embedding timed out after 20 ms');
+    embedder.hold = undefined;
+    expect(names(await selector.select(ctx('send an email', 3), all, noSignal))).toEqual(['send_email']);
+    expect(selector.stats.corpusEmbeds).toBe(all.length);
+  });
+
+  it('a corpus build that fails after its turn timed out leaves no unhandled rejection, and the next turn rebuilds', async () => {
+    const embedder = countingEmbedder();
+    let release!: () => void;
+    embedder.hold = new Promise((resolve) => (release = resolve));
+    embedder.behaviour = (texts) => (texts.length > 1 ? 'reject' : 'ok');
+    const all = registry();
+    const selector = new EmbeddingSelector(embedder, { topK: 1, timeoutMs: 20 });
+    const seen = await unhandledDuring(async () => {
+      expect((await selector.selectDetailed(ctx('weather'), all, noSignal)).fellOpen).toBe('embedding timed out after 20 ms');
+      embedder.hold = undefined;
+      release();
+      await tick();
+    });
+    expect(seen).toEqual([]);
+    embedder.behaviour = () => 'ok';
+    const output = await selector.selectDetailed(ctx('weather', 2), all, noSignal);
+    expect(output.fellOpen).toBeUndefined();
+    expect(names(output.tools)).toEqual(['get_weather']);
+  });
+
+  it('waits without a timeout: a slow embedder is not a fall-open by default', async () => {
+    const embedder = countingEmbedder();
+    let release!: () => void;
+    embedder.hold = new Promise((resolve) => (release = resolve));
+    let done = false;
+    const pending = new EmbeddingSelector(embedder, { topK: 1 })
+      .selectDetailed(ctx('weather'), registry(), noSignal)
+      .finally(() => (done = true));
+    await tick(40);
+    expect(done).toBe(false);
+    embedder.hold = undefined;
+    release();
+    const output = await pending;
+    expect(output.fellOpen).toBeUndefined();
+    expect(names(output.tools)).toEqual(['get_weather']);
+  });
+
+  it('the abort signal still wins: rejects with its reason, never a fall-open', async () => {
+    const embedder = countingEmbedder();
+    embedder.hold = new Promise(() => undefined);
+    const selector = new EmbeddingSelector(embedder).withTimeout(5_000);
+    const controller = new AbortController();
+    const seen = await unhandledDuring(async () => {
+      const started = performance.now();
+      const pending = selector.selectDetailed(ctx('weather'), registry(), { signal: controller.signal });
+      await tick(1);
+      const reason = new DOMException('stop', 'AbortError');
+      controller.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+      expect(performance.now() - started).toBeLessThan(1_000);
+
+      const aborted = new AbortController();
+      aborted.abort(new Error('already gone'));
+      await expect(selector.select(ctx('weather'), registry(), { signal: aborted.signal })).rejects.toThrow('already gone');
+    });
+    expect(seen).toEqual([]);
+  });
+});

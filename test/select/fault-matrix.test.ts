@@ -126,8 +126,12 @@ async function refusedBaseURL(): Promise<string> {
   return `http://127.0.0.1:${port}/v1`;
 }
 
-function builtIn(id: SelectorId, options: { embedder?: Embedder; client?: ModelClient; core?: string[]; budget?: number } = {}): Installed {
+function builtIn(
+  id: SelectorId,
+  options: { embedder?: Embedder; client?: ModelClient; core?: string[]; budget?: number; embedTimeoutMs?: number } = {},
+): Installed {
   const coreTools = options.core ?? [];
+  const timeout = options.embedTimeoutMs === undefined ? {} : { timeoutMs: options.embedTimeoutMs };
   const embedder = options.embedder ?? new ScriptedEmbedder();
   switch (id) {
     case 'keyword':
@@ -135,9 +139,9 @@ function builtIn(id: SelectorId, options: { embedder?: Embedder; client?: ModelC
     case 'bm25':
       return { kind: 'sync', selector: new Bm25Selector({ coreTools }) };
     case 'embedding':
-      return { kind: 'async', selector: new EmbeddingSelector(embedder, { topK: 2, coreTools }) };
+      return { kind: 'async', selector: new EmbeddingSelector(embedder, { topK: 2, coreTools, ...timeout }) };
     case 'hybrid':
-      return { kind: 'async', selector: new HybridSelector(embedder, { topK: 2, coreTools }) };
+      return { kind: 'async', selector: new HybridSelector(embedder, { topK: 2, coreTools, ...timeout }) };
     case 'rewriting': {
       const selector = new RewritingSelector(options.client ?? pickerClient(), { timeoutMs: MATRIX.timeoutMs, coreTools });
       return { kind: 'async', selector: options.budget === undefined ? selector : selector.withBudget({ maxTokens: options.budget }) };
@@ -169,6 +173,7 @@ function fabricating(inner: Installed): Installed {
 const EMBED_FAULTS: Partial<Record<FaultId, { fault: EmbedFault; queryOnly: boolean }>> = {
   throws: { fault: 'throw', queryOnly: false },
   rejects: { fault: 'reject', queryOnly: false },
+  hangs: { fault: 'hang', queryOnly: false }, // with the selector's opt-in timeout
   'nan-vectors': { fault: 'nan', queryOnly: true },
   'zero-vectors': { fault: 'zero', queryOnly: true },
   'empty-vectors': { fault: 'empty', queryOnly: true },
@@ -188,7 +193,7 @@ async function scenario(fault: FaultId, id: SelectorId): Promise<Scenario> {
     const embedder = new ScriptedEmbedder(spec.fault, spec.queryOnly ? PROMPT : undefined);
     return {
       ...plain,
-      installed: builtIn(id, { embedder }),
+      installed: builtIn(id, { embedder, ...(fault === 'hangs' ? { embedTimeoutMs: MATRIX.timeoutMs } : {}) }),
       ...(fault === 'cancelled' ? { cancelWhen: () => embedder.called } : {}),
     };
   }

@@ -49,7 +49,7 @@ export interface FaultRow {
 
 /** Fixed figures the scenarios use, so causes can quote them. */
 export const MATRIX = {
-  /** The rewriting selector's own timeout in the matrix. */
+  /** The selectors' own timeout in the matrix (rewriting; embedding and hybrid opt in to it). */
   timeoutMs: 250,
   /** The test embedder's dimensions. */
   dimensions: 64,
@@ -92,12 +92,12 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'hangs',
     fault: 'Hangs past the timeout',
-    injection: `rewriting: the selection model never answers; the selector’s own timeout is ${MATRIX.timeoutMs} ms.`,
+    injection: `embedding, hybrid: \`embed()\` never settles and ignores its signal; the selector is configured with \`timeoutMs: ${MATRIX.timeoutMs}\` (opt-in: without it a hung embedder holds the turn until the run is cancelled, see “Run cancelled”), and the corpus build carries on in the background. rewriting: the selection model never answers; the selector’s own timeout is ${MATRIX.timeoutMs} ms.`,
     cells: {
       keyword: { outcome: 'n/a', why: NO_DEPENDENCY },
       bm25: { outcome: 'n/a', why: NO_DEPENDENCY },
-      embedding: { outcome: 'n/a', why: 'no timeout of its own; a hung embedder holds the turn until the run is cancelled (see “Run cancelled”)' },
-      hybrid: { outcome: 'n/a', why: 'no timeout of its own; a hung embedder holds the turn until the run is cancelled (see “Run cancelled”)' },
+      embedding: { outcome: 'full-surface', cause: `embedding timed out after ${MATRIX.timeoutMs} ms` },
+      hybrid: lexicalOnly(`embedding timed out after ${MATRIX.timeoutMs} ms`),
       rewriting: { outcome: 'full-surface', cause: `rewrite call timed out after ${MATRIX.timeoutMs} ms` },
     },
   },

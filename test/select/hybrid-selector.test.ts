@@ -157,3 +157,81 @@ describe('HybridSelector', () => {
     expect(() => new HybridSelector(countingEmbedder(), { denseWeight: 1.5 })).toThrow(/denseWeight/);
   });
 });
+
+describe('HybridSelector timeout', () => {
+  const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function unhandledDuring(body: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void seen.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await body();
+      await tick(20);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    return seen;
+  }
+
+  it('has none by default and passes timeoutMs through to its embedding half', () => {
+    expect(new HybridSelector(countingEmbedder()).timeoutMs).toBeUndefined();
+    expect(new HybridSelector(countingEmbedder(), { timeoutMs: 30 }).dense.timeoutMs).toBe(30);
+    const dense = new EmbeddingSelector(countingEmbedder(), { timeoutMs: 50 });
+    expect(new HybridSelector(dense).timeoutMs).toBe(50);
+    expect(new HybridSelector(dense, { timeoutMs: 30, cache: memoryVectorCache() }).timeoutMs).toBe(30);
+    expect(() => new HybridSelector(countingEmbedder(), { timeoutMs: 0 })).toThrow(/timeoutMs/);
+  });
+
+  it('degrades to the lexical half with a warning; the corpus keeps building and the next turn blends again', async () => {
+    const embedder = countingEmbedder();
+    let release!: () => void;
+    embedder.hold = new Promise((resolve) => (release = resolve));
+    const selector = new HybridSelector(embedder, { topK: 1, timeoutMs: 20 });
+
+    const seen = await unhandledDuring(async () => {
+      const output = await selector.selectDetailed(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
+      expect(output.fellOpen).toBeUndefined();
+      expect(output.tools.map((tool) => tool.name)).toEqual(['get_weather']);
+      expect(output.reasons?.get_weather?.parts).not.toHaveProperty('dense');
+      expect(output.warnings).toEqual(['embedding unavailable, ranking on the lexical half only: embedding timed out after 20 ms']);
+
+      embedder.hold = undefined;
+      release();
+      await tick();
+      expect(selector.dense.stats.corpusEmbeds).toBe(TOOLS.length);
+      const callsBefore = embedder.calls;
+
+      const next = await selector.selectDetailed(ctx('what is the weather forecast in Paris', 2), TOOLS, { signal: signal() });
+      expect(next.warnings).toBeUndefined();
+      expect(next.tools.map((tool) => tool.name)).toEqual(['get_weather']);
+      expect(next.reasons?.get_weather?.parts).toHaveProperty('dense');
+      expect(selector.dense.stats.corpusEmbeds).toBe(TOOLS.length);
+      expect(embedder.calls - callsBefore, 'only the query is embedded').toBe(1);
+    });
+    expect(seen).toEqual([]);
+  });
+
+  it('falls open only when the lexical half has no match either', async () => {
+    const embedder = countingEmbedder();
+    embedder.hold = new Promise(() => undefined);
+    const output = await new HybridSelector(embedder, { timeoutMs: 20 }).selectDetailed(ctx('xylophone quokka'), TOOLS, {
+      signal: signal(),
+    });
+    expect(output.tools).toEqual(TOOLS);
+    expect(output.fellOpen).toBe('no lexical match and the embedding could not rank: embedding timed out after 20 ms');
+  });
+
+  it('the abort signal still wins over the timeout', async () => {
+    const embedder = countingEmbedder();
+    embedder.hold = new Promise(() => undefined);
+    const controller = new AbortController();
+    const seen = await unhandledDuring(async () => {
+      const pending = new HybridSelector(embedder, { timeoutMs: 5_000 }).select(ctx('weather'), TOOLS, { signal: controller.signal });
+      await tick(1);
+      controller.abort(new Error('cancelled by test'));
+      await expect(pending).rejects.toThrow('cancelled by test');
+    });
+    expect(seen).toEqual([]);
+  });
+});
