@@ -378,7 +378,9 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   return {
-    id: `use-lite/${dtype}/mean`,
+    // "tok2": the exact reference tokenizer; vectors cached under the earlier tokenizer differ
+    // on tie texts, so they must not be reused.
+    id: `use-lite/${dtype}/mean/tok2`,
     dimensions: USE_LITE_DIMENSIONS,
     get backend() {
       return loaded?.backend;

@@ -104,7 +104,7 @@ describe('resolveTransformersDevice', () => {
 
 describe('transformersEmbedder', () => {
   it('re-exports useLiteEmbedder', () => {
-    expect(useLiteEmbedder({ modelPath: MODEL_DIR }).id).toBe('use-lite/int8/mean');
+    expect(useLiteEmbedder({ modelPath: MODEL_DIR }).id).toBe('use-lite/int8/mean/tok2');
   });
 
   it('ids differ by model and dtype; dimensions come from the option or detection', () => {

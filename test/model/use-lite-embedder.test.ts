@@ -39,10 +39,10 @@ describe('useLiteEmbedder', () => {
   });
 
   it('has a dtype-specific id and 512 dimensions', () => {
-    expect(embedder.id).toBe('use-lite/int8/mean');
+    expect(embedder.id).toBe('use-lite/int8/mean/tok2');
     expect(embedder.dimensions).toBe(512);
     const fp32 = useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32' });
-    expect(fp32.id).toBe('use-lite/fp32/mean');
+    expect(fp32.id).toBe('use-lite/fp32/mean/tok2');
     expect(fp32.id).not.toBe(embedder.id);
   });
 
