@@ -23,7 +23,7 @@ export { Bm25Selector } from './select/bm25-selector.js';
 export type { Bm25SelectorOptions } from './select/bm25-selector.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './select/words.js';
 
-export type { Embedder, EmbedOptions, EmbedProgress } from './embed/embedder.js';
+export type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from './embed/embedder.js';
 export { dot, normalise } from './embed/embedder.js';
 export type { VectorCache, MemoryVectorCacheOptions } from './embed/vector-cache.js';
 export { memoryVectorCache } from './embed/vector-cache.js';

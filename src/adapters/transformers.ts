@@ -5,7 +5,7 @@
  *
  * @module loopctl/transformers
  */
-import type { EmbedOptions, EmbedProgress, Embedder } from '../embed/embedder.js';
+import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './use-lite.js';
 
 export {
@@ -78,12 +78,7 @@ export interface TransformersBackend {
  * const embedder: TransformersEmbedder = transformersEmbedder({ model: 'all-MiniLM-L6-v2', localModelPath: '/models/' })
  * const { device, dimensions } = await embedder.load()
  */
-export interface TransformersEmbedder extends Embedder {
-  readonly backend: TransformersBackend | undefined;
-  /** Loads the pipeline and detects `dimensions`; idempotent. */
-  load(): Promise<TransformersBackend>;
-  dispose(): Promise<void>;
-}
+export type TransformersEmbedder = LoadableEmbedder<TransformersBackend>;
 
 const isNode = (): boolean =>
   typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';

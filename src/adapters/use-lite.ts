@@ -7,7 +7,7 @@
  *
  * @module loopctl/transformers
  */
-import type { EmbedOptions, EmbedProgress, Embedder } from '../embed/embedder.js';
+import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type Ort = typeof import('onnxruntime-web');
@@ -69,14 +69,7 @@ export interface UseLiteBackend {
  * const embedder: UseLiteEmbedder = useLiteEmbedder({ modelPath: 'models/use-lite' })
  * const backend = await embedder.load() // { device: 'wasm', dtype: 'int8', … }
  */
-export interface UseLiteEmbedder extends Embedder {
-  /** Backend in use once loaded; undefined before the first {@link UseLiteEmbedder.load}. */
-  readonly backend: UseLiteBackend | undefined;
-  /** Loads tokenizer and model now (otherwise the first `embed` does); idempotent. */
-  load(): Promise<UseLiteBackend>;
-  /** Releases the ONNX session; the next call loads again. */
-  dispose(): Promise<void>;
-}
+export type UseLiteEmbedder = LoadableEmbedder<UseLiteBackend>;
 
 /** Texts longer than this many tokens are clipped, as the TF.js graph does. */
 export const USE_LITE_MAX_TOKENS = 128;

@@ -20,6 +20,23 @@ export interface Embedder {
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }
 
+/**
+ * An embedder backed by a model that loads once: `load()` is idempotent (the first `embed`
+ * calls it otherwise), `backend` says what actually runs, `dispose()` frees it.
+ *
+ * @example
+ * const embedder: LoadableEmbedder<{ device: string }> = useLiteEmbedder({ modelPath: 'models/use-lite' })
+ * const { device } = await embedder.load()
+ */
+export interface LoadableEmbedder<Backend> extends Embedder {
+  /** What runs, once loaded; undefined before. */
+  readonly backend: Backend | undefined;
+  /** Load now (otherwise the first `embed` does); idempotent. */
+  load(): Promise<Backend>;
+  /** Release the model; the next call loads again. */
+  dispose(): Promise<void>;
+}
+
 /** Progress of model loading or corpus embedding, for a progress bar. */
 export interface EmbedProgress {
   readonly phase: 'load' | 'corpus';
