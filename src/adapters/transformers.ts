@@ -6,6 +6,7 @@
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
+import { oneAtATime } from '../embed/one-at-a-time.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './use-lite.js';
 
 export {
@@ -116,7 +117,6 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
   let loading: Promise<{ extractor: Extractor; backend: TransformersBackend }> | undefined;
   let backend: TransformersBackend | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
 
   const load = async (): Promise<{ extractor: Extractor; backend: TransformersBackend }> => {
     const started = performance.now();
@@ -202,11 +202,8 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     async load() {
       return (await ensureLoaded()).backend;
     },
-    embed(texts, embedOptions) {
-      const run = queue.then(() => embed(texts, embedOptions));
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    // One session runs one batch at a time.
+    embed: oneAtATime(embed),
     async dispose() {
       const current = loading;
       loading = undefined;

@@ -8,6 +8,7 @@
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
+import { oneAtATime } from '../embed/one-at-a-time.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type Ort = typeof import('onnxruntime-web');
@@ -254,8 +255,6 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   const loader = options.fetch ?? defaultLoader;
   let loading: Promise<Loaded> | undefined;
   let loaded: Loaded | undefined;
-  // onnxruntime-web rejects concurrent run() on one session, so calls queue here.
-  let queue: Promise<unknown> = Promise.resolve();
 
   const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
     const ort = await importOrt(device);
@@ -381,11 +380,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     async load() {
       return (await ensureLoaded()).backend;
     },
-    embed(texts, embedOptions) {
-      const run = queue.then(() => embed(texts, embedOptions));
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    // onnxruntime-web rejects concurrent run() on one session, so calls queue.
+    embed: oneAtATime(embed),
     async dispose() {
       const current = loading;
       loading = undefined;
