@@ -7,7 +7,7 @@
 import { BareLoop } from '../src/loop/bare-loop.js';
 import type { LoopEvent } from '../src/loop/events.js';
 import { openAIChatClient } from '../src/model/openai-chat.js';
-import type { ToolRegistry } from '../src/tool/registry.js';
+import type { ToolRegistry } from '../src/registry/registry.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 

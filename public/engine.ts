@@ -14,8 +14,8 @@ import { Bm25Selector } from '../src/select/bm25-selector.js';
 import { EmbeddingSelector } from '../src/select/embedding-selector.js';
 import { KeywordSelector } from '../src/select/keyword-selector.js';
 import type { AsyncToolSelector, SelectionContext, SelectorOutput, ToolSelector } from '../src/select/selector.js';
-import type { ToolSchema } from '../src/tool/schema.js';
-import { toolsCost } from '../src/tool/tool-cost.js';
+import type { ToolSchema } from '../src/registry/schema.js';
+import { toolsCost } from '../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../src/tokens/token-counter.js';
 import { loadHybrid, type HybridFactory } from './hybrid.js';
 

@@ -5,11 +5,11 @@
  * `dtype=int8|fp32`, `k=1..15`, `prompt=…`, `registry=tools.json` (a same-origin tools file).
  */
 import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
-import { ToolRegistry } from '../src/tool/registry.js';
-import type { ToolSchema } from '../src/tool/schema.js';
-import { toolsCost } from '../src/tool/tool-cost.js';
+import { ToolRegistry } from '../src/registry/registry.js';
+import type { ToolSchema } from '../src/registry/schema.js';
+import { toolsCost } from '../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../src/tokens/token-counter.js';
-import { DEMO_TOOLS, registerDemoTools } from '../worker/demo-tools.js';
+import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
 import { mountChat } from './chat.js';
 import { byId, h, mount } from './dom.js';
 import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from './engine.js';

@@ -2,8 +2,8 @@
  * Views: status chips, progress bar, selector columns, token chart, registry list. Each takes
  * the plain state and replaces its container's children, so rendering is idempotent.
  */
-import type { ToolSchema } from '../src/tool/schema.js';
-import { toolCost } from '../src/tool/tool-cost.js';
+import type { ToolSchema } from '../src/registry/schema.js';
+import { toolCost } from '../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../src/tokens/token-counter.js';
 import { tokenChart } from './chart.js';
 import { bytes, h, mount, ms } from './dom.js';

@@ -14,8 +14,8 @@ import { createApp } from './app.js';
 import { generateToken } from './bearer-auth.js';
 import { optionsFromVars } from './env-options.js';
 import { mountAll, parseMcpServers } from '../src/adapters/mcp-config.js';
-import { ToolRegistry } from '../src/tool/registry.js';
-import { registerDemoTools } from './demo-tools.js';
+import { ToolRegistry } from '../src/registry/registry.js';
+import { registerDemoTools } from '../demo/demo-tools.js';
 import type { EmbedderSource } from './selector-table.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */

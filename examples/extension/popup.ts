@@ -7,9 +7,9 @@
 import { idbVectorCache } from '../../src/adapters/idb.js';
 import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { parseToolsFile } from '../../public/tools-file.js';
-import { DEMO_TOOLS } from '../../worker/demo-tools.js';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 
 const STORAGE_KEY = 'loopctl.extension.tools';
 const TOP_K = 6;

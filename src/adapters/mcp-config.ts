@@ -4,7 +4,7 @@
  *
  * @module loopctl/mcp
  */
-import type { ToolRegistry } from '../tool/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import type { McpMount, McpMountOptions } from './mcp.js';
 import { mountMcp } from './mcp.js';
 

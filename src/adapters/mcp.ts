@@ -11,9 +11,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { raceAbort } from '../race-abort.js';
-import type { ToolHandler, ToolRegistry } from '../tool/registry.js';
-import type { JsonSchema, ToolSchema } from '../tool/schema.js';
+import { raceAbort } from '../limits/race-abort.js';
+import type { ToolHandler, ToolRegistry } from '../registry/registry.js';
+import type { JsonSchema, ToolSchema } from '../registry/schema.js';
 
 export { mountAll, parseMcpServers } from './mcp-config.js';
 export type { McpServerConfig, MountAllOptions } from './mcp-config.js';

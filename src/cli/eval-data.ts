@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { splitOf } from './split.js';
 
 /** One labelled query of an eval set. */

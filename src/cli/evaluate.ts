@@ -1,7 +1,7 @@
 import { applySelection } from '../select/apply-selection.js';
 import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../select/selector.js';
-import type { ToolSchema } from '../tool/schema.js';
-import { toolsCost } from '../tool/tool-cost.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { EvalCase } from './eval-data.js';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { applySelection } from '../select/apply-selection.js';
-import { toolsCost } from '../tool/tool-cost.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
 import { evaluate, runSelector } from './evaluate.js';

@@ -5,9 +5,9 @@
  * description is a new generation. Building a new generation re-embeds only texts it has not
  * seen before; the whole matrix is persisted to the {@link VectorCache} as one checked entry.
  */
-import type { ToolSchema } from '../tool/schema.js';
-import { toolText } from '../select/words.js';
-import { raceAbort } from '../race-abort.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { toolText } from '../text/words.js';
+import { raceAbort } from '../limits/race-abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';

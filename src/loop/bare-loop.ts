@@ -4,18 +4,18 @@ import type { FinishReason, ModelClient, ModelRequest, ModelUsage, ToolChoice } 
 import type { Selection } from '../select/apply-selection.js';
 import { applySelection } from '../select/apply-selection.js';
 import type { AsyncToolSelector, SelectionContext, SelectorOutput, ToolSelector } from '../select/selector.js';
-import type { ToolRegistry } from '../tool/registry.js';
-import type { ToolSchema } from '../tool/schema.js';
-import { toolsCost } from '../tool/tool-cost.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
-import type { BudgetLimits } from './budget.js';
-import { BudgetGate } from './budget.js';
+import type { BudgetLimits } from '../limits/budget.js';
+import { BudgetGate } from '../limits/budget.js';
 import { ToolConstraint } from './constraint.js';
 import { ContextAccount } from './estimate.js';
 import type { LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
-import { raceAbort } from '../race-abort.js';
+import { raceAbort } from '../limits/race-abort.js';
 
 /** How a loop runs. Every field has a default. */
 export interface LoopConfig {

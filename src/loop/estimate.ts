@@ -1,8 +1,8 @@
 import type { Message } from '../message.js';
 import type { ModelUsage } from '../model/client.js';
-import type { ToolSchema } from '../tool/schema.js';
-import { sameSchema } from '../tool/schema.js';
-import { toolsCost } from '../tool/tool-cost.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { sameSchema } from '../registry/schema.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 
 /** Per-message framing the providers add around content (role markers, separators). */

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolResult } from '../message.js';
 import type { FinishReason, ModelUsage } from '../model/client.js';
 import type { ToolReason } from '../select/selector.js';
-import type { BudgetRefusal } from './budget.js';
+import type { BudgetRefusal } from '../limits/budget.js';
 
 /** Why a run ended. */
 export type StopReason = 'stop' | 'max_turns' | 'budget' | 'cancelled' | 'error';

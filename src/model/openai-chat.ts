@@ -1,5 +1,5 @@
 import type { Message, ToolCall } from '../message.js';
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import {
   ModelStreamError,
   type FinishReason,

@@ -1,5 +1,5 @@
 import type { Message } from '../message.js';
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { ToolChoice } from './client.js';
 
 /**

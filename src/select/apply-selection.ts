@@ -1,5 +1,5 @@
-import type { ToolSchema } from '../tool/schema.js';
-import { sameSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { sameSchema } from '../registry/schema.js';
 import type { SelectorOutput, ToolReason } from './selector.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import { bm25Index } from './bm25.js';
 import { topK } from './top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
-import { textTokens } from './words.js';
+import { textTokens } from '../text/words.js';
 
 /** Options for {@link Bm25Selector}. */
 export interface Bm25SelectorOptions {

@@ -1,4 +1,4 @@
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { bm25Document } from './lexical-index.js';
 
 /** BM25 parameters. */

@@ -2,14 +2,14 @@
  * Selection by meaning: embed every tool's name and description once per registry
  * generation, embed the run's opening prompt every turn, advertise the nearest tools.
  */
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
 import { normalise } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
-import { raceAbort } from '../race-abort.js';
+import { raceAbort } from '../limits/race-abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
 import { topK } from './top-k.js';

@@ -1,16 +1,16 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { adaptiveCut } from './adaptive-k.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
-import { stem } from './stem.js';
-import type { PhrasePair, SynonymPair, SynonymTable } from './synonyms.js';
-import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './synonyms.js';
+import { stem } from '../text/stem.js';
+import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
+import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { topK } from './top-k.js';
-import { textTokens } from './words.js';
+import { textTokens } from '../text/words.js';
 
 /**
  * Adaptive k for the hybrid: between `floor` and `ceiling`, keep tools scoring at least

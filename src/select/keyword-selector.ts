@@ -1,10 +1,10 @@
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import { keywordIndex } from './lexical-index.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
-import type { PhrasePair, SynonymPair, SynonymTable } from './synonyms.js';
-import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './synonyms.js';
-import { textTokens } from './words.js';
+import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
+import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
+import { textTokens } from '../text/words.js';
 
 /** Options for {@link KeywordSelector}. */
 export interface KeywordSelectorOptions {

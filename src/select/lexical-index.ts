@@ -1,5 +1,5 @@
-import type { ToolSchema } from '../tool/schema.js';
-import { textTokens, toolTokens, splitName, rawWords, isToken } from './words.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { textTokens, toolTokens, splitName, rawWords, isToken } from '../text/words.js';
 
 /**
  * A tool list tokenised once: per-tool token sets and an inverted index with document

@@ -8,10 +8,10 @@ import type { Message } from '../message.js';
 import { messageText } from '../message.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
 import { createToolNameMap } from '../model/tool-names.js';
-import type { BudgetLimits } from '../loop/budget.js';
-import { BudgetGate } from '../loop/budget.js';
-import { raceAbort } from '../race-abort.js';
-import type { ToolSchema } from '../tool/schema.js';
+import type { BudgetLimits } from '../limits/budget.js';
+import { BudgetGate } from '../limits/budget.js';
+import { raceAbort } from '../limits/race-abort.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 

@@ -1,4 +1,4 @@
-import type { ToolSchema } from '../tool/schema.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { SelectionContext, SelectorOutput, ToolSelector } from './selector.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { workersAIEmbedder } from '../../src/adapters/workers-ai.js';
 import type { WorkersAiLike } from '../../src/adapters/workers-ai.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import { DEMO_TOOLS } from '../../worker/demo-tools.js';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 
 /** A stand-in for the `AI` binding: answers `{ shape, data }` like the BGE models. */
 function fakeAi(dimensions = 384, answer?: (texts: string[]) => unknown): WorkersAiLike & { calls: { model: string; texts: string[] }[] } {

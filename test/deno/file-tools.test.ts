@@ -1,13 +1,13 @@
 /**
- * The file-tool case table (test/tools/file-cases.ts) on `denoFileSystem`: a temporary
+ * The file-tool case table (test/file-tools/file-cases.ts) on `denoFileSystem`: a temporary
  * `root/` beside an `outside/` holding the secret, with symbolic links from one into the
  * other. Run from the repo root:
  *
  *   npx deno test --config test/deno/file-tools.deno.json --allow-read --allow-write --allow-env --cached-only --no-remote test/deno/file-tools.test.ts
  */
-import { denoFileSystem } from '../../src/tools/deno-file-system.js';
-import { memoryFileSystem } from '../../src/tools/file-tools.js';
-import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend } from '../tools/file-cases.js';
+import { denoFileSystem } from '../../src/file-tools/deno-file-system.js';
+import { memoryFileSystem } from '../../src/file-tools/file-tools.js';
+import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend } from '../file-tools/file-cases.js';
 
 const deno: Backend = {
   name: 'deno',

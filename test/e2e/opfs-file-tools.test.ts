@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FILE_CASES } from '../tools/file-cases.js';
+import { FILE_CASES } from '../file-tools/file-cases.js';
 import { launch, type Launched } from './browser.js';
 import type { CaseReport } from './opfs-page.js';
 import { serveStatic, type StaticServer } from './serve.js';

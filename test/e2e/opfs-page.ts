@@ -3,9 +3,9 @@
  * file-tool case table on `opfsFileSystem`, each case in a fresh OPFS directory, driven from
  * the test through `window.__opfsCases`.
  */
-import { ToolRegistry } from '../../src/tool/registry.js';
-import { opfsFileSystem, registerFileTools } from '../../src/tools/file-tools.js';
-import { FILE_CASES, runFileCase, type Backend } from '../tools/file-cases.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { opfsFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
+import { FILE_CASES, runFileCase, type Backend } from '../file-tools/file-cases.js';
 
 /** What a case run reports back to the test (plain JSON). */
 export interface CaseReport {

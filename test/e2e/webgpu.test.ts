@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { DEMO_TOOLS } from '../../worker/demo-tools.js';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { launch, waitReady, type Launched } from './browser.js';
 import { serveStatic, type StaticServer } from './serve.js';
 

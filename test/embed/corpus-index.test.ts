@@ -3,8 +3,8 @@ import { CorpusError, CorpusIndex } from '../../src/embed/corpus-index.js';
 import { CORPUS_HEADER_BYTES, decodeCorpus, encodeCorpus } from '../../src/embed/corpus-codec.js';
 import { Hash64, checksumBytes, hashStrings } from '../../src/embed/corpus-hash.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
-import { toolText } from '../../src/select/words.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import { toolText } from '../../src/text/words.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { countingEmbedder, mapCache, registry } from './counting-embedder.js';
 
 const expectedTexts = (all: readonly ToolSchema[]) => all.map((tool) => toolText(tool.name, tool.description));

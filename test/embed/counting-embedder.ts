@@ -1,7 +1,7 @@
 import type { Embedder, EmbedOptions } from '../../src/embed/embedder.js';
 import type { VectorCache } from '../../src/embed/vector-cache.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
-import { isToken, rawWords } from '../../src/select/words.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { isToken, rawWords } from '../../src/text/words.js';
 
 /** How the test embedder answers one call. */
 export type Behaviour =

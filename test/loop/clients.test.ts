@@ -3,8 +3,8 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { RetryInfo } from '../../src/model/retry.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import {
   FAST_RETRY,
   PROVIDERS,

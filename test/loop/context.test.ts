@@ -5,7 +5,7 @@ import { toolResultCompactor } from '../../src/loop/managers.js';
 import type { Message } from '../../src/message.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
 import type { ToolSelector } from '../../src/select/selector.js';
-import { toolsCost } from '../../src/tool/tool-cost.js';
+import { toolsCost } from '../../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
 import { collect, named, ofType, onTurn, openAI, schemas, toolbox, useScriptedServer, wideTool } from './helpers.js';

@@ -4,7 +4,7 @@ import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import { toolsCost } from '../../src/tool/tool-cost.js';
+import { toolsCost } from '../../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import {
   collect,

@@ -14,8 +14,8 @@ import { anthropicMessagesClient, type AnthropicMessagesOptions } from '../../sr
 import type { ModelClient } from '../../src/model/client.js';
 import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai-chat.js';
 import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../../src/select/selector.js';
-import { ToolRegistry, type ToolHandler } from '../../src/tool/registry.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import { ToolRegistry, type ToolHandler } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import {
   startScriptedModelServer,
   type RecordedRequest,

@@ -4,8 +4,8 @@ import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { Message } from '../../src/message.js';
 import { messageText } from '../../src/message.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
-import { toolsCost } from '../../src/tool/tool-cost.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { toolsCost } from '../../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import {
   PROVIDERS,

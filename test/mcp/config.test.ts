@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountAll, parseMcpServers } from '../../src/adapters/mcp-config.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import { type GithubTestServer, type McpTestServer, startGithubServer, startNotesServer } from './servers.js';
 
 describe('parseMcpServers', () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp.js';
 import type { ToolCall } from '../../src/message.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import {
   type GithubTestServer,
   type McpTestServer,

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/message.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { ModelHttpError, ModelStreamError, type ModelEvent, type ModelRequest } from '../../src/model/client.js';
 import { anthropicMessagesClient, type AnthropicMessagesOptions } from '../../src/model/anthropic-messages.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';

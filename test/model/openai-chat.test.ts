@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/message.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import {
   ModelHttpError,
   ModelNetworkError,

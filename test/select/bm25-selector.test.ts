@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
-import type { JsonSchema, ToolSchema } from '../../src/tool/schema.js';
+import type { JsonSchema, ToolSchema } from '../../src/registry/schema.js';
 
 const tool = (name: string, description: string, parameters: JsonSchema = {}): ToolSchema => ({
   name,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 
 // Ranks a realistic registry with the real offline model (USE lite, ONNX). Skipped when the
 // model has not been built (`models/` is git-ignored).

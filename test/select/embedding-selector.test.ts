@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { type Behaviour, countingEmbedder, ctx, mapCache, registry } from '../embed/counting-embedder.js';
 
 const names = (tools: readonly ToolSchema[]) => tools.map((tool) => tool.name);

@@ -17,7 +17,7 @@ import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { RewritingSelector } from '../../src/select/rewriting-selector.js';
 import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { bagOfWords } from '../embed/counting-embedder.js';
 import { body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';

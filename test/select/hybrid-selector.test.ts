@@ -3,7 +3,7 @@ import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import type { SelectionContext } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 

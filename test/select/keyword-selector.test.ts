@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 
 const tool = (name: string, description: string): ToolSchema => ({
   name,

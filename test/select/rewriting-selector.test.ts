@@ -15,7 +15,7 @@ import {
   type ToolAnswer,
 } from '../../src/select/rewriting-selector.js';
 import type { AsyncToolSelector, SelectionContext, SelectorOutput } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import type { ScriptedMessage } from '../support/scripted-model-server.js';
 import { anthropic, body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 

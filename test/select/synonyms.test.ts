@@ -6,8 +6,8 @@ import {
   DEFAULT_PHRASES,
   DEFAULT_SYNONYMS,
   expandQuery,
-} from '../../src/select/synonyms.js';
-import { textTokens } from '../../src/select/words.js';
+} from '../../src/text/synonyms.js';
+import { textTokens } from '../../src/text/words.js';
 
 const expand = (query: string, table = compileSynonyms(DEFAULT_SYNONYMS, DEFAULT_PHRASES)) =>
   expandQuery(textTokens(query), query, table);

@@ -8,7 +8,7 @@ import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import { createWorker } from '../../worker/workers.js';
 import type { WorkerEnv } from '../../worker/workers.js';
-import { DEMO_TOOLS } from '../../worker/demo-tools.js';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { TEST_TOKEN } from './constants.js';
 

@@ -1,8 +1,8 @@
 /** Path rules and glob matching, on their own. */
 import { describe, expect, it } from 'vitest';
-import { FileSystemError, globToRegExp, normalizePath, pathSegments } from '../../src/tools/file-tools.js';
-import { rootedHostFileSystem, type HostOps } from '../../src/tools/host-file-system.js';
-import { decodeText, formatSize, splitLines } from '../../src/tools/text.js';
+import { FileSystemError, globToRegExp, normalizePath, pathSegments } from '../../src/file-tools/file-tools.js';
+import { rootedHostFileSystem, type HostOps } from '../../src/file-tools/host-file-system.js';
+import { decodeText, formatSize, splitLines } from '../../src/file-tools/text.js';
 
 describe('pathSegments / normalizePath', () => {
   it.each([

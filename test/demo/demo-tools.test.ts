@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import { compileValidator } from '../../src/tool/validate.js';
-import type { JsonSchema } from '../../src/tool/schema.js';
-import { DEMO_TOOLS, registerDemoTools } from '../../worker/demo-tools.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { compileValidator } from '../../src/registry/validate.js';
+import type { JsonSchema } from '../../src/registry/schema.js';
+import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 
 /** Minimal valid arguments for a schema: every required property, typed. */
 function sampleArgs(schema: JsonSchema): Record<string, unknown> {

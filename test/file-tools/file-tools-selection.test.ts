@@ -15,10 +15,10 @@ import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import { textTokens, toolTokens } from '../../src/select/words.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
-import { fileTools, memoryFileSystem, registerFileTools } from '../../src/tools/file-tools.js';
+import { textTokens, toolTokens } from '../../src/text/words.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { fileTools, memoryFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { PROVIDERS, body, collect, ofType, useScriptedServer, wireMessages, wireToolNames } from '../loop/helpers.js';
 import { FIXTURE } from './file-cases.js';
@@ -188,8 +188,8 @@ describe('every selector serves the file tools', () => {
 });
 
 describe('the core does not import Node or Deno', () => {
-  it('src/tools files other than the node and deno backends use web-standard APIs only', () => {
-    const folder = new URL('../../src/tools/', import.meta.url);
+  it('src/file-tools files other than the node and deno backends use web-standard APIs only', () => {
+    const folder = new URL('../../src/file-tools/', import.meta.url);
     const core = readdirSync(folder).filter((file) => !/^(node|deno)-file-system\.ts$/.test(file));
     expect(core).toContain('file-tools.ts');
     for (const file of core) {

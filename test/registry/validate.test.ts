@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import { compileValidator, describeIssues } from '../../src/tool/validate.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { compileValidator, describeIssues } from '../../src/registry/validate.js';
 
 const schema = {
   type: 'object',
@@ -135,7 +135,7 @@ describe('validation never generates code (Workers forbid eval and new Function)
     const folder = dirname(entry);
     const files = readdirSync(folder).filter((file) => file.endsWith('.js'));
     expect(files.length).toBeGreaterThan(3);
-    const ours = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../src/tool/validate.ts'), 'utf8');
+    const ours = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../src/registry/validate.ts'), 'utf8');
     for (const text of [...files.map((file) => readFileSync(join(folder, file), 'utf8')), ours]) {
       expect(text).not.toMatch(/\bnew\s+Function\s*\(|\beval\s*\(|\bFunction\s*\(\s*['"`]/);
     }

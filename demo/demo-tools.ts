@@ -5,8 +5,8 @@
  * but plausible results derived from the arguments), so runs are reproducible and no demo
  * ever touches the network.
  */
-import type { ToolEntry, ToolRegistry } from '../src/tool/registry.js';
-import type { JsonSchema, ToolSchema } from '../src/tool/schema.js';
+import type { ToolEntry, ToolRegistry } from '../src/registry/registry.js';
+import type { JsonSchema, ToolSchema } from '../src/registry/schema.js';
 
 type Args = Record<string, any>;
 type Handler = (args: Args) => unknown;

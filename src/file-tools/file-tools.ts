@@ -3,7 +3,7 @@
  * browser's OPFS, or — from `loopctl/tools/node` and `loopctl/tools/deno` — a directory on
  * disk). Web-standard only: nothing here imports `node:` or needs `Deno`.
  */
-import type { ToolEntry, ToolRegistry } from '../tool/registry.js';
+import type { ToolEntry, ToolRegistry } from '../registry/registry.js';
 import { editTool } from './edit-tool.js';
 import type { FileSystem } from './file-system.js';
 import { globTool } from './glob-tool.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ToolCall } from '../../src/message.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 
 const weather: ToolSchema = {
   name: 'get_weather',

@@ -1,4 +1,4 @@
-import type { ToolEntry } from '../tool/registry.js';
+import type { ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
 import { displayPath, FileSystemError, normalizePath, parentPath, statOrUndefined } from './file-system.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';

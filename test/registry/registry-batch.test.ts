@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import type { ToolSchema } from '../../src/tool/schema.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 
 const tool = (name: string, description = `The ${name} tool.`): ToolSchema => ({
   name,

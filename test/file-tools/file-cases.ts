@@ -1,6 +1,6 @@
 /**
  * The file-tool case table: one list of cases, framework-neutral, run on every backend —
- * memory and Node (vitest, test/tools/file-tools.test.ts), Deno (Deno.test,
+ * memory and Node (vitest, test/file-tools/file-tools.test.ts), Deno (Deno.test,
  * test/deno/file-tools.test.ts) and OPFS in Chromium (page-evaluated,
  * test/e2e/opfs-file-tools.test.ts). A case is a plain async function taking a context with
  * the file system, a registry holding the five tools, and an assert-like `check`.
@@ -15,9 +15,9 @@
  * }
  */
 import type { ToolResult } from '../../src/message.js';
-import { ToolRegistry } from '../../src/tool/registry.js';
-import type { FileSystem, FileToolsOptions } from '../../src/tools/file-tools.js';
-import { isFileSystemError, registerFileTools } from '../../src/tools/file-tools.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { FileSystem, FileToolsOptions } from '../../src/file-tools/file-tools.js';
+import { isFileSystemError, registerFileTools } from '../../src/file-tools/file-tools.js';
 
 /** The assertions a case uses; {@link simpleCheck} works anywhere, runners may pass their own. */
 export interface Check {
@@ -119,7 +119,7 @@ export const FIXTURE: Readonly<Record<string, string | Uint8Array>> = {
   'notes.txt': 'Teh quick brown fox\nrepeat me\nrepeat me\n',
   'empty.txt': '',
   'src/config.ts': 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n// TODO: validate the config\n',
-  'src/main.ts': "import { parseConfig } from './config';\n\nconst config = parseConfig('{}');\nconsole.log(config);\n",
+  'src/main.ts': "import { parseConfig } from '../tools/config';\n\nconst config = parseConfig('{}');\nconsole.log(config);\n",
   'src/util/strings.ts': 'export const shout = (s: string) => s.toUpperCase();\n',
   'docs/guide.md': '# Guide\n\nCall parseConfig with JSON text.\n',
   'docs/api.md': '# API\n\n- parseConfig(text)\n',
@@ -382,7 +382,7 @@ export const FILE_CASES: readonly FileCase[] = [
           'docs/api.md:3:- parseConfig(text)',
           'docs/guide.md:3:Call parseConfig with JSON text.',
           'src/config.ts:1:export function parseConfig(text: string) {',
-          "src/main.ts:1:import { parseConfig } from './config';",
+          "src/main.ts:1:import { parseConfig } from '../tools/config';",
           "src/main.ts:3:const config = parseConfig('{}');",
           '',
           '(skipped 2 files: 2 binary)',
@@ -405,10 +405,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Grep: path scope (a folder, one file) and glob filter (by name, by path)',
     async run({ ok, check }) {
-      check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'src' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from './config';\nsrc/main.ts:3:const config = parseConfig('{}');");
+      check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'src' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');");
       check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'docs/api.md' }), 'docs/api.md:3:- parseConfig(text)');
       check.equal(await ok('Grep', { pattern: 'parseConfig', glob: '*.md' }), 'docs/api.md:3:- parseConfig(text)\ndocs/guide.md:3:Call parseConfig with JSON text.');
-      check.equal(await ok('Grep', { pattern: 'parseConfig', glob: 'src/*.ts' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from './config';\nsrc/main.ts:3:const config = parseConfig('{}');");
+      check.equal(await ok('Grep', { pattern: 'parseConfig', glob: 'src/*.ts' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');");
       check.equal(await ok('Grep', { pattern: 'toUpperCase', path: 'src', glob: 'util/**' }), 'src/util/strings.ts:1:export const shout = (s: string) => s.toUpperCase();');
     },
   },

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolEntry } from '../tool/registry.js';
+import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
 import { displayPath, FileSystemError, pathSegments } from './file-system.js';
 import { globToRegExp } from './glob-pattern.js';

@@ -1,13 +1,13 @@
 /**
- * The file-tool case table (test/tools/file-cases.ts) on the in-memory backend and on Node's
+ * The file-tool case table (test/file-tools/file-cases.ts) on the in-memory backend and on Node's
  * file system in a temporary directory, with symbolic links pointing out of the root.
  */
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryFileSystem } from '../../src/tools/file-tools.js';
-import { nodeFileSystem } from '../../src/tools/node-file-system.js';
+import { memoryFileSystem } from '../../src/file-tools/file-tools.js';
+import { nodeFileSystem } from '../../src/file-tools/node-file-system.js';
 import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend, type Check } from './file-cases.js';
 
 /** The table's assertions as vitest expectations, for readable diffs. */
