@@ -10,10 +10,10 @@ import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm';
 import * as ort from 'onnxruntime-web/wasm';
 import { useLiteEmbedder } from '../src/adapters/use-lite.js';
 import { workersAIEmbedder } from '../src/adapters/workers-ai.js';
-import type { Embedder } from '../src/embed/embedder.js';
+import type { Embedder } from '../src/index.js';
+import type { WorkerEnv } from '../src/hono/index.js';
 import { useCompiledOrtWasm } from './ort-compiled-wasm.js';
-import type { WorkerEnv } from './workers.js';
-import { createWorker } from './workers.js';
+import { demoWorker } from './workers.js';
 
 /** Where the model folder is served inside the assets directory. */
 const MODEL_PATH = 'https://assets.invalid/models/use-lite/';
@@ -38,7 +38,5 @@ export function assetsUseLite(env: WorkerEnv): Embedder {
   });
 }
 
-export default createWorker({
-  // Workers AI when bound (lighter and faster), else the in-worker model.
-  embedder: (env) => (env.AI ? workersAIEmbedder(env.AI, env.EMBEDDING_MODEL || undefined) : () => assetsUseLite(env)),
-});
+// Workers AI when bound (lighter and faster), else the in-worker model.
+export default demoWorker((env) => (env.AI ? workersAIEmbedder(env.AI, env.EMBEDDING_MODEL || undefined) : () => assetsUseLite(env)));

@@ -4,8 +4,9 @@
  *
  *   npx deno test --config test/deno/deno.json --allow-net --allow-read --allow-env --cached-only --no-check test/deno/
  */
-import { denoHandler } from '../../worker/deno.js';
-import type { EmbedderSource } from '../../worker/selector-table.js';
+import type { EmbedderSource } from '../../src/hono/index.js';
+import { denoHandler } from '../../src/hono/index.js';
+import { demoRegistry } from '../../worker/deno.js';
 import { startModelFixture } from '../worker/model-fixture.js';
 import type { Endpoint, SuiteTarget } from '../worker/suite.js';
 import { CHECKS } from '../worker/suite.js';
@@ -39,7 +40,7 @@ Deno.test({
     const model = await startModelFixture();
     const servers: Deno.HttpServer[] = [];
     const serve = (vars: Record<string, string | undefined>, extra = {}): Endpoint => {
-      const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: () => {} }, denoHandler(vars, { onError: () => undefined, ...extra }));
+      const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: () => {} }, denoHandler({ vars, registry: demoRegistry(), onError: () => undefined, ...extra }));
       servers.push(server);
       return { baseURL: `http://127.0.0.1:${server.addr.port}` };
     };

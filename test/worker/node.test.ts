@@ -3,12 +3,15 @@
  * scripts/serve-node.mjs` runs) on free loopback ports, over real HTTP.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { RunningServer } from '../../worker/node.js';
-import { startNodeServer, useLiteFromDisk } from '../../worker/node.js';
-import { optionsFromVars } from '../../worker/env-options.js';
+import { registerDemoTools } from '../../demo/demo-tools.js';
+import { optionsFromVars } from '../../src/hono/index.js';
+import type { RunningServer } from '../../src/hono/node.js';
+import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
+import { ToolRegistry } from '../../src/index.js';
 import type { ModelFixture } from './model-fixture.js';
 import { startModelFixture } from './model-fixture.js';
-import type { SuiteTarget } from './suite.js';
+import { rawHttp } from './raw-http.js';
+import type { RawExchange, SuiteTarget } from './suite.js';
 import { CHECKS } from './suite.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
@@ -25,9 +28,10 @@ beforeAll(async () => {
   // USE-lite when the model folder is built (npm run build:model), else a counting stand-in.
   const embedder = useLiteFromDisk('models/use-lite') ?? countingEmbedder();
   const start = async (vars: Record<string, string>, extra = {}) => {
-    const server = await startNodeServer({ ...optionsFromVars(vars), port: 0, onError: () => undefined, ...extra });
+    const registry = registerDemoTools(new ToolRegistry());
+    const server = await startNodeServer({ ...optionsFromVars(vars), registry, port: 0, onError: () => undefined, ...extra });
     servers.push(server);
-    return { baseURL: server.url };
+    return { baseURL: server.url, raw: (exchange: RawExchange) => rawHttp(server.url, exchange) };
   };
   const api = await start(
     { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.baseURL, MODEL_NAME: 'scripted', MODEL_API_KEY: API_KEY, CORS_ORIGINS: ORIGIN },

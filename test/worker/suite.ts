@@ -11,6 +11,30 @@ export interface Endpoint {
   readonly baseURL: string;
   /** How to reach it; default the global fetch (workerd passes `SELF.fetch`). */
   readonly fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /**
+   * Raw HTTP/1.1 over a socket, for requests `fetch` will not send (a lying or malformed
+   * `Content-Length`). Absent where the runtime has no socket to the worker (the workers pool).
+   */
+  readonly raw?: (exchange: RawExchange) => Promise<RawReply>;
+}
+
+/** One raw HTTP/1.1 request: the head without `Host`/`Connection` (added) and the blank line. */
+export interface RawExchange {
+  readonly head: string;
+  readonly body?: string;
+  /** Give up waiting for an answer after this long. Default 5000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/** What came back over the socket. */
+export interface RawReply {
+  /** 0 when no status line arrived. */
+  readonly status: number;
+  /** Lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** No complete answer before the timeout. */
+  readonly timedOut: boolean;
 }
 
 /** The worker under test, in three configurations, and the scripted model behind it. */
@@ -460,6 +484,37 @@ export const CHECKS: readonly Check[] = [
         const [request] = await modelRequests(t, id);
         return request?.outcome === 'client-closed';
       });
+    },
+  },
+  {
+    name: 'a client that leaves while the model is thinking aborts that model request at once and dispatches nothing more',
+    async run(t) {
+      const id = uniqueId();
+      const controller = new AbortController();
+      const response = await post(t, '/v1/runs', { prompt: `[[scenario:slow-tool]] [[id:${id}]] ${WEATHER}`, selector: 'static', maxTurns: 5 }, { signal: controller.signal });
+      equal(response.status, 200, 'status');
+      const reader = response.body!.getReader();
+      // Read until turn 2's model request is at the model, then leave while it is unanswered.
+      const pump = (async () => {
+        try {
+          while (!(await reader.read()).done);
+        } catch {
+          // aborted below
+        }
+      })();
+      await eventually('turn 2 to reach the model', async () => (await modelRequests(t, id)).length >= 2);
+      const before = await modelRequests(t, id);
+      equal(before[1]?.outcome, null, 'turn 2 is still unanswered when the client leaves');
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      await pump;
+      // The worker closes its model connection itself: the model never got to answer it.
+      await eventually('the worker to close turn 2\'s model request', async () => (await modelRequests(t, id))[1]?.outcome !== null, 10_000);
+      const after = await modelRequests(t, id);
+      equal(after[1]?.outcome, 'client-closed', 'turn 2 model request outcome');
+      // Had turn 2 been answered, its tool would run and turn 3 would ask the model at once.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      equal((await modelRequests(t, id)).length, 2, 'model requests (no turn 3)');
     },
   },
   {

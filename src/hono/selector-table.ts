@@ -2,14 +2,14 @@
  * The selectors the API offers by name, each built for a requested `k` and memoised, so a
  * busy worker reuses compiled synonym tables and the embedding selector's warm corpus.
  */
-import type { Embedder } from '../src/embed/embedder.js';
-import type { VectorCache } from '../src/embed/vector-cache.js';
-import { Bm25Selector } from '../src/select/bm25-selector.js';
-import { EmbeddingSelector } from '../src/select/embedding-selector.js';
-import { HybridSelector } from '../src/select/hybrid-selector.js';
-import { KeywordSelector } from '../src/select/keyword-selector.js';
-import type { AsyncToolSelector, ToolSelector } from '../src/select/selector.js';
-import { StaticSelector } from '../src/select/static-selector.js';
+import type { Embedder } from '../embed/embedder.js';
+import type { VectorCache } from '../embed/vector-cache.js';
+import { Bm25Selector } from '../select/bm25-selector.js';
+import { EmbeddingSelector } from '../select/embedding-selector.js';
+import { HybridSelector } from '../select/hybrid-selector.js';
+import { KeywordSelector } from '../select/keyword-selector.js';
+import type { AsyncToolSelector, ToolSelector } from '../select/selector.js';
+import { StaticSelector } from '../select/static-selector.js';
 import { ApiError } from './api-error.js';
 
 /** A selector ready to install on a loop: sync or async. */

@@ -4,6 +4,9 @@
  */
 import type { AppOptions } from './app.js';
 
+/** The app options configuration variables set. */
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins'>;
+
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
  * Node, environment variables.
@@ -32,9 +35,9 @@ export class ConfigError extends Error {
  * Read {@link LoopctlVars} into app options. Throws {@link ConfigError} on a bad value.
  *
  * @example
- * const app = createApp({ ...optionsFromVars(env), vectorCache: kvVectorCache(env.VECTORS) })
+ * const app = createApp({ ...optionsFromVars(env), registry, cache: kvVectorCache(env.VECTORS) })
  */
-export function optionsFromVars(vars: LoopctlVars): AppOptions {
+export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const value = (text: string | undefined): string | undefined => (text && text.trim() !== '' ? text.trim() : undefined);
   const provider = value(vars.MODEL_PROVIDER);
   if (provider !== undefined && provider !== 'openai' && provider !== 'anthropic') {
