@@ -148,15 +148,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   if (settings.corsOrigins.length > 0) {
     const allowed = new Set(settings.corsOrigins);
-    app.use(
-      '*',
-      cors({
+    const preflight = cors({
         origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
         allowMethods: ['GET', 'POST', 'OPTIONS'],
         allowHeaders: ['Authorization', 'Content-Type'],
         maxAge: 600,
-      }),
-    );
+      });
+    // Only the API's own routes answer preflights: `OPTIONS /` stays a JSON 404.
+    app.use('/healthz', preflight);
+    app.use('/v1/*', preflight);
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));

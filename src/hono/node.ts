@@ -41,6 +41,19 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const info = await new Promise<AddressInfo>((done) => {
     server = serve({ fetch: app.fetch, port, hostname }, done);
   });
+  // Node's HTTP parser refuses some requests before the app sees them (a malformed
+  // Content-Length, oversized headers): answer those in the API's JSON error shape too.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      error: tooLarge
+        ? { code: 'headers_too_large', message: 'the request headers are too large' }
+        : { code: 'bad_request', message: 'the request is not valid HTTP/1.1 (e.g. a malformed Content-Length)' },
+    });
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   const host = info.address.includes(':') ? `[${info.address}]` : info.address;
   return {
     url: `http://${host}:${info.port}`,

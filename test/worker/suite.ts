@@ -53,6 +53,11 @@ export interface SuiteTarget {
   readonly modelControlURL: string;
   /** Whether `api` has an embedder configured. */
   readonly embedding: boolean;
+  /**
+   * The runtime refuses a malformed `Content-Length` itself, before the worker runs (workerd's
+   * HTTP layer answers a plain 500; Cloudflare's edge refuses such requests before any worker).
+   */
+  readonly runtimeRefusesBadLength?: boolean;
   /** Whether this runtime's fetch can send a streamed (chunked) request body. Default true. */
   readonly streamingUploads?: boolean;
 }
@@ -379,6 +384,69 @@ export const CHECKS: readonly Check[] = [
       const fits = await post(t, '/v1/select', { prompt: `weather ${'x '.repeat(12_000)}` });
       equal(fits.status, 200, 'a large but acceptable body');
       await fits.body?.cancel();
+    },
+  },
+  {
+    name: 'odd HTTP: a malformed or oversized Content-Length is refused as JSON, from the header alone',
+    async run(t) {
+      const raw = t.api.raw;
+      if (!raw) return; // No socket to the worker here (the workers pool); the other runtimes cover it.
+      const head = (length: string) =>
+        `POST /v1/select HTTP/1.1\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
+      for (const length of t.runtimeRefusesBadLength ? [] : ['abc', '-1', '5, 5']) {
+        const bad = await raw({ head: head(length), body: '{"prompt":"weather"}' });
+        equal(bad.timedOut, false, `Content-Length: ${length} answered`);
+        equal(bad.status, 400, `Content-Length: ${length} status (${bad.body.slice(0, 200)})`);
+        assert(/^application\/json/.test(bad.headers['content-type'] ?? ''), `JSON error, got ${bad.headers['content-type']}`);
+        assert(typeof JSON.parse(bad.body).error?.code === 'string', `error shape: ${bad.body}`);
+      }
+      // 300 KiB declared, 20 bytes sent: the answer must not wait for the rest.
+      const declared = await raw({ head: head(String(300 * 1024)), body: '{"prompt":"weather",', timeoutMs: 4000 });
+      equal(declared.timedOut, false, 'an over-limit declared length is answered before the body arrives');
+      equal(declared.status, 413, `declared status (${declared.body.slice(0, 200)})`);
+      equal(JSON.parse(declared.body).error?.code, 'body_too_large', 'error.code');
+    },
+  },
+  {
+    name: 'odd HTTP: every refusal is the JSON error shape (OPTIONS /, wrong methods)',
+    async run(t) {
+      const root = await call(t.api, t, '/', { method: 'OPTIONS', auth: false });
+      const rootStatus = root.status;
+      assert(rootStatus === 404 || rootStatus === 405, `OPTIONS / status ${rootStatus}`);
+      await expectError(root, rootStatus, rootStatus === 404 ? 'not_found' : 'method_not_allowed');
+      // (With CORS configured, OPTIONS on an API route is a preflight: 204. noModel has CORS closed.)
+      const health = await call(t.noModel, t, '/healthz', { method: 'OPTIONS', auth: false });
+      equal(health.headers.get('allow'), 'GET, HEAD', 'Allow on 405');
+      await expectError(health, 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/tools', { method: 'DELETE' }), 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/select', { method: 'GET' }), 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/runs', { method: 'PUT', json: { prompt: 'x' } }), 405, 'method_not_allowed');
+    },
+  },
+  {
+    name: 'odd HTTP: only application/json and +json bodies are accepted',
+    async run(t) {
+      const send = (type: string | undefined) =>
+        call(t.api, t, '/v1/select', { method: 'POST', headers: type ? { 'content-type': type } : {}, body: JSON.stringify({ prompt: WEATHER }) });
+      for (const type of ['application/json-patch+xml', 'application/jsonx', 'text/json', 'application/x-www-form-urlencoded']) {
+        await expectError(await send(type), 415, 'unsupported_media_type');
+      }
+      for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json', 'application/vnd.api+json']) {
+        const ok = await send(type);
+        equal(ok.status, 200, `${type} accepted`);
+        await ok.body?.cancel();
+      }
+    },
+  },
+  {
+    name: 'a prompt at the 32,000-character cap always fits the 256 KiB body limit',
+    async run(t) {
+      // The worst case for bytes per character: a control character JSON-escapes to 6 bytes.
+      const atCap = `weather ${'\u0001'.repeat(32_000 - 8)}`;
+      const ok = await post(t, '/v1/select', { prompt: atCap, selector: 'bm25' });
+      equal(ok.status, 200, 'a prompt of exactly 32,000 characters');
+      await ok.body?.cancel();
+      await expectError(await post(t, '/v1/select', { prompt: `${atCap}x`, selector: 'bm25' }), 400, 'invalid_field', 'prompt');
     },
   },
   {

@@ -73,6 +73,7 @@ beforeAll(async () => {
     corsOrigin: ORIGIN,
     modelControlURL: model.controlURL,
     embedding: false,
+    runtimeRefusesBadLength: true,
   };
 });
 
