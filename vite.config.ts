@@ -9,6 +9,9 @@ const external = [
   /^@modelcontextprotocol\/sdk/,
   /^gpt-tokenizer/,
   /^node:/,
+  // loopctl/hono: Hono (and @hono/node-server for loopctl/hono/node) are the user's, as peers.
+  /^hono(\/|$)/,
+  /^@hono\//,
 ];
 
 export default defineConfig({
@@ -31,6 +34,8 @@ export default defineConfig({
         tools: 'src/file-tools/file-tools.ts',
         'tools-node': 'src/file-tools/node-file-system.ts',
         'tools-deno': 'src/file-tools/deno-file-system.ts',
+        hono: 'src/hono/index.ts',
+        'hono-node': 'src/hono/node.ts',
       },
       formats: ['es'],
     },
