@@ -59,7 +59,7 @@ export function selectorTable(options: SelectorTableOptions = {}): SelectorTable
     }
     base ??= (async () => {
       const model = typeof embedder === 'function' ? await embedder() : embedder;
-      return new EmbeddingSelector(model, { topK: defaultK, ...(vectorCache ? { cache: vectorCache } : {}) });
+      return new EmbeddingSelector(yieldingEmbedder(model), { topK: defaultK, ...(vectorCache ? { cache: vectorCache } : {}) });
     })().catch((error: unknown) => {
       base = undefined; // Let a later request retry the load.
       onError?.(error);
@@ -93,6 +93,31 @@ export function selectorTable(options: SelectorTableOptions = {}): SelectorTable
         selector.catch(() => memo.delete(key));
       }
       return selector;
+    },
+  };
+}
+
+/**
+ * The embedder, yielding to the event loop (a macrotask) before each call. A cold model load and
+ * corpus embedding are seconds of synchronous WASM chained by promises alone; without a yield the
+ * server never gets to accept the requests that arrive meanwhile. In workerd those wait outside
+ * the isolate and were dropped when the work ended (no log line: a socket closed without an
+ * answer); with the yield they come in, join the one load, and all answer.
+ *
+ * @example
+ * new EmbeddingSelector(yieldingEmbedder(useLiteEmbedder({ modelPath })))
+ */
+export function yieldingEmbedder(embedder: Embedder): Embedder {
+  return {
+    get id() {
+      return embedder.id;
+    },
+    get dimensions() {
+      return embedder.dimensions;
+    },
+    async embed(texts, options) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return embedder.embed(texts, options);
     },
   };
 }
