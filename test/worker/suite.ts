@@ -148,6 +148,8 @@ export function parseSse(text: string): SseEvent[] {
       if (name === 'event') event = value;
       else if (name === 'data') data.push(value);
     }
+    // A frame of comments only (the stream's heartbeat, `: `) dispatches nothing.
+    if (data.length === 0) continue;
     events.push({ event, data: JSON.parse(data.join('\n')) });
   }
   return events;
