@@ -13,6 +13,7 @@ import { raceAbort } from '../limits/race-abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
 import { topK } from './top-k.js';
+import { errorMessage } from '../describe-error.js';
 
 export { topK } from './top-k.js';
 
@@ -311,11 +312,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const [corpusResult, queryResult] = settled;
 
     if (corpusResult.status === 'rejected') {
-      return { ok: false, reason: `corpus embedding failed: ${describe(corpusResult.reason)}`, warnings: [] };
+      return { ok: false, reason: `corpus embedding failed: ${errorMessage(corpusResult.reason)}`, warnings: [] };
     }
     const { corpus, warnings } = corpusResult.value as CorpusLoad;
     if (queryResult.status === 'rejected') {
-      return { ok: false, reason: `query embedding failed: ${describe(queryResult.reason)}`, warnings };
+      return { ok: false, reason: `query embedding failed: ${errorMessage(queryResult.reason)}`, warnings };
     }
     const vectors = queryResult.value;
     const raw = Array.isArray(vectors) ? vectors[0] : undefined;
@@ -441,6 +442,3 @@ function assertCount(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
