@@ -12,7 +12,7 @@ import { CorpusIndex } from '../embed/corpus-index.js';
 import { raceAbort } from '../limits/race-abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
-import { topK } from './top-k.js';
+import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
 
 export { topK } from './top-k.js';
@@ -106,7 +106,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       batchSize: 64,
       ...options,
     };
-    assertCount('topK', k);
+    assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;
     this.settings = {
@@ -167,7 +167,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
    */
   withCoreTools(names: readonly string[]): EmbeddingSelector {
-    return this.derive({ coreTools: [...names] });
+    return this.derive({ coreTools: [...this.settings.coreTools, ...names] });
   }
 
   /**
@@ -438,7 +438,4 @@ function assertTimeout(ms: number | undefined): void {
   }
 }
 
-function assertCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
-}
 
