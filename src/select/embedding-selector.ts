@@ -151,7 +151,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * A copy advertising `k` ranked tools per turn (0 is an intentional empty selection).
+   * A copy advertising `k` ranked tools per turn (a positive integer).
    *
    * @example
    * const narrow = selector.withTopK(4)
