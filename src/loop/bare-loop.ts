@@ -16,7 +16,7 @@ import { ToolConstraint } from './constraint.js';
 import { ContextAccount } from './estimate.js';
 import type { LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import { describeError } from '../describe-error.js';
 
 /** How a loop runs. Every field has a default. */
