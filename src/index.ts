@@ -60,5 +60,5 @@ export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';
 export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
 export type { HybridSelectorOptions, HybridAdaptiveOptions } from './select/hybrid-selector.js';
 export { stem } from './text/stem.js';
-export { RewritingSelector, REWRITE_EXCERPT_BYTES, truncateUtf8, parseToolAnswer, buildRewritePrompt, toolSummary } from './select/rewriting-selector.js';
-export type { RewritingSelectorOptions, ToolAnswer } from './select/rewriting-selector.js';
+export { RewritingSelector } from './select/rewriting-selector.js';
+export type { RewritingSelectorOptions } from './select/rewriting-selector.js';
