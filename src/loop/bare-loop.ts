@@ -12,8 +12,9 @@ import { approxTokenCounter } from '../tokens/token-counter.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
 import { ToolConstraint } from './constraint.js';
-import { ContextAccount } from './estimate.js';
-import type { LoopEvent, StopReason } from './events.js';
+import type { ContextEstimate, ContextFigures } from './estimate.js';
+import { ContextAccount, contextFit } from './estimate.js';
+import type { ContextEventFigures, LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
 import { raceAbort } from '../limits/race-abort.js';
 
@@ -223,13 +224,18 @@ export class BareLoop {
         for (const warning of selection.warnings) emit({ type: 'warning', turn, code: 'selection', message: warning });
 
         let estimate = account.estimate(view, selection.tools);
-        const reservation = account.reservation(all, maxOutput);
-        if (estimate.tokens + reservation > config.contextWindow) {
+        const figures: ContextFigures = {
+          contextWindow: config.contextWindow,
+          outputReservation: maxOutput,
+          fullSurfaceReservation: account.reservation(all, maxOutput),
+        };
+        let fit = contextFit(estimate, figures);
+        if (fit.overflows) {
           for (const manager of this.managers) {
             const compaction = manager.compact({
               messages: transcript,
               tokens: estimate.tokens,
-              limit: config.contextWindow - reservation,
+              limit: fit.compactionLimit,
               counter,
             });
             if (!compaction) continue;
@@ -245,14 +251,15 @@ export class BareLoop {
               summary: compaction.summary,
             });
             estimate = after;
-            if (estimate.tokens + reservation <= config.contextWindow) break;
+            fit = contextFit(estimate, figures);
+            if (fit.fitsFullSurface) break;
           }
-          if (estimate.tokens + reservation > config.contextWindow) {
+          if (fit.overflows) {
             emit({
               type: 'warning',
               turn,
               code: 'context_overflow',
-              message: `estimated ${estimate.tokens} tokens plus a ${reservation}-token reservation exceed the ${config.contextWindow}-token window`,
+              message: `estimated ${estimate.tokens} tokens plus a ${maxOutput}-token output reservation exceed the ${config.contextWindow}-token window`,
             });
           }
         }
@@ -267,8 +274,7 @@ export class BareLoop {
           tools: selection.tools.length,
           estimatedInputTokens: estimate.tokens,
           anchored: estimate.anchored,
-          reservationTokens: reservation,
-          contextWindow: config.contextWindow,
+          ...contextFigures(estimate, figures),
         });
 
         const calls: ToolCall[] = [];
@@ -312,7 +318,14 @@ export class BareLoop {
         transcript = [...transcript, ...results.map(toToolMessage)];
         if (signal.aborted) return finish('cancelled');
         const after = account.estimate([...viewPrefix, ...transcript], selection.tools);
-        emit({ type: 'estimate', turn, phase: 'post_dispatch', tokens: after.tokens, anchored: after.anchored });
+        emit({
+          type: 'estimate',
+          turn,
+          phase: 'post_dispatch',
+          tokens: after.tokens,
+          anchored: after.anchored,
+          ...contextFigures(after, { ...figures, fullSurfaceReservation: account.reservation(this.registry.schemas(), maxOutput) }),
+        });
       }
     } catch (error) {
       if (signal.aborted) return finish('cancelled');
@@ -421,6 +434,16 @@ function wireToolChoice(constraint: ToolConstraint): ToolChoice | undefined {
   if (constraint === ToolConstraint.Required) return 'required';
   if (constraint === ToolConstraint.None) return 'none';
   return undefined;
+}
+
+/** The window figures the `request` and `estimate` events carry, so a UI can show both rules. */
+function contextFigures(estimate: ContextEstimate, figures: ContextFigures): ContextEventFigures {
+  return {
+    advertisedTokens: estimate.toolTokens,
+    outputReservationTokens: figures.outputReservation,
+    fullSurfaceReservationTokens: figures.fullSurfaceReservation,
+    contextWindow: figures.contextWindow,
+  };
 }
 
 function toToolMessage(result: ToolResult): ToolMessage {
