@@ -1,12 +1,12 @@
 import type { Message } from '../message.js';
-import type { Selection } from '../select/apply-selection.js';
-import { applySelection } from '../select/apply-selection.js';
-import type { AsyncToolSelector, SelectionContext, SelectorOutput, ToolSelector } from '../select/selector.js';
+import type { RunSelectionResult } from '../select/run-selection.js';
+import { runSelection } from '../select/run-selection.js';
+import type { AsyncToolSelector, SelectionContext, Selector, ToolSelector } from '../select/selector.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { BudgetGate } from '../limits/budget.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { describeError } from '../describe-error.js';
 import type { ModelClient } from '../model/client.js';
 import { dispatchAll, toToolMessage } from './dispatch.js';
 import type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
@@ -19,7 +19,6 @@ import {
   admitTurn,
   buildRequest,
   contextFigures,
-  describeError,
   emitPostDispatchEstimate,
   fitContext,
   receiveReply,
@@ -30,7 +29,8 @@ import {
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
 export { LoopRun } from './loop-run.js';
 
-type InstalledSelector = { kind: 'sync'; selector: ToolSelector } | { kind: 'async'; selector: AsyncToolSelector };
+/** The selector a loop consults, and how it was installed (a Promise from a `sync` one is warned about). */
+type InstalledSelector = { kind: 'sync' | 'async' | 'any'; selector: Selector };
 
 /**
  * The agent loop: per turn it selects the advertised tools (exactly once, at request build),
@@ -58,36 +58,54 @@ export class BareLoop {
     this.managers = [...(options.managers ?? [])];
   }
 
-  /** Install a sync selector (clears any async one). Returns this loop. */
+  /**
+   * Install the selector the loop consults once per turn: sync or async, returning a list or a
+   * `SelectorOutput`. Replaces any selector installed before. Returns this loop.
+   *
+   * @example
+   * loop.withSelector(new HybridSelector(embedder, { topK: 8 }))
+   */
+  withSelector(selector: Selector): this {
+    this.setSelector(selector);
+    return this;
+  }
+
+  /**
+   * Change the selector; `undefined` removes selection (every tool is advertised). A run keeps
+   * the selector it started with; the change applies from the next run.
+   */
+  setSelector(selector: Selector | undefined): void {
+    this.#install(selector, 'any');
+  }
+
+  /** {@link withSelector} for a sync selector (a Promise it returns is awaited, with a warning). */
   withToolSelector(selector: ToolSelector): this {
     this.setToolSelector(selector);
     return this;
   }
 
-  /**
-   * Change the sync selector; `undefined` removes selection. Clears any async selector. A run
-   * keeps the selector it started with; the change applies from the next run.
-   */
+  /** {@link setSelector} for a sync selector. */
   setToolSelector(selector: ToolSelector | undefined): void {
-    this.#selector = selector ? { kind: 'sync', selector } : undefined;
+    this.#install(selector, 'sync');
   }
 
-  /** Install an async selector (clears any sync one). Returns this loop. */
+  /** {@link withSelector} for an async selector. */
   withAsyncToolSelector(selector: AsyncToolSelector): this {
     this.setAsyncToolSelector(selector);
     return this;
   }
 
-  /**
-   * Change the async selector; `undefined` removes selection. Clears any sync selector. A run
-   * keeps the selector it started with; the change applies from the next run.
-   */
+  /** {@link setSelector} for an async selector. */
   setAsyncToolSelector(selector: AsyncToolSelector | undefined): void {
-    this.#selector = selector ? { kind: 'async', selector } : undefined;
+    this.#install(selector, 'async');
+  }
+
+  #install(selector: Selector | undefined, kind: InstalledSelector['kind']): void {
+    this.#selector = selector ? { kind, selector } : undefined;
   }
 
   /** The installed selector, if any. */
-  get toolSelector(): ToolSelector | AsyncToolSelector | undefined {
+  get toolSelector(): Selector | undefined {
     return this.#selector?.selector;
   }
 
@@ -164,11 +182,11 @@ export class BareLoop {
     installed: InstalledSelector | undefined,
     all: readonly ToolSchema[],
     conversation: readonly Message[],
-  ): Promise<Selection> {
+  ): Promise<RunSelectionResult> {
     const { turn, emit } = run;
     const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
     const started = performance.now();
-    const selection = await this.#select(installed, ctx, all, run.signal, (code, message) => emit({ type: 'warning', turn, code, message }));
+    const selection = await this.#select(installed, ctx, all, run.signal);
     emit({
       type: 'selection',
       turn,
@@ -181,37 +199,12 @@ export class BareLoop {
       reasons: { ...selection.reasons },
       ms: performance.now() - started,
     });
-    for (const warning of selection.warnings) emit({ type: 'warning', turn, code: 'selection', message: warning });
+    for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
     return selection;
   }
 
-  async #select(
-    installed: InstalledSelector | undefined,
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    signal: AbortSignal,
-    warn: (code: string, message: string) => void,
-  ): Promise<Selection> {
-    if (!installed) return applySelection(all, all);
-    let output: SelectorOutput | readonly ToolSchema[];
-    try {
-      if (installed.kind === 'sync') {
-        const { selector } = installed;
-        output = selector.selectDetailed ? selector.selectDetailed(ctx, all) : selector.select(ctx, all);
-      } else {
-        const { selector } = installed;
-        const pending = selector.selectDetailed
-          ? selector.selectDetailed(ctx, all, { signal })
-          : selector.select(ctx, all, { signal });
-        output = await raceAbort(Promise.resolve(pending), signal);
-      }
-    } catch (error) {
-      if (signal.aborted) throw error;
-      // A selector that throws must not strand the model: serve the full surface and say why.
-      warn('selector_failed', `selector ${installed.selector.name ?? 'custom'} failed, advertising every tool: ${describeError(error).message}`);
-      return applySelection({ tools: all, fellOpen: `selector threw: ${describeError(error).message}` }, all);
-    }
-    return applySelection(output, all);
+  #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
+    return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'any' });
   }
 }
 

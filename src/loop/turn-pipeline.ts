@@ -14,7 +14,7 @@ import { contextFit } from './estimate.js';
 import type { ContextEventFigures, StopReason } from './events.js';
 import type { LoopConfig } from './loop-options.js';
 import type { ContextManager } from './managers.js';
-import type { RunError, RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
 
 /**
  * Whether another turn may start: not when the run was cancelled, hit its turn limit or its
@@ -187,13 +187,4 @@ export function emitPostDispatchEstimate(run: RunState, selection: Selection, fi
     anchored: after.anchored,
     ...contextFigures(after, { ...figures, fullSurfaceReservation: run.account.reservation(all, run.maxOutput) }),
   });
-}
-
-/** An error as the `error` event reports it: an HTTP status becomes `http_<status>`. */
-export function describeError(error: unknown): RunError {
-  if (error instanceof Error) {
-    const status = (error as { status?: unknown }).status;
-    return { code: typeof status === 'number' ? `http_${status}` : error.name || 'error', message: error.message };
-  }
-  return { code: 'error', message: String(error) };
 }
