@@ -145,13 +145,7 @@ const utf8 = new TextEncoder();
  * pathSegments('../x') // throws FileSystemError 'escapes-root'
  */
 export function pathSegments(path: string): string[] {
-  if (typeof path !== 'string') throw new FileSystemError('invalid-path', String(path), 'path must be a string');
-  if (path.length > FILE_PATH_LIMITS.maxChars) {
-    throw new FileSystemError('invalid-path', path, `path is ${path.length} characters long, over the limit of ${FILE_PATH_LIMITS.maxChars}`);
-  }
-  if (path.includes('\0')) throw new FileSystemError('invalid-path', path, 'invalid path: it contains a NUL byte');
-  const unified = path.replace(/\\/g, '/');
-  if (unified.startsWith('/') || /^[a-zA-Z]:/.test(unified)) throw new FileSystemError('escapes-root', path);
+  const unified = checkPathText(path);
   const out: string[] = [];
   for (const part of unified.split('/')) {
     if (part === '' || part === '.') continue;
@@ -169,6 +163,27 @@ export function pathSegments(path: string): string[] {
     throw new FileSystemError('invalid-path', path, `path is ${out.length} folders and names deep, over the limit of ${FILE_PATH_LIMITS.maxSegments}`);
   }
   return out;
+}
+
+/**
+ * The checks on a path's text alone, before it is split: a string, at most
+ * `FILE_PATH_LIMITS.maxChars` characters, no NUL byte, not absolute (`/x`, `C:`, `\\host`).
+ * Returns the text with backslashes as `/`. Glob patterns get these checks too (their
+ * segments are patterns, not names, so the name limit does not apply to them).
+ *
+ * @example
+ * checkPathText('src\\main.ts') // 'src/main.ts'
+ * checkPathText('/etc/passwd') // throws FileSystemError 'escapes-root'
+ */
+export function checkPathText(path: string): string {
+  if (typeof path !== 'string') throw new FileSystemError('invalid-path', String(path), 'path must be a string');
+  if (path.length > FILE_PATH_LIMITS.maxChars) {
+    throw new FileSystemError('invalid-path', path, `path is ${path.length} characters long, over the limit of ${FILE_PATH_LIMITS.maxChars}`);
+  }
+  if (path.includes('\0')) throw new FileSystemError('invalid-path', path, 'invalid path: it contains a NUL byte');
+  const unified = path.replace(/\\/g, '/');
+  if (unified.startsWith('/') || /^[a-zA-Z]:/.test(unified)) throw new FileSystemError('escapes-root', path);
+  return unified;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
-import { clipMiddle, displayPath, FileSystemError, pathSegments, SHOWN_PATH_CHARS } from './file-system.js';
+import { checkPathText, clipMiddle, displayPath, FileSystemError, SHOWN_PATH_CHARS } from './file-system.js';
 import { globToRegExp } from './glob-pattern.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
@@ -49,7 +49,7 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
   // The pattern is matched against paths under the root, so one that climbs out or starts at
   // `/` could never match: say why instead of answering "no files".
   if (pattern.startsWith('/') || pattern.split('/').includes('..')) throw new FileSystemError('escapes-root', pattern);
-  pathSegments(pattern); // NUL bytes and drive letters
+  checkPathText(pattern); // length, NUL bytes and drive letters
   const regex = globToRegExp(pattern);
   const walk = await walkFiles(fs, args.path ?? '', { ignoreDirs: ignoredFor(config.ignoreDirs, pattern), maxFiles: config.maxFilesVisited, signal });
   if (walk.single) throw new FileSystemError('not-a-directory', walk.start, 'is a file; pass a folder as path');

@@ -625,8 +625,13 @@ export const FILE_CASES: readonly FileCase[] = [
       const files = await ok('Glob', { pattern: `${'q/'.repeat(200)}*.md` });
       check.ok(files.length < 400, `Glob echoed ${files.length} characters`);
       check.match(files, /^No files match q\/q\/.*….*\/q\/\*\.md\.$/);
-      const name = await fails('Glob', { pattern: `${'q'.repeat(4000)}*.md` }, /over the limit of 255 bytes/);
-      check.ok(name.length < 400, `Glob error echoed ${name.length} characters`);
+      // A pattern's segments are patterns, not names: a long one is matched (and echoed clipped).
+      const long = await ok('Glob', { pattern: `{README,${'q'.repeat(3000)}}.md` });
+      check.equal(long, 'README.md');
+      const unmatched = await ok('Glob', { pattern: `${'q'.repeat(4000)}*.md` });
+      check.ok(unmatched.length < 400, `Glob echoed ${unmatched.length} characters`);
+      check.match(unmatched, /^No files match q+…q+\*\.md\.$/);
+      await fails('Glob', { pattern: `${'q'.repeat(4100)}*.md` }, /path is 4104 characters long, over the limit of 4096/);
     },
   },
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BareLoop, type LoopConfig, type RunOptions } from '../../src/loop/bare-loop.js';
-import { messageCost } from '../../src/loop/estimate.js';
+import { contextFit, messageCost } from '../../src/loop/estimate.js';
 import { toolResultCompactor } from '../../src/loop/managers.js';
 import type { Message } from '../../src/message.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
@@ -284,5 +284,25 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
     expect(request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens).toBeLessThanOrEqual(contextWindow);
     expect(ofType(events, 'warning')).toEqual([]);
     expect(server.current.requests[first.turn - 1]?.rawBody).toContain('[tool result elided to save context');
+  });
+});
+
+describe('contextFit', () => {
+  const figures = { contextWindow: 10_000, outputReservation: 1000, fullSurfaceReservation: 6000 };
+  const estimate = (messages: number, tools: number) => ({ tokens: messages + tools, toolTokens: tools, anchored: false });
+
+  it.each([
+    // messages, advertised tools → overflows (trigger), fits the full surface (target), limit
+    [3000, 500, false, true, 4500],
+    [5000, 500, false, false, 4500], // the wire fits although the full surface would not: no compaction
+    [8600, 500, true, false, 4500],
+    [8500, 500, false, false, 4500], // exactly the window: fits
+  ])('messages %i + tools %i', (messages, tools, overflows, fitsFullSurface, compactionLimit) => {
+    expect(contextFit(estimate(messages, tools), figures)).toEqual({ overflows, fitsFullSurface, compactionLimit });
+  });
+
+  it('when the full surface and the reply alone exceed the window, the target is below zero', () => {
+    const fit = contextFit(estimate(100, 50), { contextWindow: 8000, outputReservation: 4096, fullSurfaceReservation: 17_500 });
+    expect(fit).toEqual({ overflows: false, fitsFullSurface: false, compactionLimit: 8000 - 17_500 + 50 });
   });
 });
