@@ -38,7 +38,7 @@ export { ContextAccount, messageCost } from './loop/estimate.js';
 export type { ContextEstimate } from './loop/estimate.js';
 export { toolResultCompactor } from './loop/managers.js';
 export type { ContextManager, Compaction, CompactionRequest, ToolResultCompactorOptions } from './loop/managers.js';
-export { raceAbort } from './limits/race-abort.js';
+export { raceAbort } from './limits/abort.js';
 
 export type { ModelClient, ModelRequest, ModelResponse, ModelEvent, ModelUsage, ModelCallOptions, FinishReason, Provider, ToolChoice } from './model/client.js';
 export { ModelError, ModelHttpError, ModelStreamError, ModelNetworkError, collectResponse } from './model/client.js';

@@ -7,11 +7,11 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
-import { Hash64 } from './corpus-hash.js';
+import { Hash64 } from '../hash.js';
 import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
 import { errorMessage } from '../describe-error.js';
 

@@ -2,7 +2,7 @@
 import type { ToolCall, ToolMessage, ToolResult } from '../message.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import { ToolConstraint } from './constraint.js';
 import type { Emit } from './loop-run.js';
 

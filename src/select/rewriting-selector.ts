@@ -10,7 +10,7 @@ import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.j
 import { createToolNameMap } from '../model/tool-names.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
@@ -326,27 +326,17 @@ async function completeWithin(
   timeoutMs: number,
   outer: AbortSignal | undefined,
 ): Promise<CallOutcome> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`rewrite call timed out after ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  const onOuterAbort = (): void => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const deadline = withDeadline(outer, timeoutMs);
+  const signal = deadline.signal as AbortSignal;
   try {
     // `then` turns a client's synchronous throw into a rejection; the race settles even
     // when a client ignores its signal.
-    const pending = Promise.resolve().then(() => client.complete(request, { signal: controller.signal }));
-    return { ok: true, reply: await raceAbort(pending, controller.signal) };
+    const pending = Promise.resolve().then(() => client.complete(request, { signal }));
+    return { ok: true, reply: await raceAbort(pending, signal) };
   } catch (error) {
     if (outer?.aborted) throw outer.reason;
-    if (timedOut) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
+    if (deadline.expired()) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
     return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onOuterAbort);
   }
 }
 

@@ -1,5 +1,5 @@
 import { errorMessage } from '../describe-error.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { Selection } from './apply-selection.js';
 import { applySelection } from './apply-selection.js';
@@ -110,10 +110,11 @@ export function checkSelectorResult(value: unknown, all: readonly ToolSchema[]):
 }
 
 function checkToolList(list: readonly unknown[], all: readonly ToolSchema[]): ToolSchema[] | string {
-  const byName = new Map(all.map((tool) => [tool.name, tool]));
+  let byName: Map<string, ToolSchema> | undefined; // built only when names are used
   const tools: ToolSchema[] = [];
   for (const [index, entry] of list.entries()) {
     if (typeof entry === 'string') {
+      byName ??= new Map(all.map((tool) => [tool.name, tool]));
       // An unknown name becomes a placeholder the contract drops and reports by name.
       tools.push(byName.get(entry) ?? ({ name: entry, description: '', parameters: {} } as ToolSchema));
     } else if (entry !== null && typeof entry === 'object' && typeof (entry as ToolSchema).name === 'string') {
