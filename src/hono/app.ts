@@ -18,18 +18,17 @@ import type { FetchLike } from '../model/http.js';
 import { globalFetch } from '../model/http.js';
 import { openAIChatClient } from '../model/openai-chat.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
-import { applySelection } from '../select/apply-selection.js';
-import type { SelectionContext, SelectorOutput } from '../select/selector.js';
+import type { EmbedderSource, NamedSelectorFactory } from '../select/named-selectors.js';
+import { runSelection } from '../select/run-selection.js';
+import type { SelectionContext } from '../select/selector.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
 import { ApiError, errorResponse } from './api-error.js';
 import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import { streamRun } from './run-stream.js';
-import type { EmbedderSource, SelectorFactory } from './selector-table.js';
-import { selectorTable } from './selector-table.js';
+import { apiSelectors } from './api-selectors.js';
 
 /** Which model the runs talk to. */
 export interface ModelOptions {
@@ -60,7 +59,7 @@ export interface AppOptions {
   /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
   cache?: VectorCache;
   /** Extra selectors by name, merged over the built-in ones. */
-  selectors?: Readonly<Record<string, SelectorFactory>>;
+  selectors?: Readonly<Record<string, NamedSelectorFactory>>;
   /** The selector used when a request names none. Default `keyword`. */
   defaultSelector?: string;
   /** The fetch model clients use. Default the global fetch. */
@@ -119,9 +118,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     throw new RangeError('the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it');
   }
   const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
-  const selectors = selectorTable({
+  const selectors = apiSelectors({
     ...(settings.embedder ? { embedder: settings.embedder } : {}),
-    ...(settings.cache ? { vectorCache: settings.cache } : {}),
+    ...(settings.cache ? { cache: settings.cache } : {}),
     ...(settings.selectors ? { extra: settings.selectors } : {}),
     onError: settings.onError,
   });
@@ -178,23 +177,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     validator('json', (value) => parseSelectInput(value, selectors.names, settings.defaultSelector)),
     async (c) => {
       const input = c.req.valid('json');
-      const installed = await selectors.get(input.selector, input.k);
+      const selector = await selectors.get(input.selector, input.k);
       const all = registry.schemas();
       const ctx: SelectionContext = { turn: 1, latestUserMessage: input.prompt, conversation: [{ role: 'user', content: input.prompt }] };
       const started = performance.now();
-      let output: SelectorOutput | readonly ToolSchema[];
-      if (installed.kind === 'sync') {
-        const { selector } = installed;
-        output = selector.selectDetailed ? selector.selectDetailed(ctx, all) : selector.select(ctx, all);
-      } else {
-        const { selector } = installed;
-        // Not the request's signal: Deno aborts it after every response, and a warm selection
-        // takes milliseconds; a run (below) is what a disconnect must cancel.
-        const signal = new AbortController().signal;
-        output = selector.selectDetailed ? await selector.selectDetailed(ctx, all, { signal }) : await selector.select(ctx, all, { signal });
-      }
+      // No signal: a warm selection takes milliseconds, and the corpus build it may join serves
+      // every later request; a run (below) is what a disconnect must cancel.
+      const selection = await runSelection(selector, ctx, all);
       const ms = performance.now() - started;
-      const selection = applySelection(output, all);
       return c.json({
         selector: input.selector,
         advertised: selection.names,
@@ -215,15 +205,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     validator('json', (value) => parseRunInput(value, selectors.names, settings.defaultSelector, settings.defaultMaxTurns)),
     async (c) => {
       const input = c.req.valid('json');
-      const installed = await selectors.get(input.selector, input.k);
+      const selector = await selectors.get(input.selector, input.k);
       const probe = modelProbe(settings.fetch);
       const loop = new BareLoop({
         client: makeClient(model, probe.fetch),
         registry,
         config: { system: SYSTEM_PROMPT, ...settings.loop, constraint: input.constraint, maxTurns: input.maxTurns },
       });
-      if (installed.kind === 'sync') loop.withToolSelector(installed.selector);
-      else loop.withAsyncToolSelector(installed.selector);
+      loop.withSelector(selector);
       return streamRun(c, {
         start: (signal) => loop.run(input.input, { signal }),
         probe: probe.first,

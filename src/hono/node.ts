@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
-import type { EmbedderSource } from './selector-table.js';
+import type { EmbedderSource } from '../select/named-selectors.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
 export interface NodeServerOptions extends AppOptions {

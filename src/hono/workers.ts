@@ -17,7 +17,7 @@ import type { AppEnv, AppOptions } from './app.js';
 import { createApp } from './app.js';
 import type { LoopctlVars } from './env-options.js';
 import { ConfigError, optionsFromVars } from './env-options.js';
-import type { EmbedderSource } from './selector-table.js';
+import type { EmbedderSource } from '../select/named-selectors.js';
 
 /** The static-assets binding, typed structurally. */
 export interface AssetsLike {
