@@ -124,9 +124,7 @@ async function load(url, selector) {
     rps: result.requests.average,
     total: result.requests.total,
     errors,
-    ...(errors > 0
-      ? { detail: { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats } }
-      : {}),
+    ...(errors > 0 ? { detail: { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats } } : {}),
   };
 }
 
@@ -165,9 +163,7 @@ async function coldBurst(url) {
     total: outcomes.length,
     errors,
     warmUpMs: 0,
-    ...(errors > 0
-      ? { detail: { statuses, fellOpen: outcomes.filter((o) => o.fellOpen).length, firstError: outcomes.find((o) => o.error)?.error } }
-      : {}),
+    ...(errors > 0 ? { detail: { statuses, fellOpen: outcomes.filter((o) => o.fellOpen).length, firstError: outcomes.find((o) => o.error)?.error } } : {}),
   };
 }
 

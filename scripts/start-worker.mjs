@@ -145,11 +145,17 @@ async function main() {
       console.log('');
       console.log(`  loopctl API + demo page:  ${url}`);
       const shown = passed.names.includes('LOOPCTL_TOKEN') ? '$LOOPCTL_TOKEN' : token;
-      console.log(passed.names.includes('LOOPCTL_TOKEN') ? '  token: LOOPCTL_TOKEN from the environment' : `  dev token (${generated ? 'generated into' : 'from'} .dev.vars): ${token}`);
+      console.log(
+        passed.names.includes('LOOPCTL_TOKEN')
+          ? '  token: LOOPCTL_TOKEN from the environment'
+          : `  dev token (${generated ? 'generated into' : 'from'} .dev.vars): ${token}`,
+      );
       console.log(`  try: curl -H "Authorization: Bearer ${shown}" ${url}/v1/tools`);
       if (passed.names.length > 0) console.log(`  from the environment: ${passed.names.join(', ')}`);
       if (!passed.names.includes('MODEL_BASE_URL')) {
-        console.log(`  model: MODEL_BASE_URL from the environment, else wrangler.toml ${flag('--light') ? '[vars]' : '[env.onnx.vars]'} (default a local Ollama)`);
+        console.log(
+          `  model: MODEL_BASE_URL from the environment, else wrangler.toml ${flag('--light') ? '[vars]' : '[env.onnx.vars]'} (default a local Ollama)`,
+        );
       }
       console.log('');
     }

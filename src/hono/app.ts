@@ -92,8 +92,7 @@ const DEFAULTS = {
 /** RFC 6750 `b64token`: what `Authorization: Bearer` can carry. */
 const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
 
-const SYSTEM_PROMPT =
-  'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
+const SYSTEM_PROMPT = 'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
 
 /** The Hono environment of the app: the client's own abort signal, kept by the first middleware. */
 export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
@@ -148,11 +147,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (settings.corsOrigins.length > 0) {
     const allowed = new Set(settings.corsOrigins);
     const preflight = cors({
-        origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: ['Authorization', 'Content-Type'],
-        maxAge: 600,
-      });
+      origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type'],
+      maxAge: 600,
+    });
     // Only the API's own routes answer preflights: `OPTIONS /` stays a JSON 404.
     app.use('/healthz', preflight);
     app.use('/v1/*', preflight);
@@ -237,8 +236,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 }
 
 function bearer(token: string): MiddlewareHandler {
-  const unauthorized = (): Response =>
-    errorResponse(new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required'));
+  const unauthorized = (): Response => errorResponse(new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required'));
   const challenge = 'Bearer realm="loopctl"';
   return bearerAuth({
     token,

@@ -46,8 +46,5 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
 export function serveDeno(options: DenoAppOptions & { port?: number; hostname?: string }): ReturnType<DenoLike['serve']> {
   const { port, hostname, ...rest } = options;
   const vars = rest.vars ?? deno().env.toObject();
-  return deno().serve(
-    { port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' },
-    denoHandler({ ...rest, vars }),
-  );
+  return deno().serve({ port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' }, denoHandler({ ...rest, vars }));
 }

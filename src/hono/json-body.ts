@@ -80,7 +80,9 @@ export function jsonBody(options: JsonBodyOptions): MiddlewareHandler[] {
   const limit = bodyLimit({
     maxSize: maxBytes,
     onError: async (c) => {
-      await drains.get(c.req.raw)?.().catch(() => undefined);
+      await drains
+        .get(c.req.raw)?.()
+        .catch(() => undefined);
       throw tooLarge();
     },
   });

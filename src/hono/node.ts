@@ -52,7 +52,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         : { code: 'bad_request', message: 'the request is not valid HTTP/1.1 (e.g. a malformed Content-Length)' },
     });
     const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   const host = info.address.includes(':') ? `[${info.address}]` : info.address;
   return {

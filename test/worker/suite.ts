@@ -98,8 +98,7 @@ function call(endpoint: Endpoint, t: SuiteTarget, path: string, init: Init = {})
   return fetcher(`${endpoint.baseURL}${path}`, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
 }
 
-const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> =>
-  call(t.api, t, path, { method: 'POST', json, ...init });
+const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> => call(t.api, t, path, { method: 'POST', json, ...init });
 
 interface ErrorShape {
   error: { code: string; message: string; field?: string };
@@ -251,7 +250,10 @@ export const CHECKS: readonly Check[] = [
         assert(tool.description.length > 10, `${tool.name} has a description`);
         equal(Object.keys(tool).sort().join(), 'description,name', 'tool fields');
       }
-      assert(body.tools.some((tool) => tool.name === 'get_current_weather'), 'get_current_weather is listed');
+      assert(
+        body.tools.some((tool) => tool.name === 'get_current_weather'),
+        'get_current_weather is listed',
+      );
       assert(Number.isInteger(body.generation) && body.generation > 0, 'generation is a positive integer');
     },
   },
@@ -300,7 +302,10 @@ export const CHECKS: readonly Check[] = [
       const body = await expectJson<any>(response);
       equal(body.fellOpen, false, `fellOpen (reason ${body.reason})`);
       equal(body.advertised.length, 5, 'k=5 advertised');
-      assert(body.advertised.some((name: string) => name.includes('weather')), `a weather tool advertised: ${body.advertised}`);
+      assert(
+        body.advertised.some((name: string) => name.includes('weather')),
+        `a weather tool advertised: ${body.advertised}`,
+      );
     },
   },
   {
@@ -320,9 +325,17 @@ export const CHECKS: readonly Check[] = [
   {
     name: 'bad input: malformed JSON, wrong media type, non-object bodies → 400/415',
     async run(t) {
-      await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' }), 400, 'invalid_json');
+      await expectError(
+        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' }),
+        400,
+        'invalid_json',
+      );
       await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }), 400, 'invalid_json');
-      await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"x"}' }), 415, 'unsupported_media_type');
+      await expectError(
+        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"x"}' }),
+        415,
+        'unsupported_media_type',
+      );
       await expectError(await post(t, '/v1/select', ['prompt']), 400, 'invalid_body');
       await expectError(await post(t, '/v1/runs', 'hello'), 400, 'invalid_body');
     },
@@ -433,7 +446,13 @@ export const CHECKS: readonly Check[] = [
       for (const type of ['application/json-patch+xml', 'application/jsonx', 'text/json', 'application/x-www-form-urlencoded']) {
         await expectError(await send(type), 415, 'unsupported_media_type');
       }
-      for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json', 'application/vnd.api+json']) {
+      for (const type of [
+        'application/json',
+        'application/json; charset=utf-8',
+        'Application/JSON',
+        'application/merge-patch+json',
+        'application/vnd.api+json',
+      ]) {
         const ok = await send(type);
         equal(ok.status, 200, `${type} accepted`);
         await ok.body?.cancel();
@@ -497,7 +516,13 @@ export const CHECKS: readonly Check[] = [
       const done = eventsOf(events, 'done')[0];
       equal(done.stopReason, 'stop', 'stopReason');
       equal(done.text, 'Hello from the scripted model.', 'text');
-      equal(eventsOf(events, 'text').map((event) => event.delta).join(''), done.text, 'text deltas add up');
+      equal(
+        eventsOf(events, 'text')
+          .map((event) => event.delta)
+          .join(''),
+        done.text,
+        'text deltas add up',
+      );
     },
   },
   {
@@ -561,7 +586,12 @@ export const CHECKS: readonly Check[] = [
     async run(t) {
       const id = uniqueId();
       const controller = new AbortController();
-      const response = await post(t, '/v1/runs', { prompt: `[[scenario:slow-tool]] [[id:${id}]] ${WEATHER}`, selector: 'static', maxTurns: 5 }, { signal: controller.signal });
+      const response = await post(
+        t,
+        '/v1/runs',
+        { prompt: `[[scenario:slow-tool]] [[id:${id}]] ${WEATHER}`, selector: 'static', maxTurns: 5 },
+        { signal: controller.signal },
+      );
       equal(response.status, 200, 'status');
       const reader = response.body!.getReader();
       // Read until turn 2's model request is at the model, then leave while it is unanswered.
@@ -579,7 +609,7 @@ export const CHECKS: readonly Check[] = [
       await reader.cancel().catch(() => undefined);
       await pump;
       // The worker closes its model connection itself: the model never got to answer it.
-      await eventually('the worker to close turn 2\'s model request', async () => (await modelRequests(t, id))[1]?.outcome !== null, 10_000);
+      await eventually("the worker to close turn 2's model request", async () => (await modelRequests(t, id))[1]?.outcome !== null, 10_000);
       const after = await modelRequests(t, id);
       equal(after[1]?.outcome, 'client-closed', 'turn 2 model request outcome');
       // Had turn 2 been answered, its tool would run and turn 3 would ask the model at once.

@@ -157,12 +157,17 @@ describe('npm start passes the documented variables from the environment', () =>
   });
 
   it('MODEL_BASE_URL, MODEL_NAME and LOOPCTL_TOKEN from the environment reach the worker', async () => {
-    const response = await fetch(`${server!.url}/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: '[[scenario:text]] Say hello.', selector: 'static' }) });
+    const response = await fetch(`${server!.url}/v1/runs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ prompt: '[[scenario:text]] Say hello.', selector: 'static' }),
+    });
     const text = await response.text();
     expect(response.status, text).toBe(200);
     const done = parseSse(text).find((event) => event.event === 'done')?.data;
     expect(done?.text).toBe('Hello from the scripted model.');
-    expect((model!.server.requests.at(-1)?.json as { model?: string }).model).toBe('scripted-from-env');
+    const sent = model?.server.requests.at(-1)?.json as { model?: string } | undefined;
+    expect(sent?.model).toBe('scripted-from-env');
     expect(server!.log()).toContain('from the environment: LOOPCTL_TOKEN, MODEL_BASE_URL, MODEL_NAME');
   });
 });

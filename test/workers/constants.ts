@@ -5,4 +5,4 @@ export const TEST_ORIGIN = 'https://demo.example';
 /** Keep in step with wrangler.toml. */
 export const COMPATIBILITY_DATE = '2026-04-01';
 /** Keep in step with wrangler.toml. */
-export const COMPATIBILITY_FLAGS: readonly string[] = ["enable_request_signal"];
+export const COMPATIBILITY_FLAGS: readonly string[] = ['enable_request_signal'];
