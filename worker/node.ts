@@ -13,7 +13,7 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { generateToken } from './bearer-auth.js';
 import { optionsFromVars } from './env-options.js';
-import { mountAll, parseMcpServers } from '../src/adapters/mcp-config.js';
+import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
 import { ToolRegistry } from '../src/registry/registry.js';
 import { registerDemoTools } from '../demo/demo-tools.js';
 import type { EmbedderSource } from './selector-table.js';

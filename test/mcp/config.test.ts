@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountAll, parseMcpServers } from '../../src/adapters/mcp-config.js';
+import { mountAll, parseMcpServers } from '../../src/adapters/mcp/index.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import { type GithubTestServer, type McpTestServer, startGithubServer, startNotesServer } from './servers.js';
 

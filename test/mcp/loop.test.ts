@@ -4,7 +4,7 @@
  * and calls that travel to the MCP servers and back.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type McpMount, mountMcp } from '../../src/adapters/mcp.js';
+import { type McpMount, mountMcp } from '../../src/adapters/mcp/index.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp.js';
+import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp/index.js';
 import type { ToolCall } from '../../src/message.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import {

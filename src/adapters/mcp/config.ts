@@ -1,12 +1,10 @@
 /**
  * MCP servers from configuration: parse a JSON list (e.g. the `LOOPCTL_MCP_SERVERS`
  * environment variable) and mount every server it names.
- *
- * @module loopctl/mcp
  */
-import type { ToolRegistry } from '../registry/registry.js';
-import type { McpMount, McpMountOptions } from './mcp.js';
-import { mountMcp } from './mcp.js';
+import type { ToolRegistry } from '../../registry/registry.js';
+import { mountMcp } from './mount.js';
+import type { McpMount, McpMountOptions } from './options.js';
 
 /** One server as configuration names it. */
 export interface McpServerConfig {

@@ -1,0 +1,37 @@
+/** The adapter's error type and how errors become one readable line. */
+
+/**
+ * Thrown (and carried into tool error results) when a server cannot be reached or answer in
+ * time, or the connection to it is lost.
+ *
+ * @example
+ * await mount.refresh().catch((error) => {
+ *   if (error instanceof McpUnreachableError) console.warn(error.message) // MCP server github unreachable: …
+ * })
+ */
+export class McpUnreachableError extends Error {
+  override readonly name = 'McpUnreachableError';
+}
+
+/**
+ * An error's message, with its cause's (e.g. `fetch failed (connect ECONNREFUSED …)`).
+ *
+ * @example
+ * describe(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })) // 'fetch failed (connect ECONNREFUSED)'
+ */
+export function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  const detail = cause instanceof Error ? cause.message : undefined;
+  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
+}
+
+/**
+ * Anything thrown, as an `Error`.
+ *
+ * @example
+ * asError('boom').message // 'boom'
+ */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

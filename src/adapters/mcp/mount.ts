@@ -1,0 +1,346 @@
+/**
+ * The mount: one MCP client per server, its tools kept in a {@link ToolRegistry}, calls
+ * dispatched to the server, failures turned into errors that name the server.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { raceAbort } from '../../limits/race-abort.js';
+import type { ToolHandler, ToolRegistry } from '../../registry/registry.js';
+import { renderContent, toSchema } from './content.js';
+import { asError, describe, McpUnreachableError } from './errors.js';
+import { assignNames } from './names.js';
+import { checkOptions, type McpMount, type McpMountOptions, type MountSettings } from './options.js';
+import { loadSdk, type Sdk } from './sdk.js';
+import { linkSignal } from './signals.js';
+import type { ConnectionTransport } from './transport.js';
+
+const MAX_PAGES = 1000;
+
+/**
+ * Connect to an MCP server over Streamable HTTP, list its tools (following `nextCursor`
+ * pagination) and register them: the MCP `inputSchema` becomes `parameters`, the
+ * description (else the title) the description. Calls go to the server with the run's abort
+ * signal; `isError` results, protocol errors and an unreachable server all come back as tool
+ * error results, never throws, and leave every other tool working. Rejects when the server
+ * cannot be reached or a tool name is already registered (use `prefix`).
+ *
+ * @example
+ * const registry = new ToolRegistry()
+ * const github = await mountMcp(registry, {
+ *   url: 'https://mcp.example.com/github',
+ *   prefix: 'github',
+ *   headers: { Authorization: `Bearer ${token}` },
+ * })
+ * github.tools // ['github__create_issue', 'github__list_issues', …]
+ * const loop = new BareLoop({ client, registry }).withAsyncToolSelector(new EmbeddingSelector(embedder))
+ * // …
+ * await github.unmount()
+ */
+export async function mountMcp(registry: ToolRegistry, options: McpMountOptions): Promise<McpMount> {
+  const settings = checkOptions(options);
+  const sdk = await loadSdk();
+  const mount = new Mount(registry, settings, sdk);
+  await mount.start();
+  return mount;
+}
+
+/** One open connection: the SDK client and the transport under it. */
+interface Connection {
+  readonly client: Client;
+  readonly io: ConnectionTransport;
+}
+
+/** One planned registration: the registry name and the server's tool. */
+interface Planned {
+  readonly local: string;
+  readonly tool: McpTool;
+}
+
+type Failure = 'protocol' | 'timeout' | 'session' | 'transport';
+
+class Mount implements McpMount {
+  readonly name: string;
+  readonly #registry: ToolRegistry;
+  readonly #settings: MountSettings;
+  readonly #sdk: Sdk;
+  /** Registry name → the server's name, for the tools this mount registered. */
+  #owned = new Map<string, string>();
+  #tools: readonly string[] = Object.freeze([]);
+  /** The current connection, opening or open. */
+  #connection: Promise<Connection> | undefined;
+  /** The current connection once open: notifications from any other are stale. */
+  #live: Connection | undefined;
+  #connections = 0;
+  #refreshing: Promise<void> | undefined;
+  #dirty = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(registry: ToolRegistry, settings: MountSettings, sdk: Sdk) {
+    this.#registry = registry;
+    this.#settings = settings;
+    this.#sdk = sdk;
+    this.name = settings.name;
+  }
+
+  get tools(): readonly string[] {
+    return this.#tools;
+  }
+
+  /** Connect, list and register; on any failure leave the registry untouched and close. */
+  async start(): Promise<void> {
+    try {
+      const plan = this.#plan(await this.#listAll());
+      const taken = plan.filter(({ local }) => this.#registry.has(local)).map(({ local }) => local);
+      if (taken.length > 0) {
+        throw new Error(
+          `MCP server ${this.name}: ${taken.length === 1 ? 'tool' : 'tools'} ${taken.map((n) => `"${n}"`).join(', ')} already registered; mount it with a distinct prefix`,
+        );
+      }
+      this.#apply(plan);
+    } catch (error) {
+      await this.#disconnect();
+      throw error;
+    }
+  }
+
+  refresh(): Promise<void> {
+    if (this.#closing) return Promise.resolve();
+    // A change announced while a re-list is running may have missed it: list once more after.
+    if (this.#refreshing) {
+      this.#dirty = true;
+      return this.#refreshing;
+    }
+    const run = async (): Promise<void> => {
+      try {
+        do {
+          this.#dirty = false;
+          const tools = await this.#listAll();
+          if (this.#closing) return;
+          this.#applyReporting(this.#plan(tools));
+        } while (this.#dirty && !this.#closing);
+      } finally {
+        this.#refreshing = undefined;
+      }
+    };
+    this.#refreshing = run();
+    return this.#refreshing;
+  }
+
+  unmount(): Promise<void> {
+    this.#closing ??= this.#unmount();
+    return this.#closing;
+  }
+
+  close(): Promise<void> {
+    return this.unmount();
+  }
+
+  async #unmount(): Promise<void> {
+    const owned = [...this.#owned.keys()];
+    this.#registry.batch((registry) => {
+      for (const local of owned) registry.unregister(local);
+    });
+    this.#owned = new Map();
+    this.#tools = Object.freeze([]);
+    await this.#disconnect();
+  }
+
+  // -- registry side ----------------------------------------------------------------------
+
+  /** Registry names for a listing, keeping names given before so a tool's name is stable. */
+  #plan(tools: readonly McpTool[]): Planned[] {
+    const previous = new Map([...this.#owned].map(([local, remote]) => [remote, local]));
+    const names = assignNames(
+      tools.map((tool) => tool.name),
+      this.#settings.prefix,
+      previous,
+    );
+    return tools.map((tool) => ({ local: names.get(tool.name) as string, tool }));
+  }
+
+  /** Apply a later listing; tools whose names another owner took are skipped and reported. */
+  #applyReporting(plan: readonly Planned[]): void {
+    const taken = plan.filter(({ local }) => !this.#owned.has(local) && this.#registry.has(local));
+    if (taken.length > 0) {
+      const names = taken.map(({ local }) => `"${local}"`).join(', ');
+      this.#settings.onError(new Error(`MCP server ${this.name}: skipped new tools whose names are already registered: ${names}`));
+    }
+    this.#apply(plan.filter((entry) => !taken.includes(entry)));
+  }
+
+  /** Make the registry hold exactly `plan` for this server, as one generation change. */
+  #apply(plan: readonly Planned[]): void {
+    const next = new Map(plan.map(({ local, tool }) => [local, tool.name]));
+    this.#registry.batch((registry) => {
+      for (const local of this.#owned.keys()) if (!next.has(local)) registry.unregister(local);
+      for (const { local, tool } of plan) registry.register(toSchema(local, tool), this.#handler(tool.name), { replace: true });
+    });
+    this.#owned = next;
+    this.#tools = Object.freeze([...next.keys()]);
+  }
+
+  #handler(remote: string): ToolHandler {
+    return (args, { signal }) => this.#call(remote, args, signal);
+  }
+
+  // -- server side ------------------------------------------------------------------------
+
+  async #call(remote: string, args: unknown, signal: AbortSignal): Promise<string> {
+    if (this.#closing) throw new Error(`MCP server ${this.name} is unmounted`);
+    const params = { name: remote, arguments: (args ?? {}) as Record<string, unknown> };
+    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) =>
+      client.callTool(params, undefined, options),
+    )) as CallToolResult;
+    const text = renderContent(result);
+    if (result.isError) throw new Error(text || `MCP tool "${remote}" reported an error without saying what`);
+    return text;
+  }
+
+  /** Every tool of the server, following `nextCursor`; a name listed twice keeps its first entry. */
+  async #listAll(): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
+    const seen = new Set<string>();
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const params = cursor === undefined ? undefined : { cursor };
+      const result = await this.#request('tools/list', undefined, (client, options) => client.listTools(params, options), true);
+      for (const tool of result.tools) {
+        if (seen.has(tool.name)) continue;
+        seen.add(tool.name);
+        tools.push(tool);
+      }
+      const next = result.nextCursor;
+      if (next === undefined || next === '') return tools;
+      // A server that hands back a cursor it gave before would page forever.
+      if (cursors.has(next)) throw new Error(`MCP server ${this.name} repeated a tools/list cursor`);
+      cursors.add(next);
+      cursor = next;
+    }
+    throw new Error(`MCP server ${this.name} listed more than ${MAX_PAGES} pages of tools`);
+  }
+
+  /**
+   * Send one request with the caller's signal and the mount's timeout, turning failures into
+   * errors that name the server. A transport failure drops the connection so the next
+   * request reconnects; a request that cannot have taken effect is resent once on the fresh
+   * connection.
+   */
+  async #request<T>(
+    what: string,
+    signal: AbortSignal | undefined,
+    send: (client: Client, options: RequestOptions) => Promise<T>,
+    idempotent = false,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const connection = await this.#connect(signal);
+      const linked = linkSignal(signal);
+      try {
+        return await send(connection.client, { signal: linked.signal, timeout: this.#settings.timeoutMs });
+      } catch (error) {
+        signal?.throwIfAborted();
+        const kind = this.#classify(connection.io, error);
+        if (kind === 'protocol') throw new Error(`MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`);
+        if (kind === 'timeout') throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
+        this.#drop(connection);
+        // Resend only what cannot have taken effect: a request the server answered 404 for
+        // (it forgot the session), or a listing. A tool call lost in transit may have run.
+        if (attempt === 0 && (kind === 'session' || idempotent)) continue;
+        throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${this.#describe(connection.io, error)}`);
+      } finally {
+        linked.dispose();
+      }
+    }
+  }
+
+  #classify(io: ConnectionTransport, error: unknown): Failure {
+    const own = io.classify(error);
+    if (own) return own;
+    const { McpError, ErrorCode } = this.#sdk;
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) return 'timeout';
+      if (error.code === ErrorCode.ConnectionClosed) return 'transport';
+      return 'protocol';
+    }
+    // A result that does not parse as MCP is the server's fault, not the network's.
+    if (error instanceof Error && error.name === 'ZodError') return 'protocol';
+    return 'transport';
+  }
+
+  /** An error as one readable line: the transport's account if it has one, one `MCP error` prefix. */
+  #describe(io: ConnectionTransport, error: unknown): string {
+    // A server that throws an McpError sends its already-prefixed message; the SDK prefixes it again.
+    return io.describe(error) ?? describe(error).replace(/^(MCP error -?\d+: )\1+/, '$1');
+  }
+
+  /** The live connection, opening one if needed. Waiting for it respects the caller's signal. */
+  #connect(signal: AbortSignal | undefined): Promise<Connection> {
+    if (this.#closing) return Promise.reject(new Error(`MCP server ${this.name} is unmounted`));
+    if (!this.#connection) {
+      const opening = this.#open();
+      this.#connection = opening;
+      opening.then(
+        (connection) => {
+          if (this.#connection === opening) this.#live = connection;
+        },
+        // A failed attempt is forgotten, so the next request tries again.
+        () => {
+          if (this.#connection === opening) this.#connection = undefined;
+        },
+      );
+    }
+    return signal ? raceAbort(this.#connection, signal) : this.#connection;
+  }
+
+  async #open(): Promise<Connection> {
+    const { Client, Validator, ListChanged } = this.#sdk;
+    const { clientInfo, timeoutMs } = this.#settings;
+    const io = await this.#settings.transport.create();
+    const client = new Client(clientInfo, { capabilities: {}, jsonSchemaValidator: new Validator() });
+    const connection: Connection = { client, io };
+    // Transport noise (a dropped notification stream it retries) surfaces through failed
+    // requests instead, where it reaches the model as a tool error result.
+    client.onerror = () => undefined;
+    client.setNotificationHandler(ListChanged, () => {
+      if (this.#live === connection) this.#refreshInBackground();
+    });
+    try {
+      await client.connect(io.transport, { timeout: timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const reason = this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error);
+      throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${reason}`);
+    }
+    this.#connections += 1;
+    // A reconnect may follow a restart with a different tool list, announced while we were away.
+    if (this.#connections > 1) queueMicrotask(() => this.#refreshInBackground());
+    return connection;
+  }
+
+  #refreshInBackground(): void {
+    this.refresh().catch((error: unknown) => {
+      // A re-list cut short by unmount is expected, not news.
+      if (!this.#closing) this.#settings.onError(asError(error));
+    });
+  }
+
+  /** Forget a broken connection (if it is still the live one) and close it in the background. */
+  #drop(connection: Connection): void {
+    if (this.#live === connection) {
+      this.#live = undefined;
+      this.#connection = undefined;
+    }
+    void connection.client.close().catch(() => undefined);
+  }
+
+  async #disconnect(): Promise<void> {
+    const pending = this.#connection;
+    this.#connection = undefined;
+    this.#live = undefined;
+    const connection = await pending?.catch(() => undefined);
+    if (!connection) return;
+    await connection.io.end();
+    await connection.client.close().catch(() => undefined);
+  }
+}

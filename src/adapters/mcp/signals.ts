@@ -1,0 +1,35 @@
+/** Abort and deadline helpers the mount needs around the SDK. */
+
+/**
+ * A signal that follows `outer` until disposed. The SDK never removes the abort listener it
+ * adds, so handing it the run's own signal would pile listeners onto it and, on a later
+ * abort, send cancellations for requests that finished long ago.
+ *
+ * @example
+ * const linked = linkSignal(runSignal)
+ * try { await client.callTool(params, undefined, { signal: linked.signal }) } finally { linked.dispose() }
+ */
+export function linkSignal(outer: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  if (!outer) return { signal: controller.signal, dispose: () => undefined };
+  const onAbort = (): void => controller.abort(outer.reason);
+  if (outer.aborted) onAbort();
+  else outer.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, dispose: () => outer.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * Wait for `promise`, at most `ms`; the timer is cleared so it never holds a process open.
+ *
+ * @example
+ * await withDeadline(transport.terminateSession(), 2_000)
+ */
+export async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
