@@ -334,7 +334,8 @@ describe('a server that goes down', () => {
         registry.dispatch(call('github__list_branches', { owner: 'o', repo: 'r' }, 'b')),
       ]);
       expect(down.isError).toBe(true);
-      expect(down.content).toMatch(/^tool "notes__read_file" failed: MCP server notes unreachable: fetch failed/);
+      // The call's own request fails, or the probe after the broken notification stream got there first.
+      expect(down.content).toMatch(/^tool "notes__read_file" failed: MCP server notes unreachable: (connection lost during tools\/call "read_file" \()?fetch failed/);
       expect(up).toMatchObject({ isError: false, content: expect.stringMatching(/^list_branches ok/) });
       // Still down: still a clear error, still no throw.
       expect((await registry.dispatch(call('notes__list_notes', {}))).content).toMatch(/MCP server notes unreachable/);
@@ -344,6 +345,48 @@ describe('a server that goes down', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('a broken notification stream on a live server leaves the call in flight alone (the probe finds the server there)', async () => {
+    // The GET stream's body is cut on command, as a proxy's idle timeout would; every POST
+    // (the call, the liveness probe) goes through untouched.
+    let cutStream!: () => void;
+    let probed!: () => void;
+    const probeAnswered = new Promise<void>((resolve) => (probed = resolve));
+    const fetchVia = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      if (typeof init?.body === 'string' && init.body.includes('"method":"ping"')) probed();
+      if ((init?.method ?? 'GET') !== 'GET' || !response.body) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          cutStream = () => controller.error(new TypeError('terminated'));
+        },
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const registry = new ToolRegistry();
+    await mount(registry, { url: github.url, prefix: 'github', fetch: fetchVia });
+    await github.waitForStreams();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    github.behave('run_long_job', async () => {
+      await released;
+      return { content: [{ type: 'text', text: 'job done' }] };
+    });
+    const started = github.nextCall('run_long_job');
+    const pending = registry.dispatch(call('github__run_long_job', { owner: 'o', repo: 'r' }));
+    await started;
+    cutStream();
+    await probeAnswered;
+    await sleep(50);
+    release();
+    expect(await pending).toMatchObject({ isError: false, content: 'job done' });
   });
 
   it('a restart that lost our session is reconnected transparently (404 → new session → the call)', async () => {

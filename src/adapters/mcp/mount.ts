@@ -16,6 +16,9 @@ import { linkSignal } from './signals.js';
 import type { ConnectionTransport } from './transport.js';
 
 const MAX_PAGES = 1000;
+// A liveness probe after a stream broke: a server that is gone fails it at once; one that
+// is merely busy may take a while, and is left alone.
+const PROBE_TIMEOUT_MS = 5_000;
 
 /**
  * Connect to an MCP server over Streamable HTTP, list its tools (following `nextCursor`
@@ -49,6 +52,10 @@ export async function mountMcp(registry: ToolRegistry, options: McpMountOptions)
 interface Connection {
   readonly client: Client;
   readonly io: ConnectionTransport;
+  /** Why the connection was found gone (its in-flight requests failed with this), once it was. */
+  lost?: string;
+  /** A liveness probe is running. */
+  probing?: boolean;
 }
 
 /** One planned registration: the registry name and the server's tool. */
@@ -240,18 +247,30 @@ class Mount implements McpMount {
         return await send(connection.client, { signal: linked.signal, timeout: this.#settings.timeoutMs });
       } catch (error) {
         signal?.throwIfAborted();
-        const kind = this.#classify(connection.io, error);
+        const lost = this.#lostReason(connection, error);
+        const kind = lost === undefined ? this.#classify(connection.io, error) : 'transport';
         if (kind === 'protocol') throw new Error(`MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`);
         if (kind === 'timeout') throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
         this.#drop(connection);
         // Resend only what cannot have taken effect: a request the server answered 404 for
         // (it forgot the session), or a listing. A tool call lost in transit may have run.
         if (attempt === 0 && (kind === 'session' || idempotent)) continue;
+        if (lost !== undefined) throw new McpUnreachableError(`MCP server ${this.name} unreachable: connection lost during ${what} (${lost})`);
         throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${this.#describe(connection.io, error)}`);
       } finally {
         linked.dispose();
       }
     }
+  }
+
+  /**
+   * Why a request failed with "connection closed" when the connection was found gone (the
+   * server died, the process exited), else undefined.
+   */
+  #lostReason(connection: Connection, error: unknown): string | undefined {
+    const { McpError, ErrorCode } = this.#sdk;
+    if (!(error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) return undefined;
+    return connection.io.lostReason() ?? connection.lost;
   }
 
   #classify(io: ConnectionTransport, error: unknown): Failure {
@@ -299,9 +318,11 @@ class Mount implements McpMount {
     const io = await this.#settings.transport.create();
     const client = new Client(clientInfo, { capabilities: {}, jsonSchemaValidator: new Validator() });
     const connection: Connection = { client, io };
-    // Transport noise (a dropped notification stream it retries) surfaces through failed
-    // requests instead, where it reaches the model as a tool error result.
-    client.onerror = () => undefined;
+    client.onerror = (error) => this.#onTransportError(connection, error);
+    // The transport closed under us (a stdio server exited): the next request reconnects.
+    client.onclose = () => {
+      if (this.#live === connection) this.#drop(connection);
+    };
     client.setNotificationHandler(ListChanged, () => {
       if (this.#live === connection) this.#refreshInBackground();
     });
@@ -316,6 +337,32 @@ class Mount implements McpMount {
     // A reconnect may follow a restart with a different tool list, announced while we were away.
     if (this.#connections > 1) queueMicrotask(() => this.#refreshInBackground());
     return connection;
+  }
+
+  /**
+   * A transport error outside any one request, typically a stream that broke. The SDK would
+   * leave the requests in flight waiting for their timeout, so ask whether the server is still
+   * there: when the probe cannot reach it (or it forgot the session), the connection is lost
+   * and closed, which fails every request in flight at once. A parse error or a busy server
+   * (the probe times out) changes nothing.
+   */
+  #onTransportError(connection: Connection, error: unknown): void {
+    if (this.#live !== connection || connection.lost !== undefined || connection.probing) return;
+    if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) return;
+    connection.probing = true;
+    const timeout = Math.min(PROBE_TIMEOUT_MS, this.#settings.timeoutMs);
+    connection.client.ping({ timeout }).then(
+      () => {
+        connection.probing = false;
+      },
+      (failure: unknown) => {
+        connection.probing = false;
+        const kind = this.#classify(connection.io, failure);
+        if (kind !== 'transport' && kind !== 'session') return;
+        connection.lost = this.#describe(connection.io, failure);
+        this.#drop(connection);
+      },
+    );
   }
 
   #refreshInBackground(): void {
