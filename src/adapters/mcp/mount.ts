@@ -13,6 +13,7 @@ import { assignNames } from './names.js';
 import { checkOptions, type McpMount, type McpMountOptions, type MountSettings } from './options.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import { linkSignal } from './signals.js';
+import { STDOUT_ERROR } from './stdio-transport.js';
 import type { ConnectionTransport } from './transport.js';
 
 const MAX_PAGES = 1000;
@@ -21,12 +22,15 @@ const MAX_PAGES = 1000;
 const PROBE_TIMEOUT_MS = 5_000;
 
 /**
- * Connect to an MCP server over Streamable HTTP, list its tools (following `nextCursor`
- * pagination) and register them: the MCP `inputSchema` becomes `parameters`, the
- * description (else the title) the description. Calls go to the server with the run's abort
- * signal; `isError` results, protocol errors and an unreachable server all come back as tool
- * error results, never throws, and leave every other tool working. Rejects when the server
- * cannot be reached or a tool name is already registered (use `prefix`).
+ * Connect to an MCP server, over Streamable HTTP (`url`, every runtime) or stdio (`command`:
+ * the server is started as a child process; Node and Deno), list its tools (following
+ * `nextCursor` pagination) and register them: the MCP `inputSchema` becomes `parameters`,
+ * the description (else the title) the description. Calls go to the server with the run's
+ * abort signal; `isError` results, protocol errors, an unreachable server and a connection
+ * lost mid-call (a server that died, a process that exited) all come back as tool error
+ * results at once, never throw, and leave every other tool working. Rejects when the server
+ * cannot be reached or started (with a stdio server's stderr tail), or a tool name is already
+ * registered (use `prefix`). A stdio server's process ends on `unmount()`.
  *
  * @example
  * const registry = new ToolRegistry()
@@ -36,9 +40,10 @@ const PROBE_TIMEOUT_MS = 5_000;
  *   headers: { Authorization: `Bearer ${token}` },
  * })
  * github.tools // ['github__create_issue', 'github__list_issues', …]
+ * const memory = await mountMcp(registry, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], prefix: 'memory' })
  * const loop = new BareLoop({ client, registry }).withAsyncToolSelector(new EmbeddingSelector(embedder))
  * // …
- * await github.unmount()
+ * await Promise.all([github.unmount(), memory.unmount()])
  */
 export async function mountMcp(registry: ToolRegistry, options: McpMountOptions): Promise<McpMount> {
   const settings = checkOptions(options);
@@ -329,8 +334,9 @@ class Mount implements McpMount {
     try {
       await client.connect(io.transport, { timeout: timeoutMs });
     } catch (error) {
+      // Closing the client closes its transport (a stdio server's process is ended).
       await client.close().catch(() => undefined);
-      const reason = this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error);
+      const reason = io.lostReason() ?? (this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error));
       throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${reason}`);
     }
     this.#connections += 1;
@@ -348,6 +354,8 @@ class Mount implements McpMount {
    */
   #onTransportError(connection: Connection, error: unknown): void {
     if (this.#live !== connection || connection.lost !== undefined || connection.probing) return;
+    // A stray stdout line from a stdio server: dropped, worth telling, not a lost connection.
+    if (error instanceof Error && error.name === STDOUT_ERROR) return this.#settings.onError(new Error(`MCP server ${this.name}: ${error.message}`));
     if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) return;
     connection.probing = true;
     const timeout = Math.min(PROBE_TIMEOUT_MS, this.#settings.timeoutMs);

@@ -19,7 +19,6 @@ async function importSdk() {
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
     ListChanged: types.ToolListChangedNotificationSchema,
-    JsonRpcMessage: types.JSONRPCMessageSchema,
     // Ajv (the SDK's default) compiles with `new Function`, which Workers forbid.
     Validator: validation.CfWorkerJsonSchemaValidator,
   };
