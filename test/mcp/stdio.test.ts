@@ -210,6 +210,15 @@ describe('bad input: the mount rejects with a clear error and the stderr tail', 
     expect(registry.size).toBe(0);
   });
 
+  it('a stray stdout line after the handshake is dropped and reported; the call still answers', async () => {
+    const registry = new ToolRegistry();
+    const errors: string[] = [];
+    const chatty = fileURLToPath(new URL('./fixtures/chatty-stdio-server.mjs', import.meta.url));
+    mounts.push(await mountMcp(registry, { command: process.execPath, args: [chatty], prefix: 'chatty', onError: (error) => errors.push(error.message) }));
+    expect(await registry.dispatch(call('chatty__shout', { text: 'hello' }))).toMatchObject({ isError: false, content: 'HELLO' });
+    expect(errors).toEqual(['MCP server chatty: the server wrote to stdout what is not JSON-RPC: "DEBUG: shouting"']);
+  });
+
   it('options that cannot work are refused before anything starts', async () => {
     const registry = new ToolRegistry();
     await expect(mountMcp(registry, { command: '' })).rejects.toThrow(/command must be a non-empty string/);
