@@ -12,7 +12,8 @@ import { CorpusIndex } from '../embed/corpus-index.js';
 import { raceAbort } from '../limits/race-abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
-import { topK } from './top-k.js';
+import { assertTopK, topK } from './top-k.js';
+import { errorMessage } from '../describe-error.js';
 
 export { topK } from './top-k.js';
 
@@ -105,7 +106,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       batchSize: 64,
       ...options,
     };
-    assertCount('topK', k);
+    assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;
     this.settings = {
@@ -150,7 +151,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * A copy advertising `k` ranked tools per turn (0 is an intentional empty selection).
+   * A copy advertising `k` ranked tools per turn (a positive integer).
    *
    * @example
    * const narrow = selector.withTopK(4)
@@ -166,7 +167,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
    */
   withCoreTools(names: readonly string[]): EmbeddingSelector {
-    return this.derive({ coreTools: [...names] });
+    return this.derive({ coreTools: [...this.settings.coreTools, ...names] });
   }
 
   /**
@@ -311,11 +312,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const [corpusResult, queryResult] = settled;
 
     if (corpusResult.status === 'rejected') {
-      return { ok: false, reason: `corpus embedding failed: ${describe(corpusResult.reason)}`, warnings: [] };
+      return { ok: false, reason: `corpus embedding failed: ${errorMessage(corpusResult.reason)}`, warnings: [] };
     }
     const { corpus, warnings } = corpusResult.value as CorpusLoad;
     if (queryResult.status === 'rejected') {
-      return { ok: false, reason: `query embedding failed: ${describe(queryResult.reason)}`, warnings };
+      return { ok: false, reason: `query embedding failed: ${errorMessage(queryResult.reason)}`, warnings };
     }
     const vectors = queryResult.value;
     const raw = Array.isArray(vectors) ? vectors[0] : undefined;
@@ -437,10 +438,4 @@ function assertTimeout(ms: number | undefined): void {
   }
 }
 
-function assertCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
-}
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -14,6 +14,7 @@ import { raceAbort } from '../limits/race-abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Each conversation excerpt in the rewrite prompt is capped at this many UTF-8 bytes (the spec's figure). */
 export const REWRITE_EXCERPT_BYTES = 400;
@@ -342,7 +343,7 @@ async function completeWithin(
   } catch (error) {
     if (outer?.aborted) throw outer.reason;
     if (timedOut) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
-    return { ok: false, reason: `rewrite call failed: ${describe(error)}` };
+    return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
   } finally {
     clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
@@ -662,6 +663,3 @@ function reasonsRecord(): Record<string, ToolReason> {
   return Object.create(null) as Record<string, ToolReason>;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
