@@ -44,7 +44,7 @@ afterAll(async () => {
 const call = (name: string, args: Record<string, unknown>, id = 'c1'): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
 
 /** Mount a stdio server whose pid is reported on stderr; unmounted after the test. */
-async function mountWithPid(registry: ToolRegistry, options: McpStdioMountOptions): Promise<{ mount: McpMount; pids: number[] }> {
+async function mountWithPid(registry: ToolRegistry, options: McpStdioMountOptions): Promise<{ mount: McpMount; pids: number[]; stderr: () => string }> {
   const pids: number[] = [];
   let stderr = '';
   const mount = await mountMcp(registry, {
@@ -58,7 +58,7 @@ async function mountWithPid(registry: ToolRegistry, options: McpStdioMountOption
   });
   mounts.push(mount);
   expect(pids.length, stderr).toBeGreaterThan(0);
-  return { mount, pids };
+  return { mount, pids, stderr: () => stderr };
 }
 
 const filesystem = (...dirs: string[]): McpStdioMountOptions => ({ command: process.execPath, args: [serverBin('filesystem'), ...dirs], prefix: 'fs' });
@@ -103,6 +103,16 @@ describe('server-filesystem over stdio', () => {
     expect(result.content).not.toContain('the secret');
     // The server is fine: the next call works.
     expect((await registry.dispatch(call('fs__read_text_file', { path: join(root, 'docs', 'setup.md') }))).content).toBe('# Setup\nnpm ci\n');
+  });
+
+  it('unmount ends even a server that ignores its stdin closing and SIGTERM (SIGKILL after 2 s more)', async () => {
+    const registry = new ToolRegistry();
+    const chatty = fileURLToPath(new URL('./fixtures/chatty-stdio-server.mjs', import.meta.url));
+    const { mount, pids, stderr } = await mountWithPid(registry, { command: process.execPath, args: [chatty], env: { STUBBORN: '1' }, prefix: 'stubborn' });
+    expect(isRunning(pids[0] as number)).toBe(true);
+    await mount.unmount();
+    expect(isRunning(pids[0] as number)).toBe(false);
+    expect(stderr()).toContain('ignoring SIGTERM'); // so it was SIGKILL that ended it
   });
 
   it('unmount takes its tools off the registry and ends the process', async () => {

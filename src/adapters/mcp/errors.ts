@@ -14,19 +14,6 @@ export class McpUnreachableError extends Error {
 }
 
 /**
- * An error's message, with its cause's (e.g. `fetch failed (connect ECONNREFUSED …)`).
- *
- * @example
- * describe(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })) // 'fetch failed (connect ECONNREFUSED)'
- */
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  const detail = cause instanceof Error ? cause.message : undefined;
-  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
-}
-
-/**
  * Anything thrown, as an `Error`.
  *
  * @example

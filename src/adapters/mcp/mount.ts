@@ -8,7 +8,8 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import { raceAbort } from '../../limits/race-abort.js';
 import type { ToolHandler, ToolRegistry } from '../../registry/registry.js';
 import { renderContent, toSchema } from './content.js';
-import { asError, describe, McpUnreachableError } from './errors.js';
+import { errorMessage } from '../../describe-error.js';
+import { asError, McpUnreachableError } from './errors.js';
 import { assignNames } from './names.js';
 import { checkOptions, type McpMount, type McpMountOptions, type MountSettings } from './options.js';
 import { loadSdk, type Sdk } from './sdk.js';
@@ -295,7 +296,7 @@ class Mount implements McpMount {
   /** An error as one readable line: the transport's account if it has one, one `MCP error` prefix. */
   #describe(io: ConnectionTransport, error: unknown): string {
     // A server that throws an McpError sends its already-prefixed message; the SDK prefixes it again.
-    return io.describe(error) ?? describe(error).replace(/^(MCP error -?\d+: )\1+/, '$1');
+    return io.describe(error) ?? errorMessage(error).replace(/^(MCP error -?\d+: )\1+/, '$1');
   }
 
   /** The live connection, opening one if needed. Waiting for it respects the caller's signal. */

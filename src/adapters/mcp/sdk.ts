@@ -2,7 +2,7 @@
  * The MCP SDK (`@modelcontextprotocol/sdk`, an optional peer dependency), imported on the
  * first mount so the core bundle never carries it. Each transport imports its own module.
  */
-import { describe } from './errors.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** The parts of the SDK every mount uses. */
 export type Sdk = Awaited<ReturnType<typeof importSdk>>;
@@ -33,7 +33,7 @@ async function importSdk() {
 export function loadSdk(): Promise<Sdk> {
   sdkPromise ??= importSdk().catch((error: unknown) => {
     sdkPromise = undefined;
-    throw new Error(`loopctl/mcp needs the optional peer dependency @modelcontextprotocol/sdk (${describe(error)})`);
+    throw new Error(`loopctl/mcp needs the optional peer dependency @modelcontextprotocol/sdk (${errorMessage(error)})`);
   });
   return sdkPromise;
 }

@@ -8,6 +8,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { withDeadline } from './signals.js';
 import type { ConnectionTransport, ServerTransport } from './transport.js';
 
 /** What the stdio transport needs, checked. */
@@ -177,24 +178,16 @@ class ProcessTransport implements Transport {
     const child = this.#child;
     if (!child || this.#closing) return this.#exited;
     this.#closing = true;
-    if (child.exitCode === null && child.signalCode === null) {
+    const running = () => child.exitCode === null && child.signalCode === null;
+    if (running()) {
       child.stdin.end();
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-        if (await this.#exitWithin(EXIT_WAIT_MS)) break;
+        await withDeadline(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
+        if (!running()) break;
         child.kill(signal);
       }
     }
     await this.#exited;
-  }
-
-  async #exitWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    try {
-      return await Promise.race([(this.#exited ?? Promise.resolve()).then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   #onStdout(chunk: string): void {
