@@ -60,6 +60,12 @@ interface Connection {
   readonly io: ConnectionTransport;
   /** Why the connection was found gone (its in-flight requests failed with this), once it was. */
   lost?: string;
+  /**
+   * When it was found gone after a stream broke: the last request sent before the break.
+   * Later requests went to a server that was already gone or had forgotten the session, so
+   * they cannot have run and may be resent.
+   */
+  lostAfter?: number;
   /** A liveness probe is running. */
   probing?: boolean;
 }
@@ -85,6 +91,8 @@ class Mount implements McpMount {
   /** The current connection once open: notifications from any other are stale. */
   #live: Connection | undefined;
   #connections = 0;
+  /** Numbers every request sent, so a lost connection can tell which went out after a break. */
+  #sent = 0;
   #refreshing: Promise<void> | undefined;
   #dirty = false;
   #closing: Promise<void> | undefined;
@@ -249,17 +257,20 @@ class Mount implements McpMount {
     for (let attempt = 0; ; attempt++) {
       const connection = await this.#connect(signal);
       const linked = linkSignal(signal);
+      const number = ++this.#sent;
       try {
         return await send(connection.client, { signal: linked.signal, timeout: this.#settings.timeoutMs });
       } catch (error) {
         signal?.throwIfAborted();
         const lost = this.#lostReason(connection, error);
-        const kind = lost === undefined ? this.#classify(connection.io, error) : 'transport';
+        const sentAfterBreak = lost !== undefined && connection.lostAfter !== undefined && number > connection.lostAfter;
+        const kind = lost === undefined ? this.#classify(connection.io, error) : sentAfterBreak ? 'session' : 'transport';
         if (kind === 'protocol') throw new Error(`MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`);
         if (kind === 'timeout') throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
         this.#drop(connection);
         // Resend only what cannot have taken effect: a request the server answered 404 for
-        // (it forgot the session), or a listing. A tool call lost in transit may have run.
+        // (it forgot the session) or sent after the connection broke, or a listing. A tool
+        // call lost in transit may have run.
         if (attempt === 0 && (kind === 'session' || idempotent)) continue;
         if (lost !== undefined) throw new McpUnreachableError(`MCP server ${this.name} unreachable: connection lost during ${what} (${lost})`);
         throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${this.#describe(connection.io, error)}`);
@@ -359,6 +370,7 @@ class Mount implements McpMount {
     if (error instanceof Error && error.name === STDOUT_ERROR) return this.#settings.onError(new Error(`MCP server ${this.name}: ${error.message}`));
     if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) return;
     connection.probing = true;
+    const sentBeforeBreak = this.#sent;
     const timeout = Math.min(PROBE_TIMEOUT_MS, this.#settings.timeoutMs);
     connection.client.ping({ timeout }).then(
       () => {
@@ -369,6 +381,7 @@ class Mount implements McpMount {
         const kind = this.#classify(connection.io, failure);
         if (kind !== 'transport' && kind !== 'session') return;
         connection.lost = this.#describe(connection.io, failure);
+        connection.lostAfter = sentBeforeBreak;
         this.#drop(connection);
       },
     );

@@ -32,6 +32,8 @@ const LINE_SHOWN = 200;
 const MAX_LINE = 64 * 1024 * 1024;
 // Ending the process: stdin closed, then SIGTERM, then SIGKILL, each after this long.
 const EXIT_WAIT_MS = 2_000;
+// After the process exits, how long its pipes may stay open before it counts as gone.
+const EXIT_GRACE_MS = 500;
 
 /** Variables a server inherits when the options do not name them (the set sudo keeps). */
 const INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
@@ -146,15 +148,29 @@ class ProcessTransport implements Transport {
         return;
       }
       this.#child = child;
-      child.once('error', (error) => {
-        // Only a failure to start arrives before 'spawn'; later ones (a failed kill) end in 'close'.
+      child.on('error', (error) => {
+        // Only a failure to start arrives before 'spawn'; a later one (a failed kill) changes nothing.
         if (child.pid === undefined) reject(this.#cannotStart(error));
       });
       child.once('spawn', () => resolve());
-      this.#exited = new Promise((done) => child.once('close', (code, signal) => {
-        this.#onExit(code, signal);
-        done();
-      }));
+      this.#exited = new Promise((done) => {
+        let finished = false;
+        let grace: ReturnType<typeof setTimeout> | undefined;
+        const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(grace);
+          this.#onExit(code, signal);
+          done();
+        };
+        // 'close' waits for stdout and stderr to end (the whole stderr tail); a grandchild that
+        // inherited them (a server started through npx) may hold them open, so 'exit' is enough
+        // after a short grace.
+        child.once('close', finish);
+        child.once('exit', (code, signal) => {
+          grace = setTimeout(() => finish(code, signal), EXIT_GRACE_MS);
+        });
+      });
       // Writing to a process that has gone fails with EPIPE; its 'close' says the rest.
       child.stdin.on('error', () => undefined);
       child.stdout.setEncoding('utf8');
@@ -187,7 +203,8 @@ class ProcessTransport implements Transport {
         child.kill(signal);
       }
     }
-    await this.#exited;
+    // Bounded even if SIGKILL could not be delivered: unmounting never hangs.
+    await withDeadline(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
   }
 
   #onStdout(chunk: string): void {
