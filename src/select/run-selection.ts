@@ -1,5 +1,5 @@
 import { errorMessage } from '../describe-error.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { Selection } from './apply-selection.js';
 import { applySelection } from './apply-selection.js';

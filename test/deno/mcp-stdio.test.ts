@@ -26,10 +26,17 @@ const call = (name: string, args: Record<string, unknown>) => ({ id: 'c1', name,
 Deno.test('server-memory over stdio from Deno: create entities, read the graph back, unmount', async () => {
   const dir = await Deno.makeTempDir({ prefix: 'loopctl-deno-mcp-' });
   const registry = new ToolRegistry();
-  const mount = await mountMcp(registry, { command: NODE, args: [await serverBin('memory')], env: { MEMORY_FILE_PATH: `${dir}/memory.jsonl` }, prefix: 'memory' });
+  const mount = await mountMcp(registry, {
+    command: NODE,
+    args: [await serverBin('memory')],
+    env: { MEMORY_FILE_PATH: `${dir}/memory.jsonl` },
+    prefix: 'memory',
+  });
   try {
     assert(mount.tools.includes('memory__create_entities') && mount.tools.includes('memory__read_graph'), `tools: ${mount.tools.join(', ')}`);
-    const created = await registry.dispatch(call('memory__create_entities', { entities: [{ name: 'Grace Hopper', entityType: 'person', observations: ['wrote the first compiler'] }] }));
+    const created = await registry.dispatch(
+      call('memory__create_entities', { entities: [{ name: 'Grace Hopper', entityType: 'person', observations: ['wrote the first compiler'] }] }),
+    );
     assert(!created.isError, created.content);
     const graph = await registry.dispatch(call('memory__read_graph', {}));
     assert(!graph.isError, graph.content);
@@ -80,7 +87,10 @@ Deno.test('a stdio server killed mid-call fails the call at once; a missing comm
     Deno.kill(pids[0] as number, 'SIGKILL');
     const result = await pending;
     const elapsed = performance.now() - killedAt;
-    assert(result.isError && /connection lost during tools\/call "trigger-long-running-operation" \(the server process was killed by SIGKILL/.test(result.content), result.content);
+    assert(
+      result.isError && /connection lost during tools\/call "trigger-long-running-operation" \(the server process was killed by SIGKILL/.test(result.content),
+      result.content,
+    );
     assert(elapsed < 10_000, `took ${elapsed} ms`);
   } finally {
     await mount.unmount();

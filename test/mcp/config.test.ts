@@ -112,9 +112,16 @@ describe('mountAll', () => {
   it('with onMountError, failures are reported and the rest are mounted', async () => {
     const registry = new ToolRegistry();
     const failed: string[] = [];
-    const mounts = await mountAll(registry, [{ url: github.url, prefix: 'github' }, { url: notes.url, prefix: 'notes' }], {
-      onMountError: (error, server) => failed.push(`${server.prefix}: ${error.message}`),
-    });
+    const mounts = await mountAll(
+      registry,
+      [
+        { url: github.url, prefix: 'github' },
+        { url: notes.url, prefix: 'notes' },
+      ],
+      {
+        onMountError: (error, server) => failed.push(`${server.prefix}: ${error.message}`),
+      },
+    );
     try {
       expect(mounts.map((mount) => mount.name)).toEqual(['github']);
       expect(failed).toEqual([expect.stringMatching(/^notes: MCP server notes unreachable: HTTP 401/)]);

@@ -2,15 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp/index.js';
 import type { ToolCall } from '../../src/message.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
-import {
-  type GithubTestServer,
-  type McpTestServer,
-  aborted,
-  githubTools,
-  sleep,
-  startGithubServer,
-  startNotesServer,
-} from './servers.js';
+import { type GithubTestServer, type McpTestServer, aborted, githubTools, sleep, startGithubServer, startNotesServer } from './servers.js';
 
 const NOTES_TOKEN = 'notes-secret';
 const notesAuth = { Authorization: `Bearer ${NOTES_TOKEN}` };
@@ -71,7 +63,12 @@ describe('mounting', () => {
 
   it('maps inputSchema to parameters and the description (else the title) to the description', async () => {
     const tools = [
-      { name: 'with_description', title: 'Title', description: 'The description.', inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] } },
+      {
+        name: 'with_description',
+        title: 'Title',
+        description: 'The description.',
+        inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] },
+      },
       { name: 'title_only', title: 'Only a title', inputSchema: { type: 'object' as const } },
       { name: 'nothing', inputSchema: { type: 'object' as const } },
     ];
@@ -113,7 +110,9 @@ describe('mounting', () => {
     const generation = registry.generation;
     const other = await startGithubServer();
     try {
-      await expect(mountMcp(registry, { url: other.url, name: 'github-2' })).rejects.toThrow(/MCP server github-2: tools "list_issues", .* already registered; mount it with a distinct prefix/);
+      await expect(mountMcp(registry, { url: other.url, name: 'github-2' })).rejects.toThrow(
+        /MCP server github-2: tools "list_issues", .* already registered; mount it with a distinct prefix/,
+      );
       expect(registry.generation).toBe(generation);
       expect(registry.size).toBe(githubTools().length);
       expect(other.http.some((request) => request.method === 'DELETE')).toBe(true);
@@ -252,7 +251,14 @@ describe('dispatch', () => {
       const registry = new ToolRegistry();
       await mount(registry, { url: server.url, prefix: 'github' });
       // Removed without telling clients, so the registry still offers it.
-      await server.changeTools((tools) => tools.splice(tools.findIndex((t) => t.name === 'star_repository'), 1), { notify: false });
+      await server.changeTools(
+        (tools) =>
+          tools.splice(
+            tools.findIndex((t) => t.name === 'star_repository'),
+            1,
+          ),
+        { notify: false },
+      );
       const result = await registry.dispatch(call('github__star_repository', { owner: 'o', repo: 'r' }));
       expect(result.isError).toBe(true);
       expect(result.content).toBe(
@@ -335,13 +341,18 @@ describe('a server that goes down', () => {
       ]);
       expect(down.isError).toBe(true);
       // The call's own request fails, or the probe after the broken notification stream got there first.
-      expect(down.content).toMatch(/^tool "notes__read_file" failed: MCP server notes unreachable: (connection lost during tools\/call "read_file" \()?fetch failed/);
+      expect(down.content).toMatch(
+        /^tool "notes__read_file" failed: MCP server notes unreachable: (connection lost during tools\/call "read_file" \()?fetch failed/,
+      );
       expect(up).toMatchObject({ isError: false, content: expect.stringMatching(/^list_branches ok/) });
       // Still down: still a clear error, still no throw.
       expect((await registry.dispatch(call('notes__list_notes', {}))).content).toMatch(/MCP server notes unreachable/);
 
       await server.restart();
-      expect(await registry.dispatch(call('notes__read_file', { path: 'README.md' }))).toMatchObject({ isError: false, content: '# Project\nA small agent loop.' });
+      expect(await registry.dispatch(call('notes__read_file', { path: 'README.md' }))).toMatchObject({
+        isError: false,
+        content: '# Project\nA small agent loop.',
+      });
     } finally {
       await server.close();
     }
@@ -458,7 +469,10 @@ describe('generations', () => {
         tools.push({ name: 'list_discussions', description: 'List discussions in a repository forum.', inputSchema: { type: 'object' } });
         const search = tools.find((t) => t.name === 'search_code');
         if (search) search.description = 'Search code in GitHub repositories with qualifiers like repo: and language:.';
-        tools.splice(tools.findIndex((t) => t.name === 'star_repository'), 1);
+        tools.splice(
+          tools.findIndex((t) => t.name === 'star_repository'),
+          1,
+        );
       });
       await changed;
       await sleep(50); // nothing more is coming
@@ -502,7 +516,9 @@ describe('generations', () => {
       const errors: string[] = [];
       const mounted = await mountMcp(registry, { url: server.url, onError: (error) => errors.push(error.message) });
       mounts.push(mounted);
-      await server.changeTools((tools) => tools.push({ name: 'taken', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }), { notify: false });
+      await server.changeTools((tools) => tools.push({ name: 'taken', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }), {
+        notify: false,
+      });
       await mounted.refresh();
       expect(errors).toEqual(['MCP server 127.0.0.1:' + new URL(server.url).port + ': skipped new tools whose names are already registered: "taken"']);
       expect(mounted.tools).toEqual(['a', 'b']);

@@ -71,6 +71,9 @@ describe('a Streamable HTTP server that dies mid-call (server-everything, killed
     expect(resultAt - killedAt).toBeLessThan(10_000);
     expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
     expect(model.current.requests).toHaveLength(2);
-    expect(wireMessages(model.current.requests[1]).find((message) => message.role === 'tool')).toMatchObject({ tool_call_id: 'call_1', content: result.content });
+    expect(wireMessages(model.current.requests[1]).find((message) => message.role === 'tool')).toMatchObject({
+      tool_call_id: 'call_1',
+      content: result.content,
+    });
   }, 90_000);
 });

@@ -72,15 +72,6 @@ function isRunning(pid: number): boolean {
   }
 }
 
-async function exitOf(pid: number, ms = 10_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (isRunning(pid)) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-}
-
 describe('server-filesystem over stdio', () => {
   it('its tools join the registry; it lists and reads files in its directory', async () => {
     const registry = new ToolRegistry();
@@ -91,7 +82,10 @@ describe('server-filesystem over stdio', () => {
     const listing = await registry.dispatch(call('fs__list_directory', { path: root }));
     expect(listing.isError).toBe(false);
     expect(listing.content.split('\n').sort()).toEqual(['[DIR] docs', '[FILE] notes.txt']);
-    expect(await registry.dispatch(call('fs__read_text_file', { path: join(root, 'notes.txt') }))).toMatchObject({ isError: false, content: 'Ship the stdio adapter.\n' });
+    expect(await registry.dispatch(call('fs__read_text_file', { path: join(root, 'notes.txt') }))).toMatchObject({
+      isError: false,
+      content: 'Ship the stdio adapter.\n',
+    });
   });
 
   it('a path outside its allowed directory is refused by the server and arrives as a tool error', async () => {
@@ -146,13 +140,19 @@ describe('server-memory over stdio, in a run', () => {
       { toolCalls: [{ id: 'call_2', name: 'memory__read_graph', arguments: {} }] },
       { text: 'I remember Ada Lovelace.' },
     );
-    const events = await collect(new BareLoop({ client: openAI(model.current), registry }).run('Remember that Ada Lovelace wrote the first published program.'));
+    const events = await collect(
+      new BareLoop({ client: openAI(model.current), registry }).run('Remember that Ada Lovelace wrote the first published program.'),
+    );
 
     expect(onTurn(events, 'tool_result', 1).result).toMatchObject({ isError: false, content: expect.stringContaining('Ada Lovelace') });
     const graph = onTurn(events, 'tool_result', 2).result;
     expect(graph.isError).toBe(false);
     expect(JSON.parse(graph.content)).toMatchObject({ entities: [entity], relations: [] });
-    expect(wireMessages(model.current.requests[2]).filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['call_1', 'call_2']);
+    expect(
+      wireMessages(model.current.requests[2])
+        .filter((message) => message.role === 'tool')
+        .map((message) => message.tool_call_id),
+    ).toEqual(['call_1', 'call_2']);
     expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
     // The server really stored it where it was told to.
     expect(await readFile(memoryFile, 'utf8')).toContain('"Ada Lovelace"');
@@ -200,7 +200,9 @@ describe('bad input: the mount rejects with a clear error and the stderr tail', 
       (failure: unknown) => failure as Error,
     );
     expect(error).toBeInstanceOf(Error);
-    expect(error.message).toMatch(/^MCP server fs unreachable: the server process exited with code 1 before answering; stderr: .*Error: None of the specified directories are accessible$/s);
+    expect(error.message).toMatch(
+      /^MCP server fs unreachable: the server process exited with code 1 before answering; stderr: .*Error: None of the specified directories are accessible$/s,
+    );
     expect(registry.size).toBe(0);
     expect(registry.generation).toBe(0);
   });
@@ -233,8 +235,12 @@ describe('bad input: the mount rejects with a clear error and the stderr tail', 
     const registry = new ToolRegistry();
     await expect(mountMcp(registry, { command: '' })).rejects.toThrow(/command must be a non-empty string/);
     await expect(mountMcp(registry, { command: 'node', args: [1 as unknown as string] })).rejects.toThrow(/args must be an array of strings/);
-    await expect(mountMcp(registry, { command: 'node', env: { A: 1 as unknown as string } })).rejects.toThrow(/env must be an object of names to string values/);
-    await expect(mountMcp(registry, { command: 'node', url: 'http://127.0.0.1:1/mcp' } as unknown as McpStdioMountOptions)).rejects.toThrow(/a url .* or a command .*, not both/);
+    await expect(mountMcp(registry, { command: 'node', env: { A: 1 as unknown as string } })).rejects.toThrow(
+      /env must be an object of names to string values/,
+    );
+    await expect(mountMcp(registry, { command: 'node', url: 'http://127.0.0.1:1/mcp' } as unknown as McpStdioMountOptions)).rejects.toThrow(
+      /a url .* or a command .*, not both/,
+    );
     await expect(mountMcp(registry, {} as McpStdioMountOptions)).rejects.toThrow(/need a url \(Streamable HTTP\) or a command \(stdio\)/);
   });
 });

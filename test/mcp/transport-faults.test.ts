@@ -13,6 +13,10 @@ it.each(TRANSPORT_FAULTS.map((row) => [row.fault, row.test] as const))('%s: the 
   expect(files.length).toBeGreaterThan(0);
   const sources = files.map((file) => readFileSync(new URL(file, root), 'utf8'));
   const quoted = /“(.+?)(?: …)?”/.exec(test)?.[1];
-  if (quoted) expect(sources.some((source) => source.includes(quoted)), `${quoted} in ${files.join(', ')}`).toBe(true);
+  if (quoted)
+    expect(
+      sources.some((source) => source.includes(quoted)),
+      `${quoted} in ${files.join(', ')}`,
+    ).toBe(true);
   else expect(sources.every((source) => /\bit\(|Deno\.test\(/.test(source))).toBe(true);
 });

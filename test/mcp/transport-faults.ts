@@ -1,7 +1,7 @@
 /**
  * The MCP rows of `docs/fault-matrix.md`: what a mounted server's failure does to a call and
  * a run, each row naming the test that checks it. Rendered by `renderFaultMatrix`
- * (test/select/fault-table.ts) after the selector table.
+ * (test/select/fault-table.ts) after the faults around the selectors.
  */
 
 /** One transport fault and where it is tested. */
@@ -15,7 +15,8 @@ export interface TransportFault {
 export const TRANSPORT_FAULTS: readonly TransportFault[] = [
   {
     fault: 'Streamable HTTP server killed mid-call',
-    outcome: 'the call ends **at once** with `MCP server … unreachable: connection lost during tools/call "…" (fetch failed (connect ECONNREFUSED …))`; the run goes on to its next turn',
+    outcome:
+      'the call ends **at once** with `MCP server … unreachable: connection lost during tools/call "…" (fetch failed (connect ECONNREFUSED …))`; the run goes on to its next turn',
     test: '`test/mcp/server-death.test.ts` (server-everything, SIGKILL)',
   },
   {
@@ -40,7 +41,8 @@ export const TRANSPORT_FAULTS: readonly TransportFault[] = [
   },
   {
     fault: 'stdio server killed mid-call',
-    outcome: 'the call ends **at once** with `… connection lost during tools/call "…" (the server process was killed by SIGKILL; stderr: …)`; the next call starts the server again',
+    outcome:
+      'the call ends **at once** with `… connection lost during tools/call "…" (the server process was killed by SIGKILL; stderr: …)`; the next call starts the server again',
     test: '`test/mcp/stdio.test.ts`, `test/deno/mcp-stdio.test.ts` (server-everything, stdio)',
   },
   {
@@ -57,16 +59,16 @@ export const TRANSPORT_FAULTS: readonly TransportFault[] = [
  * lines.push(...renderTransportFaults())
  */
 export function renderTransportFaults(): string[] {
-  const escape = (text: string): string => text.replace(/\|/g, '\\|');
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
   return [
     '## MCP transport faults',
     '',
     'What a mounted MCP server’s failure does to a call and its run (not a selector fault: the tool',
     'result is an error the model reads, dispatch never throws). Each row is the test it names.',
     '',
-    '| Fault | Outcome | Test |',
+    '| Fault | What happens | Test |',
     '|---|---|---|',
-    ...TRANSPORT_FAULTS.map((row) => `| ${escape(row.fault)} | ${escape(row.outcome)} | ${escape(row.test)} |`),
+    ...TRANSPORT_FAULTS.map((row) => `| ${cell(row.fault)} | ${cell(row.outcome)} | ${cell(row.test)} |`),
     '',
   ];
 }

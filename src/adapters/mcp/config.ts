@@ -84,7 +84,10 @@ function parseEntry(entry: unknown, where: string): McpServerConfig {
   if (stdio && 'url' in entry) throw new Error(`${where} has both "url" and "command": give a url (Streamable HTTP) or a command (stdio)`);
   const keys = stdio ? STDIO_KEYS : HTTP_KEYS;
   const unknown = Object.keys(entry).filter((key) => !keys.has(key));
-  if (unknown.length > 0) throw new Error(`${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...keys].join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(
+      `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...keys].join(', ')})`,
+    );
   const common = {
     ...optional('prefix', parsePrefix(entry.prefix, where)),
     ...optional('name', parseName(entry.name, where)),

@@ -2,7 +2,7 @@
  * Streamable HTTP: the SDK's client transport, with the mount's headers and `fetch`, HTTP
  * errors told apart (404 means the server forgot the session) and the session deleted on close.
  */
-import { withDeadline } from './signals.js';
+import { waitAtMost } from './wait-at-most.js';
 import type { ConnectionTransport, ServerTransport } from './transport.js';
 
 /** A `fetch` the transport uses instead of the global one (auth proxies, tests). */
@@ -68,7 +68,11 @@ export function httpTransport(settings: HttpSettings): ServerTransport {
         },
         lostReason: () => undefined,
         // Tell the server the session is over (politely, bounded).
-        end: () => withDeadline(transport.terminateSession().catch(() => undefined), TERMINATE_WAIT_MS),
+        end: () =>
+          waitAtMost(
+            transport.terminateSession().catch(() => undefined),
+            TERMINATE_WAIT_MS,
+          ),
       };
     },
   };

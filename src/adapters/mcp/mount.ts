@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { raceAbort } from '../../limits/race-abort.js';
+import { raceAbort } from '../../limits/abort.js';
 import type { ToolHandler, ToolRegistry } from '../../registry/registry.js';
 import { renderContent, toSchema } from './content.js';
 import { errorMessage } from '../../describe-error.js';
@@ -210,9 +210,7 @@ class Mount implements McpMount {
   async #call(remote: string, args: unknown, signal: AbortSignal): Promise<string> {
     if (this.#closing) throw new Error(`MCP server ${this.name} is unmounted`);
     const params = { name: remote, arguments: (args ?? {}) as Record<string, unknown> };
-    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) =>
-      client.callTool(params, undefined, options),
-    )) as CallToolResult;
+    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) => client.callTool(params, undefined, options))) as CallToolResult;
     const text = renderContent(result);
     if (result.isError) throw new Error(text || `MCP tool "${remote}" reported an error without saying what`);
     return text;
@@ -266,7 +264,8 @@ class Mount implements McpMount {
         const sentAfterBreak = lost !== undefined && connection.lostAfter !== undefined && number > connection.lostAfter;
         const kind = lost === undefined ? this.#classify(connection.io, error) : sentAfterBreak ? 'session' : 'transport';
         if (kind === 'protocol') throw new Error(`MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`);
-        if (kind === 'timeout') throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
+        if (kind === 'timeout')
+          throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
         this.#drop(connection);
         // Resend only what cannot have taken effect: a request the server answered 404 for
         // (it forgot the session) or sent after the connection broke, or a listing. A tool
@@ -348,7 +347,8 @@ class Mount implements McpMount {
     } catch (error) {
       // Closing the client closes its transport (a stdio server's process is ended).
       await client.close().catch(() => undefined);
-      const reason = io.lostReason() ?? (this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error));
+      const reason =
+        io.lostReason() ?? (this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error));
       throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${reason}`);
     }
     this.#connections += 1;
@@ -367,7 +367,10 @@ class Mount implements McpMount {
   #onTransportError(connection: Connection, error: unknown): void {
     if (this.#live !== connection || connection.lost !== undefined || connection.probing) return;
     // A stray stdout line from a stdio server: dropped, worth telling, not a lost connection.
-    if (error instanceof Error && error.name === STDOUT_ERROR) return this.#settings.onError(new Error(`MCP server ${this.name}: ${error.message}`));
+    if (error instanceof Error && error.name === STDOUT_ERROR) {
+      this.#settings.onError(new Error(`MCP server ${this.name}: ${error.message}`));
+      return;
+    }
     if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) return;
     connection.probing = true;
     const sentBeforeBreak = this.#sent;

@@ -1,3 +1,5 @@
+import { Hash64 } from '../../hash.js';
+
 /**
  * Registry names for a server's tools: prefixed, valid on every provider's wire, stable
  * across re-listings and free of collisions.
@@ -53,13 +55,8 @@ function joinPrefix(prefix: string | undefined, remote: string): string {
   return /[_-]$/.test(prefix) ? `${prefix}${remote}` : `${prefix}__${remote}`;
 }
 
+/** The readable name clipped, with 8 hex characters of the project's hash of the server's name. */
 function hashedName(readable: string, remote: string, salt: number): string {
-  const hash = fnv1a(salt === 0 ? remote : `${remote}\u0000${salt}`);
+  const hash = new Hash64(salt).update(remote).digest().slice(0, 8);
   return `${readable.slice(0, MAX_NAME - hash.length - 1)}_${hash}`;
-}
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
 }

@@ -1,4 +1,4 @@
-/** Abort and deadline helpers the mount needs around the SDK. */
+/** The signal the mount hands the SDK for one request. */
 
 /**
  * A signal that follows `outer` until disposed. The SDK never removes the abort listener it
@@ -16,20 +16,4 @@ export function linkSignal(outer: AbortSignal | undefined): { signal: AbortSigna
   if (outer.aborted) onAbort();
   else outer.addEventListener('abort', onAbort, { once: true });
   return { signal: controller.signal, dispose: () => outer.removeEventListener('abort', onAbort) };
-}
-
-/**
- * Wait for `promise`, at most `ms`; the timer is cleared so it never holds a process open.
- *
- * @example
- * await withDeadline(transport.terminateSession(), 2_000)
- */
-export async function withDeadline(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  try {
-    await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -8,7 +8,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { withDeadline } from './signals.js';
+import { waitAtMost } from './wait-at-most.js';
 import type { ConnectionTransport, ServerTransport } from './transport.js';
 
 /** What the stdio transport needs, checked. */
@@ -37,7 +37,22 @@ const EXIT_GRACE_MS = 500;
 
 /** Variables a server inherits when the options do not name them (the set sudo keeps). */
 const INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'TMPDIR', 'LANG'];
-const INHERITED_WINDOWS = ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'TMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES'];
+const INHERITED_WINDOWS = [
+  'APPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'LOCALAPPDATA',
+  'PATH',
+  'PATHEXT',
+  'PROCESSOR_ARCHITECTURE',
+  'SYSTEMDRIVE',
+  'SYSTEMROOT',
+  'TEMP',
+  'TMP',
+  'USERNAME',
+  'USERPROFILE',
+  'PROGRAMFILES',
+];
 
 type ChildProcessModule = typeof import('node:child_process');
 type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
@@ -182,7 +197,7 @@ class ProcessTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || !stdin.writable || this.#ended !== undefined) return Promise.reject(new Error('the server process is not running'));
+    if (!stdin?.writable || this.#ended !== undefined) return Promise.reject(new Error('the server process is not running'));
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once('drain', () => resolve());
@@ -198,13 +213,13 @@ class ProcessTransport implements Transport {
     if (running()) {
       child.stdin.end();
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
-        await withDeadline(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
+        await waitAtMost(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
         if (!running()) break;
         child.kill(signal);
       }
     }
     // Bounded even if SIGKILL could not be delivered: unmounting never hangs.
-    await withDeadline(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
+    await waitAtMost(this.#exited ?? Promise.resolve(), EXIT_WAIT_MS);
   }
 
   #onStdout(chunk: string): void {
