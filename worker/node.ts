@@ -7,7 +7,7 @@
  *   node scripts/serve-node.mjs        (bundles this file, then calls main())
  */
 import { registerDemoTools } from '../demo/demo-tools.js';
-import { mountAll, parseMcpServers } from '../src/adapters/mcp.js';
+import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
 import { generateToken, optionsFromVars } from '../src/hono/index.js';
 import type { RunningServer } from '../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk } from '../src/hono/node.js';
@@ -24,8 +24,9 @@ export async function main(env: Record<string, string | undefined> = process.env
   const generated = options.token === undefined;
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
-  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? }) join the
-  // demo registry at start; one that fails to mount is reported and skipped.
+  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
+  // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
+  // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).
   const registry = registerDemoTools(new ToolRegistry());
   const mounts = await mountAll(registry, parseMcpServers(env.LOOPCTL_MCP_SERVERS), {
     onMountError: (error) => console.warn(`  MCP: ${error.message}`),
@@ -45,5 +46,11 @@ export async function main(env: Record<string, string | undefined> = process.env
   if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
   console.log(generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
   console.log(`  try: curl -H "Authorization: Bearer ${generated ? token : '$LOOPCTL_TOKEN'}" ${server.url}/v1/tools`);
-  return server;
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await Promise.all(mounts.map((mount) => mount.unmount()));
+    },
+  };
 }
