@@ -55,11 +55,47 @@ export interface SuiteTarget {
   readonly embedding: boolean;
   /**
    * The runtime refuses a malformed `Content-Length` itself, before the worker runs (workerd's
-   * HTTP layer answers a plain 500; Cloudflare's edge refuses such requests before any worker).
+   * HTTP layer answers a plain 500, Deno's server a bare 400; Cloudflare's edge refuses such
+   * requests before any worker). Node lets the app answer in its JSON shape.
    */
   readonly runtimeRefusesBadLength?: boolean;
   /** Whether this runtime's fetch can send a streamed (chunked) request body. Default true. */
   readonly streamingUploads?: boolean;
+}
+
+/**
+ * Parse raw HTTP/1.1 response text (as far as it arrived): status, headers, body, and whether
+ * the body is complete (by `Content-Length` or the chunked terminator).
+ */
+export function parseRawReply(text: string, timedOut: boolean): RawReply & { complete: boolean } {
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return { status: 0, headers: {}, body: '', timedOut, complete: false };
+  const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = text.slice(end + 4);
+  let complete = false;
+  if (headers['content-length'] !== undefined) complete = new TextEncoder().encode(body).byteLength >= Number(headers['content-length']);
+  else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+    complete = /(^|\r\n)0\r\n\r\n$/.test(body);
+    if (complete) body = dechunk(body);
+  }
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body, timedOut, complete };
+}
+
+function dechunk(text: string): string {
+  let out = '';
+  let rest = text;
+  while (true) {
+    const line = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.slice(0, line), 16);
+    if (!size) return out;
+    out += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
 }
 
 /** One check of the suite. */
