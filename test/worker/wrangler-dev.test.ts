@@ -5,7 +5,8 @@
  *   as npm links a `file:` dependency), serves `/v1/tools` and `/v1/select` for its own tools;
  *   chunked over-limit bodies get 413 JSON every time through wrangler dev's proxy.
  * - `npm start` (scripts/start-worker.mjs) passes MODEL_BASE_URL and friends from the
- *   environment: a run reaches the scripted model named there.
+ *   environment: a run reaches the scripted model named there; the demo page and the API share
+ *   the origin, and anything else than GET/HEAD outside the API is a JSON 405 (not an empty one).
  *
  * Needs the built package (`npm run build`) and, for `npm start`, the demo page (`npm run build:demo`).
  */
@@ -169,6 +170,35 @@ describe('npm start passes the documented variables from the environment', () =>
     const sent = model?.server.requests.at(-1)?.json as { model?: string } | undefined;
     expect(sent?.model).toBe('scripted-from-env');
     expect(server!.log()).toContain('from the environment: LOOPCTL_TOKEN, MODEL_BASE_URL, MODEL_NAME');
+  });
+});
+
+describe('npm start: the demo page and the API share one origin, every refusal as JSON', () => {
+  // Reuses nothing from above: its own start (light entry), assets from dist/public.
+  let server: Started | undefined;
+  beforeAll(async () => {
+    const port = await freePort();
+    server = await start([join(root, 'scripts', 'start-worker.mjs'), '--light', '--port', String(port)], root, port, { LOOPCTL_TOKEN: TOKEN });
+  }, 180_000);
+  afterAll(() => stop(server));
+
+  it('GET / is the page; OPTIONS / and POST /index.html are JSON 405s; an unknown path is a JSON 404', async () => {
+    const page = await fetch(`${server?.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    await page.body?.cancel();
+    for (const [method, path] of [
+      ['OPTIONS', '/'],
+      ['POST', '/index.html'],
+    ]) {
+      const refused = await fetch(`${server?.url}${path}`, { method });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get('allow')).toBe('GET, HEAD');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    }
+    const missing = await fetch(`${server?.url}/no-such-page`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 });
 
