@@ -27,6 +27,12 @@ export type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from './
 export { dot, normalise } from './embed/embedder.js';
 export type { VectorCache, MemoryVectorCacheOptions } from './embed/vector-cache.js';
 export { memoryVectorCache } from './embed/vector-cache.js';
+export { encodeVectorsFile, readVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
+export type { VectorsFile, VectorsFileHeader, VectorsEntry, VectorsPrecision, VectorsFileResult } from './embed/vectors-file.js';
+export { buildVectorsFile } from './embed/vectors-build.js';
+export type { BuildVectorsOptions } from './embed/vectors-build.js';
+export { loadVectors } from './embed/vectors-source.js';
+export type { VectorsSource, VectorsBytes, LoadedVectors } from './embed/vectors-source.js';
 
 export { BareLoop, LoopRun } from './loop/bare-loop.js';
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop/bare-loop.js';
