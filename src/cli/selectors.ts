@@ -2,6 +2,8 @@ import type { Embedder } from '../embed/embedder.js';
 import { Bm25Selector } from '../select/bm25-selector.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import { memoryVectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import { EmbeddingSelector } from '../select/embedding-selector.js';
 import { HybridSelector } from '../select/hybrid-selector.js';
 import { KeywordSelector } from '../select/keyword-selector.js';
@@ -14,6 +16,10 @@ export interface SelectorSpec {
   k: number;
   /** The embedder for dense selectors; loaded on first use when absent. */
   embedder?: () => Promise<Embedder>;
+  /** A precomputed vectors file seeding the dense selectors' corpus. */
+  vectors?: VectorsSource;
+  /** Keep corpus vectors in memory only (no file cache between runs). */
+  noCache?: boolean;
 }
 
 type Factory = (spec: SelectorSpec) => AnySelector | Promise<AnySelector>;
@@ -26,9 +32,15 @@ let cached: Promise<Embedder> | undefined;
 let sharedCache: VectorCache | undefined;
 
 // Corpus vectors persist between CLI runs, so only the first run over a registry embeds it.
-function corpusCache(): VectorCache {
+function corpusCache(spec: SelectorSpec): VectorCache {
+  if (spec.noCache) return memoryVectorCache();
   sharedCache ??= fileVectorCache({ directory: 'node_modules/.cache/loopctl/vectors' });
   return sharedCache;
+}
+
+/** The cache and vectors-file options every dense factory passes on. */
+function dense(spec: SelectorSpec): { cache: VectorCache; vectors?: VectorsSource } {
+  return { cache: corpusCache(spec), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) };
 }
 
 /** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
@@ -52,16 +64,15 @@ export const SELECTOR_FACTORIES: Readonly<Record<string, Factory>> = Object.free
     keyword: () => new KeywordSelector(),
     'keyword-ranked': ({ k }: SelectorSpec) => new KeywordSelector().withMaxTools(k),
     bm25: ({ k }: SelectorSpec) => new Bm25Selector({ topK: k }),
-    embedding: async (spec: SelectorSpec) => new EmbeddingSelector(await needEmbedder(spec), { topK: spec.k, cache: corpusCache() }),
+    embedding: async (spec: SelectorSpec) => new EmbeddingSelector(await needEmbedder(spec), { topK: spec.k, ...dense(spec) }),
     'embedding-adaptive': async (spec: SelectorSpec) =>
       new EmbeddingSelector(await needEmbedder(spec), {
         topK: 16,
         adaptive: { floor: 3, ceiling: 16, span: 0.7 },
-        cache: corpusCache(),
+        ...dense(spec),
       }),
-    hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, cache: corpusCache() }),
-    'hybrid-adaptive': async (spec: SelectorSpec) =>
-      new HybridSelector(await needEmbedder(spec), { adaptive: true, cache: corpusCache() }),
+    hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, ...dense(spec) }),
+    'hybrid-adaptive': async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { adaptive: true, ...dense(spec) }),
   }),
 );
 
@@ -73,6 +84,19 @@ export function usesK(name: string): boolean {
 /** Whether a selector embeds (needs the model; its timings include a query embedding). */
 export function isDense(name: string): boolean {
   return name.startsWith('embedding') || name.startsWith('hybrid');
+}
+
+/**
+ * Tool texts the selector's corpus index has embedded so far (0 for selectors that do not embed).
+ *
+ * @example
+ * const before = corpusEmbeds(selector); await runSelector(selector, prompt, tools, signal)
+ * const embeddedNow = corpusEmbeds(selector) - before
+ */
+export function corpusEmbeds(selector: AnySelector): number {
+  if (selector instanceof EmbeddingSelector) return selector.stats.corpusEmbeds;
+  if (selector instanceof HybridSelector) return selector.dense.stats.corpusEmbeds;
+  return 0;
 }
 
 /** Build a selector by name, or throw listing the known names. */
