@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
@@ -12,7 +13,7 @@ import { progressBar } from './progress-bar.js';
 import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 
 /** The KV key the worker reads a vectors file from (see docs/vectors.md). */
-export const DEFAULT_KV_KEY = 'loopctl:vectors-file';
+export const DEFAULT_KV_KEY = VECTORS_KV_KEY;
 const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 
 const USAGE = `loopctl — per-turn tool selection
