@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import { buildVectorsFile } from '../embed/vectors-build.js';
@@ -21,7 +22,7 @@ const USAGE = `loopctl — per-turn tool selection
 Usage:
   loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--vectors FILE] [--json]
-  loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--kv-bulk FILE] [--kv-key KEY] [--json]
+  loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
@@ -150,6 +151,7 @@ function parseOptions(args: readonly string[]) {
         precision: { type: 'string', default: 'f16' },
         'kv-bulk': { type: 'string' },
         'kv-key': { type: 'string', default: DEFAULT_KV_KEY },
+        threads: { type: 'string' },
       },
     });
   } catch (error) {
@@ -167,8 +169,11 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   if (!['f16', 'f32', 'i8'].includes(precision)) throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
   const kvKey = values['kv-key'] as string;
   if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512) throw new UsageError('--kv-key must be 1 to 512 bytes');
+  // A batch job: WASM threads on every core (up to 4) unless told otherwise.
+  const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
   const tools = loadTools(values.tools);
-  const embedder = await defaultEmbedder(values.model);
+  const embedder = await defaultEmbedder(values.model, threads);
   const bar = progressBar(process.stderr, 'embedding');
   const started = performance.now();
   let bytes: Uint8Array;
@@ -198,6 +203,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
     precision,
     bytes: bytes.byteLength,
     bytesPer1000Tools: Math.round((bytes.byteLength / Math.max(texts, 1)) * 1000),
+    threads,
     ms: round(ms, 1),
     toolsPerSecond: round(texts / Math.max(ms / 1000, 1e-9), 1),
     ...(kvBulk ? { kvBulk, kvKey } : {}),

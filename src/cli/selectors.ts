@@ -43,13 +43,18 @@ function dense(spec: SelectorSpec): { cache: VectorCache; vectors?: VectorsSourc
   return { cache: corpusCache(spec), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) };
 }
 
-/** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
-export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
-  if (!cached || modelPath) {
+/**
+ * The offline default model, from the package's `models/use-lite` (built by `npm run build:model`).
+ * `numThreads` applies to the first load in a process (onnxruntime-web fixes it then).
+ */
+export function defaultEmbedder(modelPath?: string, numThreads?: number): Promise<Embedder> {
+  if (!cached || modelPath || numThreads !== undefined) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
-    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path }));
+    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
+      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}) }),
+    );
   }
   return cached;
 }

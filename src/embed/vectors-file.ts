@@ -204,7 +204,8 @@ export function readVectorsFile(
       if (precision === 'f32') {
         for (let j = 0; j < dimensions; j++) vector[j] = view.getFloat32(at + j * 4, true);
       } else if (precision === 'f16') {
-        for (let j = 0; j < dimensions; j++) vector[j] = fromHalf(view.getUint16(at + j * 2, true));
+        const table = halfTable();
+        for (let j = 0; j < dimensions; j++) vector[j] = table[view.getUint16(at + j * 2, true)] as number;
       } else {
         const scale = view.getFloat32(layout.scales + row * 4, true);
         for (let j = 0; j < dimensions; j++) vector[j] = view.getInt8(at + j) * scale;
@@ -267,6 +268,17 @@ function toHalf(value: number): number {
   const rest = mantissa & 0x1fff;
   if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
   return sign | half;
+}
+
+let halves: Float32Array | undefined;
+
+/** Every half value as float32 (256 KB, built on first use): decoding a row is then a lookup per value. */
+function halfTable(): Float32Array {
+  if (!halves) {
+    halves = new Float32Array(65536);
+    for (let bits = 0; bits < 65536; bits++) halves[bits] = fromHalf(bits);
+  }
+  return halves;
 }
 
 /** IEEE half bits → number. */

@@ -117,6 +117,7 @@ describe('loopctl select --vectors', () => {
     [['vectors', '--out', 'x.lcv'], /--tools FILE is required/],
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--precision', 'f8'], /--precision must be f16, f32 or i8, got "f8"/],
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--kv-key', ''], /--kv-key must be 1 to 512 bytes/],
+    [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--threads', '0'], /--threads must be 1 to 64, got "0"/],
     [['select', '--tools', toolsFile, '--vectors', 'x.lcv', 'weather'], /--vectors seeds the dense selectors .* not "keyword"/],
   ])('%j is a UsageError', async (argv, message) => {
     const error = await main(argv, () => {}).catch((e: unknown) => e);
