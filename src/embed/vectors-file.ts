@@ -37,6 +37,7 @@ const MAGIC = [0x4c, 0x43, 0x56, 0x46] as const; // "LCVF"
 const PRECISIONS: readonly VectorsPrecision[] = ['f32', 'f16', 'i8'];
 const BYTES_PER_VALUE: Record<VectorsPrecision, number> = { f32: 4, f16: 2, i8: 1 };
 const FIXED_HEADER = 20;
+const NATIVE_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const MAX_ID_BYTES = 1024;
 
 /** One tool text and its vector, as {@link encodeVectorsFile} takes them. */
@@ -184,12 +185,20 @@ export function readVectorsFile(
     return refuse(`holds ${dimensions}-dimension vectors, this embedder makes ${expected.dimensions}`);
   }
 
+  // One aligned copy of the rows, read through typed arrays (and immune to later edits of `bytes`).
+  const rowsEnd = layout.rows + count * dimensions * BYTES_PER_VALUE[precision];
+  const rows = new Uint8Array(Math.ceil((rowsEnd - layout.keys) / 4) * 4);
+  rows.set(bytes.subarray(layout.keys, rowsEnd));
+  const keys = new Uint32Array(rows.buffer, 0, count * 2);
+  const scales = new Float32Array(rows.buffer, layout.scales - layout.keys, precision === 'i8' ? count : 0);
+  const values = rows.subarray(layout.rows - layout.keys);
+  const f32Rows = precision === 'f32' ? new Float32Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const f16Rows = precision === 'f16' ? new Uint16Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const i8Rows = precision === 'i8' ? new Int8Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  if (!NATIVE_LITTLE_ENDIAN) return refuse('this platform is big-endian; vectors files are little-endian');
+
   const index = new Map<string, number>();
-  for (let row = 0; row < count; row++) {
-    const at = layout.keys + row * 8;
-    index.set(hex32(view.getUint32(at, true)) + hex32(view.getUint32(at + 4, true)), row);
-  }
-  const rowBytes = dimensions * BYTES_PER_VALUE[precision];
+  for (let row = 0; row < count; row++) index.set(hex32(keys[row * 2] as number) + hex32(keys[row * 2 + 1] as number), row);
   const file: VectorsFile = {
     embedderId,
     dimensions,
@@ -199,18 +208,18 @@ export function readVectorsFile(
     vectorFor(text) {
       const row = index.get(vectorsTextKey(text));
       if (row === undefined) return undefined;
-      const at = layout.rows + row * rowBytes;
+      const at = row * dimensions;
       const vector = new Float32Array(dimensions);
-      if (precision === 'f32') {
-        for (let j = 0; j < dimensions; j++) vector[j] = view.getFloat32(at + j * 4, true);
-      } else if (precision === 'f16') {
+      if (f32Rows) {
+        vector.set(f32Rows.subarray(at, at + dimensions));
+      } else if (f16Rows) {
         const table = halfTable();
-        for (let j = 0; j < dimensions; j++) vector[j] = table[view.getUint16(at + j * 2, true)] as number;
-      } else {
-        const scale = view.getFloat32(layout.scales + row * 4, true);
-        for (let j = 0; j < dimensions; j++) vector[j] = view.getInt8(at + j) * scale;
+        for (let j = 0; j < dimensions; j++) vector[j] = table[f16Rows[at + j] as number] as number;
+      } else if (i8Rows) {
+        const scale = scales[row] as number;
+        for (let j = 0; j < dimensions; j++) vector[j] = (i8Rows[at + j] as number) * scale;
       }
-      return unitCopy(vector);
+      return normaliseInPlace(vector);
     },
   };
   return { ok: true, file };
@@ -229,6 +238,16 @@ function layoutOf(idBytes: number, dimensions: number, count: number, precision:
   const rows = scales + (precision === 'i8' ? count * 4 : 0);
   const body = rows + count * dimensions * BYTES_PER_VALUE[precision];
   return { keys, scales, rows, total: Math.ceil(body / 4) * 4 + 4 };
+}
+
+/** Scale `vector` to unit length in place; undefined for a vector that cannot rank. */
+function normaliseInPlace(vector: Float32Array): Float32Array | undefined {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) ** 2;
+  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+  const scale = 1 / Math.sqrt(sum);
+  for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) * scale;
+  return vector;
 }
 
 /** A unit-length copy, or undefined for a vector that cannot rank. */
