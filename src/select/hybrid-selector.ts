@@ -99,7 +99,7 @@ interface Lexical {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs'>>;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors'>>;
   readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;

@@ -39,7 +39,8 @@ describe('shipped vectors on the demo page', () => {
 
   it('a bit-flipped file is refused with a warning; the corpus is embedded and the page selects', async () => {
     const bytes = new Uint8Array(readFileSync('dist/public/vectors/demo.lcv'));
-    bytes[Math.floor(bytes.length / 2)] ^= 0x20;
+    const at = Math.floor(bytes.length / 2);
+    bytes[at] = (bytes[at] as number) ^ 0x20;
     const state = await open({ '/vectors/demo.lcv': bytes });
     expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: state.registry.count, seeded: 0 });
     expect(state.corpus?.warnings).toEqual([expect.stringMatching(/^vectors file refused \(checksum mismatch/)]);
