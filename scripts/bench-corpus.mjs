@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTools } from '../dist/cli.js';
-import { toolText } from '../dist/index.js';
+import { toolText } from '../dist/selector-kit.js';
 import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/transformers.js';
 import { encodeModel, GraphBuilder } from './build-model.mjs';
 

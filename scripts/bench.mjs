@@ -14,9 +14,9 @@ import {
   HybridSelector,
   KeywordSelector,
   ToolRegistry,
-  encodeVectorsFile,
   memoryVectorCache,
 } from '../dist/index.js';
+import { encodeVectorsFile } from '../dist/selector-kit.js';
 import { useLiteEmbedder } from '../dist/transformers.js';
 
 const { values } = parseArgs({

@@ -5,11 +5,10 @@ import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
-import { applySelection } from '../select/apply-selection.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
-import { evaluate, runSelector } from './evaluate.js';
+import { evaluate, selectFor } from './evaluate.js';
 import { progressBar } from './progress-bar.js';
 import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 
@@ -75,9 +74,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     if (!prompt) throw new UsageError('select needs a PROMPT');
     const embeddedBefore = corpusEmbeds(selector);
     const start = performance.now();
-    const output = await runSelector(selector, prompt, tools, new AbortController().signal);
+    const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
-    const selection = applySelection(output, tools);
     const figures = {
       selector: selectorName,
       advertised: selection.names,

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { checksumBytes, Hash64 } from './corpus-hash.js';
+import { checksumBytes, Hash64 } from '../hash.js';
 
 /** Bumped when the layout changes; a reader refuses versions it does not know. */
 export const VECTORS_FILE_VERSION = 1;

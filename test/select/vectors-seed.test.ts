@@ -131,7 +131,7 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
     const view = new DataView(bytes.buffer);
     const keys = 20 + Math.ceil('test/bow-256'.length / 4) * 4;
     view.setFloat32(keys + all.length * 8, Number.NaN, true);
-    const { checksumBytes } = await import('../../src/embed/corpus-hash.js');
+    const { checksumBytes } = await import('../../src/hash.js');
     view.setUint32(bytes.byteLength - 4, checksumBytes(bytes.subarray(0, bytes.byteLength - 4)), true);
     const { embedder, selector } = await firstTurn(bytes);
     expect(embedder.texts).toHaveLength(2);
