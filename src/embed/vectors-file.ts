@@ -210,16 +210,21 @@ export function readVectorsFile(
       if (row === undefined) return undefined;
       const at = row * dimensions;
       const vector = new Float32Array(dimensions);
+      // Decode and sum the squares in one pass, then scale to unit length.
+      let sum = 0;
       if (f32Rows) {
-        vector.set(f32Rows.subarray(at, at + dimensions));
+        for (let j = 0; j < dimensions; j++) sum += (vector[j] = f32Rows[at + j] as number) ** 2;
       } else if (f16Rows) {
         const table = halfTable();
-        for (let j = 0; j < dimensions; j++) vector[j] = table[f16Rows[at + j] as number] as number;
+        for (let j = 0; j < dimensions; j++) sum += (vector[j] = table[f16Rows[at + j] as number] as number) ** 2;
       } else if (i8Rows) {
         const scale = scales[row] as number;
-        for (let j = 0; j < dimensions; j++) vector[j] = (i8Rows[at + j] as number) * scale;
+        for (let j = 0; j < dimensions; j++) sum += (vector[j] = (i8Rows[at + j] as number) * scale) ** 2;
       }
-      return normaliseInPlace(vector);
+      if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+      const unit = 1 / Math.sqrt(sum);
+      for (let j = 0; j < dimensions; j++) vector[j] = (vector[j] as number) * unit;
+      return vector;
     },
   };
   return { ok: true, file };
@@ -238,16 +243,6 @@ function layoutOf(idBytes: number, dimensions: number, count: number, precision:
   const rows = scales + (precision === 'i8' ? count * 4 : 0);
   const body = rows + count * dimensions * BYTES_PER_VALUE[precision];
   return { keys, scales, rows, total: Math.ceil(body / 4) * 4 + 4 };
-}
-
-/** Scale `vector` to unit length in place; undefined for a vector that cannot rank. */
-function normaliseInPlace(vector: Float32Array): Float32Array | undefined {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) ** 2;
-  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
-  const scale = 1 / Math.sqrt(sum);
-  for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) * scale;
-  return vector;
 }
 
 /** A unit-length copy, or undefined for a vector that cannot rank. */
