@@ -39,7 +39,9 @@ export async function buildVectorsFile(embedder: Embedder, tools: readonly ToolS
     if (!Array.isArray(vectors) || vectors.length !== batch.length) {
       throw new Error(`embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} texts`);
     }
-    batch.forEach((text, i) => entries.push({ text, vector: vectors[i] as Float32Array }));
+    batch.forEach((text, i) => {
+      entries.push({ text, vector: vectors[i] as Float32Array });
+    });
     onProgress?.({ phase: 'corpus', done: entries.length, total: texts.length });
   }
   return encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions, precision }, entries);

@@ -148,10 +148,7 @@ export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<V
  * const read = readVectorsFile(bytes, { embedderId: embedder.id, dimensions: embedder.dimensions })
  * if (read.ok) read.file.vectorFor(toolText('get_weather', 'Current weather'))
  */
-export function readVectorsFile(
-  bytes: Uint8Array,
-  expected?: { readonly embedderId: string; readonly dimensions: number },
-): VectorsFileResult {
+export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedderId: string; readonly dimensions: number }): VectorsFileResult {
   if (!(bytes instanceof Uint8Array)) return refuse('not bytes');
   const magic = MAGIC.every((byte, i) => bytes[i] === byte);
   if (bytes.byteLength >= MAGIC.length && !magic) return refuse('not a loopctl vectors file (bad magic)');
@@ -212,14 +209,16 @@ export function readVectorsFile(
       const vector = new Float32Array(dimensions);
       // Decode and sum the squares in one pass, then scale to unit length.
       let sum = 0;
-      if (f32Rows) {
-        for (let j = 0; j < dimensions; j++) sum += (vector[j] = f32Rows[at + j] as number) ** 2;
-      } else if (f16Rows) {
-        const table = halfTable();
-        for (let j = 0; j < dimensions; j++) sum += (vector[j] = table[f16Rows[at + j] as number] as number) ** 2;
-      } else if (i8Rows) {
-        const scale = scales[row] as number;
-        for (let j = 0; j < dimensions; j++) sum += (vector[j] = (i8Rows[at + j] as number) * scale) ** 2;
+      const table = f16Rows ? halfTable() : undefined;
+      const scale = i8Rows ? (scales[row] as number) : 1;
+      for (let j = 0; j < dimensions; j++) {
+        const value = f32Rows
+          ? (f32Rows[at + j] as number)
+          : f16Rows
+            ? ((table as Float32Array)[f16Rows[at + j] as number] as number)
+            : ((i8Rows as Int8Array)[at + j] as number) * scale;
+        vector[j] = value;
+        sum += value * value;
       }
       if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
       const unit = 1 / Math.sqrt(sum);
@@ -267,7 +266,7 @@ function toHalf(value: number): number {
   const exponent = (bits >>> 23) & 0xff;
   let mantissa = bits & 0x7fffff;
   if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
-  let e = exponent - 127 + 15;
+  const e = exponent - 127 + 15;
   if (e >= 0x1f) return sign | 0x7c00;
   if (e <= 0) {
     if (e < -10) return sign;

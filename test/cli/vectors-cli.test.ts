@@ -69,7 +69,11 @@ describe('loopctl vectors', () => {
     expect(figures.precision).toBe('i8');
     expect(figures.bytes / (built.bytes as number)).toBeLessThan(0.55);
     const human = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', small);
-    expect(human.lines[0]).toMatch(new RegExp(`^wrote .*i8.lcv: ${tools.length} tool texts × 512 \\(f16, use-lite/int8/mean/tok2\\), [\\d.]+ KB \\([\\d.]+ KB per 1,000 tools\\) in [\\d.]+ s`));
+    expect(human.lines[0]).toMatch(
+      new RegExp(
+        `^wrote .*i8.lcv: ${tools.length} tool texts × 512 \\(f16, use-lite/int8/mean/tok2\\), [\\d.]+ KB \\([\\d.]+ KB per 1,000 tools\\) in [\\d.]+ s`,
+      ),
+    );
   });
 });
 
@@ -93,16 +97,20 @@ describe('loopctl select --vectors', () => {
     ['truncated', (b: Buffer) => b.subarray(0, b.length - 100), /truncated/],
     ['bit-flipped', (b: Buffer) => Buffer.from(b.map((v, i) => (i === 3000 ? v ^ 8 : v))), /checksum mismatch/],
     ['missing', undefined, /could not be read \(ENOENT/],
-  ])('a %s file: refused with a warning, every tool text embedded, exit 0', async (_, damage, reason) => {
-    const bad = join(dir, `bad-${_}.lcv`);
-    if (damage) writeFileSync(bad, damage(readFileSync(vectorsFile)));
-    const figures = await select('--selector', 'embedding', '--vectors', bad);
-    expect(figures.corpusEmbedded).toBe(tools.length);
-    expect(figures.fellOpen).toBeNull();
-    expect(figures.warnings).toHaveLength(1);
-    expect(figures.warnings[0]).toMatch(reason);
-    expect(figures.advertised).toContain('get_weather');
-  }, 60_000);
+  ])(
+    'a %s file: refused with a warning, every tool text embedded, exit 0',
+    async (_, damage, reason) => {
+      const bad = join(dir, `bad-${_}.lcv`);
+      if (damage) writeFileSync(bad, damage(readFileSync(vectorsFile)));
+      const figures = await select('--selector', 'embedding', '--vectors', bad);
+      expect(figures.corpusEmbedded).toBe(tools.length);
+      expect(figures.fellOpen).toBeNull();
+      expect(figures.warnings).toHaveLength(1);
+      expect(figures.warnings[0]).toMatch(reason);
+      expect(figures.advertised).toContain('get_weather');
+    },
+    60_000,
+  );
 
   it('prints the warning in the readable form', async () => {
     const bad = join(dir, 'bad-readable.lcv');

@@ -68,7 +68,9 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
     const changed = all.map((t) => (t.name === 'send_email' ? { ...t, description: 'Send a message by electronic mail.' } : t));
     const tools = [...changed, tool('ping_host', 'Ping a host on the network.')];
     const { embedder, warnings, selector } = await firstTurn(file, tools);
-    expect(embedder.texts.sort()).toEqual([PROMPT, toolText('send_email', 'Send a message by electronic mail.'), toolText('ping_host', 'Ping a host on the network.')].sort());
+    expect(embedder.texts.sort()).toEqual(
+      [PROMPT, toolText('send_email', 'Send a message by electronic mail.'), toolText('ping_host', 'Ping a host on the network.')].sort(),
+    );
     expect(selector.stats).toMatchObject({ seededTexts: all.length - 1, corpusEmbeds: 2 });
     expect(warnings.join('\n')).toMatch(/covers 9 of 11 tool texts; embedding the other 2/);
     expect(warnings.join('\n')).toMatch(/holds 1 entries this registry does not use/);
@@ -92,8 +94,16 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
   });
 
   const refusals: Array<[string, () => VectorsSource, RegExp]> = [
-    ['another embedder', () => encodeVectorsFile({ embedderId: 'other-model/fp32', dimensions: 256 }, sample(256)), /built by embedder "other-model\/fp32", this selector uses "test\/bow-256"/],
-    ['other dimensions', () => encodeVectorsFile({ embedderId: 'test/bow-256', dimensions: 128 }, sample(128)), /128-dimension vectors, this embedder makes 256/],
+    [
+      'another embedder',
+      () => encodeVectorsFile({ embedderId: 'other-model/fp32', dimensions: 256 }, sample(256)),
+      /built by embedder "other-model\/fp32", this selector uses "test\/bow-256"/,
+    ],
+    [
+      'other dimensions',
+      () => encodeVectorsFile({ embedderId: 'test/bow-256', dimensions: 128 }, sample(128)),
+      /128-dimension vectors, this embedder makes 256/,
+    ],
     ['a truncated file', () => file.slice(0, Math.floor(file.byteLength / 2)), /truncated/],
     ['a bit-flipped file', () => flipped(file, Math.floor(file.byteLength * 0.7)), /checksum mismatch/],
     ['an empty file', () => new Uint8Array(0), /shorter than a header/],
@@ -126,7 +136,10 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
   });
 
   it('a row that cannot rank is embedded instead (a file with a valid checksum but a NaN scale)', async () => {
-    const bytes = encodeVectorsFile({ embedderId: 'test/bow-256', dimensions: 256, precision: 'i8' }, all.map((t) => ({ text: toolText(t.name, t.description), vector: bagOfWords(toolText(t.name, t.description), 256) })));
+    const bytes = encodeVectorsFile(
+      { embedderId: 'test/bow-256', dimensions: 256, precision: 'i8' },
+      all.map((t) => ({ text: toolText(t.name, t.description), vector: bagOfWords(toolText(t.name, t.description), 256) })),
+    );
     // Re-sign a file whose first row scale is NaN, as a buggy writer might produce.
     const view = new DataView(bytes.buffer);
     const keys = 20 + Math.ceil('test/bow-256'.length / 4) * 4;
