@@ -5,18 +5,19 @@
  * served for GET/HEAD and anything else outside the API is a JSON error, never an empty 405.
  */
 import { ToolRegistry } from '../src/index.js';
-import type { EmbedderSource, ModuleWorker, WorkerEnv } from '../src/hono/index.js';
+import type { ModuleWorker, WorkerEnv, WorkerOptions } from '../src/hono/index.js';
 import { ApiError, createWorker, errorResponse } from '../src/hono/index.js';
 import { registerDemoTools } from '../demo/demo-tools.js';
 
 /**
- * The demo worker: demo tools, the embedder chosen from the bindings, the page from ASSETS.
+ * The demo worker: demo tools, the embedder and vectors file chosen from the bindings, the page
+ * from ASSETS.
  *
  * @example
- * export default demoWorker((env) => (env.AI ? workersAIEmbedder(env.AI) : undefined))
+ * export default demoWorker({ embedder: (env) => (env.AI ? workersAIEmbedder(env.AI) : undefined) })
  */
-export function demoWorker(embedder?: (env: WorkerEnv) => EmbedderSource | undefined): ModuleWorker<WorkerEnv> {
-  const api = createWorker({ registry: () => registerDemoTools(new ToolRegistry()), ...(embedder ? { embedder } : {}) });
+export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): ModuleWorker<WorkerEnv> {
+  const api = createWorker({ ...options, registry: () => registerDemoTools(new ToolRegistry()) });
   return {
     async fetch(request, env, ctx) {
       const { pathname } = new URL(request.url);

@@ -4,6 +4,7 @@
  */
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource, NamedSelectorFactory, NamedSelectors } from '../select/named-selectors.js';
 import { namedSelectors, SelectorUnavailableError, UnknownSelectorError } from '../select/named-selectors.js';
 import type { Selector } from '../select/selector.js';
@@ -15,6 +16,8 @@ export interface ApiSelectorsOptions {
   embedder?: EmbedderSource;
   /** Where corpus vectors persist (Workers KV, IndexedDB…). Default in memory. */
   cache?: VectorCache;
+  /** A precomputed vectors file seeding the embedding selector's corpus (`loopctl vectors`). */
+  vectors?: VectorsSource;
   /** Extra or replacement selectors by name. */
   extra?: Readonly<Record<string, NamedSelectorFactory>>;
   /** Told when the embedder fails to load (the response stays generic). */
@@ -41,6 +44,7 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   const table: NamedSelectors = namedSelectors({
     ...(embedder ? { embedder: async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
+    ...(options.vectors !== undefined ? { embeddingOptions: { vectors: options.vectors } } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
   });

@@ -10,6 +10,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { validator } from 'hono/validator';
 import type { VectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import { BareLoop } from '../loop/bare-loop.js';
 import type { LoopConfig } from '../loop/bare-loop.js';
 import { anthropicMessagesClient } from '../model/anthropic-messages.js';
@@ -58,6 +59,11 @@ export interface AppOptions {
   embedder?: EmbedderSource;
   /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
   cache?: VectorCache;
+  /**
+   * A precomputed vectors file (`loopctl vectors`) seeding the embedding selector, so a cold
+   * isolate's first selection embeds only the prompt. A bad file is ignored with a warning.
+   */
+  vectors?: VectorsSource;
   /** Extra selectors by name, merged over the built-in ones. */
   selectors?: Readonly<Record<string, NamedSelectorFactory>>;
   /** The selector used when a request names none. Default `keyword`. */
@@ -120,6 +126,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const selectors = apiSelectors({
     ...(settings.embedder ? { embedder: settings.embedder } : {}),
     ...(settings.cache ? { cache: settings.cache } : {}),
+    ...(settings.vectors !== undefined ? { vectors: settings.vectors } : {}),
     ...(settings.selectors ? { extra: settings.selectors } : {}),
     onError: settings.onError,
   });
@@ -193,6 +200,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         advertisedTokens: toolsCost(selection.tools, approxTokenCounter),
         registryTokens: toolsCost(all, approxTokenCounter),
         ms: Math.round(ms * 1000) / 1000,
+        ...(selection.warnings.length ? { warnings: selection.warnings } : {}),
         reasons: selection.reasons,
       });
     },

@@ -3,10 +3,12 @@
  * peer dependency, imported when a server starts), and USE-lite from a model folder on disk.
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
@@ -85,4 +87,15 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
     await embedder.load();
     return embedder;
   };
+}
+
+/**
+ * A precomputed vectors file on disk (`loopctl vectors`), read when the embedding selector first
+ * needs it; a missing or bad file becomes the selection's warning, never a failed request.
+ *
+ * @example
+ * await startNodeServer({ registry, embedder, vectors: vectorsFromDisk('dist/public/vectors/demo.lcv') })
+ */
+export function vectorsFromDisk(path: string): VectorsSource {
+  return async () => new Uint8Array(await readFile(path));
 }

@@ -8,9 +8,10 @@
  */
 import type { Hono } from 'hono';
 import type { KvNamespaceLike } from '../adapters/kv.js';
-import { kvVectorCache } from '../adapters/kv.js';
+import { kvVectorCache, kvVectorsFile } from '../adapters/kv.js';
 import type { WorkersAiLike } from '../adapters/workers-ai.js';
 import { workersAIEmbedder } from '../adapters/workers-ai.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { ApiError, errorResponse } from './api-error.js';
 import type { AppEnv, AppOptions } from './app.js';
@@ -39,6 +40,12 @@ export interface WorkerOptions<Env extends WorkerEnv = WorkerEnv> {
   registry: ToolRegistry | ((env: Env) => ToolRegistry);
   /** Choose the embedder from the bindings. Default: Workers AI when `AI` is bound, else none. */
   embedder?: (env: Env) => EmbedderSource | undefined;
+  /**
+   * The precomputed vectors file seeding the embedding selector. Default: the file stored under
+   * `loopctl:vectors-file` in the `VECTORS` namespace when bound (`loopctl vectors --kv-bulk`,
+   * then `wrangler kv bulk put`); an unset key is simply no file.
+   */
+  vectors?: (env: Env) => VectorsSource | undefined;
   /** More app options (extra selectors, loop settings…), derived from the bindings. */
   app?: (env: Env) => Partial<AppOptions>;
 }
@@ -62,17 +69,20 @@ export interface ModuleWorker<Env> {
 export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerOptions<Env>): ModuleWorker<Env> {
   const apps = new WeakMap<object, Hono<AppEnv>>();
   const pickEmbedder = options.embedder ?? defaultEmbedder;
+  const pickVectors = options.vectors ?? ((env: Env) => (env.VECTORS ? kvVectorsFile(env.VECTORS) : undefined));
   return {
     async fetch(request, env) {
       let app = apps.get(env);
       if (!app) {
         try {
           const embedder = pickEmbedder(env);
+          const vectors = pickVectors(env);
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
           app = createApp({
             ...optionsFromVars(env),
             registry,
             ...(embedder ? { embedder } : {}),
+            ...(vectors !== undefined ? { vectors } : {}),
             ...(env.VECTORS ? { cache: kvVectorCache(env.VECTORS) } : {}),
             ...options.app?.(env),
           });

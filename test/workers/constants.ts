@@ -6,3 +6,5 @@ export const TEST_ORIGIN = 'https://demo.example';
 export const COMPATIBILITY_DATE = '2026-04-01';
 /** Keep in step with wrangler.toml. */
 export const COMPATIBILITY_FLAGS: readonly string[] = ['enable_request_signal'];
+/** The embedder id the vectors file in the test assets folder was built with. */
+export const ASSET_EMBEDDER_ID = 'test/asset-seed';
