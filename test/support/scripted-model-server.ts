@@ -152,6 +152,8 @@ export interface ScriptedModelServerOptions {
   readonly strict?: boolean;
   /** When set, require this key (`Authorization: Bearer` / `x-api-key`), else 401. */
   readonly apiKey?: string;
+  /** Keep only the most recent this many requests in `requests` (benchmarks). Default all. */
+  readonly keepRequests?: number;
   readonly host?: string;
 }
 
@@ -260,6 +262,7 @@ export async function startScriptedModelServer(
       settled,
     };
     requests.push(record);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
     notify();
 
     if (req.method === 'GET' && /\/v1\/models$/.test(pathname)) return sendJson(res, 200, modelList(headers));

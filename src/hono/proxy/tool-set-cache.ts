@@ -1,11 +1,14 @@
 /**
- * One parsed tool list per distinct `tools` array, keyed by a hash of its exact text. A
- * client resends the same tools every turn; handing the selectors the same list object each
- * time keeps their per-list state warm (the BM25 index, the embedding corpus fingerprint),
- * so a warm request neither re-indexes nor re-hashes the corpus. The corpus vectors
- * themselves persist per tool set in the configured VectorCache (memory, KV).
+ * One parsed tool list per distinct `tools` array, keyed by its exact text. A client resends
+ * the same tools every turn; handing the selectors the same list object each time keeps their
+ * per-list state warm (the BM25 index, the embedding corpus fingerprint), so a warm request
+ * neither re-indexes nor re-hashes the corpus. The corpus vectors themselves persist per tool
+ * set in the configured VectorCache (memory, KV), keyed by a hash of the embedded texts.
+ *
+ * The key is the text itself, not a digest of it: a `Map` compares long strings natively
+ * (a length check, then the bytes), which is cheaper than hashing 50 KB in JavaScript on every
+ * request, and it cannot collide.
  */
-import { Hash64 } from '../../embed/corpus-hash.js';
 import type { ToolSchema } from '../../registry/schema.js';
 
 /** A bounded map from tools text to the list the selectors see. */
@@ -14,6 +17,9 @@ export interface ToolSetCache {
   get(toolsText: string, build: () => readonly ToolSchema[]): readonly ToolSchema[];
   readonly size: number;
 }
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * A least-recently-used tool-set cache.
@@ -26,11 +32,15 @@ export function toolSetCache(maxEntries = 32): ToolSetCache {
   const entries = new Map<string, readonly ToolSchema[]>();
   return {
     get(toolsText, build) {
-      const key = `${toolsText.length}:${new Hash64().update(toolsText).digest()}`;
-      let list = entries.get(key);
-      if (list) entries.delete(key);
-      else list = build();
-      entries.set(key, list);
+      const hit = entries.get(toolsText);
+      if (hit) {
+        entries.delete(toolsText);
+        entries.set(toolsText, hit);
+        return hit;
+      }
+      const list = build();
+      // A slice may share memory with the whole request body; keep a copy of just the tools.
+      entries.set(decoder.decode(encoder.encode(toolsText)), list);
       while (entries.size > maxEntries) {
         const oldest = entries.keys().next().value;
         if (oldest === undefined) break;
