@@ -132,9 +132,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
 
   async function select(request: ProxyRequest, selector: string, k: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
     const { tools, text, toolsSpan } = request;
-    const all = toolSets.get(text.slice(toolsSpan!.start, toolsSpan!.end), () =>
-      tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
-    );
+    const { all, costs } = toolSets.get(text.slice(toolsSpan!.start, toolsSpan!.end), () => ({
+      all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
+      costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
+    }));
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
     const selection = await selectTools(() => selectors.get(selector, k), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
@@ -142,8 +143,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     const body = forwardBody(request, keep.kept, move);
     const keptSet = new Set(keep.kept);
     let tokensSaved = 0;
-    tools.forEach((tool, index) => {
-      if (!keptSet.has(index)) tokensSaved += approxTokenCounter.count(text.slice(tool.span.start, tool.span.end));
+    costs.forEach((cost, index) => {
+      if (!keptSet.has(index)) tokensSaved += cost;
     });
     const fellOpen = selection.fellOpen ?? keep.fellOpen;
     return {

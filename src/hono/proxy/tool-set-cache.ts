@@ -11,10 +11,18 @@
  */
 import type { ToolSchema } from '../../registry/schema.js';
 
-/** A bounded map from tools text to the list the selectors see. */
+/** What is kept per tool set. */
+export interface ToolSet {
+  /** The selectable tools as selectors see them (one object per tool set, so warm). */
+  readonly all: readonly ToolSchema[];
+  /** Approximate token cost of each client `tools` entry, by index. */
+  readonly costs: readonly number[];
+}
+
+/** A bounded map from tools text to its {@link ToolSet}. */
 export interface ToolSetCache {
-  /** The list for `toolsText`, built by `build` on a miss. */
-  get(toolsText: string, build: () => readonly ToolSchema[]): readonly ToolSchema[];
+  /** The set for `toolsText`, built by `build` on a miss. */
+  get(toolsText: string, build: () => ToolSet): ToolSet;
   readonly size: number;
 }
 
@@ -26,10 +34,10 @@ const decoder = new TextDecoder();
  *
  * @example
  * const cache = toolSetCache(32)
- * const all = cache.get(text.slice(span.start, span.end), () => tools.map((tool) => tool.schema!))
+ * const { all } = cache.get(text.slice(span.start, span.end), () => ({ all: schemas, costs }))
  */
 export function toolSetCache(maxEntries = 32): ToolSetCache {
-  const entries = new Map<string, readonly ToolSchema[]>();
+  const entries = new Map<string, ToolSet>();
   return {
     get(toolsText, build) {
       const hit = entries.get(toolsText);
