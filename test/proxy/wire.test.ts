@@ -73,6 +73,7 @@ describe('proxy on the wire', () => {
     const text = `{\n  "model": "scripted",\n  "messages": [ { "role": "user", "content": "What is the weather in Zürich? ☔ [[id:bytes1]]" } ],\n  "tools": ${JSON.stringify(TOOLS, null, 1)},\n  "metadata": {"ü": 1.0}\n}`;
     const response = await post(text);
     expect(response.status).toBe(200);
+    expect(response.headers.get('server-timing')).toMatch(/^loopctl;dur=\d+\.\d{2};desc="proxy before upstream"$/);
     await response.text();
     const [request] = await sentUpstream('bytes1');
     const received = Buffer.from(request!.rawBase64, 'base64').toString('utf8');

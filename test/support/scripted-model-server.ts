@@ -154,6 +154,8 @@ export interface ScriptedModelServerOptions {
   readonly apiKey?: string;
   /** Keep only the most recent this many requests in `requests` (benchmarks). Default all. */
   readonly keepRequests?: number;
+  /** Idle keep-alive connections close after this long. Default Node's (5 s); hosted APIs keep them longer. */
+  readonly keepAliveTimeoutMs?: number;
   readonly host?: string;
 }
 
@@ -300,6 +302,7 @@ export async function startScriptedModelServer(
     await answer(exchange, provider, record, reply);
   }
 
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://${host}:${port}`;

@@ -10,13 +10,14 @@
 import type { WireProtocol } from './proxy-request.js';
 
 /** Statuses the proxy answers by itself. */
-export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 502 | 503;
+export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503;
 
 const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
   400: 'invalid_request_error',
   401: 'invalid_request_error',
   404: 'invalid_request_error',
   413: 'invalid_request_error',
+  500: 'server_error',
   502: 'upstream_error',
   503: 'server_error',
 };
@@ -26,6 +27,7 @@ const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
   401: 'authentication_error',
   404: 'not_found_error',
   413: 'request_too_large',
+  500: 'api_error',
   502: 'api_error',
   503: 'api_error',
 };

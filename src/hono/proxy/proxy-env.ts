@@ -20,7 +20,12 @@ export interface ProxyVars {
   PROXY_MAX_BODY_BYTES?: string;
 }
 
-/** A proxy variable holds a value the proxy cannot use. */
+/**
+ * A proxy variable holds a value the proxy cannot use.
+ *
+ * @example
+ * try { proxySettingsFromVars(env) } catch (error) { if (error instanceof ProxyConfigError) console.error(error.message) }
+ */
 export class ProxyConfigError extends Error {
   override name = 'ProxyConfigError';
 }

@@ -23,7 +23,6 @@ import { keepSet } from './keep-set.js';
 import type { ProxyAuthMode } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
-import type { ProxyErrorStatus } from './provider-errors.js';
 import { providerError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-request.js';
 import { parseProxyRequest } from './proxy-request.js';
@@ -78,6 +77,8 @@ interface Outcome {
   readonly tokensSaved: number;
   readonly fellOpen?: string;
   readonly skipped?: 'bypass' | 'no-tools' | 'under-k';
+  /** Milliseconds the proxy spent before calling the upstream (read, parse, select, splice). */
+  readonly ms?: number;
 }
 
 /**
@@ -130,14 +131,14 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     return undefined;
   }
 
-  async function select(request: ProxyRequest, selector: string, k: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
+  async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
     const { tools, text, toolsSpan } = request;
     const { all, costs } = toolSets.get(text.slice(toolsSpan!.start, toolsSpan!.end), () => ({
       all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
       costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
     }));
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(() => selectors.get(selector, k), ctx, all, signal);
+    const selection = await selectTools(() => selectors.get(selector, topK), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
     const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
     const body = forwardBody(request, keep.kept, move);
@@ -159,6 +160,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
 
   async function handle(c: Context, protocol: WireProtocol): Promise<Response> {
+    const arrived = performance.now();
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
@@ -184,12 +186,13 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         if (Date.now() - started > 1000) await new Promise((done) => setTimeout(done, 0));
       }
       const path = protocol === 'openai' ? '/chat/completions' : '/v1/messages';
+      outcome = { ...outcome, ms: performance.now() - arrived };
       return await forward(c, protocol, `${upstreams[protocol]}${path}${search(c)}`, 'POST', body, outcome, signal);
     } catch (error) {
       if (error instanceof ProxyRequestError) return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(error);
-      return providerError(protocol, 502, 'the proxy failed to handle this request; see the server log');
+      return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');
     }
   }
 
@@ -214,7 +217,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(new Error(`proxy: the ${protocol} upstream could not be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
-      return providerError(protocol, 502 satisfies ProxyErrorStatus, `the ${protocol} upstream could not be reached`);
+      return providerError(protocol, 502, `the ${protocol} upstream could not be reached`);
     }
     const headers = clientHeaders(upstream.headers);
     if (outcome) {
@@ -223,6 +226,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       headers.set('x-loopctl-tokens-saved', String(outcome.tokensSaved));
       if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
       if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
+      if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
     }
     // The upstream body as is: JSON or SSE, streamed through without buffering.
     return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
@@ -240,7 +244,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       return await forward(c, protocol, `${upstreams[protocol]}${path}${search(c)}`, 'GET', undefined, undefined, requestSignal(c));
     } catch (error) {
       onError?.(error);
-      return providerError(protocol, 502, 'the proxy failed to handle this request; see the server log');
+      return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');
     }
   });
   return app;
