@@ -15,6 +15,8 @@
  * @example
  *   node scripts/bench-http.mjs                       # both runtimes
  *   node scripts/bench-http.mjs --only node --duration 5
+ *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
+ *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -139,7 +141,7 @@ async function benchRuntime(name, start) {
   const rows = [];
   try {
     if (upstream) proxyRows.push(...(await benchProxy(name, url, upstream, proxyTools)));
-    for (const selector of SELECTORS) {
+    for (const selector of args.includes('--proxy-only') ? [] : SELECTORS) {
       const started = performance.now();
       const warm = await select(url, selector, PROMPTS[0]);
       if (warm.fellOpen) throw new Error(`${name} ${selector} fell open: ${warm.reason}`);
@@ -379,9 +381,9 @@ for (const [name, start] of Object.entries(runtimes)) {
   rows.push(...(await benchRuntime(name, start)));
 }
 
-console.log('');
-console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-console.log('runtime  selector   p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0) console.log('');
+if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
+if (rows.length > 0) console.log('runtime  selector   p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
     `${row.runtime.padEnd(8)} ${row.selector.padEnd(10)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
