@@ -138,7 +138,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
     }));
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(() => selectors.get(selector, topK), ctx, all, signal);
+    const selection = await selectTools(async () => (await selectors.get(selector, topK)).selector, ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
     const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
     const body = forwardBody(request, keep.kept, move);

@@ -1,13 +1,14 @@
 /**
- * The one place the proxy runs a selector: fetch it from the table, call it once, apply the
- * selection contract, and fail open (every tool, with the reason) on any fault, as the loop
- * does. Only the client's abort rejects.
+ * The one place the proxy runs a selector: get it from the table, then `runSelection`, which
+ * calls it once, validates what came back, applies the selection contract and fails open
+ * (every tool, with the reason) on a throw or a malformed answer, as the loop does. Getting the
+ * selector can fail too (an embedder that does not load): that falls open the same way. Only
+ * the client's abort rejects.
  */
+import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
-import type { Selection } from '../../select/apply-selection.js';
-import { applySelection } from '../../select/apply-selection.js';
-import type { SelectionContext, SelectorOutput } from '../../select/selector.js';
-import type { InstallableSelector } from '../../../worker/selector-table.js';
+import { runSelection } from '../../select/run-selection.js';
+import type { SelectionContext, Selector } from '../../select/selector.js';
 
 /** What one selection decided. */
 export interface ToolSelection {
@@ -19,36 +20,27 @@ export interface ToolSelection {
 }
 
 /**
- * Select from `all` for `ctx`. `selector` resolves the named selector (it may load a model);
- * a rejection there is a fault like any other.
+ * Select from `all` for `ctx`. `selector` resolves the named selector (it may load a model).
  *
  * @example
- * const selection = await selectTools(() => table.get('hybrid', 8), ctx, all, signal)
+ * const selection = await selectTools(async () => (await table.get('hybrid', 8)).selector, ctx, all, signal)
  * selection.fellOpen ?? [...selection.names]
  */
 export async function selectTools(
-  selector: () => Promise<InstallableSelector>,
+  selector: () => Promise<Selector>,
   ctx: SelectionContext,
   all: readonly ToolSchema[],
   signal: AbortSignal,
 ): Promise<ToolSelection> {
-  let selection: Selection;
+  let resolved: Selector;
   try {
-    let output: SelectorOutput | readonly ToolSchema[];
-    const installed = await selector();
-    if (installed.kind === 'sync') {
-      const { selector: sync } = installed;
-      output = sync.selectDetailed ? sync.selectDetailed(ctx, all) : sync.select(ctx, all);
-    } else {
-      const { selector: async } = installed;
-      output = async.selectDetailed ? await async.selectDetailed(ctx, all, { signal }) : await async.select(ctx, all, { signal });
-    }
-    selection = applySelection(output, all);
+    resolved = await selector();
   } catch (error) {
     signal.throwIfAborted();
-    const reason = `selector failed: ${error instanceof Error ? error.message : String(error)}`;
+    const reason = `selector unavailable: ${errorMessage(error)}`;
     return { names: new Set(all.map((tool) => tool.name)), fellOpen: reason, warnings: [reason] };
   }
+  const selection = await runSelection(resolved, ctx, all, { signal });
   return {
     names: new Set(selection.names),
     ...(selection.fellOpen !== undefined ? { fellOpen: selection.fellOpen } : {}),
