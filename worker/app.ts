@@ -146,7 +146,7 @@ export function createApp(options: AppOptions = {}): Hono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   // Before the /v1/* token gate: the proxy authenticates by itself (token or pass-through).
-  app.route('/', proxyRoutes({ ...settings.proxy, selectors, hasEmbedder: Boolean(settings.embedder), ...(token ? { token } : {}), model, fetch: settings.fetch, onError: settings.onError }));
+  app.route('/', proxyRoutes({ ...settings.proxy, selectors, hasEmbedder: Boolean(settings.embedder), ...(check ? { token: check } : {}), model, fetch: settings.fetch, onError: settings.onError }));
 
   app.use('/v1/*', async (c, next) => {
     if (!check) throw new ApiError(503, 'not_configured', 'LOOPCTL_TOKEN is not set');

@@ -4,10 +4,10 @@
  *
  * @example
  * import { proxyRoutes } from './src/hono/proxy/index.js'
- * app.route('/', proxyRoutes({ selectors, token: env.LOOPCTL_TOKEN, model: { baseURL, apiKey } }))
+ * app.route('/', proxyRoutes({ selectors, token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
  */
-export type { ProxyRoutesOptions, ProxySettings } from './proxy-routes.js';
+export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
 export type { ProxyVars } from './proxy-env.js';
 export { ProxyConfigError, proxySettingsFromVars } from './proxy-env.js';
-export type { ProxyAuthMode } from './proxy-auth.js';
+export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';

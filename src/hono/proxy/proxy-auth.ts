@@ -9,8 +9,11 @@
  *
  * Keys are compared in constant time and never logged or echoed.
  */
-import type { TokenCheck } from '../../../worker/bearer-auth.js';
-import { bearerToken } from '../../../worker/bearer-auth.js';
+
+/** Checks a presented token in constant time (the app's bearer-token checker). */
+export interface TokenVerifier {
+  verify(presented: string): Promise<boolean>;
+}
 
 /** How the proxy authenticates. */
 export type ProxyAuthMode = 'token' | 'passthrough';
@@ -25,10 +28,11 @@ export type AuthOutcome = 'ok' | 'unauthorized' | 'not_configured';
  * @example
  * if ((await authorize(request, 'token', tokenCheck(env.LOOPCTL_TOKEN))) !== 'ok') return unauthorized()
  */
-export async function authorize(request: Request, mode: ProxyAuthMode, check: TokenCheck | undefined): Promise<AuthOutcome> {
+export async function authorize(request: Request, mode: ProxyAuthMode, check: TokenVerifier | undefined): Promise<AuthOutcome> {
   if (mode === 'passthrough') return 'ok';
   if (!check) return 'not_configured';
-  const presented = bearerToken(request) ?? request.headers.get('x-api-key')?.trim();
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  const presented = bearer ?? request.headers.get('x-api-key')?.trim();
   if (!presented) return 'unauthorized';
   return (await check.verify(presented)) ? 'ok' : 'unauthorized';
 }

@@ -13,14 +13,12 @@ import { globalFetch } from '../../model/http.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import type { SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
-import type { TokenCheck } from '../../../worker/bearer-auth.js';
-import { tokenCheck } from '../../../worker/bearer-auth.js';
-import type { SelectorTable } from '../../../worker/selector-table.js';
+import type { Selector } from '../../select/selector.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { forwardBody } from './forward-body.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
 import { keepSet } from './keep-set.js';
-import type { ProxyAuthMode } from './proxy-auth.js';
+import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
 import { providerError } from './provider-errors.js';
@@ -47,14 +45,25 @@ export interface ProxySettings {
   maxBodyBytes?: number;
 }
 
+/**
+ * The app's selectors by name (shared, so the proxy reuses warm corpora). `get` may answer
+ * the selector itself or an entry holding it (`{ kind, selector }`).
+ */
+export interface ProxySelectorTable {
+  readonly names: readonly string[];
+  get(name: string, k: number): Promise<Selector | { readonly selector: Selector }>;
+}
+
 /** Options for {@link proxyRoutes}: the settings plus what the app shares with the proxy. */
 export interface ProxyRoutesOptions extends ProxySettings {
-  /** The app's named selectors (shared, so the proxy reuses warm corpora). */
-  selectors: SelectorTable;
+  selectors: ProxySelectorTable;
   /** Whether the embedding selectors can run (an embedder is configured). */
   hasEmbedder?: boolean;
-  /** The proxy token (`LOOPCTL_TOKEN`); required in `token` mode. */
-  token?: string;
+  /**
+   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. the app's `tokenCheck(token)`;
+   * required in `token` mode (without it the proxy answers 503).
+   */
+  token?: TokenVerifier;
   /**
    * The app's model: its provider's upstream is the default for that protocol, and its
    * `apiKey` (`MODEL_API_KEY`) is what the upstream sees in `token` mode.
@@ -87,7 +96,7 @@ interface Outcome {
  *
  * @example
  * const app = new Hono()
- * app.route('/', proxyRoutes({ selectors: selectorTable(), token: env.LOOPCTL_TOKEN, model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
+ * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
@@ -112,7 +121,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     ),
   };
   const apiKey = auth === 'token' ? model?.apiKey : undefined;
-  const check: TokenCheck | undefined = token ? tokenCheck(token) : undefined;
+  const check = token;
   const toolSets = toolSetCache();
   const app = new Hono();
 
@@ -138,7 +147,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
     }));
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(async () => (await selectors.get(selector, topK)).selector, ctx, all, signal);
+    const selection = await selectTools(async () => unwrap(await selectors.get(selector, topK)), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
     const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
     const body = forwardBody(request, keep.kept, move);
@@ -248,6 +257,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
   });
   return app;
+}
+
+function unwrap(entry: Selector | { readonly selector: Selector }): Selector {
+  return 'select' in entry ? entry : entry.selector;
 }
 
 function trimSlash(url: string | undefined): string | undefined {
