@@ -52,6 +52,8 @@ export interface ProxySettings {
 export interface ProxySelectorTable {
   readonly names: readonly string[];
   get(name: string, k: number): Promise<Selector | { readonly selector: Selector }>;
+  /** Whether `name` needs an embedder. Default: names starting `embedding` or `hybrid`. */
+  isDense?(name: string): boolean;
 }
 
 /** Options for {@link proxyRoutes}: the settings plus what the app shares with the proxy. */
@@ -77,7 +79,6 @@ export interface ProxyRoutesOptions extends ProxySettings {
 
 const DEFAULT_K = 8;
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
-const EMBEDDING_SELECTORS = new Set(['embedding', 'hybrid']);
 
 /** What the proxy decided for one request, reported in `x-loopctl-*` headers. */
 interface Outcome {
@@ -101,6 +102,7 @@ interface Outcome {
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   const { selectors, hasEmbedder, model, token, onError } = options;
+  const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
   const auth: ProxyAuthMode = options.auth ?? 'token';
   const k = options.k ?? DEFAULT_K;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -109,7 +111,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
-  if (!hasEmbedder && EMBEDDING_SELECTORS.has(defaultSelector)) {
+  if (!hasEmbedder && isDense(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" needs an embedder, and none is configured`);
   }
   if (!(Number.isInteger(k) && k >= 1 && k <= 64)) throw new RangeError(`proxy k must be an integer from 1 to 64, got ${k}`);
@@ -121,7 +123,6 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     ),
   };
   const apiKey = auth === 'token' ? model?.apiKey : undefined;
-  const check = token;
   const toolSets = toolSetCache();
   const app = new Hono();
 
@@ -130,7 +131,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const variable = protocol === 'openai' ? 'PROXY_OPENAI_BASE_URL' : 'PROXY_ANTHROPIC_BASE_URL';
       return providerError(protocol, 503, `no ${protocol} upstream is configured on this proxy (set ${variable})`);
     }
-    const outcome = await authorize(c.req.raw, auth, check);
+    const outcome = await authorize(c.req.raw, auth, token);
     if (outcome === 'not_configured') return providerError(protocol, 503, 'the proxy token (LOOPCTL_TOKEN) is not set on this server');
     if (outcome === 'unauthorized') {
       return providerError(protocol, 401, 'a valid proxy token is required (Authorization: Bearer <token> or x-api-key: <token>)', {
@@ -174,7 +175,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const refused = await gate(c, protocol);
       if (refused) return refused;
       const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k });
-      if (controls.explicitSelector && !hasEmbedder && EMBEDDING_SELECTORS.has(controls.selector)) {
+      if (controls.explicitSelector && !hasEmbedder && isDense(controls.selector)) {
         throw new ProxyRequestError(400, `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`, 'x-loopctl-selector');
       }
       const text = await readBodyText(c.req.raw, maxBodyBytes);
