@@ -31,7 +31,7 @@ const SERVICES: readonly [id: string, label: string, thing: string, things: stri
 ];
 
 const ACTIONS: readonly [verb: string, describe: (label: string, thing: string, things: string) => string][] = [
-  ['list', (label, _thing, things) => `List ${things}, newest first, with optional filters.`],
+  ['list', (_label, _thing, things) => `List ${things}, newest first, with optional filters.`],
   ['get', (label, thing) => `Get one ${label} ${thing} by its id, with all fields.`],
   ['create', (label, thing) => `Create a new ${label} ${thing} from a title and details.`],
   ['update', (label, thing) => `Update fields of an existing ${label} ${thing}.`],

@@ -17,7 +17,7 @@ export function forwardBody(request: ProxyRequest, kept: readonly number[], move
   const { text, toolsSpan, tools } = request;
   if (!toolsSpan || (kept.length === tools.length && !move)) return text;
   const entries = kept.map((index) => {
-    const { span } = tools[index]!;
+    const span = tools[index]?.span ?? { start: 0, end: 0 };
     const entry = text.slice(span.start, span.end);
     return move && move.to === index ? withCacheControl(entry, move.cacheControl) : entry;
   });

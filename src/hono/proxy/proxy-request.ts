@@ -94,7 +94,7 @@ export function parseProxyRequest(protocol: WireProtocol, text: string): ProxyRe
     toolsSpan = topLevelSpans(text).get('tools');
     const spans = toolsSpan ? arrayElementSpans(text, toolsSpan) : [];
     if (spans.length !== record.tools.length) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
-    record.tools.forEach((entry, index) => tools.push({ ...dialect.tool(entry, index), span: spans[index] as Span }));
+    for (const [index, entry] of record.tools.entries()) tools.push({ ...dialect.tool(entry, index), span: spans[index] as Span });
     const seen = new Set<string>();
     for (const [index, tool] of tools.entries()) {
       if (seen.has(tool.name)) throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);

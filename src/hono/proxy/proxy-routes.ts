@@ -143,7 +143,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
 
   async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
     const { tools, text, toolsSpan } = request;
-    const { all, costs } = toolSets.get(text.slice(toolsSpan!.start, toolsSpan!.end), () => ({
+    const toolsText = toolsSpan ? text.slice(toolsSpan.start, toolsSpan.end) : '';
+    const { all, costs } = toolSets.get(toolsText, () => ({
       all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
       costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
     }));
