@@ -38,21 +38,16 @@ export class RunState {
   text = '';
   turn = 0;
   readonly usage = { inputTokens: 0, outputTokens: 0 };
-  readonly #detach: () => void;
 
   constructor(input: string | readonly Message[], options: RunOptions, config: ResolvedLoopConfig, emit: Emit) {
     this.config = config;
     this.counter = config.tokenCounter ?? approxTokenCounter;
     this.maxOutput = config.maxOutputTokens ?? 4096;
     this.emit = emit;
-    const controller = new AbortController();
-    this.signal = controller.signal;
-    const outer = options.signal;
-    const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) controller.abort(outer.reason);
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
-    this.#detach = () => outer?.removeEventListener('abort', onOuterAbort);
-    emit.onClose(() => controller.abort(new DOMException('the run was closed by its consumer', 'AbortError')));
+    // The run stops when the caller aborts or when its consumer goes away, whichever is first.
+    const closed = new AbortController();
+    emit.onClose(() => closed.abort(new DOMException('the run was closed by its consumer', 'AbortError')));
+    this.signal = options.signal ? AbortSignal.any([options.signal, closed.signal]) : closed.signal;
 
     this.transcript = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
     this.prompt = openingPrompt(this.transcript);
@@ -65,9 +60,8 @@ export class RunState {
     return [...this.viewPrefix, ...this.transcript];
   }
 
-  /** End the run: detach from the caller's signal, emit `done`, return the result. */
+  /** End the run: emit `done` and return the result. */
   finish(stopReason: StopReason, error?: RunError): RunResult {
-    this.#detach();
     const { text, turn: turns, transcript: messages } = this;
     const result: RunResult = { text, stopReason, turns, usage: { ...this.usage }, messages, ...(error ? { error } : {}) };
     this.emit({ type: 'done', stopReason, text, turns, usage: { ...this.usage } });

@@ -3,9 +3,10 @@
  * cells are the documented outcome. `test/select/fault-matrix.test.ts` drives every cell
  * through BareLoop against the scripted model server, and `scripts/fault-matrix-doc.mjs`
  * renders `docs/fault-matrix.md` from {@link renderFaultMatrix}, so the published table and
- * the tested one are the same object. Keep this file free of runtime imports: the doc script
- * loads it on its own.
+ * the tested one are the same object. Keep this file free of runtime imports (the doc script
+ * loads it on its own) but for the MCP rows, plain data in test/mcp/transport-faults.ts.
  */
+import { renderTransportFaults } from '../mcp/transport-faults.js';
 
 export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid', 'rewriting'] as const;
 export type SelectorId = (typeof SELECTOR_IDS)[number];
@@ -233,7 +234,33 @@ export function describeCell(cell: Cell): string {
   }
 }
 
-/** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE}. */
+/** A fault outside the selector × fault grid: where it happens, what the system does, which test proves it. */
+export interface SystemFault {
+  readonly fault: string;
+  readonly outcome: string;
+  readonly test: string;
+}
+
+/** Faults around selection: custom selectors, HTTP clients, MCP servers. Each row names its test. */
+export const SYSTEM_FAULTS: readonly SystemFault[] = [
+  {
+    fault: 'Custom selector returns something malformed (`null`, `undefined`, a string, `{}`, `{ tools: null }`, `[null, 42]`, only unregistered tools)',
+    outcome: '**full surface**; one `malformed_selection` warning naming what was wrong; the run goes on',
+    test: '`test/loop/malformed-selection.test.ts`',
+  },
+  {
+    fault: 'Custom selector throws or rejects',
+    outcome: '**full surface**; one `selector_failed` warning with the error',
+    test: '`test/loop/malformed-selection.test.ts`, `test/loop/selection.test.ts`',
+  },
+  {
+    fault: 'A selector installed as sync returns a Promise',
+    outcome: 'awaited, used as returned; one warning pointing at `withSelector` / `withAsyncToolSelector`',
+    test: '`test/loop/malformed-selection.test.ts`',
+  },
+];
+
+/** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE} and {@link SYSTEM_FAULTS}. */
 export function renderFaultMatrix(): string {
   const escape = (text: string): string => text.replace(/\|/g, '\\|');
   const lines = [
@@ -255,6 +282,13 @@ export function renderFaultMatrix(): string {
     'documented degradation: it ranks on BM25 alone and says so in a warning; it falls open only',
     'when the lexical half cannot rank either.',
     '',
+    '## Around the selectors',
+    '',
+    '| Fault | What happens | Test |',
+    '|---|---|---|',
+    ...SYSTEM_FAULTS.map((row) => `| ${escape(row.fault)} | ${escape(row.outcome)} | ${row.test} |`),
+    '',
+    ...renderTransportFaults(),
     '## How each fault is injected',
     '',
     ...FAULT_TABLE.map((row) => `- **${row.fault}**: ${row.injection}`),
