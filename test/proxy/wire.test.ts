@@ -113,6 +113,18 @@ describe('proxy on the wire', () => {
     }
   });
 
+  it('a body sent without a content type still goes upstream as application/json', async () => {
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: new TextEncoder().encode(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi [[id:ctype1]]' }] })),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const request = upstream.server.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
+    expect(request?.headers['content-type']).toBe('application/json');
+  });
+
   it('an embedding selector named on a server without an embedder is a 400, not a fall-open', async () => {
     const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), { 'x-loopctl-selector': 'hybrid' });
     expect(response.status).toBe(400);

@@ -216,11 +216,14 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     outcome: Outcome | undefined,
     signal: AbortSignal,
   ): Promise<Response> {
+    const sent = upstreamHeaders(c.req.raw.headers, protocol, auth, apiKey);
+    // fetch would label a string body text/plain; the body is JSON whatever the client said.
+    if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
     let upstream: Response;
     try {
       upstream = await fetchUpstream(url, {
         method,
-        headers: upstreamHeaders(c.req.raw.headers, protocol, auth, apiKey),
+        headers: sent,
         ...(body !== undefined ? { body } : {}),
         signal,
         redirect: 'manual',
