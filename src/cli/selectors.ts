@@ -1,3 +1,4 @@
+import type { UseLiteEmbedder } from '../adapters/use-lite.js';
 import type { Embedder } from '../embed/embedder.js';
 import { Bm25Selector } from '../select/bm25-selector.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
@@ -22,7 +23,7 @@ async function needEmbedder(spec: SelectorSpec): Promise<Embedder> {
   return spec.embedder ? spec.embedder() : defaultEmbedder();
 }
 
-let cached: Promise<Embedder> | undefined;
+let cached: Promise<UseLiteEmbedder> | undefined;
 let sharedCache: VectorCache | undefined;
 
 // Corpus vectors persist between CLI runs, so only the first run over a registry embeds it.
@@ -31,8 +32,8 @@ function corpusCache(): VectorCache {
   return sharedCache;
 }
 
-/** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
-export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
+/** The offline default model, from `modelPath` or the package's `models/use-lite` (`npm run build:model`). */
+export function defaultEmbedder(modelPath?: string): Promise<UseLiteEmbedder> {
   if (!cached || modelPath) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
