@@ -43,6 +43,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/deno/**', 'test/workers/**', 'test/e2e/**', 'node_modules/**'],
+    // Tests that run the bin or pack the package need a fresh dist/: built once, before them all.
+    globalSetup: ['test/support/global-build.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -17,9 +17,9 @@ export const DEFAULT_MODEL_DIR = join('models', 'use-lite');
  * const dir = findModelDir(undefined) // '/home/me/app/models/use-lite'
  */
 export function findModelDir(flag: string | undefined, cwd: string = process.cwd()): string {
-  const candidates = flag
-    ? [resolve(cwd, flag)]
-    : [resolve(cwd, DEFAULT_MODEL_DIR), fileURLToPath(new URL('../models/use-lite/', import.meta.url))];
+  // A variable, not a literal: bundlers would otherwise try to resolve the folder at build time.
+  const checkout = '../models/use-lite/';
+  const candidates = flag ? [resolve(cwd, flag)] : [resolve(cwd, DEFAULT_MODEL_DIR), fileURLToPath(new URL(checkout, import.meta.url))];
   const found = candidates.find((dir) => existsSync(join(dir, 'vocab.json')));
   if (found) return found;
   const where = flag ? resolve(cwd, flag) : resolve(cwd, DEFAULT_MODEL_DIR);

@@ -5,7 +5,7 @@
  * so a failed build leaves nothing behind and a reader never sees half a folder.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { UseLiteDtype } from '../../adapters/use-lite.js';
@@ -164,9 +164,9 @@ function checkDestination(outDir: string, replace: boolean): void {
   );
 }
 
+/** Node's fs messages already start with the code (`EACCES: permission denied, mkdir '…'`). */
 function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code ? `${code}: ${(error as Error).message}` : String(error);
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -189,8 +189,10 @@ export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltM
   try {
     mkdirSync(parent, { recursive: true });
     staging = mkdtempSync(join(parent, `.${basename(outDir)}.tmp-`));
+    // mkdtemp makes the folder private (0700); the model is meant to be served, so use the umask's mode.
+    chmodSync(staging, 0o777 & ~process.umask());
   } catch (error) {
-    throw new ModelBuildError(`cannot write beside ${outDir}: ${describeFsError(error)}`);
+    throw new ModelBuildError(`cannot create ${outDir}: ${describeFsError(error)}`);
   }
   let files: Map<string, Uint8Array | string>;
   try {
