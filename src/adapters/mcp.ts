@@ -576,8 +576,9 @@ function fnv1a(text: string): string {
  * renderContent({ content: [{ type: 'text', text: 'Rendered.' }, { type: 'image', data: png, mimeType: 'image/png' }] })
  * // 'Rendered.\n[image image/png, 5120 bytes]'
  */
-export function renderContent(result: Pick<CallToolResult, 'content' | 'structuredContent'>): string {
-  const parts = Array.isArray(result.content) ? result.content : [];
+// The parameter is structural (an MCP CallToolResult fits), so the published types need no SDK.
+export function renderContent(result: { readonly content?: unknown; readonly structuredContent?: unknown }): string {
+  const parts = (Array.isArray(result.content) ? result.content : []) as CallToolResult['content'];
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.map(renderPart).join('\n');
 }
