@@ -38,7 +38,7 @@ export { ContextAccount, messageCost } from './loop/estimate.js';
 export type { ContextEstimate } from './loop/estimate.js';
 export { toolResultCompactor } from './loop/managers.js';
 export type { ContextManager, Compaction, CompactionRequest, ToolResultCompactorOptions } from './loop/managers.js';
-export { raceAbort } from './limits/race-abort.js';
+export { raceAbort } from './limits/abort.js';
 
 export type { ModelClient, ModelRequest, ModelResponse, ModelEvent, ModelUsage, ModelCallOptions, FinishReason, Provider, ToolChoice } from './model/client.js';
 export { ModelError, ModelHttpError, ModelStreamError, ModelNetworkError, collectResponse } from './model/client.js';
@@ -60,5 +60,5 @@ export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';
 export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
 export type { HybridSelectorOptions, HybridAdaptiveOptions } from './select/hybrid-selector.js';
 export { stem } from './text/stem.js';
-export { RewritingSelector, REWRITE_EXCERPT_BYTES, truncateUtf8, parseToolAnswer, buildRewritePrompt, toolSummary } from './select/rewriting-selector.js';
-export type { RewritingSelectorOptions, ToolAnswer } from './select/rewriting-selector.js';
+export { RewritingSelector } from './select/rewriting-selector.js';
+export type { RewritingSelectorOptions } from './select/rewriting-selector.js';

@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { applySelection } from '../select/apply-selection.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
-import { evaluate, runSelector } from './evaluate.js';
+import { evaluate, selectFor } from './evaluate.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 import { UsageError } from './usage-error.js';
+import { errorMessage } from '../describe-error.js';
 
 export { UsageError };
 
@@ -56,9 +56,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const prompt = positionals.join(' ');
     if (!prompt) throw new UsageError('select needs a PROMPT');
     const start = performance.now();
-    const output = await runSelector(selector, prompt, tools, new AbortController().signal);
+    const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
-    const selection = applySelection(output, tools);
     const figures = {
       selector: selectorName,
       advertised: selection.names,
@@ -115,7 +114,7 @@ async function loadModel(dir: string) {
     await embedder.load();
   } catch (error) {
     throw new ModelBuildError(
-      `the model in ${dir} cannot be loaded (${error instanceof Error ? error.message : String(error)}); ` +
+      `the model in ${dir} cannot be loaded (${errorMessage(error)}); ` +
         `rebuild it: npx loopctl model --out ${dir} --force`,
     );
   }
@@ -139,7 +138,7 @@ function parseOptions(args: readonly string[]) {
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 

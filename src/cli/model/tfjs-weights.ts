@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../../describe-error.js';
 
 /** One weight of the TF.js manifest. */
 export interface TfjsWeight {
@@ -29,7 +30,7 @@ export function readManifest(dir: string): TfjsManifest {
   try {
     model = JSON.parse(readFileSync(file, 'utf8')) as TfjsManifest;
   } catch (error) {
-    throw new Error(`${file}: not readable JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${file}: not readable JSON (${errorMessage(error)})`);
   }
   if (!Array.isArray(model?.weightsManifest)) throw new Error(`${file}: no weightsManifest`);
   return model;
