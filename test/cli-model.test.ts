@@ -131,11 +131,16 @@ describe('loopctl model: bad input', () => {
     expectRefused(loopctl(parent, 'model', '--out', 'file/model'), /cannot create .*file\/model: (ENOTDIR|EEXIST): /, parent, ['file']);
   });
 
-  it.runIf(process.getuid?.() !== 0)('refuses a read-only parent folder and writes nothing (skipped as root, who may write anywhere)', () => {
+  // Root may write anywhere: as root, run the bin as `nobody` (setpriv, util-linux) to meet a real EACCES.
+  const unprivileged = process.getuid?.() === 0 ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+  it.runIf(unprivileged.length === 0 || existsSync(unprivileged[0]!))('refuses a read-only parent folder and writes nothing', () => {
     const parent = mkdtempSync(join(work, 'readonly-'));
+    chmodSync(work, 0o755);
     chmodSync(parent, 0o555);
     try {
-      expectRefused(loopctl(parent, 'model', '--out', 'm'), /cannot create .*m: EACCES: permission denied/, parent, []);
+      const [command, ...prefix] = [...unprivileged, process.execPath];
+      const result = spawnSync(command!, [...prefix, bin, 'model', '--out', join(parent, 'm')], { cwd: work, encoding: 'utf8' });
+      expectRefused(result, /cannot create .*m: EACCES: permission denied/, parent, []);
     } finally {
       chmodSync(parent, 0o755);
     }
