@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run check:consumer` (part of `npm test`): loopctl as a stranger gets it. Packs the
- * tarball, installs it into a fresh project outside the repository (from the npm cache; the
- * packages the README's set-up names, nothing from this checkout), then in that project:
+ * tarball, installs it into a fresh project outside the repository (`npm ci --offline` from the
+ * npm cache: the packages the README's set-up names, at this checkout's locked versions, nothing
+ * linked from the checkout), then in that project:
  *
  *   1. the packed file list is the library alone (scripts/packed-files.mjs);
  *   2. the README's "Ten lines" and "complete run" run against the scripted model server;
@@ -18,6 +19,7 @@
  *   npm run build && node scripts/consumer-check.mjs
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -84,6 +86,54 @@ function againstServer(code, baseURL) {
     .replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
 }
 
+/**
+ * A package-lock for the consumer project: loopctl from the tarball, every other package at the
+ * version, place and integrity this checkout's lock gives it (their dependency closure), so
+ * `npm ci --offline` installs from the npm cache without asking the registry anything.
+ */
+function consumerLock(manifest, tarball) {
+  const parentOf = (path) => {
+    const i = path.lastIndexOf('/node_modules/');
+    return i === -1 ? '' : path.slice(0, i);
+  };
+  const resolveFrom = (from, name) => {
+    for (let base = from; ; base = parentOf(base)) {
+      const path = `${base ? `${base}/` : ''}node_modules/${name}`;
+      if (lock.packages[path]) return path;
+      if (!base) return undefined;
+    }
+  };
+  const packages = { '': { name: manifest.name, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies } };
+  packages['node_modules/loopctl'] = {
+    version: pkg.version,
+    resolved: manifest.dependencies.loopctl,
+    integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+    license: pkg.license,
+    dependencies: pkg.dependencies,
+    bin: pkg.bin,
+    engines: pkg.engines,
+    peerDependencies: pkg.peerDependencies,
+    peerDependenciesMeta: pkg.peerDependenciesMeta,
+  };
+  const wanted = (entry) => ({ ...entry.dependencies, ...entry.peerDependencies });
+  const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'loopctl');
+  const queue = [['node_modules/loopctl', pkg.dependencies, {}], ['', Object.fromEntries(others.map((name) => [name, '*'])), {}]];
+  while (queue.length > 0) {
+    const [from, names, meta] = queue.shift();
+    for (const name of Object.keys(names ?? {})) {
+      if (meta[name]?.optional) continue;
+      const path = resolveFrom(from, name);
+      if (!path) throw new Error(`${name} (needed by ${from || 'the consumer'}) is not in package-lock.json`);
+      if (packages[path]) continue;
+      // dev/optional/peer flags describe this repository's tree; npm works them out again.
+      const { dev, optional, devOptional, peer, ...entry } = lock.packages[path];
+      packages[path] = entry;
+      queue.push([path, wanted(entry), entry.peerDependenciesMeta ?? {}]);
+    }
+  }
+  return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
+}
+
 const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
 const app = join(work, 'app');
 if (!relative(realpathSync(root), realpathSync(work)).startsWith('..')) throw new Error(`${work} is inside the repository`);
@@ -119,27 +169,24 @@ try {
   const devDeps = installs.filter((l) => /--save-dev|-D\b/.test(l)).flatMap(named);
   check(deps.includes('loopctl') && devDeps.includes(WEIGHTS), `README set-up installs ${deps} and -D ${devDeps}: expected loopctl and -D ${WEIGHTS}`);
   const version = (name) => (name === 'loopctl' ? `file:../${packed.filename}` : lockedVersion(name));
-  writeFileSync(
-    join(app, 'package.json'),
-    `${JSON.stringify(
-      {
-        name: 'consumer-app',
-        private: true,
-        type: 'module',
-        dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
-        // @types/node: the Node-only TypeScript check of step 6.
-        devDependencies: Object.fromEntries([...devDeps, '@types/node'].map((d) => [d, version(d)])),
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  const npmInstall = (mode) =>
-    spawnSync('npm', ['install', mode, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
-  // The npm cache holds every tarball after `npm ci`, but not always the registry's package
-  // documents: then npm may fetch those (never a tarball it has).
-  let installed = npmInstall('--offline');
-  if (installed.status !== 0 && /ENOTCACHED/.test(installed.stderr)) installed = npmInstall('--prefer-offline');
+  const manifest = {
+    name: 'consumer-app',
+    private: true,
+    type: 'module',
+    dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
+    // @types/node: for the Node-only TypeScript check below.
+    devDependencies: Object.fromEntries([...devDeps, '@types/node'].map((d) => [d, version(d)])),
+  };
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(consumerLock(manifest, join(work, packed.filename)), null, 2)}\n`);
+  // The lock pins what this checkout was tested with, so npm needs nothing but its cache (filled
+  // by `npm ci`); if the cache lacks a tarball, npm may fetch it rather than fail.
+  const npmInstall = (args) => spawnSync('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+  let installed = npmInstall(['ci', '--offline']);
+  if (installed.status !== 0 && /ENOTCACHED/.test(installed.stderr)) {
+    report.push('  (npm cache incomplete: installed with --prefer-offline)');
+    installed = npmInstall(['install', '--prefer-offline']);
+  }
   if (installed.status !== 0) throw new Error(`npm install in ${app} failed:\n${installed.stderr.slice(-3000)}`);
   check(!readdirSync(join(app, 'node_modules/loopctl')).includes('src'), 'the installed package holds src/');
   done();
