@@ -269,11 +269,14 @@ document.querySelector('form').addEventListener('submit', async (event) => {
   writeFileSync(
     join(app, 'deno-check.mjs'),
     `import { KeywordSelector, ToolRegistry } from 'loopctl'
-import { memoryFileSystem, registerFileTools } from 'loopctl/tools'
+import { registerFileTools } from 'loopctl/tools'
+import { denoFileSystem } from 'loopctl/tools/deno'
 const registry = new ToolRegistry()
-registerFileTools(registry, memoryFileSystem(), { readOnly: true })
+const files = denoFileSystem(Deno.cwd())
+registerFileTools(registry, files, { readOnly: true })
 const picked = new KeywordSelector().select({ turn: 1, latestUserMessage: 'open the notes file', conversation: [] }, registry.schemas())
-console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.name) }))
+const listed = (await files.list('.')).map((entry) => entry.name)
+console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.name), listed }))
 `,
   );
   const deno = await run(join(root, 'node_modules/.bin/deno'), ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'], {
@@ -282,7 +285,7 @@ console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.n
   });
   if (deno.ok) {
     const answer = JSON.parse(deno.stdout.trim().split('\n').at(-1));
-    check(answer.runtime === 'object' && answer.picked.includes('Read'), `Deno printed ${deno.stdout}`);
+    check(answer.runtime === 'object' && answer.picked.includes('Read') && answer.listed.includes('deno-check.mjs'), `Deno printed ${deno.stdout}`);
   }
   done();
 
