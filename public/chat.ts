@@ -4,10 +4,10 @@
  * advertised. The key lives in localStorage and is sent only to that base URL (the client
  * fetches `${baseURL}/chat/completions` and nothing else). Tools run offline handlers.
  */
-import { BareLoop } from '../src/loop/bare-loop.js';
-import type { LoopEvent } from '../src/loop/events.js';
-import { openAIChatClient } from '../src/model/openai-chat.js';
-import type { ToolRegistry } from '../src/registry/registry.js';
+import { BareLoop } from '../src/index.js';
+import type { LoopEvent } from '../src/index.js';
+import { openAIChatClient } from '../src/index.js';
+import type { ToolRegistry } from '../src/index.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 

@@ -5,19 +5,19 @@
  * `window.__loopctl`.
  */
 import { idbVectorCache } from '../src/adapters/idb.js';
-import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/use-lite.js';
-import { useLiteEmbedder } from '../src/adapters/use-lite.js';
-import type { CorpusStats } from '../src/embed/corpus-index.js';
-import type { VectorCache } from '../src/embed/vector-cache.js';
-import type { Selection } from '../src/select/apply-selection.js';
-import type { EmbeddingSelector } from '../src/select/embedding-selector.js';
-import type { NamedSelectors } from '../src/select/named-selectors.js';
-import { namedSelectors } from '../src/select/named-selectors.js';
-import { runSelection } from '../src/select/run-selection.js';
-import type { SelectionContext, Selector } from '../src/select/selector.js';
-import type { ToolSchema } from '../src/registry/schema.js';
-import { toolsCost } from '../src/registry/tool-cost.js';
-import { approxTokenCounter } from '../src/tokens/token-counter.js';
+import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/transformers.js';
+import { useLiteEmbedder } from '../src/adapters/transformers.js';
+import type { CorpusStats } from '../src/index.js';
+import type { VectorCache } from '../src/index.js';
+import type { Selection } from '../src/index.js';
+import type { EmbeddingSelector } from '../src/index.js';
+import type { NamedSelectors } from '../src/index.js';
+import { namedSelectors } from '../src/index.js';
+import { runSelection } from '../src/index.js';
+import type { SelectionContext, Selector } from '../src/index.js';
+import type { ToolSchema } from '../src/index.js';
+import { toolsCost } from '../src/index.js';
+import { approxTokenCounter } from '../src/index.js';
 
 /** The selectors the page compares, in display order. */
 export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid'] as const;

@@ -4,11 +4,11 @@
  * URL parameters (for links, tests and the benchmark): `device=auto|wasm|webgpu`,
  * `dtype=int8|fp32`, `k=1..15`, `prompt=…`, `registry=tools.json` (a same-origin tools file).
  */
-import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
-import { ToolRegistry } from '../src/registry/registry.js';
-import type { ToolSchema } from '../src/registry/schema.js';
-import { toolsCost } from '../src/registry/tool-cost.js';
-import { approxTokenCounter } from '../src/tokens/token-counter.js';
+import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/transformers.js';
+import { ToolRegistry } from '../src/index.js';
+import type { ToolSchema } from '../src/index.js';
+import { toolsCost } from '../src/index.js';
+import { approxTokenCounter } from '../src/index.js';
 import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
 import { mountChat } from './chat.js';
 import { byId, h, mount } from './dom.js';

@@ -12,6 +12,7 @@ import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
 import { Hash64 } from '../hash.js';
+import { lruSet, lruTrim } from './lru.js';
 import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -336,23 +337,13 @@ export class CorpusIndex {
     const store = this.textStore();
     fingerprint.texts.forEach((text, row) => {
       // Re-pointing at the new matrix (and moving to the recent end) lets old matrices go.
-      store.delete(text);
-      store.set(text, matrix.subarray(row * dimensions, (row + 1) * dimensions));
+      lruSet(store, text, matrix.subarray(row * dimensions, (row + 1) * dimensions));
     });
-    const limit = Math.max(this.options.maxTexts, fingerprint.texts.length);
-    for (const text of store.keys()) {
-      if (store.size <= limit) break;
-      store.delete(text);
-    }
+    lruTrim(store, Math.max(this.options.maxTexts, fingerprint.texts.length));
 
     const corpus: Corpus = { key: fingerprint.key, dimensions, count: fingerprint.texts.length, matrix, texts: fingerprint.texts };
     const generations = this.state.generations;
-    generations.delete(corpus.key);
-    generations.set(corpus.key, corpus);
-    for (const key of generations.keys()) {
-      if (generations.size <= MAX_GENERATIONS) break;
-      generations.delete(key);
-    }
+    lruSet(generations, corpus.key, corpus, MAX_GENERATIONS);
     return corpus;
   }
 
