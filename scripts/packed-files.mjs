@@ -36,7 +36,9 @@ export function packedFileProblems(paths, pkg) {
   const shipped = new Set(paths);
   return [
     ...paths.filter((p) => !ALLOWED.some((re) => re.test(p))).map((p) => `ships ${p}, which is not library output`),
-    ...declaredFiles(pkg).filter((p) => !shipped.has(p)).map((p) => `package.json points at ${p}, which is not packed`),
+    ...declaredFiles(pkg)
+      .filter((p) => !shipped.has(p))
+      .map((p) => `package.json points at ${p}, which is not packed`),
   ];
 }
 

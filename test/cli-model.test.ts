@@ -86,7 +86,20 @@ describe('loopctl model', () => {
     expect(figures.reasons.get_weather.parts.dense).toBeGreaterThan(0.3);
 
     const elsewhere = mkdtempSync(join(work, 'elsewhere-'));
-    const fromFlag = loopctl(elsewhere, 'select', '--tools', toolsFile, '--selector', 'embedding', '--k', '1', '--model', join(cwd, 'models/use-lite'), '--json', 'weather forecast');
+    const fromFlag = loopctl(
+      elsewhere,
+      'select',
+      '--tools',
+      toolsFile,
+      '--selector',
+      'embedding',
+      '--k',
+      '1',
+      '--model',
+      join(cwd, 'models/use-lite'),
+      '--json',
+      'weather forecast',
+    );
     expect(fromFlag.status).toBe(0);
     expect(JSON.parse(fromFlag.stdout).advertised).toEqual(['get_weather']);
   });
@@ -132,14 +145,17 @@ describe('loopctl model: bad input', () => {
   });
 
   // Root may write anywhere: as root, run the bin as `nobody` (setpriv, util-linux) to meet a real EACCES.
-  const unprivileged = process.getuid?.() === 0 ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-  it.runIf(unprivileged.length === 0 || existsSync(unprivileged[0]!))('refuses a read-only parent folder and writes nothing', () => {
+  const setpriv = '/usr/bin/setpriv';
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(!asRoot || existsSync(setpriv))('refuses a read-only parent folder and writes nothing', () => {
     const parent = mkdtempSync(join(work, 'readonly-'));
     chmodSync(work, 0o755);
     chmodSync(parent, 0o555);
     try {
-      const [command, ...prefix] = [...unprivileged, process.execPath];
-      const result = spawnSync(command!, [...prefix, bin, 'model', '--out', join(parent, 'm')], { cwd: work, encoding: 'utf8' });
+      const argv = [bin, 'model', '--out', join(parent, 'm')];
+      const result = asRoot
+        ? spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], { cwd: work, encoding: 'utf8' })
+        : spawnSync(process.execPath, argv, { cwd: work, encoding: 'utf8' });
       expectRefused(result, /cannot create .*m: EACCES: permission denied/, parent, []);
     } finally {
       chmodSync(parent, 0o755);

@@ -113,10 +113,7 @@ async function loadModel(dir: string) {
   try {
     await embedder.load();
   } catch (error) {
-    throw new ModelBuildError(
-      `the model in ${dir} cannot be loaded (${errorMessage(error)}); ` +
-        `rebuild it: npx loopctl model --out ${dir} --force`,
-    );
+    throw new ModelBuildError(`the model in ${dir} cannot be loaded (${errorMessage(error)}); ` + `rebuild it: npx loopctl model --out ${dir} --force`);
   }
   return embedder;
 }

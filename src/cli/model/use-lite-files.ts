@@ -39,11 +39,7 @@ export function buildTokenizerJson(vocab: SourceVocab) {
     added_tokens: [],
     normalizer: {
       type: 'Sequence',
-      normalizers: [
-        { type: 'NFKC' },
-        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
-        { type: 'Prepend', prepend: '\u2581' },
-      ],
+      normalizers: [{ type: 'NFKC' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }, { type: 'Prepend', prepend: '\u2581' }],
     },
     // energetic's `best === 0` sentinel never picks a zero-score '▁:' piece at the very start.
     pre_tokenizer: { type: 'Split', pattern: { Regex: '^\u2581(?=:)' }, behavior: 'Isolated', invert: false },
@@ -132,4 +128,3 @@ tie-break tweak).
 Source checksums (sha256): model.json ${sources['model.json']}, vocab.json ${sources['vocab.json']}.
 `;
 }
-

