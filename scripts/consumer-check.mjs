@@ -216,7 +216,7 @@ try {
     check(JSON.stringify(second?.messages ?? []).includes('Sunny and 21 °C in Oslo'), 'Ten lines: the tool result did not reach the model');
     check(
       JSON.stringify(server.requests.at(-2)?.json?.tools?.map((t) => t.function.name)) === '["get_weather"]',
-      'Ten lines: the keyword selector did not narrow the tools',
+      'Ten lines: the first request did not advertise get_weather',
     );
   }
   const [complete] = readmeBlocks(readme, 'A complete run against a local model');
