@@ -13,7 +13,7 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { generateToken } from './bearer-auth.js';
 import { optionsFromVars } from './env-options.js';
-import { mountAll, parseMcpServers } from '../src/adapters/mcp-config.js';
+import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
 import { ToolRegistry } from '../src/registry/registry.js';
 import { registerDemoTools } from '../demo/demo-tools.js';
 import type { EmbedderSource } from './selector-table.js';
@@ -90,8 +90,9 @@ export async function main(env: Record<string, string | undefined> = process.env
   const generated = options.token === undefined;
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
-  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? }) join the
-  // demo registry at start; one that fails to mount is reported and skipped.
+  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
+  // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
+  // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).
   const registry = options.registry ?? registerDemoTools(new ToolRegistry());
   const mounts = await mountAll(registry, parseMcpServers(env.LOOPCTL_MCP_SERVERS), {
     onMountError: (error) => console.warn(`  MCP: ${error.message}`),
@@ -111,5 +112,11 @@ export async function main(env: Record<string, string | undefined> = process.env
   if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
   console.log(generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
   console.log(`  try: curl -H "Authorization: Bearer ${generated ? token : '$LOOPCTL_TOKEN'}" ${server.url}/v1/tools`);
-  return server;
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await Promise.all(mounts.map((mount) => mount.unmount()));
+    },
+  };
 }
