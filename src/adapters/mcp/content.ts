@@ -12,6 +12,8 @@ import type { JsonSchema, ToolSchema } from '../../registry/schema.js';
  * @example
  * toSchema('github__create_issue', { name: 'create_issue', description: 'Open an issue.', inputSchema: { type: 'object' } })
  * // { name: 'github__create_issue', description: 'Open an issue.', parameters: { type: 'object' } }
+ *
+ * @internal Not in the published types: it names the SDK's tool type.
  */
 export function toSchema(local: string, tool: McpTool): ToolSchema {
   const description = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
