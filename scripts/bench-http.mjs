@@ -159,7 +159,7 @@ async function benchRuntime(name, start) {
 
 /**
  * The worker reads only the model folder from its assets; a private copy keeps the bench
- * independent of dist/public (which a concurrent demo build may be rewriting).
+ * independent of build/demo (which a concurrent demo build may be rewriting).
  */
 function privateAssets() {
   const dir = join(root, '.wrangler', 'bench-assets');
