@@ -26,7 +26,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
   // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
-  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('dist/public/vectors/demo.lcv') ? 'dist/public/vectors/demo.lcv' : undefined);
+  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
   // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
   // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
   // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).

@@ -28,6 +28,8 @@ export interface ApiSelectorsOptions {
 export interface ApiSelectors {
   readonly names: readonly string[];
   get(name: string, k: number | undefined): Promise<Selector>;
+  /** Whether `name` needs an embedder. */
+  isDense(name: string): boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   });
   return {
     names: table.names,
+    isDense: (name) => table.isDense(name),
     async get(name, k) {
       try {
         return await table.get(name, k);

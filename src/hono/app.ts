@@ -8,6 +8,7 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { every } from 'hono/combine';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
+import { timingSafeEqual } from 'hono/utils/buffer';
 import { validator } from 'hono/validator';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
@@ -28,6 +29,8 @@ import { ApiError, errorResponse } from './api-error.js';
 import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
+import type { ProxySettings } from './proxy/index.js';
+import { proxyRoutes } from './proxy/index.js';
 import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
 
@@ -82,6 +85,8 @@ export interface AppOptions {
   heartbeatMs?: number;
   /** Where internal errors are reported (never to clients). Default `console.error`. */
   onError?: (error: unknown) => void;
+  /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
+  proxy?: ProxySettings;
 }
 
 const DEFAULTS = {
@@ -165,6 +170,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  // The selecting proxy, before the /v1/* token gate: it authenticates by itself (token or
+  // pass-through) and shares the app's selectors, so its corpora stay warm too.
+  app.route(
+    '/',
+    proxyRoutes({
+      ...settings.proxy,
+      selectors,
+      hasEmbedder: Boolean(settings.embedder),
+      ...(token ? { token: { verify: (presented: string) => timingSafeEqual(token, presented) } } : {}),
+      model,
+      fetch: settings.fetch,
+      onError: settings.onError,
+    }),
+  );
 
   app.use('/v1/*', token ? bearer(token) : notConfigured);
 

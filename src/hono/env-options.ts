@@ -3,15 +3,17 @@
  * Deno and Node entries so the three runtimes read the same names.
  */
 import type { AppOptions } from './app.js';
+import type { ProxyVars } from './proxy/index.js';
+import { ProxyConfigError, proxySettingsFromVars } from './proxy/index.js';
 
 /** The app options configuration variables set. */
-export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins'>;
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
  * Node, environment variables.
  */
-export interface LoopctlVars {
+export interface LoopctlVars extends ProxyVars {
   /** Bearer token required on `/v1/*` (a secret). */
   LOOPCTL_TOKEN?: string;
   /** `openai` (default) or `anthropic`. */
@@ -54,6 +56,12 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const token = value(vars.LOOPCTL_TOKEN);
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
+  let proxy: AppOptions['proxy'];
+  try {
+    proxy = proxySettingsFromVars(vars);
+  } catch (error) {
+    throw error instanceof ProxyConfigError ? new ConfigError(error.message) : error;
+  }
   return {
     ...(token ? { token } : {}),
     model: {
@@ -63,5 +71,6 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
       ...(apiKey ? { apiKey } : {}),
     },
     ...(origins?.length ? { corsOrigins: origins } : {}),
+    proxy,
   };
 }

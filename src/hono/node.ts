@@ -94,7 +94,7 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
  * needs it; a missing or bad file becomes the selection's warning, never a failed request.
  *
  * @example
- * await startNodeServer({ registry, embedder, vectors: vectorsFromDisk('dist/public/vectors/demo.lcv') })
+ * await startNodeServer({ registry, embedder, vectors: vectorsFromDisk('build/demo/vectors/demo.lcv') })
  */
 export function vectorsFromDisk(path: string): VectorsSource {
   return async () => new Uint8Array(await readFile(path));

@@ -128,6 +128,8 @@ export interface RecordedRequest {
   readonly path: string;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The body's exact bytes. */
+  readonly rawBytes: Uint8Array;
   readonly rawBody: string;
   /** The parsed body, or undefined when it was not JSON. */
   readonly json: unknown;
@@ -150,6 +152,10 @@ export interface ScriptedModelServerOptions {
   readonly strict?: boolean;
   /** When set, require this key (`Authorization: Bearer` / `x-api-key`), else 401. */
   readonly apiKey?: string;
+  /** Keep only the most recent this many requests in `requests` (benchmarks). Default all. */
+  readonly keepRequests?: number;
+  /** Idle keep-alive connections close after this long. Default Node's (5 s); hosted APIs keep them longer. */
+  readonly keepAliveTimeoutMs?: number;
   readonly host?: string;
 }
 
@@ -212,7 +218,8 @@ export async function startScriptedModelServer(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const rawBody = Buffer.concat(chunks).toString('utf8');
+    const rawBytes = new Uint8Array(Buffer.concat(chunks));
+    const rawBody = Buffer.from(rawBytes).toString('utf8');
     let json: unknown;
     try {
       json = rawBody === '' ? undefined : JSON.parse(rawBody);
@@ -245,6 +252,7 @@ export async function startScriptedModelServer(
       method: req.method ?? 'GET',
       path,
       headers,
+      rawBytes,
       rawBody,
       json,
       provider,
@@ -256,8 +264,10 @@ export async function startScriptedModelServer(
       settled,
     };
     requests.push(record);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
     notify();
 
+    if (req.method === 'GET' && /\/v1\/models$/.test(pathname)) return sendJson(res, 200, modelList(headers));
     if (!provider || req.method !== 'POST') {
       return sendJson(res, 404, { error: { message: `scripted server: no route for ${req.method} ${path}`, type: 'not_found' } });
     }
@@ -292,6 +302,7 @@ export async function startScriptedModelServer(
     await answer(exchange, provider, record, reply);
   }
 
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://${host}:${port}`;
@@ -646,6 +657,15 @@ function errorBody(provider: WireProvider, status: number, message: string, type
       code: status === 429 ? 'rate_limit_exceeded' : null,
     },
   };
+}
+
+// `GET /v1/models` in the provider's shape (Anthropic when the request names a version).
+function modelList(headers: Record<string, string>): Record<string, unknown> {
+  if (headers['anthropic-version']) {
+    const data = [{ type: 'model', id: 'scripted', display_name: 'Scripted', created_at: '2026-01-01T00:00:00Z' }];
+    return { data, has_more: false, first_id: 'scripted', last_id: 'scripted' };
+  }
+  return { object: 'list', data: [{ id: 'scripted', object: 'model', created: CREATED, owned_by: 'loopctl' }] };
 }
 
 function anthropicErrorType(status: number): string {

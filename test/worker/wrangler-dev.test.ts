@@ -174,7 +174,7 @@ describe('npm start passes the documented variables from the environment', () =>
 });
 
 describe('npm start: the demo page and the API share one origin, every refusal as JSON', () => {
-  // Reuses nothing from above: its own start (light entry), assets from dist/public.
+  // Reuses nothing from above: its own start (light entry), assets from build/demo.
   let server: Started | undefined;
   beforeAll(async () => {
     const port = await freePort();
