@@ -20,7 +20,12 @@ let server: RunningServer;
 const logged: unknown[] = [];
 
 const selectors: Record<string, NamedSelectorFactory> = {
-  broken: () => ({ name: 'broken', select: () => { throw new Error('boom in the selector'); } }),
+  broken: () => ({
+    name: 'broken',
+    select: () => {
+      throw new Error('boom in the selector');
+    },
+  }),
   nothing: () => ({ name: 'nothing', select: () => [] }),
   rejecting: () => Promise.reject(new Error('the model failed to load')),
   fabricating: () => ({ select: () => [{ name: 'not_a_tool', description: '', parameters: {} }] }),
@@ -58,7 +63,12 @@ async function sentUpstream(id: string) {
 describe('proxy on the wire', () => {
   it('streams SSE through as it arrives: the first event reaches the client before the upstream has finished', async () => {
     const response = await post(
-      JSON.stringify({ model: 'scripted', stream: true, messages: [{ role: 'user', content: 'weather in Oslo [[scenario:slow-stream]] [[id:sse1]]' }], tools: TOOLS }),
+      JSON.stringify({
+        model: 'scripted',
+        stream: true,
+        messages: [{ role: 'user', content: 'weather in Oslo [[scenario:slow-stream]] [[id:sse1]]' }],
+        tools: TOOLS,
+      }),
     );
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = response.body!.getReader();
@@ -128,7 +138,9 @@ describe('proxy on the wire', () => {
   });
 
   it('an embedding selector named on a server without an embedder is a 400, not a fall-open', async () => {
-    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), { 'x-loopctl-selector': 'hybrid' });
+    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), {
+      'x-loopctl-selector': 'hybrid',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'x-loopctl-selector' });
   });

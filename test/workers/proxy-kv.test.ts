@@ -29,7 +29,7 @@ async function proxied(worker: ReturnType<typeof createWorker>, tools: ReturnTyp
   return response;
 }
 
-it('a fresh worker instance reads the tool set\'s corpus from KV: zero corpus embeds', async () => {
+it("a fresh worker instance reads the tool set's corpus from KV: zero corpus embeds", async () => {
   const tools = openAITools(wideToolSet());
   const before = (await bindings.VECTORS.list({ prefix: 'loopctl:' })).keys.length;
   const first = countingEmbedder();
