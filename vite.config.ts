@@ -29,6 +29,7 @@ export default defineConfig({
       entry: {
         index: 'src/index.ts',
         'selector-kit': 'src/selector-kit.ts',
+        vectors: 'src/vectors.ts',
         cli: 'src/cli/index.ts',
         idb: 'src/adapters/idb.ts',
         kv: 'src/adapters/kv.ts',
@@ -44,7 +45,7 @@ export default defineConfig({
       },
       formats: ['es'],
     },
-    rollupOptions: { external },
+    rollupOptions: { external, output: { minify: true } },
   },
   test: {
     include: ['test/**/*.test.ts'],
