@@ -11,6 +11,7 @@
  */
 export { buildVectorsFile } from './embed/vectors-build.js';
 export type { BuildVectorsOptions } from './embed/vectors-build.js';
-export { readVectorsFile } from './embed/vectors-file.js';
-export type { VectorsFile, VectorsPrecision, VectorsFileResult } from './embed/vectors-file.js';
-export type { VectorsSource, VectorsBytes } from './embed/vectors-source.js';
+export { encodeVectorsFile, readVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
+export type { VectorsEntry, VectorsFile, VectorsFileHeader, VectorsFileResult, VectorsPrecision } from './embed/vectors-file.js';
+export { loadVectors } from './embed/vectors-source.js';
+export type { LoadedVectors, VectorsBytes, VectorsSource } from './embed/vectors-source.js';
