@@ -6,7 +6,7 @@
  * (assistant `tool_use` / `server_tool_use` blocks).
  */
 import { anthropicSelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-request.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
 
 type Json = Record<string, unknown>;

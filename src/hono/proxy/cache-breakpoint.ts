@@ -5,7 +5,7 @@
  * on messages and system blocks are the client's and are never touched; the count of
  * breakpoints never grows (the provider allows four).
  */
-import type { ClientTool } from './proxy-request.js';
+import type { ClientTool } from './proxy-types.js';
 
 /** Where a removed breakpoint goes. */
 export interface BreakpointMove {

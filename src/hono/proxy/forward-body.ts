@@ -5,7 +5,7 @@
  */
 import type { BreakpointMove } from './cache-breakpoint.js';
 import { withCacheControl } from './cache-breakpoint.js';
-import type { ProxyRequest } from './proxy-request.js';
+import type { ProxyRequest } from './proxy-types.js';
 
 /**
  * The body to send upstream for a keep set. Every tool kept and no move: the original text.

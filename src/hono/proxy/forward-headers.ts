@@ -7,7 +7,7 @@
  * encoding headers `fetch` already undid.
  */
 import type { ProxyAuthMode } from './proxy-auth.js';
-import type { WireProtocol } from './proxy-request.js';
+import type { WireProtocol } from './proxy-types.js';
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 

@@ -12,7 +12,7 @@
  *
  * Kept tools stay in the client's order, so the request prefix is stable for prompt caches.
  */
-import type { ClientTool, ToolChoice } from './proxy-request.js';
+import type { ClientTool, ToolChoice } from './proxy-types.js';
 
 /** What the keep rules decided. */
 export interface KeepSet {

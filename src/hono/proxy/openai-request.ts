@@ -6,7 +6,7 @@
  * (assistant `tool_calls`, legacy `function_call`).
  */
 import { openAISelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-request.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
 
 type Json = Record<string, unknown>;

@@ -7,7 +7,7 @@
  *
  * Upstream errors never come through here: they pass through unchanged.
  */
-import type { WireProtocol } from './proxy-request.js';
+import type { WireProtocol } from './proxy-types.js';
 
 /** Statuses the proxy answers by itself. */
 export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503;

@@ -3,67 +3,16 @@
  * tool sit in the original text, what the client forces (`tool_choice`), which tools the
  * conversation already called, and the selection query. Built by {@link parseProxyRequest}.
  */
-import type { Message } from '../../message.js';
-import type { ToolSchema } from '../../registry/schema.js';
 import { anthropicDialect } from './anthropic-request.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
 import { openAIDialect } from './openai-request.js';
+import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
 
 export { ProxyRequestError } from './request-error.js';
 
-/** The two wire protocols the proxy speaks. */
-export type WireProtocol = 'openai' | 'anthropic';
-
-/** One entry of the client's `tools` array. */
-export interface ClientTool {
-  readonly name: string;
-  /** A plain function tool the selectors can rank; other kinds (server tools…) are always kept. */
-  readonly selectable: boolean;
-  /** What selectors see (selectable tools only). */
-  readonly schema: ToolSchema | undefined;
-  /** The entry's exact text in the request. */
-  readonly span: Span;
-  /** Anthropic: the entry's `cache_control` value, when it has one. */
-  readonly cacheControl: unknown;
-}
-
-/** What `tool_choice` asks of the model. */
-export type ToolChoice =
-  | { readonly kind: 'auto' | 'none' | 'required' }
-  /** Specific tools must stay declared (`required` when the model must call one of them). */
-  | { readonly kind: 'named'; readonly names: readonly string[]; readonly required: boolean };
-
-/** A parsed client request. */
-export interface ProxyRequest {
-  readonly protocol: WireProtocol;
-  /** The body exactly as the client sent it. */
-  readonly text: string;
-  readonly body: Readonly<Record<string, unknown>>;
-  /** Where the `tools` array sits; undefined when the request has none. */
-  readonly toolsSpan: Span | undefined;
-  readonly tools: readonly ClientTool[];
-  readonly toolChoice: ToolChoice;
-  /** Names of tools the conversation has already called. */
-  readonly called: ReadonlySet<string>;
-  /** The selection query: the latest user message's text (see `latest-user-text.ts`). */
-  readonly query: string | undefined;
-  /** 1 + the assistant turns since that message. */
-  readonly turn: number;
-  /** The conversation as loopctl messages, for selectors that read it. */
-  readonly conversation: readonly Message[];
-}
-
-/** The protocol-specific half of parsing. */
-export interface WireDialect {
-  /** Name, kind and schema of `tools[index]`; throws {@link ProxyRequestError} without a name. */
-  tool(entry: unknown, index: number): Omit<ClientTool, 'span'>;
-  toolChoice(body: Readonly<Record<string, unknown>>): ToolChoice;
-  calledTools(body: Readonly<Record<string, unknown>>): Set<string>;
-  /** Selection query, turn and conversation. */
-  context(body: Readonly<Record<string, unknown>>): { query: string | undefined; turn: number; conversation: Message[] };
-}
+export type { ClientTool, ProxyRequest, ToolChoice, WireDialect, WireProtocol } from './proxy-types.js';
 
 const DIALECTS: Record<WireProtocol, WireDialect> = { openai: openAIDialect, anthropic: anthropicDialect };
 

@@ -22,7 +22,7 @@ import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
 import { providerError } from './provider-errors.js';
-import type { ProxyRequest, WireProtocol } from './proxy-request.js';
+import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
 import { ProxyRequestError } from './request-error.js';
