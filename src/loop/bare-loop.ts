@@ -16,6 +16,8 @@ import { ContextAccount } from './estimate.js';
 import type { LoopEvent, StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
 import { raceAbort } from '../limits/race-abort.js';
+import { FIND_TOOLS, ToolSearch, type ToolSearchOptions } from './tool-search.js';
+import { recordTurn } from './learning-recorder.js';
 
 /** How a loop runs. Every field has a default. */
 export interface LoopConfig {
@@ -98,6 +100,8 @@ export class BareLoop {
   readonly config: Readonly<LoopConfig>;
   readonly managers: readonly ContextManager[];
   #selector: InstalledSelector | undefined;
+  #toolSearch: ToolSearchOptions | undefined;
+  #learning = false;
 
   constructor(options: BareLoopOptions) {
     this.client = options.client;
@@ -134,6 +138,33 @@ export class BareLoop {
     this.#selector = selector ? { kind: 'async', selector } : undefined;
   }
 
+  /**
+   * Add the `find_tools` tool to every request: when none of the offered tools fits, the model
+   * can search the whole registry (ranked by this loop's selector, or BM25); the top `k` tools
+   * found ride every later request of the run. `false` turns it off. Returns this loop.
+   *
+   * @example
+   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withToolSearch({ k: 5 })
+   */
+  withToolSearch(options: ToolSearchOptions | false = {}): this {
+    if (options !== false) new ToolSearch(options, undefined); // validates k now, not mid-run
+    this.#toolSearch = options === false ? undefined : { ...options };
+    return this;
+  }
+
+  /**
+   * Opt in to learning from this loop's traffic: a turn whose tool calls all succeed teaches
+   * the selector (when it can learn) the run's prompt → the tools called. The examples stay
+   * in the selector's own cache. Returns this loop.
+   *
+   * @example
+   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withLearning()
+   */
+  withLearning(enabled = true): this {
+    this.#learning = enabled;
+    return this;
+  }
+
   /** The installed selector, if any. */
   get toolSelector(): ToolSelector | AsyncToolSelector | undefined {
     return this.#selector?.selector;
@@ -166,6 +197,8 @@ export class BareLoop {
     // One run, one selector: a change made mid-run applies from the next run, so every event
     // names the selector that actually served the turn.
     const installed = this.#selector;
+    const search = this.#toolSearch ? new ToolSearch(this.#toolSearch, installed?.selector) : undefined;
+    const learning = this.#learning;
     const selectorName = installed ? (installed.selector.name ?? 'custom') : null;
     const account = new ContextAccount(counter);
     const viewPrefix = requestPrefix(config.system, options.transients);
@@ -206,7 +239,9 @@ export class BareLoop {
         let view = [...viewPrefix, ...transcript];
         const ctx: SelectionContext = { turn, latestUserMessage: prompt, conversation: view };
         const started = performance.now();
-        const selection = await this.#select(installed, ctx, all, signal, (code, message) => emit({ type: 'warning', turn, code, message }));
+        let selection = await this.#select(installed, ctx, all, signal, (code, message) => emit({ type: 'warning', turn, code, message }));
+        // The registry's own tool of that name wins over the search tool.
+        if (search && !this.registry.has(FIND_TOOLS)) selection = search.widen(selection, all);
         const registryTokens = toolsCost(all, counter);
         emit({
           type: 'selection',
@@ -308,8 +343,12 @@ export class BareLoop {
         }
         if (calls.length === 0) return finish('stop');
 
-        const results = await this.#dispatchAll(calls, selection, config.constraint, signal, turn, emit);
+        const results = await this.#dispatchAll(calls, selection, config.constraint, signal, turn, emit, search && !this.registry.has(FIND_TOOLS) ? { search, all } : undefined);
         transcript = [...transcript, ...results.map(toToolMessage)];
+        if (learning && !signal.aborted) {
+          const problem = await recordTurn(installed?.selector, prompt, calls, results, all, signal);
+          if (problem) emit({ type: 'warning', turn, code: 'learning', message: problem });
+        }
         if (signal.aborted) return finish('cancelled');
         const after = account.estimate([...viewPrefix, ...transcript], selection.tools);
         emit({ type: 'estimate', turn, phase: 'post_dispatch', tokens: after.tokens, anchored: after.anchored });
@@ -358,6 +397,7 @@ export class BareLoop {
     signal: AbortSignal,
     turn: number,
     emit: Emit,
+    searching?: { search: ToolSearch; all: readonly ToolSchema[] },
   ): Promise<ToolResult[]> {
     const advertised = new Set(selection.names);
     for (const call of calls) emit({ type: 'tool_call', turn, call, advertised: advertised.has(call.name) });
@@ -365,7 +405,14 @@ export class BareLoop {
       calls.map(async (call) => {
         const started = performance.now();
         let result: ToolResult;
-        if (constraint === ToolConstraint.Strict && !advertised.has(call.name) && this.registry.has(call.name)) {
+        if (searching && call.name === FIND_TOOLS) {
+          result = await searching.search.handle(call, searching.all, advertised, signal).catch(() => ({
+            toolCallId: call.id,
+            name: call.name,
+            content: `tool "${call.name}" was cancelled`,
+            isError: true,
+          }));
+        } else if (constraint === ToolConstraint.Strict && !advertised.has(call.name) && this.registry.has(call.name)) {
           result = { toolCallId: call.id, name: call.name, content: `tool "${call.name}" was not offered this turn`, isError: true };
         } else {
           // A handler that ignores its signal must not hold a cancelled run open.

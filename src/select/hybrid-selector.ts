@@ -11,6 +11,26 @@ import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js'
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { topK } from './top-k.js';
 import { textTokens } from '../text/words.js';
+import type { ClauseOptions } from '../text/clauses.js';
+import { splitClauses } from '../text/clauses.js';
+import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
+import type { LearnOptions, LearnSummary } from './learned-store.js';
+
+/**
+ * Multi-intent ranking: the prompt is split into clauses ({@link splitClauses}); each clause
+ * is ranked like a prompt of its own, and the advertised tools are merged from the rankings so
+ * every clause gets a share of k. The whole prompt picks first (`lead` tools), then the
+ * clauses and the whole prompt take turns. A one-clause prompt ranks exactly as before.
+ */
+export interface MultiIntentOptions extends ClauseOptions {
+  /** Tools the whole prompt's ranking picks before the clauses take turns. */
+  lead?: number;
+  /**
+   * Instead of taking turns, mix scores: each tool scores `(1 − mix) × whole + mix × its best
+   * clause score`, so a clause moves a tool up only as far as its evidence goes.
+   */
+  mix?: number;
+}
 
 /**
  * Adaptive k for the hybrid: between `floor` and `ceiling`, keep tools scoring at least
@@ -60,6 +80,10 @@ export interface HybridSelectorOptions {
    * the dense half on exactly that turn.
    */
   timeoutMs?: number;
+  /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
+  multiIntent?: MultiIntentOptions | boolean;
+  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  learned?: LearnedVoteOptions;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -70,11 +94,19 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
+  multiIntent: { lead: 4 },
 } as const;
 
 interface Lexical {
   readonly index: Bm25Index;
   readonly documents: readonly ReadonlySet<string>[];
+}
+
+interface Fused {
+  readonly fused: Float64Array;
+  readonly lexicalScores: Float64Array;
+  readonly lexicalMax: number;
+  readonly lexicalScale: number;
 }
 
 /**
@@ -93,14 +125,15 @@ interface Lexical {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs'>>;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'multiIntent' | 'learned'>>;
   readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
+  readonly #multiIntent: (MultiIntentOptions & { lead: number }) | undefined;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, ...rest } = options;
     this.#options = {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
@@ -120,8 +153,11 @@ export class HybridSelector implements AsyncToolSelector {
       this.#dense = new EmbeddingSelector(embedder, {
         ...(cache ? { cache } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(learned ? { learned } : {}),
       });
     }
+    const intent = multiIntent ?? true;
+    this.#multiIntent = intent ? { ...HYBRID_DEFAULTS.multiIntent, ...(intent === true ? {} : intent) } : undefined;
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
     this.#core = new Set(coreTools ?? []);
   }
@@ -136,6 +172,35 @@ export class HybridSelector implements AsyncToolSelector {
     return this.#dense;
   }
 
+  /**
+   * Learn from this registry's own traffic (see {@link EmbeddingSelector.learn}): later prompts
+   * near a learned one see its tools voted up in the blend. Stored with the corpus vectors.
+   *
+   * @example
+   * const summary = await selector.learn(
+   *   [{ query: 'post the error to #eng', tools: ['slack_post_message'] }],
+   *   { tools: registry.schemas() },
+   * )
+   */
+  learn(examples: readonly LearnExample[], options?: LearnOptions): Promise<LearnSummary> {
+    return this.#dense.learn(examples, options);
+  }
+
+  /**
+   * Forget every learned example, in memory and in the cache.
+   *
+   * @example
+   * await selector.clearLearned()
+   */
+  clearLearned(): Promise<void> {
+    return this.#dense.clearLearned();
+  }
+
+  /** How many prompts are learned. */
+  get learnedCount(): number {
+    return this.#dense.learnedCount;
+  }
+
   async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
     return (await this.selectDetailed(ctx, all, options)).tools;
   }
@@ -146,31 +211,30 @@ export class HybridSelector implements AsyncToolSelector {
     if (all.length === 0) return { tools: [] };
     const query = ctx.latestUserMessage ?? '';
 
-    const words = this.queryWords(query);
+    const clauses = this.#multiIntent ? splitClauses(query, this.#multiIntent) : [];
+    const texts = clauses.length > 1 ? [query, ...clauses] : [query];
     const lexical = this.#lexicalFor(all);
-    const lexicalScores = lexical.index.score(words);
-    const dense = await this.#dense.scoreTools(query, all, signal ? { signal } : {});
+    const wordsOf = texts.map((text) => this.queryWords(text));
+    const words = wordsOf[0] as string[];
+    const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings];
-    const lexicalMax = max(lexicalScores);
-    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
+    const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
+    const whole = rankings[0] as Fused;
     if (!dense.ok) {
-      if (lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
+    const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
+    if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
+    const mix = this.#multiIntent?.mix;
+    if (rankings.length > 1 && mix !== undefined) mixClauses(whole.fused, rankings.slice(1), mix);
+    const fused = whole.fused;
 
-    const weight = dense.ok ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = dense.ok ? range(dense.scores) : [0, 0];
-    const span = high - low || 1;
-    const fused = new Float64Array(all.length);
-    for (let i = 0; i < all.length; i++) {
-      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
-      const densePart = dense.ok ? ((dense.scores[i] as number) - low) / span : 0;
-      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
-    }
-
-    const picked = this.#pick(fused, dense.ok ? all.length : positives(lexicalScores));
+    const picked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const fromClause = new Map<number, number>();
+    if (rankings.length > 1 && mix === undefined) this.#mergeClauses(picked, rankings, dense.ok, fromClause);
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -179,17 +243,85 @@ export class HybridSelector implements AsyncToolSelector {
       if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
+      const clause = fromClause.get(i);
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
         parts: {
-          lexical: lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0,
-          ...(dense.ok ? { dense: dense.scores[i] as number } : {}),
+          lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
+          ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
+          ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
+          ...(clause !== undefined ? { clause } : {}),
         },
         ...(chosen.has(i) ? {} : { core: true }),
       };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
+  #fuse(lexical: Lexical, words: readonly string[], denseScores: Float32Array | undefined): Fused {
+    const lexicalScores = lexical.index.score(words);
+    const lexicalMax = max(lexicalScores);
+    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
+    const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
+    const [low, high] = denseScores ? range(denseScores) : [0, 0];
+    const span = high - low || 1;
+    const fused = new Float64Array(lexicalScores.length);
+    for (let i = 0; i < fused.length; i++) {
+      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
+      const densePart = denseScores ? ((denseScores[i] as number) - low) / span : 0;
+      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
+    }
+    return { fused, lexicalScores, lexicalMax, lexicalScale };
+  }
+
+  /**
+   * Rebuild `picked` (the whole prompt's picks, best first) as a merge: the whole prompt's
+   * first `lead` picks, then the clauses and the whole prompt in turn, until the same count.
+   * `fromClause` records which clause (1-based) brought a tool the whole prompt did not.
+   */
+  #mergeClauses(picked: number[], rankings: readonly Fused[], denseOk: boolean, fromClause: Map<number, number>): void {
+    const budget = picked.length;
+    if (budget === 0) return;
+    const lead = Math.min(budget, Math.max(0, this.#multiIntent?.lead ?? 0));
+    const wholeOrder = picked.slice();
+    const queues = rankings.slice(1).map((ranking) =>
+      topK(ranking.fused, Math.min(budget, denseOk ? ranking.fused.length : positives(ranking.lexicalScores))),
+    );
+    const out: number[] = [];
+    const taken = new Set<number>();
+    const take = (index: number | undefined, clause?: number): boolean => {
+      if (index === undefined || taken.has(index)) return false;
+      taken.add(index);
+      out.push(index);
+      if (clause !== undefined) fromClause.set(index, clause);
+      return true;
+    };
+    let w = 0;
+    while (out.length < lead && w < wholeOrder.length) take(wholeOrder[w++]);
+    const cursors = queues.map(() => 0);
+    while (out.length < budget) {
+      let progressed = false;
+      for (let q = 0; q < queues.length && out.length < budget; q++) {
+        const queue = queues[q] as number[];
+        while ((cursors[q] as number) < queue.length) {
+          const index = queue[(cursors[q] as number)++];
+          if (take(index, q + 1)) {
+            progressed = true;
+            break;
+          }
+        }
+      }
+      while (out.length < budget && w < wholeOrder.length) {
+        if (take(wholeOrder[w++])) {
+          progressed = true;
+          break;
+        }
+      }
+      if (!progressed) break;
+    }
+    picked.splice(0, picked.length, ...out);
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
@@ -231,6 +363,15 @@ export class HybridSelector implements AsyncToolSelector {
     const reasons: Record<string, ToolReason> = {};
     for (const name of this.#core) reasons[name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+}
+
+/** In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. */
+function mixClauses(whole: Float64Array, clauses: readonly Fused[], mix: number): void {
+  for (let i = 0; i < whole.length; i++) {
+    let best = 0;
+    for (const clause of clauses) if ((clause.fused[i] as number) > best) best = clause.fused[i] as number;
+    whole[i] = (1 - mix) * (whole[i] as number) + mix * best;
   }
 }
 
