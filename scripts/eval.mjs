@@ -5,6 +5,7 @@ import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
+import { createHash } from 'node:crypto';
 import { defaultEmbedder, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
 
@@ -18,6 +19,8 @@ const { values } = parseArgs({
     ks: { type: 'string', default: '4,8,16' },
     limit: { type: 'string' },
     'timing-cases': { type: 'string', default: '300' },
+    learned: { type: 'boolean', default: true },
+    curve: { type: 'string', default: '0,20,50,100,all' },
   },
 });
 
@@ -27,6 +30,10 @@ const sets = (values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => exis
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
+// hybrid+learned: the hybrid after learning every dev case of the same set (dev → test only).
+const LEARNED = 'hybrid+learned';
+const withLearned = values.learned && values.split === 'test' && (values.selectors === undefined || selectors.includes(LEARNED));
+const plainSelectors = selectors.filter((name) => name !== LEARNED);
 const counter = await o200kTokenCounter();
 const limit = values.limit ? Number(values.limit) : undefined;
 
@@ -34,16 +41,58 @@ const limit = values.limit ? Number(values.limit) : undefined;
 // all their configurations; their timings come from a separate pass that bypasses the memory
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
-const needsModel = selectors.some(isDense);
+const needsModel = selectors.some(isDense) || withLearned;
 const memo = needsModel ? memoEmbedder(await defaultEmbedder()) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
 
+// The learning curve's examples: dev cases in a fixed pseudo-random order (sha256 of the id),
+// so "the first 20" is not one category of the file.
+const shuffled = (cases) =>
+  cases
+    .map((item) => [createHash('sha256').update(`curve:${item.id}`).digest('hex'), item])
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([, item]) => ({ query: item.query, tools: item.expected }));
+const curvePoints = values.curve.split(',');
+
 const rows = [];
+const curve = [];
+const learnTimes = [];
 for (const set of sets) {
   const tools = loadTools(join(dataDir, set, 'tools.json'));
   let cases = loadCases(join(dataDir, set, 'cases.jsonl'), values.split);
   if (limit) cases = cases.slice(0, limit);
-  for (const name of selectors) {
+  if (withLearned) {
+    const examples = shuffled(loadCases(join(dataDir, set, 'cases.jsonl'), 'dev'));
+    // Embed the examples once (memoised), then time learning itself on a fresh selector.
+    const warm = await makeSelector('hybrid', spec(8));
+    const embedStart = performance.now();
+    await warm.learn(examples, { tools });
+    const embedMs = performance.now() - embedStart;
+    for (const k of ks) {
+      const selector = await makeSelector('hybrid', spec(k));
+      const start = performance.now();
+      const summary = await selector.learn(examples, { tools });
+      const learnMs = performance.now() - start;
+      if (k === 8) learnTimes.push({ set, examples: summary.total, learnMs, embedMs });
+      const report = await evaluate(selector, tools, cases, counter, { name: LEARNED, k });
+      memo.bypass = true;
+      const timing = await evaluate(selector, tools, cases.slice(0, timingCases), counter, { name: LEARNED, k });
+      memo.bypass = false;
+      report.p50Ms = timing.p50Ms;
+      report.p95Ms = timing.p95Ms;
+      rows.push({ set, tools: tools.length, ...report, learnedExamples: summary.total });
+      console.error(`${set.padEnd(16)} ${LEARNED.padEnd(24)} k=${String(k).padEnd(3)} fullRecall ${report.fullRecall.toFixed(3)} learned ${summary.total} in ${learnMs.toFixed(0)} ms`);
+    }
+    for (const point of curvePoints) {
+      const n = point === 'all' ? examples.length : Math.min(Number(point), examples.length);
+      const selector = await makeSelector('hybrid', spec(8));
+      if (n > 0) await selector.learn(examples.slice(0, n), { tools });
+      const report = await evaluate(selector, tools, cases, counter, { name: LEARNED, k: 8 });
+      curve.push({ set, point, examples: n, fullRecall: report.fullRecall, recall: report.recall });
+      console.error(`${set.padEnd(16)} curve ${String(point).padEnd(4)} (${n} examples) fullRecall@8 ${report.fullRecall.toFixed(3)}`);
+    }
+  }
+  for (const name of plainSelectors) {
     for (const k of usesK(name) ? ks : [null]) {
       const selector = await makeSelector(name, spec(k));
       const report = await evaluate(selector, tools, cases, counter, { name, k });
@@ -83,7 +132,8 @@ md += `times are one warm selection; for dense selectors they include a real que
 md += `USE-lite int8) measured on the first ${timingCases} cases.\n\n`;
 md += HYBRID_NOTE;
 for (const set of sets) {
-  const setRows = rows.filter((r) => r.set === set);
+  const order = [...plainSelectors, LEARNED];
+  const setRows = rows.filter((r) => r.set === set).sort((a, b) => order.indexOf(a.selector) - order.indexOf(b.selector));
   const first = setRows[0];
   if (!first) continue;
   md += `## ${set} (${first.tools} tools, ${first.cases} cases, ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
@@ -94,7 +144,22 @@ for (const set of sets) {
   }
   md += `\n`;
 }
+if (curve.length > 0) {
+  md += `## Learning from the registry's own traffic\n\n`;
+  md += `\`hybrid+learned\` is the hybrid after \`selector.learn()\` on every **dev** case of the same set (prompt → expected tools), `;
+  md += `then scored on the **test** split: earlier prompts near a new one vote for their tools (nearest-prompt voting, a bounded `;
+  md += `extra term in the blend; its settings were chosen on dev by two-fold cross-validation, see [tuning.md](tuning.md)). `;
+  md += `The learning curve feeds the first N dev examples (a fixed hash order) and reports test fullRecall@8; 0 is the plain hybrid.\n\n`;
+  md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
+  for (const set of sets) {
+    const points = curve.filter((c) => c.set === set);
+    if (points.length) md += `| ${set} | ${points.map((c) => `${c.fullRecall.toFixed(3)}${c.point === 'all' ? ` (${c.examples})` : ''}`).join(' | ')} |\n`;
+  }
+  md += `\nLearning time (k = 8 selector, the prompts' vectors already embedded; embedding them is the second figure): `;
+  md += learnTimes.map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`).join('; ');
+  md += `.\n\n`;
+}
 mkdirSync(resolve(values.out, '..'), { recursive: true });
 writeFileSync(values.out, md);
-writeFileSync(values.out.replace(/\.md$/, '.json'), JSON.stringify(rows, null, 1) + '\n');
+writeFileSync(values.out.replace(/\.md$/, '.json'), JSON.stringify([...rows, ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point }))], null, 1) + '\n');
 console.error(`wrote ${values.out}`);

@@ -2,19 +2,23 @@ import { parseArgs } from 'node:util';
 import { applySelection } from '../select/apply-selection.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
-import { loadCases, loadTools, type SplitName } from './eval-data.js';
-import { evaluate, runSelector } from './evaluate.js';
+import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
+import { evaluate, runSelector, type AnySelector } from './evaluate.js';
+import type { ToolSchema } from '../registry/schema.js';
+import type { LearnExample } from '../select/example-memory.js';
+import type { LearnSummary } from '../select/learned-store.js';
 import { defaultEmbedder, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
   loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--json]
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--json]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
-Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.`;
+Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+--learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).`;
 
 /** Thrown for a usage mistake: printed without a stack, exit code 2. */
 export class UsageError extends Error {}
@@ -43,6 +47,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   const selector = await makeSelector(selectorName, { k, embedder: () => defaultEmbedder(model) });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
+  const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
 
   if (command === 'select') {
     const prompt = positionals.join(' ');
@@ -60,6 +65,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       registryTokens: toolsCost(tools, counter),
       ms: round(ms, 3),
       reasons: selection.reasons,
+      ...(learned ? { learned } : {}),
     };
     if (values.json) {
       out(JSON.stringify(figures));
@@ -85,9 +91,12 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const cases = loadCases(values.cases, split);
     const report = await evaluate(selector, tools, cases, counter, { name: selectorName, k: usesK(selectorName) ? k : null });
     if (values.json) {
-      out(JSON.stringify(report));
+      out(JSON.stringify(learned ? { ...report, learned } : report));
     } else {
       out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${split} cases`);
+      if (learned) {
+        out(`  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`);
+      }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
       out(`  recall         ${round(report.recall, 4)}`);
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
@@ -114,11 +123,28 @@ function parseOptions(args: readonly string[]) {
         split: { type: 'string', default: 'test' },
         json: { type: 'boolean', default: false },
         model: { type: 'string' },
+        learn: { type: 'string' },
       },
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Feed a cases.jsonl file to a selector that can learn, before it runs. */
+async function learnFrom(selector: AnySelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
+  const learner = selector as AnySelector & { learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary> };
+  if (typeof learner.learn !== 'function') throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
+  let cases: EvalCase[];
+  try {
+    cases = loadCases(file, 'all');
+  } catch (error) {
+    throw new UsageError(`--learn: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return learner.learn(
+    cases.map((item) => ({ query: item.query, tools: item.expected })),
+    { tools },
+  );
 }
 
 function round(value: number, digits: number): number {

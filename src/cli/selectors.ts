@@ -2,6 +2,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { Bm25Selector } from '../select/bm25-selector.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import { memoryVectorCache } from '../embed/vector-cache.js';
 import { EmbeddingSelector } from '../select/embedding-selector.js';
 import { HybridSelector } from '../select/hybrid-selector.js';
 import { KeywordSelector } from '../select/keyword-selector.js';
@@ -31,6 +32,12 @@ function corpusCache(): VectorCache {
   return sharedCache;
 }
 
+// Corpus vectors on disk; learned examples only for this run (an eval must not pick up an
+// earlier run's --learn).
+function caches(): { cache: VectorCache; learnedCache: VectorCache } {
+  return { cache: corpusCache(), learnedCache: memoryVectorCache() };
+}
+
 /** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
 export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
   if (!cached || modelPath) {
@@ -52,16 +59,15 @@ export const SELECTOR_FACTORIES: Readonly<Record<string, Factory>> = Object.free
     keyword: () => new KeywordSelector(),
     'keyword-ranked': ({ k }: SelectorSpec) => new KeywordSelector().withMaxTools(k),
     bm25: ({ k }: SelectorSpec) => new Bm25Selector({ topK: k }),
-    embedding: async (spec: SelectorSpec) => new EmbeddingSelector(await needEmbedder(spec), { topK: spec.k, cache: corpusCache() }),
+    embedding: async (spec: SelectorSpec) => new EmbeddingSelector(await needEmbedder(spec), { topK: spec.k, ...caches() }),
     'embedding-adaptive': async (spec: SelectorSpec) =>
       new EmbeddingSelector(await needEmbedder(spec), {
         topK: 16,
         adaptive: { floor: 3, ceiling: 16, span: 0.7 },
-        cache: corpusCache(),
+        ...caches(),
       }),
-    hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, cache: corpusCache() }),
-    'hybrid-adaptive': async (spec: SelectorSpec) =>
-      new HybridSelector(await needEmbedder(spec), { adaptive: true, cache: corpusCache() }),
+    hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, ...caches() }),
+    'hybrid-adaptive': async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { adaptive: true, ...caches() }),
   }),
 );
 

@@ -61,6 +61,11 @@ export interface EmbeddingSelectorOptions {
   timeoutMs?: number;
   /** How learned examples vote (see {@link EmbeddingSelector.learn}). */
   learned?: LearnedVoteOptions;
+  /**
+   * Where learned examples persist. Default: `cache`, beside the corpus vectors. An eval that
+   * must not pick up earlier runs' examples passes a fresh `memoryVectorCache()`.
+   */
+  learnedCache?: VectorCache;
 }
 
 /** Scores for every tool of a list, or why there are none. */
@@ -96,6 +101,7 @@ interface Settings {
   readonly batchSize: number;
   readonly timeoutMs: number | undefined;
   readonly learned: LearnedVoteOptions | undefined;
+  readonly learnedCache: VectorCache | undefined;
 }
 
 /**
@@ -127,7 +133,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private learning: LearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
-    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, learned } = {
+    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, learned, learnedCache } = {
       topK: 8,
       coreTools: [] as readonly string[],
       batchSize: 64,
@@ -145,13 +151,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
       batchSize,
       timeoutMs,
       learned,
+      learnedCache,
     };
     this.core = new Set(this.settings.coreTools);
     this.index = new CorpusIndex(embedder, this.settings.cache, {
       batchSize,
       ...(onProgress ? { onProgress } : {}),
     });
-    this.learning = new LearnedStore(this.settings.cache, embedder.dimensions, learned);
+    this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder.dimensions, learned);
   }
 
   /**
@@ -530,7 +537,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     // Same cache: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache) {
       next.index = this.index;
-      if (next.settings.learned === this.settings.learned) next.learning = this.learning;
+      if (next.settings.learned === this.settings.learned && next.settings.learnedCache === this.settings.learnedCache) next.learning = this.learning;
     }
     next.queries = this.queries;
     return next;

@@ -1,6 +1,7 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from './adaptive-k.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
@@ -84,6 +85,8 @@ export interface HybridSelectorOptions {
   multiIntent?: MultiIntentOptions | boolean;
   /** How learned examples vote (see {@link HybridSelector.learn}). */
   learned?: LearnedVoteOptions;
+  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  learnedCache?: VectorCache;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -125,7 +128,7 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'multiIntent' | 'learned'>>;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'multiIntent' | 'learned' | 'learnedCache'>>;
   readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
@@ -133,7 +136,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #multiIntent: (MultiIntentOptions & { lead: number }) | undefined;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, learnedCache, ...rest } = options;
     this.#options = {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
@@ -154,6 +157,7 @@ export class HybridSelector implements AsyncToolSelector {
         ...(cache ? { cache } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(learned ? { learned } : {}),
+        ...(learnedCache ? { learnedCache } : {}),
       });
     }
     const intent = multiIntent ?? true;

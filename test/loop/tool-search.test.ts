@@ -98,6 +98,28 @@ describe('find_tools failures and ranking', () => {
     expect(wireToolNames(server.current.requests[1])).toEqual(['get_weather', 'lookup_order', FIND_TOOLS]);
   });
 
+  it('ranks with the loop\'s own selector when it scores the query (not BM25)', async () => {
+    const { registry } = toolbox();
+    // Scores that disagree with BM25: for any search it ranks lookup_order over send_email.
+    const scoring: AsyncToolSelector = {
+      name: 'scoring',
+      async select(_ctx, all) {
+        return all.filter((tool) => tool.name === 'get_weather');
+      },
+      async selectDetailed(ctx, all) {
+        if (ctx.latestUserMessage === 'Plan my day.') return { tools: all.filter((tool) => tool.name === 'get_weather') };
+        const pick = all.filter((tool) => ['send_email', 'lookup_order', 'get_weather'].includes(tool.name));
+        return { tools: pick, reasons: { send_email: { score: 0.2 }, lookup_order: { score: 0.9 }, get_weather: { score: 0.95 } } };
+      },
+    };
+    const loop = new BareLoop({ client: make(), registry }).withAsyncToolSelector(scoring).withToolSearch({ k: 1 });
+    server.current.enqueue({ toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'send an email' } }] }, { text: 'ok' });
+    const events = await collect(loop.run('Plan my day.'));
+    // get_weather scores best but is already on offer; of the rest, the selector's best wins.
+    expect(ofType(events, 'tool_result')[0]?.result.content).toMatch(/^Found 1 tool, available from your next step:\n- lookup_order: Look up an order by its number\.$/);
+    expect(wireToolNames(server.current.requests[1])).toEqual(['get_weather', 'lookup_order', FIND_TOOLS]);
+  });
+
   it('a registry tool named find_tools wins: no second tool of that name is advertised', async () => {
     const { registry } = toolbox();
     registry.register({ name: FIND_TOOLS, description: 'My own finder.', parameters: { type: 'object', properties: {} } }, () => 'mine');
