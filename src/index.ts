@@ -30,6 +30,7 @@ export { memoryVectorCache } from './embed/vector-cache.js';
 
 export { BareLoop, LoopRun } from './loop/bare-loop.js';
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop/bare-loop.js';
+export type { ToolSearchOptions } from './loop/tool-search.js';
 export type { LoopEvent, LoopEventType, StopReason } from './loop/events.js';
 export { ToolConstraint, TOOL_CONSTRAINTS } from './loop/constraint.js';
 export { BudgetGate } from './limits/budget.js';
@@ -51,14 +52,18 @@ export type { ToolNameMap } from './model/tool-names.js';
 export type { RetryOptions } from './model/retry.js';
 
 export { EmbeddingSelector } from './select/embedding-selector.js';
-export type { EmbeddingSelectorOptions, EmbeddingAdaptiveOptions, ToolScores } from './select/embedding-selector.js';
+export type { EmbeddingSelectorOptions, EmbeddingAdaptiveOptions, ToolScores, QueryScores } from './select/embedding-selector.js';
+export type { LearnExample, LearnedVoteOptions } from './select/example-memory.js';
+export type { LearnOptions, LearnSummary } from './select/learned-store.js';
+export { splitClauses } from './text/clauses.js';
+export type { ClauseOptions } from './text/clauses.js';
 export { adaptiveCut } from './select/adaptive-k.js';
 export type { AdaptiveCutOptions } from './select/adaptive-k.js';
 export { topK } from './select/top-k.js';
 export { CorpusIndex, CorpusError } from './embed/corpus-index.js';
 export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';
 export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
-export type { HybridSelectorOptions, HybridAdaptiveOptions } from './select/hybrid-selector.js';
+export type { HybridSelectorOptions, HybridAdaptiveOptions, MultiIntentOptions } from './select/hybrid-selector.js';
 export { stem } from './text/stem.js';
 export { RewritingSelector, REWRITE_EXCERPT_BYTES, truncateUtf8, parseToolAnswer, buildRewritePrompt, toolSummary } from './select/rewriting-selector.js';
 export type { RewritingSelectorOptions, ToolAnswer } from './select/rewriting-selector.js';

@@ -158,7 +158,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       batchSize,
       ...(onProgress ? { onProgress } : {}),
     });
-    this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder.dimensions, learned);
+    this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }
 
   /**

@@ -18,18 +18,14 @@ import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary } from './learned-store.js';
 
 /**
- * Multi-intent ranking: the prompt is split into clauses ({@link splitClauses}); each clause
- * is ranked like a prompt of its own, and the advertised tools are merged from the rankings so
- * every clause gets a share of k. The whole prompt picks first (`lead` tools), then the
- * clauses and the whole prompt take turns. A one-clause prompt ranks exactly as before.
+ * Multi-intent ranking: the prompt is split into clauses ({@link splitClauses}) and each clause
+ * is scored like a prompt of its own (same blend). A tool's score becomes
+ * `(1 − mix) × its whole-prompt score + mix × its best clause score`, so a tool one clause
+ * clearly asks for rises even when the whole prompt favours another intent, while a clause
+ * with weak evidence moves little. A one-clause prompt ranks exactly as before.
  */
 export interface MultiIntentOptions extends ClauseOptions {
-  /** Tools the whole prompt's ranking picks before the clauses take turns. */
-  lead?: number;
-  /**
-   * Instead of taking turns, mix scores: each tool scores `(1 − mix) × whole + mix × its best
-   * clause score`, so a clause moves a tool up only as far as its evidence goes.
-   */
+  /** Share of the best clause score in a tool's score, 0..1. */
   mix?: number;
 }
 
@@ -97,7 +93,7 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { lead: 4 },
+  multiIntent: { mix: 0.2 },
 } as const;
 
 interface Lexical {
@@ -133,7 +129,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
-  readonly #multiIntent: (MultiIntentOptions & { lead: number }) | undefined;
+  readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, learnedCache, ...rest } = options;
@@ -162,6 +158,8 @@ export class HybridSelector implements AsyncToolSelector {
     }
     const intent = multiIntent ?? true;
     this.#multiIntent = intent ? { ...HYBRID_DEFAULTS.multiIntent, ...(intent === true ? {} : intent) } : undefined;
+    const mix = this.#multiIntent?.mix ?? 0;
+    if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
     this.#core = new Set(coreTools ?? []);
   }
@@ -232,13 +230,10 @@ export class HybridSelector implements AsyncToolSelector {
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
     if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
-    const mix = this.#multiIntent?.mix;
-    if (rankings.length > 1 && mix !== undefined) mixClauses(whole.fused, rankings.slice(1), mix);
+    const clauseBest = rankings.length > 1 ? mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
     const fused = whole.fused;
 
     const picked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
-    const fromClause = new Map<number, number>();
-    if (rankings.length > 1 && mix === undefined) this.#mergeClauses(picked, rankings, dense.ok, fromClause);
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -247,7 +242,7 @@ export class HybridSelector implements AsyncToolSelector {
       if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
-      const clause = fromClause.get(i);
+      const clause = clauseBest?.[i];
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
@@ -255,7 +250,7 @@ export class HybridSelector implements AsyncToolSelector {
           lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
           ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
           ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
-          ...(clause !== undefined ? { clause } : {}),
+          ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
         ...(chosen.has(i) ? {} : { core: true }),
       };
@@ -278,54 +273,6 @@ export class HybridSelector implements AsyncToolSelector {
       fused[i] = weight * densePart + (1 - weight) * lexicalPart;
     }
     return { fused, lexicalScores, lexicalMax, lexicalScale };
-  }
-
-  /**
-   * Rebuild `picked` (the whole prompt's picks, best first) as a merge: the whole prompt's
-   * first `lead` picks, then the clauses and the whole prompt in turn, until the same count.
-   * `fromClause` records which clause (1-based) brought a tool the whole prompt did not.
-   */
-  #mergeClauses(picked: number[], rankings: readonly Fused[], denseOk: boolean, fromClause: Map<number, number>): void {
-    const budget = picked.length;
-    if (budget === 0) return;
-    const lead = Math.min(budget, Math.max(0, this.#multiIntent?.lead ?? 0));
-    const wholeOrder = picked.slice();
-    const queues = rankings.slice(1).map((ranking) =>
-      topK(ranking.fused, Math.min(budget, denseOk ? ranking.fused.length : positives(ranking.lexicalScores))),
-    );
-    const out: number[] = [];
-    const taken = new Set<number>();
-    const take = (index: number | undefined, clause?: number): boolean => {
-      if (index === undefined || taken.has(index)) return false;
-      taken.add(index);
-      out.push(index);
-      if (clause !== undefined) fromClause.set(index, clause);
-      return true;
-    };
-    let w = 0;
-    while (out.length < lead && w < wholeOrder.length) take(wholeOrder[w++]);
-    const cursors = queues.map(() => 0);
-    while (out.length < budget) {
-      let progressed = false;
-      for (let q = 0; q < queues.length && out.length < budget; q++) {
-        const queue = queues[q] as number[];
-        while ((cursors[q] as number) < queue.length) {
-          const index = queue[(cursors[q] as number)++];
-          if (take(index, q + 1)) {
-            progressed = true;
-            break;
-          }
-        }
-      }
-      while (out.length < budget && w < wholeOrder.length) {
-        if (take(wholeOrder[w++])) {
-          progressed = true;
-          break;
-        }
-      }
-      if (!progressed) break;
-    }
-    picked.splice(0, picked.length, ...out);
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
@@ -370,13 +317,19 @@ export class HybridSelector implements AsyncToolSelector {
   }
 }
 
-/** In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. */
-function mixClauses(whole: Float64Array, clauses: readonly Fused[], mix: number): void {
+/**
+ * In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. Returns
+ * each tool's best clause score (for the reasons).
+ */
+function mixClauses(whole: Float64Array, clauses: readonly Fused[], mix: number): Float64Array {
+  const best = new Float64Array(whole.length);
   for (let i = 0; i < whole.length; i++) {
-    let best = 0;
-    for (const clause of clauses) if ((clause.fused[i] as number) > best) best = clause.fused[i] as number;
-    whole[i] = (1 - mix) * (whole[i] as number) + mix * best;
+    let top = 0;
+    for (const clause of clauses) if ((clause.fused[i] as number) > top) top = clause.fused[i] as number;
+    best[i] = top;
+    whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
   }
+  return best;
 }
 
 function max(values: ArrayLike<number>): number {

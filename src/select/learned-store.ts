@@ -10,6 +10,7 @@
  * registry) starts from the newest examples minus the tools that are gone.
  */
 import type { CorpusIndex } from '../embed/corpus-index.js';
+import { Hash64 } from '../embed/corpus-hash.js';
 import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
@@ -60,15 +61,18 @@ const ENCODER = new TextEncoder();
 export class LearnedStore {
   readonly cache: VectorCache;
   readonly memory: ExampleMemory;
+  // The pointer to the newest entry, per embedder (the same id hash corpus keys use).
+  readonly #latest: string;
   #generation: string | undefined;
   #loaded = false;
   #lastTools: readonly ToolSchema[] | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
 
-  constructor(cache: VectorCache, dimensions: number, options?: LearnedVoteOptions) {
+  constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
     this.cache = cache;
-    this.memory = new ExampleMemory(dimensions, options);
+    this.memory = new ExampleMemory(embedder.dimensions, options);
+    this.#latest = `learned:v1:${new Hash64().update(embedder.id).digest().slice(0, 8)}:${embedder.dimensions}:latest`;
   }
 
   get size(): number {
@@ -178,8 +182,7 @@ export class LearnedStore {
       this.memory.clear();
       this.#loaded = true;
       const generation = this.#generation;
-      const keys = generation ? [learnedKey(generation), latestKey(generation)] : [];
-      for (const key of keys) {
+      for (const key of [this.#latest, ...(generation ? [learnedKey(generation)] : [])]) {
         try {
           if (this.cache.delete) await this.cache.delete(key);
           else await this.cache.set(key, encodeExamples([], this.memory.dimensions));
@@ -198,7 +201,7 @@ export class LearnedStore {
       this.#loaded = true;
       // Always through the latest pointer: the newest examples win, and a cleared store stays
       // clear even if an older generation's entry lingers.
-      const pointer = await this.#readBytes(latestKey(corpusKey), warnings);
+      const pointer = await this.#readBytes(this.#latest, warnings);
       const previous = pointer ? new TextDecoder().decode(pointer) : undefined;
       const stored = previous?.startsWith('learned:v1:') ? await this.#read(previous, warnings) : undefined;
       carried = stored !== undefined && previous !== learnedKey(corpusKey);
@@ -247,7 +250,7 @@ export class LearnedStore {
     try {
       const key = learnedKey(corpusKey);
       await this.cache.set(key, encodeExamples(this.memory.examples(), this.memory.dimensions));
-      await this.cache.set(latestKey(corpusKey), ENCODER.encode(key));
+      await this.cache.set(this.#latest, ENCODER.encode(key));
       return [];
     } catch (error) {
       return [`learned examples write failed (${error instanceof Error ? error.message : String(error)}); they stay in memory only`];
@@ -271,9 +274,4 @@ function parts(corpusKey: string): { embedder: string; dims: string; generation:
 function learnedKey(corpusKey: string): string {
   const { embedder, dims, generation } = parts(corpusKey);
   return `learned:v1:${embedder}:${dims}:${generation}`;
-}
-
-function latestKey(corpusKey: string): string {
-  const { embedder, dims } = parts(corpusKey);
-  return `learned:v1:${embedder}:${dims}:latest`;
 }

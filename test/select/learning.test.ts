@@ -60,6 +60,11 @@ describe.each([
     const again = make(cache);
     expect(await top(again, PROMPT)).not.toContain('send_email');
     expect(again.learnedCount).toBe(0);
+    // Clearing before anything was ranked still clears what a previous session stored.
+    await make(cache).learn([EXAMPLE], { tools: TOOLS });
+    await make(cache).clearLearned();
+    const fresh = make(cache);
+    expect(await top(fresh, PROMPT)).not.toContain('send_email');
   });
 
   it('when tools change, a removed tool\'s examples go and the rest stay (also after a reload)', async () => {
