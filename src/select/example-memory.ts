@@ -22,10 +22,17 @@ export interface LearnedVoteOptions {
   weight?: number;
   /** Examples kept (oldest go first). Default 8192. */
   maxExamples?: number;
+  /**
+   * Weight of each tool's prototype vote: the cosine between the prompt and the mean of the
+   * prompts that used the tool, counted from `prototypeFloor` up. 0 turns it off.
+   */
+  prototypeWeight?: number;
+  /** Cosine to a tool's prototype below which it gets no prototype vote. */
+  prototypeFloor?: number;
 }
 
 /** The fitted defaults (dev splits only). */
-export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.6, weight: 0.5, maxExamples: 8192 } as const;
+export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.6, weight: 0.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
 export const MAX_EXAMPLE_CHARS = 2000;
@@ -51,6 +58,7 @@ export class ExampleMemory {
   readonly #entries = new Map<string, Entry>();
   #matrix: Float32Array | undefined;
   #order: Entry[] = [];
+  #prototypes: Map<string, Float32Array> | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -59,6 +67,8 @@ export class ExampleMemory {
       minSimilarity: options.minSimilarity ?? LEARN_DEFAULTS.minSimilarity,
       weight: options.weight ?? LEARN_DEFAULTS.weight,
       maxExamples: options.maxExamples ?? LEARN_DEFAULTS.maxExamples,
+      prototypeWeight: options.prototypeWeight ?? LEARN_DEFAULTS.prototypeWeight,
+      prototypeFloor: options.prototypeFloor ?? LEARN_DEFAULTS.prototypeFloor,
     };
   }
 
@@ -99,6 +109,7 @@ export class ExampleMemory {
       const before = entry.tools.size;
       for (const tool of example.tools) entry.tools.add(tool);
       if (entry.tools.size === before) return 'duplicate';
+      this.#prototypes = undefined;
       return 'updated';
     }
     this.#entries.set(key, { query: example.query, vector: example.vector, tools: new Set(example.tools) });
@@ -108,6 +119,7 @@ export class ExampleMemory {
       this.#entries.delete(oldest);
     }
     this.#matrix = undefined;
+    this.#prototypes = undefined;
     return 'new';
   }
 
@@ -131,12 +143,14 @@ export class ExampleMemory {
       }
     }
     if (dropped > 0) this.#matrix = undefined;
+    if (changed) this.#prototypes = undefined;
     return { dropped, changed };
   }
 
   clear(): void {
     this.#entries.clear();
     this.#matrix = undefined;
+    this.#prototypes = undefined;
     this.#order = [];
   }
 
@@ -154,6 +168,55 @@ export class ExampleMemory {
   votes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
     if (size === 0 || query.length !== this.dimensions) return undefined;
+    const neighbourVotes = this.#neighbourVotes(query, names);
+    const prototypeVotes = this.#options.prototypeWeight > 0 ? this.#prototypeVotes(query, names) : undefined;
+    if (!prototypeVotes) return neighbourVotes;
+    if (!neighbourVotes) return prototypeVotes;
+    for (let i = 0; i < names.length; i++) neighbourVotes[i] = (neighbourVotes[i] as number) + (prototypeVotes[i] as number);
+    return neighbourVotes;
+  }
+
+  // Each tool's prototype (the normalised mean of its prompts) votes by its cosine to the prompt.
+  #prototypeVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const prototypes = this.#ensurePrototypes();
+    const { prototypeWeight, prototypeFloor } = this.#options;
+    const out = new Float64Array(names.length);
+    let any = false;
+    for (let i = 0; i < names.length; i++) {
+      const prototype = prototypes.get(names[i] as string);
+      if (!prototype) continue;
+      let sum = 0;
+      for (let j = 0; j < this.dimensions; j++) sum += (prototype[j] as number) * (query[j] as number);
+      if (sum > prototypeFloor) {
+        out[i] = (prototypeWeight * (sum - prototypeFloor)) / (1 - prototypeFloor || 1);
+        any = true;
+      }
+    }
+    return any ? out : undefined;
+  }
+
+  #ensurePrototypes(): Map<string, Float32Array> {
+    if (this.#prototypes) return this.#prototypes;
+    const sums = new Map<string, Float32Array>();
+    for (const entry of this.#entries.values()) {
+      for (const tool of entry.tools) {
+        let sum = sums.get(tool);
+        if (!sum) sums.set(tool, (sum = new Float32Array(this.dimensions)));
+        for (let j = 0; j < this.dimensions; j++) sum[j] = (sum[j] as number) + (entry.vector[j] as number);
+      }
+    }
+    for (const sum of sums.values()) {
+      let norm = 0;
+      for (const value of sum) norm += value * value;
+      const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let j = 0; j < sum.length; j++) sum[j] = (sum[j] as number) * scale;
+    }
+    this.#prototypes = sums;
+    return sums;
+  }
+
+  #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const size = this.#entries.size;
     const { matrix, order } = this.#ensureMatrix();
     const { neighbours, minSimilarity, weight } = this.#options;
     const dims = this.dimensions;

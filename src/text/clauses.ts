@@ -52,7 +52,7 @@ export function splitClauses(prompt: string, options: ClauseOptions = {}): strin
   const { maxClauses, andMinWords, minWords, commaMinWords } = { ...CLAUSE_DEFAULTS, ...options };
   const text = typeof prompt === 'string' ? prompt.trim() : '';
   if (text === '') return [];
-  // Bounded work on a huge prompt: only the head is split; the rest rides the last clause.
+  // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).
   const head = text.length > 4000 ? text.slice(0, 4000) : text;
 
   const pieces = head.split(SEPARATOR).flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
