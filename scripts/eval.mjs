@@ -117,7 +117,14 @@ scaled by the query's best BM25 score, with an optional floor that was not kept)
 **dev** split of the three sets (fullRecall@8), looking for one setting good on all three rather than best on any one. The
 adaptive cut (floor 3, ceiling 16, keep scores within 0.8 of the query's own top-to-ceiling spread) was chosen on dev so that
 the mean advertised stays near 8 on every set; \`embedding-adaptive\` likewise (span 0.7). Nothing was fitted on test. The
-grid and its dev figures are in [tuning.md](tuning.md), produced by \`npm run tune\` (scripts/tune.mjs, dev split only, writes docs/tuning.md).\n\n`;
+grid and its dev figures are in [tuning.md](tuning.md), produced by \`npm run tune\` (scripts/tune.mjs, dev split only, writes docs/tuning.md).
+
+**Multi-intent prompts (dev split only).** The hybrid rows split each prompt into clauses with a fixed rule (sentence ends,
+semicolons, sequencing words such as "then" / "also" / "after that", and a plain "and" between two sides of four or more words),
+score every clause like a prompt, and give each tool \`0.8 × its whole-prompt score + 0.2 × its best clause score\`; a one-clause
+prompt ranks as before. The mix and the splitting rule were chosen on the dev splits (worst set first, and never lower on the
+single-expected cases); round-robin merging of clause rankings was tried there and dropped (it cost bfcl_multi_turn).
+Figures in [tuning-learn.md](tuning-learn.md), produced by \`npm run tune:learn\` (scripts/tune-learn.mjs, dev split only).\n\n`;
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const ms = (x) => (x < 0.1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -148,7 +155,7 @@ if (curve.length > 0) {
   md += `## Learning from the registry's own traffic\n\n`;
   md += `\`hybrid+learned\` is the hybrid after \`selector.learn()\` on every **dev** case of the same set (prompt → expected tools), `;
   md += `then scored on the **test** split: earlier prompts near a new one vote for their tools (nearest-prompt voting, a bounded `;
-  md += `extra term in the blend; its settings were chosen on dev by two-fold cross-validation, see [tuning.md](tuning.md)). `;
+  md += `extra term in the blend; its settings were chosen on dev by two-fold cross-validation, see [tuning-learn.md](tuning-learn.md)). `;
   md += `The learning curve feeds the first N dev examples (a fixed hash order) and reports test fullRecall@8; 0 is the plain hybrid.\n\n`;
   md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
   for (const set of sets) {

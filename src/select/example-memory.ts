@@ -32,7 +32,7 @@ export interface LearnedVoteOptions {
 }
 
 /** The fitted defaults (dev splits only). */
-export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.6, weight: 0.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
+export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.5, weight: 1.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
 export const MAX_EXAMPLE_CHARS = 2000;
