@@ -88,8 +88,14 @@ if (values.part.includes('intent')) {
 if (values.part.includes('learn')) {
   const cap = Number(values.cap);
   const fold = (c) => parseInt(createHash('sha256').update(`fold:${splitKey(c.id)}`).digest('hex').slice(0, 8), 16) % 2;
-  const grid = [];
-  for (const minSimilarity of [0.5, 0.65]) for (const weight of [0.3, 0.8]) grid.push({ minSimilarity, weight, neighbours: 8 });
+  const grid = [
+    { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
+    { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
+    { minSimilarity: 0.5, weight: 1.5, neighbours: 8 },
+    { minSimilarity: 0.65, weight: 0.8, neighbours: 8 },
+    { minSimilarity: 0.4, weight: 1.5, neighbours: 8 },
+    { minSimilarity: 0.5, weight: 0.8, neighbours: 8, prototypeWeight: 0.5, prototypeFloor: 0.4 },
+  ];
   md += `## Learned-example vote (two-fold cross-validation inside dev)\n\nCells: no learning → learning the other fold → 20 examples of it (mean of two draws). `;
   md += `Multi-intent off here, so the vote is measured alone.\n\n`;
   md += `| setting | ${sets.join(' | ')} | min (all) | worst 20-example change |\n| --- | ${sets.map(() => '---').join(' | ')} | --- | --- |\n`;
