@@ -21,6 +21,7 @@ export default defineConfig({
     lib: {
       entry: {
         index: 'src/index.ts',
+        'selector-kit': 'src/selector-kit.ts',
         cli: 'src/cli/index.ts',
         idb: 'src/adapters/idb.ts',
         kv: 'src/adapters/kv.ts',

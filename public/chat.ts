@@ -4,10 +4,10 @@
  * advertised. The key lives in localStorage and is sent only to that base URL (the client
  * fetches `${baseURL}/chat/completions` and nothing else). Tools run offline handlers.
  */
-import { BareLoop } from '../src/loop/bare-loop.js';
-import type { LoopEvent } from '../src/loop/events.js';
-import { openAIChatClient } from '../src/model/openai-chat.js';
-import type { ToolRegistry } from '../src/registry/registry.js';
+import { BareLoop } from '../src/index.js';
+import type { LoopEvent } from '../src/index.js';
+import { openAIChatClient } from '../src/index.js';
+import type { ToolRegistry } from '../src/index.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 
@@ -73,13 +73,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
     const client = openAIChatClient({ baseURL: url, model: model.value.trim(), ...(apiKey.value ? { apiKey: apiKey.value } : {}) });
     const loop = new BareLoop({ client, registry: deps.registry(), config: { maxTurns: 6 } });
     const chosen = selector.value === 'none' ? undefined : deps.engine.selector(selector.value as SelectorId);
-    if (chosen) {
-      if (deps.engine.selector('keyword') === chosen || deps.engine.selector('bm25') === chosen) {
-        loop.withToolSelector(chosen as Parameters<BareLoop['withToolSelector']>[0]);
-      } else {
-        loop.withAsyncToolSelector(chosen as Parameters<BareLoop['withAsyncToolSelector']>[0]);
-      }
-    }
+    if (chosen) loop.withSelector(chosen);
 
     running = new AbortController();
     send.disabled = true;

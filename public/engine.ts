@@ -1,26 +1,27 @@
 /**
  * The demo's engine: one embedder, one IndexedDB vector cache, and the selectors the page
- * compares (keyword, BM25, embedding, and hybrid once `src/select/hybrid-selector.ts` lands),
+ * compares (keyword, BM25, embedding, hybrid) taken from the library's named-selector table,
  * all over the same tool list. The page renders what this returns; tests read it through
  * `window.__loopctl`.
  */
 import { idbVectorCache } from '../src/adapters/idb.js';
-import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/use-lite.js';
-import { useLiteEmbedder } from '../src/adapters/use-lite.js';
-import type { CorpusStats } from '../src/embed/corpus-index.js';
-import type { VectorCache } from '../src/embed/vector-cache.js';
-import { applySelection } from '../src/select/apply-selection.js';
-import { Bm25Selector } from '../src/select/bm25-selector.js';
-import { EmbeddingSelector } from '../src/select/embedding-selector.js';
-import { KeywordSelector } from '../src/select/keyword-selector.js';
-import type { AsyncToolSelector, SelectionContext, SelectorOutput, ToolSelector } from '../src/select/selector.js';
-import type { ToolSchema } from '../src/registry/schema.js';
-import { toolsCost } from '../src/registry/tool-cost.js';
-import { approxTokenCounter } from '../src/tokens/token-counter.js';
-import { loadHybrid, type HybridFactory } from './hybrid.js';
+import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/transformers.js';
+import { useLiteEmbedder } from '../src/adapters/transformers.js';
+import type { CorpusStats } from '../src/index.js';
+import type { VectorCache } from '../src/index.js';
+import type { Selection } from '../src/index.js';
+import type { EmbeddingSelector } from '../src/index.js';
+import type { NamedSelectors } from '../src/index.js';
+import { namedSelectors } from '../src/index.js';
+import { runSelection } from '../src/index.js';
+import type { SelectionContext, Selector } from '../src/index.js';
+import type { ToolSchema } from '../src/index.js';
+import { toolsCost } from '../src/index.js';
+import { approxTokenCounter } from '../src/index.js';
 
 /** The selectors the page compares, in display order. */
-export type SelectorId = 'keyword' | 'bm25' | 'embedding' | 'hybrid';
+export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid'] as const;
+export type SelectorId = (typeof SELECTOR_IDS)[number];
 
 /** One advertised tool and the evidence behind it. */
 export interface RankedTool {
@@ -104,12 +105,10 @@ export function promptContext(prompt: string): SelectionContext {
 export class DemoEngine {
   readonly embedder: UseLiteEmbedder;
   readonly cache: VectorCache;
-  readonly keyword = new KeywordSelector();
+  readonly #table: NamedSelectors;
   #options: EngineOptions;
-  #embedding: EmbeddingSelector;
-  #bm25: Bm25Selector;
-  #hybridFactory: HybridFactory | undefined;
-  #hybrid: AsyncToolSelector | ToolSelector | undefined;
+  #selectors: Partial<Record<SelectorId, Selector>> = {};
+  #ready: Promise<void>;
   #tools: readonly ToolSchema[] = [];
 
   constructor(options: EngineOptions) {
@@ -127,14 +126,24 @@ export class DemoEngine {
       },
     });
     this.cache = idbVectorCache({ dbName: DEMO_IDB_NAME, storeName: 'vectors' });
-    this.#embedding = new EmbeddingSelector(this.embedder, {
-      topK: options.k,
+    this.#table = namedSelectors({
+      embedder: this.embedder,
       cache: this.cache,
+      defaultK: options.k,
       // Smaller corpus batches than the default 64: the progress bar moves every 16 tools.
-      batchSize: 16,
-      ...(onProgress ? { onProgress: (p) => onProgress(p) } : {}),
+      embeddingOptions: { batchSize: 16, ...(onProgress ? { onProgress: (p) => onProgress(p) } : {}) },
     });
-    this.#bm25 = new Bm25Selector({ topK: options.k });
+    this.#ready = this.#build(options.k);
+  }
+
+  // Every selector for `k`, from the table (built once per k; the dense ones share one corpus).
+  async #build(k: number): Promise<void> {
+    const built = await Promise.all(SELECTOR_IDS.map(async (id) => [id, await this.#table.get(id, k)] as const));
+    this.#selectors = Object.fromEntries(built);
+  }
+
+  get #embedding(): EmbeddingSelector | undefined {
+    return this.#selectors.embedding as EmbeddingSelector | undefined;
   }
 
   /** The backend in use, once loaded. */
@@ -149,7 +158,7 @@ export class DemoEngine {
 
   /** Corpus counters since the page loaded. */
   get stats(): CorpusStats {
-    return this.#embedding.stats;
+    return this.#embedding?.stats ?? NO_STATS;
   }
 
   /** Tools advertised per turn by the ranked selectors. */
@@ -157,40 +166,28 @@ export class DemoEngine {
     return this.#options.k;
   }
 
-  /** Whether the hybrid selector has landed in this build. */
+  /** Whether the hybrid column is shown (the selectors are built). */
   get hasHybrid(): boolean {
-    return this.#hybrid !== undefined;
+    return this.#selectors.hybrid !== undefined;
   }
 
   /** The selectors as the loop would install them, by id (for the chat panel). */
-  selector(id: SelectorId): ToolSelector | AsyncToolSelector | undefined {
-    switch (id) {
-      case 'keyword':
-        return this.keyword;
-      case 'bm25':
-        return this.#bm25;
-      case 'embedding':
-        return this.#embedding;
-      case 'hybrid':
-        return this.#hybrid;
-    }
+  selector(id: SelectorId): Selector | undefined {
+    return this.#selectors[id];
   }
 
   /** Load the runtime, tokenizer and model (idempotent). */
   async load(): Promise<UseLiteBackend> {
     this.#options.onProgress?.({ phase: 'runtime', done: 0, total: 0 });
-    const [backend, factory] = await Promise.all([this.embedder.load(), loadHybrid()]);
-    this.#hybridFactory = factory;
-    this.#hybrid = factory?.(this.#embedding, this.#options.k);
+    const [backend] = await Promise.all([this.embedder.load(), this.#ready]);
     return backend;
   }
 
   /** Change k for the ranked selectors; the corpus stays loaded. */
-  setK(k: number): void {
+  setK(k: number): Promise<void> {
     this.#options = { ...this.#options, k };
-    this.#embedding = this.#embedding.withTopK(k);
-    this.#bm25 = this.#bm25.withTopK(k);
-    this.#hybrid = this.#hybridFactory?.(this.#embedding, k);
+    this.#ready = this.#build(k);
+    return this.#ready;
   }
 
   /**
@@ -199,12 +196,14 @@ export class DemoEngine {
    */
   async setTools(tools: readonly ToolSchema[], warmQuery = 'warm up'): Promise<CorpusInfo> {
     this.useTools(tools);
-    const before = this.#embedding.stats;
+    await this.#ready;
+    const embedding = this.#embedding as EmbeddingSelector;
+    const before = embedding.stats;
     const started = performance.now();
-    const ranked = await this.#embedding.scoreTools(warmQuery, tools);
+    const ranked = await embedding.scoreTools(warmQuery, tools);
     if (!ranked.ok) throw new Error(`corpus could not load: ${ranked.reason}`);
     const ms = performance.now() - started;
-    const after = this.#embedding.stats;
+    const after = embedding.stats;
     const corpusEmbeds = after.corpusEmbeds - before.corpusEmbeds;
     const cacheHits = after.cacheHits - before.cacheHits;
     return {
@@ -225,20 +224,17 @@ export class DemoEngine {
   /** Run every selector on `prompt` over the current tools. Rejects with AbortError when aborted. */
   async select(prompt: string, signal?: AbortSignal, include: readonly SelectorId[] = ['keyword', 'bm25', 'embedding', 'hybrid']): Promise<SelectorResult[]> {
     const all = this.#tools;
-    const wanted = new Set(include);
     const ctx = promptContext(prompt);
-    const options = { signal: signal ?? new AbortController().signal };
+    await this.#ready;
     const results: SelectorResult[] = [];
-    const run = async (id: SelectorId, call: () => SelectorOutput | Promise<SelectorOutput>): Promise<void> => {
+    for (const id of SELECTOR_IDS) {
+      const selector = this.#selectors[id];
+      if (!selector || !include.includes(id)) continue;
       const started = performance.now();
-      const output = await call();
-      results.push(describeOutput(id, output, all, performance.now() - started));
-    };
-    if (wanted.has('keyword')) await run('keyword', () => this.keyword.selectDetailed(ctx, all));
-    if (wanted.has('bm25')) await run('bm25', () => this.#bm25.selectDetailed(ctx, all));
-    if (wanted.has('embedding')) await run('embedding', () => this.#embedding.selectDetailed(ctx, all, options));
-    const hybrid = this.#hybrid;
-    if (hybrid && wanted.has('hybrid')) await run('hybrid', () => detailed(hybrid, ctx, all, options));
+      // The same call the loop makes: validated, fail-open, raced against the signal.
+      const selection = await runSelection(selector, ctx, all, signal ? { signal } : {});
+      results.push(describeSelection(id, selection, performance.now() - started));
+    }
     return results;
   }
 
@@ -250,21 +246,10 @@ export class DemoEngine {
   }
 }
 
-async function detailed(
-  selector: AsyncToolSelector | ToolSelector,
-  ctx: SelectionContext,
-  all: readonly ToolSchema[],
-  options: { signal: AbortSignal },
-): Promise<SelectorOutput> {
-  // Sync selectors ignore the third argument; async ones take the signal.
-  const any = selector as AsyncToolSelector;
-  if (any.selectDetailed) return any.selectDetailed(ctx, all, options);
-  return { tools: await any.select(ctx, all, options) };
-}
+const NO_STATS: CorpusStats = { corpusEmbeds: 0, cacheHits: 0, cacheMisses: 0, rebuiltCorrupt: 0, memoryHits: 0, reusedTexts: 0, joined: 0 };
 
-/** Apply the selection contract and rank the advertised tools for display. */
-function describeOutput(id: SelectorId, output: SelectorOutput, all: readonly ToolSchema[], ms: number): SelectorResult {
-  const selection = applySelection(output, all);
+/** Rank a selection's advertised tools for display. */
+function describeSelection(id: SelectorId, selection: Selection, ms: number): SelectorResult {
   const ranked: RankedTool[] = selection.tools.map((tool) => {
     const reason = selection.reasons[tool.name];
     return {

@@ -4,11 +4,11 @@
  * URL parameters (for links, tests and the benchmark): `device=auto|wasm|webgpu`,
  * `dtype=int8|fp32`, `k=1..15`, `prompt=…`, `registry=tools.json` (a same-origin tools file).
  */
-import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
-import { ToolRegistry } from '../src/registry/registry.js';
-import type { ToolSchema } from '../src/registry/schema.js';
-import { toolsCost } from '../src/registry/tool-cost.js';
-import { approxTokenCounter } from '../src/tokens/token-counter.js';
+import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/transformers.js';
+import { ToolRegistry } from '../src/index.js';
+import type { ToolSchema } from '../src/index.js';
+import { toolsCost } from '../src/index.js';
+import { approxTokenCounter } from '../src/index.js';
 import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
 import { mountChat } from './chat.js';
 import { byId, h, mount } from './dom.js';
@@ -77,7 +77,7 @@ const hook: LoopctlHook = {
   state,
   select: (prompt) => {
     el.prompt.value = prompt;
-    return runSelection(prompt);
+    return refreshSelections(prompt);
   },
   timeEmbed: (texts) => engine.timeEmbed(texts),
   loadToolsText: (text, label) => loadToolsText(text, label ?? 'tools.json'),
@@ -105,7 +105,7 @@ function renderAll(): void {
 let current: AbortController | undefined;
 
 /** Run the selectors on a prompt; a newer call aborts an older one still embedding. */
-async function runSelection(prompt: string): Promise<SelectorResult[]> {
+async function refreshSelections(prompt: string): Promise<SelectorResult[]> {
   current?.abort(new DOMException('superseded by a newer prompt', 'AbortError'));
   const controller = new AbortController();
   current = controller;
@@ -129,7 +129,7 @@ async function runSelection(prompt: string): Promise<SelectorResult[]> {
 let debounce: ReturnType<typeof setTimeout> | undefined;
 el.prompt.addEventListener('input', () => {
   clearTimeout(debounce);
-  debounce = setTimeout(() => void runSelection(el.prompt.value).catch(showError), 160);
+  debounce = setTimeout(() => void refreshSelections(el.prompt.value).catch(showError), 160);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ async function useTools(tools: readonly ToolSchema[], source: 'demo' | 'file', l
       state.phase = 'ready';
     }
   }
-  await runSelection(state.prompt);
+  await refreshSelections(state.prompt);
 }
 
 async function loadToolsText(text: string, label: string): Promise<readonly string[]> {
@@ -223,7 +223,7 @@ el.k.addEventListener('input', () => {
   el.kValue.value = String(next);
   state.k = next;
   engine.setK(next);
-  void runSelection(el.prompt.value).catch(showError);
+  void refreshSelections(el.prompt.value).catch(showError);
 });
 el.device.value = device;
 el.dtype.value = dtype;
@@ -261,7 +261,7 @@ async function start(): Promise<void> {
   state.corpus = await engine.setTools(engine.tools, state.prompt);
   state.corpusEmbedsTotal = engine.stats.corpusEmbeds;
   state.phase = 'ready';
-  await runSelection(el.prompt.value);
+  await refreshSelections(el.prompt.value);
 }
 
 start().then(

@@ -2,9 +2,9 @@
  * Views: status chips, progress bar, selector columns, token chart, registry list. Each takes
  * the plain state and replaces its container's children, so rendering is idempotent.
  */
-import type { ToolSchema } from '../src/registry/schema.js';
-import { toolCost } from '../src/registry/tool-cost.js';
-import { approxTokenCounter } from '../src/tokens/token-counter.js';
+import type { ToolSchema } from '../src/index.js';
+import { toolCost } from '../src/selector-kit.js';
+import { approxTokenCounter } from '../src/index.js';
 import { tokenChart } from './chart.js';
 import { bytes, h, mount, ms } from './dom.js';
 import type { SelectorId, SelectorResult } from './engine.js';

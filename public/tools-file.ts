@@ -4,7 +4,7 @@
  * `inputSchema`), at the top level or under `tools`. Every problem is reported with its path,
  * so a bad file explains itself instead of half-loading.
  */
-import type { ToolSchema } from '../src/registry/schema.js';
+import type { ToolSchema } from '../src/index.js';
 
 /** What parsing a file gives: tools, or every error found (never both). */
 export type ToolsFileResult =

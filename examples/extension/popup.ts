@@ -5,9 +5,9 @@
  * IndexedDB, so reopening the popup embeds only the prompt.
  */
 import { idbVectorCache } from '../../src/adapters/idb.js';
-import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
+import { useLiteEmbedder } from '../../src/adapters/transformers.js';
+import { EmbeddingSelector } from '../../src/index.js';
+import type { ToolSchema } from '../../src/index.js';
 import { parseToolsFile } from '../../public/tools-file.js';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 

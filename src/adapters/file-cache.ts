@@ -1,4 +1,5 @@
 import type { VectorCache } from '../embed/vector-cache.js';
+import { hashStrings } from '../hash.js';
 
 /** Options for {@link fileVectorCache}. */
 export interface FileVectorCacheOptions {
@@ -44,7 +45,5 @@ export function fileVectorCache(options: FileVectorCacheOptions): VectorCache {
 // File names from arbitrary keys: keep readable characters, bound the length, and add a hash
 // so distinct keys never share a file.
 function safeName(key: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return `${key.replace(/[^a-zA-Z0-9._-]+/g, '_').slice(0, 80)}-${hash.toString(16)}`;
+  return `${key.replace(/[^a-zA-Z0-9._-]+/g, '_').slice(0, 80)}-${hashStrings([key])}`;
 }

@@ -7,7 +7,7 @@
  * @module loopctl/kv
  */
 import type { VectorCache } from '../embed/vector-cache.js';
-import { checksumBytes, hashStrings } from '../embed/corpus-hash.js';
+import { checksumBytes, hashStrings } from '../hash.js';
 
 /**
  * The part of a Workers `KVNamespace` binding this adapter uses. Structural, so no

@@ -11,7 +11,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { ToolHandler, ToolRegistry } from '../registry/registry.js';
 import type { JsonSchema, ToolSchema } from '../registry/schema.js';
 

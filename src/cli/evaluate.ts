@@ -1,5 +1,6 @@
-import { applySelection } from '../select/apply-selection.js';
-import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../select/selector.js';
+import type { Selection } from '../select/apply-selection.js';
+import { runSelection } from '../select/run-selection.js';
+import type { Selector } from '../select/selector.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -25,18 +26,13 @@ export interface EvalReport {
   p95Ms: number;
 }
 
-export type AnySelector = ToolSelector | AsyncToolSelector;
+/** @deprecated Any {@link Selector}. */
+export type AnySelector = Selector;
 
-/** Run one selection the way the loop does: the detailed form when there is one. */
-export async function runSelector(
-  selector: AnySelector,
-  query: string,
-  all: readonly ToolSchema[],
-  signal: AbortSignal,
-): Promise<SelectorOutput | readonly ToolSchema[]> {
+/** One selection for `query` as the loop's first turn would make it. */
+export function selectFor(selector: Selector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
   const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
-  if (selector.selectDetailed) return (selector as AsyncToolSelector).selectDetailed!(ctx, all, { signal });
-  return (selector as AsyncToolSelector).select(ctx, all, { signal });
+  return runSelection(selector, ctx, all, { signal });
 }
 
 /**
@@ -46,7 +42,7 @@ export async function runSelector(
  * const report = await evaluate(new Bm25Selector(), tools, cases, counter, { name: 'bm25', k: 8 })
  */
 export async function evaluate(
-  selector: AnySelector,
+  selector: Selector,
   tools: readonly ToolSchema[],
   cases: readonly EvalCase[],
   counter: TokenCounter,
@@ -55,7 +51,7 @@ export async function evaluate(
   const signal = new AbortController().signal;
   const registryTokens = toolsCost(tools, counter);
   // Warm up once (index building, corpus embedding) so timings show a warm turn.
-  if (cases[0]) await runSelector(selector, cases[0].query, tools, signal);
+  if (cases[0]) await selectFor(selector, cases[0].query, tools, signal);
 
   let full = 0;
   let hit = 0;
@@ -66,9 +62,8 @@ export async function evaluate(
   const times: number[] = [];
   for (const item of cases) {
     const start = performance.now();
-    const output = await runSelector(selector, item.query, tools, signal);
+    const selection = await selectFor(selector, item.query, tools, signal);
     times.push(performance.now() - start);
-    const selection = applySelection(output, tools);
     const names = new Set(selection.names);
     const found = item.expected.filter((name) => names.has(name)).length;
     hit += found;

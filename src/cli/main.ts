@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
-import { applySelection } from '../select/apply-selection.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { evaluate, runSelector, type AnySelector } from './evaluate.js';
+import { evaluate, selectFor, type AnySelector } from './evaluate.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../select/example-memory.js';
 import type { LearnSummary } from '../select/learned-store.js';
@@ -53,9 +52,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const prompt = positionals.join(' ');
     if (!prompt) throw new UsageError('select needs a PROMPT');
     const start = performance.now();
-    const output = await runSelector(selector, prompt, tools, new AbortController().signal);
+    const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
-    const selection = applySelection(output, tools);
     const figures = {
       selector: selectorName,
       advertised: selection.names,

@@ -1,23 +1,18 @@
 import type { Embedder } from '../embed/embedder.js';
-import { Bm25Selector } from '../select/bm25-selector.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
-import { EmbeddingSelector } from '../select/embedding-selector.js';
-import { HybridSelector } from '../select/hybrid-selector.js';
-import { KeywordSelector } from '../select/keyword-selector.js';
-import { StaticSelector } from '../select/static-selector.js';
-import type { AnySelector } from './evaluate.js';
+import type { NamedSelectorFactory } from '../select/named-selectors.js';
+import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
+import type { Selector } from '../select/selector.js';
 
 /** What a CLI selector factory is given. */
 export interface SelectorSpec {
-  /** The ranked selectors' k (keyword-ranked: maxTools; adaptive ones: the ceiling is their own). */
+  /** The ranked selectors' k (adaptive ones keep their own ceiling). */
   k: number;
   /** The embedder for dense selectors; loaded on first use when absent. */
   embedder?: () => Promise<Embedder>;
 }
-
-type Factory = (spec: SelectorSpec) => AnySelector | Promise<AnySelector>;
 
 async function needEmbedder(spec: SelectorSpec): Promise<Embedder> {
   return spec.embedder ? spec.embedder() : defaultEmbedder();
@@ -32,12 +27,6 @@ function corpusCache(): VectorCache {
   return sharedCache;
 }
 
-// Corpus vectors on disk; learned examples only for this run (an eval must not pick up an
-// earlier run's --learn).
-function caches(): { cache: VectorCache; learnedCache: VectorCache } {
-  return { cache: corpusCache(), learnedCache: memoryVectorCache() };
-}
-
 /** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
 export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
   if (!cached || modelPath) {
@@ -49,45 +38,25 @@ export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
   return cached;
 }
 
-/**
- * The selectors the CLI knows, by name. `k` applies to the ranked ones; the plain keyword
- * rule, static and the adaptive variants ignore it.
- */
-export const SELECTOR_FACTORIES: Readonly<Record<string, Factory>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, Factory>, {
-    static: () => new StaticSelector(),
-    keyword: () => new KeywordSelector(),
-    'keyword-ranked': ({ k }: SelectorSpec) => new KeywordSelector().withMaxTools(k),
-    bm25: ({ k }: SelectorSpec) => new Bm25Selector({ topK: k }),
-    embedding: async (spec: SelectorSpec) => new EmbeddingSelector(await needEmbedder(spec), { topK: spec.k, ...caches() }),
-    'embedding-adaptive': async (spec: SelectorSpec) =>
-      new EmbeddingSelector(await needEmbedder(spec), {
-        topK: 16,
-        adaptive: { floor: 3, ceiling: 16, span: 0.7 },
-        ...caches(),
-      }),
-    hybrid: async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { topK: spec.k, ...caches() }),
-    'hybrid-adaptive': async (spec: SelectorSpec) => new HybridSelector(await needEmbedder(spec), { adaptive: true, ...caches() }),
-  }),
-);
+/** The selectors the CLI knows, by name: the one table the worker and the demo use too. */
+export const SELECTOR_FACTORIES: Readonly<Record<string, NamedSelectorFactory>> = BUILT_IN_SELECTORS;
+
+const table = namedSelectors();
 
 /** Whether a selector's output size depends on k. */
-export function usesK(name: string): boolean {
-  return !['static', 'keyword', 'embedding-adaptive', 'hybrid-adaptive'].includes(name);
-}
+export const usesK = (name: string): boolean => table.usesK(name);
 
 /** Whether a selector embeds (needs the model; its timings include a query embedding). */
-export function isDense(name: string): boolean {
-  return name.startsWith('embedding') || name.startsWith('hybrid');
-}
+export const isDense = (name: string): boolean => table.isDense(name);
 
-/** Build a selector by name, or throw listing the known names. */
-export async function makeSelector(name: string, spec: SelectorSpec): Promise<AnySelector> {
-  const factory = Object.hasOwn(SELECTOR_FACTORIES, name) ? SELECTOR_FACTORIES[name] : undefined;
-  if (!factory) {
-    throw new Error(`unknown selector "${name}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
-  }
-  return factory(spec);
+/**
+ * Build a selector by name, or throw listing the known names. Each call builds afresh, with
+ * corpus vectors persisted between CLI runs in the file cache. Learned examples (`--learn`)
+ * stay in memory for this selector only: an eval must not pick up an earlier run's examples.
+ */
+export async function makeSelector(name: string, spec: SelectorSpec): Promise<Selector> {
+  const embedder = () => needEmbedder(spec);
+  return namedSelectors({ embedder, cache: corpusCache(), embeddingOptions: { learnedCache: memoryVectorCache() } }).get(name, spec.k);
 }
 
 /**

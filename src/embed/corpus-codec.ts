@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { checksumBytes } from './corpus-hash.js';
+import { checksumBytes } from '../hash.js';
 
 /** Bytes before the payload. */
 export const CORPUS_HEADER_BYTES = 40;

@@ -7,12 +7,14 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort } from '../limits/abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
-import { Hash64 } from './corpus-hash.js';
+import { Hash64 } from '../hash.js';
+import { lruSet, lruTrim } from './lru.js';
 import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Counters for tests, demos and dashboards. */
 export interface CorpusStats {
@@ -250,7 +252,7 @@ export class CorpusIndex {
     try {
       bytes = await this.cache.get(fingerprint.key);
     } catch (error) {
-      warnings.push(`vector cache read failed (${describe(error)}); rebuilding the corpus`);
+      warnings.push(`vector cache read failed (${errorMessage(error)}); rebuilding the corpus`);
     }
     signal.throwIfAborted();
 
@@ -288,7 +290,7 @@ export class CorpusIndex {
     try {
       await this.cache.set(fingerprint.key, encodeCorpus(matrix, shape));
     } catch (error) {
-      warnings.push(`vector cache write failed (${describe(error)}); the corpus stays in memory only`);
+      warnings.push(`vector cache write failed (${errorMessage(error)}); the corpus stays in memory only`);
     }
     return { corpus, warnings };
   }
@@ -335,23 +337,13 @@ export class CorpusIndex {
     const store = this.textStore();
     fingerprint.texts.forEach((text, row) => {
       // Re-pointing at the new matrix (and moving to the recent end) lets old matrices go.
-      store.delete(text);
-      store.set(text, matrix.subarray(row * dimensions, (row + 1) * dimensions));
+      lruSet(store, text, matrix.subarray(row * dimensions, (row + 1) * dimensions));
     });
-    const limit = Math.max(this.options.maxTexts, fingerprint.texts.length);
-    for (const text of store.keys()) {
-      if (store.size <= limit) break;
-      store.delete(text);
-    }
+    lruTrim(store, Math.max(this.options.maxTexts, fingerprint.texts.length));
 
     const corpus: Corpus = { key: fingerprint.key, dimensions, count: fingerprint.texts.length, matrix, texts: fingerprint.texts };
     const generations = this.state.generations;
-    generations.delete(corpus.key);
-    generations.set(corpus.key, corpus);
-    for (const key of generations.keys()) {
-      if (generations.size <= MAX_GENERATIONS) break;
-      generations.delete(key);
-    }
+    lruSet(generations, corpus.key, corpus, MAX_GENERATIONS);
     return corpus;
   }
 
@@ -401,9 +393,6 @@ function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean
 }
 
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function preview(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);

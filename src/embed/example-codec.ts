@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { checksumBytes } from './corpus-hash.js';
+import { checksumBytes } from '../hash.js';
 
 /** One stored example: a prompt, its unit vector, the tools it used. */
 export interface StoredExample {

@@ -7,6 +7,7 @@
  * const cache: VectorCache = memoryVectorCache({ maxEntries: 8 })
  * await cache.set('key', new Uint8Array([1, 2, 3]))
  */
+import { lruGet, lruSet } from './lru.js';
 export interface VectorCache {
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
@@ -30,20 +31,10 @@ export function memoryVectorCache(options: MemoryVectorCacheOptions = {}): Vecto
   const entries = new Map<string, Uint8Array>();
   return {
     async get(key) {
-      const value = entries.get(key);
-      if (value === undefined) return undefined;
-      entries.delete(key);
-      entries.set(key, value);
-      return value;
+      return lruGet(entries, key);
     },
     async set(key, value) {
-      entries.delete(key);
-      entries.set(key, value);
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
-      }
+      lruSet(entries, key, value, maxEntries);
     },
     async delete(key) {
       entries.delete(key);

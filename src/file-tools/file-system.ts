@@ -26,6 +26,8 @@ export interface DirEntry {
  * that root (`src/main.ts`, `''` for the root itself) and cannot leave it: `..` past the root,
  * absolute paths, NUL bytes and symbolic links pointing outside fail with a
  * {@link FileSystemError} whose code is `escapes-root`, before anything is read or written.
+ * Paths past {@link FILE_PATH_LIMITS} (4,096 characters, 256 segments, 255-byte names) fail
+ * with `invalid-path`, also before storage is touched.
  *
  * Backends: {@link memoryFileSystem}, {@link opfsFileSystem} (browsers), `nodeFileSystem`
  * (`loopctl/tools/node`) and `denoFileSystem` (`loopctl/tools/deno`).
@@ -106,10 +108,36 @@ export function isFileSystemError(error: unknown, code?: FileErrorCode): error i
 }
 
 /**
+ * The path limits every backend enforces before it touches storage, so a model cannot make a
+ * call slow (one host check per folder level), build absurdly deep trees, or get a 100 kB
+ * path echoed back in an error. Disk backends may refuse shorter paths still: the host's own
+ * limit (Linux `PATH_MAX` is 4,096 bytes) counts the root's location too.
+ *
+ * - `maxChars`: characters of the path as given (before `.` and `..` are resolved): 4,096.
+ * - `maxSegments`: folders plus the final name once resolved (`a/b/c.txt` is 3): 256.
+ * - `maxNameBytes`: UTF-8 bytes of any one folder or file name: 255 (ext4, APFS, NTFS alike).
+ *
+ * @example
+ * FILE_PATH_LIMITS.maxSegments // 256
+ * pathSegments('a/'.repeat(300) + 'x.txt') // throws FileSystemError 'invalid-path'
+ */
+export const FILE_PATH_LIMITS = {
+  maxChars: 4096,
+  maxSegments: 256,
+  maxNameBytes: 255,
+} as const;
+
+/** How many characters of a path an error message shows (the middle is elided). */
+export const SHOWN_PATH_CHARS = 200;
+
+const utf8 = new TextEncoder();
+
+/**
  * The segments of a root-relative path, `.` and `..` resolved lexically. Throws
  * `escapes-root` for an absolute path (`/etc/passwd`, `C:\x`, `\\host\share`) or one whose
- * `..` climbs past the root (`a/../../x`), and `invalid-path` for a NUL byte. Backslashes
- * count as separators everywhere, so `..\x` cannot slip through on any platform.
+ * `..` climbs past the root (`a/../../x`), and `invalid-path` for a NUL byte or a path past
+ * {@link FILE_PATH_LIMITS}. Backslashes count as separators everywhere, so `..\x` cannot slip
+ * through on any platform. Its cost is linear in the path's length, which the limits bound.
  *
  * @example
  * pathSegments('src/./a/../main.ts') // ['src', 'main.ts']
@@ -117,19 +145,65 @@ export function isFileSystemError(error: unknown, code?: FileErrorCode): error i
  * pathSegments('../x') // throws FileSystemError 'escapes-root'
  */
 export function pathSegments(path: string): string[] {
-  if (typeof path !== 'string') throw new FileSystemError('invalid-path', String(path), 'path must be a string');
-  if (path.includes('\0')) throw new FileSystemError('invalid-path', path, 'invalid path: it contains a NUL byte');
-  const unified = path.replace(/\\/g, '/');
-  if (unified.startsWith('/') || /^[a-zA-Z]:/.test(unified)) throw new FileSystemError('escapes-root', path);
+  const unified = checkPathText(path);
   const out: string[] = [];
   for (const part of unified.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') {
       if (out.length === 0) throw new FileSystemError('escapes-root', path);
       out.pop();
-    } else out.push(part);
+    } else {
+      if (nameTooLong(part)) {
+        throw new FileSystemError('invalid-path', path, `a name in the path is over the limit of ${FILE_PATH_LIMITS.maxNameBytes} bytes: ${clipMiddle(displayPath(part), 40)}`);
+      }
+      out.push(part);
+    }
+  }
+  if (out.length > FILE_PATH_LIMITS.maxSegments) {
+    throw new FileSystemError('invalid-path', path, `path is ${out.length} folders and names deep, over the limit of ${FILE_PATH_LIMITS.maxSegments}`);
   }
   return out;
+}
+
+/**
+ * The checks on a path's text alone, before it is split: a string, at most
+ * `FILE_PATH_LIMITS.maxChars` characters, no NUL byte, not absolute (`/x`, `C:`, `\\host`).
+ * Returns the text with backslashes as `/`. Glob patterns get these checks too (their
+ * segments are patterns, not names, so the name limit does not apply to them).
+ *
+ * @example
+ * checkPathText('src\\main.ts') // 'src/main.ts'
+ * checkPathText('/etc/passwd') // throws FileSystemError 'escapes-root'
+ */
+export function checkPathText(path: string): string {
+  if (typeof path !== 'string') throw new FileSystemError('invalid-path', String(path), 'path must be a string');
+  if (path.length > FILE_PATH_LIMITS.maxChars) {
+    throw new FileSystemError('invalid-path', path, `path is ${path.length} characters long, over the limit of ${FILE_PATH_LIMITS.maxChars}`);
+  }
+  if (path.includes('\0')) throw new FileSystemError('invalid-path', path, 'invalid path: it contains a NUL byte');
+  const unified = path.replace(/\\/g, '/');
+  if (unified.startsWith('/') || /^[a-zA-Z]:/.test(unified)) throw new FileSystemError('escapes-root', path);
+  return unified;
+}
+
+/**
+ * Whether a canonical path found on storage (a walk's child) is within {@link FILE_PATH_LIMITS},
+ * so that the calls naming it will be accepted.
+ *
+ * @example
+ * withinPathLimits('src/main.ts') // true
+ */
+export function withinPathLimits(canonical: string): boolean {
+  if (canonical.length > FILE_PATH_LIMITS.maxChars) return false;
+  let segments = 1;
+  for (let i = canonical.indexOf('/'); i >= 0; i = canonical.indexOf('/', i + 1)) segments++;
+  return segments <= FILE_PATH_LIMITS.maxSegments && !nameTooLong(canonical.slice(canonical.lastIndexOf('/') + 1));
+}
+
+function nameTooLong(name: string): boolean {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short names need no encoding.
+  if (name.length * 3 <= FILE_PATH_LIMITS.maxNameBytes) return false;
+  return name.length > FILE_PATH_LIMITS.maxNameBytes || utf8.encode(name).length > FILE_PATH_LIMITS.maxNameBytes;
 }
 
 /**
@@ -154,11 +228,39 @@ export function joinPath(directory: string, name: string): string {
   return directory === '' ? name : `${directory}/${name}`;
 }
 
-/** How a path reads in a message: the root is `.`, control characters are escaped. */
+/**
+ * How a path reads in a message: the root is `.`, control characters are escaped, and a path
+ * over {@link SHOWN_PATH_CHARS} characters keeps its start and end around an ellipsis, so an
+ * error never hands the model back a huge argument.
+ *
+ * @example
+ * displayPath('') // '.'
+ * displayPath('a/'.repeat(5000) + 'x.txt') // 'a/a/…/a/x.txt' (200 characters)
+ */
 export function displayPath(path: string): string {
   if (path === '') return '.';
-  return /[\u0000-\u001f]/.test(path) ? JSON.stringify(path) : path;
+  return clipMiddle(/[\u0000-\u001f]/.test(path) ? JSON.stringify(path) : path, SHOWN_PATH_CHARS);
 }
+
+/**
+ * `text` cut to at most `max` characters by replacing its middle with `…` (never splitting a
+ * surrogate pair); shorter text is returned as is.
+ *
+ * @example
+ * clipMiddle('abcdefghij', 5) // 'ab…ij'
+ */
+export function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(0, max - 1);
+  let headEnd = Math.ceil(keep / 2);
+  let tailStart = text.length - (keep - headEnd);
+  if (isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  if (isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
+  return `${text.slice(0, headEnd)}…${text.slice(tailStart)}`;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code < 0xdc00;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code < 0xe000;
 
 /** `stat`, or undefined when the path does not exist (other failures still throw). */
 export async function statOrUndefined(fs: FileSystem, path: string): Promise<FileStat | undefined> {

@@ -14,7 +14,7 @@ import { readTool } from './read-tool.js';
 import { writeTool } from './write-tool.js';
 
 export type { DirEntry, EntryKind, FileErrorCode, FileStat, FileSystem } from './file-system.js';
-export { FileSystemError, isFileSystemError, normalizePath, pathSegments } from './file-system.js';
+export { FILE_PATH_LIMITS, FileSystemError, isFileSystemError, normalizePath, pathSegments } from './file-system.js';
 export { memoryFileSystem } from './memory-file-system.js';
 export { opfsFileSystem } from './opfs-file-system.js';
 export type { FileToolNames, FileToolsOptions } from './options.js';
@@ -55,7 +55,9 @@ export function fileTools(fs: FileSystem, options: FileToolsOptions = {}): ToolE
  *
  * Every path the model passes is relative to the file system's root and cannot leave it;
  * failures come back as error results the model can read ("path escapes the root",
- * "binary file, N bytes", "old_string occurs 3 times …").
+ * "binary file, N bytes", "old_string occurs 3 times …"). Paths past `FILE_PATH_LIMITS`
+ * (4,096 characters, 256 folders and names, 255-byte names) are refused before storage is
+ * touched, and messages show at most 200 characters of any path or pattern.
  *
  * @example
  * const registry = new ToolRegistry()

@@ -2,6 +2,7 @@
  * Glob patterns to regular expressions: `*` (within one path segment), `**` (any number of
  * segments, zero included), `?`, `[abc]`, `[!abc]`, `{a,b}` (nestable), `\` escapes.
  */
+import { clipMiddle, SHOWN_PATH_CHARS } from './file-system.js';
 
 /**
  * A pattern the matcher cannot use.
@@ -58,7 +59,7 @@ export function globToRegExp(glob: string): RegExp {
       i++;
     }
   }
-  if (depth > 0) throw new GlobPatternError(`invalid glob "${glob}": a "{" is not closed`);
+  if (depth > 0) throw new GlobPatternError(`invalid glob "${clipMiddle(glob, SHOWN_PATH_CHARS)}": a "{" is not closed`);
   return new RegExp(`^${source}$`);
 }
 

@@ -1,11 +1,11 @@
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
-import { displayPath, FileSystemError, pathSegments } from './file-system.js';
+import { checkPathText, clipMiddle, displayPath, FileSystemError, SHOWN_PATH_CHARS } from './file-system.js';
 import { globToRegExp } from './glob-pattern.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
 import { plural } from './text.js';
-import { ignoredFor, relativeTo, walkFiles } from './walk.js';
+import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
 
 /** Arguments of the Glob tool. */
 export interface GlobArgs {
@@ -49,16 +49,17 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
   // The pattern is matched against paths under the root, so one that climbs out or starts at
   // `/` could never match: say why instead of answering "no files".
   if (pattern.startsWith('/') || pattern.split('/').includes('..')) throw new FileSystemError('escapes-root', pattern);
-  pathSegments(pattern); // NUL bytes and drive letters
+  checkPathText(pattern); // length, NUL bytes and drive letters
   const regex = globToRegExp(pattern);
   const walk = await walkFiles(fs, args.path ?? '', { ignoreDirs: ignoredFor(config.ignoreDirs, pattern), maxFiles: config.maxFilesVisited, signal });
   if (walk.single) throw new FileSystemError('not-a-directory', walk.start, 'is a file; pass a folder as path');
   const matched = walk.files.filter((file) => regex.test(relativeTo(walk.start, file)));
 
-  if (matched.length === 0) return `No files match ${args.pattern}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;
+  if (matched.length === 0) return `No files match ${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;
   const shown = matched.slice(0, config.maxPaths);
   const notes: string[] = [];
   if (matched.length > shown.length) notes.push(`${plural(matched.length - shown.length, 'more path')} not shown; narrow the pattern or path`);
   if (walk.truncated) notes.push(`stopped after ${config.maxFilesVisited} files; narrow the pattern or path`);
+  if (walk.beyondLimits > 0) notes.push(beyondLimitsNote(walk.beyondLimits));
   return notes.length === 0 ? shown.join('\n') : `${shown.join('\n')}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
 }

@@ -1,11 +1,11 @@
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
-import { displayPath } from './file-system.js';
+import { clipMiddle, displayPath, SHOWN_PATH_CHARS } from './file-system.js';
 import { globToRegExp } from './glob-pattern.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
 import { clipLine, decodeText, formatSize, plural, splitLines } from './text.js';
-import { ignoredFor, relativeTo, walkFiles } from './walk.js';
+import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
 
 /** Arguments of the Grep tool. */
 export interface GrepArgs {
@@ -91,8 +91,9 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
   const skips = skipNote(skipped, config);
   if (skips) notes.push(skips);
   if (walk.truncated) notes.push(`stopped after ${config.maxFilesVisited} files; narrow the path or glob`);
+  if (walk.beyondLimits > 0) notes.push(beyondLimitsNote(walk.beyondLimits));
   const where = walk.start === '' ? '' : ` under ${displayPath(walk.start)}`;
-  const head = shown.length > 0 ? shown.join('\n') : `No matches for /${args.pattern}/${args.ignore_case ? 'i' : ''} in ${plural(searched, 'file')}${where}.`;
+  const head = shown.length > 0 ? shown.join('\n') : `No matches for /${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}/${args.ignore_case ? 'i' : ''} in ${plural(searched, 'file')}${where}.`;
   return notes.length === 0 ? head : `${head}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
 }
 
@@ -107,7 +108,7 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (error) {
-    throw new Error(`invalid regular expression /${pattern}/: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(error instanceof Error ? error.message : String(error), SHOWN_PATH_CHARS)}`);
   }
 }
 

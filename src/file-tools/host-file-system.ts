@@ -30,7 +30,8 @@ export interface HostOps {
  * A {@link FileSystem} over host primitives, confined to `ops.root`. Every call resolves its
  * path with `realpath` — for a path that does not exist yet, the deepest existing ancestor —
  * and refuses anything whose real location is outside the real root, so a symbolic link
- * cannot carry a read or a write out. A dangling link is refused too: its target cannot be
+ * cannot carry a read or a write out. Paths past `FILE_PATH_LIMITS` are refused before any
+ * host call, and the check takes a handful of host calls whatever the depth. A dangling link is refused too: its target cannot be
  * checked, and writing through it would create a file wherever it points.
  *
  * What it cannot stop: another process swapping a directory for a link between the check
@@ -52,26 +53,52 @@ export function rootedHostFileSystem(ops: HostOps): FileSystem {
   const inside = (real: string, root: string): boolean =>
     real === root || real.startsWith(root.endsWith(ops.separator) ? root : root + ops.separator);
 
-  /** The host path for a root-relative path, after the containment check. */
+  /**
+   * The host path for a root-relative path, after the containment check. Its cost does not
+   * grow with depth: one `realpath` of the whole path; if that is missing, of its parent; if
+   * that is missing too, a binary search for the deepest existing ancestor (existence is
+   * monotonic along a path), so at most 2 + log2(256) `realpath` calls and one `lstat`.
+   */
   const resolve = async (path: string): Promise<string> => {
     const segments = pathSegments(path);
     const root = await realRoot();
-    for (let depth = segments.length; depth >= 0; depth--) {
-      const candidate = ops.join(root, segments.slice(0, depth));
-      let real: string;
+    /** The real location of the first `depth` segments, or undefined when it does not exist. */
+    const realAt = async (depth: number): Promise<string | undefined> => {
+      if (depth === 0) return root;
       try {
-        real = await ops.realpath(candidate);
+        return await ops.realpath(ops.join(root, segments.slice(0, depth)));
       } catch (error) {
         if (ops.errorCode(error) !== 'not-found') throw hostError(ops, error, path);
-        if (await ops.lexists(candidate)) {
-          throw new FileSystemError('escapes-root', path, 'path escapes the root or cannot be checked: it goes through a symbolic link to a missing target');
-        }
-        continue; // missing: check its parent, the part that exists decides containment
+        return undefined;
       }
-      if (!inside(real, root)) throw new FileSystemError('escapes-root', path);
-      return ops.join(real, segments.slice(depth));
+    };
+    let depth = segments.length;
+    let real = await realAt(depth);
+    if (real === undefined) {
+      // Invariant: `found` exists (real location `real`), `missing` does not.
+      let missing = depth;
+      let found = depth - 1;
+      real = await realAt(found);
+      if (real === undefined) {
+        missing = found;
+        found = 0;
+        real = root;
+        while (missing - found > 1) {
+          const middle = (found + missing) >>> 1;
+          const at = await realAt(middle);
+          if (at === undefined) missing = middle;
+          else [found, real] = [middle, at];
+        }
+      }
+      // The first missing level may be a link to a missing target: its target cannot be
+      // checked, and writing through it would create a file wherever it points.
+      if (await ops.lexists(ops.join(root, segments.slice(0, missing)))) {
+        throw new FileSystemError('escapes-root', path, 'path escapes the root or cannot be checked: it goes through a symbolic link to a missing target');
+      }
+      depth = found;
     }
-    return root;
+    if (!inside(real, root)) throw new FileSystemError('escapes-root', path);
+    return ops.join(real, segments.slice(depth));
   };
 
   /** Run a host call on the resolved path, mapping host errors to {@link FileSystemError}. */

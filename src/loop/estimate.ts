@@ -53,7 +53,7 @@ interface Anchor {
  * Context accounting for one run. Every estimate counts the advertised subset's own rendered
  * cost. A provider-reported usage anchors the estimate for the wire prefix it was built on;
  * a change of advertised surface invalidates that anchor, so the figure can fall below the
- * prior report instead of flooring at it.
+ * prior report instead of flooring at it. When to compact, and how far, is {@link contextFit}.
  *
  * @example
  * const account = new ContextAccount(approxTokenCounter)
@@ -96,12 +96,64 @@ export class ContextAccount {
   }
 
   /**
-   * The compaction reservation: the full registry's rendered cost plus room for the reply.
-   * It alone keeps the full-set figure, since a post-compaction turn may advertise it all.
+   * The full-surface reservation: the whole registry's rendered cost plus room for the reply.
+   * It alone keeps the full-set figure, since a post-compaction turn may advertise it all; it
+   * sets the compaction target, never the trigger (see {@link contextFit}).
    */
   reservation(allTools: readonly ToolSchema[], maxOutputTokens: number): number {
     return toolsCost(allTools, this.counter) + maxOutputTokens;
   }
+}
+
+/** The figures one window check compares, all in tokens. */
+export interface ContextFigures {
+  /** The model's context window. */
+  readonly contextWindow: number;
+  /** Room kept for the reply (`maxOutputTokens`, default 4,096). */
+  readonly outputReservation: number;
+  /** The whole registry's rendered cost plus the output reservation ({@link ContextAccount.reservation}). */
+  readonly fullSurfaceReservation: number;
+}
+
+/** What a window check decided for one request. */
+export interface ContextFit {
+  /** Messages plus advertised tools plus the output reservation exceed the window: compact. */
+  readonly overflows: boolean;
+  /** Messages plus the full surface plus the output reservation fit: a compaction may stop here. */
+  readonly fitsFullSurface: boolean;
+  /**
+   * The compaction target, in the estimate's own units (messages plus advertised tools): at
+   * or under it, the messages leave room for the full surface and the reply.
+   */
+  readonly compactionLimit: number;
+}
+
+/**
+ * The window rule. The **trigger** counts only what the wire carries: compact when messages +
+ * advertised tools + output reservation exceed the window, so a wide registry cannot
+ * manufacture a compaction (or a `context_overflow` warning) against schemas the request does
+ * not send. The **target** keeps the full-set figure: a compaction brings the messages down
+ * until messages + the full registry's tools + output reservation fit, because a later turn
+ * may advertise the entire surface again (a selector falling open does). When even the full
+ * surface and the reply alone exceed the window, the target is below zero and a manager
+ * compacts all it can.
+ *
+ * @example
+ * const fit = contextFit(account.estimate(view, selection.tools), {
+ *   contextWindow: 128_000,
+ *   outputReservation: 4096,
+ *   fullSurfaceReservation: account.reservation(registry.schemas(), 4096),
+ * })
+ * if (fit.overflows) manager.compact({ messages, tokens: estimate.tokens, limit: fit.compactionLimit, counter })
+ */
+export function contextFit(estimate: ContextEstimate, figures: ContextFigures): ContextFit {
+  const messageTokens = estimate.tokens - estimate.toolTokens;
+  const messageLimit = figures.contextWindow - figures.fullSurfaceReservation;
+  return {
+    overflows: estimate.tokens + figures.outputReservation > figures.contextWindow,
+    fitsFullSurface: messageTokens <= messageLimit,
+    compactionLimit: messageLimit + estimate.toolTokens,
+  };
 }
 
 /**

@@ -7,6 +7,22 @@ import type { BudgetRefusal } from '../limits/budget.js';
 export type StopReason = 'stop' | 'max_turns' | 'budget' | 'cancelled' | 'error';
 
 /**
+ * The context-window figures on `request` and `estimate` events, for a UI to show both sides
+ * of the window rule (see `contextFit`): the trigger compares the estimate plus
+ * `outputReservationTokens` with `contextWindow`; a compaction's target leaves room for
+ * `fullSurfaceReservationTokens` beside the messages (the estimate minus `advertisedTokens`).
+ */
+export interface ContextEventFigures {
+  /** Rendered cost of the tools this request advertises (included in the estimate). */
+  advertisedTokens: number;
+  /** Room kept for the reply. */
+  outputReservationTokens: number;
+  /** The whole registry's rendered cost plus the output reservation: the compaction target's reservation. */
+  fullSurfaceReservationTokens: number;
+  contextWindow: number;
+}
+
+/**
  * Everything a run reports, in order. Each event is plain JSON, so a UI or an SSE endpoint
  * can forward it unchanged (event name = `type`).
  *
@@ -31,22 +47,21 @@ export type LoopEvent =
       reasons: Record<string, ToolReason>;
       ms: number;
     }
-  | {
+  | ({
       type: 'request';
       turn: number;
       provider: string;
       model: string;
       messages: number;
       tools: number;
+      /** Messages plus the advertised tools. */
       estimatedInputTokens: number;
       anchored: boolean;
-      reservationTokens: number;
-      contextWindow: number;
-    }
+    } & ContextEventFigures)
   | { type: 'text'; turn: number; delta: string }
   | { type: 'tool_call'; turn: number; call: ToolCall; advertised: boolean }
   | { type: 'tool_result'; turn: number; result: ToolResult; ms: number }
-  | { type: 'estimate'; turn: number; phase: 'post_dispatch'; tokens: number; anchored: boolean }
+  | ({ type: 'estimate'; turn: number; phase: 'post_dispatch'; tokens: number; anchored: boolean } & ContextEventFigures)
   | { type: 'usage'; turn: number; usage: ModelUsage; totalTokens: number; finishReason: FinishReason }
   | { type: 'compaction'; turn: number; manager: string; beforeTokens: number; afterTokens: number; summary: string }
   | { type: 'warning'; turn: number; code: string; message: string }

@@ -7,7 +7,11 @@ export interface CompactionRequest {
   readonly messages: readonly Message[];
   /** The current estimate of messages plus advertised tools. */
   readonly tokens: number;
-  /** The most the messages plus advertised tools may take (window minus reservation). */
+  /**
+   * The target, in the same units as `tokens`: at or under it the messages leave room for the
+   * whole registry's tools and the reply (window − full surface − output reservation, plus the
+   * advertised tools' cost). Below zero when the full surface alone cannot fit: compact all you can.
+   */
   readonly limit: number;
   readonly counter: TokenCounter;
 }
@@ -22,8 +26,10 @@ export interface Compaction {
 }
 
 /**
- * Keeps a conversation inside the window. The loop calls it when estimate plus reservation
- * would exceed the window; it returns a compacted copy, or undefined when it cannot help.
+ * Keeps a conversation inside the window. The loop calls it when the request as sent (messages
+ * plus advertised tools plus the output reservation) would exceed the window, and asks for
+ * room for the full tool surface (see `contextFit`); it returns a compacted copy, or undefined
+ * when it cannot help.
  *
  * @example
  * new BareLoop({ client, registry, managers: [toolResultCompactor({ keepRecent: 2 })] })

@@ -8,11 +8,11 @@
  */
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
-import { applySelection } from '../select/apply-selection.js';
 import { Bm25Selector } from '../select/bm25-selector.js';
-import type { AsyncToolSelector, SelectorOutput, ToolReason, ToolSelector } from '../select/selector.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { runSelection } from '../select/run-selection.js';
+import type { Selector, ToolReason } from '../select/selector.js';
 
 /** Options for `BareLoop.withToolSearch`. */
 export interface ToolSearchOptions {
@@ -57,12 +57,12 @@ export function findToolsSchema(): ToolSchema {
  */
 export class ToolSearch {
   readonly k: number;
-  readonly #selector: ToolSelector | AsyncToolSelector | undefined;
+  readonly #selector: Selector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
   readonly #bm25: Map<number, Bm25Selector> = new Map();
 
-  constructor(options: ToolSearchOptions, selector: ToolSelector | AsyncToolSelector | undefined) {
+  constructor(options: ToolSearchOptions, selector: Selector | undefined) {
     const k = options.k ?? 5;
     if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     this.k = k;
@@ -78,7 +78,7 @@ export class ToolSearch {
    * The turn's surface: the selection, plus every tool found so far, plus `find_tools`
    * itself (last). Found tools carry `{ parts: { search: 1 } }` as their reason.
    */
-  widen(selection: Selection, all: readonly ToolSchema[]): Selection {
+  widen<S extends Selection>(selection: S, all: readonly ToolSchema[]): S {
     const advertised = new Set(selection.names);
     const found = all.filter((tool) => this.#found.has(tool.name) && !advertised.has(tool.name));
     const names = new Set([...selection.names, ...found.map((tool) => tool.name)]);
@@ -87,6 +87,19 @@ export class ToolSearch {
     for (const tool of found) reasons[tool.name] = { parts: { search: 1 } };
     reasons[FIND_TOOLS] = { core: true };
     return { ...selection, tools, names: tools.map((tool) => tool.name), reasons };
+  }
+
+  /**
+   * The registry as this turn's dispatch sees it: `find_tools` calls answered by the search
+   * (which skips the tools on offer, `advertised`), every other call by the registry.
+   */
+  dispatcher(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, all: readonly ToolSchema[], advertised: readonly string[]): Pick<ToolRegistry, 'has' | 'dispatch'> {
+    const offered = new Set(advertised);
+    return {
+      has: (name) => name === FIND_TOOLS || registry.has(name),
+      dispatch: (call, options) =>
+        call.name === FIND_TOOLS ? this.handle(call, all, offered, options?.signal ?? new AbortController().signal) : registry.dispatch(call, options),
+    };
   }
 
   /**
@@ -130,11 +143,8 @@ export class ToolSearch {
     const selector = this.#selector;
     if (selector) {
       const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
-      const pending = selector.selectDetailed
-        ? (selector as AsyncToolSelector).selectDetailed!(ctx, all, { signal })
-        : (selector as AsyncToolSelector).select(ctx, all, { signal });
-      const output: SelectorOutput | readonly ToolSchema[] = await raceAbort(Promise.resolve(pending), signal);
-      const selection = applySelection(output, all);
+      const selection = await runSelection(selector, ctx, all, { signal });
+      if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
       if (!selection.fellOpen) {
         const scored = selection.names.filter((name) => typeof selection.reasons[name]?.score === 'number' && !selection.reasons[name]?.core);
         scored.sort((a, b) => (selection.reasons[b]?.score as number) - (selection.reasons[a]?.score as number));

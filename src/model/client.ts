@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
+import { errorMessage } from '../describe-error.js';
 
 /**
  * Which wire protocol a client speaks.
@@ -231,17 +232,10 @@ export class ModelNetworkError extends ModelError {
   override name = 'ModelNetworkError';
 
   constructor(provider: Provider, cause: unknown) {
-    super(provider, `${provider} request failed: ${describe(cause)}`, true, { cause });
+    super(provider, `${provider} request failed: ${errorMessage(cause)}`, true, { cause });
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
-}
 
 /**
  * Fold a stream of events into one {@link ModelResponse}.

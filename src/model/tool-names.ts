@@ -1,6 +1,7 @@
 import type { Message } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolChoice } from './client.js';
+import { Hash64 } from '../hash.js';
 
 /**
  * What both providers accept as a tool name.
@@ -110,18 +111,10 @@ function hashedForm(name: string, salt: number): string {
   return `${prefix}_${hash}`;
 }
 
-/** A 53-bit string hash (cyrb53) as 8 base-36 characters: short, stable across runtimes. */
+/** The shared 64-bit hash, cut to 8 base-36 characters: short, stable across runtimes. */
 function hash36(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  const value = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  const [hi, lo] = new Hash64().update(text).digestWords();
+  const value = 4294967296 * (2097151 & hi) + lo; // 53 bits: exact in a double
   return (value % 36 ** HASH_LENGTH).toString(36).padStart(HASH_LENGTH, '0');
 }
 

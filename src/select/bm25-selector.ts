@@ -1,7 +1,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import { bm25Index } from './bm25.js';
-import { topK } from './top-k.js';
+import { assertTopK, topK } from './top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import { textTokens } from '../text/words.js';
 
@@ -29,7 +29,7 @@ export class Bm25Selector implements ToolSelector {
     // `??`, not a spread: an explicitly undefined option means the default, not undefined.
     this.#options = { topK: options.topK ?? 8, coreTools: options.coreTools ?? [] };
     const { topK } = this.#options;
-    if (!(Number.isInteger(topK) && topK > 0)) throw new RangeError(`topK must be a positive integer, got ${topK}`);
+    assertTopK(topK);
   }
 
   /** A copy advertising `k` tools per turn. */

@@ -9,10 +9,11 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
-import { topK } from './top-k.js';
+import { assertTopK, topK } from './top-k.js';
+import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary } from './learned-store.js';
 import { LearnedStore } from './learned-store.js';
@@ -139,7 +140,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       batchSize: 64,
       ...options,
     };
-    assertCount('topK', k);
+    assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;
     this.settings = {
@@ -237,7 +238,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * A copy advertising `k` ranked tools per turn (0 is an intentional empty selection).
+   * A copy advertising `k` ranked tools per turn (a positive integer).
    *
    * @example
    * const narrow = selector.withTopK(4)
@@ -253,7 +254,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
    */
   withCoreTools(names: readonly string[]): EmbeddingSelector {
-    return this.derive({ coreTools: [...names] });
+    return this.derive({ coreTools: [...this.settings.coreTools, ...names] });
   }
 
   /**
@@ -423,33 +424,29 @@ export class EmbeddingSelector implements AsyncToolSelector {
     // With a timeout the query embedding gets its own signal (linked to the run's), so a
     // timed-out query is abandoned. The corpus build keeps the run's signal only: it must
     // outlive a timeout so a later turn finds it warm.
-    const queryAbort = timeoutMs === undefined ? undefined : linkedController(signal);
+    const deadline = withDeadline(signal, timeoutMs);
     const corpusLoad = this.index.load(all, signal ? { signal } : {});
-    const queryEmbed = this.embedQueries(texts, queryAbort ? queryAbort.controller.signal : signal, true);
-    let settled: [PromiseSettledResult<CorpusLoad>, PromiseSettledResult<Float32Array[]>] | typeof TIMED_OUT;
+    const queryEmbed = this.embedQueries(texts, deadline.signal, true);
+    let settled: [PromiseSettledResult<CorpusLoad>, PromiseSettledResult<Float32Array[]>];
     try {
       // allSettled: neither promise can go unhandled, whether we wait for it or not.
-      settled = await raceTimeout(allSettledPair(corpusLoad, queryEmbed), timeoutMs, signal);
-    } finally {
-      queryAbort?.release();
-    }
-    // An abort surfaces as the signal's reason, never as a fall-open.
-    signal?.throwIfAborted();
-    if (settled === TIMED_OUT) {
-      queryAbort?.controller.abort(new TimeoutError(`embedding timed out after ${timeoutMs} ms`));
+      settled = await raceAbort(allSettledPair(corpusLoad, queryEmbed), deadline.signal);
+    } catch (error) {
+      // An abort surfaces as the signal's reason, never as a fall-open; a deadline falls open.
+      if (!deadline.expired()) throw error;
       return { ok: false, reason: `embedding timed out after ${timeoutMs} ms`, warnings: [] };
     }
     const [corpusResult, queryResult] = settled;
 
     if (corpusResult.status === 'rejected') {
-      return { ok: false, reason: `corpus embedding failed: ${describe(corpusResult.reason)}`, warnings: [] };
+      return { ok: false, reason: `corpus embedding failed: ${errorMessage(corpusResult.reason)}`, warnings: [] };
     }
     const { corpus } = corpusResult.value as CorpusLoad;
     const warnings = [...(corpusResult.value as CorpusLoad).warnings];
     if (queryResult.status === 'rejected') {
       const reason = queryResult.reason;
       if (reason instanceof QueryVectorError) return { ok: false, reason: reason.message, warnings };
-      return { ok: false, reason: `query embedding failed: ${describe(reason)}`, warnings };
+      return { ok: false, reason: `query embedding failed: ${errorMessage(reason)}`, warnings };
     }
     const vectors = queryResult.value;
     for (const vector of vectors) {
@@ -553,42 +550,8 @@ function scoreRows(matrix: Float32Array, count: number, dimensions: number, quer
   }
 }
 
-const TIMED_OUT: unique symbol = Symbol('timed out');
-
 function allSettledPair<A, B>(a: Promise<A>, b: Promise<B>): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
   return Promise.allSettled([a, b]) as Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]>;
-}
-
-/**
- * Settle with `promise`, or with {@link TIMED_OUT} after `ms`, or reject with the signal's
- * reason the moment it aborts, whichever comes first. The timer is cleared either way.
- */
-async function raceTimeout<T>(promise: Promise<T>, ms: number | undefined, signal: AbortSignal | undefined): Promise<T | typeof TIMED_OUT> {
-  if (ms === undefined) return raceAbort(promise, signal);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  try {
-    return await raceAbort(Promise.race([promise, timedOut]), signal);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A controller that aborts when `parent` does, until `release()` detaches it. */
-function linkedController(parent: AbortSignal | undefined): { controller: AbortController; release: () => void } {
-  const controller = new AbortController();
-  if (!parent) return { controller, release: () => undefined };
-  const onAbort = (): void => controller.abort(parent.reason);
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
-  return { controller, release: () => parent.removeEventListener('abort', onAbort) };
-}
-
-/** The reason a timed-out query embedding is aborted with. */
-class TimeoutError extends Error {
-  override readonly name = 'TimeoutError';
 }
 
 // `async` turns a synchronous throw from a hand-written embedder into a rejection.
@@ -622,10 +585,4 @@ function assertTimeout(ms: number | undefined): void {
   }
 }
 
-function assertCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
-}
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

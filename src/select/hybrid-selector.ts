@@ -6,6 +6,7 @@ import { adaptiveCut } from './adaptive-k.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
+import { assertTopK } from './top-k.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
@@ -130,9 +131,20 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  // What a derived copy is built from: the options minus those already applied to #dense
+  // (cache, timeout, learned examples: a copy shares the same embedding half).
+  readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, learnedCache, ...rest } = options;
+    this.#derivable = {
+      ...rest,
+      ...(adaptive !== undefined ? { adaptive } : {}),
+      ...(synonyms ? { synonyms } : {}),
+      ...(phrases ? { phrases } : {}),
+      ...(coreTools ? { coreTools } : {}),
+      ...(multiIntent !== undefined ? { multiIntent } : {}),
+    };
     this.#options = {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
@@ -141,7 +153,7 @@ export class HybridSelector implements AsyncToolSelector {
       b: rest.b ?? HYBRID_DEFAULTS.b,
     };
     const { topK: k, denseWeight } = this.#options;
-    if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`topK must be a positive integer, got ${k}`);
+    assertTopK(k);
     if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
     this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
@@ -167,6 +179,26 @@ export class HybridSelector implements AsyncToolSelector {
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
   get timeoutMs(): number | undefined {
     return this.#dense.timeoutMs;
+  }
+
+  /**
+   * A copy advertising `k` tools per turn; it shares this selector's warm corpus.
+   *
+   * @example
+   * const narrow = selector.withTopK(4)
+   */
+  withTopK(k: number): HybridSelector {
+    return new HybridSelector(this.#dense, { ...this.#derivable, topK: k });
+  }
+
+  /**
+   * A copy that unions these tools (appended to any it already has) into every non-empty selection.
+   *
+   * @example
+   * const withBasics = selector.withCoreTools(['read_file'])
+   */
+  withCoreTools(names: readonly string[]): HybridSelector {
+    return new HybridSelector(this.#dense, { ...this.#derivable, coreTools: [...(this.#derivable.coreTools ?? []), ...names] });
   }
 
   /** The embedding half (its corpus stats and cache). */

@@ -1,6 +1,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import { keywordIndex } from './lexical-index.js';
+import { assertTopK } from './top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -17,9 +18,11 @@ export interface KeywordSelectorOptions {
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
   /**
-   * Ranked mode (beyond the spec): keep only the best `maxTools` by IDF-weighted overlap.
+   * Ranked mode (beyond the spec): keep only the best `topK` by IDF-weighted overlap.
    * Unset: the plain rule, any overlap selects.
    */
+  topK?: number;
+  /** @deprecated The old name of {@link KeywordSelectorOptions.topK}. */
   maxTools?: number;
 }
 
@@ -42,15 +45,17 @@ export class KeywordSelector implements ToolSelector {
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
-    this.#options = { ...options };
+    const { maxTools, ...rest } = options;
+    const k = rest.topK ?? maxTools;
+    this.#options = { ...rest, ...(k !== undefined ? { topK: k } : {}) };
     const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
     const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
     this.#table = compileSynonyms([...base, ...(options.synonyms ?? [])], [...basePhrases, ...(options.phrases ?? [])]);
     this.#core = new Set(options.coreTools ?? []);
-    if (options.maxTools !== undefined && !(Number.isInteger(options.maxTools) && options.maxTools > 0)) {
-      throw new RangeError(`maxTools must be a positive integer, got ${options.maxTools}`);
+    if (k !== undefined) {
+      assertTopK(k);
+      this.name = 'keyword-ranked';
     }
-    if (options.maxTools !== undefined) this.name = 'keyword-ranked';
   }
 
   /** A copy with more bidirectional synonym pairs. A pair that can never fire throws, naming it. */
@@ -68,9 +73,14 @@ export class KeywordSelector implements ToolSelector {
     return new KeywordSelector({ ...this.#options, coreTools: [...(this.#options.coreTools ?? []), ...names] });
   }
 
-  /** A copy in ranked mode: IDF-weighted overlap, the best `n` kept. */
+  /** A copy in ranked mode: IDF-weighted overlap, the best `k` kept. */
+  withTopK(k: number): KeywordSelector {
+    return new KeywordSelector({ ...this.#options, topK: k });
+  }
+
+  /** @deprecated The old name of {@link withTopK}. */
   withMaxTools(n: number): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, maxTools: n });
+    return this.withTopK(n);
   }
 
   /** The query words after expansion, for diagnostics and tests. */
@@ -107,11 +117,11 @@ export class KeywordSelector implements ToolSelector {
     for (const [toolIndex, list] of matched) {
       scores.set(toolIndex, list.reduce((sum, word) => sum + index.idf(word), 0));
     }
-    const { maxTools } = this.#options;
-    if (maxTools !== undefined && picked.length > maxTools) {
+    const { topK } = this.#options;
+    if (topK !== undefined && picked.length > topK) {
       picked = picked
         .sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b)
-        .slice(0, maxTools);
+        .slice(0, topK);
     }
 
     const reasons: Record<string, ToolReason> = {};

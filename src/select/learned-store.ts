@@ -10,7 +10,7 @@
  * registry) starts from the newest examples minus the tools that are gone.
  */
 import type { CorpusIndex } from '../embed/corpus-index.js';
-import { Hash64 } from '../embed/corpus-hash.js';
+import { Hash64 } from '../hash.js';
 import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';

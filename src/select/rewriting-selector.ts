@@ -5,37 +5,20 @@
  * recent conversation. Every failure falls open to the full surface, with the cause.
  */
 import type { Message } from '../message.js';
-import { messageText } from '../message.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
-import { createToolNameMap } from '../model/tool-names.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
-import { raceAbort } from '../limits/race-abort.js';
+import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { parseToolAnswer } from './parse-tool-answer.js';
+import { buildRewritePrompt, DEFAULT_RECENT_MESSAGES, REWRITE_INSTRUCTIONS } from './rewrite-prompt.js';
+import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { errorMessage } from '../describe-error.js';
 
-/** Each conversation excerpt in the rewrite prompt is capped at this many UTF-8 bytes (the spec's figure). */
-export const REWRITE_EXCERPT_BYTES = 400;
-
-/**
- * The run prompt is the query itself, so it gets more room than an excerpt, but still a cap:
- * a pasted file must not turn a small selection call into a large one.
- */
-const PROMPT_BYTES = 2_000;
-/** A tool's one-line summary: its first sentence, capped. */
-const SUMMARY_BYTES = 160;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_TOKENS = 256;
-const DEFAULT_RECENT_MESSAGES = 4;
-
-// Fixed text, independent of the options, so a provider's prompt cache can reuse it.
-const INSTRUCTIONS = [
-  'You choose which tools an assistant should be offered for its next step.',
-  'Reply with only a JSON array of tool names copied exactly from the list, for example ["first_tool", "second_tool"].',
-  'Include every tool the next step might need; when unsure, include it.',
-  'Reply [] only if the next step needs no tool at all.',
-].join(' ');
 
 /** Options for {@link RewritingSelector}. */
 export interface RewritingSelectorOptions {
@@ -56,16 +39,6 @@ export interface RewritingSelectorOptions {
   /** Recent conversation messages excerpted into the prompt. Default 4. */
   recentMessages?: number;
 }
-
-/**
- * What an answer said, read tolerantly: the registered names it named (`names`), an
- * intentional "no tool" (`empty`), or nothing usable (`none`). `unknown` lists names the
- * answer gave explicitly (in a JSON list) that the registry does not hold.
- */
-export type ToolAnswer =
-  | { readonly kind: 'names'; readonly names: readonly string[]; readonly unknown: readonly string[] }
-  | { readonly kind: 'empty' }
-  | { readonly kind: 'none'; readonly unknown: readonly string[] };
 
 interface Settings {
   readonly timeoutMs: number;
@@ -241,7 +214,7 @@ export class RewritingSelector implements AsyncToolSelector {
 
     const request: ModelRequest = {
       messages: [
-        { role: 'system', content: INSTRUCTIONS },
+        { role: 'system', content: REWRITE_INSTRUCTIONS },
         { role: 'user', content: prompt },
       ],
       tools: [],
@@ -325,336 +298,18 @@ async function completeWithin(
   timeoutMs: number,
   outer: AbortSignal | undefined,
 ): Promise<CallOutcome> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`rewrite call timed out after ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  const onOuterAbort = (): void => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const deadline = withDeadline(outer, timeoutMs);
+  const signal = deadline.signal as AbortSignal;
   try {
     // `then` turns a client's synchronous throw into a rejection; the race settles even
     // when a client ignores its signal.
-    const pending = Promise.resolve().then(() => client.complete(request, { signal: controller.signal }));
-    return { ok: true, reply: await raceAbort(pending, controller.signal) };
+    const pending = Promise.resolve().then(() => client.complete(request, { signal }));
+    return { ok: true, reply: await raceAbort(pending, signal) };
   } catch (error) {
     if (outer?.aborted) throw outer.reason;
-    if (timedOut) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
-    return { ok: false, reason: `rewrite call failed: ${describe(error)}` };
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onOuterAbort);
+    if (deadline.expired()) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
+    return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
   }
-}
-
-/**
- * The user message of the rewrite call: the tool list (names and one-line summaries), the
- * run prompt, and excerpts of the recent conversation. Undefined when there is nothing to
- * select for (no prompt and no conversation).
- *
- * @example
- * buildRewritePrompt({ turn: 1, latestUserMessage: 'Weather in Oslo?', conversation: [] }, tools, 4)
- * // 'Tools:\n- get_weather: Current weather for a city.\n\nTask:\nWeather in Oslo?\n\n…'
- */
-export function buildRewritePrompt(
-  ctx: SelectionContext,
-  all: readonly ToolSchema[],
-  recentMessages: number = DEFAULT_RECENT_MESSAGES,
-): string | undefined {
-  const task = oneLine(ctx.latestUserMessage ?? '');
-  const recent = recentExcerpts(ctx.conversation, ctx.latestUserMessage, recentMessages);
-  if (task === '' && recent.length === 0) return undefined;
-
-  const lines = ['Tools:'];
-  for (const tool of all) {
-    const summary = toolSummary(tool.description);
-    lines.push(summary ? `- ${tool.name}: ${summary}` : `- ${tool.name}`);
-  }
-  if (task !== '') lines.push('', 'Task:', excerpt(task, PROMPT_BYTES));
-  if (recent.length > 0) lines.push('', 'Recent conversation (oldest first):', ...recent);
-  lines.push('', 'Which tools does the next step need? Reply with a JSON array of names from the list.');
-  return lines.join('\n');
-}
-
-/**
- * A tool's one-line summary: the first sentence of its description, whitespace collapsed,
- * capped at 160 bytes.
- *
- * @example
- * toolSummary('Current weather for a city. Uses the met.no API.') // 'Current weather for a city.'
- */
-export function toolSummary(description: string | undefined): string {
-  const text = oneLine(description ?? '');
-  const end = /[.!?](?=\s|$)/.exec(text);
-  return excerpt(end ? text.slice(0, end.index + 1) : text, SUMMARY_BYTES);
-}
-
-/** The last `count` messages (system messages and the run prompt itself left out), one line each, capped. */
-function recentExcerpts(conversation: readonly Message[], prompt: string | undefined, count: number): string[] {
-  if (count === 0) return [];
-  const promptLine = oneLine(prompt ?? '');
-  const picked: Message[] = [];
-  for (let i = conversation.length - 1; i >= 0 && picked.length < count; i--) {
-    const message = conversation[i] as Message;
-    if (message.role === 'system') continue;
-    // The prompt already has its own section; repeating it would only spend tokens.
-    if (message.role === 'user' && oneLine(messageText(message)) === promptLine) continue;
-    picked.push(message);
-  }
-  return picked.reverse().map((message) => excerpt(renderMessage(message), REWRITE_EXCERPT_BYTES));
-}
-
-function renderMessage(message: Message): string {
-  const text = oneLine(messageText(message));
-  switch (message.role) {
-    case 'assistant': {
-      const calls = message.toolCalls?.map((call) => call.name) ?? [];
-      const called = calls.length > 0 ? `[called ${calls.join(', ')}]` : '';
-      return `assistant: ${[called, text].filter(Boolean).join(' ')}`;
-    }
-    case 'tool':
-      return `tool ${message.name}${message.isError ? ' (error)' : ''}: ${text}`;
-    default:
-      return `${message.role}: ${text}`;
-  }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-/** `text` within `maxBytes` of UTF-8, marked with an ellipsis (inside the cap) when cut. */
-function excerpt(text: string, maxBytes: number): string {
-  if (truncateUtf8(text, maxBytes).length === text.length) return text;
-  return `${truncateUtf8(text, maxBytes - 3)}…`;
-}
-
-/**
- * The longest prefix of `text` whose UTF-8 encoding fits in `maxBytes`, cut on a code-point
- * boundary (a surrogate pair is never split; a lone surrogate counts as the 3-byte U+FFFD
- * it encodes to).
- *
- * @example
- * truncateUtf8('héllo', 2)  // 'h'  ('é' takes 2 bytes and would not fit)
- * truncateUtf8('a😀b', 5)   // 'a😀' (1 + 4 bytes)
- */
-export function truncateUtf8(text: string, maxBytes: number): string {
-  const limit = Math.floor(maxBytes);
-  if (!(limit > 0)) return '';
-  // Every UTF-16 code unit encodes to at most 3 bytes: short strings need no scan.
-  if (text.length * 3 <= limit) return text;
-  let bytes = 0;
-  let end = 0;
-  for (const char of text) {
-    const size = utf8Size(char.codePointAt(0) as number);
-    if (bytes + size > limit) break;
-    bytes += size;
-    end += char.length;
-  }
-  return text.slice(0, end);
-}
-
-function utf8Size(codePoint: number): number {
-  return codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading the answer
-
-/** Object fields that carry the list, most specific first. */
-const LIST_FIELDS = ['tools', 'tool_names', 'toolNames', 'selected_tools', 'selectedTools', 'selected', 'selection', 'names', 'tool', 'name'];
-/** Characters that join parts of a longer identifier (`a.b`, `a-b`, `a/b`, `a:b`). */
-const JOINERS = new Set(['.', '-', '/', ':']);
-const NAME_CHAR = /[\p{L}\p{N}_]/u;
-const SAYS_NONE = /^(?:none|nothing|n\/a|no tools?(?: (?:is|are))?(?: (?:needed|required|necessary))?)[\s.!]*$|\bno tools? (?:is |are )?(?:needed|required|necessary)\b/i;
-
-/**
- * Read a selection answer against the registered `known` names. Tolerant of format (a JSON
- * array, a JSON object with a list field, bullets, numbers, commas, prose, code fences,
- * `<think>` blocks) and strict about names: only exact (case-sensitive) registered names
- * count, or a registered name's wire-safe form when it maps back unambiguously. A name
- * inside a longer identifier (`search` in `search_docs`, `math` in `math.factorial`) does
- * not count.
- *
- * @example
- * parseToolAnswer('```json\n["get_weather"]\n```', ['get_weather', 'send_email'])
- * // { kind: 'names', names: ['get_weather'], unknown: [] }
- * parseToolAnswer('[]', ['get_weather'])            // { kind: 'empty' }
- * parseToolAnswer('Sure, happy to help!', ['get_weather']) // { kind: 'none', unknown: [] }
- */
-export function parseToolAnswer(answer: string, known: readonly string[]): ToolAnswer {
-  const text = cleanAnswer(answer);
-  if (text === '') return { kind: 'none', unknown: [] };
-  const resolver = nameResolver(known);
-
-  // A list's "none" (`["none"]`) is the model saying no tool, not a tool it invented.
-  const listed = jsonNames(text)
-    ?.map((candidate) => candidate.trim())
-    .filter((candidate) => candidate !== '' && (resolver.resolve(candidate) !== undefined || !saysNone(candidate)));
-  let unknown: string[] = [];
-  if (listed !== undefined) {
-    const names: string[] = [];
-    for (const candidate of listed) {
-      const name = resolver.resolve(candidate);
-      if (name !== undefined) names.push(name);
-      else unknown.push(candidate);
-    }
-    unknown = [...new Set(unknown)];
-    if (names.length > 0) return { kind: 'names', names: [...new Set(names)], unknown };
-    if (listed.length === 0) return { kind: 'empty' };
-    // A list of nothing registered: still look for exact names in the rest of the text.
-  }
-
-  const scanned = resolver.scan(text);
-  if (scanned.length > 0) return { kind: 'names', names: scanned, unknown };
-  if (listed === undefined && saysNone(text)) return { kind: 'empty' };
-  return { kind: 'none', unknown };
-}
-
-function saysNone(text: string): boolean {
-  return SAYS_NONE.test(text.replace(/[`*_"']/g, '').trim());
-}
-
-/** Drop reasoning blocks and code-fence markers (keeping the fenced content). */
-function cleanAnswer(answer: string): string {
-  return answer
-    .replace(/<think>[\s\S]*?<\/think>/gi, ' ')
-    .replace(/^\s*```[^\n]*$/gm, '')
-    .trim();
-}
-
-interface NameResolver {
-  /** The registered name a candidate denotes, if any. */
-  resolve(candidate: string): string | undefined;
-  /** Registered names found standing alone in `text`, first occurrence order. */
-  scan(text: string): string[];
-}
-
-function nameResolver(known: readonly string[]): NameResolver {
-  const registered = new Set(known);
-  const wire = createToolNameMap(known);
-  // Wire forms that differ from the registered name: the small model may echo what it has
-  // seen on the wire (`math_factorial`) instead of the registered `math.factorial`.
-  const aliases = new Map<string, string>();
-  for (const name of registered) {
-    const form = wire.toWire(name);
-    if (form !== name && !registered.has(form)) aliases.set(form, name);
-  }
-  const resolve = (candidate: string): string | undefined =>
-    registered.has(candidate) ? candidate : aliases.get(candidate);
-
-  return {
-    resolve,
-    scan(text) {
-      const found: { name: string; at: number }[] = [];
-      const spellings: [string, string][] = [...[...registered].map((name): [string, string] => [name, name]), ...aliases];
-      for (const [spelling, name] of spellings) {
-        const at = standaloneIndex(text, spelling);
-        if (at >= 0) found.push({ name, at });
-      }
-      found.sort((a, b) => a.at - b.at);
-      return [...new Set(found.map((entry) => entry.name))];
-    },
-  };
-}
-
-/** The first index where `name` stands alone: not glued to name characters or joined into a longer identifier. */
-function standaloneIndex(text: string, name: string): number {
-  if (name === '') return -1;
-  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
-    const before = text[at - 1];
-    const after = text[at + name.length];
-    const beforeOk = before === undefined || (!NAME_CHAR.test(before) && !(JOINERS.has(before) && isNameChar(text[at - 2])));
-    const afterOk = after === undefined || (!NAME_CHAR.test(after) && !(JOINERS.has(after) && isNameChar(text[at + name.length + 1])));
-    if (beforeOk && afterOk) return at;
-  }
-  return -1;
-}
-
-function isNameChar(char: string | undefined): boolean {
-  return char !== undefined && NAME_CHAR.test(char);
-}
-
-/**
- * The names a JSON answer lists, or undefined when the answer holds no JSON list. The whole
- * text is tried first, then each bracketed span in order (models like to wrap JSON in prose).
- */
-function jsonNames(text: string): string[] | undefined {
-  const whole = tryJson(text);
-  if (whole.ok) return namesIn(whole.value);
-  let tries = 0;
-  for (let start = findOpen(text, 0); start >= 0 && tries < 8; start = findOpen(text, start + 1), tries++) {
-    const end = closingIndex(text, start);
-    if (end < 0) continue;
-    const span = tryJson(text.slice(start, end + 1));
-    if (span.ok) {
-      const names = namesIn(span.value);
-      if (names !== undefined) return names;
-    }
-  }
-  return undefined;
-}
-
-function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function findOpen(text: string, from: number): number {
-  const square = text.indexOf('[', from);
-  const curly = text.indexOf('{', from);
-  if (square < 0) return curly;
-  if (curly < 0) return square;
-  return Math.min(square, curly);
-}
-
-/** The index of the bracket closing the one at `start`, skipping JSON strings; -1 if none. */
-function closingIndex(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '[' || char === '{') depth++;
-    else if (char === ']' || char === '}') {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  return -1;
-}
-
-/** Strings a JSON value lists as names: an array's strings (or its objects' `name`), an object's list field. */
-function namesIn(value: unknown, depth = 0): string[] | undefined {
-  if (depth > 3) return undefined;
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) {
-    const names: string[] = [];
-    for (const item of value) {
-      if (typeof item === 'string') names.push(item);
-      else if (item !== null && typeof item === 'object') names.push(...(namesIn(item, depth + 1) ?? []));
-    }
-    return names;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  const record = value as Record<string, unknown>;
-  for (const field of LIST_FIELDS) {
-    if (field in record) {
-      const names = namesIn(record[field], depth + 1);
-      if (names !== undefined) return names;
-    }
-  }
-  // No known field: the first array value is the likeliest list.
-  const list = Object.values(record).find(Array.isArray);
-  return list === undefined ? undefined : namesIn(list, depth + 1);
 }
 
 // No prototype: a tool named `__proto__` must not turn into a prototype assignment.
@@ -662,6 +317,3 @@ function reasonsRecord(): Record<string, ToolReason> {
   return Object.create(null) as Record<string, ToolReason>;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -42,12 +42,45 @@ export interface SelectorOutput {
   readonly warnings?: readonly string[];
 }
 
+/** Options every selector call receives. */
+export interface SelectOptions {
+  /** Aborted when the run (or request) is cancelled; nobody waits for the selector after that. */
+  readonly signal: AbortSignal;
+}
+
+/** @deprecated Use {@link SelectOptions}; the same shape under its old name. */
+export type AsyncSelectOptions = SelectOptions;
+
 /**
- * A synchronous selector: narrows the registry's schemas to what this turn advertises.
- * Return members of `all`; an empty return advertises no tools. Keep it deterministic.
+ * What a selector may return: the tools to advertise, or the tools with their evidence. A list
+ * of tool *names* is accepted too (each must be a registered name; see `runSelection`).
+ */
+export type SelectorResult = readonly ToolSchema[] | SelectorOutput;
+
+/**
+ * The one selector contract: narrow the registry's schemas to what this turn advertises.
+ * `select` may answer synchronously or with a Promise, with a list or a {@link SelectorOutput};
+ * it always receives `{ signal }`. Return members of `all`; an empty list advertises no tools.
+ * Anything malformed (or a throw) makes the loop serve the full surface with a warning.
  *
- * Built-in selectors also implement `selectDetailed`, which the loop prefers, so reasons
- * come with the one call the turn makes.
+ * Built-in selectors also implement `selectDetailed`, which callers prefer, so the reasons come
+ * with the one call the turn makes.
+ *
+ * @example
+ * const onlyWeather: Selector = {
+ *   name: 'only-weather',
+ *   select: (_ctx, all) => all.filter((tool) => tool.name.startsWith('weather_')),
+ * }
+ * loop.withSelector(onlyWeather)
+ */
+export interface Selector {
+  readonly name?: string;
+  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorResult | Promise<SelectorResult>;
+  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorOutput | Promise<SelectorOutput>;
+}
+
+/**
+ * A selector that answers synchronously (keyword, BM25, static). Keep it deterministic.
  *
  * @example
  * const onlyWeather: ToolSelector = {
@@ -55,21 +88,14 @@ export interface SelectorOutput {
  *   select: (_ctx, all) => all.filter((tool) => tool.name.startsWith('weather_')),
  * }
  */
-export interface ToolSelector {
-  readonly name?: string;
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[];
-  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput;
-}
-
-/** Options the loop hands an async selector. */
-export interface AsyncSelectOptions {
-  /** Aborted when the run is cancelled; the loop does not wait for the selector after that. */
-  readonly signal: AbortSignal;
+export interface ToolSelector extends Selector {
+  select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): readonly ToolSchema[];
+  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): SelectorOutput;
 }
 
 /**
- * An asynchronous selector (embeddings, an LLM call). Determinism is relaxed; fail-open is
- * the selector's job: on an error it cannot rank through, return the full surface.
+ * A selector that answers with a Promise (embeddings, an LLM call). Determinism is relaxed; the
+ * signal tells it the run was cancelled.
  *
  * @example
  * const remote: AsyncToolSelector = {
@@ -81,16 +107,7 @@ export interface AsyncSelectOptions {
  *   },
  * }
  */
-export interface AsyncToolSelector {
-  readonly name?: string;
-  select(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options: AsyncSelectOptions,
-  ): Promise<readonly ToolSchema[]>;
-  selectDetailed?(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options: AsyncSelectOptions,
-  ): Promise<SelectorOutput>;
+export interface AsyncToolSelector extends Selector {
+  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): Promise<readonly ToolSchema[]>;
+  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): Promise<SelectorOutput>;
 }

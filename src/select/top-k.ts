@@ -28,3 +28,15 @@ export function topK(scores: ArrayLike<number>, k: number): number[] {
   }
   return best;
 }
+
+/**
+ * The one rule for `topK` on every ranked selector: a positive integer. A k of 0 is refused at
+ * configuration time rather than read as "advertise nothing" (return `[]` for that).
+ *
+ * @example
+ * assertTopK(8) // ok
+ * assertTopK(0) // RangeError: topK must be a positive integer, got 0
+ */
+export function assertTopK(k: number): void {
+  if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`topK must be a positive integer, got ${k}`);
+}

@@ -1,6 +1,6 @@
 /**
  * A light suffix stemmer for English tool vocabulary: plurals and common verb endings fold
- * together ("files" → "fil", "file" → "fil", "creating" → "creat") so a query and a
+ * together ("files" → "file", "creating" and "created" → "creat") so a query and a
  * description that use different forms of a word still meet. Deliberately conservative:
  * words of four letters or fewer are left alone and nothing is cut below three letters.
  *

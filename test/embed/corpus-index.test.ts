@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CorpusError, CorpusIndex } from '../../src/embed/corpus-index.js';
 import { CORPUS_HEADER_BYTES, decodeCorpus, encodeCorpus } from '../../src/embed/corpus-codec.js';
-import { Hash64, checksumBytes, hashStrings } from '../../src/embed/corpus-hash.js';
+import { Hash64, checksumBytes, hashStrings } from '../../src/hash.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { toolText } from '../../src/text/words.js';
 import type { ToolSchema } from '../../src/registry/schema.js';

@@ -178,6 +178,11 @@ function everyTool(path: string) {
 
 const ESCAPES = /path escapes the root/;
 
+/** How the tools show a long path: its first and last 99/100 characters around an ellipsis. */
+function displayPathForTest(path: string): string {
+  return path.length <= 200 ? path : `${path.slice(0, 100)}…${path.slice(-99)}`;
+}
+
 /** The table. */
 export const FILE_CASES: readonly FileCase[] = [
   // ── Read ────────────────────────────────────────────────────────────────────────────────
@@ -559,6 +564,77 @@ export const FILE_CASES: readonly FileCase[] = [
     },
   },
 
+  // ── Path limits (FILE_PATH_LIMITS): refused before storage is touched, echoed clipped ─────
+  {
+    name: 'limits: a 40,000-character path is refused at once by every tool, and the message is clipped',
+    async run({ call, check, fs }) {
+      const path = `${'a/'.repeat(20_000)}x.txt`;
+      for (const { name, args } of everyTool(path)) {
+        const result = await call(name, args);
+        check.ok(result.isError, `${name} with a 40,005-character path should fail`);
+        check.match(result.content, /path is 40005 characters long, over the limit of 4096/, name);
+        check.ok(result.content.length < 400, `${name} echoed ${result.content.length} characters`);
+        check.match(result.content, /: a\/a\/.*….*\/a\/x\.txt: /, `${name} keeps the start and end of the path`);
+      }
+      const error = await rejection(check, fs.mkdir(path));
+      check.ok(isFileSystemError(error, 'invalid-path'), `mkdir: expected invalid-path, got ${String(error)}`);
+      check.equal((await fs.list('')).some((entry) => entry.name === 'a'), false, 'nothing was created');
+    },
+  },
+  {
+    name: 'limits: 256 folders and names deep works; 257 is refused on every call; .. counts after resolving',
+    async run({ ok, fails, fs, check, text }) {
+      const folders = (n: number) => Array.from({ length: n }, (_, i) => `d${i % 10}`).join('/');
+      const deepest = `${folders(255)}/leaf.txt`;
+      check.equal(await ok('Write', { path: deepest, content: 'deep\n' }), `Created ${displayPathForTest(deepest)}: 5 bytes.`);
+      check.equal(await text(deepest), 'deep\n');
+      const tooDeep = `${folders(256)}/leaf.txt`;
+      for (const tool of ['Write', 'Read'] as const) {
+        await fails(tool, tool === 'Write' ? { path: tooDeep, content: 'x' } : { path: tooDeep }, /path is 257 folders and names deep, over the limit of 256/);
+      }
+      const error = await rejection(check, fs.mkdir(folders(257)));
+      check.ok(isFileSystemError(error, 'invalid-path'), `mkdir 257 deep: expected invalid-path, got ${String(error)}`);
+      check.equal((await fs.list(folders(255))).map((entry) => entry.name), ['leaf.txt'], 'nothing was created past the limit');
+      // The limit is on the resolved path: 300 `x/..` pairs name README.md.
+      check.match(await ok('Read', { path: `${'x/../'.repeat(300)}README.md` }), /^ {5}1→# Demo project/);
+    },
+  },
+  {
+    name: 'limits: a name over 255 bytes (UTF-8) is refused; 255 bytes works',
+    async run({ ok, fails, check, text }) {
+      const longest = `${'n'.repeat(251)}.txt`;
+      await ok('Write', { path: longest, content: 'ok' });
+      check.equal(await text(longest), 'ok');
+      await fails('Write', { path: `${'n'.repeat(252)}.txt`, content: 'x' }, /a name in the path is over the limit of 255 bytes/);
+      // 128 characters, 256 bytes.
+      await fails('Write', { path: `docs/${'é'.repeat(128)}`, content: 'x' }, /over the limit of 255 bytes/);
+      await fails('Read', { path: `${'é'.repeat(128)}/README.md` }, /over the limit of 255 bytes/);
+    },
+  },
+  {
+    name: 'limits: long patterns are echoed clipped too',
+    async run({ ok, fails, check }) {
+      const word = `zebra${'q'.repeat(10_000)}`;
+      const none = await ok('Grep', { pattern: word });
+      check.ok(none.length < 400, `Grep echoed ${none.length} characters`);
+      check.match(none, /^No matches for \/zebraq+…q+\/ in /);
+      const bad = await fails('Grep', { pattern: `(${'q'.repeat(10_000)}` }, /invalid regular expression/);
+      check.ok(bad.length < 600, `Grep error echoed ${bad.length} characters`);
+      const glob = await fails('Grep', { pattern: 'x', glob: `{${'q'.repeat(10_000)}` }, /invalid glob/);
+      check.ok(glob.length < 400, `Grep glob error echoed ${glob.length} characters`);
+      const files = await ok('Glob', { pattern: `${'q/'.repeat(200)}*.md` });
+      check.ok(files.length < 400, `Glob echoed ${files.length} characters`);
+      check.match(files, /^No files match q\/q\/.*….*\/q\/\*\.md\.$/);
+      // A pattern's segments are patterns, not names: a long one is matched (and echoed clipped).
+      const long = await ok('Glob', { pattern: `{README,${'q'.repeat(3000)}}.md` });
+      check.equal(long, 'README.md');
+      const unmatched = await ok('Glob', { pattern: `${'q'.repeat(4000)}*.md` });
+      check.ok(unmatched.length < 400, `Glob echoed ${unmatched.length} characters`);
+      check.match(unmatched, /^No files match q+…q+\*\.md\.$/);
+      await fails('Glob', { pattern: `${'q'.repeat(4100)}*.md` }, /path is 4104 characters long, over the limit of 4096/);
+    },
+  },
+
   // ── Symbolic links (Node, Deno) ─────────────────────────────────────────────────────────
   {
     name: 'symlink: reading through a link out of the root is refused',
@@ -591,7 +667,10 @@ export const FILE_CASES: readonly FileCase[] = [
     async run({ fails, outside, check }) {
       await fails('Write', { path: LINKS.dangling, content: 'pwned' }, ESCAPES);
       await fails('Read', { path: LINKS.dangling }, ESCAPES);
+      // Deeper below the link: the check finds the first missing level without walking every one.
+      await fails('Write', { path: `${LINKS.dangling}/x/y/z.txt`, content: 'pwned' }, ESCAPES);
       check.equal(await outside?.read(LINKS.danglingTarget), undefined);
+      check.equal(await outside?.read(`${LINKS.danglingTarget}/x/y/z.txt`), undefined);
     },
   },
   {

@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryFileSystem } from '../../src/file-tools/file-tools.js';
+import { memoryFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import { nodeFileSystem } from '../../src/file-tools/node-file-system.js';
 import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend, type Check } from './file-cases.js';
 
@@ -57,6 +58,32 @@ describe('nodeFileSystem', () => {
       await expect(fs.stat('')).rejects.toThrow(/the root directory .*later is not usable/);
       await mkdir(join(base, 'later'));
       await expect(fs.stat('')).resolves.toEqual({ isFile: false, isDirectory: true, size: 0 });
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it('a tree made deeper than the limits on disk: Grep and Glob pass over it and say so; Read refuses it', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'loopctl-files-'));
+    try {
+      const folders = Array.from({ length: 300 }, (_, i) => `f${i % 10}`);
+      await mkdir(join(base, ...folders), { recursive: true });
+      await writeFile(join(base, ...folders, 'deep.txt'), 'needle down here\n');
+      await writeFile(join(base, ...folders.slice(0, 100), 'shallow.txt'), 'needle up here\n');
+      const registry = new ToolRegistry();
+      registerFileTools(registry, nodeFileSystem(base));
+      const call = (name: string, args: Record<string, unknown>) => registry.dispatch({ id: name, name, arguments: JSON.stringify(args) });
+      const shallow = `${folders.slice(0, 100).join('/')}/shallow.txt`;
+
+      const glob = await call('Glob', { pattern: '**/*.txt' });
+      expect(glob.isError).toBeFalsy();
+      expect(glob.content).toBe(`${shallow}\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`);
+      const grep = await call('Grep', { pattern: 'needle' });
+      expect(grep.content).toBe(`${shallow}:1:needle up here\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`);
+      const read = await call('Read', { path: `${folders.join('/')}/deep.txt` });
+      expect(read.isError).toBe(true);
+      expect(read.content).toMatch(/path is 301 folders and names deep, over the limit of 256/);
+      expect(read.content.length).toBeLessThan(400);
     } finally {
       await rm(base, { recursive: true, force: true });
     }

@@ -1,5 +1,9 @@
 /** Path rules and glob matching, on their own. */
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { clipMiddle, displayPath, FILE_PATH_LIMITS, SHOWN_PATH_CHARS } from '../../src/file-tools/file-system.js';
 import { FileSystemError, globToRegExp, normalizePath, pathSegments } from '../../src/file-tools/file-tools.js';
 import { rootedHostFileSystem, type HostOps } from '../../src/file-tools/host-file-system.js';
 import { decodeText, formatSize, splitLines } from '../../src/file-tools/text.js';
@@ -119,5 +123,124 @@ describe('rootedHostFileSystem error messages', () => {
     const error = Object.assign(new Error("EIO: i/o error, read '/srv/secret-location/root/a.txt'"), { code: 'EIO' });
     const fs = rootedHostFileSystem(failing(error));
     await expect(fs.readFile('a.txt')).rejects.toThrow(/^a\.txt: input\/output error \(EIO\)$/);
+  });
+});
+
+describe('path limits and clipped messages', () => {
+  it('4,096 characters pass and 4,097 do not; the limits are checked before anything else', () => {
+    const name = 'n'.repeat(255);
+    const atLimit = `${Array.from({ length: 16 }, () => name).join('/')}/`;
+    expect(atLimit).toHaveLength(FILE_PATH_LIMITS.maxChars);
+    expect(pathSegments(atLimit)).toHaveLength(16);
+    expect(() => pathSegments(`${atLimit}/`)).toThrow(/path is 4097 characters long, over the limit of 4096/);
+    expect(() => pathSegments(`${'../'.repeat(2000)}`)).toThrow(/over the limit of 4096/);
+    expect(pathSegments(Array.from({ length: 256 }, () => 'd').join('/'))).toHaveLength(256);
+    expect(() => pathSegments(Array.from({ length: 257 }, () => 'd').join('/'))).toThrow(/257 folders and names deep, over the limit of 256/);
+    expect(() => pathSegments('ü'.repeat(128))).toThrow(/over the limit of 255 bytes/); // 128 characters, 256 bytes
+    expect(pathSegments('ü'.repeat(127))).toHaveLength(1);
+  });
+
+  it('a long path is shown by its start and end, at most 200 characters, surrogate pairs kept whole', () => {
+    const path = `${'a/'.repeat(20_000)}x.txt`;
+    const shown = displayPath(path);
+    expect(shown).toHaveLength(SHOWN_PATH_CHARS);
+    expect(shown.startsWith('a/a/')).toBe(true);
+    expect(shown.endsWith('/a/x.txt')).toBe(true);
+    expect(shown).toContain('…');
+    expect(displayPath('short/path.md')).toBe('short/path.md');
+    expect(clipMiddle('abcdefghij', 5)).toBe('ab…ij');
+    const emoji = clipMiddle('😀'.repeat(10), 6); // 20 UTF-16 units
+    expect(emoji).toBe('😀…😀');
+    expect(new FileSystemError('not-found', path).message.length).toBeLessThan(250);
+  });
+});
+
+describe('rootedHostFileSystem containment cost', () => {
+  /** Host primitives over the real disk, counting every call. */
+  function countingNodeOps(root: string) {
+    const counts = { realpath: 0, lexists: 0, other: 0 };
+    const ops: HostOps = {
+      kind: 'counting-node',
+      root,
+      separator: '/',
+      join: (base, names) => (names.length === 0 ? base : `${base}/${names.join('/')}`),
+      realpath: async (path) => {
+        counts.realpath++;
+        return realpath(path);
+      },
+      lexists: async (path) => {
+        counts.lexists++;
+        return lstat(path).then(
+          () => true,
+          () => false,
+        );
+      },
+      readFile: async (path) => {
+        counts.other++;
+        return new Uint8Array(await readFile(path));
+      },
+      writeFile: async (path, data) => {
+        counts.other++;
+        await writeFile(path, data);
+      },
+      stat: async (path) => {
+        counts.other++;
+        const info = await stat(path);
+        return { isFile: info.isFile(), isDirectory: info.isDirectory(), size: info.size };
+      },
+      readDir: async () => [],
+      mkdir: async (path) => {
+        counts.other++;
+        await mkdir(path, { recursive: true });
+      },
+      errorCode: (error) => ((error as { code?: string }).code === 'ENOENT' ? 'not-found' : undefined),
+    };
+    return { ops, counts };
+  }
+
+  it('a path over the limits is refused before any host call', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'loopctl-limits-'));
+    try {
+      const { ops, counts } = countingNodeOps(base);
+      const fs = rootedHostFileSystem(ops);
+      await expect(fs.writeFile(`${'a/'.repeat(20_000)}x.txt`, 'x')).rejects.toThrow(/over the limit of 4096/);
+      await expect(fs.mkdir(Array.from({ length: 300 }, () => 'd').join('/'))).rejects.toThrow(/over the limit of 256/);
+      expect(counts).toEqual({ realpath: 0, lexists: 0, other: 0 });
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it('checking a new 250-deep path takes a few realpath calls, not one per level', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'loopctl-limits-'));
+    try {
+      const { ops, counts } = countingNodeOps(base);
+      const fs = rootedHostFileSystem(ops);
+      await fs.stat(''); // resolves the root once
+      counts.realpath = 0;
+      const deep = Array.from({ length: 249 }, (_, i) => `d${i}`).join('/');
+      await fs.mkdir(deep);
+      // One for the whole path, one for its parent, then a binary search: 2 + ⌈log2 249⌉.
+      expect(counts.realpath).toBeLessThanOrEqual(10);
+      expect(counts.lexists).toBe(1);
+      expect((await stat(join(base, ...deep.split('/')))).isDirectory()).toBe(true);
+
+      counts.realpath = 0;
+      await fs.writeFile(`${deep}/leaf.txt`, 'leaf'); // the parent exists: two calls
+      expect(counts.realpath).toBe(2);
+      expect(await readFile(join(base, ...deep.split('/'), 'leaf.txt'), 'utf8')).toBe('leaf');
+
+      counts.realpath = 0;
+      expect(new TextDecoder().decode(await fs.readFile(`${deep}/leaf.txt`))).toBe('leaf'); // it exists: one call
+      expect(counts.realpath).toBe(1);
+
+      // Half of it exists: still a handful.
+      counts.realpath = 0;
+      const half = Array.from({ length: 120 }, (_, i) => `d${i}`).join('/');
+      await fs.mkdir(`${half}/${Array.from({ length: 130 }, (_, i) => `e${i}`).join('/')}`);
+      expect(counts.realpath).toBeLessThanOrEqual(10);
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
   });
 });

@@ -63,11 +63,8 @@ describe('EmbeddingSelector ranking', () => {
     expect(wide.fellOpen).toBeUndefined();
   });
 
-  it('k = 0 is an intentional empty selection (core tools are not added)', async () => {
-    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] });
-    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
-    expect(output.tools).toEqual([]);
-    expect(output.fellOpen).toBeUndefined();
+  it('k = 0 is refused at configuration time, as on every ranked selector', () => {
+    expect(() => new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] })).toThrow(/topK must be a positive integer/);
   });
 
   it('an empty registry selects nothing', async () => {
@@ -360,7 +357,7 @@ describe('EmbeddingSelector abort', () => {
 });
 
 describe('EmbeddingSelector hot path', () => {
-  it('a warm turn over 1,857 tools takes well under 15 ms (query embed excluded)', async () => {
+  it('a warm turn over 1,857 tools embeds only the query (its speed is in npm run bench)', async () => {
     const dimensions = 512;
     const embedder = countingEmbedder({ dimensions });
     const all: ToolSchema[] = Array.from({ length: 1857 }, (_, i) => ({
@@ -368,24 +365,20 @@ describe('EmbeddingSelector hot path', () => {
       description: `Tool number ${i} handles ${['files', 'mail', 'weather', 'calendar', 'search', 'money'][i % 6]} tasks for project ${i % 101}.`,
       parameters: { type: 'object' },
     }));
-    // The query vector is precomputed, so only selection is timed.
     const queryVector = (await embedder.embed(['weather tasks for project 7']))[0] as Float32Array;
-    const fast = { ...embedder, embed: async () => [queryVector] };
+    const embedded: number[] = [];
+    const fast = { ...embedder, embed: async (texts: readonly string[]) => (embedded.push(texts.length), [queryVector]) };
     const selector = new EmbeddingSelector(embedder, { topK: 8 });
     await selector.select(ctx('weather tasks for project 7'), all, noSignal);
     const warm = new EmbeddingSelector(fast, { topK: 8 }).withCache(selector.cache);
     await warm.select(ctx('weather tasks for project 7'), all, noSignal);
 
-    const timings: number[] = [];
+    embedded.length = 0;
     for (let turn = 0; turn < 30; turn++) {
-      const start = performance.now();
       const output = await warm.selectDetailed(ctx('weather tasks for project 7', turn), all, noSignal);
-      timings.push(performance.now() - start);
       expect(output.tools.length).toBe(8);
     }
-    timings.sort((a, b) => a - b);
-    const median = timings[timings.length >> 1] as number;
-    expect(median).toBeLessThan(15);
+    expect(embedded).toEqual(Array(30).fill(1)); // one query text per turn, no corpus text
     expect(warm.stats.corpusEmbeds).toBe(0);
   });
 });

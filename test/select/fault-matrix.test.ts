@@ -3,7 +3,7 @@
  * cell a real BareLoop run (Strict) against the scripted model server. The expectations come
  * from `fault-table.ts`, the same table `docs/fault-matrix.md` is rendered from.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder, EmbedOptions } from '../../src/embed/embedder.js';
@@ -21,7 +21,7 @@ import type { ToolSchema } from '../../src/registry/schema.js';
 import { bagOfWords } from '../embed/counting-embedder.js';
 import { body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
-import { FAULT_TABLE, MATRIX, SELECTOR_IDS, renderFaultMatrix, type Cell, type FaultId, type SelectorId } from './fault-table.js';
+import { FAULT_TABLE, MATRIX, SELECTOR_IDS, SYSTEM_FAULTS, renderFaultMatrix, type Cell, type FaultId, type SelectorId } from './fault-table.js';
 
 const picker = useScriptedServer(); // the rewriting selector's model
 const model = useScriptedServer(); // the run's model
@@ -389,6 +389,14 @@ describe('selector fault matrix (through BareLoop, Strict, scripted model server
     expect(new Set(runnable.map((entry) => entry.id))).toEqual(new Set(SELECTOR_IDS));
     expect(runnable.some((entry) => entry.cell.outcome === 'lexical-only')).toBe(true);
     for (const entry of cells) if (entry.cell.outcome === 'n/a') expect(entry.cell.why.length).toBeGreaterThan(0);
+  });
+
+  it('every row around the selectors names test files that exist', () => {
+    for (const row of SYSTEM_FAULTS) {
+      const files = [...row.test.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+      expect(files.length, row.fault).toBeGreaterThan(0);
+      for (const file of files) expect(existsSync(new URL(`../../${file}`, import.meta.url)), file).toBe(true);
+    }
   });
 
   it('docs/fault-matrix.md is the rendered table (run `node scripts/fault-matrix-doc.mjs` after editing fault-table.ts)', () => {

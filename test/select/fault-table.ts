@@ -233,7 +233,33 @@ export function describeCell(cell: Cell): string {
   }
 }
 
-/** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE}. */
+/** A fault outside the selector × fault grid: where it happens, what the system does, which test proves it. */
+export interface SystemFault {
+  readonly fault: string;
+  readonly outcome: string;
+  readonly test: string;
+}
+
+/** Faults around selection: custom selectors, HTTP clients, MCP servers. Each row names its test. */
+export const SYSTEM_FAULTS: readonly SystemFault[] = [
+  {
+    fault: 'Custom selector returns something malformed (`null`, `undefined`, a string, `{}`, `{ tools: null }`, `[null, 42]`, only unregistered tools)',
+    outcome: '**full surface**; one `malformed_selection` warning naming what was wrong; the run goes on',
+    test: '`test/loop/malformed-selection.test.ts`',
+  },
+  {
+    fault: 'Custom selector throws or rejects',
+    outcome: '**full surface**; one `selector_failed` warning with the error',
+    test: '`test/loop/malformed-selection.test.ts`, `test/loop/selection.test.ts`',
+  },
+  {
+    fault: 'A selector installed as sync returns a Promise',
+    outcome: 'awaited, used as returned; one warning pointing at `withSelector` / `withAsyncToolSelector`',
+    test: '`test/loop/malformed-selection.test.ts`',
+  },
+];
+
+/** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE} and {@link SYSTEM_FAULTS}. */
 export function renderFaultMatrix(): string {
   const escape = (text: string): string => text.replace(/\|/g, '\\|');
   const lines = [
@@ -254,6 +280,12 @@ export function renderFaultMatrix(): string {
     'carries the cause, which the loop repeats as a `warning` event. “Lexical-only” is the hybrid’s',
     'documented degradation: it ranks on BM25 alone and says so in a warning; it falls open only',
     'when the lexical half cannot rank either.',
+    '',
+    '## Around the selectors',
+    '',
+    '| Fault | What happens | Test |',
+    '|---|---|---|',
+    ...SYSTEM_FAULTS.map((row) => `| ${escape(row.fault)} | ${escape(row.outcome)} | ${row.test} |`),
     '',
     '## How each fault is injected',
     '',

@@ -294,7 +294,7 @@ describe('KeywordSelector: ranked mode (withMaxTools)', () => {
   });
 
   it('rejects a max that is not a positive integer', () => {
-    for (const n of [0, -1, 1.5, Number.NaN]) expect(() => plain.withMaxTools(n)).toThrow(RangeError);
+    for (const n of [0, -1, 1.5, Number.NaN]) expect(() => plain.withTopK(n)).toThrow(RangeError);
   });
 
   it('names itself keyword-ranked', () => {

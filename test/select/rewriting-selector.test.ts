@@ -5,15 +5,10 @@ import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { Message } from '../../src/message.js';
 import type { ModelClient } from '../../src/model/client.js';
 import { applySelection } from '../../src/select/apply-selection.js';
-import {
-  REWRITE_EXCERPT_BYTES,
-  RewritingSelector,
-  buildRewritePrompt,
-  parseToolAnswer,
-  toolSummary,
-  truncateUtf8,
-  type ToolAnswer,
-} from '../../src/select/rewriting-selector.js';
+import { RewritingSelector } from '../../src/select/rewriting-selector.js';
+import { REWRITE_EXCERPT_BYTES, buildRewritePrompt, toolSummary } from '../../src/select/rewrite-prompt.js';
+import { parseToolAnswer, type ToolAnswer } from '../../src/select/parse-tool-answer.js';
+import { truncateUtf8 } from '../../src/text/truncate-utf8.js';
 import type { AsyncToolSelector, SelectionContext, SelectorOutput } from '../../src/select/selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import type { ScriptedMessage } from '../support/scripted-model-server.js';

@@ -1,5 +1,6 @@
 /**
- * Small pure-JS hashes for corpus cache keys and payload checksums. No `node:crypto` and no
+ * The project's one string hash and one byte checksum: cache keys, wire-name suffixes, file
+ names and payload checksums all use these. No `node:crypto` and no
  * `crypto.subtle` (async, and absent in some sandboxes): these must run synchronously in
  * browsers, Workers, Deno and Node. They detect change and corruption; they are not secure.
  */

@@ -1,0 +1,56 @@
+/**
+ * One set of option names and meanings on every selector: `topK` (a positive integer, the same
+ * refusal of 0 everywhere), and `withCoreTools` appending to the core set, never replacing it.
+ */
+import { describe, expect, it } from 'vitest';
+import { Bm25Selector } from '../../src/select/bm25-selector.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import { KeywordSelector } from '../../src/select/keyword-selector.js';
+import { countingEmbedder, ctx, registry } from '../embed/counting-embedder.js';
+
+const signal = new AbortController().signal;
+
+const RANKED = {
+  keyword: (k: number) => new KeywordSelector({ topK: k }),
+  bm25: (k: number) => new Bm25Selector({ topK: k }),
+  embedding: (k: number) => new EmbeddingSelector(countingEmbedder(), { topK: k }),
+  hybrid: (k: number) => new HybridSelector(countingEmbedder(), { topK: k }),
+};
+
+describe('topK means the same on every ranked selector', () => {
+  for (const [name, make] of Object.entries(RANKED)) {
+    it(`${name}: 0, negatives and fractions are refused with the same message`, () => {
+      for (const k of [0, -1, 1.5, Number.NaN]) expect(() => make(k)).toThrow(/^topK must be a positive integer/);
+    });
+  }
+
+  it('keyword: topK and withTopK rank, and the old maxTools name still works', () => {
+    const all = registry();
+    const byOption = new KeywordSelector({ topK: 1 }).select(ctx('read the weather file'), all);
+    expect(byOption).toHaveLength(1);
+    expect(new KeywordSelector().withTopK(1).select(ctx('read the weather file'), all)).toEqual(byOption);
+    expect(new KeywordSelector({ maxTools: 1 }).select(ctx('read the weather file'), all)).toEqual(byOption);
+    expect(new KeywordSelector({ topK: 1 }).name).toBe('keyword-ranked');
+  });
+});
+
+describe('withCoreTools appends on every selector', () => {
+  const all = registry();
+  // Tools a 'weather' prompt would never rank first, so only the core rule can bring them in.
+  const [first, second] = ['run_shell_command', 'list_directory'];
+  const cases = {
+    keyword: () => new KeywordSelector().withCoreTools([first]).withCoreTools([second]),
+    bm25: () => new Bm25Selector({ topK: 1 }).withCoreTools([first]).withCoreTools([second]),
+    embedding: () => new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools([first]).withCoreTools([second]),
+    hybrid: () => new HybridSelector(countingEmbedder(), { topK: 1 }).withCoreTools([first]).withCoreTools([second]),
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    it(`${name}: both core sets ride a non-empty selection`, async () => {
+      const names = (await make().select(ctx('weather'), all, { signal })).map((tool) => tool.name);
+      expect(names).toContain(first);
+      expect(names).toContain(second);
+      expect(names).toHaveLength(3);
+    });
+  }
+});
