@@ -155,7 +155,10 @@ export class ToolSearch {
     // BM25 over more than k, so the ones already on offer can be skipped.
     const wanted = this.k + advertised.size;
     let bm25 = this.#bm25.get(wanted);
-    if (!bm25) this.#bm25.set(wanted, (bm25 = new Bm25Selector({ topK: wanted })));
+    if (!bm25) {
+      bm25 = new Bm25Selector({ topK: wanted });
+      this.#bm25.set(wanted, bm25);
+    }
     const output = bm25.selectDetailed({ turn: 1, latestUserMessage: query, conversation: [] }, all);
     if (output.fellOpen) return [];
     const names = output.tools.map((tool) => tool.name);

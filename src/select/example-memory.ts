@@ -201,7 +201,10 @@ export class ExampleMemory {
     for (const entry of this.#entries.values()) {
       for (const tool of entry.tools) {
         let sum = sums.get(tool);
-        if (!sum) sums.set(tool, (sum = new Float32Array(this.dimensions)));
+        if (!sum) {
+          sum = new Float32Array(this.dimensions);
+          sums.set(tool, sum);
+        }
         for (let j = 0; j < this.dimensions; j++) sum[j] = (sum[j] as number) + (entry.vector[j] as number);
       }
     }
@@ -242,7 +245,9 @@ export class ExampleMemory {
     // A neighbour's say grows from 0 at the floor to 1 for the same prompt; each tool gets the
     // weighted share of the voters that used it, scaled by how close the nearest one is.
     const position = new Map<string, number>();
-    names.forEach((name, i) => position.set(name, i));
+    names.forEach((name, i) => {
+      position.set(name, i);
+    });
     const out = new Float64Array(names.length);
     let total = 0;
     let strongest = 0;
@@ -266,7 +271,9 @@ export class ExampleMemory {
     if (!this.#matrix || this.#order.length !== this.#entries.size) {
       this.#order = [...this.#entries.values()];
       const matrix = new Float32Array(this.#order.length * this.dimensions);
-      this.#order.forEach((entry, row) => matrix.set(entry.vector, row * this.dimensions));
+      this.#order.forEach((entry, row) => {
+        matrix.set(entry.vector, row * this.dimensions);
+      });
       this.#matrix = matrix;
     }
     return { matrix: this.#matrix, order: this.#order };

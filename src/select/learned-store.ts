@@ -157,7 +157,9 @@ export class LearnedStore {
           chunk.map(({ query }) => query),
           context.signal,
         );
-        chunk.forEach(({ query }, i) => vectors.set(query, embedded[i] as Float32Array));
+        chunk.forEach(({ query }, i) => {
+          vectors.set(query, embedded[i] as Float32Array);
+        });
       }
       context.signal?.throwIfAborted();
 
