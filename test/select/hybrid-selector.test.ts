@@ -270,3 +270,15 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
   });
 });
+
+describe('HybridSelector odd prompts', () => {
+  it('a huge multi-sentence prompt ranks (clause splitting is bounded), an empty one falls open', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const huge = 'What is the weather in Paris. Then send an email to Kim. '.repeat(20_000);
+    const output = await selector.selectDetailed(ctx(huge), TOOLS, { signal: signal() });
+    expect(output.fellOpen).toBeUndefined();
+    expect(output.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_weather', 'send_email']));
+    const empty = await selector.selectDetailed(ctx('   '), TOOLS, { signal: signal() });
+    expect(empty.fellOpen).toMatch(/no lexical match/);
+  });
+});
