@@ -28,7 +28,7 @@ export default defineConfig({
         transformers: 'src/adapters/transformers.ts',
         'workers-ai': 'src/adapters/workers-ai.ts',
         'file-cache': 'src/adapters/file-cache.ts',
-        mcp: 'src/adapters/mcp.ts',
+        mcp: 'src/adapters/mcp/index.ts',
         tools: 'src/file-tools/file-tools.ts',
         'tools-node': 'src/file-tools/node-file-system.ts',
         'tools-deno': 'src/file-tools/deno-file-system.ts',

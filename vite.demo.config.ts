@@ -1,7 +1,7 @@
 /**
  * The demo page (`public/`) — not the library build (that is `vite.config.ts`).
  *
- *   npx vite build -c vite.demo.config.ts      → dist/public/
+ *   npx vite build -c vite.demo.config.ts      → dist/public/ (with vectors/demo.lcv)
  *   npx vite -c vite.demo.config.ts            dev server, COOP/COEP on
  *   npx vite preview -c vite.demo.config.ts    serve the build, COOP/COEP on
  *
@@ -9,6 +9,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { defineConfig, defaultClientConditions } from 'vite';
+import { demoVectorsPlugin } from './scripts/demo-vectors.mjs';
 import { ISOLATION_HEADERS, localAssets } from './scripts/vite-local-assets.mjs';
 
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
@@ -27,7 +28,8 @@ export default defineConfig({
     // instead of inlining it and emitting a second copy of each 15–27 MB `.wasm` as an asset.
     conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions],
   },
-  plugins: [localAssets()],
+  // The demo registry's precomputed vectors ship as `vectors/demo.lcv` (built once, cached).
+  plugins: [localAssets(), demoVectorsPlugin()],
   build: {
     outDir,
     emptyOutDir: true,

@@ -49,10 +49,17 @@ export interface SelectorResult {
 
 /** Where the corpus vectors of the current tool list came from. */
 export interface CorpusInfo {
-  /** `idb`: read from IndexedDB; `embedded`: computed now; `memory`: already loaded this session. */
-  readonly source: 'idb' | 'embedded' | 'memory';
-  /** Tool texts embedded for this load (0 on a cache hit). */
+  /**
+   * `shipped`: from the precomputed vectors file served with the page; `idb`: read from
+   * IndexedDB; `embedded`: computed now (all or some); `memory`: already loaded this session.
+   */
+  readonly source: 'shipped' | 'idb' | 'embedded' | 'memory';
+  /** Tool texts embedded for this load (0 on a cache hit or with shipped vectors). */
   readonly corpusEmbeds: number;
+  /** Tool texts taken from the shipped vectors file for this load. */
+  readonly seeded: number;
+  /** What went wrong with the shipped vectors or the cache (a refused file, a write failure). */
+  readonly warnings: readonly string[];
   readonly cacheHits: number;
   readonly cacheMisses: number;
   readonly tools: number;
@@ -74,6 +81,8 @@ export interface EngineOptions {
   readonly k: number;
   /** Base URL the model folder and ORT files are served under (the page's own). */
   readonly baseURI: string;
+  /** The demo registry's precomputed vectors (relative to `baseURI`); `null` for none. Default `vectors/demo.lcv`. */
+  readonly vectorsPath?: string | null;
   readonly onProgress?: (progress: EngineProgress) => void;
 }
 
@@ -120,18 +129,27 @@ export class DemoEngine {
       wasmPaths: new URL('ort/', options.baseURI).href,
       device: options.device,
       dtype: options.dtype,
+      // A cross-origin-isolated page may run WASM threads: use the cores (ORT's own default is half).
+      numThreads: wasmThreads(),
       // Corpus progress comes from the selector (it knows the corpus size); queries stay quiet.
       onProgress: (p) => {
         if (p.phase === 'load') onProgress?.(p);
       },
     });
     this.cache = idbVectorCache({ dbName: DEMO_IDB_NAME, storeName: 'vectors' });
+    const vectorsPath = options.vectorsPath === undefined ? 'vectors/demo.lcv' : options.vectorsPath;
     this.#table = namedSelectors({
       embedder: this.embedder,
       cache: this.cache,
       defaultK: options.k,
-      // Smaller corpus batches than the default 64: the progress bar moves every 16 tools.
-      embeddingOptions: { batchSize: 16, ...(onProgress ? { onProgress: (p) => onProgress(p) } : {}) },
+      // Smaller corpus batches than the default: the progress bar moves every 16 tools. The shipped
+      // vectors are fetched now, alongside the model load, and used on the first corpus build that
+      // needs a text (IndexedDB is asked first).
+      embeddingOptions: {
+        batchSize: 16,
+        ...(onProgress ? { onProgress: (p) => onProgress(p) } : {}),
+        ...(vectorsPath ? { vectors: prefetch(new URL(vectorsPath, options.baseURI)) } : {}),
+      },
     });
     this.#ready = this.#build(options.k);
   }
@@ -206,9 +224,12 @@ export class DemoEngine {
     const after = embedding.stats;
     const corpusEmbeds = after.corpusEmbeds - before.corpusEmbeds;
     const cacheHits = after.cacheHits - before.cacheHits;
+    const seeded = after.seededTexts - before.seededTexts;
     return {
-      source: corpusEmbeds > 0 ? 'embedded' : cacheHits > 0 ? 'idb' : 'memory',
+      source: corpusEmbeds > 0 ? 'embedded' : seeded > 0 ? 'shipped' : cacheHits > 0 ? 'idb' : 'memory',
       corpusEmbeds,
+      seeded,
+      warnings: ranked.warnings,
       cacheHits,
       cacheMisses: after.cacheMisses - before.cacheMisses,
       tools: tools.length,
@@ -246,7 +267,20 @@ export class DemoEngine {
   }
 }
 
-const NO_STATS: CorpusStats = { corpusEmbeds: 0, cacheHits: 0, cacheMisses: 0, rebuiltCorrupt: 0, memoryHits: 0, reusedTexts: 0, joined: 0 };
+/** Start fetching now; the selector awaits the response when it first needs it (errors become its warning). */
+function prefetch(url: URL): () => Promise<Response> {
+  const response = fetch(url);
+  response.catch(() => undefined);
+  return () => response;
+}
+
+/** Threads for onnxruntime-web: every core (up to 4) when the page is cross-origin isolated, else 1. */
+function wasmThreads(): number {
+  const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
+  return globalThis.crossOriginIsolated ? Math.max(1, Math.min(4, cores)) : 1;
+}
+
+const NO_STATS: CorpusStats = { corpusEmbeds: 0, cacheHits: 0, cacheMisses: 0, rebuiltCorrupt: 0, memoryHits: 0, reusedTexts: 0, joined: 0, seededTexts: 0 };
 
 /** Rank a selection's advertised tools for display. */
 function describeSelection(id: SelectorId, selection: Selection, ms: number): SelectorResult {

@@ -62,6 +62,8 @@ const engine = new DemoEngine({
   dtype,
   k,
   baseURI: document.baseURI,
+  // `?vectors=none` turns the shipped vectors off (to compare with embedding the corpus).
+  ...(params.get('vectors') === 'none' ? { vectorsPath: null } : {}),
   onProgress: (progress) => {
     state.progress = progress;
     renderProgress(el.progress, state);

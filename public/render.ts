@@ -41,7 +41,9 @@ export function renderStatus(root: HTMLElement, state: DemoState): void {
   const corpus = state.corpus;
   if (corpus) {
     const text =
-      corpus.source === 'idb'
+      corpus.source === 'shipped'
+        ? `shipped vectors, ${corpus.corpusEmbeds} embedded`
+        : corpus.source === 'idb'
         ? `from cache, ${corpus.corpusEmbeds} embedded`
         : corpus.source === 'memory'
           ? 'in memory, 0 embedded'
@@ -166,7 +168,9 @@ export function renderTimings(root: HTMLElement, state: DemoState): void {
   const corpus = state.corpus;
   if (corpus) {
     const how =
-      corpus.source === 'idb'
+      corpus.source === 'shipped'
+        ? `${corpus.seeded} vectors from the shipped file, ${corpus.corpusEmbeds} embedded`
+        : corpus.source === 'idb'
         ? `${corpus.tools} vectors from IndexedDB, 0 embedded`
         : corpus.source === 'memory'
           ? `${corpus.tools} vectors already in memory`

@@ -79,11 +79,11 @@ async function coreBundleSize() {
 }
 
 /** One backend: load the page, read load/corpus figures, then time query embeddings. */
-async function runBackend(url, { device, webgpu, profile, queries }) {
+async function runBackend(url, { device, webgpu, profile, queries, query = '' }) {
   const browser = await launchChromium({ webgpu, profile });
   try {
     const started = Date.now();
-    await browser.page.goto(`${url}?device=${device}`);
+    await browser.page.goto(`${url}?device=${device}${query}`);
     const state = await waitReady(browser.page, 600_000);
     const readyMs = Date.now() - started;
     if (state.backend?.device !== device) throw new Error(`asked for ${device}, the page runs ${state.backend?.device} (${state.backend?.fallbackReason ?? ''})`);
@@ -122,15 +122,21 @@ const core = await coreBundleSize();
 const server = await serveDemo();
 const profile = mkdtempSync(join(tmpdir(), 'loopctl-bench-'));
 const runs = [];
+const bareProfile = mkdtempSync(join(tmpdir(), 'loopctl-bench-bare-'));
+let bare;
 try {
-  // A fresh profile: the WASM run embeds the corpus and leaves it in IndexedDB.
+  // Fresh profiles: the first WASM run loads the shipped vectors (and leaves the corpus in
+  // IndexedDB); the second has the shipped file turned off, so it embeds the corpus (as every
+  // first visit did before vectors shipped).
   runs.push(await runBackend(server.url, { device: 'wasm', webgpu: false, profile, queries: Number(values.queries) }));
+  bare = await runBackend(server.url, { device: 'wasm', webgpu: false, profile: bareProfile, queries: Number(values.queries), query: '&vectors=none' });
   if (!values['no-webgpu']) {
     runs.push(await runBackend(server.url, { device: 'webgpu', webgpu: true, profile, queries: Number(values['gpu-queries']) }));
   }
 } finally {
   await server.close();
   rmSync(profile, { recursive: true, force: true });
+  rmSync(bareProfile, { recursive: true, force: true });
 }
 
 const chromiumVersion = (() => {
@@ -142,20 +148,21 @@ const chromiumVersion = (() => {
 })();
 
 const [wasm, gpu] = runs;
+const load = (await import('node:os')).loadavg()[0].toFixed(2);
 const column = (run, pick) => (run ? pick(run) : 'not run');
+const all = [wasm, bare, gpu];
+const row = (label, pick) => [label, ...all.map((run) => column(run, pick))];
 const rows = [
-  ['Backend', column(wasm, (r) => `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`), column(gpu, (r) => `WebGPU (${r.adapter ?? 'adapter'})`)],
-  ['Model load (int8, ms)', column(wasm, (r) => fmt(r.modelLoadMs)), column(gpu, (r) => fmt(r.modelLoadMs))],
-  [
-    'Corpus, 67 tools (ms)',
-    column(wasm, (r) => `${fmt(r.corpus?.ms)} (${r.corpus?.source}, ${r.corpus?.corpusEmbeds} embedded)`),
-    column(gpu, (r) => `${fmt(r.corpus?.ms)} (${r.corpus?.source}, ${r.corpus?.corpusEmbeds} embedded)`),
-  ],
-  ['Query embed p50 (ms)', column(wasm, (r) => fmt(r.p50)), column(gpu, (r) => fmt(r.p50))],
-  ['Query embed p95 (ms)', column(wasm, (r) => fmt(r.p95)), column(gpu, (r) => fmt(r.p95))],
-  ['Queries timed', column(wasm, (r) => String(r.queries)), column(gpu, (r) => String(r.queries))],
-  ['Page ready (ms)', column(wasm, (r) => fmt(r.readyMs)), column(gpu, (r) => fmt(r.readyMs))],
+  row('Backend', (r) => (r.device === 'webgpu' ? `WebGPU (${r.adapter ?? 'adapter'})` : `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`)),
+  row('Model load (int8, ms)', (r) => fmt(r.modelLoadMs)),
+  row('Corpus, 67 tools (ms)', (r) => `${fmt(r.corpus?.ms)} (${r.corpus?.source}, ${r.corpus?.corpusEmbeds} embedded)`),
+  row('Query embed p50 (ms)', (r) => fmt(r.p50)),
+  row('Query embed p95 (ms)', (r) => fmt(r.p95)),
+  row('Queries timed', (r) => String(r.queries)),
+  row('Page ready (ms)', (r) => fmt(r.readyMs)),
 ];
+const readyGain = wasm && bare ? `${Math.round((1 - wasm.readyMs / bare.readyMs) * 100)}%` : '–';
+const HEAD = ['', 'WASM, shipped vectors', 'WASM, no vectors file', 'WebGPU'];
 const coreRows = [
   ['dist/index.js as built (root config)', `${(core.asBuilt.raw / 1024).toFixed(1)} KB`, `${(core.asBuilt.gzip / 1024).toFixed(1)} KB`],
   ['dist/index.js unminified (reference)', `${(core.unminified.raw / 1024).toFixed(1)} KB`, `${(core.unminified.gzip / 1024).toFixed(1)} KB`],
@@ -165,7 +172,7 @@ const verdict = core.asBuilt.gzip < target ? 'under' : 'over';
 
 const table = (head, body) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
-console.log(`\n${table(['', 'WASM', 'WebGPU'], rows)}\n\n${table(['Core bundle', 'raw', 'gzip -9'], coreRows)}\n`);
+console.log(`\n${table(HEAD, rows)}\n\n${table(['Core bundle', 'raw', 'gzip -9'], coreRows)}\n`);
 console.log(`core gzip ${(core.asBuilt.gzip / 1024).toFixed(1)} KB: ${verdict} the 25 KB target`);
 
 const markdown = `# Browser benchmark
@@ -176,11 +183,19 @@ adapter (\`--enable-unsafe-webgpu\`), so its column shows the path works and agr
 The page is the demo (\`dist/public\`) served on 127.0.0.1 with COOP/COEP; the model is USE-lite int8
 (${wasm ? (wasm.modelBytes / 1024 / 1024).toFixed(1) : '?'} MB), every file served by the page itself.
 
-${table(['', 'WASM', 'WebGPU'], rows)}
+${table(HEAD, rows)}
 
+Load average (1 min) when the runs finished: ${load} on ${(await import('node:os')).cpus().length} cores. With the shipped vectors the page is
+ready ${readyGain} sooner than without them (same build, same machine, fresh profiles).
+
+- **Shipped vectors**: the demo build ships the demo registry's vectors (\`vectors/demo.lcv\`,
+  see docs/vectors.md); the page fetches them alongside the model, so a first visit embeds only the prompt.
+  The "no vectors file" column is the same page with \`?vectors=none\`: it embeds the 67 tools (what every
+  first visit did before).
 - **Model load**: runtime import, tokenizer, model fetch and ONNX session creation (\`UseLiteBackend.loadMs\`).
-- **Corpus**: the first load embeds the 67 demo tools and stores the vectors in IndexedDB; the WebGPU run
-  shares the profile, so it reads them back (SwiftShader needs about a minute and a half to embed them).
+- **Corpus**: the first load takes the 67 demo tools' vectors from the shipped file and stores the corpus in
+  IndexedDB; the WebGPU run shares that profile, so it reads them back (SwiftShader needs about a minute and a
+  half to embed them).
   The figure is the page's first selection: one query embedding rides along, and on WebGPU that first
   call also compiles the shaders.
 - **Query embed**: one \`embed([prompt])\` call, cycling ${QUERIES.length} distinct prompts after two warm-up calls.

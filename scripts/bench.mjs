@@ -1,24 +1,38 @@
 #!/usr/bin/env node
 // `npm run bench`: speed figures on this machine. Selection on the 1,857-tool bfcl registry,
 // and the loop's own per-turn overhead (everything but the model and the tools).
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../dist/cli.js';
-import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
+import {
+  BareLoop,
+  Bm25Selector,
+  EmbeddingSelector,
+  HybridSelector,
+  KeywordSelector,
+  ToolRegistry,
+  memoryVectorCache,
+} from '../dist/index.js';
+import { encodeVectorsFile } from '../dist/selector-kit.js';
 import { useLiteEmbedder } from '../dist/transformers.js';
 
 const { values } = parseArgs({
   options: {
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
     only: { type: 'string' },
+    'corpus-texts': { type: 'string', default: '600' },
   },
 });
+// The machine is shared: every figure carries the 1-minute load average it was taken under.
+const load = () => Math.round(loadavg()[0] * 100) / 100;
 const only = values.only?.split(',');
 const want = (name) => !only || only.includes(name);
 const results = [];
 const report = (name, samples, extra = {}) => {
-  const row = { name, n: samples.length, p50Ms: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), ...extra };
+  const row = { name, n: samples.length, p50Ms: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), ...extra, load: load() };
   results.push(row);
   console.log(`${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? '  ' + JSON.stringify(extra) : ''}`);
 };
@@ -98,16 +112,18 @@ if (want('embedding') || want('hybrid')) {
   }
   report('query embed (1 text, bfcl queries)', embedSamples);
 
-  // Corpus rate: embed a 400-tool slice of the registry from scratch.
-  const { toolText } = await import('../dist/index.js');
-  const slice = tools.slice(0, 400).map((t) => toolText(t.name, t.description));
-  const tc = performance.now();
-  await embedder.embed(slice);
-  const rate = slice.length / ((performance.now() - tc) / 1000);
-  console.log(`corpus embedding rate: ${rate.toFixed(1)} tools/s (bfcl tool texts)`);
-  results.push({ name: 'corpus embedding rate', toolsPerSecond: rate });
-
   const cache = memoryVectorCache();
+  // Records what the first turn embeds, so the vectors-file figures reuse it (no second pass).
+  const recorded = new Map();
+  const recording = {
+    id: embedder.id,
+    dimensions: embedder.dimensions,
+    async embed(texts, options) {
+      const vectors = await embedder.embed(texts, options);
+      texts.forEach((text, i) => recorded.set(text, vectors[i]));
+      return vectors;
+    },
+  };
   const timeAsync = async (selector, n = 300) => {
     const ctx = (q) => ({ turn: 1, latestUserMessage: q, conversation: [{ role: 'user', content: q }] });
     const signal = new AbortController().signal;
@@ -124,12 +140,51 @@ if (want('embedding') || want('hybrid')) {
     return { samples, warmupMs };
   };
   if (want('embedding')) {
-    const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(embedder, { cache }));
-    report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+    const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(recording, { cache }));
+    report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs), loadMs: Math.round(loadMs) });
+    console.log(`first turn, 1,857 tools, no vectors file: ${(warmupMs / 1000).toFixed(1)} s (${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`);
+    results.push({ name: 'first turn, bfcl, no vectors file', ms: warmupMs, load: load() });
+
+    // The same corpus as a vectors file, then a fresh selector (empty cache) seeded from it.
+    const entries = [...recorded].filter(([text]) => !queries.includes(text)).map(([text, vector]) => ({ text, vector }));
+    const sizes = {};
+    for (const precision of ['f16', 'i8', 'f32']) {
+      const bytes = encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions, precision }, entries);
+      sizes[precision] = { bytes: bytes.byteLength, per1000Tools: Math.round((bytes.byteLength / entries.length) * 1000) };
+    }
+    console.log(`vectors file per 1,000 tools: f16 ${(sizes.f16.per1000Tools / 1024).toFixed(0)} KB, i8 ${(sizes.i8.per1000Tools / 1024).toFixed(0)} KB, f32 ${(sizes.f32.per1000Tools / 1024).toFixed(0)} KB (${entries.length} texts)`);
+    results.push({ name: 'vectors file size', texts: entries.length, sizes });
+    const file = encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions }, entries);
+    const seededTimes = [];
+    for (let i = 0; i < 5; i++) {
+      const seeded = new EmbeddingSelector(embedder, { cache: memoryVectorCache(), vectors: file });
+      const t = performance.now();
+      await seeded.select({ turn: 1, latestUserMessage: queries[i], conversation: [] }, [...tools], { signal: new AbortController().signal });
+      seededTimes.push(performance.now() - t);
+      if (seeded.stats.corpusEmbeds !== 0) throw new Error(`seeded first turn embedded ${seeded.stats.corpusEmbeds} tool texts`);
+    }
+    report('first turn, bfcl 1,857 tools, with a vectors file (f16)', seededTimes, { modelLoadMs: Math.round(loadMs) });
   }
   if (want('hybrid')) {
     const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
     report('HybridSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+  }
+}
+
+if (want('corpus')) {
+  // Corpus rate per thread count and dtype, each in its own process (ORT fixes threads at init).
+  for (const [threads, dtype] of [[1, 'int8'], [2, 'int8'], [1, 'fp32'], [2, 'fp32']]) {
+    const out = execFileSync(
+      process.execPath,
+      [join(import.meta.dirname, 'bench-corpus.mjs'), '--threads', String(threads), '--dtype', dtype, '--texts', values['corpus-texts'], '--data', values.data],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const row = JSON.parse(out.trim().split('\n').at(-1));
+    console.log(
+      `corpus rate, ${dtype}, ${threads} thread(s): ${row.toolsPerSecond} tools/s, ${row.gflops} GFLOP/s ` +
+        `(plain MatMul ${row.matmulGflops} GFLOP/s; ${row.texts} bfcl texts, ${row.tokens} tokens; load ${row.loadavg[0]})`,
+    );
+    results.push({ name: `corpus rate, ${dtype}, ${threads} thread(s)`, ...row });
   }
 }
 

@@ -7,10 +7,12 @@
  *   1. `.dev.vars` with a generated LOOPCTL_TOKEN (gitignored; wrangler dev reads it);
  *   2. the USE-lite model folder (`node scripts/build-model.mjs`, offline);
  *   3. the demo page in dist/public (`vite build -c vite.demo.config.ts`, which also copies the
- *      model folder and ORT runtime beside it);
- *   4. dist/public/.assetsignore for files over Workers' 25 MiB asset limit.
+ *      model folder and ORT runtime beside it, and the demo registry's vectors file);
+ *   4. the demo registry's precomputed vectors, `dist/public/vectors/demo.lcv` (built once,
+ *      cached; the page and the worker load them, so a first selection embeds only the prompt);
+ *   5. dist/public/.assetsignore for files over Workers' 25 MiB asset limit.
  *
- * Flags: `--prepare` (steps 1–4 only, e.g. before `wrangler deploy`), `--light` (the
+ * Flags: `--prepare` (steps 1–5 only, e.g. before `wrangler deploy`), `--light` (the
  * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
  *
  * @example
@@ -78,6 +80,11 @@ export function prepareAssets({ rebuild = false } = {}) {
     }
   }
   mkdirSync(publicDir, { recursive: true });
+  if (!existsSync(join(publicDir, 'vectors', 'demo.lcv')) && existsSync(join(modelDir, 'vocab.json'))) {
+    if (!run(process.execPath, [join(root, 'scripts', 'demo-vectors.mjs')], 'building the demo registry\'s vectors')) {
+      console.warn('[start] demo vectors failed: the first selection will embed the demo tools');
+    }
+  }
   // The in-worker embedder needs the int8 model beside the page, even if the demo build did not copy it.
   for (const file of WORKER_MODEL_FILES) {
     const from = join(modelDir, file);

@@ -16,6 +16,7 @@ import { applySelection } from '../src/select/apply-selection.js';
 import type { SelectionContext, SelectorOutput } from '../src/select/selector.js';
 import type { ToolSchema } from '../src/registry/schema.js';
 import type { VectorCache } from '../src/embed/vector-cache.js';
+import type { VectorsSource } from '../src/embed/vectors-source.js';
 import { approxTokenCounter } from '../src/tokens/token-counter.js';
 import { ToolRegistry } from '../src/registry/registry.js';
 import { toolsCost } from '../src/registry/tool-cost.js';
@@ -56,6 +57,11 @@ export interface AppOptions {
   embedder?: EmbedderSource;
   /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
   vectorCache?: VectorCache;
+  /**
+   * A precomputed vectors file (`loopctl vectors`) seeding the embedding selector, so a cold
+   * isolate's first selection embeds only the prompt. A bad file is ignored with a warning.
+   */
+  vectors?: VectorsSource;
   /** Extra selectors by name (e.g. `hybrid`), merged over the built-in ones. */
   selectors?: Readonly<Record<string, SelectorFactory>>;
   /** The selector used when a request names none. Default `keyword`. */
@@ -110,6 +116,7 @@ export function createApp(options: AppOptions = {}): Hono {
   const selectors = selectorTable({
     ...(settings.embedder ? { embedder: settings.embedder } : {}),
     ...(settings.vectorCache ? { vectorCache: settings.vectorCache } : {}),
+    ...(settings.vectors !== undefined ? { vectors: settings.vectors } : {}),
     ...(settings.selectors ? { extra: settings.selectors } : {}),
     onError: settings.onError,
   });
@@ -188,6 +195,7 @@ export function createApp(options: AppOptions = {}): Hono {
       advertisedTokens: toolsCost(selection.tools, approxTokenCounter),
       registryTokens: toolsCost(all, approxTokenCounter),
       ms: Math.round(ms * 1000) / 1000,
+      ...(selection.warnings.length ? { warnings: selection.warnings } : {}),
       reasons: selection.reasons,
     });
   });

@@ -6,6 +6,7 @@
  *   node scripts/serve-node.mjs        (bundles this file, then calls main())
  */
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -13,10 +14,11 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { generateToken } from './bearer-auth.js';
 import { optionsFromVars } from './env-options.js';
-import { mountAll, parseMcpServers } from '../src/adapters/mcp-config.js';
+import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
 import { ToolRegistry } from '../src/registry/registry.js';
 import { registerDemoTools } from '../demo/demo-tools.js';
 import type { EmbedderSource } from './selector-table.js';
+import type { VectorsSource } from '../src/embed/vectors-source.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
 export interface NodeServerOptions extends AppOptions {
@@ -80,6 +82,17 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
 }
 
 /**
+ * A precomputed vectors file on disk (`loopctl vectors`), read when the embedding selector first
+ * needs it; a missing or bad file becomes the selection's warning, never a failed request.
+ *
+ * @example
+ * await startNodeServer({ embedder, vectors: vectorsFromDisk('dist/public/vectors/demo.lcv') })
+ */
+export function vectorsFromDisk(path: string): VectorsSource {
+  return async () => new Uint8Array(await readFile(path));
+}
+
+/**
  * The dev server: environment in, URL and token out (printed).
  *
  * @example
@@ -90,8 +103,11 @@ export async function main(env: Record<string, string | undefined> = process.env
   const generated = options.token === undefined;
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
-  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? }) join the
-  // demo registry at start; one that fails to mount is reported and skipped.
+  // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
+  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('dist/public/vectors/demo.lcv') ? 'dist/public/vectors/demo.lcv' : undefined);
+  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
+  // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
+  // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).
   const registry = options.registry ?? registerDemoTools(new ToolRegistry());
   const mounts = await mountAll(registry, parseMcpServers(env.LOOPCTL_MCP_SERVERS), {
     onMountError: (error) => console.warn(`  MCP: ${error.message}`),
@@ -101,6 +117,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     registry,
     token,
     ...(embedder ? { embedder } : {}),
+    ...(vectorsPath ? { vectors: vectorsFromDisk(vectorsPath) } : {}),
     port: env.PORT ? Number(env.PORT) : 8787,
     hostname: env.HOST ?? '127.0.0.1',
   });
@@ -108,8 +125,15 @@ export async function main(env: Record<string, string | undefined> = process.env
   console.log(`loopctl API (Node) on ${server.url}`);
   console.log(`  model: ${model.provider ?? 'openai'} ${model.model ?? 'qwen3:4b'} at ${model.baseURL ?? 'http://127.0.0.1:11434/v1'}`);
   console.log(`  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`);
+  if (embedder && vectorsPath) console.log(`  precomputed vectors: ${vectorsPath}`);
   if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
   console.log(generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
   console.log(`  try: curl -H "Authorization: Bearer ${generated ? token : '$LOOPCTL_TOKEN'}" ${server.url}/v1/tools`);
-  return server;
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await Promise.all(mounts.map((mount) => mount.unmount()));
+    },
+  };
 }

@@ -4,6 +4,7 @@
  */
 import type { Embedder } from '../src/embed/embedder.js';
 import type { VectorCache } from '../src/embed/vector-cache.js';
+import type { VectorsSource } from '../src/embed/vectors-source.js';
 import { Bm25Selector } from '../src/select/bm25-selector.js';
 import { EmbeddingSelector } from '../src/select/embedding-selector.js';
 import { HybridSelector } from '../src/select/hybrid-selector.js';
@@ -27,6 +28,8 @@ export interface SelectorTableOptions {
   embedder?: EmbedderSource;
   /** Where corpus vectors persist (Workers KV, IndexedDB…). Default in memory. */
   vectorCache?: VectorCache;
+  /** A precomputed vectors file seeding the embedding selector's corpus (`loopctl vectors`). */
+  vectors?: VectorsSource;
   /** Default k for ranked selectors. Default 8. */
   defaultK?: number;
   /** Extra or replacement selectors (e.g. `hybrid`). */
@@ -49,7 +52,7 @@ export interface SelectorTable {
  * const { selector } = await table.get('bm25', 5)
  */
 export function selectorTable(options: SelectorTableOptions = {}): SelectorTable {
-  const { defaultK, embedder, vectorCache, extra, onError } = { defaultK: 8, ...options };
+  const { defaultK, embedder, vectorCache, vectors, extra, onError } = { defaultK: 8, ...options };
   let base: Promise<EmbeddingSelector> | undefined;
   const embedding = (): Promise<EmbeddingSelector> => {
     if (!embedder) {
@@ -59,7 +62,11 @@ export function selectorTable(options: SelectorTableOptions = {}): SelectorTable
     }
     base ??= (async () => {
       const model = typeof embedder === 'function' ? await embedder() : embedder;
-      return new EmbeddingSelector(model, { topK: defaultK, ...(vectorCache ? { cache: vectorCache } : {}) });
+      return new EmbeddingSelector(model, {
+        topK: defaultK,
+        ...(vectorCache ? { cache: vectorCache } : {}),
+        ...(vectors !== undefined ? { vectors } : {}),
+      });
     })().catch((error: unknown) => {
       base = undefined; // Let a later request retry the load.
       onError?.(error);

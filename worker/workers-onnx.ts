@@ -8,10 +8,12 @@
  */
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm';
 import * as ort from 'onnxruntime-web/wasm';
+import { kvVectorsFile } from '../src/adapters/kv.js';
 import { useLiteEmbedder } from '../src/adapters/use-lite.js';
 import { workersAIEmbedder } from '../src/adapters/workers-ai.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import { useCompiledOrtWasm } from './ort-compiled-wasm.js';
+import { kvOrAssetVectors } from './worker-vectors.js';
 import type { WorkerEnv } from './workers.js';
 import { createWorker } from './workers.js';
 
@@ -41,4 +43,6 @@ export function assetsUseLite(env: WorkerEnv): Embedder {
 export default createWorker({
   // Workers AI when bound (lighter and faster), else the in-worker model.
   embedder: (env) => (env.AI ? workersAIEmbedder(env.AI, env.EMBEDDING_MODEL || undefined) : () => assetsUseLite(env)),
+  // The shipped vectors are USE-lite's: with Workers AI only a KV file (built for that model) applies.
+  vectors: (env) => (env.AI ? (env.VECTORS ? kvVectorsFile(env.VECTORS) : undefined) : kvOrAssetVectors(env)),
 });

@@ -8,7 +8,8 @@
  */
 import type { Hono } from 'hono';
 import type { KvNamespaceLike } from '../src/adapters/kv.js';
-import { kvVectorCache } from '../src/adapters/kv.js';
+import { kvVectorCache, kvVectorsFile } from '../src/adapters/kv.js';
+import type { VectorsSource } from '../src/embed/vectors-source.js';
 import type { WorkersAiLike } from '../src/adapters/workers-ai.js';
 import { workersAIEmbedder } from '../src/adapters/workers-ai.js';
 import type { AppOptions } from './app.js';
@@ -36,6 +37,12 @@ export interface WorkerEnv extends LoopctlVars {
 export interface WorkerOptions<Env extends WorkerEnv = WorkerEnv> {
   /** Choose the embedder from the bindings. Default: Workers AI when `AI` is bound, else none. */
   embedder?: (env: Env) => EmbedderSource | undefined;
+  /**
+   * The precomputed vectors file seeding the embedding selector. Default: the file stored under
+   * `loopctl:vectors-file` in the `VECTORS` namespace when bound (`loopctl vectors --kv-bulk`,
+   * then `wrangler kv bulk put`); an unset key is simply no file.
+   */
+  vectors?: (env: Env) => VectorsSource | undefined;
   /** More app options (a registry, extra selectors…), derived from the bindings. */
   app?: (env: Env) => AppOptions;
 }
@@ -56,15 +63,18 @@ export interface ModuleWorker<Env> {
 export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerOptions<Env> = {}): ModuleWorker<Env> {
   const apps = new WeakMap<object, Hono>();
   const pickEmbedder = options.embedder ?? defaultEmbedder;
+  const pickVectors = options.vectors ?? ((env: Env) => (env.VECTORS ? kvVectorsFile(env.VECTORS) : undefined));
   return {
     async fetch(request, env) {
       let app = apps.get(env);
       if (!app) {
         try {
           const embedder = pickEmbedder(env);
+          const vectors = pickVectors(env);
           app = createApp({
             ...optionsFromVars(env),
             ...(embedder ? { embedder } : {}),
+            ...(vectors !== undefined ? { vectors } : {}),
             ...(env.VECTORS ? { vectorCache: kvVectorCache(env.VECTORS) } : {}),
             ...options.app?.(env),
           });

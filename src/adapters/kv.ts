@@ -27,6 +27,23 @@ export interface KvNamespaceLike {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * The KV key a worker reads a precomputed vectors file from (`loopctl vectors --kv-bulk`
+ * writes a `wrangler kv bulk put` file for it). Stored raw, outside the corpus cache's keys.
+ */
+export const VECTORS_KV_KEY = 'loopctl:vectors-file';
+
+/**
+ * A vectors source reading the file stored under `key` in a KV namespace; an unset key is no
+ * file (no warning).
+ *
+ * @example
+ * new EmbeddingSelector(embedder, { cache: kvVectorCache(env.VECTORS), vectors: kvVectorsFile(env.VECTORS) })
+ */
+export function kvVectorsFile(namespace: KvNamespaceLike, key: string = VECTORS_KV_KEY): () => Promise<ArrayBuffer | null> {
+  return () => namespace.get(key, 'arrayBuffer');
+}
+
 /** Options for {@link kvVectorCache}. */
 export interface KvVectorCacheOptions {
   /** Prepended to every KV key. Default `'loopctl:'`. */

@@ -9,6 +9,7 @@
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
+import { lengthBuckets } from '../embed/length-buckets.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type Ort = typeof import('onnxruntime-web');
@@ -42,7 +43,10 @@ export interface UseLiteOptions {
   wasmPaths?: WasmPaths;
   /** WASM threads. Default 1 in Node; in browsers onnxruntime-web's own default. */
   numThreads?: number;
-  /** Texts per model call. Default 32; texts are sorted by length first to cut padding. */
+  /**
+   * Texts per model call at most. Default 32. Texts are grouped by token length first (at most
+   * 10% padding per call), so a call's cost is close to its real tokens.
+   */
   batchSize?: number;
   /** Loading (model bytes) and embedding (texts done) progress. */
   onProgress?: (progress: EmbedProgress) => void;
@@ -353,12 +357,14 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     if (signal?.aborted) throw abortError(signal);
     const tokens = texts.map((text) => tokenize(state.tokenizer, text));
     // Similar lengths share a batch, so little compute is spent on padding.
-    const order = tokens.map((_, i) => i).sort((a, b) => (tokens[a]?.length ?? 0) - (tokens[b]?.length ?? 0));
+    const batches = lengthBuckets(
+      tokens.map((row) => row.length),
+      { maxRows: batchSize, maxTokens: Math.max(batchSize, 16) * USE_LITE_MAX_TOKENS },
+    );
     const result: Float32Array[] = new Array(texts.length);
     let done = 0;
-    for (let start = 0; start < order.length; start += batchSize) {
+    for (const slice of batches) {
       if (signal?.aborted) throw abortError(signal);
-      const slice = order.slice(start, start + batchSize);
       const vectors = await runBatch(state, slice.map((i) => tokens[i] ?? []));
       slice.forEach((index, k) => {
         result[index] = vectors[k] as Float32Array;

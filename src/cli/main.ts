@@ -1,4 +1,10 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { VECTORS_KV_KEY } from '../adapters/kv.js';
+import { buildVectorsFile } from '../embed/vectors-build.js';
+import type { VectorsPrecision } from '../embed/vectors-file.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
@@ -6,18 +12,28 @@ import { evaluate, selectFor, type AnySelector } from './evaluate.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../select/example-memory.js';
 import type { LearnSummary } from '../select/learned-store.js';
-import { defaultEmbedder, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { progressBar } from './progress-bar.js';
+import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+
+/** The KV key the worker reads a vectors file from (see docs/vectors.md). */
+export const DEFAULT_KV_KEY = VECTORS_KV_KEY;
+const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--json]
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--vectors FILE] [--json]
+  loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
---learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).`;
+--learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
+vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
+dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
+the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
+${DEFAULT_KV_KEY}).`;
 
 /** Thrown for a usage mistake: printed without a stack, exit code 2. */
 export class UsageError extends Error {}
@@ -35,6 +51,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     return command ? 0 : 2;
   }
   const { values, positionals } = parseOptions(rest);
+  if (command === 'vectors') return vectorsCommand(values, out);
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000) throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
   if (!values.tools) throw new UsageError('--tools FILE is required');
@@ -43,7 +60,16 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }
   const model = values.model;
-  const selector = await makeSelector(selectorName, { k, embedder: () => defaultEmbedder(model) });
+  if (values.vectors !== undefined && !isDense(selectorName)) {
+    throw new UsageError(`--vectors seeds the dense selectors (embedding*, hybrid*), not "${selectorName}"`);
+  }
+  const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
+  const selector = await makeSelector(selectorName, {
+    k,
+    embedder: () => defaultEmbedder(model),
+    ...(vectors ? { vectors } : {}),
+    ...(values['no-cache'] ? { noCache: true } : {}),
+  });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
   const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
@@ -51,6 +77,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (command === 'select') {
     const prompt = positionals.join(' ');
     if (!prompt) throw new UsageError('select needs a PROMPT');
+    const embeddedBefore = corpusEmbeds(selector);
     const start = performance.now();
     const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
@@ -62,6 +89,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       advertisedTokens: toolsCost(selection.tools, counter),
       registryTokens: toolsCost(tools, counter),
       ms: round(ms, 3),
+      // Tool texts this call embedded (0 when the corpus came from a vectors file or the cache).
+      corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
+      warnings: selection.warnings,
       reasons: selection.reasons,
       ...(learned ? { learned } : {}),
     };
@@ -73,6 +103,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
         const why = reason?.matched ? `  [${reason.matched.join(', ')}]` : reason?.score !== undefined ? `  (${round(reason.score, 3)})` : '';
         out(`${name}${why}`);
       }
+      for (const warning of selection.warnings) out(`warning: ${warning}`);
       out(
         `\n${selection.names.length} of ${tools.length} tools advertised` +
           `${selection.fellOpen ? ` (fell open: ${selection.fellOpen})` : ''}; ` +
@@ -122,6 +153,13 @@ function parseOptions(args: readonly string[]) {
         json: { type: 'boolean', default: false },
         model: { type: 'string' },
         learn: { type: 'string' },
+        vectors: { type: 'string' },
+        'no-cache': { type: 'boolean', default: false },
+        out: { type: 'string' },
+        precision: { type: 'string', default: 'f16' },
+        'kv-bulk': { type: 'string' },
+        'kv-key': { type: 'string', default: DEFAULT_KV_KEY },
+        threads: { type: 'string' },
       },
     });
   } catch (error) {
@@ -143,6 +181,79 @@ async function learnFrom(selector: AnySelector, name: string, file: string, tool
     cases.map((item) => ({ query: item.query, tools: item.expected })),
     { tools },
   );
+}
+
+type Values = ReturnType<typeof parseOptions>['values'];
+
+/** `loopctl vectors`: embed a registry once and write the vectors file (and a KV bulk file). */
+async function vectorsCommand(values: Values, out: (line: string) => void): Promise<number> {
+  if (!values.tools) throw new UsageError('--tools FILE is required');
+  if (!values.out) throw new UsageError('--out FILE is required (where the vectors file goes)');
+  const precision = values.precision as VectorsPrecision;
+  if (!['f16', 'f32', 'i8'].includes(precision)) throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
+  const kvKey = values['kv-key'] as string;
+  if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512) throw new UsageError('--kv-key must be 1 to 512 bytes');
+  // A batch job: WASM threads on every core (up to 4) unless told otherwise.
+  const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
+  const tools = loadTools(values.tools);
+  const embedder = await defaultEmbedder(values.model, threads);
+  const bar = progressBar(process.stderr, 'embedding');
+  const started = performance.now();
+  let bytes: Uint8Array;
+  try {
+    bytes = await buildVectorsFile(embedder, tools, { precision, onProgress: bar.update });
+  } finally {
+    bar.done();
+  }
+  const ms = performance.now() - started;
+  writeAtomically(values.out, bytes);
+  const texts = new DataView(bytes.buffer, bytes.byteOffset).getUint32(12, true);
+  let kvBulk: string | undefined;
+  if (values['kv-bulk']) {
+    if (bytes.byteLength > KV_VALUE_LIMIT) {
+      throw new Error(`the vectors file is ${bytes.byteLength} bytes, over KV's 25 MiB value limit: use --precision i8 or serve it as an asset`);
+    }
+    const entry = [{ key: kvKey, value: Buffer.from(bytes).toString('base64'), base64: true }];
+    writeAtomically(values['kv-bulk'], new TextEncoder().encode(`${JSON.stringify(entry)}\n`));
+    kvBulk = values['kv-bulk'];
+  }
+  const figures = {
+    out: values.out,
+    tools: tools.length,
+    texts,
+    embedder: embedder.id,
+    dimensions: embedder.dimensions,
+    precision,
+    bytes: bytes.byteLength,
+    bytesPer1000Tools: Math.round((bytes.byteLength / Math.max(texts, 1)) * 1000),
+    threads,
+    ms: round(ms, 1),
+    toolsPerSecond: round(texts / Math.max(ms / 1000, 1e-9), 1),
+    ...(kvBulk ? { kvBulk, kvKey } : {}),
+  };
+  if (values.json) {
+    out(JSON.stringify(figures));
+  } else {
+    out(
+      `wrote ${figures.out}: ${texts} tool texts × ${figures.dimensions} (${precision}, ${figures.embedder}), ` +
+        `${(figures.bytes / 1024).toFixed(1)} KB (${(figures.bytesPer1000Tools / 1024).toFixed(1)} KB per 1,000 tools) ` +
+        `in ${(ms / 1000).toFixed(1)} s (${figures.toolsPerSecond} tools/s)`,
+    );
+    if (kvBulk) out(`wrote ${kvBulk}: npx wrangler kv bulk put ${kvBulk} --binding VECTORS`);
+  }
+  return 0;
+}
+
+/** A vectors file on disk as a selector source: read when first needed; a read error becomes a warning. */
+function vectorsFromFile(path: string): VectorsSource {
+  return () => new Uint8Array(readFileSync(path));
+}
+
+function writeAtomically(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes);
+  renameSync(temporary, path);
 }
 
 function round(value: number, digits: number): number {

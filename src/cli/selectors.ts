@@ -2,6 +2,9 @@ import type { Embedder } from '../embed/embedder.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
+import { EmbeddingSelector } from '../select/embedding-selector.js';
+import { HybridSelector } from '../select/hybrid-selector.js';
 import type { NamedSelectorFactory } from '../select/named-selectors.js';
 import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
 import type { Selector } from '../select/selector.js';
@@ -12,6 +15,10 @@ export interface SelectorSpec {
   k: number;
   /** The embedder for dense selectors; loaded on first use when absent. */
   embedder?: () => Promise<Embedder>;
+  /** A precomputed vectors file seeding the dense selectors' corpus. */
+  vectors?: VectorsSource;
+  /** Keep corpus vectors in memory only (no file cache between runs). */
+  noCache?: boolean;
 }
 
 async function needEmbedder(spec: SelectorSpec): Promise<Embedder> {
@@ -22,18 +29,25 @@ let cached: Promise<Embedder> | undefined;
 let sharedCache: VectorCache | undefined;
 
 // Corpus vectors persist between CLI runs, so only the first run over a registry embeds it.
-function corpusCache(): VectorCache {
+function corpusCache(spec: SelectorSpec): VectorCache {
+  if (spec.noCache) return memoryVectorCache();
   sharedCache ??= fileVectorCache({ directory: 'node_modules/.cache/loopctl/vectors' });
   return sharedCache;
 }
 
-/** The offline default model, from the package's `models/use-lite` (built by `npm run build:model`). */
-export function defaultEmbedder(modelPath?: string): Promise<Embedder> {
-  if (!cached || modelPath) {
+
+/**
+ * The offline default model, from the package's `models/use-lite` (built by `npm run build:model`).
+ * `numThreads` applies to the first load in a process (onnxruntime-web fixes it then).
+ */
+export function defaultEmbedder(modelPath?: string, numThreads?: number): Promise<Embedder> {
+  if (!cached || modelPath || numThreads !== undefined) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
-    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path }));
+    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
+      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}) }),
+    );
   }
   return cached;
 }
@@ -50,13 +64,31 @@ export const usesK = (name: string): boolean => table.usesK(name);
 export const isDense = (name: string): boolean => table.isDense(name);
 
 /**
+ * Tool texts the selector's corpus index has embedded so far (0 for selectors that do not embed).
+ *
+ * @example
+ * const before = corpusEmbeds(selector); await selectFor(selector, prompt, tools, signal)
+ * const embeddedNow = corpusEmbeds(selector) - before
+ */
+export function corpusEmbeds(selector: Selector): number {
+  if (selector instanceof EmbeddingSelector) return selector.stats.corpusEmbeds;
+  if (selector instanceof HybridSelector) return selector.dense.stats.corpusEmbeds;
+  return 0;
+}
+
+/**
  * Build a selector by name, or throw listing the known names. Each call builds afresh, with
- * corpus vectors persisted between CLI runs in the file cache. Learned examples (`--learn`)
- * stay in memory for this selector only: an eval must not pick up an earlier run's examples.
+ * corpus vectors persisted between CLI runs in the file cache (unless `noCache`), seeded from
+ * `vectors` when given. Learned examples (`--learn`) stay in memory for this selector only: an
+ * eval must not pick up an earlier run's examples.
  */
 export async function makeSelector(name: string, spec: SelectorSpec): Promise<Selector> {
   const embedder = () => needEmbedder(spec);
-  return namedSelectors({ embedder, cache: corpusCache(), embeddingOptions: { learnedCache: memoryVectorCache() } }).get(name, spec.k);
+  return namedSelectors({
+    embedder,
+    cache: corpusCache(spec),
+    embeddingOptions: { learnedCache: memoryVectorCache(), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) },
+  }).get(name, spec.k);
 }
 
 /**

@@ -14,6 +14,8 @@ import type { VectorCache } from './vector-cache.js';
 import { Hash64 } from '../hash.js';
 import { lruSet, lruTrim } from './lru.js';
 import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
+import type { LoadedVectors, VectorsSource } from './vectors-source.js';
+import { loadVectors } from './vectors-source.js';
 import { errorMessage } from '../describe-error.js';
 
 /** Counters for tests, demos and dashboards. */
@@ -32,6 +34,8 @@ export interface CorpusStats {
   readonly reusedTexts: number;
   /** Loads that waited on a build already in flight instead of starting their own. */
   readonly joined: number;
+  /** Texts a build took from the precomputed vectors file instead of embedding. */
+  readonly seededTexts: number;
 }
 
 /** One generation's vectors. */
@@ -67,10 +71,17 @@ export class CorpusError extends Error {
 export interface CorpusIndexOptions {
   /** Called as corpus texts are embedded: `{ phase: 'corpus', done, total }` texts. */
   onProgress?: (progress: EmbedProgress) => void;
-  /** Texts per embed call. Default 64. */
+  /** Texts per embed call. Default 256 (embedders bucket a call by length, so bigger calls pad less). */
   batchSize?: number;
   /** Per-text vectors kept in memory across generations (at least one generation's worth). Default 8192. */
   maxTexts?: number;
+  /**
+   * A precomputed vectors file (`loopctl vectors`): texts it holds are taken from it instead of
+   * embedded. Loaded once, on the first build that needs a text; a file that cannot be read,
+   * or was built by another embedder or for other dimensions, or is corrupt, is ignored with a
+   * warning.
+   */
+  vectors?: VectorsSource;
 }
 
 /** A registry list's identity and key, memoised so a warm turn never rehashes the corpus. */
@@ -125,7 +136,9 @@ function sharedState(cache: VectorCache): SharedState {
 export class CorpusIndex {
   readonly embedder: Embedder;
   readonly cache: VectorCache;
-  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress'>> & Pick<CorpusIndexOptions, 'onProgress'>;
+  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress' | 'vectors'>> & Pick<CorpusIndexOptions, 'onProgress' | 'vectors'>;
+  private seed: Promise<LoadedVectors> | undefined;
+  private seedReported = false;
   private readonly state: SharedState;
   private readonly memo = new WeakMap<readonly ToolSchema[], Fingerprint>();
   private current: { fingerprint: Fingerprint; load: CorpusLoad } | undefined;
@@ -137,12 +150,13 @@ export class CorpusIndex {
     memoryHits: 0,
     reusedTexts: 0,
     joined: 0,
+    seededTexts: 0,
   };
 
   constructor(embedder: Embedder, cache: VectorCache, options: CorpusIndexOptions = {}) {
     this.embedder = embedder;
     this.cache = cache;
-    this.options = { batchSize: 64, maxTexts: 8192, ...options };
+    this.options = { batchSize: 256, maxTexts: 8192, ...options };
     this.state = sharedState(cache);
   }
 
@@ -276,7 +290,10 @@ export class CorpusIndex {
     const store = this.textStore();
     const unseen = fingerprint.texts.filter((text) => !store.has(text));
     this.counters.reusedTexts += count - unseen.length;
-    const missing = [...new Set(unseen)];
+    let missing = [...new Set(unseen)];
+    if (missing.length > 0 && this.options.vectors !== undefined) {
+      missing = await this.takeFromVectorsFile(missing, store, warnings, signal);
+    }
     await this.embedMissing(missing, store, signal);
 
     const matrix = new Float32Array(count * dimensions);
@@ -293,6 +310,44 @@ export class CorpusIndex {
       warnings.push(`vector cache write failed (${errorMessage(error)}); the corpus stays in memory only`);
     }
     return { corpus, warnings };
+  }
+
+  /** Move the texts the vectors file holds into the store; return the ones still missing. */
+  private async takeFromVectorsFile(
+    missing: readonly string[],
+    store: Map<string, Float32Array>,
+    warnings: string[],
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    const source = this.options.vectors as VectorsSource;
+    this.seed ??= loadVectors(source, this.embedder, { signal }).catch((error: unknown) => {
+      this.seed = undefined; // aborted mid-load: a later build tries again
+      throw error;
+    });
+    const { file, warnings: loadWarnings } = await this.seed;
+    signal.throwIfAborted();
+    const first = !this.seedReported;
+    this.seedReported = true;
+    if (first) warnings.push(...loadWarnings);
+    if (!file) return [...missing];
+
+    const still: string[] = [];
+    for (const text of missing) {
+      const vector = file.vectorFor(text);
+      if (vector) store.set(text, vector);
+      else still.push(text);
+    }
+    const taken = missing.length - still.length;
+    this.counters.seededTexts += taken;
+    if (taken === 0) {
+      warnings.push(`vectors file has no entry for any of ${missing.length} tool texts (built for another registry?); embedding them`);
+    } else if (still.length > 0) {
+      warnings.push(`vectors file covers ${taken} of ${missing.length} tool texts; embedding the other ${still.length} (new or changed tools)`);
+    }
+    if (first && file.count > taken) {
+      warnings.push(`vectors file holds ${file.count - taken} entries this registry does not use; ignored`);
+    }
+    return still;
   }
 
   private async embedMissing(missing: readonly string[], store: Map<string, Float32Array>, signal: AbortSignal): Promise<void> {

@@ -9,6 +9,7 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from './adaptive-k.js';
@@ -46,8 +47,16 @@ export interface EmbeddingSelectorOptions {
   onProgress?: (progress: EmbedProgress) => void;
   /** Let k follow the scores instead of staying fixed (`true` for the defaults). */
   adaptive?: EmbeddingAdaptiveOptions | boolean;
-  /** Corpus texts per embed call. Default 64. */
+  /** Corpus texts per embed call. Default 256 (the embedder buckets them by length). */
   batchSize?: number;
+  /**
+   * A precomputed vectors file (built by `loopctl vectors`): bytes, a URL, a `Response`, or a
+   * function returning one (an asset, a KV read). Tool texts it holds are not embedded, so the
+   * first turn over a matching registry embeds only the query; texts it lacks (new or changed
+   * tools) are embedded as usual. A file from another embedder, of other dimensions, corrupt,
+   * truncated or unreachable is ignored with a warning; a run never fails because of it.
+   */
+  vectors?: VectorsSource;
   /**
    * Milliseconds a turn waits for the query embedding (and for the corpus, when it is not
    * warm yet) before falling open to the full surface with `fellOpen: 'embedding timed out
@@ -103,6 +112,7 @@ interface Settings {
   readonly timeoutMs: number | undefined;
   readonly learned: LearnedVoteOptions | undefined;
   readonly learnedCache: VectorCache | undefined;
+  readonly vectors: VectorsSource | undefined;
 }
 
 /**
@@ -134,10 +144,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private learning: LearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
-    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, learned, learnedCache } = {
+    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, learned, learnedCache, vectors } = {
       topK: 8,
       coreTools: [] as readonly string[],
-      batchSize: 64,
+      batchSize: 256,
       ...options,
     };
     assertTopK(k);
@@ -153,11 +163,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
       timeoutMs,
       learned,
       learnedCache,
+      vectors,
     };
     this.core = new Set(this.settings.coreTools);
     this.index = new CorpusIndex(embedder, this.settings.cache, {
       batchSize,
       ...(onProgress ? { onProgress } : {}),
+      ...(vectors !== undefined ? { vectors } : {}),
     });
     this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }
@@ -265,6 +277,16 @@ export class EmbeddingSelector implements AsyncToolSelector {
    */
   withCache(cache: VectorCache): EmbeddingSelector {
     return this.derive({ cache });
+  }
+
+  /**
+   * A copy seeded from a precomputed vectors file (see {@link EmbeddingSelectorOptions.vectors}).
+   *
+   * @example
+   * const seeded = selector.withVectors(new URL('vectors/tools.lcv', document.baseURI))
+   */
+  withVectors(vectors: VectorsSource | undefined): EmbeddingSelector {
+    return this.derive({ vectors });
   }
 
   /**
@@ -525,16 +547,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
-    const { onProgress, adaptive, ...rest } = { ...this.settings, ...changes };
+    const { onProgress, adaptive, vectors, ...rest } = { ...this.settings, ...changes };
     const next = new EmbeddingSelector(this.embedder, {
       ...rest,
       ...(onProgress ? { onProgress } : {}),
       ...(adaptive !== undefined ? { adaptive } : {}),
+      ...(vectors !== undefined ? { vectors } : {}),
     });
-    // Same cache: share the index, so counters, memoised keys and the warm corpus carry over.
-    if (next.settings.cache === this.settings.cache) {
-      next.index = this.index;
-      if (next.settings.learned === this.settings.learned && next.settings.learnedCache === this.settings.learnedCache) next.learning = this.learning;
+    // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
+    if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
+    // Same cache and settings: share the learned examples too.
+    if (next.settings.cache === this.settings.cache && next.settings.learned === this.settings.learned && next.settings.learnedCache === this.settings.learnedCache) {
+      next.learning = this.learning;
     }
     next.queries = this.queries;
     return next;

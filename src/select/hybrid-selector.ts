@@ -1,5 +1,6 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from './adaptive-k.js';
@@ -63,6 +64,11 @@ export interface HybridSelectorOptions {
   coreTools?: readonly string[];
   /** Corpus vector cache (shared with any EmbeddingSelector on the same cache). */
   cache?: VectorCache;
+  /**
+   * A precomputed vectors file for the embedding half (see `EmbeddingSelectorOptions.vectors`);
+   * overrides the one of an {@link EmbeddingSelector} passed in.
+   */
+  vectors?: VectorsSource;
   /** Let k follow the blended scores (`true` for the fitted defaults). */
   adaptive?: HybridAdaptiveOptions | boolean;
   /**
@@ -125,7 +131,7 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'multiIntent' | 'learned' | 'learnedCache'>>;
+  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'>>;
   readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
@@ -136,7 +142,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, multiIntent, learned, learnedCache, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
     this.#derivable = {
       ...rest,
       ...(adaptive !== undefined ? { adaptive } : {}),
@@ -159,11 +165,13 @@ export class HybridSelector implements AsyncToolSelector {
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
-      this.#dense = timeoutMs !== undefined ? cached.withTimeout(timeoutMs) : cached;
+      const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
+      this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
     } else {
       this.#dense = new EmbeddingSelector(embedder, {
         ...(cache ? { cache } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(vectors !== undefined ? { vectors } : {}),
         ...(learned ? { learned } : {}),
         ...(learnedCache ? { learnedCache } : {}),
       });

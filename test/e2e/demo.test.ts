@@ -38,14 +38,18 @@ afterAll(async () => {
 });
 
 describe('demo page (WASM)', () => {
-  it('embeds the corpus on first load and advertises the weather tools', async () => {
+  it('takes the corpus from the shipped vectors on first load (embeds no tool) and advertises the weather tools', async () => {
     await page.goto(`${server.url}?device=wasm`);
     const state = await waitReady(page);
     expect(state.phase).toBe('ready');
     expect(state.crossOriginIsolated).toBe(true);
     expect(state.backend?.device).toBe('wasm');
-    expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: state.registry.count, cacheHits: 0 });
+    // Isolated: WASM threads on every core (up to 4).
+    expect(state.backend?.numThreads).toBe(Math.min(4, await page.evaluate(() => navigator.hardwareConcurrency)));
+    expect(state.corpus).toMatchObject({ source: 'shipped', corpusEmbeds: 0, seeded: state.registry.count, cacheHits: 0, warnings: [] });
     expect(state.registry.count).toBeGreaterThanOrEqual(50);
+    expect(server.requests).toContain('/vectors/demo.lcv');
+    await expect(page.locator('[data-chip=corpus]').textContent()).resolves.toContain('shipped vectors, 0 embedded');
 
     const embedding = result(state, 'embedding');
     expect(embedding.fellOpen).toBeUndefined();

@@ -38,7 +38,7 @@ export interface ServeOptions {
   /** Port (default: any free one). */
   port?: number;
   /** Extra in-memory files by URL path (e.g. `{ '/e2e-tools.json': '[…]' }`), served before the folder. */
-  files?: Readonly<Record<string, string>>;
+  files?: Readonly<Record<string, string | Uint8Array>>;
   /**
    * Forward requests under `prefix` to `target` (an http origin), so a page can reach a local
    * model server same-origin (no CORS) — e.g. `{ prefix: '/v1/', target: model.url }`.

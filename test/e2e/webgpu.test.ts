@@ -65,7 +65,8 @@ async function rank(device: 'wasm' | 'webgpu'): Promise<Ranked> {
         request.onsuccess = request.onerror = request.onblocked = () => done();
       }),
   );
-  await page.goto(`${server.url}?device=${device}&registry=e2e-tools.json&k=${K}`);
+  // No shipped vectors either (`vectors=none`): each device must embed the corpus itself.
+  await page.goto(`${server.url}?device=${device}&registry=e2e-tools.json&k=${K}&vectors=none`);
   const state = await waitReady(page, 110_000);
   const picks: Ranked['picks'] = [];
   for (const prompt of PROMPTS) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountAll, parseMcpServers } from '../../src/adapters/mcp-config.js';
+import { mountAll, parseMcpServers } from '../../src/adapters/mcp/index.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import { type GithubTestServer, type McpTestServer, startGithubServer, startNotesServer } from './servers.js';
 
@@ -40,8 +40,29 @@ describe('parseMcpServers', () => {
       '[{"url":"https://a.example/mcp","prefix":"gh"},{"url":"https://b.example/mcp","prefix":"gh"}]',
       /^LOOPCTL_MCP_SERVERS: prefix "gh" is used by two servers/,
     ],
+    ['[{"command":""}]', /^LOOPCTL_MCP_SERVERS\[0\]\.command must be a non-empty string/],
+    ['[{"command":"node","args":"server.js"}]', /^LOOPCTL_MCP_SERVERS\[0\]\.args must be an array of strings/],
+    ['[{"command":"node","args":["server.js",1]}]', /^LOOPCTL_MCP_SERVERS\[0\]\.args\[1\] must be a string, got number/],
+    ['[{"command":"node","env":{"TOKEN":1}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.env\["TOKEN"\] must be a string, got number/],
+    ['[{"command":"node","env":{"A=B":"x"}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.env has an invalid variable name "A=B"/],
+    ['[{"command":"node","cwd":""}]', /^LOOPCTL_MCP_SERVERS\[0\]\.cwd must be a non-empty string/],
+    ['[{"command":"node","url":"https://a.example/mcp"}]', /^LOOPCTL_MCP_SERVERS\[0\] has both "url" and "command"/],
+    ['[{"command":"node","headers":{}}]', /^LOOPCTL_MCP_SERVERS\[0\] has unknown key "headers" \(allowed: command, args, env, cwd, prefix, name, timeoutMs\)/],
   ])('rejects %s with a clear error', (value, message) => {
     expect(() => parseMcpServers(value)).toThrow(message);
+  });
+
+  it('reads stdio entries (a command) beside Streamable HTTP ones', () => {
+    const value = JSON.stringify([
+      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/data/memory.jsonl' }, prefix: 'memory' },
+      { command: '/usr/local/bin/files-mcp', cwd: '/srv/files', timeoutMs: 5000 },
+      { url: 'https://mcp.example.com/github', prefix: 'github' },
+    ]);
+    expect(parseMcpServers(value)).toEqual([
+      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/data/memory.jsonl' }, prefix: 'memory' },
+      { command: '/usr/local/bin/files-mcp', cwd: '/srv/files', timeoutMs: 5000 },
+      { url: 'https://mcp.example.com/github', prefix: 'github' },
+    ]);
   });
 
   it('names the source it was given', () => {
@@ -91,9 +112,16 @@ describe('mountAll', () => {
   it('with onMountError, failures are reported and the rest are mounted', async () => {
     const registry = new ToolRegistry();
     const failed: string[] = [];
-    const mounts = await mountAll(registry, [{ url: github.url, prefix: 'github' }, { url: notes.url, prefix: 'notes' }], {
-      onMountError: (error, server) => failed.push(`${server.prefix}: ${error.message}`),
-    });
+    const mounts = await mountAll(
+      registry,
+      [
+        { url: github.url, prefix: 'github' },
+        { url: notes.url, prefix: 'notes' },
+      ],
+      {
+        onMountError: (error, server) => failed.push(`${server.prefix}: ${error.message}`),
+      },
+    );
     try {
       expect(mounts.map((mount) => mount.name)).toEqual(['github']);
       expect(failed).toEqual([expect.stringMatching(/^notes: MCP server notes unreachable: HTTP 401/)]);

@@ -1,16 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp.js';
+import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp/index.js';
 import type { ToolCall } from '../../src/message.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
-import {
-  type GithubTestServer,
-  type McpTestServer,
-  aborted,
-  githubTools,
-  sleep,
-  startGithubServer,
-  startNotesServer,
-} from './servers.js';
+import { type GithubTestServer, type McpTestServer, aborted, githubTools, sleep, startGithubServer, startNotesServer } from './servers.js';
 
 const NOTES_TOKEN = 'notes-secret';
 const notesAuth = { Authorization: `Bearer ${NOTES_TOKEN}` };
@@ -71,7 +63,12 @@ describe('mounting', () => {
 
   it('maps inputSchema to parameters and the description (else the title) to the description', async () => {
     const tools = [
-      { name: 'with_description', title: 'Title', description: 'The description.', inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] } },
+      {
+        name: 'with_description',
+        title: 'Title',
+        description: 'The description.',
+        inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } }, required: ['q'] },
+      },
       { name: 'title_only', title: 'Only a title', inputSchema: { type: 'object' as const } },
       { name: 'nothing', inputSchema: { type: 'object' as const } },
     ];
@@ -113,7 +110,9 @@ describe('mounting', () => {
     const generation = registry.generation;
     const other = await startGithubServer();
     try {
-      await expect(mountMcp(registry, { url: other.url, name: 'github-2' })).rejects.toThrow(/MCP server github-2: tools "list_issues", .* already registered; mount it with a distinct prefix/);
+      await expect(mountMcp(registry, { url: other.url, name: 'github-2' })).rejects.toThrow(
+        /MCP server github-2: tools "list_issues", .* already registered; mount it with a distinct prefix/,
+      );
       expect(registry.generation).toBe(generation);
       expect(registry.size).toBe(githubTools().length);
       expect(other.http.some((request) => request.method === 'DELETE')).toBe(true);
@@ -252,7 +251,14 @@ describe('dispatch', () => {
       const registry = new ToolRegistry();
       await mount(registry, { url: server.url, prefix: 'github' });
       // Removed without telling clients, so the registry still offers it.
-      await server.changeTools((tools) => tools.splice(tools.findIndex((t) => t.name === 'star_repository'), 1), { notify: false });
+      await server.changeTools(
+        (tools) =>
+          tools.splice(
+            tools.findIndex((t) => t.name === 'star_repository'),
+            1,
+          ),
+        { notify: false },
+      );
       const result = await registry.dispatch(call('github__star_repository', { owner: 'o', repo: 'r' }));
       expect(result.isError).toBe(true);
       expect(result.content).toBe(
@@ -334,16 +340,64 @@ describe('a server that goes down', () => {
         registry.dispatch(call('github__list_branches', { owner: 'o', repo: 'r' }, 'b')),
       ]);
       expect(down.isError).toBe(true);
-      expect(down.content).toMatch(/^tool "notes__read_file" failed: MCP server notes unreachable: fetch failed/);
+      // The call's own request fails, or the probe after the broken notification stream got there first.
+      expect(down.content).toMatch(
+        /^tool "notes__read_file" failed: MCP server notes unreachable: (connection lost during tools\/call "read_file" \()?fetch failed/,
+      );
       expect(up).toMatchObject({ isError: false, content: expect.stringMatching(/^list_branches ok/) });
       // Still down: still a clear error, still no throw.
       expect((await registry.dispatch(call('notes__list_notes', {}))).content).toMatch(/MCP server notes unreachable/);
 
       await server.restart();
-      expect(await registry.dispatch(call('notes__read_file', { path: 'README.md' }))).toMatchObject({ isError: false, content: '# Project\nA small agent loop.' });
+      expect(await registry.dispatch(call('notes__read_file', { path: 'README.md' }))).toMatchObject({
+        isError: false,
+        content: '# Project\nA small agent loop.',
+      });
     } finally {
       await server.close();
     }
+  });
+
+  it('a broken notification stream on a live server leaves the call in flight alone (the probe finds the server there)', async () => {
+    // The GET stream's body is cut on command, as a proxy's idle timeout would; every POST
+    // (the call, the liveness probe) goes through untouched.
+    let cutStream!: () => void;
+    let probed!: () => void;
+    const probeAnswered = new Promise<void>((resolve) => (probed = resolve));
+    const fetchVia = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      if (typeof init?.body === 'string' && init.body.includes('"method":"ping"')) probed();
+      if ((init?.method ?? 'GET') !== 'GET' || !response.body) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          cutStream = () => controller.error(new TypeError('terminated'));
+        },
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const registry = new ToolRegistry();
+    await mount(registry, { url: github.url, prefix: 'github', fetch: fetchVia });
+    await github.waitForStreams();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    github.behave('run_long_job', async () => {
+      await released;
+      return { content: [{ type: 'text', text: 'job done' }] };
+    });
+    const started = github.nextCall('run_long_job');
+    const pending = registry.dispatch(call('github__run_long_job', { owner: 'o', repo: 'r' }));
+    await started;
+    cutStream();
+    await probeAnswered;
+    await sleep(50);
+    release();
+    expect(await pending).toMatchObject({ isError: false, content: 'job done' });
   });
 
   it('a restart that lost our session is reconnected transparently (404 → new session → the call)', async () => {
@@ -415,7 +469,10 @@ describe('generations', () => {
         tools.push({ name: 'list_discussions', description: 'List discussions in a repository forum.', inputSchema: { type: 'object' } });
         const search = tools.find((t) => t.name === 'search_code');
         if (search) search.description = 'Search code in GitHub repositories with qualifiers like repo: and language:.';
-        tools.splice(tools.findIndex((t) => t.name === 'star_repository'), 1);
+        tools.splice(
+          tools.findIndex((t) => t.name === 'star_repository'),
+          1,
+        );
       });
       await changed;
       await sleep(50); // nothing more is coming
@@ -459,7 +516,9 @@ describe('generations', () => {
       const errors: string[] = [];
       const mounted = await mountMcp(registry, { url: server.url, onError: (error) => errors.push(error.message) });
       mounts.push(mounted);
-      await server.changeTools((tools) => tools.push({ name: 'taken', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }), { notify: false });
+      await server.changeTools((tools) => tools.push({ name: 'taken', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }), {
+        notify: false,
+      });
       await mounted.refresh();
       expect(errors).toEqual(['MCP server 127.0.0.1:' + new URL(server.url).port + ': skipped new tools whose names are already registered: "taken"']);
       expect(mounted.tools).toEqual(['a', 'b']);

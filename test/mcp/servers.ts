@@ -108,41 +108,160 @@ const obj = (properties: Record<string, object>, required: string[] = []): Tool[
   properties,
   ...(required.length > 0 ? { required } : {}),
 });
-const withRepo = (properties: Record<string, object> = {}, required: string[] = []) =>
-  obj({ ...repo, ...properties }, ['owner', 'repo', ...required]);
+const withRepo = (properties: Record<string, object> = {}, required: string[] = []) => obj({ ...repo, ...properties }, ['owner', 'repo', ...required]);
 
 /** Thirty GitHub-like tools (the shape of the public GitHub MCP server's). */
 export function githubTools(): Tool[] {
   return [
-    { name: 'list_issues', description: 'List issues in a GitHub repository, filtered by state, labels or assignee.', inputSchema: withRepo({ state: { type: 'string', enum: ['open', 'closed', 'all'] }, labels: { type: 'array', items: { type: 'string' } } }) },
-    { name: 'get_issue', description: 'Get the details of one issue in a GitHub repository by its number.', inputSchema: withRepo({ issue_number: int('Issue number') }, ['issue_number']) },
-    { name: 'create_issue', description: 'Create a new issue in a GitHub repository with a title, body, labels and assignees.', inputSchema: withRepo({ title: str('Issue title'), body: str('Issue body (Markdown)'), labels: { type: 'array', items: { type: 'string' } } }, ['title']) },
-    { name: 'update_issue', description: 'Update an existing issue: change its title, body, state, labels or assignees.', inputSchema: withRepo({ issue_number: int('Issue number'), title: str('New title'), state: { type: 'string', enum: ['open', 'closed'] } }, ['issue_number']) },
-    { name: 'add_issue_comment', description: 'Add a comment to an issue or pull request.', inputSchema: withRepo({ issue_number: int('Issue or pull request number'), body: str('Comment text') }, ['issue_number', 'body']) },
-    { name: 'search_issues', description: 'Search issues and pull requests across GitHub with the issue search syntax.', inputSchema: obj({ q: str('Search query'), sort: str('Sort field') }, ['q']) },
-    { name: 'list_pull_requests', description: 'List pull requests in a repository, filtered by state, head or base branch.', inputSchema: withRepo({ state: { type: 'string', enum: ['open', 'closed', 'all'] } }) },
-    { name: 'get_pull_request', description: 'Get the details of a pull request: title, author, branches, mergeability.', inputSchema: withRepo({ pull_number: int('Pull request number') }, ['pull_number']) },
-    { name: 'create_pull_request', description: 'Open a new pull request from a head branch into a base branch.', inputSchema: withRepo({ title: str('Title'), head: str('Branch with the changes'), base: str('Branch to merge into'), body: str('Description') }, ['title', 'head', 'base']) },
-    { name: 'merge_pull_request', description: 'Merge a pull request with a merge commit, squash or rebase.', inputSchema: withRepo({ pull_number: int('Pull request number'), merge_method: { type: 'string', enum: ['merge', 'squash', 'rebase'] } }, ['pull_number']) },
-    { name: 'get_pull_request_diff', description: 'Get the unified diff of the changes in a pull request.', inputSchema: withRepo({ pull_number: int('Pull request number') }, ['pull_number']) },
-    { name: 'request_reviewers', description: 'Request reviews on a pull request from users or teams.', inputSchema: withRepo({ pull_number: int('Pull request number'), reviewers: { type: 'array', items: { type: 'string' } } }, ['pull_number', 'reviewers']) },
-    { name: 'create_pull_request_review', description: 'Submit a review on a pull request: approve, request changes or comment.', inputSchema: withRepo({ pull_number: int('Pull request number'), event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] }, body: str('Review text') }, ['pull_number', 'event']) },
-    { name: 'list_commits', description: 'List commits on a branch of a repository, newest first.', inputSchema: withRepo({ sha: str('Branch name or commit SHA'), per_page: int('Results per page') }) },
-    { name: 'get_commit', description: 'Get one commit: message, author, changed files and stats.', inputSchema: withRepo({ sha: str('Commit SHA') }, ['sha']) },
-    { name: 'create_branch', description: 'Create a new branch in a repository from an existing branch.', inputSchema: withRepo({ branch: str('New branch name'), from_branch: str('Source branch') }, ['branch']) },
+    {
+      name: 'list_issues',
+      description: 'List issues in a GitHub repository, filtered by state, labels or assignee.',
+      inputSchema: withRepo({ state: { type: 'string', enum: ['open', 'closed', 'all'] }, labels: { type: 'array', items: { type: 'string' } } }),
+    },
+    {
+      name: 'get_issue',
+      description: 'Get the details of one issue in a GitHub repository by its number.',
+      inputSchema: withRepo({ issue_number: int('Issue number') }, ['issue_number']),
+    },
+    {
+      name: 'create_issue',
+      description: 'Create a new issue in a GitHub repository with a title, body, labels and assignees.',
+      inputSchema: withRepo({ title: str('Issue title'), body: str('Issue body (Markdown)'), labels: { type: 'array', items: { type: 'string' } } }, ['title']),
+    },
+    {
+      name: 'update_issue',
+      description: 'Update an existing issue: change its title, body, state, labels or assignees.',
+      inputSchema: withRepo({ issue_number: int('Issue number'), title: str('New title'), state: { type: 'string', enum: ['open', 'closed'] } }, [
+        'issue_number',
+      ]),
+    },
+    {
+      name: 'add_issue_comment',
+      description: 'Add a comment to an issue or pull request.',
+      inputSchema: withRepo({ issue_number: int('Issue or pull request number'), body: str('Comment text') }, ['issue_number', 'body']),
+    },
+    {
+      name: 'search_issues',
+      description: 'Search issues and pull requests across GitHub with the issue search syntax.',
+      inputSchema: obj({ q: str('Search query'), sort: str('Sort field') }, ['q']),
+    },
+    {
+      name: 'list_pull_requests',
+      description: 'List pull requests in a repository, filtered by state, head or base branch.',
+      inputSchema: withRepo({ state: { type: 'string', enum: ['open', 'closed', 'all'] } }),
+    },
+    {
+      name: 'get_pull_request',
+      description: 'Get the details of a pull request: title, author, branches, mergeability.',
+      inputSchema: withRepo({ pull_number: int('Pull request number') }, ['pull_number']),
+    },
+    {
+      name: 'create_pull_request',
+      description: 'Open a new pull request from a head branch into a base branch.',
+      inputSchema: withRepo({ title: str('Title'), head: str('Branch with the changes'), base: str('Branch to merge into'), body: str('Description') }, [
+        'title',
+        'head',
+        'base',
+      ]),
+    },
+    {
+      name: 'merge_pull_request',
+      description: 'Merge a pull request with a merge commit, squash or rebase.',
+      inputSchema: withRepo({ pull_number: int('Pull request number'), merge_method: { type: 'string', enum: ['merge', 'squash', 'rebase'] } }, [
+        'pull_number',
+      ]),
+    },
+    {
+      name: 'get_pull_request_diff',
+      description: 'Get the unified diff of the changes in a pull request.',
+      inputSchema: withRepo({ pull_number: int('Pull request number') }, ['pull_number']),
+    },
+    {
+      name: 'request_reviewers',
+      description: 'Request reviews on a pull request from users or teams.',
+      inputSchema: withRepo({ pull_number: int('Pull request number'), reviewers: { type: 'array', items: { type: 'string' } } }, ['pull_number', 'reviewers']),
+    },
+    {
+      name: 'create_pull_request_review',
+      description: 'Submit a review on a pull request: approve, request changes or comment.',
+      inputSchema: withRepo(
+        { pull_number: int('Pull request number'), event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] }, body: str('Review text') },
+        ['pull_number', 'event'],
+      ),
+    },
+    {
+      name: 'list_commits',
+      description: 'List commits on a branch of a repository, newest first.',
+      inputSchema: withRepo({ sha: str('Branch name or commit SHA'), per_page: int('Results per page') }),
+    },
+    {
+      name: 'get_commit',
+      description: 'Get one commit: message, author, changed files and stats.',
+      inputSchema: withRepo({ sha: str('Commit SHA') }, ['sha']),
+    },
+    {
+      name: 'create_branch',
+      description: 'Create a new branch in a repository from an existing branch.',
+      inputSchema: withRepo({ branch: str('New branch name'), from_branch: str('Source branch') }, ['branch']),
+    },
     { name: 'list_branches', description: 'List the branches of a repository.', inputSchema: withRepo() },
-    { name: 'get_file_contents', description: 'Get the contents of a file or directory in a repository at a ref.', inputSchema: withRepo({ path: str('Path in the repository'), ref: str('Branch, tag or commit') }, ['path']) },
-    { name: 'create_or_update_file', description: 'Create or update a single file in a repository with a commit.', inputSchema: withRepo({ path: str('Path'), content: str('New file content'), message: str('Commit message'), branch: str('Branch') }, ['path', 'content', 'message', 'branch']) },
-    { name: 'delete_file', description: 'Delete a file from a repository branch with a commit.', inputSchema: withRepo({ path: str('Path'), message: str('Commit message'), branch: str('Branch') }, ['path', 'message', 'branch']) },
+    {
+      name: 'get_file_contents',
+      description: 'Get the contents of a file or directory in a repository at a ref.',
+      inputSchema: withRepo({ path: str('Path in the repository'), ref: str('Branch, tag or commit') }, ['path']),
+    },
+    {
+      name: 'create_or_update_file',
+      description: 'Create or update a single file in a repository with a commit.',
+      inputSchema: withRepo({ path: str('Path'), content: str('New file content'), message: str('Commit message'), branch: str('Branch') }, [
+        'path',
+        'content',
+        'message',
+        'branch',
+      ]),
+    },
+    {
+      name: 'delete_file',
+      description: 'Delete a file from a repository branch with a commit.',
+      inputSchema: withRepo({ path: str('Path'), message: str('Commit message'), branch: str('Branch') }, ['path', 'message', 'branch']),
+    },
     { name: 'search_code', description: 'Search source code across GitHub repositories.', inputSchema: obj({ q: str('Code search query') }, ['q']) },
-    { name: 'search_repositories', description: 'Search GitHub repositories by name, topic, language or stars.', inputSchema: obj({ query: str('Repository search query') }, ['query']) },
-    { name: 'create_repository', description: 'Create a new GitHub repository in your account or an organisation.', inputSchema: obj({ name: str('Repository name'), private: { type: 'boolean' }, description: str('Description') }, ['name']) },
-    { name: 'fork_repository', description: 'Fork a repository to your account or an organisation.', inputSchema: withRepo({ organization: str('Organisation to fork into') }) },
+    {
+      name: 'search_repositories',
+      description: 'Search GitHub repositories by name, topic, language or stars.',
+      inputSchema: obj({ query: str('Repository search query') }, ['query']),
+    },
+    {
+      name: 'create_repository',
+      description: 'Create a new GitHub repository in your account or an organisation.',
+      inputSchema: obj({ name: str('Repository name'), private: { type: 'boolean' }, description: str('Description') }, ['name']),
+    },
+    {
+      name: 'fork_repository',
+      description: 'Fork a repository to your account or an organisation.',
+      inputSchema: withRepo({ organization: str('Organisation to fork into') }),
+    },
     { name: 'list_releases', description: 'List the published releases of a repository.', inputSchema: withRepo() },
-    { name: 'create_release', description: 'Create a release from a tag with release notes.', inputSchema: withRepo({ tag_name: str('Tag'), name: str('Release title'), body: str('Release notes') }, ['tag_name']) },
-    { name: 'list_workflow_runs', description: 'List GitHub Actions workflow runs of a repository, filtered by status or branch.', inputSchema: withRepo({ status: str('Run status'), branch: str('Branch') }) },
-    { name: 'rerun_workflow_run', description: 'Re-run a GitHub Actions workflow run, or only its failed jobs.', inputSchema: withRepo({ run_id: int('Workflow run id'), failed_only: { type: 'boolean' } }, ['run_id']) },
-    { name: 'get_job_logs', description: 'Download the logs of a GitHub Actions job to debug a failing build.', inputSchema: withRepo({ job_id: int('Job id') }, ['job_id']) },
+    {
+      name: 'create_release',
+      description: 'Create a release from a tag with release notes.',
+      inputSchema: withRepo({ tag_name: str('Tag'), name: str('Release title'), body: str('Release notes') }, ['tag_name']),
+    },
+    {
+      name: 'list_workflow_runs',
+      description: 'List GitHub Actions workflow runs of a repository, filtered by status or branch.',
+      inputSchema: withRepo({ status: str('Run status'), branch: str('Branch') }),
+    },
+    {
+      name: 'rerun_workflow_run',
+      description: 'Re-run a GitHub Actions workflow run, or only its failed jobs.',
+      inputSchema: withRepo({ run_id: int('Workflow run id'), failed_only: { type: 'boolean' } }, ['run_id']),
+    },
+    {
+      name: 'get_job_logs',
+      description: 'Download the logs of a GitHub Actions job to debug a failing build.',
+      inputSchema: withRepo({ job_id: int('Job id') }, ['job_id']),
+    },
     { name: 'star_repository', description: 'Star a repository for the authenticated user.', inputSchema: withRepo() },
     { name: 'run_long_job', description: 'Start a long running repository maintenance job and wait for it to finish.', inputSchema: withRepo() },
   ];
@@ -154,7 +273,12 @@ function githubAnswer(tool: string, args: Record<string, unknown>): CallToolResu
     return { content: [{ type: 'text', text: `Created issue #42 "${String(args.title)}" in ${String(args.owner)}/${String(args.repo)}` }] };
   }
   if (tool === 'get_job_logs') {
-    return { content: [{ type: 'text', text: 'step 3/7: npm test' }, { type: 'text', text: 'FAIL test/loop.test.ts' }] };
+    return {
+      content: [
+        { type: 'text', text: 'step 3/7: npm test' },
+        { type: 'text', text: 'FAIL test/loop.test.ts' },
+      ],
+    };
   }
   return { content: [{ type: 'text', text: `${tool} ok: ${JSON.stringify(args)}` }] };
 }
@@ -249,25 +373,105 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
   const id = z.string().describe('Note id');
   return [
     { name: 'read_file', description: 'Read a text file from the workspace and return its contents.', input: { path }, run: ({ path: p }) => file(p) },
-    { name: 'write_file', description: 'Write text to a file in the workspace, creating or overwriting it.', input: { path, content: z.string() }, run: ({ path: p, content }) => (state.files.set(p, content), `wrote ${content.length} characters to ${p}`) },
-    { name: 'append_file', description: 'Append text to the end of a file in the workspace.', input: { path, content: z.string() }, run: ({ path: p, content }) => (state.files.set(p, (state.files.get(p) ?? '') + content), `appended to ${p}`) },
-    { name: 'list_directory', description: 'List the files and folders inside a workspace directory.', input: { path: path.optional() }, run: ({ path: p = '' }) => [...state.files.keys()].filter((k) => k.startsWith(p)).join('\n') },
-    { name: 'move_file', description: 'Move or rename a file in the workspace.', input: { from: z.string(), to: z.string() }, run: ({ from, to }) => (state.files.set(to, file(from)), state.files.delete(from), `moved ${from} to ${to}`) },
-    { name: 'delete_file', description: 'Delete a file from the workspace.', input: { path }, run: ({ path: p }) => (file(p), state.files.delete(p), `deleted ${p}`) },
-    { name: 'search_files', description: 'Search the text of workspace files for a word or phrase.', input: { query: z.string() }, run: ({ query }) => [...state.files].filter(([, t]) => t.includes(query)).map(([k]) => k).join('\n') || 'no matches' },
-    { name: 'get_file_info', description: 'Get the size and line count of a workspace file.', input: { path }, run: ({ path: p }) => `${file(p).length} bytes, ${file(p).split('\n').length} lines` },
+    {
+      name: 'write_file',
+      description: 'Write text to a file in the workspace, creating or overwriting it.',
+      input: { path, content: z.string() },
+      run: ({ path: p, content }) => (state.files.set(p, content), `wrote ${content.length} characters to ${p}`),
+    },
+    {
+      name: 'append_file',
+      description: 'Append text to the end of a file in the workspace.',
+      input: { path, content: z.string() },
+      run: ({ path: p, content }) => (state.files.set(p, (state.files.get(p) ?? '') + content), `appended to ${p}`),
+    },
+    {
+      name: 'list_directory',
+      description: 'List the files and folders inside a workspace directory.',
+      input: { path: path.optional() },
+      run: ({ path: p = '' }) => [...state.files.keys()].filter((k) => k.startsWith(p)).join('\n'),
+    },
+    {
+      name: 'move_file',
+      description: 'Move or rename a file in the workspace.',
+      input: { from: z.string(), to: z.string() },
+      run: ({ from, to }) => (state.files.set(to, file(from)), state.files.delete(from), `moved ${from} to ${to}`),
+    },
+    {
+      name: 'delete_file',
+      description: 'Delete a file from the workspace.',
+      input: { path },
+      run: ({ path: p }) => (file(p), state.files.delete(p), `deleted ${p}`),
+    },
+    {
+      name: 'search_files',
+      description: 'Search the text of workspace files for a word or phrase.',
+      input: { query: z.string() },
+      run: ({ query }) =>
+        [...state.files]
+          .filter(([, t]) => t.includes(query))
+          .map(([k]) => k)
+          .join('\n') || 'no matches',
+    },
+    {
+      name: 'get_file_info',
+      description: 'Get the size and line count of a workspace file.',
+      input: { path },
+      run: ({ path: p }) => `${file(p).length} bytes, ${file(p).split('\n').length} lines`,
+    },
     { name: 'create_directory', description: 'Create a directory in the workspace.', input: { path }, run: ({ path: p }) => `created ${p}/` },
-    { name: 'create_note', description: 'Create a personal note with a title, body and tags.', input: { title: z.string(), body: z.string(), tags: z.array(z.string()).optional() }, run: ({ title, body, tags = [] }) => (state.notes.set(`n${state.notes.size + 1}`, { title, body, tags, pinned: false }), `created note n${state.notes.size}`) },
+    {
+      name: 'create_note',
+      description: 'Create a personal note with a title, body and tags.',
+      input: { title: z.string(), body: z.string(), tags: z.array(z.string()).optional() },
+      run: ({ title, body, tags = [] }) => (
+        state.notes.set(`n${state.notes.size + 1}`, { title, body, tags, pinned: false }), `created note n${state.notes.size}`
+      ),
+    },
     { name: 'get_note', description: 'Get a note by id with its title, body and tags.', input: { id }, run: ({ id: i }) => JSON.stringify(note(i)) },
-    { name: 'update_note', description: 'Update the title or body of a note.', input: { id, title: z.string().optional(), body: z.string().optional() }, run: ({ id: i, ...rest }) => (Object.assign(note(i), rest), `updated ${i}`) },
+    {
+      name: 'update_note',
+      description: 'Update the title or body of a note.',
+      input: { id, title: z.string().optional(), body: z.string().optional() },
+      run: ({ id: i, ...rest }) => (Object.assign(note(i), rest), `updated ${i}`),
+    },
     { name: 'delete_note', description: 'Delete a note by id.', input: { id }, run: ({ id: i }) => (note(i), state.notes.delete(i), `deleted ${i}`) },
-    { name: 'list_notes', description: 'List every note with its id and title.', input: {}, run: () => [...state.notes].map(([k, n]) => `${k}: ${n.title}`).join('\n') },
-    { name: 'search_notes', description: 'Search notes by words in their title or body.', input: { query: z.string() }, run: ({ query }) => [...state.notes].filter(([, n]) => `${n.title} ${n.body}`.includes(query)).map(([k]) => k).join('\n') || 'no notes match' },
-    { name: 'tag_note', description: 'Add tags to a note.', input: { id, tags: z.array(z.string()) }, run: ({ id: i, tags }) => (note(i).tags.push(...tags), `tagged ${i}`) },
-    { name: 'list_tags', description: 'List every tag used on notes, with counts.', input: {}, run: () => [...new Set([...state.notes.values()].flatMap((n) => n.tags))].join(', ') },
+    {
+      name: 'list_notes',
+      description: 'List every note with its id and title.',
+      input: {},
+      run: () => [...state.notes].map(([k, n]) => `${k}: ${n.title}`).join('\n'),
+    },
+    {
+      name: 'search_notes',
+      description: 'Search notes by words in their title or body.',
+      input: { query: z.string() },
+      run: ({ query }) =>
+        [...state.notes]
+          .filter(([, n]) => `${n.title} ${n.body}`.includes(query))
+          .map(([k]) => k)
+          .join('\n') || 'no notes match',
+    },
+    {
+      name: 'tag_note',
+      description: 'Add tags to a note.',
+      input: { id, tags: z.array(z.string()) },
+      run: ({ id: i, tags }) => (note(i).tags.push(...tags), `tagged ${i}`),
+    },
+    {
+      name: 'list_tags',
+      description: 'List every tag used on notes, with counts.',
+      input: {},
+      run: () => [...new Set([...state.notes.values()].flatMap((n) => n.tags))].join(', '),
+    },
     { name: 'pin_note', description: 'Pin a note so it shows first.', input: { id }, run: ({ id: i }) => ((note(i).pinned = true), `pinned ${i}`) },
     { name: 'export_notes', description: 'Export all notes as one Markdown document, attached as a resource.', input: {}, run: () => exportNotes(state) },
-    { name: 'render_diagram', description: 'Render a Mermaid diagram of the workspace layout as a PNG image.', input: { title: z.string().optional() }, run: () => renderDiagram() },
+    {
+      name: 'render_diagram',
+      description: 'Render a Mermaid diagram of the workspace layout as a PNG image.',
+      input: { title: z.string().optional() },
+      run: () => renderDiagram(),
+    },
   ];
 }
 
@@ -284,7 +488,12 @@ function exportNotes(state: NotesState): CallToolResult {
 
 function renderDiagram(): CallToolResult {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]).toString('base64');
-  return { content: [{ type: 'text', text: 'Diagram rendered.' }, { type: 'image', data: png, mimeType: 'image/png' }] };
+  return {
+    content: [
+      { type: 'text', text: 'Diagram rendered.' },
+      { type: 'image', data: png, mimeType: 'image/png' },
+    ],
+  };
 }
 
 /**
@@ -320,7 +529,11 @@ interface Connectable {
   close(): Promise<void>;
 }
 
-type RecordCall = (tool: string, args: Record<string, unknown>, extra: { signal: AbortSignal; requestInfo?: { headers: Record<string, string | string[] | undefined> } }) => RecordedCall;
+type RecordCall = (
+  tool: string,
+  args: Record<string, unknown>,
+  extra: { signal: AbortSignal; requestInfo?: { headers: Record<string, string | string[] | undefined> } },
+) => RecordedCall;
 
 interface Harness {
   readonly server: Omit<McpTestServer, 'toolNames'>;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
+import { encodeVectorsFile, readVectorsFile } from '../../src/embed/vectors-file.js';
 import { generateSentences } from './use-lite-sentences.js';
 import { MODEL_DIR, cosine, ensureModel, loadReference, stats, type Reference } from './use-lite-setup.js';
 
@@ -97,6 +98,21 @@ describe('USE-lite ONNX port vs TF.js', () => {
     expect(a.min).toBeGreaterThanOrEqual(0.999); // measured ≈ 0.99933
     expect(a.mean).toBeGreaterThanOrEqual(0.9995); // measured ≈ 0.99978
     expect(toFp32.min).toBeGreaterThanOrEqual(0.999);
+  });
+
+  it('vectors files: int8 vectors stored at f16 and i8 stay within cosine >= 0.999 of TF.js', () => {
+    for (const precision of ['f16', 'i8'] as const) {
+      const header = { embedderId: 'use-lite/int8/mean/tok2', dimensions: 512 };
+      const entries = texts.map((text, i) => ({ text, vector: int8[i] as Float32Array }));
+      const read = readVectorsFile(encodeVectorsFile({ ...header, precision }, entries), header);
+      if (!read.ok) throw new Error(read.reason);
+      const stored = texts.map((text) => read.file.vectorFor(text) as Float32Array);
+      const toReference = stats(stored.map((v, i) => cosine(v, referenceVectors[i] as number[])));
+      const toLive = stats(stored.map((v, i) => cosine(v, int8[i] as Float32Array)));
+      console.info(`${precision} file vs TF.js min ${toReference.min.toFixed(6)}; vs the live int8 vectors min ${toLive.min.toFixed(8)}`);
+      expect(toReference.min).toBeGreaterThanOrEqual(0.999);
+      expect(toLive.min).toBeGreaterThanOrEqual(precision === 'f16' ? 0.99999 : 0.9999);
+    }
   });
 
   it('retrieval: nearest neighbours agree (fp32 with TF.js, int8 with fp32)', () => {

@@ -3,9 +3,10 @@
  * cells are the documented outcome. `test/select/fault-matrix.test.ts` drives every cell
  * through BareLoop against the scripted model server, and `scripts/fault-matrix-doc.mjs`
  * renders `docs/fault-matrix.md` from {@link renderFaultMatrix}, so the published table and
- * the tested one are the same object. Keep this file free of runtime imports: the doc script
- * loads it on its own.
+ * the tested one are the same object. Keep this file free of runtime imports (the doc script
+ * loads it on its own) but for the MCP rows, plain data in test/mcp/transport-faults.ts.
  */
+import { renderTransportFaults } from '../mcp/transport-faults.js';
 
 export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid', 'rewriting'] as const;
 export type SelectorId = (typeof SELECTOR_IDS)[number];
@@ -287,6 +288,7 @@ export function renderFaultMatrix(): string {
     '|---|---|---|',
     ...SYSTEM_FAULTS.map((row) => `| ${escape(row.fault)} | ${escape(row.outcome)} | ${row.test} |`),
     '',
+    ...renderTransportFaults(),
     '## How each fault is injected',
     '',
     ...FAULT_TABLE.map((row) => `- **${row.fault}**: ${row.injection}`),

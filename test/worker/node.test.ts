@@ -4,7 +4,13 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { RunningServer } from '../../worker/node.js';
-import { startNodeServer, useLiteFromDisk } from '../../worker/node.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../../worker/node.js';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { optionsFromVars } from '../../worker/env-options.js';
 import type { ModelFixture } from './model-fixture.js';
 import { startModelFixture } from './model-fixture.js';
@@ -45,4 +51,35 @@ afterAll(async () => {
 
 describe('worker API on Node (@hono/node-server)', () => {
   for (const check of CHECKS) it(check.name, () => check.run(target));
+});
+
+describe('a vectors file on disk (LOOPCTL_VECTORS)', () => {
+  it('seeds the embedding selector: the first selection embeds only the prompt; a missing file is a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopctl-node-vectors-'));
+    try {
+      const file = join(dir, 'tools.lcv');
+      writeFileSync(file, await buildVectorsFile(countingEmbedder({ id: 'test/node-seed' }), DEMO_TOOLS));
+      const select = async (vectors: string) => {
+        const embedder = countingEmbedder({ id: 'test/node-seed' });
+        const server = await startNodeServer({ token: TOKEN, port: 0, embedder, vectors: vectorsFromDisk(vectors), onError: () => undefined });
+        servers.push(server);
+        const response = await fetch(`${server.url}/v1/select`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: 'weather forecast for Bergen', selector: 'embedding', k: 4 }),
+        });
+        expect(response.status).toBe(200);
+        return { body: (await response.json()) as { advertised: string[]; warnings?: string[] }, embedder };
+      };
+      const seeded = await select(file);
+      expect(seeded.embedder.texts).toEqual(['weather forecast for Bergen']);
+      expect(seeded.body.warnings).toBeUndefined();
+      expect(seeded.body.advertised).toContain('get_weather_forecast');
+      const missing = await select(join(dir, 'missing.lcv'));
+      expect(missing.body.warnings).toEqual([expect.stringMatching(/^vectors file could not be read \(ENOENT/)]);
+      expect(missing.embedder.texts).toHaveLength(DEMO_TOOLS.length + 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,14 +2,22 @@
  * Runs in Node before the workerd tests: starts the scripted model (and its control
  * endpoint) on loopback and hands the URLs to the pool config and the tests via `provide`.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { buildVectorsFile } from '../../src/embed/vectors-build.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
 import { startModelFixture } from '../worker/model-fixture.js';
+import { ASSET_EMBEDDER_ID } from './constants.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     modelBaseURL: string;
     modelControlURL: string;
     deadBaseURL: string;
+    assetsDir: string;
   }
 }
 
@@ -18,5 +26,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('modelBaseURL', model.baseURL);
   project.provide('modelControlURL', model.controlURL);
   project.provide('deadBaseURL', model.deadBaseURL);
-  return () => model.close();
+  // A static-assets folder holding a vectors file for the demo registry, as the demo build
+  // ships one (built here with the counting embedder the workerd tests use).
+  const assetsDir = mkdtempSync(join(tmpdir(), 'loopctl-workers-assets-'));
+  mkdirSync(join(assetsDir, 'vectors'));
+  writeFileSync(join(assetsDir, 'vectors', 'demo.lcv'), await buildVectorsFile(countingEmbedder({ id: ASSET_EMBEDDER_ID }), DEMO_TOOLS));
+  project.provide('assetsDir', assetsDir);
+  return async () => {
+    await model.close();
+    rmSync(assetsDir, { recursive: true, force: true });
+  };
 }

@@ -17,6 +17,8 @@ export default defineConfig({
       miniflare: {
         compatibilityDate: COMPATIBILITY_DATE,
         kvNamespaces: ['VECTORS'],
+        // A real assets binding over a small folder (global setup): the shipped vectors file.
+        assets: { directory: inject('assetsDir'), binding: 'ASSETS' },
         bindings: {
           LOOPCTL_TOKEN: TEST_TOKEN,
           MODEL_BASE_URL: inject('modelBaseURL'),

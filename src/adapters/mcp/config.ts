@@ -1,47 +1,68 @@
 /**
  * MCP servers from configuration: parse a JSON list (e.g. the `LOOPCTL_MCP_SERVERS`
  * environment variable) and mount every server it names.
- *
- * @module loopctl/mcp
  */
-import type { ToolRegistry } from '../registry/registry.js';
-import type { McpMount, McpMountOptions } from './mcp.js';
-import { mountMcp } from './mcp.js';
+import type { ToolRegistry } from '../../registry/registry.js';
+import { mountMcp } from './mount.js';
+import type { McpCommonOptions, McpHttpMountOptions, McpMount } from './options.js';
 
-/** One server as configuration names it. */
-export interface McpServerConfig {
-  /** The Streamable HTTP endpoint (http or https). */
-  readonly url: string;
+/** What every configured server may say. */
+interface McpCommonConfig {
   /** Tool name prefix (`github` → `github__create_issue`). */
   readonly prefix?: string;
-  /** Sent with every request, e.g. `{ "Authorization": "Bearer …" }`. */
-  readonly headers?: Readonly<Record<string, string>>;
   /** The server's label in error messages. */
   readonly name?: string;
   /** Longest wait for any one answer, in ms. */
   readonly timeoutMs?: number;
 }
 
+/** A Streamable HTTP server as configuration names it. */
+export interface McpHttpServerConfig extends McpCommonConfig {
+  /** The Streamable HTTP endpoint (http or https). */
+  readonly url: string;
+  /** Sent with every request, e.g. `{ "Authorization": "Bearer …" }`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A stdio server (a command to start) as configuration names it. */
+export interface McpStdioServerConfig extends McpCommonConfig {
+  /** The program to run. */
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the few variables a server inherits (`PATH`, `HOME`, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** One server as configuration names it: a `url` (Streamable HTTP) or a `command` (stdio). */
+export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig;
+
 /** Options for {@link mountAll}. */
-export interface MountAllOptions extends Pick<McpMountOptions, 'fetch' | 'clientInfo' | 'onError'> {
+export interface MountAllOptions extends Pick<McpCommonOptions, 'clientInfo' | 'onError'>, Pick<McpHttpMountOptions, 'fetch'> {
   /**
    * Told when a server cannot be mounted; the others are mounted anyway. Without it, one
    * failure unmounts the servers already mounted and rejects.
    */
   onMountError?: (error: Error, server: McpServerConfig) => void;
+  /** Told what a stdio server writes to stderr. Default: not shown (the tail goes into its errors). */
+  onStderr?: (text: string, server: McpStdioServerConfig) => void;
 }
 
-const KEYS = new Set(['url', 'prefix', 'headers', 'name', 'timeoutMs']);
+const HTTP_KEYS = new Set(['url', 'prefix', 'headers', 'name', 'timeoutMs']);
+const STDIO_KEYS = new Set(['command', 'args', 'env', 'cwd', 'prefix', 'name', 'timeoutMs']);
 const PREFIX = /^[a-zA-Z0-9_-]{1,48}$/;
 
 /**
- * Parse a JSON array of `{ url, prefix?, headers?, name?, timeoutMs? }`. An unset or blank
- * value is no servers. Anything malformed throws an error naming `source` and the entry, so
- * a typo in deployment configuration fails loudly at start instead of mounting nothing.
+ * Parse a JSON array of servers: `{ url, prefix?, headers?, name?, timeoutMs? }` for
+ * Streamable HTTP, `{ command, args?, env?, cwd?, prefix?, name?, timeoutMs? }` for stdio.
+ * An unset or blank value is no servers. Anything malformed throws an error naming `source`
+ * and the entry, so a typo in deployment configuration fails loudly at start instead of
+ * mounting nothing.
  *
  * @example
  * const servers = parseMcpServers(env.LOOPCTL_MCP_SERVERS)
- * // LOOPCTL_MCP_SERVERS='[{"url":"https://mcp.example.com/github","prefix":"github","headers":{"Authorization":"Bearer …"}}]'
+ * // LOOPCTL_MCP_SERVERS='[{"url":"https://mcp.example.com/github","prefix":"github","headers":{"Authorization":"Bearer …"}},
+ * //                       {"command":"npx","args":["-y","@modelcontextprotocol/server-memory"],"prefix":"memory"}]'
  */
 export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP_SERVERS'): McpServerConfig[] {
   if (value === undefined || value.trim() === '') return [];
@@ -51,27 +72,71 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
   } catch (error) {
     throw new Error(`${source} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (!Array.isArray(parsed)) throw new Error(`${source} must be a JSON array of { "url", "prefix"?, "headers"? } objects`);
+  if (!Array.isArray(parsed)) throw new Error(`${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`);
   const servers = parsed.map((entry, index) => parseEntry(entry, `${source}[${index}]`));
   assertDistinctPrefixes(servers, source);
   return servers;
 }
 
 function parseEntry(entry: unknown, where: string): McpServerConfig {
-  if (!isRecord(entry)) throw new Error(`${where} must be an object with a "url"`);
-  const unknown = Object.keys(entry).filter((key) => !KEYS.has(key));
-  if (unknown.length > 0) throw new Error(`${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...KEYS].join(', ')})`);
-  return {
-    url: parseUrl(entry.url, where),
+  if (!isRecord(entry)) throw new Error(`${where} must be an object with a "url" or a "command"`);
+  const stdio = 'command' in entry;
+  if (stdio && 'url' in entry) throw new Error(`${where} has both "url" and "command": give a url (Streamable HTTP) or a command (stdio)`);
+  const keys = stdio ? STDIO_KEYS : HTTP_KEYS;
+  const unknown = Object.keys(entry).filter((key) => !keys.has(key));
+  if (unknown.length > 0)
+    throw new Error(
+      `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...keys].join(', ')})`,
+    );
+  const common = {
     ...optional('prefix', parsePrefix(entry.prefix, where)),
-    ...optional('headers', parseHeaders(entry.headers, where)),
     ...optional('name', parseName(entry.name, where)),
     ...optional('timeoutMs', parseTimeout(entry.timeoutMs, where)),
   };
+  if (stdio) {
+    return {
+      command: parseCommand(entry.command, where),
+      ...optional('args', parseArgs(entry.args, where)),
+      ...optional('env', parseEnv(entry.env, where)),
+      ...optional('cwd', parseCwd(entry.cwd, where)),
+      ...common,
+    };
+  }
+  return { url: parseUrl(entry.url, where), ...optional('headers', parseHeaders(entry.headers, where)), ...common };
+}
+
+function parseCommand(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new Error(`${where}.command must be a non-empty string`);
+  return value;
+}
+
+function parseArgs(value: unknown, where: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new Error(`${where}.args must be an array of strings`);
+  value.forEach((arg, index) => {
+    if (typeof arg !== 'string') throw new Error(`${where}.args[${index}] must be a string, got ${typeof arg}`);
+  });
+  return value as string[];
+}
+
+function parseEnv(value: unknown, where: string): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) throw new Error(`${where}.env must be an object of variable names to strings`);
+  for (const [name, variable] of Object.entries(value)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) throw new Error(`${where}.env has an invalid variable name ${JSON.stringify(name)}`);
+    if (typeof variable !== 'string') throw new Error(`${where}.env["${name}"] must be a string, got ${typeof variable}`);
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+function parseCwd(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new Error(`${where}.cwd must be a non-empty string`);
+  return value;
 }
 
 function parseUrl(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value === '') throw new Error(`${where}.url must be a non-empty string`);
+  if (typeof value !== 'string' || value === '') throw new Error(`${where}.url must be a non-empty string (or give a "command" for a stdio server)`);
   let url: URL;
   try {
     url = new URL(value);
@@ -140,8 +205,12 @@ function assertDistinctPrefixes(servers: readonly McpServerConfig[], source: str
  * await Promise.all(mounts.map((mount) => mount.unmount()))
  */
 export async function mountAll(registry: ToolRegistry, servers: readonly McpServerConfig[], options: MountAllOptions = {}): Promise<McpMount[]> {
-  const { onMountError, ...shared } = options;
-  const settled = await Promise.allSettled(servers.map((server) => mountMcp(registry, { ...shared, ...server })));
+  const { onMountError, onStderr, fetch, ...shared } = options;
+  const mountOne = (server: McpServerConfig): Promise<McpMount> =>
+    'command' in server
+      ? mountMcp(registry, { ...shared, ...server, ...(onStderr ? { onStderr: (text: string) => onStderr(text, server) } : {}) })
+      : mountMcp(registry, { ...shared, ...(fetch ? { fetch } : {}), ...server });
+  const settled = await Promise.allSettled(servers.map(mountOne));
   const mounts: McpMount[] = [];
   const failures: { error: Error; server: McpServerConfig }[] = [];
   settled.forEach((outcome, index) => {

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+/**
+ * Corpus embedding rate in one process (onnxruntime-web fixes its WASM thread count at first
+ * use, so `npm run bench` runs this once per thread count): bfcl tool texts through USE-lite,
+ * the achieved GFLOP/s, and a plain MatMul's GFLOP/s on the same runtime and threads, so the
+ * distance to the hardware is visible. Prints one JSON line.
+ *
+ *   node scripts/bench-corpus.mjs [--threads 1] [--dtype int8|fp32] [--texts 600] [--data ../shared/eval]
+ */
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadTools } from '../dist/cli.js';
+import { toolText } from '../dist/selector-kit.js';
+import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/transformers.js';
+import { encodeModel, GraphBuilder } from './build-model.mjs';
+
+const { values } = parseArgs({
+  options: {
+    threads: { type: 'string', default: '1' },
+    dtype: { type: 'string', default: 'int8' },
+    texts: { type: 'string', default: '600' },
+    data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
+  },
+});
+const threads = Number(values.threads);
+const modelPath = resolve(import.meta.dirname, '../models/use-lite');
+
+/** USE-lite multiply-adds per token (both layers' projections, residual and FFN; notes §4). */
+export const MACS_PER_TOKEN = 256 * 768 + 256 * 512 + 256 * 512 + 2 * 512 * 1536 + (512 * 1536 + 512 * 512 + 2 * 512 * 1536);
+/** Per text: the 512×512 tanh head. */
+const MACS_PER_TEXT = 512 * 512;
+
+const tools = loadTools(join(values.data, 'bfcl', 'tools.json'));
+const texts = [...new Set(tools.map((t) => toolText(t.name, t.description)))].slice(0, Number(values.texts));
+const tokenizer = createUseLiteTokenizer(JSON.parse(readFileSync(join(modelPath, 'vocab.json'), 'utf8')));
+const tokens = texts.reduce((sum, text) => sum + Math.min(128, tokenizer.encode(text).length), 0);
+// Attention: q·kᵀ and p·v per head, per layer: 2·L·d multiply-adds per token.
+const attention = texts.reduce((sum, text) => {
+  const n = Math.min(128, tokenizer.encode(text).length);
+  return sum + n * n * 2 * (256 + 512);
+}, 0);
+const flops = 2 * (tokens * MACS_PER_TOKEN + attention + texts.length * MACS_PER_TEXT);
+
+const embedder = useLiteEmbedder({ modelPath, dtype: values.dtype, numThreads: threads, batchSize: 32 });
+await embedder.load();
+await embedder.embed(texts.slice(0, 32)); // warm: first shapes
+const started = performance.now();
+await embedder.embed(texts);
+const seconds = (performance.now() - started) / 1000;
+
+// A plain MatMul on the same runtime: [M,512] × [512,1536], as the FFN's first projection.
+const ort = await import('onnxruntime-web');
+const g = new GraphBuilder();
+const weight = new Float32Array(512 * 1536).map((_, i) => ((i * 2654435761) % 1000) / 1000 - 0.5);
+g.const('w', 1, [512, 1536], weight);
+g.op('MatMul', ['x', 'w'], {}, ['y']);
+const matmul = await ort.InferenceSession.create(
+  encodeModel({
+    name: 'matmul',
+    opset: 17,
+    nodes: g.nodes,
+    initializers: g.initializers,
+    inputs: [{ name: 'x', type: 1, shape: ['m', 512] }],
+    outputs: [{ name: 'y', type: 1, shape: ['m', 1536] }],
+  }),
+  { executionProviders: ['wasm'] },
+);
+const rows = 32 * 27; // a batch of 32 typical tool texts
+const x = new ort.Tensor('float32', new Float32Array(rows * 512).fill(0.01), [rows, 512]);
+for (let i = 0; i < 3; i++) await matmul.run({ x });
+let runs = 0;
+const t0 = performance.now();
+while (performance.now() - t0 < 2000) {
+  await matmul.run({ x });
+  runs++;
+}
+const matmulSeconds = (performance.now() - t0) / 1000;
+const matmulGflops = (runs * 2 * rows * 512 * 1536) / matmulSeconds / 1e9;
+
+console.log(
+  JSON.stringify({
+    threads,
+    dtype: values.dtype,
+    backendThreads: embedder.backend?.numThreads,
+    texts: texts.length,
+    tokens,
+    seconds: Math.round(seconds * 1000) / 1000,
+    toolsPerSecond: Math.round((texts.length / seconds) * 10) / 10,
+    gflops: Math.round((flops / seconds / 1e9) * 10) / 10,
+    matmulGflops: Math.round(matmulGflops * 10) / 10,
+    loadavg: loadavg().map((v) => Math.round(v * 100) / 100),
+  }),
+);
+process.exit(0);

@@ -1,0 +1,19 @@
+/** The signal the mount hands the SDK for one request. */
+
+/**
+ * A signal that follows `outer` until disposed. The SDK never removes the abort listener it
+ * adds, so handing it the run's own signal would pile listeners onto it and, on a later
+ * abort, send cancellations for requests that finished long ago.
+ *
+ * @example
+ * const linked = linkSignal(runSignal)
+ * try { await client.callTool(params, undefined, { signal: linked.signal }) } finally { linked.dispose() }
+ */
+export function linkSignal(outer: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  if (!outer) return { signal: controller.signal, dispose: () => undefined };
+  const onAbort = (): void => controller.abort(outer.reason);
+  if (outer.aborted) onAbort();
+  else outer.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, dispose: () => outer.removeEventListener('abort', onAbort) };
+}

@@ -1,0 +1,317 @@
+/**
+ * The precomputed vectors file: a registry's tool-text vectors built once (`loopctl vectors`)
+ * and shipped beside an app, so a first turn over a matching registry embeds nothing. Each
+ * entry is keyed by the 64-bit hash of the embedded tool text, so the file does not depend on
+ * registry order, and a tool whose text changed simply finds no entry (and is embedded).
+ *
+ * Layout (every field little-endian):
+ *
+ * | offset | field                                                     |
+ * |--------|-----------------------------------------------------------|
+ * | 0      | magic `LCVF`                                              |
+ * | 4      | version (u16)                                             |
+ * | 6      | precision (u8: 0 f32, 1 f16, 2 i8), reserved (u8, zero)   |
+ * | 8      | dimensions (u32)                                          |
+ * | 12     | count (u32)                                               |
+ * | 16     | embedder id length in UTF-8 bytes (u16), reserved (u16)   |
+ * | 20     | embedder id, zero-padded to a multiple of 4 bytes          |
+ * | H      | keys: count × two u32 lanes (text hash)                   |
+ * |        | i8 only: count × f32 row scales                           |
+ * |        | rows: count × dimensions values of the precision          |
+ * | end−4  | checksum of every byte before it (u32)                    |
+ *
+ * The checksum covers the whole file, so a truncated or bit-flipped file is refused whole,
+ * never half-trusted.
+ *
+ * @module
+ */
+import { checksumBytes, Hash64 } from '../hash.js';
+
+/** Bumped when the layout changes; a reader refuses versions it does not know. */
+export const VECTORS_FILE_VERSION = 1;
+
+/** How rows are stored: f32 exact, f16 (default: half the size, cosine ≈ 1 − 1e-7), i8 (a quarter, cosine ≈ 1 − 3e-5). */
+export type VectorsPrecision = 'f32' | 'f16' | 'i8';
+
+const MAGIC = [0x4c, 0x43, 0x56, 0x46] as const; // "LCVF"
+const PRECISIONS: readonly VectorsPrecision[] = ['f32', 'f16', 'i8'];
+const BYTES_PER_VALUE: Record<VectorsPrecision, number> = { f32: 4, f16: 2, i8: 1 };
+const FIXED_HEADER = 20;
+const NATIVE_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const MAX_ID_BYTES = 1024;
+
+/** One tool text and its vector, as {@link encodeVectorsFile} takes them. */
+export interface VectorsEntry {
+  readonly text: string;
+  readonly vector: Float32Array;
+}
+
+/** What {@link encodeVectorsFile} writes besides the entries. */
+export interface VectorsFileHeader {
+  /** The embedder's `id`; a reader with another embedder refuses the file. */
+  readonly embedderId: string;
+  readonly dimensions: number;
+  /** Default `'f16'`. */
+  readonly precision?: VectorsPrecision;
+}
+
+/** A decoded, verified vectors file. Rows are converted to unit float32 vectors on lookup. */
+export interface VectorsFile {
+  readonly embedderId: string;
+  readonly dimensions: number;
+  readonly count: number;
+  readonly precision: VectorsPrecision;
+  readonly byteLength: number;
+  /** The unit vector stored for this tool text, or undefined (no entry, or a row that cannot rank). */
+  vectorFor(text: string): Float32Array | undefined;
+}
+
+/** A read outcome: the file, or why it was refused. */
+export type VectorsFileResult = { readonly ok: true; readonly file: VectorsFile } | { readonly ok: false; readonly reason: string };
+
+/**
+ * The entry key of a tool text: its 64-bit hash as 16 hex characters.
+ *
+ * @example
+ * vectorsTextKey('get weather: Current weather for a city') // '9c0f…' (16 hex chars)
+ */
+export function vectorsTextKey(text: string): string {
+  return new Hash64().update('loopctl/text/v1').update(text).digest();
+}
+
+/**
+ * Encode entries into a vectors file. Duplicate texts are stored once; every vector must have
+ * `dimensions` finite values (it is normalised before storing).
+ *
+ * @example
+ * const bytes = encodeVectorsFile({ embedderId: embedder.id, dimensions: 512 }, [{ text, vector }])
+ */
+export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<VectorsEntry>): Uint8Array {
+  const { embedderId, dimensions } = header;
+  const precision = header.precision ?? 'f16';
+  if (!PRECISIONS.includes(precision)) throw new RangeError(`precision must be f32, f16 or i8, got ${String(precision)}`);
+  if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
+  const id = new TextEncoder().encode(embedderId);
+  if (id.byteLength > MAX_ID_BYTES) throw new RangeError(`embedder id is ${id.byteLength} bytes, at most ${MAX_ID_BYTES}`);
+
+  const rows = new Map<string, { words: [number, number]; vector: Float32Array }>();
+  for (const { text, vector } of entries) {
+    if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
+      throw new RangeError(`vector for ${preview(text)} has ${vector?.length ?? 'no'} values, expected ${dimensions}`);
+    }
+    const unit = unitCopy(vector);
+    if (!unit) throw new RangeError(`vector for ${preview(text)} cannot rank (zero or non-finite)`);
+    const hash = new Hash64().update('loopctl/text/v1').update(text);
+    rows.set(hash.digest(), { words: hash.digestWords(), vector: unit });
+  }
+
+  const count = rows.size;
+  const layout = layoutOf(id.byteLength, dimensions, count, precision);
+  const out = new Uint8Array(layout.total);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint16(4, VECTORS_FILE_VERSION, true);
+  out[6] = PRECISIONS.indexOf(precision);
+  view.setUint32(8, dimensions, true);
+  view.setUint32(12, count, true);
+  view.setUint16(16, id.byteLength, true);
+  out.set(id, FIXED_HEADER);
+
+  let row = 0;
+  for (const { words, vector } of rows.values()) {
+    view.setUint32(layout.keys + row * 8, words[0], true);
+    view.setUint32(layout.keys + row * 8 + 4, words[1], true);
+    const at = layout.rows + row * dimensions * BYTES_PER_VALUE[precision];
+    if (precision === 'f32') {
+      for (let j = 0; j < dimensions; j++) view.setFloat32(at + j * 4, vector[j] as number, true);
+    } else if (precision === 'f16') {
+      for (let j = 0; j < dimensions; j++) view.setUint16(at + j * 2, toHalf(vector[j] as number), true);
+    } else {
+      let peak = 0;
+      for (let j = 0; j < dimensions; j++) peak = Math.max(peak, Math.abs(vector[j] as number));
+      const scale = peak / 127;
+      view.setFloat32(layout.scales + row * 4, scale, true);
+      for (let j = 0; j < dimensions; j++) view.setInt8(at + j, Math.round((vector[j] as number) / scale));
+    }
+    row++;
+  }
+  view.setUint32(layout.total - 4, checksumBytes(out.subarray(0, layout.total - 4)), true);
+  return out;
+}
+
+/**
+ * Verify and decode a vectors file. Never throws: a short, truncated, bit-flipped or
+ * unknown-version file, or one built by another embedder or of other dimensions than
+ * `expected`, comes back as `{ ok: false, reason }`.
+ *
+ * @example
+ * const read = readVectorsFile(bytes, { embedderId: embedder.id, dimensions: embedder.dimensions })
+ * if (read.ok) read.file.vectorFor(toolText('get_weather', 'Current weather'))
+ */
+export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedderId: string; readonly dimensions: number }): VectorsFileResult {
+  if (!(bytes instanceof Uint8Array)) return refuse('not bytes');
+  const magic = MAGIC.every((byte, i) => bytes[i] === byte);
+  if (bytes.byteLength >= MAGIC.length && !magic) return refuse('not a loopctl vectors file (bad magic)');
+  if (bytes.byteLength < FIXED_HEADER + 4) return refuse(`${bytes.byteLength} bytes, shorter than a header (truncated?)`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint16(4, true);
+  if (version !== VECTORS_FILE_VERSION) return refuse(`format version ${version}, this reader knows ${VECTORS_FILE_VERSION}`);
+  const precision = PRECISIONS[bytes[6] as number];
+  const dimensions = view.getUint32(8, true);
+  const count = view.getUint32(12, true);
+  const idBytes = view.getUint16(16, true);
+  if (!precision || bytes[7] !== 0 || view.getUint16(18, true) !== 0 || idBytes > MAX_ID_BYTES || dimensions < 1) {
+    return refuse('corrupt header');
+  }
+  const layout = layoutOf(idBytes, dimensions, count, precision);
+  if (bytes.byteLength < layout.total) return refuse(`truncated: ${bytes.byteLength} of ${layout.total} bytes`);
+  if (bytes.byteLength > layout.total) return refuse(`${bytes.byteLength - layout.total} unexpected bytes after the end`);
+  if (view.getUint32(layout.total - 4, true) !== checksumBytes(bytes.subarray(0, layout.total - 4))) {
+    return refuse('checksum mismatch (corrupt file)');
+  }
+  let embedderId: string;
+  try {
+    embedderId = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(FIXED_HEADER, FIXED_HEADER + idBytes));
+  } catch {
+    return refuse('corrupt embedder id');
+  }
+  if (expected && embedderId !== expected.embedderId) {
+    return refuse(`built by embedder "${embedderId}", this selector uses "${expected.embedderId}"`);
+  }
+  if (expected && dimensions !== expected.dimensions) {
+    return refuse(`holds ${dimensions}-dimension vectors, this embedder makes ${expected.dimensions}`);
+  }
+
+  // One aligned copy of the rows, read through typed arrays (and immune to later edits of `bytes`).
+  const rowsEnd = layout.rows + count * dimensions * BYTES_PER_VALUE[precision];
+  const rows = new Uint8Array(Math.ceil((rowsEnd - layout.keys) / 4) * 4);
+  rows.set(bytes.subarray(layout.keys, rowsEnd));
+  const keys = new Uint32Array(rows.buffer, 0, count * 2);
+  const scales = new Float32Array(rows.buffer, layout.scales - layout.keys, precision === 'i8' ? count : 0);
+  const values = rows.subarray(layout.rows - layout.keys);
+  const f32Rows = precision === 'f32' ? new Float32Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const f16Rows = precision === 'f16' ? new Uint16Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const i8Rows = precision === 'i8' ? new Int8Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  if (!NATIVE_LITTLE_ENDIAN) return refuse('this platform is big-endian; vectors files are little-endian');
+
+  const index = new Map<string, number>();
+  for (let row = 0; row < count; row++) index.set(hex32(keys[row * 2] as number) + hex32(keys[row * 2 + 1] as number), row);
+  const file: VectorsFile = {
+    embedderId,
+    dimensions,
+    count,
+    precision,
+    byteLength: layout.total,
+    vectorFor(text) {
+      const row = index.get(vectorsTextKey(text));
+      if (row === undefined) return undefined;
+      const at = row * dimensions;
+      const vector = new Float32Array(dimensions);
+      // Decode and sum the squares in one pass, then scale to unit length.
+      let sum = 0;
+      const table = f16Rows ? halfTable() : undefined;
+      const scale = i8Rows ? (scales[row] as number) : 1;
+      for (let j = 0; j < dimensions; j++) {
+        const value = f32Rows
+          ? (f32Rows[at + j] as number)
+          : f16Rows
+            ? ((table as Float32Array)[f16Rows[at + j] as number] as number)
+            : ((i8Rows as Int8Array)[at + j] as number) * scale;
+        vector[j] = value;
+        sum += value * value;
+      }
+      if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+      const unit = 1 / Math.sqrt(sum);
+      for (let j = 0; j < dimensions; j++) vector[j] = (vector[j] as number) * unit;
+      return vector;
+    },
+  };
+  return { ok: true, file };
+}
+
+interface Layout {
+  readonly keys: number;
+  readonly scales: number;
+  readonly rows: number;
+  readonly total: number;
+}
+
+function layoutOf(idBytes: number, dimensions: number, count: number, precision: VectorsPrecision): Layout {
+  const keys = FIXED_HEADER + Math.ceil(idBytes / 4) * 4;
+  const scales = keys + count * 8;
+  const rows = scales + (precision === 'i8' ? count * 4 : 0);
+  const body = rows + count * dimensions * BYTES_PER_VALUE[precision];
+  return { keys, scales, rows, total: Math.ceil(body / 4) * 4 + 4 };
+}
+
+/** A unit-length copy, or undefined for a vector that cannot rank. */
+function unitCopy(vector: Float32Array): Float32Array | undefined {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) ** 2;
+  if (!(sum > 0) || !Number.isFinite(sum)) return undefined;
+  const scale = 1 / Math.sqrt(sum);
+  const out = new Float32Array(vector.length);
+  for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
+  return out;
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** float32 → IEEE half bits, round to nearest even (unit-vector values never overflow). */
+function toHalf(value: number): number {
+  f32[0] = value;
+  const bits = u32[0] as number;
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = (bits >>> 23) & 0xff;
+  let mantissa = bits & 0x7fffff;
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);
+  const e = exponent - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - e;
+    const half = mantissa >>> shift;
+    const rest = mantissa & ((1 << shift) - 1);
+    const midpoint = 1 << (shift - 1);
+    return sign | (half + (rest > midpoint || (rest === midpoint && half & 1) ? 1 : 0));
+  }
+  let half = (e << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
+  return sign | half;
+}
+
+let halves: Float32Array | undefined;
+
+/** Every half value as float32 (256 KB, built on first use): decoding a row is then a lookup per value. */
+function halfTable(): Float32Array {
+  if (!halves) {
+    halves = new Float32Array(65536);
+    for (let bits = 0; bits < 65536; bits++) halves[bits] = fromHalf(bits);
+  }
+  return halves;
+}
+
+/** IEEE half bits → number. */
+function fromHalf(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >>> 10) & 0x1f;
+  const mantissa = bits & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 0x1f) return mantissa ? Number.NaN : sign * Number.POSITIVE_INFINITY;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+function hex32(value: number): string {
+  return (value >>> 0).toString(16).padStart(8, '0');
+}
+
+function refuse(reason: string): VectorsFileResult {
+  return { ok: false, reason };
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}
