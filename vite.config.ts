@@ -12,10 +12,14 @@ const external = [
 ];
 
 export default defineConfig({
+  // The library ships what its entries import and nothing else: `public/` is the demo's source
+  // folder, not static files to copy into dist/ (the demo builds to build/demo, see vite.demo.config.ts).
+  publicDir: false,
   build: {
     target: 'es2022',
     outDir: 'dist',
-    emptyOutDir: false,
+    // A fresh dist/ each build, so nothing left over from an older build is packed.
+    emptyOutDir: true,
     sourcemap: true,
     minify: true,
     lib: {
@@ -40,6 +44,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/deno/**', 'test/workers/**', 'test/e2e/**', 'node_modules/**'],
+    // Tests that run the bin or pack the package need a fresh dist/: built once, before them all.
+    globalSetup: ['test/support/global-build.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

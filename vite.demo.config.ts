@@ -1,7 +1,7 @@
 /**
  * The demo page (`public/`) — not the library build (that is `vite.config.ts`).
  *
- *   npx vite build -c vite.demo.config.ts      → dist/public/ (with vectors/demo.lcv)
+ *   npx vite build -c vite.demo.config.ts      → build/demo/ (with vectors/demo.lcv)
  *   npx vite -c vite.demo.config.ts            dev server, COOP/COEP on
  *   npx vite preview -c vite.demo.config.ts    serve the build, COOP/COEP on
  *
@@ -15,7 +15,7 @@ import { ISOLATION_HEADERS, localAssets } from './scripts/vite-local-assets.mjs'
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
 // Absolute, so the config works whatever the working directory (scripts run it from anywhere).
 const pageRoot = fileURLToPath(new URL('./public', import.meta.url));
-const outDir = fileURLToPath(new URL('./dist/public', import.meta.url));
+const outDir = fileURLToPath(new URL('./build/demo', import.meta.url));
 
 export default defineConfig({
   root: pageRoot,

@@ -30,7 +30,7 @@ export function coversDemo(bytes: Uint8Array): boolean {
  * Embed the demo registry with USE-lite int8 from `modelPath` and return the vectors file.
  *
  * @example
- * writeFileSync('dist/public/vectors/demo.lcv', await buildDemoVectors('models/use-lite'))
+ * writeFileSync('build/demo/vectors/demo.lcv', await buildDemoVectors('models/use-lite'))
  */
 export async function buildDemoVectors(modelPath: string): Promise<Uint8Array> {
   const embedder = useLiteEmbedder({ modelPath, dtype: 'int8', device: 'wasm' });

@@ -5,12 +5,18 @@
  * USE-lite inside the worker, served by Miniflare): keyword and embedding selectors, 32 connections, 10 s each.
  * Reports p50/p99 latency, requests/s and errors; exits non-zero if any request failed.
  *
+ * Then the selecting proxy (`POST /v1/chat/completions`, 150 tools per request) in front of the
+ * scripted model server (its own process, non-strict, answering a short JSON completion):
+ * added latency over calling that upstream directly (sequential requests, interleaved, p50/p99,
+ * `keyword` and warm `hybrid`), upstream request bytes saved, and 32 connections with autocannon.
+ *
  * Each server is warmed first (model load, corpus embedding), so the figures are steady state.
- * No model server is needed: selection never calls the model.
  *
  * @example
  *   node scripts/bench-http.mjs                       # both runtimes
  *   node scripts/bench-http.mjs --only node --duration 5
+ *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
+ *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -42,6 +48,8 @@ const PROMPTS = [
   'Open the pull request that fixes checkout totals',
 ];
 const token = randomBytes(24).toString('base64url');
+const SEQUENTIAL = Number(option('--sequential', '200'));
+const PROXY_SELECTORS = ['keyword', 'hybrid'];
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -132,7 +140,8 @@ async function benchRuntime(name, start) {
   const { child, url } = await start();
   const rows = [];
   try {
-    for (const selector of SELECTORS) {
+    if (upstream) proxyRows.push(...(await benchProxy(name, url, upstream, proxyTools)));
+    for (const selector of args.includes('--proxy-only') ? [] : SELECTORS) {
       const started = performance.now();
       const warm = await select(url, selector, PROMPTS[0]);
       if (warm.fellOpen) throw new Error(`${name} ${selector} fell open: ${warm.reason}`);
@@ -150,7 +159,7 @@ async function benchRuntime(name, start) {
 
 /**
  * The worker reads only the model folder from its assets; a private copy keeps the bench
- * independent of dist/public (which a concurrent demo build may be rewriting).
+ * independent of build/demo (which a concurrent demo build may be rewriting).
  */
 function privateAssets() {
   const dir = join(root, '.wrangler', 'bench-assets');
@@ -165,13 +174,159 @@ function privateAssets() {
   return dir;
 }
 
+/** The scripted model server and the 150-tool set, bundled from the test support code. */
+async function bundleUpstream() {
+  const { build } = await import('esbuild');
+  const outfile = join(root, '.wrangler', 'bench-build-upstream', 'upstream.mjs');
+  await build({
+    stdin: {
+      contents: "export { startScriptedModelServer } from './test/support/scripted-model-server.ts'; export { openAITools, wideToolSet } from './test/support/wide-tool-set.ts';",
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/** Start the upstream in its own process (so it does not share an event loop with autocannon). */
+async function startUpstream(bundle) {
+  const controlPort = await freePort();
+  const script = `
+    const { createServer } = await import('node:http');
+    const m = await import(${JSON.stringify(`file://${bundle}`)});
+    // Keep-alive as long as hosted APIs keep it (Node's 5 s default would close connections a
+    // busy proxy isolate still holds, and measure that race instead of the proxy).
+    const server = await m.startScriptedModelServer({ strict: false, keepRequests: 64, keepAliveTimeoutMs: 120000, script: () => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 1 } }) });
+    createServer((req, res) => {
+      const sizes = server.requests.map((r) => ({ bytes: r.rawBytes.byteLength, tools: Array.isArray(r.json?.tools) ? r.json.tools.length : 0 }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: server.url, sizes }));
+    }).listen(${controlPort}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const control = `http://127.0.0.1:${controlPort}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      const { url } = await (await fetch(control)).json();
+      return { child, url, control };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGTERM');
+  throw new Error('the scripted upstream did not start');
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function timed(url, body, headers) {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  await response.arrayBuffer();
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${url}`);
+  return { ms, response };
+}
+
+/** Proxy rows for one runtime: sequential added latency, bytes saved, and a 32-connection load. */
+async function benchProxy(name, url, upstream, tools) {
+  const proxyURL = `${url}/v1/chat/completions`;
+  const directURL = `${upstream.url}/v1/chat/completions`;
+  const bodies = PROMPTS.map((prompt) => JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools }));
+  const auth = { authorization: `Bearer ${token}` };
+  const modes = [
+    { mode: 'direct', url: directURL, headers: {} },
+    ...PROXY_SELECTORS.map((selector) => ({ mode: `proxy ${selector}`, selector, url: proxyURL, headers: { ...auth, 'x-loopctl-selector': selector } })),
+  ];
+  // Warm up (model load, the 150-tool corpus) and read what the upstream received.
+  const saved = {};
+  for (const mode of modes.slice(1)) {
+    const started = performance.now();
+    const advertised = [];
+    let sent = 0;
+    for (const body of bodies) {
+      const { response } = await timed(mode.url, body, mode.headers);
+      if (response.headers.get('x-loopctl-fell-open')) throw new Error(`${name} proxy ${mode.selector} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
+      advertised.push(Number(response.headers.get('x-loopctl-advertised')));
+      const { sizes } = await (await fetch(upstream.control)).json();
+      sent += sizes[sizes.length - 1].bytes;
+    }
+    const client = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+    saved[mode.selector] = { warmUpMs: Math.round(performance.now() - started), clientBytes: client / bodies.length, upstreamBytes: sent / bodies.length, advertised: advertised.reduce((a, b) => a + b, 0) / advertised.length };
+  }
+  // Sequential, interleaved: the same body through each path in turn, so load noise hits all alike.
+  const samples = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
+  const inProxy = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const body = bodies[i % bodies.length];
+    for (const mode of modes) {
+      const { ms, response } = await timed(mode.url, body, mode.headers);
+      samples[mode.mode].push(ms);
+      // The proxy's own time before the upstream call (Server-Timing), free of network scheduling.
+      // (workerd's clock stands still during computation, so only Node's figure means anything.)
+      const own = name === 'node' ? /loopctl;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '') : null;
+      if (own) inProxy[mode.mode].push(Number(own[1]));
+    }
+  }
+  const ownStats = Object.fromEntries(
+    Object.entries(inProxy).map(([mode, values]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return [mode, sorted.length ? { p50: percentile(sorted, 50), p99: percentile(sorted, 99) } : undefined];
+    }),
+  );
+  const stats = Object.fromEntries(
+    Object.entries(samples).map(([mode, values]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return [mode, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+    }),
+  );
+  const rows = [];
+  for (const mode of modes) {
+    const load = await autocannon({
+      url: mode.url,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      timeout: 30,
+      requests: bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...mode.headers }, body })),
+    });
+    const errors = load.errors + load.timeouts + load.non2xx;
+    const s = saved[mode.selector];
+    rows.push({
+      runtime: name,
+      mode: mode.mode,
+      p50: stats[mode.mode].p50,
+      p99: stats[mode.mode].p99,
+      addedP50: mode.mode === 'direct' ? 0 : stats[mode.mode].p50 - stats.direct.p50,
+      addedP99: mode.mode === 'direct' ? 0 : stats[mode.mode].p99 - stats.direct.p99,
+      ownP50: ownStats[mode.mode]?.p50,
+      ownP99: ownStats[mode.mode]?.p99,
+      advertised: s ? s.advertised : tools.length,
+      upstreamBytes: s ? s.upstreamBytes : Buffer.byteLength(bodies[0]),
+      savedPct: s ? 100 * (1 - s.upstreamBytes / s.clientBytes) : 0,
+      loadP50: load.latency.p50,
+      loadP99: load.latency.p99,
+      rps: load.requests.average,
+      errors,
+      warmUpMs: s ? s.warmUpMs : 0,
+    });
+    if (errors > 0) console.error(`[bench:http] ${name}/${mode.mode} errors: ${JSON.stringify({ errors: load.errors, timeouts: load.timeouts, non2xx: load.non2xx, statusCodes: load.statusCodeStats })}`);
+  }
+  return rows;
+}
+
 const runtimes = {
   node: async () => {
     const port = await freePort();
     const entry = await buildNodeEntry();
     const url = `http://127.0.0.1:${port}`;
     const script = `import(${JSON.stringify(`file://${entry}`)}).then((m) => m.main())`;
-    const child = await startServer('node', process.execPath, ['--input-type=module', '-e', script], { PORT: String(port), LOOPCTL_TOKEN: token }, url);
+    const child = await startServer('node', process.execPath, ['--input-type=module', '-e', script], { PORT: String(port), LOOPCTL_TOKEN: token, ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) }, url);
     return { child, url };
   },
   workerd: async () => {
@@ -198,7 +353,7 @@ const runtimes = {
       kvNamespaces: ['VECTORS'],
       kvPersist: join(root, '.wrangler', 'bench-state', 'kv'),
       assets: { directory: assets, binding: 'ASSETS', routerConfig: { has_user_worker: true } },
-      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1' },
+      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
       host: '127.0.0.1',
       port: await freePort(),
       cf: false,
@@ -208,6 +363,17 @@ const runtimes = {
   },
 };
 
+const PROXY = !args.includes('--no-proxy');
+const proxyRows = [];
+let upstream;
+let proxyTools;
+if (PROXY) {
+  const bundle = await bundleUpstream();
+  const support = await import(`file://${bundle}`);
+  proxyTools = support.openAITools(support.wideToolSet());
+  upstream = await startUpstream(bundle);
+}
+
 const rows = [];
 for (const [name, start] of Object.entries(runtimes)) {
   if (ONLY && ONLY !== name) continue;
@@ -215,16 +381,30 @@ for (const [name, start] of Object.entries(runtimes)) {
   rows.push(...(await benchRuntime(name, start)));
 }
 
-console.log('');
-console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-console.log('runtime  selector   p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0) console.log('');
+if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
+if (rows.length > 0) console.log('runtime  selector   p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
     `${row.runtime.padEnd(8)} ${row.selector.padEnd(10)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
   );
 }
-const failed = rows.filter((row) => row.errors > 0);
+if (upstream) {
+  upstream.child.kill('SIGTERM');
+  const ms = (value) => value.toFixed(2).padStart(7);
+  console.log('');
+  console.log(
+    `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, interleaved; load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
+  );
+  console.log('runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms');
+  for (const row of proxyRows) {
+    console.log(
+      `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+    );
+  }
+}
+const failed = [...rows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.selector}`), ...proxyRows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.mode}`)];
 if (failed.length > 0) {
-  console.error(`\n[bench:http] errors in: ${failed.map((row) => `${row.runtime}/${row.selector}`).join(', ')}`);
+  console.error(`\n[bench:http] errors in: ${failed.join(', ')}`);
   process.exit(1);
 }

@@ -24,13 +24,13 @@ const BASE_ARGS = [
   '--disable-sync',
 ];
 
-/** Build `dist/public` with the demo config. */
+/** Build `build/demo` with the demo config. */
 export async function buildDemo() {
   await build({ configFile: CONFIG, logLevel: 'warn' });
 }
 
 /**
- * Serve `dist/public` on a free port of 127.0.0.1.
+ * Serve `build/demo` on a free port of 127.0.0.1.
  *
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * Build the demo registry's vectors file once (`demo/demo-vectors.ts`) and copy it where it is
- * served: `dist/public/vectors/demo.lcv` by default. A cached copy under
+ * served: `build/demo/vectors/demo.lcv` by default. A cached copy under
  * `node_modules/.cache/loopctl/` is reused while it still covers every demo tool text, so only
  * the first build (or a change to the demo tools) embeds anything.
  *
  * Used by the demo build (vite.demo.config.ts) and `npm start` / `--prepare`.
  *
- *   node scripts/demo-vectors.mjs [--out dist/public/vectors/demo.lcv]
+ *   node scripts/demo-vectors.mjs [--out build/demo/vectors/demo.lcv]
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -39,7 +39,7 @@ async function demoModule() {
  * @returns {Promise<{ outFile: string, built: boolean, bytes: number }>}
  */
 export async function ensureDemoVectors(options = {}) {
-  const outFile = options.outFile ?? join(repoRoot, 'dist', 'public', 'vectors', 'demo.lcv');
+  const outFile = options.outFile ?? join(repoRoot, 'build', 'demo', 'vectors', 'demo.lcv');
   const modelPath = options.modelPath ?? join(repoRoot, 'models', 'use-lite');
   const log = options.log ?? (() => {});
   const demo = await demoModule();

@@ -6,11 +6,11 @@
  * On a fresh clone it first prepares what the worker needs (each step skipped when done):
  *   1. `.dev.vars` with a generated LOOPCTL_TOKEN (gitignored; wrangler dev reads it);
  *   2. the USE-lite model folder (`node scripts/build-model.mjs`, offline);
- *   3. the demo page in dist/public (`vite build -c vite.demo.config.ts`, which also copies the
+ *   3. the demo page in build/demo (`vite build -c vite.demo.config.ts`, which also copies the
  *      model folder and ORT runtime beside it, and the demo registry's vectors file);
- *   4. the demo registry's precomputed vectors, `dist/public/vectors/demo.lcv` (built once,
+ *   4. the demo registry's precomputed vectors, `build/demo/vectors/demo.lcv` (built once,
  *      cached; the page and the worker load them, so a first selection embeds only the prompt);
- *   5. dist/public/.assetsignore for files over Workers' 25 MiB asset limit.
+ *   5. build/demo/.assetsignore for files over Workers' 25 MiB asset limit.
  *
  * Flags: `--prepare` (steps 1–5 only, e.g. before `wrangler deploy`), `--light` (the
  * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
@@ -26,7 +26,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const publicDir = join(root, 'dist', 'public');
+const publicDir = join(root, 'build', 'demo');
 const modelDir = join(root, 'models', 'use-lite');
 const MAX_ASSET_BYTES = 25 * 1024 * 1024;
 /** What the in-worker embedder reads through the assets binding. */

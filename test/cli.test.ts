@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadCases } from '../src/cli/eval-data.js';
 import { main, UsageError } from '../src/cli/main.js';
 import { splitKey, splitOf } from '../src/cli/split.js';
@@ -370,22 +370,6 @@ describe('usage errors', () => {
 
 describe('bin/loopctl.mjs (the built CLI)', () => {
   const bin = join(root, 'bin/loopctl.mjs');
-  const cli = join(root, 'dist/cli.js');
-
-  /** Newest modification time of any file under a folder. */
-  function newest(folder: string): number {
-    let latest = 0;
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }
-    return latest;
-  }
-
-  beforeAll(() => {
-    const stale = !existsSync(cli) || statSync(cli).mtimeMs < newest(join(root, 'src'));
-    if (stale) execFileSync('npx', ['vite', 'build'], { cwd: root, stdio: 'pipe' });
-  });
 
   const loopctl = (...argv: string[]) => spawnSync(process.execPath, [bin, ...argv], { cwd: root, encoding: 'utf8' });
 

@@ -29,6 +29,8 @@ import { parseRunInput, parseSelectInput } from './request-input.js';
 import { streamRun } from './run-stream.js';
 import type { EmbedderSource, SelectorFactory } from './selector-table.js';
 import { selectorTable } from './selector-table.js';
+import type { ProxySettings } from '../src/hono/proxy/index.js';
+import { proxyRoutes } from '../src/hono/proxy/index.js';
 
 /** Which model the runs talk to. */
 export interface ModelOptions {
@@ -78,6 +80,8 @@ export interface AppOptions {
   probeGraceMs?: number;
   /** Where internal errors are reported (never to clients). Default `console.error`. */
   onError?: (error: unknown) => void;
+  /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
+  proxy?: ProxySettings;
 }
 
 const DEFAULTS = {
@@ -147,6 +151,9 @@ export function createApp(options: AppOptions = {}): Hono {
   }
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  // Before the /v1/* token gate: the proxy authenticates by itself (token or pass-through).
+  app.route('/', proxyRoutes({ ...settings.proxy, selectors, hasEmbedder: Boolean(settings.embedder), ...(check ? { token: check } : {}), model, fetch: settings.fetch, onError: settings.onError }));
 
   app.use('/v1/*', async (c, next) => {
     if (!check) throw new ApiError(503, 'not_configured', 'LOOPCTL_TOKEN is not set');

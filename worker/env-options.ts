@@ -3,12 +3,14 @@
  * Deno and Node entries so the three runtimes read the same names.
  */
 import type { AppOptions } from './app.js';
+import type { ProxyVars } from '../src/hono/proxy/index.js';
+import { ProxyConfigError, proxySettingsFromVars } from '../src/hono/proxy/index.js';
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
  * Node, environment variables.
  */
-export interface LoopctlVars {
+export interface LoopctlVars extends ProxyVars {
   /** Bearer token required on `/v1/*` (a secret). */
   LOOPCTL_TOKEN?: string;
   /** `openai` (default) or `anthropic`. */
@@ -51,6 +53,12 @@ export function optionsFromVars(vars: LoopctlVars): AppOptions {
   const token = value(vars.LOOPCTL_TOKEN);
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
+  let proxy: AppOptions['proxy'];
+  try {
+    proxy = proxySettingsFromVars(vars);
+  } catch (error) {
+    throw error instanceof ProxyConfigError ? new ConfigError(error.message) : error;
+  }
   return {
     ...(token ? { token } : {}),
     model: {
@@ -60,5 +68,6 @@ export function optionsFromVars(vars: LoopctlVars): AppOptions {
       ...(apiKey ? { apiKey } : {}),
     },
     ...(origins?.length ? { corsOrigins: origins } : {}),
+    proxy,
   };
 }

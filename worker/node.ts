@@ -86,7 +86,7 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
  * needs it; a missing or bad file becomes the selection's warning, never a failed request.
  *
  * @example
- * await startNodeServer({ embedder, vectors: vectorsFromDisk('dist/public/vectors/demo.lcv') })
+ * await startNodeServer({ embedder, vectors: vectorsFromDisk('build/demo/vectors/demo.lcv') })
  */
 export function vectorsFromDisk(path: string): VectorsSource {
   return async () => new Uint8Array(await readFile(path));
@@ -104,7 +104,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   const token = options.token ?? generateToken();
   const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
   // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
-  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('dist/public/vectors/demo.lcv') ? 'dist/public/vectors/demo.lcv' : undefined);
+  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
   // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
   // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
   // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).

@@ -7,17 +7,11 @@
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
-import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './use-lite.js';
+import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 
-export {
-  useLiteEmbedder,
-  pickDevice,
-  hasWebGpuAdapter,
-  configureOrtWasm,
-  resolveModelFile,
-  USE_LITE_DIMENSIONS,
-  USE_LITE_MAX_TOKENS,
-} from './use-lite.js';
+export { useLiteEmbedder, resolveModelFile, USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite.js';
+export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
+export type { OrtDevice } from './ort-runtime.js';
 export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
 export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
 export type {
@@ -26,9 +20,9 @@ export type {
   UseLiteBackend,
   UseLiteDtype,
   UseLiteDevice,
-  WasmPaths,
   ModelFileLoader,
 } from './use-lite.js';
+export type { WasmPaths } from './ort-runtime.js';
 
 type Transformers = typeof import('@huggingface/transformers');
 type Extractor = Awaited<ReturnType<Transformers['pipeline']>>;

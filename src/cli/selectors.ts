@@ -1,3 +1,4 @@
+import type { UseLiteEmbedder } from '../adapters/use-lite.js';
 import type { Embedder } from '../embed/embedder.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
@@ -25,7 +26,7 @@ async function needEmbedder(spec: SelectorSpec): Promise<Embedder> {
   return spec.embedder ? spec.embedder() : defaultEmbedder();
 }
 
-let cached: Promise<Embedder> | undefined;
+let cached: Promise<UseLiteEmbedder> | undefined;
 let sharedCache: VectorCache | undefined;
 
 // Corpus vectors persist between CLI runs, so only the first run over a registry embeds it.
@@ -35,12 +36,11 @@ function corpusCache(spec: SelectorSpec): VectorCache {
   return sharedCache;
 }
 
-
 /**
- * The offline default model, from the package's `models/use-lite` (built by `npm run build:model`).
+ * The offline default model, from `modelPath` or the package's `models/use-lite` (`npm run build:model`).
  * `numThreads` applies to the first load in a process (onnxruntime-web fixes it then).
  */
-export function defaultEmbedder(modelPath?: string, numThreads?: number): Promise<Embedder> {
+export function defaultEmbedder(modelPath?: string, numThreads?: number): Promise<UseLiteEmbedder> {
   if (!cached || modelPath || numThreads !== undefined) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';

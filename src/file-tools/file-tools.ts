@@ -16,7 +16,7 @@ import { writeTool } from './write-tool.js';
 export type { DirEntry, EntryKind, FileErrorCode, FileStat, FileSystem } from './file-system.js';
 export { FILE_PATH_LIMITS, FileSystemError, isFileSystemError, normalizePath, pathSegments } from './file-system.js';
 export { memoryFileSystem } from './memory-file-system.js';
-export { opfsFileSystem } from './opfs-file-system.js';
+export { opfsFileSystem, type OpfsDirectoryHandle } from './opfs-file-system.js';
 export type { FileToolNames, FileToolsOptions } from './options.js';
 export { FILE_TOOLS_DEFAULTS } from './options.js';
 export { globToRegExp, GlobPatternError } from './glob-pattern.js';

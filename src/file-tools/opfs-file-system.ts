@@ -3,6 +3,20 @@ import { FileSystemError, normalizePath, pathSegments, toBytes } from './file-sy
 
 type DirectoryHandle = FileSystemDirectoryHandle;
 
+/**
+ * What {@link opfsFileSystem} accepts as its root: the DOM's `FileSystemDirectoryHandle` fits.
+ * Declared structurally, so the published types need no DOM lib (a Node-only project that
+ * imports `loopctl/tools` type-checks).
+ *
+ * @example
+ * const root: OpfsDirectoryHandle = await navigator.storage.getDirectory()
+ */
+export interface OpfsDirectoryHandle {
+  readonly kind: 'directory';
+  readonly name: string;
+  getDirectoryHandle(name: string, options?: { create?: boolean }): Promise<OpfsDirectoryHandle>;
+}
+
 // `entries()` is in lib.dom's async-iterable extension, which this project's lib list omits.
 type IterableDirectory = DirectoryHandle & {
   entries(): AsyncIterable<[string, FileSystemHandle]>;
@@ -25,8 +39,9 @@ type IterableDirectory = DirectoryHandle & {
  * const root = await navigator.storage.getDirectory()
  * registerFileTools(registry, opfsFileSystem(await root.getDirectoryHandle('workspace', { create: true })))
  */
-export function opfsFileSystem(root?: DirectoryHandle | Promise<DirectoryHandle>): FileSystem {
-  let rootHandle: Promise<DirectoryHandle> | undefined = root ? Promise.resolve(root) : undefined;
+export function opfsFileSystem(root?: OpfsDirectoryHandle | Promise<OpfsDirectoryHandle>): FileSystem {
+  // A real OPFS handle (the structural type only keeps the DOM out of the published types).
+  let rootHandle: Promise<DirectoryHandle> | undefined = root ? Promise.resolve(root as unknown as DirectoryHandle | Promise<DirectoryHandle>) : undefined;
   const top = (): Promise<DirectoryHandle> => {
     if (!rootHandle) {
       const storage = (globalThis as { navigator?: Navigator }).navigator?.storage;

@@ -66,7 +66,8 @@ export interface NamedSelectors {
 }
 
 /** The built-in entries, by name. Dense ones derive from the shared embedding selector. */
-export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> = Object.freeze({
+// Pure: bundlers may then drop the table (and every selector class it names) from apps that never use it.
+export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> = /* @__PURE__ */ Object.freeze({
   static: () => new StaticSelector(),
   keyword: () => new KeywordSelector(),
   'keyword-ranked': ({ k }: NamedSelectorSpec) => new KeywordSelector({ topK: k }),

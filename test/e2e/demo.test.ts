@@ -22,7 +22,7 @@ const result = (state: HookState, id: string) => {
 beforeAll(async () => {
   model = await startScriptedModelServer();
   // The page reaches the model same-origin through the static server (no CORS on the stand-in).
-  server = await serveStatic('dist/public', { proxy: { prefix: '/v1/', target: model.url } });
+  server = await serveStatic('build/demo', { proxy: { prefix: '/v1/', target: model.url } });
   browser = await launch();
   page = await browser.newPage();
 });

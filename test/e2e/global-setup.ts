@@ -1,5 +1,5 @@
 /**
- * Builds what the e2e suite drives: the demo page (`dist/public/`) and the extension
+ * Builds what the e2e suite drives: the demo page (`build/demo/`) and the extension
  * (`examples/extension/dist/`). Both builds take a few seconds; set E2E_SKIP_BUILD=1 to reuse
  * existing output.
  */
@@ -11,7 +11,7 @@ import { build } from 'vite';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export default async function setup(): Promise<void> {
-  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(`${root}dist/public/index.html`) && existsSync(`${root}examples/extension/dist/manifest.json`)) {
+  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(`${root}build/demo/index.html`) && existsSync(`${root}examples/extension/dist/manifest.json`)) {
     return;
   }
   await build({ configFile: `${root}vite.demo.config.ts`, logLevel: 'warn' });

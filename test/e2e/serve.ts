@@ -50,7 +50,7 @@ export interface ServeOptions {
  * Serve `root` on 127.0.0.1.
  *
  * @example
- * const server = await serveStatic('dist/public')
+ * const server = await serveStatic('build/demo')
  * await page.goto(server.url)
  * await server.close()
  */

@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function open(files: Record<string, Uint8Array> = {}, query = '') {
-  server = await serveStatic('dist/public', { files });
+  server = await serveStatic('build/demo', { files });
   browser = await launch();
   const page = await browser.newPage();
   await page.goto(`${server.url}?device=wasm${query}`);
@@ -38,7 +38,7 @@ describe('shipped vectors on the demo page', () => {
   });
 
   it('a bit-flipped file is refused with a warning; the corpus is embedded and the page selects', async () => {
-    const bytes = new Uint8Array(readFileSync('dist/public/vectors/demo.lcv'));
+    const bytes = new Uint8Array(readFileSync('build/demo/vectors/demo.lcv'));
     const at = Math.floor(bytes.length / 2);
     bytes[at] = (bytes[at] as number) ^ 0x20;
     const state = await open({ '/vectors/demo.lcv': bytes });
@@ -49,7 +49,7 @@ describe('shipped vectors on the demo page', () => {
   });
 
   it('a truncated file is refused the same way', async () => {
-    const bytes = new Uint8Array(readFileSync('dist/public/vectors/demo.lcv')).subarray(0, 5000);
+    const bytes = new Uint8Array(readFileSync('build/demo/vectors/demo.lcv')).subarray(0, 5000);
     const state = await open({ '/vectors/demo.lcv': bytes });
     expect(state.corpus?.warnings).toEqual([expect.stringMatching(/^vectors file refused \(truncated/)]);
     expect(state.corpus?.corpusEmbeds).toBe(state.registry.count);

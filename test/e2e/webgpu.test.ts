@@ -38,7 +38,7 @@ let hasAdapter = false;
 
 beforeAll(async () => {
   const tools = DEMO_TOOLS.filter((tool) => NAMES.includes(tool.name));
-  server = await serveStatic('dist/public', { files: { '/e2e-tools.json': JSON.stringify(tools) } });
+  server = await serveStatic('build/demo', { files: { '/e2e-tools.json': JSON.stringify(tools) } });
   browser = await launch({ webgpu: true });
   page = await browser.newPage();
   await page.goto(`${server.url}?device=wasm&registry=e2e-tools.json&k=${K}`);

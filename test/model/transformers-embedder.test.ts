@@ -34,7 +34,7 @@ function makeTable(): Float32Array {
 /** last_hidden_state = E[input_ids] · mask — a minimal encoder the pipeline accepts as 'bert'. */
 async function writeFixture(dir: string): Promise<void> {
   const { encodeModel } = await buildScript();
-  const graph = {
+  const graph: Parameters<typeof encodeModel>[0] = {
     name: 'tiny',
     opset: 17,
     nodes: [

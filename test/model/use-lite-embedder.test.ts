@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pickDevice, resolveModelFile, useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { pickDevice } from '../../src/adapters/ort-runtime.js';
+import { resolveModelFile, useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
 import type { EmbedProgress } from '../../src/embed/embedder.js';
 import { generateSentences } from './use-lite-sentences.js';
 import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';

@@ -1,6 +1,6 @@
 /**
  * Shared fixtures for the model tests: builds `models/use-lite` when missing or stale (the
- * build is idempotent and takes well under a second), and loads the TF.js reference.
+ * build is idempotent and takes about a second), and loads the TF.js reference.
  *
  * @example
  * const dir = await ensureModel()
@@ -8,24 +8,24 @@
  */
 import { fileURLToPath } from 'node:url';
 
-interface BuildScript {
-  buildModel(options?: { force?: boolean; outDir?: string }): Promise<{ outDir: string; built: boolean; files: Record<string, number> }>;
-  encodeModel(graph: unknown): Uint8Array;
-  readTfjsWeights(): Map<string, { shape: number[]; data: Float32Array | Int32Array }>;
-  collectWeights(weights: unknown): { bt: Float32Array };
-  DEFAULT_OUT_DIR: string;
+import { findWeights } from '../../src/cli/model/build-use-lite.js';
+import { encodeModel } from '../../src/cli/model/onnx-writer.js';
+import { collectWeights, readTfjsWeights } from '../../src/cli/model/tfjs-weights.js';
+
+/** The model builder's pieces (src/cli/model/), reading the installed weights package by default. */
+export async function buildScript() {
+  return { encodeModel, collectWeights, readTfjsWeights: (dir: string = findWeights()) => readTfjsWeights(dir) };
 }
 
-/** The build script, imported by URL (it is plain .mjs without type declarations). */
-export async function buildScript(): Promise<BuildScript> {
-  return (await import(new URL('../../scripts/build-model.mjs', import.meta.url).href)) as BuildScript;
+interface BuildModelScript {
+  buildModel(options?: { force?: boolean; outDir?: string }): Promise<{ outDir: string; built: boolean; files: Record<string, number> }>;
 }
 
 let built: Promise<{ outDir: string; files: Record<string, number> }> | undefined;
 
-/** Builds the model folder once per test process and returns it. */
+/** Builds the model folder once per test process, as `npm run build:model` does, and returns it. */
 export function ensureModel(): Promise<{ outDir: string; files: Record<string, number> }> {
-  built ??= buildScript().then((s) => s.buildModel());
+  built ??= import(new URL('../../scripts/build-model.mjs', import.meta.url).href).then((s: BuildModelScript) => s.buildModel());
   return built;
 }
 

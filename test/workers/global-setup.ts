@@ -10,6 +10,7 @@ import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { startModelFixture } from '../worker/model-fixture.js';
+import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
 import { ASSET_EMBEDDER_ID } from './constants.js';
 
 declare module 'vitest' {
@@ -18,6 +19,10 @@ declare module 'vitest' {
     modelControlURL: string;
     deadBaseURL: string;
     assetsDir: string;
+    proxyOpenAIBaseURL: string;
+    proxyAnthropicBaseURL: string;
+    proxyControlURL: string;
+    proxyDeadURL: string;
   }
 }
 
@@ -32,8 +37,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   mkdirSync(join(assetsDir, 'vectors'));
   writeFileSync(join(assetsDir, 'vectors', 'demo.lcv'), await buildVectorsFile(countingEmbedder({ id: ASSET_EMBEDDER_ID }), DEMO_TOOLS));
   project.provide('assetsDir', assetsDir);
+  // The selecting proxy's upstream (test/workers/proxy*.test.ts).
+  const upstream = await startUpstreamFixture();
+  project.provide('proxyOpenAIBaseURL', upstream.openAIBaseURL);
+  project.provide('proxyAnthropicBaseURL', upstream.anthropicBaseURL);
+  project.provide('proxyControlURL', upstream.controlURL);
+  project.provide('proxyDeadURL', upstream.deadURL);
   return async () => {
     await model.close();
+    await upstream.close();
     rmSync(assetsDir, { recursive: true, force: true });
   };
 }

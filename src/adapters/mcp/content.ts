@@ -12,6 +12,8 @@ import type { JsonSchema, ToolSchema } from '../../registry/schema.js';
  * @example
  * toSchema('github__create_issue', { name: 'create_issue', description: 'Open an issue.', inputSchema: { type: 'object' } })
  * // { name: 'github__create_issue', description: 'Open an issue.', parameters: { type: 'object' } }
+ *
+ * @internal Not in the published types: it names the SDK's tool type.
  */
 export function toSchema(local: string, tool: McpTool): ToolSchema {
   const description = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
@@ -30,8 +32,9 @@ export function toSchema(local: string, tool: McpTool): ToolSchema {
  * renderContent({ content: [{ type: 'text', text: 'Rendered.' }, { type: 'image', data: png, mimeType: 'image/png' }] })
  * // 'Rendered.\n[image image/png, 5120 bytes]'
  */
-export function renderContent(result: Pick<CallToolResult, 'content' | 'structuredContent'>): string {
-  const parts = Array.isArray(result.content) ? result.content : [];
+// The parameter is structural (an MCP CallToolResult fits), so the published types need no SDK.
+export function renderContent(result: { readonly content?: unknown; readonly structuredContent?: unknown }): string {
+  const parts = (Array.isArray(result.content) ? result.content : []) as CallToolResult['content'];
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.map(renderPart).join('\n');
 }

@@ -45,6 +45,8 @@ export function parseHttpUrl(value: string | URL): URL {
  *
  * @example
  * const transport = httpTransport({ url: new URL('http://127.0.0.1:9000/mcp'), headers: {}, fetch: undefined })
+ *
+ * @internal Not in the published types: it names the SDK's transport type.
  */
 export function httpTransport(settings: HttpSettings): ServerTransport {
   return {

@@ -76,7 +76,11 @@ export interface McpMount {
   close(): Promise<void>;
 }
 
-/** What the mount needs, checked, with the transport chosen. */
+/**
+ * What the mount needs, checked, with the transport chosen.
+ *
+ * @internal Not in the published types: it names the SDK's transport type.
+ */
 export interface MountSettings {
   readonly name: string;
   readonly prefix: string | undefined;
@@ -98,6 +102,8 @@ const PREFIX_PATTERN = /^[a-zA-Z0-9_-]{1,48}$/;
  * @example
  * checkOptions({ url: 'https://mcp.example.com/github', prefix: 'github' }).name // 'github'
  * checkOptions({ command: 'node', args: ['server.js'] }).name // 'node server.js'
+ *
+ * @internal Returns {@link MountSettings}, which the published types leave out.
  */
 export function checkOptions(options: McpMountOptions): MountSettings {
   if (!options || typeof options !== 'object') throw new TypeError('mountMcp: options with a url or a command are required');

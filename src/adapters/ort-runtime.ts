@@ -1,0 +1,112 @@
+/**
+ * onnxruntime-web set-up shared by the USE-lite and transformers.js embedders: which device to
+ * run on, where the WASM files come from (never a CDN), and importing the right build for the
+ * runtime. Everything here is imported lazily by the adapters, never by the core.
+ */
+
+/** The onnxruntime-web module. */
+export type Ort = typeof import('onnxruntime-web');
+
+/** Where to run: WebGPU when an adapter exists ('auto'), or WASM on the CPU. */
+export type OrtDevice = 'auto' | 'wasm' | 'webgpu';
+
+/** onnxruntime-web WASM file locations: a folder URL/path, or the two files explicitly. */
+export type WasmPaths = string | { readonly wasm?: string; readonly mjs?: string };
+
+/** Whether this is Node (not a browser with a `process` shim). */
+export const isNode = (): boolean =>
+  typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+
+/**
+ * Resolves 'auto' to a concrete device: WebGPU only when `navigator.gpu.requestAdapter()`
+ * yields an adapter (never in Node, where onnxruntime-web has no WebGPU).
+ *
+ * @example
+ * const device = await pickDevice('auto') // 'webgpu' | 'wasm'
+ */
+export async function pickDevice(device: OrtDevice = 'auto'): Promise<'wasm' | 'webgpu'> {
+  if (device === 'wasm') return 'wasm';
+  if (device === 'webgpu') return 'webgpu';
+  return (await hasWebGpuAdapter()) ? 'webgpu' : 'wasm';
+}
+
+/**
+ * True when this runtime exposes WebGPU and an adapter can be obtained.
+ *
+ * @example
+ * if (await hasWebGpuAdapter()) console.log('GPU available')
+ */
+export async function hasWebGpuAdapter(): Promise<boolean> {
+  if (isNode()) return false;
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu;
+  if (!gpu) return false;
+  try {
+    return (await gpu.requestAdapter()) != null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Points an onnxruntime-web `env` at app-served WASM files. Node defaults to the local
+ * package; in browsers a CDN default (transformers.js sets jsDelivr on import, when an app also
+ * uses it) is cleared so
+ * the runtime falls back to the files shipped beside the bundle.
+ *
+ * @example
+ * configureOrtWasm(ort.env, { wasmPaths: '/ort/', numThreads: 1 })
+ */
+export async function configureOrtWasm(
+  env: { wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } },
+  options: { wasmPaths?: WasmPaths | undefined; numThreads?: number | undefined },
+): Promise<void> {
+  if (options.wasmPaths !== undefined) {
+    env.wasm.wasmPaths = options.wasmPaths;
+  } else if (isNode()) {
+    env.wasm.wasmPaths = await nodeOrtDistUrl();
+  } else if (isCdnPath(env.wasm.wasmPaths)) {
+    env.wasm.wasmPaths = undefined;
+  }
+  const threads = options.numThreads ?? (isNode() ? 1 : undefined);
+  if (threads !== undefined) env.wasm.numThreads = threads;
+}
+
+function isCdnPath(paths: unknown): boolean {
+  const values = typeof paths === 'string' ? [paths] : paths && typeof paths === 'object' ? Object.values(paths) : [];
+  return values.some((v) => typeof v === 'string' && /^https:\/\/(cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.)/.test(v));
+}
+
+/** file:// URL of `node_modules/onnxruntime-web/dist/`, resolved through the package exports. */
+async function nodeOrtDistUrl(): Promise<string> {
+  const { createRequire } = await nodeImport<typeof import('node:module')>('node:module');
+  const { pathToFileURL } = await nodeImport<typeof import('node:url')>('node:url');
+  const { dirname } = await nodeImport<typeof import('node:path')>('node:path');
+  // Resolve as `import('onnxruntime-web')` does (from this module), then from the app's folder.
+  const from = [import.meta.url, pathToFileURL(`${process.cwd()}/`).href];
+  for (const base of from) {
+    try {
+      const wasm = createRequire(base).resolve('onnxruntime-web/ort-wasm-simd-threaded.wasm');
+      return `${pathToFileURL(dirname(wasm)).href}/`;
+    } catch {
+      // try the next base
+    }
+  }
+  throw new Error('use-lite: onnxruntime-web not found; pass wasmPaths');
+}
+
+/**
+ * Imports a module only Node needs. The specifier is opaque to bundlers, so browser builds
+ * neither warn about `node:` modules nor ship the Node build of onnxruntime-web.
+ */
+export function nodeImport<T>(specifier: string): Promise<T> {
+  return import(/* @vite-ignore */ specifier) as Promise<T>;
+}
+
+/** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. */
+export async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
+  if (isNode()) return nodeImport<Ort>('onnxruntime-web');
+  // The WebGPU build is the one transformers.js uses (one shared runtime when an app also uses
+  // transformersEmbedder); the plain WASM build
+  // is markedly faster on CPU, so it is used whenever the GPU is not.
+  return device === 'webgpu' ? import('onnxruntime-web/webgpu') : import('onnxruntime-web/wasm');
+}

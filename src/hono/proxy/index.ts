@@ -1,0 +1,13 @@
+/**
+ * The tool-selecting proxy: OpenAI- and Anthropic-compatible endpoints that narrow each
+ * request's tools before forwarding it. See docs/proxy.md.
+ *
+ * @example
+ * import { proxyRoutes } from './src/hono/proxy/index.js'
+ * app.route('/', proxyRoutes({ selectors, token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
+ */
+export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
+export { proxyRoutes } from './proxy-routes.js';
+export type { ProxyVars } from './proxy-env.js';
+export { ProxyConfigError, proxySettingsFromVars } from './proxy-env.js';
+export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';

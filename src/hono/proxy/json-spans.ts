@@ -1,0 +1,109 @@
+/**
+ * Where values sit in a JSON text, so the proxy can forward a request byte for byte and
+ * rewrite only the `tools` array. The text must already be valid JSON (`JSON.parse` said so);
+ * these scanners only skip values, they do not validate.
+ */
+
+/** A value's place in the text: `text.slice(start, end)` is exactly its JSON. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * The span of each top-level member's value, by key. A repeated key keeps its last
+ * occurrence, as `JSON.parse` does.
+ *
+ * @example
+ * const spans = topLevelSpans('{"model":"m","tools":[{"a":1}]}')
+ * spans.get('tools') // { start: 21, end: 30 }
+ */
+export function topLevelSpans(text: string): Map<string, Span> {
+  const spans = new Map<string, Span>();
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return spans;
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text[i] !== '}') {
+    const keyEnd = skipString(text, i);
+    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    i = skipSpace(text, keyEnd);
+    i = skipSpace(text, i + 1); // the colon
+    const end = skipValue(text, i);
+    spans.set(key, { start: i, end });
+    i = skipSpace(text, end);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return spans;
+}
+
+/**
+ * The span of each element of the array at `span`.
+ *
+ * @example
+ * arrayElementSpans('[1, {"a":2}]', { start: 0, end: 12 }) // [{ start: 1, end: 2 }, { start: 4, end: 11 }]
+ */
+export function arrayElementSpans(text: string, span: Span): Span[] {
+  const elements: Span[] = [];
+  if (text[span.start] !== '[') return elements;
+  let i = skipSpace(text, span.start + 1);
+  while (i < span.end && text[i] !== ']') {
+    const end = skipValue(text, i);
+    elements.push({ start: i, end });
+    i = skipSpace(text, end);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return elements;
+}
+
+function skipSpace(text: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+// From an opening quote to just past the closing one.
+function skipString(text: string, from: number): number {
+  let i = from + 1;
+  while (true) {
+    const quote = text.indexOf('"', i);
+    if (quote === -1) return text.length;
+    let slashes = 0;
+    for (let j = quote - 1; j > from && text.charCodeAt(j) === 0x5c; j--) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    i = quote + 1;
+  }
+}
+
+function skipValue(text: string, from: number): number {
+  const first = text.charCodeAt(from);
+  if (first === 0x22) return skipString(text, from);
+  if (first === 0x7b || first === 0x5b) {
+    let depth = 0;
+    let i = from;
+    while (i < text.length) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        i = skipString(text, i);
+        continue;
+      }
+      if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return text.length;
+  }
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    i++;
+  }
+  return i;
+}

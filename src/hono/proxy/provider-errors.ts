@@ -1,0 +1,62 @@
+/**
+ * Errors the proxy itself answers, in the provider's own JSON shape, so a client library
+ * raises its usual exception (`BadRequestError`, `AuthenticationError`…):
+ *
+ * - OpenAI: `{"error":{"message","type","param","code"}}`
+ * - Anthropic: `{"type":"error","error":{"type","message"}}`
+ *
+ * Upstream errors never come through here: they pass through unchanged.
+ */
+import type { WireProtocol } from './proxy-request.js';
+
+/** Statuses the proxy answers by itself. */
+export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503;
+
+const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  404: 'invalid_request_error',
+  413: 'invalid_request_error',
+  500: 'server_error',
+  502: 'upstream_error',
+  503: 'server_error',
+};
+
+const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'api_error',
+};
+
+const OPENAI_CODES: Partial<Record<ProxyErrorStatus, string>> = {
+  401: 'invalid_api_key',
+  413: 'request_too_large',
+  502: 'upstream_unreachable',
+  503: 'not_configured',
+};
+
+/**
+ * An error response shaped like `protocol`'s API.
+ *
+ * @example
+ * return providerError('anthropic', 400, 'x-loopctl-k must be an integer from 1 to 64')
+ */
+export function providerError(
+  protocol: WireProtocol,
+  status: ProxyErrorStatus,
+  message: string,
+  options: { param?: string; headers?: Record<string, string> } = {},
+): Response {
+  const body =
+    protocol === 'anthropic'
+      ? { type: 'error', error: { type: ANTHROPIC_TYPES[status], message } }
+      : { error: { message, type: OPENAI_TYPES[status], param: options.param ?? null, code: OPENAI_CODES[status] ?? null } };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...options.headers },
+  });
+}

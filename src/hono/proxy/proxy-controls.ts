@@ -1,0 +1,57 @@
+/**
+ * The per-request controls a client may send, all optional: `x-loopctl-selector` (a
+ * selector name), `x-loopctl-k` (an integer from 1 to 64) and `x-loopctl-bypass: 1` (forward
+ * untouched). Bad values are refused, never guessed at.
+ */
+import { ProxyRequestError } from './request-error.js';
+
+/** The controls of one request, defaults applied. */
+export interface ProxyControls {
+  readonly selector: string;
+  /** Whether the selector was named by the request (not the server default). */
+  readonly explicitSelector: boolean;
+  readonly k: number;
+  readonly bypass: boolean;
+}
+
+/** Largest `k` a request may ask for. */
+export const MAX_K = 64;
+
+/**
+ * Read the controls from `headers`. Throws {@link ProxyRequestError} (400) on an unknown
+ * selector, a `k` outside 1..64, or a bypass value other than `1`/`true`/`0`/`false`.
+ *
+ * @example
+ * proxyControls(request.headers, { names: ['keyword', 'bm25'], selector: 'keyword', k: 8 })
+ */
+export function proxyControls(
+  headers: Headers,
+  defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number },
+): ProxyControls {
+  const bypassText = headers.get('x-loopctl-bypass')?.trim().toLowerCase();
+  if (bypassText !== undefined && !['1', 'true', '0', 'false'].includes(bypassText)) {
+    throw new ProxyRequestError(400, 'x-loopctl-bypass must be 1 (or true) to bypass selection', 'x-loopctl-bypass');
+  }
+  const selectorText = headers.get('x-loopctl-selector')?.trim();
+  if (selectorText !== undefined && !defaults.names.includes(selectorText)) {
+    throw new ProxyRequestError(
+      400,
+      `x-loopctl-selector: unknown selector "${selectorText.slice(0, 40)}"; one of ${defaults.names.join(', ')}`,
+      'x-loopctl-selector',
+    );
+  }
+  const kText = headers.get('x-loopctl-k')?.trim();
+  let k = defaults.k;
+  if (kText !== undefined) {
+    k = /^\d{1,3}$/.test(kText) ? Number(kText) : Number.NaN;
+    if (!(k >= 1 && k <= MAX_K)) {
+      throw new ProxyRequestError(400, `x-loopctl-k must be an integer from 1 to ${MAX_K}, got "${kText.slice(0, 20)}"`, 'x-loopctl-k');
+    }
+  }
+  return {
+    selector: selectorText ?? defaults.selector,
+    explicitSelector: selectorText !== undefined,
+    k,
+    bypass: bypassText === '1' || bypassText === 'true',
+  };
+}
