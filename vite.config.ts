@@ -9,6 +9,9 @@ const external = [
   /^@modelcontextprotocol\/sdk/,
   /^gpt-tokenizer/,
   /^node:/,
+  // loopctl/hono: Hono (and @hono/node-server for loopctl/hono/node) are the user's, as peers.
+  /^hono(\/|$)/,
+  /^@hono\//,
 ];
 
 export default defineConfig({
@@ -26,6 +29,7 @@ export default defineConfig({
       entry: {
         index: 'src/index.ts',
         'selector-kit': 'src/selector-kit.ts',
+        vectors: 'src/vectors.ts',
         cli: 'src/cli/index.ts',
         idb: 'src/adapters/idb.ts',
         kv: 'src/adapters/kv.ts',
@@ -36,10 +40,12 @@ export default defineConfig({
         tools: 'src/file-tools/file-tools.ts',
         'tools-node': 'src/file-tools/node-file-system.ts',
         'tools-deno': 'src/file-tools/deno-file-system.ts',
+        hono: 'src/hono/index.ts',
+        'hono-node': 'src/hono/node.ts',
       },
       formats: ['es'],
     },
-    rollupOptions: { external },
+    rollupOptions: { external, output: { minify: true } },
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -5,12 +5,15 @@
  * USE-lite inside the worker, served by Miniflare): keyword and embedding selectors, 32 connections, 10 s each.
  * Reports p50/p99 latency, requests/s and errors; exits non-zero if any request failed.
  *
+ * First, on a fresh server, a cold-start burst: 32 concurrent first `hybrid` selects (one model
+ * load and one corpus embedding shared by all; every one must answer 200; p99 = the slowest).
  * Then the selecting proxy (`POST /v1/chat/completions`, 150 tools per request) in front of the
  * scripted model server (its own process, non-strict, answering a short JSON completion):
  * added latency over calling that upstream directly (sequential requests, interleaved, p50/p99,
  * `keyword` and warm `hybrid`), upstream request bytes saved, and 32 connections with autocannon.
  *
  * Each server is warmed first (model load, corpus embedding), so the figures are steady state.
+ * No model server is needed for selection: it never calls the model.
  *
  * @example
  *   node scripts/bench-http.mjs                       # both runtimes
@@ -130,9 +133,46 @@ async function load(url, selector) {
     rps: result.requests.average,
     total: result.requests.total,
     errors,
-    ...(errors > 0
-      ? { detail: { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats } }
-      : {}),
+    ...(errors > 0 ? { detail: { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats } } : {}),
+  };
+}
+
+/**
+ * Right after start, before any warm-up: `CONNECTIONS` concurrent first `hybrid` selects, which
+ * must share one model load and one corpus embedding and all answer 200.
+ */
+async function coldBurst(url) {
+  const started = performance.now();
+  const outcomes = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, i) => {
+      const t0 = performance.now();
+      try {
+        const response = await fetch(`${url}/v1/select`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ prompt: PROMPTS[i % PROMPTS.length], selector: 'hybrid' }),
+          signal: AbortSignal.timeout(180_000),
+        });
+        const body = await response.json();
+        return { status: response.status, fellOpen: body.fellOpen === true, ms: performance.now() - t0 };
+      } catch (error) {
+        return { status: 0, error: `${error}${error?.cause ? ` (${error.cause})` : ''}`, ms: performance.now() - t0 };
+      }
+    }),
+  );
+  const ms = outcomes.map((o) => o.ms).sort((a, b) => a - b);
+  const errors = outcomes.filter((o) => o.status !== 200 || o.fellOpen).length;
+  const statuses = {};
+  for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
+  return {
+    selector: 'hybrid (cold burst)',
+    p50: Math.round(ms[Math.floor(ms.length / 2)]),
+    p99: Math.round(ms.at(-1)),
+    rps: outcomes.length / ((performance.now() - started) / 1000),
+    total: outcomes.length,
+    errors,
+    warmUpMs: 0,
+    ...(errors > 0 ? { detail: { statuses, fellOpen: outcomes.filter((o) => o.fellOpen).length, firstError: outcomes.find((o) => o.error)?.error } } : {}),
   };
 }
 
@@ -140,6 +180,11 @@ async function benchRuntime(name, start) {
   const { child, url } = await start();
   const rows = [];
   try {
+    if (!args.includes('--proxy-only')) {
+      const burst = { runtime: name, ...(await coldBurst(url)) };
+      if (burst.detail) console.error(`[bench:http] ${name} cold burst: ${JSON.stringify(burst.detail)}\n${child.log?.().slice(-3000) ?? ''}`);
+      rows.push(burst);
+    }
     if (upstream) proxyRows.push(...(await benchProxy(name, url, upstream, proxyTools)));
     for (const selector of args.includes('--proxy-only') ? [] : SELECTORS) {
       const started = performance.now();
@@ -383,10 +428,10 @@ for (const [name, start] of Object.entries(runtimes)) {
 
 if (rows.length > 0) console.log('');
 if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-if (rows.length > 0) console.log('runtime  selector   p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0) console.log('runtime  selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
-    `${row.runtime.padEnd(8)} ${row.selector.padEnd(10)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+    `${row.runtime.padEnd(8)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
   );
 }
 if (upstream) {

@@ -16,7 +16,7 @@ import {
   ToolRegistry,
   memoryVectorCache,
 } from '../dist/index.js';
-import { encodeVectorsFile } from '../dist/selector-kit.js';
+import { encodeVectorsFile } from '../dist/vectors.js';
 import { useLiteEmbedder } from '../dist/transformers.js';
 
 const { values } = parseArgs({

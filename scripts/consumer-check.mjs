@@ -187,8 +187,9 @@ try {
     private: true,
     type: 'module',
     dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
-    // @types/node: for the Node-only TypeScript check below.
-    devDependencies: Object.fromEntries([...devDeps, '@types/node'].map((d) => [d, version(d)])),
+    // @types/node: for the Node-only TypeScript check below; hono and @hono/node-server: the
+    // optional peers a user of loopctl/hono and loopctl/hono/node installs beside loopctl.
+    devDependencies: Object.fromEntries([...devDeps, '@types/node', 'hono', '@hono/node-server'].map((d) => [d, version(d)])),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(consumerLock(manifest, join(work, packed.filename)), null, 2)}\n`);

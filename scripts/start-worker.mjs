@@ -15,6 +15,10 @@
  * Flags: `--prepare` (steps 1–5 only, e.g. before `wrangler deploy`), `--light` (the
  * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
  *
+ * The documented variables (LOOPCTL_TOKEN, MODEL_PROVIDER, MODEL_BASE_URL, MODEL_NAME,
+ * MODEL_API_KEY, CORS_ORIGINS, EMBEDDING_MODEL) set in the environment are passed to the worker
+ * (`wrangler dev --var`), over wrangler.toml and .dev.vars.
+ *
  * @example
  *   node scripts/start-worker.mjs            # or: npm start
  *   node scripts/start-worker.mjs --prepare && npx wrangler deploy --env onnx
@@ -41,6 +45,19 @@ export const OFFLINE_ENV = {
   WRANGLER_LOG: 'info',
   CI: '1',
 };
+
+/** The documented variables an environment may set for `npm start` (see docs/worker.md). */
+export const PASSED_VARS = ['LOOPCTL_TOKEN', 'MODEL_PROVIDER', 'MODEL_BASE_URL', 'MODEL_NAME', 'MODEL_API_KEY', 'CORS_ORIGINS', 'EMBEDDING_MODEL'];
+
+/**
+ * `--var NAME:VALUE` for each documented variable set in `env`: wrangler dev reads only
+ * wrangler.toml and .dev.vars, so without these `MODEL_BASE_URL=… npm start` would be ignored.
+ * Command-line vars win over both files.
+ */
+export function varArgs(env = process.env) {
+  const names = PASSED_VARS.filter((name) => typeof env[name] === 'string' && env[name].trim() !== '');
+  return { names, args: names.flatMap((name) => ['--var', `${name}:${env[name]}`]) };
+}
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
@@ -122,6 +139,8 @@ async function main() {
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   const wranglerArgs = [wrangler, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--show-interactive-dev-session=false'];
   if (!flag('--light')) wranglerArgs.push('--env', 'onnx');
+  const passed = varArgs();
+  wranglerArgs.push(...passed.args);
   const url = `http://127.0.0.1:${port}`;
   console.log(`[start] loopctl worker (workerd, ${flag('--light') ? 'light entry' : 'USE-lite in the worker'}) starting on ${url}`);
   const child = spawn(process.execPath, wranglerArgs, { cwd: root, env: { ...process.env, ...OFFLINE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -132,9 +151,19 @@ async function main() {
       announced = true;
       console.log('');
       console.log(`  loopctl API + demo page:  ${url}`);
-      console.log(`  dev token (${generated ? 'generated into' : 'from'} .dev.vars): ${token}`);
-      console.log(`  try: curl -H "Authorization: Bearer ${token}" ${url}/v1/tools`);
-      console.log(`  model: MODEL_BASE_URL in wrangler.toml [env.onnx.vars] (default a local Ollama)`);
+      const shown = passed.names.includes('LOOPCTL_TOKEN') ? '$LOOPCTL_TOKEN' : token;
+      console.log(
+        passed.names.includes('LOOPCTL_TOKEN')
+          ? '  token: LOOPCTL_TOKEN from the environment'
+          : `  dev token (${generated ? 'generated into' : 'from'} .dev.vars): ${token}`,
+      );
+      console.log(`  try: curl -H "Authorization: Bearer ${shown}" ${url}/v1/tools`);
+      if (passed.names.length > 0) console.log(`  from the environment: ${passed.names.join(', ')}`);
+      if (!passed.names.includes('MODEL_BASE_URL')) {
+        console.log(
+          `  model: MODEL_BASE_URL from the environment, else wrangler.toml ${flag('--light') ? '[vars]' : '[env.onnx.vars]'} (default a local Ollama)`,
+        );
+      }
       console.log('');
     }
   });

@@ -37,10 +37,6 @@ export type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from './
 export type { VectorCache, MemoryVectorCacheOptions } from './embed/vector-cache.js';
 export { memoryVectorCache } from './embed/vector-cache.js';
 export type { CorpusStats } from './embed/corpus-index.js';
-export { buildVectorsFile } from './embed/vectors-build.js';
-export type { BuildVectorsOptions } from './embed/vectors-build.js';
-export { readVectorsFile } from './embed/vectors-file.js';
-export type { VectorsFile, VectorsPrecision, VectorsFileResult } from './embed/vectors-file.js';
 export type { VectorsSource, VectorsBytes } from './embed/vectors-source.js';
 
 export { BareLoop, LoopRun } from './loop/bare-loop.js';

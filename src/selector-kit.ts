@@ -28,10 +28,6 @@ export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from 
 export type { SynonymPair, PhrasePair, SynonymTable } from './text/synonyms.js';
 export { dot, normalise } from './embed/embedder.js';
 export { CorpusIndex, CorpusError } from './embed/corpus-index.js';
-export { encodeVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
-export type { VectorsEntry, VectorsFileHeader } from './embed/vectors-file.js';
-export { loadVectors } from './embed/vectors-source.js';
-export type { LoadedVectors } from './embed/vectors-source.js';
 export { lengthBuckets } from './embed/length-buckets.js';
 export type { LengthBucketOptions } from './embed/length-buckets.js';
 export type { CorpusStats, CorpusIndexOptions } from './embed/corpus-index.js';

@@ -11,11 +11,11 @@ import * as ort from 'onnxruntime-web/wasm';
 import { kvVectorsFile } from '../src/adapters/kv.js';
 import { useLiteEmbedder } from '../src/adapters/use-lite.js';
 import { workersAIEmbedder } from '../src/adapters/workers-ai.js';
-import type { Embedder } from '../src/embed/embedder.js';
+import type { Embedder } from '../src/index.js';
+import type { WorkerEnv } from '../src/hono/index.js';
 import { useCompiledOrtWasm } from './ort-compiled-wasm.js';
 import { kvOrAssetVectors } from './worker-vectors.js';
-import type { WorkerEnv } from './workers.js';
-import { createWorker } from './workers.js';
+import { demoWorker } from './workers.js';
 
 /** Where the model folder is served inside the assets directory. */
 const MODEL_PATH = 'https://assets.invalid/models/use-lite/';
@@ -40,7 +40,7 @@ export function assetsUseLite(env: WorkerEnv): Embedder {
   });
 }
 
-export default createWorker({
+export default demoWorker({
   // Workers AI when bound (lighter and faster), else the in-worker model.
   embedder: (env) => (env.AI ? workersAIEmbedder(env.AI, env.EMBEDDING_MODEL || undefined) : () => assetsUseLite(env)),
   // The shipped vectors are USE-lite's: with Workers AI only a KV file (built for that model) applies.

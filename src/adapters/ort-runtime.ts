@@ -4,7 +4,7 @@
  * runtime. Everything here is imported lazily by the adapters, never by the core.
  */
 
-/** The onnxruntime-web module. */
+/** The onnxruntime-web module. @internal */
 export type Ort = typeof import('onnxruntime-web');
 
 /** Where to run: WebGPU when an adapter exists ('auto'), or WASM on the CPU. */
@@ -13,7 +13,7 @@ export type OrtDevice = 'auto' | 'wasm' | 'webgpu';
 /** onnxruntime-web WASM file locations: a folder URL/path, or the two files explicitly. */
 export type WasmPaths = string | { readonly wasm?: string; readonly mjs?: string };
 
-/** Whether this is Node (not a browser with a `process` shim). */
+/** Whether this is Node (not a browser with a `process` shim). @internal */
 export const isNode = (): boolean =>
   typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 
@@ -97,12 +97,13 @@ async function nodeOrtDistUrl(): Promise<string> {
 /**
  * Imports a module only Node needs. The specifier is opaque to bundlers, so browser builds
  * neither warn about `node:` modules nor ship the Node build of onnxruntime-web.
+ * @internal
  */
 export function nodeImport<T>(specifier: string): Promise<T> {
   return import(/* @vite-ignore */ specifier) as Promise<T>;
 }
 
-/** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. */
+/** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. @internal */
 export async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
   if (isNode()) return nodeImport<Ort>('onnxruntime-web');
   // The WebGPU build is the one transformers.js uses (one shared runtime when an app also uses

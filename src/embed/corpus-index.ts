@@ -13,9 +13,7 @@ import { normalise } from './embedder.js';
 import type { VectorCache } from './vector-cache.js';
 import { Hash64 } from '../hash.js';
 import { lruSet, lruTrim } from './lru.js';
-import { decodeCorpus, encodeCorpus } from './corpus-codec.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
-import { loadVectors } from './vectors-source.js';
 import { errorMessage } from '../describe-error.js';
 
 /** Counters for tests, demos and dashboards. */
@@ -270,6 +268,8 @@ export class CorpusIndex {
     }
     signal.throwIfAborted();
 
+    // The codec loads with the first cache access: a page that never builds a corpus skips it.
+    const { decodeCorpus, encodeCorpus } = await import('./corpus-codec.js');
     if (bytes !== undefined && bytes !== null) {
       const decoded = decodeCorpus(bytes, shape);
       if (decoded.ok) {
@@ -320,7 +320,8 @@ export class CorpusIndex {
     signal: AbortSignal,
   ): Promise<string[]> {
     const source = this.options.vectors as VectorsSource;
-    this.seed ??= loadVectors(source, this.embedder, { signal }).catch((error: unknown) => {
+    // Imported on first use: apps that ship no vectors file never load the decoder.
+    this.seed ??= import('./vectors-source.js').then(({ loadVectors }) => loadVectors(source, this.embedder, { signal })).catch((error: unknown) => {
       this.seed = undefined; // aborted mid-load: a later build tries again
       throw error;
     });

@@ -7,6 +7,7 @@
 import type { Embedder } from './embedder.js';
 import type { VectorsFile } from './vectors-file.js';
 import { readVectorsFile } from './vectors-file.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Something that resolves to vectors-file bytes. */
 export type VectorsBytes = Uint8Array | ArrayBuffer | Response;
@@ -45,7 +46,7 @@ export async function loadVectors(source: VectorsSource, embedder: Embedder, opt
     bytes = await toBytes(typeof source === 'function' ? await source(signal ? { signal } : {}) : source, signal);
   } catch (error) {
     signal?.throwIfAborted();
-    return { file: undefined, warnings: [`vectors file could not be read (${describe(error)}); embedding the corpus instead`] };
+    return { file: undefined, warnings: [`vectors file could not be read (${errorMessage(error)}); embedding the corpus instead`] };
   }
   if (bytes === undefined) return { file: undefined, warnings: [] };
   const read = readVectorsFile(bytes, { embedderId: embedder.id, dimensions: embedder.dimensions });
@@ -69,6 +70,3 @@ async function toBytes(value: VectorsBytes | string | URL | undefined | null, si
   throw new TypeError('a vectors source must be bytes, a Response, a URL or a function returning one');
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

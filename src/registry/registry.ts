@@ -2,7 +2,7 @@ import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
 import type { ArgumentValidator } from './validate.js';
-import { compileValidator, describeIssues } from './validate.js';
+import { errorMessage } from '../describe-error.js';
 
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
@@ -212,7 +212,7 @@ export class ToolRegistry {
     } catch (error) {
       return fail(`invalid arguments for "${call.name}": not valid JSON (${errorMessage(error)})`);
     }
-    const problem = checkArguments(slot, args);
+    const problem = await checkArguments(slot, args);
     if (problem) return fail(`invalid arguments for "${call.name}": ${problem}`);
 
     const signal = options.signal ?? new AbortController().signal;
@@ -260,8 +260,11 @@ function assertHandler(schema: ToolSchema, handler: unknown): void {
  * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
  * same way instead of throwing, so dispatch keeps its never-throws promise.
  */
-function checkArguments(slot: Slot, args: unknown): string | undefined {
+async function checkArguments(slot: Slot, args: unknown): Promise<string | undefined> {
   try {
+    // The JSON Schema validator loads on the first dispatch: a page that only selects tools
+    // never pays for it.
+    const { compileValidator, describeIssues } = await import('./validate.js');
     slot.validator ??= compileValidator(slot.schema.parameters);
     const issues = slot.validator(args);
     return issues.length > 0 ? describeIssues(issues) : undefined;
@@ -292,6 +295,3 @@ function isThenable(value: unknown): boolean {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -11,9 +11,8 @@ import { BudgetGate } from '../limits/budget.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
-import { parseToolAnswer } from './parse-tool-answer.js';
-import { buildRewritePrompt, DEFAULT_RECENT_MESSAGES, REWRITE_INSTRUCTIONS } from './rewrite-prompt.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
+import type { ToolAnswer } from './parse-tool-answer.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -105,7 +104,7 @@ export class RewritingSelector implements AsyncToolSelector {
       allowEmpty: options.allowEmpty ?? false,
       coreTools: [...(options.coreTools ?? [])],
       maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-      recentMessages: options.recentMessages ?? DEFAULT_RECENT_MESSAGES,
+      recentMessages: options.recentMessages ?? 4,
     };
     if (!(Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0)) {
       throw new RangeError(`timeoutMs must be a positive number, got ${settings.timeoutMs}`);
@@ -205,6 +204,12 @@ export class RewritingSelector implements AsyncToolSelector {
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
 
+    // Prompt building and answer reading load with the first selection that needs them.
+    const [{ buildRewritePrompt, REWRITE_INSTRUCTIONS }, { parseToolAnswer }] = await Promise.all([
+      import('./rewrite-prompt.js'),
+      import('./parse-tool-answer.js'),
+    ]);
+    signal?.throwIfAborted();
     const prompt = buildRewritePrompt(ctx, all, this.#settings.recentMessages);
     if (prompt === undefined) return this.#failOpen(all, 'no prompt to select for (the run has no opening prompt or conversation)');
 
@@ -232,11 +237,10 @@ export class RewritingSelector implements AsyncToolSelector {
     }
     if (!outcome.ok) return this.#failOpen(all, outcome.reason);
     run.gate.record(outcome.reply.usage);
-    return this.#fromAnswer(outcome.reply, all);
+    return this.#fromAnswer(outcome.reply, all, parseToolAnswer(outcome.reply.text, all.map((tool) => tool.name)));
   }
 
-  #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[]): SelectorOutput {
-    const answer = parseToolAnswer(reply.text, all.map((tool) => tool.name));
+  #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[], answer: ToolAnswer): SelectorOutput {
     if (answer.kind === 'empty') {
       if (this.#settings.allowEmpty) return { tools: [] };
       return this.#failOpen(all, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');

@@ -8,7 +8,8 @@
  *
  * (`--allow-sys=hostname`: `ai` pulls in `@vercel/oidc`, which reads the host name at import.)
  */
-import { denoHandler } from '../../worker/deno.js';
+import { denoHandler } from '../../src/hono/index.js';
+import { demoRegistry } from '../../worker/deno.js';
 import type { ProxyEndpoint, ProxyTarget } from '../proxy/proxy-suite.js';
 import { PROXY_CHECKS } from '../proxy/proxy-suite.js';
 import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
@@ -24,7 +25,7 @@ Deno.test({
     const upstream = await startUpstreamFixture();
     const servers: Deno.HttpServer[] = [];
     const serve = (vars: Record<string, string | undefined>): ProxyEndpoint => {
-      const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: () => {} }, denoHandler(vars, { onError: () => undefined }));
+      const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: () => {} }, denoHandler({ vars, registry: demoRegistry(), onError: () => undefined }));
       servers.push(server);
       return { baseURL: `http://127.0.0.1:${server.addr.port}`, fetch: (input, init) => fetch(input, init) };
     };

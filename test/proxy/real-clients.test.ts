@@ -4,9 +4,11 @@
  * the default selector is the warm `hybrid`) and the scripted upstream behind it.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { RunningServer } from '../../worker/node.js';
-import { startNodeServer, useLiteFromDisk } from '../../worker/node.js';
-import { optionsFromVars } from '../../worker/env-options.js';
+import { registerDemoTools } from '../../demo/demo-tools.js';
+import { optionsFromVars } from '../../src/hono/index.js';
+import type { RunningServer } from '../../src/hono/node.js';
+import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
+import { ToolRegistry } from '../../src/index.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import type { ProxyEndpoint, ProxyTarget } from './proxy-suite.js';
 import { PROXY_CHECKS } from './proxy-suite.js';
@@ -27,7 +29,13 @@ beforeAll(async () => {
   const embedder = useLiteFromDisk('models/use-lite');
   if (!embedder) throw new Error('models/use-lite is missing: run npm run build:model');
   const start = async (vars: Record<string, string>, extra = {}): Promise<ProxyEndpoint> => {
-    const server = await startNodeServer({ ...optionsFromVars(vars), port: 0, onError: (error) => serverErrors.push(error), ...extra });
+    const server = await startNodeServer({
+      ...optionsFromVars(vars),
+      registry: registerDemoTools(new ToolRegistry()),
+      port: 0,
+      onError: (error: unknown) => serverErrors.push(error),
+      ...extra,
+    });
     servers.push(server);
     return { baseURL: server.url, fetch: (input, init) => fetch(input, init) };
   };

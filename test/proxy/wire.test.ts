@@ -3,10 +3,11 @@
  * buffering, the exact bytes survive (UTF-8 included), and every selector fault fails open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../worker/node.js';
-import { startNodeServer } from '../../worker/node.js';
-import { optionsFromVars } from '../../worker/env-options.js';
-import type { SelectorFactory } from '../../worker/selector-table.js';
+import type { NamedSelectorFactory } from '../../src/hono/index.js';
+import { optionsFromVars } from '../../src/hono/index.js';
+import type { RunningServer } from '../../src/hono/node.js';
+import { startNodeServer } from '../../src/hono/node.js';
+import { ToolRegistry } from '../../src/index.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import type { UpstreamFixture } from './upstream-fixture.js';
 import { startUpstreamFixture } from './upstream-fixture.js';
@@ -18,20 +19,26 @@ let upstream: UpstreamFixture;
 let server: RunningServer;
 const logged: unknown[] = [];
 
-const selectors: Record<string, SelectorFactory> = {
-  broken: () => ({ kind: 'sync', selector: { name: 'broken', select: () => { throw new Error('boom in the selector'); } } }),
-  nothing: () => ({ kind: 'sync', selector: { name: 'nothing', select: () => [] } }),
+const selectors: Record<string, NamedSelectorFactory> = {
+  broken: () => ({
+    name: 'broken',
+    select: () => {
+      throw new Error('boom in the selector');
+    },
+  }),
+  nothing: () => ({ name: 'nothing', select: () => [] }),
   rejecting: () => Promise.reject(new Error('the model failed to load')),
-  fabricating: () => ({ kind: 'sync', selector: { select: () => [{ name: 'not_a_tool', description: '', parameters: {} }] } }),
+  fabricating: () => ({ select: () => [{ name: 'not_a_tool', description: '', parameters: {} }] }),
 };
 
 beforeAll(async () => {
   upstream = await startUpstreamFixture();
   server = await startNodeServer({
     ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL }),
+    registry: new ToolRegistry(),
     selectors,
     port: 0,
-    onError: (error) => logged.push(error),
+    onError: (error: unknown) => logged.push(error),
   });
 });
 
@@ -56,7 +63,12 @@ async function sentUpstream(id: string) {
 describe('proxy on the wire', () => {
   it('streams SSE through as it arrives: the first event reaches the client before the upstream has finished', async () => {
     const response = await post(
-      JSON.stringify({ model: 'scripted', stream: true, messages: [{ role: 'user', content: 'weather in Oslo [[scenario:slow-stream]] [[id:sse1]]' }], tools: TOOLS }),
+      JSON.stringify({
+        model: 'scripted',
+        stream: true,
+        messages: [{ role: 'user', content: 'weather in Oslo [[scenario:slow-stream]] [[id:sse1]]' }],
+        tools: TOOLS,
+      }),
     );
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = response.body!.getReader();
@@ -126,7 +138,9 @@ describe('proxy on the wire', () => {
   });
 
   it('an embedding selector named on a server without an embedder is a 400, not a fall-open', async () => {
-    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), { 'x-loopctl-selector': 'hybrid' });
+    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), {
+      'x-loopctl-selector': 'hybrid',
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'x-loopctl-selector' });
   });

@@ -63,6 +63,9 @@ function toolNames(request: RecordedRequest): string[] {
   return Array.isArray(tools) ? tools.map((tool) => String((tool as { function?: { name?: unknown } }).function?.name)) : [];
 }
 
+/** How long the `slow-tool` scenario's later requests take to answer. */
+export const SLOW_MS = 3000;
+
 /** The scripted model's behaviour, keyed by scenario. */
 export function scenarioReply(request: RecordedRequest): ScriptedReply {
   const scenario = marker(userText(request), 'scenario') ?? 'text';
@@ -81,6 +84,12 @@ export function scenarioReply(request: RecordedRequest): ScriptedReply {
       return { text: 'Partial answer that never', textChunks: 4, interrupt: { afterEvents: 3, action: 'close' } };
     case 'http-error':
       return { kind: 'error', status: 400, message: 'scripted: this model rejects the request' };
+    case 'slow-tool':
+      // Turn 1 calls a tool at once; every later request takes a while to answer with another
+      // call, so a client can leave while the worker waits on the model (nothing is being written).
+      return answered
+        ? { toolCalls: [{ id: `call_${request.index}`, name: 'get_current_weather', arguments: { city: 'Bergen' } }], delayMs: SLOW_MS }
+        : { toolCalls: [{ id: 'call_first', name: 'get_current_weather', arguments: { city: 'Oslo' } }] };
     case 'hang':
       // Some text, then silence until the client (the worker) goes away.
       return { text: 'Thinking about it', textChunks: 3, interrupt: { afterEvents: 3, action: 'hang' } };

@@ -3,18 +3,20 @@
  * scripts/serve-node.mjs` runs) on free loopback ports, over real HTTP.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import type { RunningServer } from '../../worker/node.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../../worker/node.js';
-import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
-import { optionsFromVars } from '../../worker/env-options.js';
+import { optionsFromVars } from '../../src/hono/index.js';
+import type { RunningServer } from '../../src/hono/node.js';
+import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../../src/hono/node.js';
+import { ToolRegistry } from '../../src/index.js';
 import type { ModelFixture } from './model-fixture.js';
 import { startModelFixture } from './model-fixture.js';
-import type { SuiteTarget } from './suite.js';
+import { rawHttp } from './raw-http.js';
+import type { RawExchange, SuiteTarget } from './suite.js';
 import { CHECKS } from './suite.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
@@ -31,9 +33,10 @@ beforeAll(async () => {
   // USE-lite when the model folder is built (npm run build:model), else a counting stand-in.
   const embedder = useLiteFromDisk('models/use-lite') ?? countingEmbedder();
   const start = async (vars: Record<string, string>, extra = {}) => {
-    const server = await startNodeServer({ ...optionsFromVars(vars), port: 0, onError: () => undefined, ...extra });
+    const registry = registerDemoTools(new ToolRegistry());
+    const server = await startNodeServer({ ...optionsFromVars(vars), registry, port: 0, onError: () => undefined, ...extra });
     servers.push(server);
-    return { baseURL: server.url };
+    return { baseURL: server.url, raw: (exchange: RawExchange) => rawHttp(server.url, exchange) };
   };
   const api = await start(
     { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.baseURL, MODEL_NAME: 'scripted', MODEL_API_KEY: API_KEY, CORS_ORIGINS: ORIGIN },
@@ -61,7 +64,14 @@ describe('a vectors file on disk (LOOPCTL_VECTORS)', () => {
       writeFileSync(file, await buildVectorsFile(countingEmbedder({ id: 'test/node-seed' }), DEMO_TOOLS));
       const select = async (vectors: string) => {
         const embedder = countingEmbedder({ id: 'test/node-seed' });
-        const server = await startNodeServer({ token: TOKEN, port: 0, embedder, vectors: vectorsFromDisk(vectors), onError: () => undefined });
+        const server = await startNodeServer({
+          registry: registerDemoTools(new ToolRegistry()),
+          token: TOKEN,
+          port: 0,
+          embedder,
+          vectors: vectorsFromDisk(vectors),
+          onError: () => undefined,
+        });
         servers.push(server);
         const response = await fetch(`${server.url}/v1/select`, {
           method: 'POST',

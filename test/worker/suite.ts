@@ -11,6 +11,30 @@ export interface Endpoint {
   readonly baseURL: string;
   /** How to reach it; default the global fetch (workerd passes `SELF.fetch`). */
   readonly fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /**
+   * Raw HTTP/1.1 over a socket, for requests `fetch` will not send (a lying or malformed
+   * `Content-Length`). Absent where the runtime has no socket to the worker (the workers pool).
+   */
+  readonly raw?: (exchange: RawExchange) => Promise<RawReply>;
+}
+
+/** One raw HTTP/1.1 request: the head without `Host`/`Connection` (added) and the blank line. */
+export interface RawExchange {
+  readonly head: string;
+  readonly body?: string;
+  /** Give up waiting for an answer after this long. Default 5000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/** What came back over the socket. */
+export interface RawReply {
+  /** 0 when no status line arrived. */
+  readonly status: number;
+  /** Lower-cased names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** No complete answer before the timeout. */
+  readonly timedOut: boolean;
 }
 
 /** The worker under test, in three configurations, and the scripted model behind it. */
@@ -29,8 +53,49 @@ export interface SuiteTarget {
   readonly modelControlURL: string;
   /** Whether `api` has an embedder configured. */
   readonly embedding: boolean;
+  /**
+   * The runtime refuses a malformed `Content-Length` itself, before the worker runs (workerd's
+   * HTTP layer answers a plain 500, Deno's server a bare 400; Cloudflare's edge refuses such
+   * requests before any worker). Node lets the app answer in its JSON shape.
+   */
+  readonly runtimeRefusesBadLength?: boolean;
   /** Whether this runtime's fetch can send a streamed (chunked) request body. Default true. */
   readonly streamingUploads?: boolean;
+}
+
+/**
+ * Parse raw HTTP/1.1 response text (as far as it arrived): status, headers, body, and whether
+ * the body is complete (by `Content-Length` or the chunked terminator).
+ */
+export function parseRawReply(text: string, timedOut: boolean): RawReply & { complete: boolean } {
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return { status: 0, headers: {}, body: '', timedOut, complete: false };
+  const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = text.slice(end + 4);
+  let complete = false;
+  if (headers['content-length'] !== undefined) complete = new TextEncoder().encode(body).byteLength >= Number(headers['content-length']);
+  else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
+    complete = /(^|\r\n)0\r\n\r\n$/.test(body);
+    if (complete) body = dechunk(body);
+  }
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body, timedOut, complete };
+}
+
+function dechunk(text: string): string {
+  let out = '';
+  let rest = text;
+  while (true) {
+    const line = rest.indexOf('\r\n');
+    const size = Number.parseInt(rest.slice(0, line), 16);
+    if (!size) return out;
+    out += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
 }
 
 /** One check of the suite. */
@@ -69,8 +134,7 @@ function call(endpoint: Endpoint, t: SuiteTarget, path: string, init: Init = {})
   return fetcher(`${endpoint.baseURL}${path}`, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
 }
 
-const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> =>
-  call(t.api, t, path, { method: 'POST', json, ...init });
+const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> => call(t.api, t, path, { method: 'POST', json, ...init });
 
 interface ErrorShape {
   error: { code: string; message: string; field?: string };
@@ -119,6 +183,8 @@ export function parseSse(text: string): SseEvent[] {
       if (name === 'event') event = value;
       else if (name === 'data') data.push(value);
     }
+    // A frame of comments only (the stream's heartbeat, `: `) dispatches nothing.
+    if (data.length === 0) continue;
     events.push({ event, data: JSON.parse(data.join('\n')) });
   }
   return events;
@@ -220,7 +286,10 @@ export const CHECKS: readonly Check[] = [
         assert(tool.description.length > 10, `${tool.name} has a description`);
         equal(Object.keys(tool).sort().join(), 'description,name', 'tool fields');
       }
-      assert(body.tools.some((tool) => tool.name === 'get_current_weather'), 'get_current_weather is listed');
+      assert(
+        body.tools.some((tool) => tool.name === 'get_current_weather'),
+        'get_current_weather is listed',
+      );
       assert(Number.isInteger(body.generation) && body.generation > 0, 'generation is a positive integer');
     },
   },
@@ -269,7 +338,10 @@ export const CHECKS: readonly Check[] = [
       const body = await expectJson<any>(response);
       equal(body.fellOpen, false, `fellOpen (reason ${body.reason})`);
       equal(body.advertised.length, 5, 'k=5 advertised');
-      assert(body.advertised.some((name: string) => name.includes('weather')), `a weather tool advertised: ${body.advertised}`);
+      assert(
+        body.advertised.some((name: string) => name.includes('weather')),
+        `a weather tool advertised: ${body.advertised}`,
+      );
     },
   },
   {
@@ -289,9 +361,17 @@ export const CHECKS: readonly Check[] = [
   {
     name: 'bad input: malformed JSON, wrong media type, non-object bodies → 400/415',
     async run(t) {
-      await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' }), 400, 'invalid_json');
+      await expectError(
+        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' }),
+        400,
+        'invalid_json',
+      );
       await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }), 400, 'invalid_json');
-      await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"x"}' }), 415, 'unsupported_media_type');
+      await expectError(
+        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"x"}' }),
+        415,
+        'unsupported_media_type',
+      );
       await expectError(await post(t, '/v1/select', ['prompt']), 400, 'invalid_body');
       await expectError(await post(t, '/v1/runs', 'hello'), 400, 'invalid_body');
     },
@@ -358,6 +438,75 @@ export const CHECKS: readonly Check[] = [
     },
   },
   {
+    name: 'odd HTTP: a malformed or oversized Content-Length is refused as JSON, from the header alone',
+    async run(t) {
+      const raw = t.api.raw;
+      if (!raw) return; // No socket to the worker here (the workers pool); the other runtimes cover it.
+      const head = (length: string) =>
+        `POST /v1/select HTTP/1.1\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
+      for (const length of t.runtimeRefusesBadLength ? [] : ['abc', '-1', '5, 5']) {
+        const bad = await raw({ head: head(length), body: '{"prompt":"weather"}' });
+        equal(bad.timedOut, false, `Content-Length: ${length} answered`);
+        equal(bad.status, 400, `Content-Length: ${length} status (${bad.body.slice(0, 200)})`);
+        assert(/^application\/json/.test(bad.headers['content-type'] ?? ''), `JSON error, got ${bad.headers['content-type']}`);
+        assert(typeof JSON.parse(bad.body).error?.code === 'string', `error shape: ${bad.body}`);
+      }
+      // 300 KiB declared, 20 bytes sent: the answer must not wait for the rest.
+      const declared = await raw({ head: head(String(300 * 1024)), body: '{"prompt":"weather",', timeoutMs: 4000 });
+      equal(declared.timedOut, false, 'an over-limit declared length is answered before the body arrives');
+      equal(declared.status, 413, `declared status (${declared.body.slice(0, 200)})`);
+      equal(JSON.parse(declared.body).error?.code, 'body_too_large', 'error.code');
+    },
+  },
+  {
+    name: 'odd HTTP: every refusal is the JSON error shape (OPTIONS /, wrong methods)',
+    async run(t) {
+      const root = await call(t.api, t, '/', { method: 'OPTIONS', auth: false });
+      const rootStatus = root.status;
+      assert(rootStatus === 404 || rootStatus === 405, `OPTIONS / status ${rootStatus}`);
+      await expectError(root, rootStatus, rootStatus === 404 ? 'not_found' : 'method_not_allowed');
+      // (With CORS configured, OPTIONS on an API route is a preflight: 204. noModel has CORS closed.)
+      const health = await call(t.noModel, t, '/healthz', { method: 'OPTIONS', auth: false });
+      equal(health.headers.get('allow'), 'GET, HEAD', 'Allow on 405');
+      await expectError(health, 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/tools', { method: 'DELETE' }), 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/select', { method: 'GET' }), 405, 'method_not_allowed');
+      await expectError(await call(t.api, t, '/v1/runs', { method: 'PUT', json: { prompt: 'x' } }), 405, 'method_not_allowed');
+    },
+  },
+  {
+    name: 'odd HTTP: only application/json and +json bodies are accepted',
+    async run(t) {
+      const send = (type: string | undefined) =>
+        call(t.api, t, '/v1/select', { method: 'POST', headers: type ? { 'content-type': type } : {}, body: JSON.stringify({ prompt: WEATHER }) });
+      for (const type of ['application/json-patch+xml', 'application/jsonx', 'text/json', 'application/x-www-form-urlencoded']) {
+        await expectError(await send(type), 415, 'unsupported_media_type');
+      }
+      for (const type of [
+        'application/json',
+        'application/json; charset=utf-8',
+        'Application/JSON',
+        'application/merge-patch+json',
+        'application/vnd.api+json',
+      ]) {
+        const ok = await send(type);
+        equal(ok.status, 200, `${type} accepted`);
+        await ok.body?.cancel();
+      }
+    },
+  },
+  {
+    name: 'a prompt at the 32,000-character cap always fits the 256 KiB body limit',
+    async run(t) {
+      // The worst case for bytes per character: a control character JSON-escapes to 6 bytes.
+      const atCap = `weather ${'\u0001'.repeat(32_000 - 8)}`;
+      const ok = await post(t, '/v1/select', { prompt: atCap, selector: 'bm25' });
+      equal(ok.status, 200, 'a prompt of exactly 32,000 characters');
+      await ok.body?.cancel();
+      await expectError(await post(t, '/v1/select', { prompt: `${atCap}x`, selector: 'bm25' }), 400, 'invalid_field', 'prompt');
+    },
+  },
+  {
     name: 'POST /v1/runs streams a whole run with a tool call as SSE',
     async run(t) {
       const id = uniqueId();
@@ -403,7 +552,13 @@ export const CHECKS: readonly Check[] = [
       const done = eventsOf(events, 'done')[0];
       equal(done.stopReason, 'stop', 'stopReason');
       equal(done.text, 'Hello from the scripted model.', 'text');
-      equal(eventsOf(events, 'text').map((event) => event.delta).join(''), done.text, 'text deltas add up');
+      equal(
+        eventsOf(events, 'text')
+          .map((event) => event.delta)
+          .join(''),
+        done.text,
+        'text deltas add up',
+      );
     },
   },
   {
@@ -460,6 +615,42 @@ export const CHECKS: readonly Check[] = [
         const [request] = await modelRequests(t, id);
         return request?.outcome === 'client-closed';
       });
+    },
+  },
+  {
+    name: 'a client that leaves while the model is thinking aborts that model request at once and dispatches nothing more',
+    async run(t) {
+      const id = uniqueId();
+      const controller = new AbortController();
+      const response = await post(
+        t,
+        '/v1/runs',
+        { prompt: `[[scenario:slow-tool]] [[id:${id}]] ${WEATHER}`, selector: 'static', maxTurns: 5 },
+        { signal: controller.signal },
+      );
+      equal(response.status, 200, 'status');
+      const reader = response.body!.getReader();
+      // Read until turn 2's model request is at the model, then leave while it is unanswered.
+      const pump = (async () => {
+        try {
+          while (!(await reader.read()).done);
+        } catch {
+          // aborted below
+        }
+      })();
+      await eventually('turn 2 to reach the model', async () => (await modelRequests(t, id)).length >= 2);
+      const before = await modelRequests(t, id);
+      equal(before[1]?.outcome, null, 'turn 2 is still unanswered when the client leaves');
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+      await pump;
+      // The worker closes its model connection itself: the model never got to answer it.
+      await eventually("the worker to close turn 2's model request", async () => (await modelRequests(t, id))[1]?.outcome !== null, 10_000);
+      const after = await modelRequests(t, id);
+      equal(after[1]?.outcome, 'client-closed', 'turn 2 model request outcome');
+      // Had turn 2 been answered, its tool would run and turn 3 would ask the model at once.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      equal((await modelRequests(t, id)).length, 2, 'model requests (no turn 3)');
     },
   },
   {

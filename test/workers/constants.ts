@@ -4,5 +4,7 @@ export const TEST_API_KEY = 'sk-workerd-suite-model-key';
 export const TEST_ORIGIN = 'https://demo.example';
 /** Keep in step with wrangler.toml. */
 export const COMPATIBILITY_DATE = '2026-04-01';
+/** Keep in step with wrangler.toml. */
+export const COMPATIBILITY_FLAGS: readonly string[] = ['enable_request_signal'];
 /** The embedder id the vectors file in the test assets folder was built with. */
 export const ASSET_EMBEDDER_ID = 'test/asset-seed';

@@ -6,9 +6,10 @@
  */
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { createWorker } from '../../worker/workers.js';
-import type { WorkerEnv } from '../../worker/workers.js';
-import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import type { WorkerEnv } from '../../src/hono/index.js';
+import { createWorker } from '../../src/hono/index.js';
+import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
+import { ToolRegistry } from '../../src/index.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { TEST_TOKEN } from './constants.js';
 
@@ -30,7 +31,7 @@ async function select(worker: ReturnType<typeof createWorker>, k = 5): Promise<{
 
 it('a fresh worker instance reads corpus vectors from KV: zero corpus embeds', async () => {
   const first = countingEmbedder();
-  const cold = await select(createWorker({ embedder: () => first }));
+  const cold = await select(createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => first }));
   expect(cold.fellOpen).toBe(false);
   expect(cold.advertised).toContain('get_weather_forecast');
   // Cold: every tool's text once, plus the query.
@@ -39,11 +40,11 @@ it('a fresh worker instance reads corpus vectors from KV: zero corpus embeds', a
   expect(keys.length).toBeGreaterThan(0);
 
   const second = countingEmbedder();
-  const warm = await select(createWorker({ embedder: () => second }));
+  const warm = await select(createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => second }));
   expect(second.texts).toEqual([PROMPT]);
   expect(warm.advertised).toEqual(cold.advertised);
 
   // A third instance asking for another k reads the same KV entry.
-  await select(createWorker({ embedder: () => second }), 3);
+  await select(createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => second }), 3);
   expect(second.texts).toEqual([PROMPT, PROMPT]);
 });

@@ -6,8 +6,8 @@
  */
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { createWorker } from '../../worker/workers.js';
-import type { WorkerEnv } from '../../worker/workers.js';
+import type { WorkerEnv } from '../../src/hono/index.js';
+import { demoWorker as createWorker } from '../../worker/workers.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import { TEST_TOKEN } from './constants.js';
@@ -31,7 +31,7 @@ async function proxied(worker: ReturnType<typeof createWorker>, tools: ReturnTyp
   return response;
 }
 
-it('a fresh worker instance reads the tool set\'s corpus from KV: zero corpus embeds', async () => {
+it("a fresh worker instance reads the tool set's corpus from KV: zero corpus embeds", async () => {
   const tools = openAITools(wideToolSet());
   const before = (await bindings.VECTORS.list({ prefix: 'loopctl:' })).keys.length;
   const first = countingEmbedder();

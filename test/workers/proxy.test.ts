@@ -7,8 +7,8 @@
  */
 import { env, SELF } from 'cloudflare:test';
 import { describe, it } from 'vitest';
-import { createWorker } from '../../worker/workers.js';
-import type { WorkerEnv } from '../../worker/workers.js';
+import type { WorkerEnv } from '../../src/hono/index.js';
+import { demoWorker as createWorker } from '../../worker/workers.js';
 import type { ProxyEndpoint, ProxyTarget } from '../proxy/proxy-suite.js';
 import { PROXY_CHECKS } from '../proxy/proxy-suite.js';
 import { TEST_API_KEY, TEST_TOKEN } from './constants.js';

@@ -5,17 +5,20 @@
  */
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
-import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import { VECTORS_KV_KEY } from '../../src/adapters/kv.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { kvOrAssetVectors } from '../../worker/worker-vectors.js';
-import { createWorker } from '../../worker/workers.js';
-import type { WorkerEnv } from '../../worker/workers.js';
+import type { WorkerEnv, WorkerOptions } from '../../src/hono/index.js';
+import { createWorker as createApiWorker } from '../../src/hono/index.js';
+import { ToolRegistry } from '../../src/index.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { ASSET_EMBEDDER_ID, TEST_TOKEN } from './constants.js';
 
 type Bindings = WorkerEnv & { VECTORS: { put(key: string, value: ArrayBuffer): Promise<void>; delete(key: string): Promise<void> } };
 const bindings = env as unknown as Bindings;
+/** The API over the demo tools, as the demo worker serves it. */
+const createWorker = (options: Omit<WorkerOptions, 'registry'>) => createApiWorker({ ...options, registry: () => registerDemoTools(new ToolRegistry()) });
 const PROMPT = 'Will it rain in Bergen tomorrow? Check the weather forecast.';
 
 async function select(worker: ReturnType<typeof createWorker>): Promise<{ advertised: string[]; fellOpen: boolean; warnings?: string[] }> {

@@ -8,7 +8,7 @@
 import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
-import { COMPATIBILITY_DATE, TEST_API_KEY, TEST_ORIGIN, TEST_TOKEN } from './constants.js';
+import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS, TEST_API_KEY, TEST_ORIGIN, TEST_TOKEN } from './constants.js';
 
 export default defineConfig({
   plugins: [
@@ -16,6 +16,7 @@ export default defineConfig({
       main: './worker/workers.ts',
       miniflare: {
         compatibilityDate: COMPATIBILITY_DATE,
+        compatibilityFlags: [...COMPATIBILITY_FLAGS],
         kvNamespaces: ['VECTORS'],
         // A real assets binding over a small folder (global setup): the shipped vectors file.
         assets: { directory: inject('assetsDir'), binding: 'ASSETS' },

@@ -5,8 +5,8 @@
  */
 import { env, SELF } from 'cloudflare:test';
 import { describe, it } from 'vitest';
-import { createWorker } from '../../worker/workers.js';
-import type { WorkerEnv } from '../../worker/workers.js';
+import type { WorkerEnv } from '../../src/hono/index.js';
+import { demoWorker } from '../../worker/workers.js';
 import type { Endpoint, SuiteTarget } from '../worker/suite.js';
 import { CHECKS } from '../worker/suite.js';
 import { TEST_API_KEY, TEST_ORIGIN, TEST_TOKEN } from './constants.js';
@@ -15,7 +15,7 @@ type TestEnv = WorkerEnv & { MODEL_CONTROL_URL: string; DEAD_BASE_URL: string };
 const bindings = env as unknown as TestEnv;
 
 function direct(changes: Partial<TestEnv>): Endpoint {
-  const worker = createWorker();
+  const worker = demoWorker();
   const edited = { ...bindings, ...changes };
   return { baseURL: 'http://loopctl.test', fetch: (input, init) => worker.fetch(new Request(input, init), edited) };
 }

@@ -3,8 +3,11 @@
  * Deno and Node entries so the three runtimes read the same names.
  */
 import type { AppOptions } from './app.js';
-import type { ProxyVars } from '../src/hono/proxy/index.js';
-import { ProxyConfigError, proxySettingsFromVars } from '../src/hono/proxy/index.js';
+import type { ProxyVars } from './proxy/index.js';
+import { ProxyConfigError, proxySettingsFromVars } from './proxy/index.js';
+
+/** The app options configuration variables set. */
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
@@ -34,9 +37,9 @@ export class ConfigError extends Error {
  * Read {@link LoopctlVars} into app options. Throws {@link ConfigError} on a bad value.
  *
  * @example
- * const app = createApp({ ...optionsFromVars(env), vectorCache: kvVectorCache(env.VECTORS) })
+ * const app = createApp({ ...optionsFromVars(env), registry, cache: kvVectorCache(env.VECTORS) })
  */
-export function optionsFromVars(vars: LoopctlVars): AppOptions {
+export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const value = (text: string | undefined): string | undefined => (text && text.trim() !== '' ? text.trim() : undefined);
   const provider = value(vars.MODEL_PROVIDER);
   if (provider !== undefined && provider !== 'openai' && provider !== 'anthropic') {

@@ -3,7 +3,7 @@
  * the client's `fetch` is wrapped, and the first call settles the probe. A network failure
  * (connection refused, DNS) means no model is there; any HTTP response means one is.
  */
-import type { FetchLike } from '../src/model/http.js';
+import type { FetchLike } from '../model/http.js';
 
 /** How the first model request went. */
 export type ProbeOutcome = 'answered' | 'unreachable';

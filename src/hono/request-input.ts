@@ -2,9 +2,9 @@
  * Validating request bodies by hand (no schema library in the worker bundle). Every
  * failure is a 400 that names the offending field.
  */
-import type { Message } from '../src/message.js';
-import type { ToolConstraint } from '../src/loop/constraint.js';
-import { TOOL_CONSTRAINTS } from '../src/loop/constraint.js';
+import type { Message } from '../message.js';
+import type { ToolConstraint } from '../loop/constraint.js';
+import { TOOL_CONSTRAINTS } from '../loop/constraint.js';
 import { ApiError } from './api-error.js';
 
 /** Limits the validators enforce. */

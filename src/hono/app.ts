@@ -1,0 +1,317 @@
+/**
+ * The loopctl HTTP API as one runtime-agnostic Hono app: web-standard APIs only, so the same
+ * module serves Cloudflare Workers, Deno and Node (see the runtime helpers beside it).
+ */
+import { Hono } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { every } from 'hono/combine';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { timingSafeEqual } from 'hono/utils/buffer';
+import { validator } from 'hono/validator';
+import type { VectorCache } from '../embed/vector-cache.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
+import { BareLoop } from '../loop/bare-loop.js';
+import type { LoopConfig } from '../loop/bare-loop.js';
+import { anthropicMessagesClient } from '../model/anthropic-messages.js';
+import type { ModelClient } from '../model/client.js';
+import type { FetchLike } from '../model/http.js';
+import { globalFetch } from '../model/http.js';
+import { openAIChatClient } from '../model/openai-chat.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import { toolsCost } from '../registry/tool-cost.js';
+import type { EmbedderSource, NamedSelectorFactory } from '../select/named-selectors.js';
+import { runSelection } from '../select/run-selection.js';
+import type { SelectionContext } from '../select/selector.js';
+import { approxTokenCounter } from '../tokens/token-counter.js';
+import { ApiError, errorResponse } from './api-error.js';
+import { jsonBody } from './json-body.js';
+import { modelProbe } from './model-probe.js';
+import { parseRunInput, parseSelectInput } from './request-input.js';
+import type { ProxySettings } from './proxy/index.js';
+import { proxyRoutes } from './proxy/index.js';
+import { streamRun } from './run-stream.js';
+import { apiSelectors } from './api-selectors.js';
+
+/** Which model the runs talk to. */
+export interface ModelOptions {
+  /** Wire protocol. Default `openai` (Chat Completions, as Ollama, vLLM and llama.cpp speak it). */
+  provider?: 'openai' | 'anthropic';
+  /** Default `http://127.0.0.1:11434/v1` (a local Ollama) for openai, Anthropic's API for anthropic. */
+  baseURL?: string;
+  /** Default `qwen3:4b` (openai) or `claude-haiku-4-5` (anthropic). */
+  model?: string;
+  apiKey?: string;
+}
+
+/** Options for {@link createApp}. Every field but `registry` has a default. */
+export interface AppOptions {
+  /** The tools runs may call and selections choose from. */
+  registry: ToolRegistry;
+  model?: ModelOptions;
+  /**
+   * The bearer token every `/v1/*` route requires (`LOOPCTL_TOKEN`): RFC 6750 characters
+   * (`A–Z a–z 0–9 - . _ ~ + /`, trailing `=`). Unset: `/v1/*` answers 503, so a deployment
+   * that forgot its secret is closed, not open.
+   */
+  token?: string;
+  /** Origins allowed to call the API from a browser; `['*']` allows any. Default none (closed). */
+  corsOrigins?: readonly string[];
+  /** Enables the `embedding` and `hybrid` selectors: an embedder, or a lazy factory (called once). */
+  embedder?: EmbedderSource;
+  /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
+  cache?: VectorCache;
+  /**
+   * A precomputed vectors file (`loopctl vectors`) seeding the embedding selector, so a cold
+   * isolate's first selection embeds only the prompt. A bad file is ignored with a warning.
+   */
+  vectors?: VectorsSource;
+  /** Extra selectors by name, merged over the built-in ones. */
+  selectors?: Readonly<Record<string, NamedSelectorFactory>>;
+  /** The selector used when a request names none. Default `keyword`. */
+  defaultSelector?: string;
+  /** The fetch model clients use. Default the global fetch. */
+  fetch?: FetchLike;
+  /** Loop settings for runs (system prompt, context window…); per-request fields override. */
+  loop?: LoopConfig;
+  /** Turns per run when a request sets no `maxTurns`. Default 8. */
+  defaultMaxTurns?: number;
+  /** Largest accepted request body. Default 256 KiB. */
+  maxBodyBytes?: number;
+  /** How long a run waits for the model's first answer before streaming anyway. Default 1500 ms. */
+  probeGraceMs?: number;
+  /** How often a quiet run stream writes an SSE comment, to notice a client that left. Default 250 ms. */
+  heartbeatMs?: number;
+  /** Where internal errors are reported (never to clients). Default `console.error`. */
+  onError?: (error: unknown) => void;
+  /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
+  proxy?: ProxySettings;
+}
+
+const DEFAULTS = {
+  corsOrigins: [] as readonly string[],
+  defaultSelector: 'keyword',
+  defaultMaxTurns: 8,
+  maxBodyBytes: 256 * 1024,
+  probeGraceMs: 1500,
+  heartbeatMs: 250,
+  fetch: globalFetch,
+  onError: (error: unknown) => console.error('[loopctl]', error),
+};
+
+/** RFC 6750 `b64token`: what `Authorization: Bearer` can carry. */
+const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
+
+const SYSTEM_PROMPT = 'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
+
+/** The Hono environment of the app: the client's own abort signal, kept by the first middleware. */
+export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
+
+/**
+ * Build the API: `GET /healthz`, and behind a bearer token `GET /v1/tools`,
+ * `POST /v1/select` (which tools a prompt would advertise) and `POST /v1/runs` (a whole loop
+ * run streamed as server-sent events). Every non-2xx answer is `{ "error": { "code", "message" } }`.
+ *
+ * @example
+ * const registry = new ToolRegistry().register(weatherTool, getWeather)
+ * const app = createApp({ registry, token: env.LOOPCTL_TOKEN, model: { baseURL: 'http://127.0.0.1:11434/v1', model: 'qwen3:4b' } })
+ * export default app // Workers, Deno.serve(app.fetch), or @hono/node-server's serve(app)
+ */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const settings = { ...DEFAULTS, ...stripUndefined(options) };
+  const { registry } = settings;
+  if (!registry) throw new TypeError('createApp: "registry" is required (a ToolRegistry of the tools to serve)');
+  const model = resolveModel(settings.model);
+  const token = settings.token ? settings.token : undefined;
+  if (token !== undefined && !TOKEN_CHARS.test(token)) {
+    throw new RangeError('the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it');
+  }
+  const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
+  const selectors = apiSelectors({
+    ...(settings.embedder ? { embedder: settings.embedder } : {}),
+    ...(settings.cache ? { cache: settings.cache } : {}),
+    ...(settings.vectors !== undefined ? { vectors: settings.vectors } : {}),
+    ...(settings.selectors ? { extra: settings.selectors } : {}),
+    onError: settings.onError,
+  });
+  if (!selectors.names.includes(settings.defaultSelector)) {
+    throw new RangeError(`defaultSelector "${settings.defaultSelector}" is not one of ${selectors.names.join(', ')}`);
+  }
+
+  const app = new Hono<AppEnv>();
+
+  app.onError((error) => {
+    if (error instanceof ApiError) return errorResponse(error);
+    // bearerAuth's refusals already carry our JSON body and the challenge header.
+    if (error instanceof HTTPException) return error.res ? error.getResponse() : errorResponse(fromHttpException(error));
+    settings.onError(error);
+    return errorResponse(new ApiError(500, 'internal', 'internal error'));
+  });
+  app.notFound(() => errorResponse(new ApiError(404, 'not_found', 'no such route')));
+
+  // The client's own signal, kept before body middleware replaces the request.
+  app.use('*', async (c, next) => {
+    c.set('clientSignal', requestSignal(c));
+    await next();
+  });
+
+  if (settings.corsOrigins.length > 0) {
+    const allowed = new Set(settings.corsOrigins);
+    const preflight = cors({
+      origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type'],
+      maxAge: 600,
+    });
+    // Only the API's own routes answer preflights: `OPTIONS /` stays a JSON 404.
+    app.use('/healthz', preflight);
+    app.use('/v1/*', preflight);
+  }
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  // The selecting proxy, before the /v1/* token gate: it authenticates by itself (token or
+  // pass-through) and shares the app's selectors, so its corpora stay warm too.
+  app.route(
+    '/',
+    proxyRoutes({
+      ...settings.proxy,
+      selectors,
+      hasEmbedder: Boolean(settings.embedder),
+      ...(token ? { token: { verify: (presented: string) => timingSafeEqual(token, presented) } } : {}),
+      model,
+      fetch: settings.fetch,
+      onError: settings.onError,
+    }),
+  );
+
+  app.use('/v1/*', token ? bearer(token) : notConfigured);
+
+  app.get('/v1/tools', (c) =>
+    c.json({
+      tools: registry.schemas().map(({ name, description }) => ({ name, description })),
+      generation: registry.generation,
+    }),
+  );
+
+  const body = every(...jsonBody({ maxBytes: settings.maxBodyBytes }));
+
+  app.post(
+    '/v1/select',
+    body,
+    validator('json', (value) => parseSelectInput(value, selectors.names, settings.defaultSelector)),
+    async (c) => {
+      const input = c.req.valid('json');
+      const selector = await selectors.get(input.selector, input.k);
+      const all = registry.schemas();
+      const ctx: SelectionContext = { turn: 1, latestUserMessage: input.prompt, conversation: [{ role: 'user', content: input.prompt }] };
+      const started = performance.now();
+      // No signal: a warm selection takes milliseconds, and the corpus build it may join serves
+      // every later request; a run (below) is what a disconnect must cancel.
+      const selection = await runSelection(selector, ctx, all);
+      const ms = performance.now() - started;
+      return c.json({
+        selector: input.selector,
+        advertised: selection.names,
+        registered: all.length,
+        fellOpen: selection.fellOpen !== undefined,
+        ...(selection.fellOpen !== undefined ? { reason: selection.fellOpen } : {}),
+        advertisedTokens: toolsCost(selection.tools, approxTokenCounter),
+        registryTokens: toolsCost(all, approxTokenCounter),
+        ms: Math.round(ms * 1000) / 1000,
+        ...(selection.warnings.length ? { warnings: selection.warnings } : {}),
+        reasons: selection.reasons,
+      });
+    },
+  );
+
+  app.post(
+    '/v1/runs',
+    body,
+    validator('json', (value) => parseRunInput(value, selectors.names, settings.defaultSelector, settings.defaultMaxTurns)),
+    async (c) => {
+      const input = c.req.valid('json');
+      const selector = await selectors.get(input.selector, input.k);
+      const probe = modelProbe(settings.fetch);
+      const loop = new BareLoop({
+        client: makeClient(model, probe.fetch),
+        registry,
+        config: { system: SYSTEM_PROMPT, ...settings.loop, constraint: input.constraint, maxTurns: input.maxTurns },
+      });
+      loop.withSelector(selector);
+      return streamRun(c, {
+        start: (signal) => loop.run(input.input, { signal }),
+        probe: probe.first,
+        requestSignal: c.get('clientSignal'),
+        graceMs: settings.probeGraceMs,
+        heartbeatMs: settings.heartbeatMs,
+        secrets,
+      });
+    },
+  );
+
+  // Routes of other loopctl APIs mount here (e.g. the selecting proxy from `./proxy/`):
+  // app.route('/', proxyRoutes(options))
+
+  // A known path asked with another method: 405 with Allow, not a 404.
+  const methods: Record<string, string> = { '/healthz': 'GET, HEAD', '/v1/tools': 'GET, HEAD', '/v1/select': 'POST', '/v1/runs': 'POST' };
+  for (const [path, allow] of Object.entries(methods)) {
+    app.all(path, () => errorResponse(new ApiError(405, 'method_not_allowed', `${path} accepts ${allow.replace(', ', ' and ')}`), { allow }));
+  }
+
+  return app;
+}
+
+function bearer(token: string): MiddlewareHandler {
+  const unauthorized = (): Response => errorResponse(new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required'));
+  const challenge = 'Bearer realm="loopctl"';
+  return bearerAuth({
+    token,
+    realm: 'loopctl',
+    noAuthenticationHeader: { message: unauthorized, wwwAuthenticateHeader: challenge },
+    invalidAuthenticationHeader: { message: unauthorized, wwwAuthenticateHeader: challenge },
+    invalidToken: { message: unauthorized, wwwAuthenticateHeader: challenge },
+  });
+}
+
+const notConfigured: MiddlewareHandler = async () => {
+  throw new ApiError(503, 'not_configured', 'LOOPCTL_TOKEN is not set');
+};
+
+/** Hono's own refusals (a bearer challenge, malformed JSON) in the API's error shape. */
+function fromHttpException(error: HTTPException): ApiError {
+  if (error.status === 400 && /json/i.test(error.message)) return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
+  if (error.status === 413) return new ApiError(413, 'body_too_large', 'the body is too large');
+  if (error.status === 401) return new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required');
+  return new ApiError(error.status === 404 ? 404 : 400, error.status === 404 ? 'not_found' : 'bad_request', error.message || 'bad request');
+}
+
+function resolveModel(options: ModelOptions | undefined): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
+  const provider = options?.provider ?? 'openai';
+  const defaults = provider === 'anthropic' ? { model: 'claude-haiku-4-5' } : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
+  return { provider, ...defaults, ...stripUndefined(options ?? {}) };
+}
+
+function makeClient(model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string }, fetch: FetchLike): ModelClient {
+  const common = {
+    model: model.model,
+    fetch,
+    ...(model.baseURL ? { baseURL: model.baseURL } : {}),
+    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+  };
+  return model.provider === 'anthropic' ? anthropicMessagesClient(common) : openAIChatClient(common);
+}
+
+// Some runtimes expose no usable request signal; the stream's cancel still covers disconnects.
+function requestSignal(c: Context): AbortSignal | undefined {
+  try {
+    return c.req.raw.signal;
+  } catch {
+    return undefined;
+  }
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,50 @@
+/**
+ * The Deno helper: {@link createApp} on `Deno.serve`, configured from environment variables.
+ * Web-standard code only; `Deno` is read from the global scope when serving.
+ */
+import type { AppOptions } from './app.js';
+import { createApp } from './app.js';
+import { optionsFromVars } from './env-options.js';
+
+/** The few Deno APIs used here, typed structurally. */
+interface DenoLike {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port?: number; hostname?: string; signal?: AbortSignal; onListen?: (addr: { hostname: string; port: number }) => void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): { finished: Promise<void>; addr: { hostname: string; port: number }; shutdown(): Promise<void> };
+}
+
+function deno(): DenoLike {
+  const found = (globalThis as { Deno?: DenoLike }).Deno;
+  if (!found) throw new Error('loopctl/hono: serveDeno needs the Deno runtime');
+  return found;
+}
+
+/** Options for {@link denoHandler}: the app's, with variables read from the environment. */
+export type DenoAppOptions = Partial<AppOptions> & Pick<AppOptions, 'registry'> & { vars?: Record<string, string | undefined> };
+
+/**
+ * A request handler for `Deno.serve`: the variables (default the environment: `LOOPCTL_TOKEN`,
+ * `MODEL_BASE_URL`…) become app options, and `options` override them.
+ *
+ * @example
+ * Deno.serve({ port: 8787 }, denoHandler({ registry }))
+ */
+export function denoHandler(options: DenoAppOptions): (request: Request) => Promise<Response> {
+  const { vars, ...rest } = options;
+  const app = createApp({ ...optionsFromVars(vars ?? deno().env.toObject()), ...rest });
+  return async (request) => app.fetch(request);
+}
+
+/**
+ * Serve the app with `Deno.serve` on `PORT`/`HOST` (default `127.0.0.1:8787`).
+ *
+ * @example
+ * serveDeno({ registry }) // deno run --allow-net --allow-env main.ts
+ */
+export function serveDeno(options: DenoAppOptions & { port?: number; hostname?: string }): ReturnType<DenoLike['serve']> {
+  const { port, hostname, ...rest } = options;
+  const vars = rest.vars ?? deno().env.toObject();
+  return deno().serve({ port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' }, denoHandler({ ...rest, vars }));
+}

@@ -1,0 +1,20 @@
+/**
+ * `loopctl/hono`: the loopctl HTTP API as a Hono app you serve with your own tools, plus
+ * helpers for Cloudflare Workers (with KV) and Deno. Node's helper is `loopctl/hono/node`.
+ * Needs `hono` (an optional peer dependency of loopctl).
+ */
+export { createApp } from './app.js';
+export type { AppEnv, AppOptions, ModelOptions } from './app.js';
+export { ApiError, errorResponse } from './api-error.js';
+export type { ErrorBody, ErrorStatus } from './api-error.js';
+export { ConfigError, optionsFromVars } from './env-options.js';
+export type { LoopctlVars, VarOptions } from './env-options.js';
+export { apiSelectors, yieldingEmbedder } from './api-selectors.js';
+export type { ApiSelectors, ApiSelectorsOptions } from './api-selectors.js';
+export type { EmbedderSource, NamedSelectorFactory } from '../select/named-selectors.js';
+export { LIMITS } from './request-input.js';
+export { createWorker } from './workers.js';
+export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';
+export { denoHandler, serveDeno } from './deno.js';
+export type { DenoAppOptions } from './deno.js';
+export { generateToken } from './dev-token.js';

@@ -1,0 +1,17 @@
+/**
+ * `loopctl/vectors`: precomputed corpus vectors as a build artifact. Build a vectors file for a
+ * registry once (`buildVectorsFile`, or `npx loopctl vectors`), ship it beside the app, and seed
+ * `EmbeddingSelector` / `HybridSelector` with it (their `vectors` option) so a first turn embeds
+ * only the query. `readVectorsFile` checks a file and says why it refuses one.
+ *
+ * @example
+ * import { buildVectorsFile } from 'loopctl/vectors'
+ * const bytes = await buildVectorsFile(embedder, registry.schemas())
+ * await writeFile('public/vectors/tools.lcv', bytes)
+ */
+export { buildVectorsFile } from './embed/vectors-build.js';
+export type { BuildVectorsOptions } from './embed/vectors-build.js';
+export { encodeVectorsFile, readVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
+export type { VectorsEntry, VectorsFile, VectorsFileHeader, VectorsFileResult, VectorsPrecision } from './embed/vectors-file.js';
+export { loadVectors } from './embed/vectors-source.js';
+export type { LoadedVectors, VectorsBytes, VectorsSource } from './embed/vectors-source.js';
