@@ -71,7 +71,10 @@ const tools: Demo[] = [
   {
     name: 'read_file',
     description: 'Read a text file from the workspace and return its contents. Use to open, view or show a file.',
-    parameters: object({ path: str('Path relative to the workspace root, e.g. "src/server.ts".'), maxLines: int('Stop after this many lines.', { minimum: 1 }) }, ['path']),
+    parameters: object(
+      { path: str('Path relative to the workspace root, e.g. "src/server.ts".'), maxLines: int('Stop after this many lines.', { minimum: 1 }) },
+      ['path'],
+    ),
     handler: ({ path, maxLines }) => {
       const text = FILES[path];
       if (text === undefined) throw new Error(`no such file: ${path}`);
@@ -81,13 +84,24 @@ const tools: Demo[] = [
   {
     name: 'write_file',
     description: 'Create or overwrite a text file in the workspace with the given content.',
-    parameters: object({ path: str('Path relative to the workspace root.'), content: str('The full new file content.'), createDirectories: bool('Create missing parent folders.') }, ['path', 'content']),
+    parameters: object(
+      {
+        path: str('Path relative to the workspace root.'),
+        content: str('The full new file content.'),
+        createDirectories: bool('Create missing parent folders.'),
+      },
+      ['path', 'content'],
+    ),
     handler: ({ path, content }) => ({ path, bytesWritten: new TextEncoder().encode(content).length, created: !(path in FILES) }),
   },
   {
     name: 'edit_file',
     description: 'Change part of an existing file by replacing an exact snippet of text with new text. Use to fix or modify code.',
-    parameters: object({ path: str('File to edit.'), find: str('Exact text to replace (must occur once).'), replace: str('Replacement text.') }, ['path', 'find', 'replace']),
+    parameters: object({ path: str('File to edit.'), find: str('Exact text to replace (must occur once).'), replace: str('Replacement text.') }, [
+      'path',
+      'find',
+      'replace',
+    ]),
     handler: ({ path, find }) => {
       const text = FILES[path];
       if (text === undefined) throw new Error(`no such file: ${path}`);
@@ -101,14 +115,19 @@ const tools: Demo[] = [
     parameters: object({ path: str('Directory path; "." for the root.'), recursive: bool('Include nested folders.') }, ['path']),
     handler: ({ path, recursive }) => {
       const prefix = path === '.' || path === '' ? '' : `${String(path).replace(/\/+$/, '')}/`;
-      const names = Object.keys(FILES).filter((name) => name.startsWith(prefix)).map((name) => name.slice(prefix.length));
+      const names = Object.keys(FILES)
+        .filter((name) => name.startsWith(prefix))
+        .map((name) => name.slice(prefix.length));
       return recursive ? names : [...new Set(names.map((name) => (name.includes('/') ? `${name.split('/')[0]}/` : name)))];
     },
   },
   {
     name: 'grep_files',
     description: 'Search file contents in the workspace for a text pattern or regular expression and return matching lines.',
-    parameters: object({ pattern: str('Text or regular expression to look for.'), path: str('Limit the search to this folder.'), ignoreCase: bool('Match case-insensitively.') }, ['pattern']),
+    parameters: object(
+      { pattern: str('Text or regular expression to look for.'), path: str('Limit the search to this folder.'), ignoreCase: bool('Match case-insensitively.') },
+      ['pattern'],
+    ),
     handler: ({ pattern, path, ignoreCase }) => {
       const needle = String(pattern);
       const matches: string[] = [];
@@ -152,7 +171,11 @@ const tools: Demo[] = [
   {
     name: 'git_log',
     description: 'Show recent git commits with hash, author, date and message.',
-    parameters: object({ limit: int('How many commits.', { minimum: 1, maximum: 100 }), author: str('Only commits by this author.'), path: str('Only commits touching this path.') }),
+    parameters: object({
+      limit: int('How many commits.', { minimum: 1, maximum: 100 }),
+      author: str('Only commits by this author.'),
+      path: str('Only commits touching this path.'),
+    }),
     handler: ({ limit = 5, author }) =>
       Array.from({ length: Math.min(limit, 5) }, (_, i) => ({
         hash: hex(`commit${i}`),
@@ -178,7 +201,15 @@ const tools: Demo[] = [
   {
     name: 'list_issues',
     description: 'List issues in a code hosting repository, filtered by state, label or assignee.',
-    parameters: object({ repo: str('Repository as owner/name.'), state: oneOf('Issue state.', ['open', 'closed', 'all']), label: str('Only issues with this label.'), assignee: str('Only issues assigned to this user.') }, ['repo']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        state: oneOf('Issue state.', ['open', 'closed', 'all']),
+        label: str('Only issues with this label.'),
+        assignee: str('Only issues assigned to this user.'),
+      },
+      ['repo'],
+    ),
     handler: ({ repo, state = 'open' }) => [
       { number: 412, title: 'Checkout total ignores quantity', state, labels: ['bug'], repo },
       { number: 409, title: 'Add rate limiting to /orders', state, labels: ['enhancement'], repo },
@@ -188,25 +219,50 @@ const tools: Demo[] = [
   {
     name: 'create_issue',
     description: 'Open a new issue (bug report or feature request) in a code hosting repository.',
-    parameters: object({ repo: str('Repository as owner/name.'), title: str('Issue title.'), body: str('Issue description in Markdown.'), labels: list('Labels to apply.', { type: 'string' }) }, ['repo', 'title']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        title: str('Issue title.'),
+        body: str('Issue description in Markdown.'),
+        labels: list('Labels to apply.', { type: 'string' }),
+      },
+      ['repo', 'title'],
+    ),
     handler: ({ repo, title }) => ({ number: pick(title, 413, 499), url: `https://git.example.com/${repo}/issues/${pick(title, 413, 499)}`, title }),
   },
   {
     name: 'comment_on_issue',
     description: 'Add a comment to an issue or pull request.',
-    parameters: object({ repo: str('Repository as owner/name.'), number: int('Issue or pull request number.', { minimum: 1 }), body: str('Comment text in Markdown.') }, ['repo', 'number', 'body']),
+    parameters: object(
+      { repo: str('Repository as owner/name.'), number: int('Issue or pull request number.', { minimum: 1 }), body: str('Comment text in Markdown.') },
+      ['repo', 'number', 'body'],
+    ),
     handler: ({ repo, number }) => ({ commentId: pick(`${repo}${number}`, 10000, 99999), number }),
   },
   {
     name: 'close_issue',
     description: 'Close an issue, optionally with a reason.',
-    parameters: object({ repo: str('Repository as owner/name.'), number: int('Issue number.', { minimum: 1 }), reason: oneOf('Why it is closed.', ['completed', 'not_planned', 'duplicate']) }, ['repo', 'number']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        number: int('Issue number.', { minimum: 1 }),
+        reason: oneOf('Why it is closed.', ['completed', 'not_planned', 'duplicate']),
+      },
+      ['repo', 'number'],
+    ),
     handler: ({ number, reason = 'completed' }) => ({ number, state: 'closed', reason }),
   },
   {
     name: 'list_pull_requests',
     description: 'List pull requests in a repository with their status, author and review state.',
-    parameters: object({ repo: str('Repository as owner/name.'), state: oneOf('Pull request state.', ['open', 'closed', 'merged', 'all']), author: str('Only pull requests by this user.') }, ['repo']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        state: oneOf('Pull request state.', ['open', 'closed', 'merged', 'all']),
+        author: str('Only pull requests by this user.'),
+      },
+      ['repo'],
+    ),
     handler: ({ state = 'open' }) => [
       { number: 415, title: 'Fix checkout totals', author: 'ana', state, checks: 'passing', reviews: 'approved' },
       { number: 414, title: 'Rate limit /orders', author: 'chen', state, checks: 'failing', reviews: 'changes requested' },
@@ -216,24 +272,56 @@ const tools: Demo[] = [
     name: 'get_pull_request',
     description: 'Get one pull request: description, changed files, CI checks and review comments.',
     parameters: object({ repo: str('Repository as owner/name.'), number: int('Pull request number.', { minimum: 1 }) }, ['repo', 'number']),
-    handler: ({ number }) => ({ number, title: 'Fix checkout totals', files: ['src/orders.ts', 'test/orders.test.ts'], additions: 14, deletions: 3, checks: 'passing', mergeable: true }),
+    handler: ({ number }) => ({
+      number,
+      title: 'Fix checkout totals',
+      files: ['src/orders.ts', 'test/orders.test.ts'],
+      additions: 14,
+      deletions: 3,
+      checks: 'passing',
+      mergeable: true,
+    }),
   },
   {
     name: 'create_pull_request',
     description: 'Open a pull request to merge a branch into a base branch.',
-    parameters: object({ repo: str('Repository as owner/name.'), head: str('Branch with the changes.'), base: str('Branch to merge into, e.g. "main".'), title: str('Title.'), body: str('Description in Markdown.'), draft: bool('Open as a draft.') }, ['repo', 'head', 'title']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        head: str('Branch with the changes.'),
+        base: str('Branch to merge into, e.g. "main".'),
+        title: str('Title.'),
+        body: str('Description in Markdown.'),
+        draft: bool('Open as a draft.'),
+      },
+      ['repo', 'head', 'title'],
+    ),
     handler: ({ repo, title }) => ({ number: pick(title, 416, 499), url: `https://git.example.com/${repo}/pull/${pick(title, 416, 499)}` }),
   },
   {
     name: 'merge_pull_request',
     description: 'Merge an approved pull request with a merge, squash or rebase strategy.',
-    parameters: object({ repo: str('Repository as owner/name.'), number: int('Pull request number.', { minimum: 1 }), method: oneOf('Merge strategy.', ['merge', 'squash', 'rebase']) }, ['repo', 'number']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        number: int('Pull request number.', { minimum: 1 }),
+        method: oneOf('Merge strategy.', ['merge', 'squash', 'rebase']),
+      },
+      ['repo', 'number'],
+    ),
     handler: ({ number, method = 'squash' }) => ({ number, merged: true, method, sha: hex(`merge${number}`) }),
   },
   {
     name: 'request_review',
     description: 'Ask one or more people to review a pull request.',
-    parameters: object({ repo: str('Repository as owner/name.'), number: int('Pull request number.', { minimum: 1 }), reviewers: list('Usernames.', { type: 'string' }, { minItems: 1 }) }, ['repo', 'number', 'reviewers']),
+    parameters: object(
+      {
+        repo: str('Repository as owner/name.'),
+        number: int('Pull request number.', { minimum: 1 }),
+        reviewers: list('Usernames.', { type: 'string' }, { minItems: 1 }),
+      },
+      ['repo', 'number', 'reviewers'],
+    ),
     handler: ({ number, reviewers }) => ({ number, requested: reviewers }),
   },
 
@@ -241,7 +329,14 @@ const tools: Demo[] = [
   {
     name: 'send_chat_message',
     description: 'Post a message to a team chat channel or send a direct message to a colleague.',
-    parameters: object({ channel: str('Channel name like "#deploys" or a username for a direct message.'), text: str('Message text (Markdown allowed).'), threadId: str('Reply in this thread.') }, ['channel', 'text']),
+    parameters: object(
+      {
+        channel: str('Channel name like "#deploys" or a username for a direct message.'),
+        text: str('Message text (Markdown allowed).'),
+        threadId: str('Reply in this thread.'),
+      },
+      ['channel', 'text'],
+    ),
     handler: ({ channel, text }) => ({ channel, messageId: hex(`${channel}${text}`, 10), postedAt: FIXED_NOW }),
   },
   {
@@ -267,7 +362,10 @@ const tools: Demo[] = [
   {
     name: 'set_chat_status',
     description: 'Set your chat presence status and status message (e.g. in a meeting, on vacation).',
-    parameters: object({ text: str('Status message.'), emoji: str('Status emoji, e.g. ":palm_tree:".'), expiresInMinutes: int('Clear it after this long.', { minimum: 1 }) }, ['text']),
+    parameters: object(
+      { text: str('Status message.'), emoji: str('Status emoji, e.g. ":palm_tree:".'), expiresInMinutes: int('Clear it after this long.', { minimum: 1 }) },
+      ['text'],
+    ),
     handler: ({ text, emoji }) => ({ status: text, emoji: emoji ?? ':speech_balloon:' }),
   },
 
@@ -275,13 +373,26 @@ const tools: Demo[] = [
   {
     name: 'send_email',
     description: 'Send an email to one or more recipients with a subject and body.',
-    parameters: object({ to: list('Recipient addresses.', { type: 'string', format: 'email' }, { minItems: 1 }), cc: list('Copy addresses.', { type: 'string' }), subject: str('Subject line.'), body: str('Plain-text body.') }, ['to', 'subject', 'body']),
+    parameters: object(
+      {
+        to: list('Recipient addresses.', { type: 'string', format: 'email' }, { minItems: 1 }),
+        cc: list('Copy addresses.', { type: 'string' }),
+        subject: str('Subject line.'),
+        body: str('Plain-text body.'),
+      },
+      ['to', 'subject', 'body'],
+    ),
     handler: ({ to, subject }) => ({ sent: true, messageId: `<${hex(subject, 8)}@mail.example.com>`, recipients: to.length }),
   },
   {
     name: 'search_email',
     description: 'Search the mailbox for emails by sender, subject words, date range or unread state.',
-    parameters: object({ query: str('Words to look for in subject or body.'), from: str('Sender address or name.'), after: str('Only emails after this date (YYYY-MM-DD).', { format: 'date' }), unreadOnly: bool('Only unread emails.') }),
+    parameters: object({
+      query: str('Words to look for in subject or body.'),
+      from: str('Sender address or name.'),
+      after: str('Only emails after this date (YYYY-MM-DD).', { format: 'date' }),
+      unreadOnly: bool('Only unread emails.'),
+    }),
     handler: ({ query = '', from }) => [
       { id: hex(`m1${query}`), from: from ?? 'billing@vendor.example', subject: 'Your May invoice', date: '2025-06-01', unread: true },
       { id: hex(`m2${query}`), from: from ?? 'ana@acme.example', subject: 'Re: checkout bug', date: '2025-05-31', unread: false },
@@ -291,7 +402,13 @@ const tools: Demo[] = [
     name: 'read_email',
     description: 'Open one email by id and return its sender, recipients, subject and full body.',
     parameters: object({ id: str('Email id from search_email.') }, ['id']),
-    handler: ({ id }) => ({ id, from: 'ana@acme.example', to: ['you@acme.example'], subject: 'Re: checkout bug', body: 'I can reproduce it with two items of the same SKU. Patch incoming.' }),
+    handler: ({ id }) => ({
+      id,
+      from: 'ana@acme.example',
+      to: ['you@acme.example'],
+      subject: 'Re: checkout bug',
+      body: 'I can reproduce it with two items of the same SKU. Patch incoming.',
+    }),
   },
   {
     name: 'reply_to_email',
@@ -304,7 +421,14 @@ const tools: Demo[] = [
   {
     name: 'list_calendar_events',
     description: 'List calendar events and meetings between two dates.',
-    parameters: object({ start: str('Start date (YYYY-MM-DD).', { format: 'date' }), end: str('End date (YYYY-MM-DD).', { format: 'date' }), calendar: str('Calendar name; default your primary calendar.') }, ['start']),
+    parameters: object(
+      {
+        start: str('Start date (YYYY-MM-DD).', { format: 'date' }),
+        end: str('End date (YYYY-MM-DD).', { format: 'date' }),
+        calendar: str('Calendar name; default your primary calendar.'),
+      },
+      ['start'],
+    ),
     handler: ({ start }) => [
       { id: 'evt_1', title: 'Standup', start: `${start}T09:45`, end: `${start}T10:00` },
       { id: 'evt_2', title: 'Design review', start: `${start}T14:00`, end: `${start}T15:00` },
@@ -313,13 +437,29 @@ const tools: Demo[] = [
   {
     name: 'create_calendar_event',
     description: 'Schedule a calendar event or meeting with a title, time, duration and attendees.',
-    parameters: object({ title: str('Event title.'), start: str('Start time, ISO 8601.', { format: 'date-time' }), durationMinutes: int('Length in minutes.', { minimum: 5, maximum: 1440 }), attendees: list('Attendee emails.', { type: 'string' }), location: str('Room or video link.') }, ['title', 'start']),
+    parameters: object(
+      {
+        title: str('Event title.'),
+        start: str('Start time, ISO 8601.', { format: 'date-time' }),
+        durationMinutes: int('Length in minutes.', { minimum: 5, maximum: 1440 }),
+        attendees: list('Attendee emails.', { type: 'string' }),
+        location: str('Room or video link.'),
+      },
+      ['title', 'start'],
+    ),
     handler: ({ title, start, durationMinutes = 30 }) => ({ id: `evt_${hex(title, 6)}`, title, start, durationMinutes, invitesSent: true }),
   },
   {
     name: 'find_free_time',
     description: 'Find time slots when all the given people are free for a meeting.',
-    parameters: object({ attendees: list('Emails of the people to meet.', { type: 'string' }, { minItems: 1 }), durationMinutes: int('Meeting length.', { minimum: 5 }), withinDays: int('Look this many days ahead.', { minimum: 1, maximum: 30 }) }, ['attendees', 'durationMinutes']),
+    parameters: object(
+      {
+        attendees: list('Emails of the people to meet.', { type: 'string' }, { minItems: 1 }),
+        durationMinutes: int('Meeting length.', { minimum: 5 }),
+        withinDays: int('Look this many days ahead.', { minimum: 1, maximum: 30 }),
+      },
+      ['attendees', 'durationMinutes'],
+    ),
     handler: ({ durationMinutes }) => [
       { start: '2025-06-03T10:30', durationMinutes },
       { start: '2025-06-03T15:00', durationMinutes },
@@ -361,17 +501,39 @@ const tools: Demo[] = [
   {
     name: 'run_sql_query',
     description: 'Run a read-only SQL query against the analytics database and return the result rows.',
-    parameters: object({ sql: str('A single SELECT statement.'), database: oneOf('Which database.', ['analytics', 'orders', 'users']), limit: int('Maximum rows.', { minimum: 1, maximum: 1000 }) }, ['sql']),
+    parameters: object(
+      {
+        sql: str('A single SELECT statement.'),
+        database: oneOf('Which database.', ['analytics', 'orders', 'users']),
+        limit: int('Maximum rows.', { minimum: 1, maximum: 1000 }),
+      },
+      ['sql'],
+    ),
     handler: ({ sql }) => {
       if (!/^\s*(select|with)\b/i.test(String(sql))) throw new Error('only read-only SELECT queries are allowed');
-      return { columns: ['day', 'orders', 'revenue_cents'], rows: [['2025-05-30', 182, 1_204_500], ['2025-05-31', 201, 1_388_200], ['2025-06-01', 143, 967_300]] };
+      return {
+        columns: ['day', 'orders', 'revenue_cents'],
+        rows: [
+          ['2025-05-30', 182, 1_204_500],
+          ['2025-05-31', 201, 1_388_200],
+          ['2025-06-01', 143, 967_300],
+        ],
+      };
     },
   },
   {
     name: 'describe_table',
     description: 'Show the schema of a database table: columns, types, indexes and row count.',
     parameters: object({ table: str('Table name.'), database: oneOf('Which database.', ['analytics', 'orders', 'users']) }, ['table']),
-    handler: ({ table }) => ({ table, rows: pick(table, 1000, 900000), columns: [{ name: 'id', type: 'bigint', primaryKey: true }, { name: 'created_at', type: 'timestamptz' }, { name: 'status', type: 'text' }] }),
+    handler: ({ table }) => ({
+      table,
+      rows: pick(table, 1000, 900000),
+      columns: [
+        { name: 'id', type: 'bigint', primaryKey: true },
+        { name: 'created_at', type: 'timestamptz' },
+        { name: 'status', type: 'text' },
+      ],
+    }),
   },
   {
     name: 'list_tables',
@@ -384,8 +546,21 @@ const tools: Demo[] = [
   {
     name: 'deploy_service',
     description: 'Deploy a service version to an environment (staging or production) on the cloud platform.',
-    parameters: object({ service: str('Service name.'), environment: oneOf('Target environment.', ['staging', 'production']), version: str('Image tag or git sha; default the latest build.') }, ['service', 'environment']),
-    handler: ({ service, environment, version }) => ({ service, environment, version: version ?? hex(service), deploymentId: `dep_${hex(`${service}${environment}`, 8)}`, status: 'rolling out' }),
+    parameters: object(
+      {
+        service: str('Service name.'),
+        environment: oneOf('Target environment.', ['staging', 'production']),
+        version: str('Image tag or git sha; default the latest build.'),
+      },
+      ['service', 'environment'],
+    ),
+    handler: ({ service, environment, version }) => ({
+      service,
+      environment,
+      version: version ?? hex(service),
+      deploymentId: `dep_${hex(`${service}${environment}`, 8)}`,
+      status: 'rolling out',
+    }),
   },
   {
     name: 'rollback_deployment',
@@ -396,15 +571,37 @@ const tools: Demo[] = [
   {
     name: 'get_service_logs',
     description: 'Fetch recent log lines from a running cloud service, filtered by level or text.',
-    parameters: object({ service: str('Service name.'), environment: oneOf('Environment.', ['staging', 'production']), level: oneOf('Minimum level.', ['debug', 'info', 'warn', 'error']), since: str('How far back, e.g. "15m" or "2h".'), contains: str('Only lines containing this text.') }, ['service']),
+    parameters: object(
+      {
+        service: str('Service name.'),
+        environment: oneOf('Environment.', ['staging', 'production']),
+        level: oneOf('Minimum level.', ['debug', 'info', 'warn', 'error']),
+        since: str('How far back, e.g. "15m" or "2h".'),
+        contains: str('Only lines containing this text.'),
+      },
+      ['service'],
+    ),
     handler: ({ service }) =>
-      [`2025-06-02T09:12:03Z INFO  ${service} listening on :8080`, `2025-06-02T09:17:44Z WARN  ${service} slow query (812 ms) on orders`, `2025-06-02T09:18:02Z ERROR ${service} upstream payments timed out after 5000 ms`].join('\n'),
+      [
+        `2025-06-02T09:12:03Z INFO  ${service} listening on :8080`,
+        `2025-06-02T09:17:44Z WARN  ${service} slow query (812 ms) on orders`,
+        `2025-06-02T09:18:02Z ERROR ${service} upstream payments timed out after 5000 ms`,
+      ].join('\n'),
   },
   {
     name: 'get_service_metrics',
     description: 'Get CPU, memory, request rate, error rate and latency percentiles for a cloud service.',
     parameters: object({ service: str('Service name.'), window: oneOf('Time window.', ['5m', '1h', '24h']) }, ['service']),
-    handler: ({ service, window = '1h' }) => ({ service, window, cpuPercent: pick(service, 12, 78), memoryMb: pick(`${service}m`, 180, 900), rps: pick(`${service}r`, 20, 400), errorRate: 0.004, p50Ms: 38, p99Ms: 412 }),
+    handler: ({ service, window = '1h' }) => ({
+      service,
+      window,
+      cpuPercent: pick(service, 12, 78),
+      memoryMb: pick(`${service}m`, 180, 900),
+      rps: pick(`${service}r`, 20, 400),
+      errorRate: 0.004,
+      p50Ms: 38,
+      p99Ms: 412,
+    }),
   },
   {
     name: 'list_storage_buckets',
@@ -418,7 +615,15 @@ const tools: Demo[] = [
   {
     name: 'upload_to_bucket',
     description: 'Upload a workspace file to an object storage bucket and return its public URL.',
-    parameters: object({ bucket: str('Bucket name.'), path: str('Workspace file to upload.'), key: str('Object key; default the file name.'), public: bool('Make the object publicly readable.') }, ['bucket', 'path']),
+    parameters: object(
+      {
+        bucket: str('Bucket name.'),
+        path: str('Workspace file to upload.'),
+        key: str('Object key; default the file name.'),
+        public: bool('Make the object publicly readable.'),
+      },
+      ['bucket', 'path'],
+    ),
     handler: ({ bucket, path, key }) => ({ bucket, key: key ?? path, url: `https://${bucket}.storage.example.com/${key ?? path}`, etag: hex(path, 8) }),
   },
 
@@ -429,7 +634,14 @@ const tools: Demo[] = [
     parameters: object({ city: str('City name, optionally with country, e.g. "Oslo, NO".'), units: oneOf('Unit system.', ['metric', 'imperial']) }, ['city']),
     handler: ({ city, units = 'metric' }) => {
       const c = pick(`${city}t`, -5, 31);
-      return { city, conditions: choose(city, WEATHER), temperature: units === 'imperial' ? Math.round((c * 9) / 5 + 32) : c, units, windKph: pick(`${city}w`, 0, 45), humidity: pick(`${city}h`, 30, 95) };
+      return {
+        city,
+        conditions: choose(city, WEATHER),
+        temperature: units === 'imperial' ? Math.round((c * 9) / 5 + 32) : c,
+        units,
+        windKph: pick(`${city}w`, 0, 45),
+        humidity: pick(`${city}h`, 30, 95),
+      };
     },
   },
   {
@@ -437,7 +649,13 @@ const tools: Demo[] = [
     description: 'Daily weather forecast for a city for the next few days: highs, lows and chance of rain.',
     parameters: object({ city: str('City name.'), days: int('Number of days.', { minimum: 1, maximum: 10 }) }, ['city']),
     handler: ({ city, days = 3 }) =>
-      Array.from({ length: days }, (_, i) => ({ date: `2025-06-${String(2 + i).padStart(2, '0')}`, conditions: choose(`${city}${i}`, WEATHER), highC: pick(`${city}${i}h`, 8, 30), lowC: pick(`${city}${i}l`, -2, 12), rainChance: pick(`${city}${i}r`, 0, 100) / 100 })),
+      Array.from({ length: days }, (_, i) => ({
+        date: `2025-06-${String(2 + i).padStart(2, '0')}`,
+        conditions: choose(`${city}${i}`, WEATHER),
+        highC: pick(`${city}${i}h`, 8, 30),
+        lowC: pick(`${city}${i}l`, -2, 12),
+        rainChance: pick(`${city}${i}r`, 0, 100) / 100,
+      })),
   },
 
   // Maps
@@ -450,13 +668,30 @@ const tools: Demo[] = [
   {
     name: 'get_directions',
     description: 'Get route directions between two places by car, bike, transit or on foot, with distance and travel time.',
-    parameters: object({ from: str('Start address.'), to: str('Destination address.'), mode: oneOf('How to travel.', ['driving', 'cycling', 'transit', 'walking']) }, ['from', 'to']),
-    handler: ({ from, to, mode = 'driving' }) => ({ from, to, mode, distanceKm: pick(`${from}${to}`, 2, 80), durationMinutes: pick(`${from}${to}${mode}`, 6, 140), steps: [`Head north from ${from}`, 'Continue on the main road', `Arrive at ${to}`] }),
+    parameters: object(
+      { from: str('Start address.'), to: str('Destination address.'), mode: oneOf('How to travel.', ['driving', 'cycling', 'transit', 'walking']) },
+      ['from', 'to'],
+    ),
+    handler: ({ from, to, mode = 'driving' }) => ({
+      from,
+      to,
+      mode,
+      distanceKm: pick(`${from}${to}`, 2, 80),
+      durationMinutes: pick(`${from}${to}${mode}`, 6, 140),
+      steps: [`Head north from ${from}`, 'Continue on the main road', `Arrive at ${to}`],
+    }),
   },
   {
     name: 'find_nearby_places',
     description: 'Find places near a location: restaurants, cafes, pharmacies, parking and so on.',
-    parameters: object({ near: str('Address or "lat,lon".'), category: str('Kind of place, e.g. "coffee".'), radiusMeters: int('Search radius.', { minimum: 50, maximum: 50000 }) }, ['near', 'category']),
+    parameters: object(
+      {
+        near: str('Address or "lat,lon".'),
+        category: str('Kind of place, e.g. "coffee".'),
+        radiusMeters: int('Search radius.', { minimum: 50, maximum: 50000 }),
+      },
+      ['near', 'category'],
+    ),
     handler: ({ category }) => [
       { name: `${String(category).replace(/^\w/, (ch: string) => ch.toUpperCase())} Corner`, distanceM: 180, rating: 4.5 },
       { name: `The ${category} House`, distanceM: 420, rating: 4.2 },
@@ -481,13 +716,25 @@ const tools: Demo[] = [
   {
     name: 'create_task',
     description: 'Add a task or to-do item with an optional due date, priority and project.',
-    parameters: object({ title: str('What needs doing.'), due: str('Due date (YYYY-MM-DD).', { format: 'date' }), priority: oneOf('Priority.', ['low', 'medium', 'high']), project: str('Project name.') }, ['title']),
+    parameters: object(
+      {
+        title: str('What needs doing.'),
+        due: str('Due date (YYYY-MM-DD).', { format: 'date' }),
+        priority: oneOf('Priority.', ['low', 'medium', 'high']),
+        project: str('Project name.'),
+      },
+      ['title'],
+    ),
     handler: ({ title, priority = 'medium' }) => ({ id: `task_${hex(title, 6)}`, title, priority, done: false }),
   },
   {
     name: 'list_tasks',
     description: 'List your open tasks and to-dos, optionally for one project or due before a date.',
-    parameters: object({ project: str('Only this project.'), dueBefore: str('Only tasks due before this date.', { format: 'date' }), includeDone: bool('Include completed tasks.') }),
+    parameters: object({
+      project: str('Only this project.'),
+      dueBefore: str('Only tasks due before this date.', { format: 'date' }),
+      includeDone: bool('Include completed tasks.'),
+    }),
     handler: () => [
       { id: 'task_a1', title: 'Review PR #415', due: '2025-06-02', priority: 'high' },
       { id: 'task_b2', title: 'Renew TLS certificate', due: '2025-06-06', priority: 'medium' },
@@ -504,7 +751,10 @@ const tools: Demo[] = [
   {
     name: 'translate_text',
     description: 'Translate text from one language into another language.',
-    parameters: object({ text: str('Text to translate.'), to: str('Target language code, e.g. "fr".'), from: str('Source language code; detected when omitted.') }, ['text', 'to']),
+    parameters: object(
+      { text: str('Text to translate.'), to: str('Target language code, e.g. "fr".'), from: str('Source language code; detected when omitted.') },
+      ['text', 'to'],
+    ),
     handler: ({ text, to, from }) => ({ from: from ?? 'en', to, translation: `[${to}] ${text}` }),
   },
   {
@@ -516,7 +766,10 @@ const tools: Demo[] = [
   {
     name: 'summarize_text',
     description: 'Summarise a long text into a few sentences or bullet points.',
-    parameters: object({ text: str('Text to summarise.'), style: oneOf('Summary style.', ['sentences', 'bullets']), maxWords: int('Length limit.', { minimum: 10 }) }, ['text']),
+    parameters: object(
+      { text: str('Text to summarise.'), style: oneOf('Summary style.', ['sentences', 'bullets']), maxWords: int('Length limit.', { minimum: 10 }) },
+      ['text'],
+    ),
     handler: ({ text }) => `Summary: ${String(text).split(/\s+/).slice(0, 20).join(' ')}…`,
   },
 
@@ -535,8 +788,15 @@ const tools: Demo[] = [
   },
   {
     name: 'convert_currency',
-    description: 'Convert an amount of money between currencies at today\'s exchange rate.',
-    parameters: object({ amount: num('Amount to convert.'), from: str('ISO currency code, e.g. "USD".', { minLength: 3, maxLength: 3 }), to: str('ISO currency code, e.g. "EUR".', { minLength: 3, maxLength: 3 }) }, ['amount', 'from', 'to']),
+    description: "Convert an amount of money between currencies at today's exchange rate.",
+    parameters: object(
+      {
+        amount: num('Amount to convert.'),
+        from: str('ISO currency code, e.g. "USD".', { minLength: 3, maxLength: 3 }),
+        to: str('ISO currency code, e.g. "EUR".', { minLength: 3, maxLength: 3 }),
+      },
+      ['amount', 'from', 'to'],
+    ),
     handler: ({ amount, from, to }) => {
       const rate = RATES[String(to).toUpperCase()]! / RATES[String(from).toUpperCase()]!;
       if (!Number.isFinite(rate)) throw new Error(`unknown currency ${from} or ${to}`);
@@ -561,25 +821,43 @@ const tools: Demo[] = [
     name: 'lookup_contact',
     description: 'Find a person in your contacts or company directory: email, phone, team and title.',
     parameters: object({ name: str('Name or part of it.') }, ['name']),
-    handler: ({ name }) => ({ name, email: `${String(name).toLowerCase().split(/\s+/)[0]}@acme.example`, phone: `+47 ${pick(name, 40000000, 99999999)}`, team: choose(name, ['Payments', 'Platform', 'Growth']) }),
+    handler: ({ name }) => ({
+      name,
+      email: `${String(name).toLowerCase().split(/\s+/)[0]}@acme.example`,
+      phone: `+47 ${pick(name, 40000000, 99999999)}`,
+      team: choose(name, ['Payments', 'Platform', 'Growth']),
+    }),
   },
   {
     name: 'get_stock_quote',
     description: 'Latest stock price, daily change and volume for a ticker symbol.',
     parameters: object({ symbol: str('Ticker symbol, e.g. "ACME".') }, ['symbol']),
-    handler: ({ symbol }) => ({ symbol: String(symbol).toUpperCase(), price: pick(symbol, 1000, 50000) / 100, changePercent: (pick(`${symbol}c`, 0, 800) - 400) / 100, currency: 'USD' }),
+    handler: ({ symbol }) => ({
+      symbol: String(symbol).toUpperCase(),
+      price: pick(symbol, 1000, 50000) / 100,
+      changePercent: (pick(`${symbol}c`, 0, 800) - 400) / 100,
+      currency: 'USD',
+    }),
   },
   {
     name: 'get_news_headlines',
     description: 'Top news headlines, optionally for a topic or country.',
     parameters: object({ topic: str('Topic, e.g. "technology".'), country: str('Two-letter country code.') }),
-    handler: ({ topic = 'world' }) => [`${topic}: markets open higher`, `${topic}: new open-source release draws praise`, `${topic}: city council approves bike lanes`],
+    handler: ({ topic = 'world' }) => [
+      `${topic}: markets open higher`,
+      `${topic}: new open-source release draws praise`,
+      `${topic}: city council approves bike lanes`,
+    ],
   },
   {
     name: 'run_shell_command',
     description: 'Run a shell command in the workspace terminal and return its output and exit code.',
     parameters: object({ command: str('The command line.'), timeoutSeconds: int('Kill it after this long.', { minimum: 1, maximum: 600 }) }, ['command']),
-    handler: ({ command }) => ({ command, exitCode: 0, stdout: String(command).startsWith('npm test') ? 'Test Files  12 passed (12)\n     Tests  148 passed (148)' : '' }),
+    handler: ({ command }) => ({
+      command,
+      exitCode: 0,
+      stdout: String(command).startsWith('npm test') ? 'Test Files  12 passed (12)\n     Tests  148 passed (148)' : '',
+    }),
   },
   {
     name: 'shorten_url',
@@ -592,9 +870,19 @@ const tools: Demo[] = [
 const RATES: Record<string, number> = { USD: 1, EUR: 0.92, GBP: 0.79, NOK: 10.6, SEK: 10.4, JPY: 156.2, CHF: 0.9, CAD: 1.37 };
 
 const UNIT: Record<string, [kind: string, factor: number]> = {
-  m: ['length', 1], km: ['length', 1000], cm: ['length', 0.01], mi: ['length', 1609.344], ft: ['length', 0.3048], in: ['length', 0.0254],
-  kg: ['mass', 1], g: ['mass', 0.001], lb: ['mass', 0.45359237], oz: ['mass', 0.028349523],
-  l: ['volume', 1], ml: ['volume', 0.001], gal: ['volume', 3.785411784],
+  m: ['length', 1],
+  km: ['length', 1000],
+  cm: ['length', 0.01],
+  mi: ['length', 1609.344],
+  ft: ['length', 0.3048],
+  in: ['length', 0.0254],
+  kg: ['mass', 1],
+  g: ['mass', 0.001],
+  lb: ['mass', 0.45359237],
+  oz: ['mass', 0.028349523],
+  l: ['volume', 1],
+  ml: ['volume', 0.001],
+  gal: ['volume', 3.785411784],
 };
 
 function convertUnits(value: number, from: string, to: string): number {

@@ -105,7 +105,11 @@ function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | unde
         h(
           'div',
           { class: 'chat-turn' },
-          h('span', { class: 'chat-turn-label' }, `Turn ${ev.turn} · ${ev.selector ?? 'all tools'} · ${ev.advertised.length}/${ev.registered} tools · ${ev.advertisedTokens}/${ev.registryTokens} tok · ${ms(ev.ms)}`),
+          h(
+            'span',
+            { class: 'chat-turn-label' },
+            `Turn ${ev.turn} · ${ev.selector ?? 'all tools'} · ${ev.advertised.length}/${ev.registered} tools · ${ev.advertisedTokens}/${ev.registryTokens} tok · ${ms(ev.ms)}`,
+          ),
           ev.fellOpen ? h('span', { class: 'warn' }, ` fell open: ${ev.fellOpen}`) : null,
           h('div', { class: 'chips' }, ...chips),
         ),
@@ -128,7 +132,9 @@ function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | unde
       into.append(h('p', { class: 'chat-error' }, `${ev.type}: ${ev.message}`));
       return reply;
     case 'done':
-      into.append(h('p', { class: 'chat-note' }, `${ev.stopReason} after ${ev.turns} turn(s) · ${ev.usage.inputTokens} in / ${ev.usage.outputTokens} out tokens`));
+      into.append(
+        h('p', { class: 'chat-note' }, `${ev.stopReason} after ${ev.turns} turn(s) · ${ev.usage.inputTokens} in / ${ev.usage.outputTokens} out tokens`),
+      );
       return undefined;
     default:
       return reply;

@@ -213,9 +213,7 @@ el.clearCache.addEventListener('click', () => {
 // Controls
 
 el.samples.append(
-  ...SAMPLES.map((sample) =>
-    h('button', { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) }, sample),
-  ),
+  ...SAMPLES.map((sample) => h('button', { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) }, sample)),
 );
 el.prompt.value = state.prompt;
 el.k.value = String(k);

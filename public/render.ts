@@ -10,7 +10,6 @@ import { bytes, h, mount, ms } from './dom.js';
 import type { SelectorId, SelectorResult } from './engine.js';
 import type { DemoState } from './state.js';
 
-
 /** One-line explanation of each selector, shown under its title. */
 const EXPLAIN: Record<SelectorId, string> = {
   keyword: 'Any overlap of prompt words (synonyms expanded) with a tool’s name and description.',
@@ -44,22 +43,16 @@ export function renderStatus(root: HTMLElement, state: DemoState): void {
       corpus.source === 'shipped'
         ? `shipped vectors, ${corpus.corpusEmbeds} embedded`
         : corpus.source === 'idb'
-        ? `from cache, ${corpus.corpusEmbeds} embedded`
-        : corpus.source === 'memory'
-          ? 'in memory, 0 embedded'
-          : `embedded ${corpus.corpusEmbeds} tools`;
+          ? `from cache, ${corpus.corpusEmbeds} embedded`
+          : corpus.source === 'memory'
+            ? 'in memory, 0 embedded'
+            : `embedded ${corpus.corpusEmbeds} tools`;
     chips.push(chip(`corpus corpus-${corpus.source}`, 'Corpus', `${text} · ${ms(corpus.ms)}`));
   } else {
     chips.push(chip('corpus pending', 'Corpus', 'waiting for the model'));
   }
   if (embedding) chips.push(chip('query', 'Query', `${ms(embedding.ms)} embed + rank`));
-  chips.push(
-    chip(
-      `isolation ${state.crossOriginIsolated ? 'ok' : 'warn'}`,
-      'Isolation',
-      state.crossOriginIsolated ? 'COOP/COEP on' : 'off (no WASM threads)',
-    ),
-  );
+  chips.push(chip(`isolation ${state.crossOriginIsolated ? 'ok' : 'warn'}`, 'Isolation', state.crossOriginIsolated ? 'COOP/COEP on' : 'off (no WASM threads)'));
   mount(root, ...chips);
 }
 
@@ -109,7 +102,13 @@ function column(result: SelectorResult, state: DemoState): HTMLElement {
   const rows = result.ranked.slice(0, MAX_ROWS).map((tool) => {
     const pct = tool.score === undefined ? 0 : Math.max(2, (tool.score / max) * 100);
     const score =
-      tool.score === undefined ? (tool.core ? 'core' : '') : result.id === 'embedding' || result.id === 'hybrid' ? tool.score.toFixed(3) : tool.score.toFixed(2);
+      tool.score === undefined
+        ? tool.core
+          ? 'core'
+          : ''
+        : result.id === 'embedding' || result.id === 'hybrid'
+          ? tool.score.toFixed(3)
+          : tool.score.toFixed(2);
     return h(
       'li',
       { 'data-tool': tool.name },
@@ -124,12 +123,7 @@ function column(result: SelectorResult, state: DemoState): HTMLElement {
   return h(
     'article',
     { class: `selector sel-${result.id}`, 'data-selector': result.id },
-    h(
-      'header',
-      null,
-      h('h3', null, result.label),
-      h('span', { class: 'count' }, `${result.names.length}`, h('small', null, ` / ${total}`)),
-    ),
+    h('header', null, h('h3', null, result.label), h('span', { class: 'count' }, `${result.names.length}`, h('small', null, ` / ${total}`))),
     h('p', { class: 'explain' }, EXPLAIN[result.id]),
     h('p', { class: 'meta' }, `${result.tokens.toLocaleString('en-US')} schema tokens · ${ms(result.ms)}`),
     result.fellOpen ? h('p', { class: 'warn' }, `Fell open (${result.fellOpen}): every tool is advertised.`) : null,
@@ -171,10 +165,10 @@ export function renderTimings(root: HTMLElement, state: DemoState): void {
       corpus.source === 'shipped'
         ? `${corpus.seeded} vectors from the shipped file, ${corpus.corpusEmbeds} embedded`
         : corpus.source === 'idb'
-        ? `${corpus.tools} vectors from IndexedDB, 0 embedded`
-        : corpus.source === 'memory'
-          ? `${corpus.tools} vectors already in memory`
-          : `${corpus.corpusEmbeds} tools embedded (${ms(corpus.ms / Math.max(1, corpus.corpusEmbeds))} per tool)`;
+          ? `${corpus.tools} vectors from IndexedDB, 0 embedded`
+          : corpus.source === 'memory'
+            ? `${corpus.tools} vectors already in memory`
+            : `${corpus.corpusEmbeds} tools embedded (${ms(corpus.ms / Math.max(1, corpus.corpusEmbeds))} per tool)`;
     rows.push(['Corpus', `${ms(corpus.ms)} · ${how}`]);
   }
   for (const result of state.results) {

@@ -7,9 +7,7 @@
 import type { ToolSchema } from '../src/index.js';
 
 /** What parsing a file gives: tools, or every error found (never both). */
-export type ToolsFileResult =
-  | { readonly ok: true; readonly tools: readonly ToolSchema[] }
-  | { readonly ok: false; readonly errors: readonly string[] };
+export type ToolsFileResult = { readonly ok: true; readonly tools: readonly ToolSchema[] } | { readonly ok: false; readonly errors: readonly string[] };
 
 /** More than this many tools is refused: the page embeds each one. */
 export const MAX_TOOLS = 2_000;

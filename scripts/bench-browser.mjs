@@ -54,7 +54,10 @@ const fmt = (n) => (n === undefined ? '–' : n < 10 ? n.toFixed(1) : Math.round
  */
 async function coreBundleSize() {
   const sizes = {};
-  for (const [label, minify] of [['asBuilt', undefined], ['unminified', false]]) {
+  for (const [label, minify] of [
+    ['asBuilt', undefined],
+    ['unminified', false],
+  ]) {
     const outDir = mkdtempSync(join(tmpdir(), 'loopctl-core-'));
     try {
       await build({
@@ -86,7 +89,8 @@ async function runBackend(url, { device, webgpu, profile, queries, query = '' })
     await browser.page.goto(`${url}?device=${device}${query}`);
     const state = await waitReady(browser.page, 600_000);
     const readyMs = Date.now() - started;
-    if (state.backend?.device !== device) throw new Error(`asked for ${device}, the page runs ${state.backend?.device} (${state.backend?.fallbackReason ?? ''})`);
+    if (state.backend?.device !== device)
+      throw new Error(`asked for ${device}, the page runs ${state.backend?.device} (${state.backend?.fallbackReason ?? ''})`);
     const times = await browser.page.evaluate(
       async ({ list, n }) => {
         const hook = window.__loopctl;
@@ -153,7 +157,9 @@ const column = (run, pick) => (run ? pick(run) : 'not run');
 const all = [wasm, bare, gpu];
 const row = (label, pick) => [label, ...all.map((run) => column(run, pick))];
 const rows = [
-  row('Backend', (r) => (r.device === 'webgpu' ? `WebGPU (${r.adapter ?? 'adapter'})` : `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`)),
+  row('Backend', (r) =>
+    r.device === 'webgpu' ? `WebGPU (${r.adapter ?? 'adapter'})` : `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`,
+  ),
   row('Model load (int8, ms)', (r) => fmt(r.modelLoadMs)),
   row('Corpus, 67 tools (ms)', (r) => `${fmt(r.corpus?.ms)} (${r.corpus?.source}, ${r.corpus?.corpusEmbeds} embedded)`),
   row('Query embed p50 (ms)', (r) => fmt(r.p50)),

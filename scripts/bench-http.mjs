@@ -225,7 +225,8 @@ async function bundleUpstream() {
   const outfile = join(root, '.wrangler', 'bench-build-upstream', 'upstream.mjs');
   await build({
     stdin: {
-      contents: "export { startScriptedModelServer } from './test/support/scripted-model-server.ts'; export { openAITools, wideToolSet } from './test/support/wide-tool-set.ts';",
+      contents:
+        "export { startScriptedModelServer } from './test/support/scripted-model-server.ts'; export { openAITools, wideToolSet } from './test/support/wide-tool-set.ts';",
       resolveDir: root,
       loader: 'ts',
     },
@@ -297,13 +298,19 @@ async function benchProxy(name, url, upstream, tools) {
     let sent = 0;
     for (const body of bodies) {
       const { response } = await timed(mode.url, body, mode.headers);
-      if (response.headers.get('x-loopctl-fell-open')) throw new Error(`${name} proxy ${mode.selector} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
+      if (response.headers.get('x-loopctl-fell-open'))
+        throw new Error(`${name} proxy ${mode.selector} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
       advertised.push(Number(response.headers.get('x-loopctl-advertised')));
       const { sizes } = await (await fetch(upstream.control)).json();
       sent += sizes[sizes.length - 1].bytes;
     }
     const client = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
-    saved[mode.selector] = { warmUpMs: Math.round(performance.now() - started), clientBytes: client / bodies.length, upstreamBytes: sent / bodies.length, advertised: advertised.reduce((a, b) => a + b, 0) / advertised.length };
+    saved[mode.selector] = {
+      warmUpMs: Math.round(performance.now() - started),
+      clientBytes: client / bodies.length,
+      upstreamBytes: sent / bodies.length,
+      advertised: advertised.reduce((a, b) => a + b, 0) / advertised.length,
+    };
   }
   // Sequential, interleaved: the same body through each path in turn, so load noise hits all alike.
   const samples = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
@@ -360,7 +367,10 @@ async function benchProxy(name, url, upstream, tools) {
       errors,
       warmUpMs: s ? s.warmUpMs : 0,
     });
-    if (errors > 0) console.error(`[bench:http] ${name}/${mode.mode} errors: ${JSON.stringify({ errors: load.errors, timeouts: load.timeouts, non2xx: load.non2xx, statusCodes: load.statusCodeStats })}`);
+    if (errors > 0)
+      console.error(
+        `[bench:http] ${name}/${mode.mode} errors: ${JSON.stringify({ errors: load.errors, timeouts: load.timeouts, non2xx: load.non2xx, statusCodes: load.statusCodeStats })}`,
+      );
   }
   return rows;
 }
@@ -371,7 +381,13 @@ const runtimes = {
     const entry = await buildNodeEntry();
     const url = `http://127.0.0.1:${port}`;
     const script = `import(${JSON.stringify(`file://${entry}`)}).then((m) => m.main())`;
-    const child = await startServer('node', process.execPath, ['--input-type=module', '-e', script], { PORT: String(port), LOOPCTL_TOKEN: token, ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) }, url);
+    const child = await startServer(
+      'node',
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { PORT: String(port), LOOPCTL_TOKEN: token, ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+      url,
+    );
     return { child, url };
   },
   workerd: async () => {
@@ -441,14 +457,19 @@ if (upstream) {
   console.log(
     `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, interleaved; load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
   );
-  console.log('runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms');
+  console.log(
+    'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
+  );
   for (const row of proxyRows) {
     console.log(
       `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
     );
   }
 }
-const failed = [...rows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.selector}`), ...proxyRows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.mode}`)];
+const failed = [
+  ...rows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.selector}`),
+  ...proxyRows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.mode}`),
+];
 if (failed.length > 0) {
   console.error(`\n[bench:http] errors in: ${failed.join(', ')}`);
   process.exit(1);

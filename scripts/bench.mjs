@@ -7,15 +7,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../dist/cli.js';
-import {
-  BareLoop,
-  Bm25Selector,
-  EmbeddingSelector,
-  HybridSelector,
-  KeywordSelector,
-  ToolRegistry,
-  memoryVectorCache,
-} from '../dist/index.js';
+import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
 import { encodeVectorsFile } from '../dist/vectors.js';
 import { useLiteEmbedder } from '../dist/transformers.js';
 
@@ -34,7 +26,9 @@ const results = [];
 const report = (name, samples, extra = {}) => {
   const row = { name, n: samples.length, p50Ms: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), ...extra, load: load() };
   results.push(row);
-  console.log(`${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? '  ' + JSON.stringify(extra) : ''}`);
+  console.log(
+    `${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? '  ' + JSON.stringify(extra) : ''}`,
+  );
 };
 
 const bfclDir = join(values.data, 'bfcl');
@@ -120,7 +114,9 @@ if (want('embedding') || want('hybrid')) {
     dimensions: embedder.dimensions,
     async embed(texts, options) {
       const vectors = await embedder.embed(texts, options);
-      texts.forEach((text, i) => recorded.set(text, vectors[i]));
+      texts.forEach((text, i) => {
+        recorded.set(text, vectors[i]);
+      });
       return vectors;
     },
   };
@@ -142,7 +138,9 @@ if (want('embedding') || want('hybrid')) {
   if (want('embedding')) {
     const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(recording, { cache }));
     report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs), loadMs: Math.round(loadMs) });
-    console.log(`first turn, 1,857 tools, no vectors file: ${(warmupMs / 1000).toFixed(1)} s (${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`);
+    console.log(
+      `first turn, 1,857 tools, no vectors file: ${(warmupMs / 1000).toFixed(1)} s (${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`,
+    );
     results.push({ name: 'first turn, bfcl, no vectors file', ms: warmupMs, load: load() });
 
     // The same corpus as a vectors file, then a fresh selector (empty cache) seeded from it.
@@ -152,7 +150,9 @@ if (want('embedding') || want('hybrid')) {
       const bytes = encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions, precision }, entries);
       sizes[precision] = { bytes: bytes.byteLength, per1000Tools: Math.round((bytes.byteLength / entries.length) * 1000) };
     }
-    console.log(`vectors file per 1,000 tools: f16 ${(sizes.f16.per1000Tools / 1024).toFixed(0)} KB, i8 ${(sizes.i8.per1000Tools / 1024).toFixed(0)} KB, f32 ${(sizes.f32.per1000Tools / 1024).toFixed(0)} KB (${entries.length} texts)`);
+    console.log(
+      `vectors file per 1,000 tools: f16 ${(sizes.f16.per1000Tools / 1024).toFixed(0)} KB, i8 ${(sizes.i8.per1000Tools / 1024).toFixed(0)} KB, f32 ${(sizes.f32.per1000Tools / 1024).toFixed(0)} KB (${entries.length} texts)`,
+    );
     results.push({ name: 'vectors file size', texts: entries.length, sizes });
     const file = encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions }, entries);
     const seededTimes = [];
@@ -173,7 +173,12 @@ if (want('embedding') || want('hybrid')) {
 
 if (want('corpus')) {
   // Corpus rate per thread count and dtype, each in its own process (ORT fixes threads at init).
-  for (const [threads, dtype] of [[1, 'int8'], [2, 'int8'], [1, 'fp32'], [2, 'fp32']]) {
+  for (const [threads, dtype] of [
+    [1, 'int8'],
+    [2, 'int8'],
+    [1, 'fp32'],
+    [2, 'fp32'],
+  ]) {
     const out = execFileSync(
       process.execPath,
       [join(import.meta.dirname, 'bench-corpus.mjs'), '--threads', String(threads), '--dtype', dtype, '--texts', values['corpus-texts'], '--data', values.data],

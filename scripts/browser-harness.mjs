@@ -86,7 +86,7 @@ export async function launchChromium(options = {}) {
 export async function waitReady(page, timeout = 180_000) {
   await page.waitForFunction(() => '__loopctl' in window, undefined, { timeout });
   return page.evaluate(async () => {
-    // @ts-ignore the hook is the page's
+    // @ts-expect-error the hook is the page's
     const hook = window.__loopctl;
     await hook.ready;
     return JSON.parse(JSON.stringify(hook.state));

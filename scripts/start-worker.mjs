@@ -98,7 +98,7 @@ export function prepareAssets({ rebuild = false } = {}) {
   }
   mkdirSync(publicDir, { recursive: true });
   if (!existsSync(join(publicDir, 'vectors', 'demo.lcv')) && existsSync(join(modelDir, 'vocab.json'))) {
-    if (!run(process.execPath, [join(root, 'scripts', 'demo-vectors.mjs')], 'building the demo registry\'s vectors')) {
+    if (!run(process.execPath, [join(root, 'scripts', 'demo-vectors.mjs')], "building the demo registry's vectors")) {
       console.warn('[start] demo vectors failed: the first selection will embed the demo tools');
     }
   }

@@ -114,7 +114,8 @@ async function select(text: string): Promise<string[]> {
 
 function renderStatus(): void {
   const corpus = state.corpus;
-  const where = corpus?.source === 'idb' ? 'corpus from cache, 0 embedded' : corpus?.source === 'embedded' ? `embedded ${corpus.corpusEmbeds} tools` : 'corpus in memory';
+  const where =
+    corpus?.source === 'idb' ? 'corpus from cache, 0 embedded' : corpus?.source === 'embedded' ? `embedded ${corpus.corpusEmbeds} tools` : 'corpus in memory';
   status.textContent = `${state.backend} · ${state.tools} tools · ${where} · query ${Math.round(state.queryMs ?? 0)} ms`;
 }
 

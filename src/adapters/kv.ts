@@ -84,8 +84,7 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const putOptions = expirationTtl !== undefined ? { expirationTtl } : undefined;
-  const put = (key: string, value: ArrayBuffer): Promise<void> =>
-    putOptions ? namespace.put(key, value, putOptions) : namespace.put(key, value);
+  const put = (key: string, value: ArrayBuffer): Promise<void> => (putOptions ? namespace.put(key, value, putOptions) : namespace.put(key, value));
 
   return {
     async get(key) {
@@ -97,9 +96,7 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
       const manifest = readManifest(bytes);
       if (!manifest) return undefined;
 
-      const parts = await Promise.all(
-        Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(prefix, key, i), 'arrayBuffer')),
-      );
+      const parts = await Promise.all(Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(prefix, key, i), 'arrayBuffer')));
       let total = 0;
       for (const part of parts) {
         if (!part) return undefined;

@@ -75,8 +75,7 @@ export interface TransformersBackend {
  */
 export type TransformersEmbedder = LoadableEmbedder<TransformersBackend>;
 
-const isNode = (): boolean =>
-  typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+const isNode = (): boolean => typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 
 /**
  * Maps a requested device to what transformers.js can run here. In browsers: 'auto' is WebGPU
@@ -176,7 +175,10 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     for (let start = 0; start < order.length; start += batchSize) {
       if (signal?.aborted) throw abortError(signal);
       const slice = order.slice(start, start + batchSize);
-      const vectors = await runPipeline(extractor, slice.map((i) => texts[i] ?? ''));
+      const vectors = await runPipeline(
+        extractor,
+        slice.map((i) => texts[i] ?? ''),
+      );
       slice.forEach((index, k) => {
         out[index] = vectors[k] as Float32Array;
       });

@@ -223,8 +223,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
-  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] =>
-    tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
 
   const runBatch = async (state: Loaded, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
@@ -265,7 +264,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     let done = 0;
     for (const slice of batches) {
       if (signal?.aborted) throw abortError(signal);
-      const vectors = await runBatch(state, slice.map((i) => tokens[i] ?? []));
+      const vectors = await runBatch(
+        state,
+        slice.map((i) => tokens[i] ?? []),
+      );
       slice.forEach((index, k) => {
         result[index] = vectors[k] as Float32Array;
       });

@@ -43,9 +43,7 @@ export interface CorpusExpectation {
 }
 
 /** A decode outcome: the matrix, or why the entry was refused. */
-export type CorpusDecodeResult =
-  | { readonly ok: true; readonly matrix: Float32Array }
-  | { readonly ok: false; readonly reason: string };
+export type CorpusDecodeResult = { readonly ok: true; readonly matrix: Float32Array } | { readonly ok: false; readonly reason: string };
 
 /**
  * Encode a row-major matrix of `count × dimensions` unit vectors with its header.

@@ -313,18 +313,15 @@ export class CorpusIndex {
   }
 
   /** Move the texts the vectors file holds into the store; return the ones still missing. */
-  private async takeFromVectorsFile(
-    missing: readonly string[],
-    store: Map<string, Float32Array>,
-    warnings: string[],
-    signal: AbortSignal,
-  ): Promise<string[]> {
+  private async takeFromVectorsFile(missing: readonly string[], store: Map<string, Float32Array>, warnings: string[], signal: AbortSignal): Promise<string[]> {
     const source = this.options.vectors as VectorsSource;
     // Imported on first use: apps that ship no vectors file never load the decoder.
-    this.seed ??= import('./vectors-source.js').then(({ loadVectors }) => loadVectors(source, this.embedder, { signal })).catch((error: unknown) => {
-      this.seed = undefined; // aborted mid-load: a later build tries again
-      throw error;
-    });
+    this.seed ??= import('./vectors-source.js')
+      .then(({ loadVectors }) => loadVectors(source, this.embedder, { signal }))
+      .catch((error: unknown) => {
+        this.seed = undefined; // aborted mid-load: a later build tries again
+        throw error;
+      });
     const { file, warnings: loadWarnings } = await this.seed;
     signal.throwIfAborted();
     const first = !this.seedReported;
@@ -362,9 +359,7 @@ export class CorpusIndex {
       const vectors = await this.embedder.embed(batch, { signal });
       signal.throwIfAborted();
       if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-        throw new CorpusError(
-          `embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`,
-        );
+        throw new CorpusError(`embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`);
       }
       // Validate the whole batch before storing any of it, so a bad batch leaves no trace.
       const unit = batch.map((text, i) => {
@@ -381,7 +376,9 @@ export class CorpusIndex {
         return normalised;
       });
       // Kept even if a later batch fails, so the retry embeds only what is still missing.
-      batch.forEach((text, i) => store.set(text, unit[i] as Float32Array));
+      batch.forEach((text, i) => {
+        store.set(text, unit[i] as Float32Array);
+      });
       this.counters.corpusEmbeds += batch.length;
       this.progress(Math.min(total, start + batch.length), total);
     }
@@ -447,8 +444,6 @@ function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean
   }
   return true;
 }
-
-
 
 function preview(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);

@@ -5,9 +5,7 @@
  * @example
  * const embedSerially = oneAtATime((texts: string[]) => session.run(texts))
  */
-export function oneAtATime<Args extends unknown[], Result>(
-  fn: (...args: Args) => Promise<Result>,
-): (...args: Args) => Promise<Result> {
+export function oneAtATime<Args extends unknown[], Result>(fn: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
   let queue: Promise<unknown> = Promise.resolve();
   return (...args) => {
     const run = queue.then(() => fn(...args));

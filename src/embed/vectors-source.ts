@@ -69,4 +69,3 @@ async function toBytes(value: VectorsBytes | string | URL | undefined | null, si
   }
   throw new TypeError('a vectors source must be bytes, a Response, a URL or a function returning one');
 }
-

@@ -55,15 +55,7 @@ export interface FileSystem {
 }
 
 /** Why a file-system call failed. */
-export type FileErrorCode =
-  | 'escapes-root'
-  | 'invalid-path'
-  | 'not-found'
-  | 'not-a-file'
-  | 'not-a-directory'
-  | 'already-exists'
-  | 'permission-denied'
-  | 'io';
+export type FileErrorCode = 'escapes-root' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-a-directory' | 'already-exists' | 'permission-denied' | 'io';
 
 const MESSAGES: Record<FileErrorCode, string> = {
   'escapes-root': 'path escapes the root (use a path relative to the root, e.g. src/main.ts)',
@@ -154,7 +146,11 @@ export function pathSegments(path: string): string[] {
       out.pop();
     } else {
       if (nameTooLong(part)) {
-        throw new FileSystemError('invalid-path', path, `a name in the path is over the limit of ${FILE_PATH_LIMITS.maxNameBytes} bytes: ${clipMiddle(displayPath(part), 40)}`);
+        throw new FileSystemError(
+          'invalid-path',
+          path,
+          `a name in the path is over the limit of ${FILE_PATH_LIMITS.maxNameBytes} bytes: ${clipMiddle(displayPath(part), 40)}`,
+        );
       }
       out.push(part);
     }
@@ -239,6 +235,7 @@ export function joinPath(directory: string, name: string): string {
  */
 export function displayPath(path: string): string {
   if (path === '') return '.';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
   return clipMiddle(/[\u0000-\u001f]/.test(path) ? JSON.stringify(path) : path, SHOWN_PATH_CHARS);
 }
 

@@ -55,7 +55,8 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
   if (walk.single) throw new FileSystemError('not-a-directory', walk.start, 'is a file; pass a folder as path');
   const matched = walk.files.filter((file) => regex.test(relativeTo(walk.start, file)));
 
-  if (matched.length === 0) return `No files match ${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;
+  if (matched.length === 0)
+    return `No files match ${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;
   const shown = matched.slice(0, config.maxPaths);
   const notes: string[] = [];
   if (matched.length > shown.length) notes.push(`${plural(matched.length - shown.length, 'more path')} not shown; narrow the pattern or path`);

@@ -93,7 +93,10 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
   if (walk.truncated) notes.push(`stopped after ${config.maxFilesVisited} files; narrow the path or glob`);
   if (walk.beyondLimits > 0) notes.push(beyondLimitsNote(walk.beyondLimits));
   const where = walk.start === '' ? '' : ` under ${displayPath(walk.start)}`;
-  const head = shown.length > 0 ? shown.join('\n') : `No matches for /${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}/${args.ignore_case ? 'i' : ''} in ${plural(searched, 'file')}${where}.`;
+  const head =
+    shown.length > 0
+      ? shown.join('\n')
+      : `No matches for /${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}/${args.ignore_case ? 'i' : ''} in ${plural(searched, 'file')}${where}.`;
   return notes.length === 0 ? head : `${head}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
 }
 
@@ -108,7 +111,9 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (error) {
-    throw new Error(`invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(error instanceof Error ? error.message : String(error), SHOWN_PATH_CHARS)}`);
+    throw new Error(
+      `invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(error instanceof Error ? error.message : String(error), SHOWN_PATH_CHARS)}`,
+    );
   }
 }
 

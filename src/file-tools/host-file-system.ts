@@ -50,8 +50,7 @@ export function rootedHostFileSystem(ops: HostOps): FileSystem {
     });
     return rootPromise;
   };
-  const inside = (real: string, root: string): boolean =>
-    real === root || real.startsWith(root.endsWith(ops.separator) ? root : root + ops.separator);
+  const inside = (real: string, root: string): boolean => real === root || real.startsWith(root.endsWith(ops.separator) ? root : root + ops.separator);
 
   /**
    * The host path for a root-relative path, after the containment check. Its cost does not

@@ -21,7 +21,10 @@ export function memoryFileSystem(initialFiles: Readonly<Record<string, string | 
     let children = root.children;
     segments.forEach((name, i) => {
       let next = children.get(name);
-      if (!next) children.set(name, (next = { kind: 'directory', children: new Map() }));
+      if (!next) {
+        next = { kind: 'directory', children: new Map() };
+        children.set(name, next);
+      }
       if (next.kind !== 'directory') {
         throw new FileSystemError('already-exists', segments.slice(0, i + 1).join('/'), 'exists and is a file, not a directory');
       }
@@ -69,9 +72,7 @@ export function memoryFileSystem(initialFiles: Readonly<Record<string, string | 
     },
     async stat(path): Promise<FileStat> {
       const node = existing(path);
-      return node.kind === 'file'
-        ? { isFile: true, isDirectory: false, size: node.data.byteLength }
-        : { isFile: false, isDirectory: true, size: 0 };
+      return node.kind === 'file' ? { isFile: true, isDirectory: false, size: node.data.byteLength } : { isFile: false, isDirectory: true, size: 0 };
     },
     async list(path): Promise<DirEntry[]> {
       return [...directoryOf(path)].map(([name, node]) => ({ name, kind: node.kind }));

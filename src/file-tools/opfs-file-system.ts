@@ -126,7 +126,12 @@ async function writeAll(handle: FileSystemFileHandle, data: Uint8Array): Promise
     return;
   }
   const syncable = handle as FileSystemFileHandle & {
-    createSyncAccessHandle?: () => Promise<{ truncate(size: number): void; write(data: Uint8Array, options: { at: number }): number; flush(): void; close(): void }>;
+    createSyncAccessHandle?: () => Promise<{
+      truncate(size: number): void;
+      write(data: Uint8Array, options: { at: number }): number;
+      flush(): void;
+      close(): void;
+    }>;
   };
   if (typeof syncable.createSyncAccessHandle !== 'function') {
     throw new Error('this browser cannot write OPFS files here (no createWritable; sync access handles need a dedicated worker)');

@@ -18,7 +18,10 @@ const messageCosts = new WeakMap<TokenCounter, WeakMap<Message, number>>();
  */
 export function messageCost(message: Message, counter: TokenCounter): number {
   let perCounter = messageCosts.get(counter);
-  if (!perCounter) messageCosts.set(counter, (perCounter = new WeakMap()));
+  if (!perCounter) {
+    perCounter = new WeakMap();
+    messageCosts.set(counter, perCounter);
+  }
   let cost = perCounter.get(message);
   if (cost === undefined) {
     const content = typeof message.content === 'string' ? message.content : message.content.map((p) => p.text).join('\n');

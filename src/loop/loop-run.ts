@@ -29,10 +29,12 @@ export class LoopRun implements AsyncIterable<LoopEvent> {
     emit.onClose = (listener) => this.#closeListeners.push(listener);
     // Start on a microtask so callers can attach before the first event.
     this.#result = Promise.resolve().then(() => execute(emit));
-    this.#result.finally(() => {
-      this.#finished = true;
-      this.#wake?.();
-    }).catch(() => undefined);
+    this.#result
+      .finally(() => {
+        this.#finished = true;
+        this.#wake?.();
+      })
+      .catch(() => undefined);
   }
 
   /** The final answer and totals; resolves when the run ends (it never rejects). */

@@ -108,9 +108,7 @@ function anthropicBody(
           })),
         }
       : {}),
-    ...(hasTools && request.toolChoice !== undefined
-      ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) }
-      : {}),
+    ...(hasTools && request.toolChoice !== undefined ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.stream ? { stream: true } : {}),
     ...settings.extraBody,
@@ -147,9 +145,7 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
         break;
       case 'user': {
         const blocks: Block[] =
-          typeof message.content === 'string'
-            ? [{ type: 'text', text: message.content }]
-            : message.content.map((part) => ({ type: 'text', text: part.text }));
+          typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content.map((part) => ({ type: 'text', text: part.text }));
         if (results) {
           results.blocks.push(...blocks.filter((block) => block.text !== ''));
           results.acceptsResults = false;

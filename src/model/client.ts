@@ -209,11 +209,7 @@ export class ModelStreamError extends ModelError {
   override name = 'ModelStreamError';
   readonly errorType: string | undefined;
 
-  constructor(
-    provider: Provider,
-    message: string,
-    options: { cause?: unknown; errorType?: string; retryable?: boolean } = {},
-  ) {
+  constructor(provider: Provider, message: string, options: { cause?: unknown; errorType?: string; retryable?: boolean } = {}) {
     super(provider, message, options.retryable ?? false, { cause: options.cause });
     this.errorType = options.errorType;
   }
@@ -235,7 +231,6 @@ export class ModelNetworkError extends ModelError {
     super(provider, `${provider} request failed: ${errorMessage(cause)}`, true, { cause });
   }
 }
-
 
 /**
  * Fold a stream of events into one {@link ModelResponse}.

@@ -63,19 +63,14 @@ export function postModelRequest(init: {
  * @example
  * if (!response.ok) throw await httpErrorFromResponse('anthropic', response)
  */
-export async function httpErrorFromResponse(
-  provider: Provider,
-  response: Response,
-  signal?: AbortSignal,
-): Promise<ModelHttpError> {
+export async function httpErrorFromResponse(provider: Provider, response: Response, signal?: AbortSignal): Promise<ModelHttpError> {
   const body = await response.text().catch(() => {
     signal?.throwIfAborted();
     return '';
   });
   const { message, type } = extractProviderError(body);
   const shouldRetry = response.headers.get('x-should-retry');
-  const retryable =
-    shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : isRetryableStatus(response.status);
+  const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : isRetryableStatus(response.status);
   const retryAfterMs = retryAfterFromHeaders(response.headers);
   return new ModelHttpError({
     provider,

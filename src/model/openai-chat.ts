@@ -98,9 +98,7 @@ function openAIBody(
     model: settings.model,
     messages: request.messages.map((message) => openAIMessage(message, names)),
     ...(hasTools ? { tools: request.tools.map((tool) => openAITool(tool, names)) } : {}),
-    ...(hasTools && request.toolChoice !== undefined
-      ? { tool_choice: openAIToolChoice(request.toolChoice, request.tools, names) }
-      : {}),
+    ...(hasTools && request.toolChoice !== undefined ? { tool_choice: openAIToolChoice(request.toolChoice, request.tools, names) } : {}),
     ...(request.maxTokens !== undefined ? { [settings.maxTokensField]: request.maxTokens } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -115,10 +113,7 @@ function openAIMessage(message: Message, names: ToolNameMap): Record<string, unk
     case 'user':
       return {
         role: 'user',
-        content:
-          typeof message.content === 'string'
-            ? message.content
-            : message.content.map((part) => ({ type: 'text', text: part.text })),
+        content: typeof message.content === 'string' ? message.content : message.content.map((part) => ({ type: 'text', text: part.text })),
       };
     case 'assistant': {
       const calls = message.toolCalls ?? [];
@@ -316,13 +311,11 @@ export function parseOpenAIResponse(json: unknown, names: ToolNameMap): ModelRes
   }
   const choice = json.choices.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
-  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : [])
-    .filter(isRecord)
-    .map((call, index) => {
-      const fn = isRecord(call.function) ? call.function : {};
-      const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}`;
-      return toolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
-    });
+  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).filter(isRecord).map((call, index) => {
+    const fn = isRecord(call.function) ? call.function : {};
+    const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}`;
+    return toolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
+  });
   const raw = isRecord(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
   const usage = openAIUsage(json.usage);
   return {

@@ -119,10 +119,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -134,10 +137,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * @example
  * const response = await withRetry((attempt) => send(body), { maxAttempts: 3, signal })
  */
-export async function withRetry<T>(
-  operation: (attempt: number) => Promise<T>,
-  options: RetryOptions & { readonly signal?: AbortSignal } = {},
-): Promise<T> {
+export async function withRetry<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions & { readonly signal?: AbortSignal } = {}): Promise<T> {
   const settings = { ...defaultRetryOptions, ...options };
   const { signal } = options;
   const maxAttempts = Math.max(1, Math.floor(settings.maxAttempts));

@@ -62,7 +62,10 @@ export function createSseParser(): SseParser {
   };
 
   const line = (text: string): void => {
-    if (text === '') return dispatch();
+    if (text === '') {
+      dispatch();
+      return;
+    }
     if (text.startsWith(':')) return;
     const colon = text.indexOf(':');
     const field = colon === -1 ? text : text.slice(0, colon);
@@ -125,10 +128,7 @@ export function createSseParser(): SseParser {
  * const response = await fetch(url, { method: 'POST', body, signal })
  * for await (const event of readSseEvents(response.body!, { signal })) console.log(event.data)
  */
-export async function* readSseEvents(
-  body: ReadableStream<Uint8Array>,
-  options: { signal?: AbortSignal } = {},
-): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: { signal?: AbortSignal } = {}): AsyncGenerator<SseEvent, void, undefined> {
   const { signal } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder();

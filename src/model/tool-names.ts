@@ -75,10 +75,7 @@ export function createToolNameMap(names: Iterable<string>): ToolNameMap {
 
   for (const name of invalid) {
     const readable = readableForm(name);
-    let wire =
-      readable !== undefined && readableCount.get(readable) === 1 && !fromWire.has(readable)
-        ? readable
-        : hashedForm(name, 0);
+    let wire = readable !== undefined && readableCount.get(readable) === 1 && !fromWire.has(readable) ? readable : hashedForm(name, 0);
     for (let salt = 1; fromWire.has(wire); salt++) wire = hashedForm(name, salt);
     claim(name, wire);
   }

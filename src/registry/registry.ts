@@ -75,6 +75,7 @@ export class ToolRegistry {
   }
 
   #put(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions): void {
+    loadValidator().catch(() => undefined); // a failed load is reported by the dispatch that needs it
     assertSchema(schema);
     assertHandler(schema, handler);
     if (this.#slots.has(schema.name) && !options.replace) {
@@ -212,7 +213,8 @@ export class ToolRegistry {
     } catch (error) {
       return fail(`invalid arguments for "${call.name}": not valid JSON (${errorMessage(error)})`);
     }
-    const problem = await checkArguments(slot, args);
+    // Synchronous once the validator is loaded, so a handler starts within this call.
+    const problem = validateModule ? checkArgumentsNow(validateModule, slot, args) : await checkArguments(slot, args);
     if (problem) return fail(`invalid arguments for "${call.name}": ${problem}`);
 
     const signal = options.signal ?? new AbortController().signal;
@@ -260,14 +262,38 @@ function assertHandler(schema: ToolSchema, handler: unknown): void {
  * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
  * same way instead of throwing, so dispatch keeps its never-throws promise.
  */
+type ValidateModule = typeof import('./validate.js');
+let validateModule: ValidateModule | undefined;
+let validateLoading: Promise<ValidateModule> | undefined;
+
+/**
+ * The JSON Schema validator is a chunk of its own, out of the core's first load. It starts
+ * loading when the first tool is registered, so by the first dispatch it is usually there and
+ * the handler starts without waiting.
+ */
+function loadValidator(): Promise<ValidateModule> {
+  validateLoading ??= import('./validate.js').then((module) => {
+    validateModule = module;
+    return module;
+  });
+  return validateLoading;
+}
+
 async function checkArguments(slot: Slot, args: unknown): Promise<string | undefined> {
+  let module: ValidateModule;
   try {
-    // The JSON Schema validator loads on the first dispatch: a page that only selects tools
-    // never pays for it.
-    const { compileValidator, describeIssues } = await import('./validate.js');
-    slot.validator ??= compileValidator(slot.schema.parameters);
+    module = await loadValidator();
+  } catch (error) {
+    return `the argument validator could not load (${errorMessage(error)})`;
+  }
+  return checkArgumentsNow(module, slot, args);
+}
+
+function checkArgumentsNow(module: ValidateModule, slot: Slot, args: unknown): string | undefined {
+  try {
+    slot.validator ??= module.compileValidator(slot.schema.parameters);
     const issues = slot.validator(args);
-    return issues.length > 0 ? describeIssues(issues) : undefined;
+    return issues.length > 0 ? module.describeIssues(issues) : undefined;
   } catch (error) {
     return `the tool's parameters schema cannot be checked (${errorMessage(error)})`;
   }
@@ -294,4 +320,3 @@ function renderResult(value: unknown): string {
 function isThenable(value: unknown): boolean {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
-

@@ -23,7 +23,10 @@ const costs = new WeakMap<TokenCounter, WeakMap<ToolSchema, number>>();
  */
 export function toolCost(tool: ToolSchema, counter: TokenCounter): number {
   let perCounter = costs.get(counter);
-  if (!perCounter) costs.set(counter, (perCounter = new WeakMap()));
+  if (!perCounter) {
+    perCounter = new WeakMap();
+    costs.set(counter, perCounter);
+  }
   let cost = perCounter.get(tool);
   if (cost === undefined) {
     cost = counter.count(renderTool(tool));

@@ -31,13 +31,12 @@ export interface Selection {
  * const selection = applySelection(selector.select(ctx, all), all)
  * selection.names // e.g. ['read_file', 'grep']
  */
-export function applySelection(
-  returned: SelectorOutput | readonly ToolSchema[],
-  all: readonly ToolSchema[],
-): Selection {
+export function applySelection(returned: SelectorOutput | readonly ToolSchema[], all: readonly ToolSchema[]): Selection {
   const output: SelectorOutput = isToolList(returned) ? { tools: returned } : returned;
   const position = new Map<string, number>();
-  all.forEach((tool, index) => position.set(tool.name, index));
+  all.forEach((tool, index) => {
+    position.set(tool.name, index);
+  });
 
   const chosen = new Set<number>();
   const dropped: string[] = [];
@@ -83,11 +82,7 @@ function isToolList(value: SelectorOutput | readonly ToolSchema[]): value is rea
  * Union `core` tools (by name) into a non-empty selection. An empty selection stays empty;
  * unknown core names are ignored.
  */
-export function withCore(
-  selected: readonly ToolSchema[],
-  all: readonly ToolSchema[],
-  core: ReadonlySet<string>,
-): ToolSchema[] {
+export function withCore(selected: readonly ToolSchema[], all: readonly ToolSchema[], core: ReadonlySet<string>): ToolSchema[] {
   if (selected.length === 0 || core.size === 0) return [...selected];
   const picked = new Set(selected.map((tool) => tool.name));
   return all.filter((tool) => picked.has(tool.name) || core.has(tool.name));

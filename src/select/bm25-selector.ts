@@ -54,11 +54,13 @@ export class Bm25Selector implements ToolSelector {
     const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };
     const reasons: Record<string, ToolReason> = {};
-    const chosen = top.sort((a, b) => a - b).map((i) => {
-      const tool = all[i] as ToolSchema;
-      reasons[tool.name] = { score: scores[i] as number };
-      return tool;
-    });
+    const chosen = top
+      .sort((a, b) => a - b)
+      .map((i) => {
+        const tool = all[i] as ToolSchema;
+        reasons[tool.name] = { score: scores[i] as number };
+        return tool;
+      });
     const core = new Set(this.#options.coreTools);
     for (const name of core) if (!reasons[name]) reasons[name] = { core: true };
     return { tools: withCore(chosen, all, core), reasons };

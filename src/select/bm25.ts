@@ -49,7 +49,10 @@ export function buildBm25(documents: readonly string[][], params: Bm25Params): B
     for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
     for (const [token, tf] of counts) {
       let entry = postings.get(token);
-      if (!entry) postings.set(token, (entry = { docs: [], tf: [] }));
+      if (!entry) {
+        entry = { docs: [], tf: [] };
+        postings.set(token, entry);
+      }
       entry.docs.push(doc);
       entry.tf.push(tf);
     }

@@ -115,13 +115,14 @@ export class KeywordSelector implements ToolSelector {
     let picked = [...matched.keys()];
     const scores = new Map<number, number>();
     for (const [toolIndex, list] of matched) {
-      scores.set(toolIndex, list.reduce((sum, word) => sum + index.idf(word), 0));
+      scores.set(
+        toolIndex,
+        list.reduce((sum, word) => sum + index.idf(word), 0),
+      );
     }
     const { topK } = this.#options;
     if (topK !== undefined && picked.length > topK) {
-      picked = picked
-        .sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b)
-        .slice(0, topK);
+      picked = picked.sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b).slice(0, topK);
     }
 
     const reasons: Record<string, ToolReason> = {};

@@ -28,7 +28,10 @@ export type NamedSelectorFactory = (spec: NamedSelectorSpec) => Selector | Promi
 /** A selector name no table entry answers to. */
 export class UnknownSelectorError extends Error {
   override readonly name = 'UnknownSelectorError';
-  constructor(readonly selector: string, readonly known: readonly string[]) {
+  constructor(
+    readonly selector: string,
+    readonly known: readonly string[],
+  ) {
     super(`unknown selector "${selector}" (known: ${known.join(', ')})`);
   }
 }
@@ -73,8 +76,7 @@ export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> 
   'keyword-ranked': ({ k }: NamedSelectorSpec) => new KeywordSelector({ topK: k }),
   bm25: ({ k }: NamedSelectorSpec) => new Bm25Selector({ topK: k }),
   embedding: async ({ k, embedding }: NamedSelectorSpec) => (await embedding()).withTopK(k),
-  'embedding-adaptive': async ({ embedding }: NamedSelectorSpec) =>
-    (await embedding()).withTopK(16).withAdaptive({ floor: 3, ceiling: 16, span: 0.7 }),
+  'embedding-adaptive': async ({ embedding }: NamedSelectorSpec) => (await embedding()).withTopK(16).withAdaptive({ floor: 3, ceiling: 16, span: 0.7 }),
   hybrid: async ({ k, embedding }: NamedSelectorSpec) => new HybridSelector(await embedding(), { topK: k }),
   'hybrid-adaptive': async ({ embedding }: NamedSelectorSpec) => new HybridSelector(await embedding(), { adaptive: true }),
 });

@@ -16,7 +16,8 @@ const LIST_FIELDS = ['tools', 'tool_names', 'toolNames', 'selected_tools', 'sele
 /** Characters that join parts of a longer identifier (`a.b`, `a-b`, `a/b`, `a:b`). */
 const JOINERS = new Set(['.', '-', '/', ':']);
 const NAME_CHAR = /[\p{L}\p{N}_]/u;
-const SAYS_NONE = /^(?:none|nothing|n\/a|no tools?(?: (?:is|are))?(?: (?:needed|required|necessary))?)[\s.!]*$|\bno tools? (?:is |are )?(?:needed|required|necessary)\b/i;
+const SAYS_NONE =
+  /^(?:none|nothing|n\/a|no tools?(?: (?:is|are))?(?: (?:needed|required|necessary))?)[\s.!]*$|\bno tools? (?:is |are )?(?:needed|required|necessary)\b/i;
 
 /**
  * Read a selection answer against the registered `known` names. Tolerant of format (a JSON
@@ -90,8 +91,7 @@ function nameResolver(known: readonly string[]): NameResolver {
     const form = wire.toWire(name);
     if (form !== name && !registered.has(form)) aliases.set(form, name);
   }
-  const resolve = (candidate: string): string | undefined =>
-    registered.has(candidate) ? candidate : aliases.get(candidate);
+  const resolve = (candidate: string): string | undefined => (registered.has(candidate) ? candidate : aliases.get(candidate));
 
   return {
     resolve,

@@ -237,7 +237,14 @@ export class RewritingSelector implements AsyncToolSelector {
     }
     if (!outcome.ok) return this.#failOpen(all, outcome.reason);
     run.gate.record(outcome.reply.usage);
-    return this.#fromAnswer(outcome.reply, all, parseToolAnswer(outcome.reply.text, all.map((tool) => tool.name)));
+    return this.#fromAnswer(
+      outcome.reply,
+      all,
+      parseToolAnswer(
+        outcome.reply.text,
+        all.map((tool) => tool.name),
+      ),
+    );
   }
 
   #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[], answer: ToolAnswer): SelectorOutput {
@@ -260,8 +267,7 @@ export class RewritingSelector implements AsyncToolSelector {
     const chosen = all.filter((tool) => picked.has(tool.name));
     const reasons = reasonsRecord();
     for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
-    const warnings =
-      answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
+    const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };
   }
 
@@ -296,12 +302,7 @@ type CallOutcome = { readonly ok: true; readonly reply: ModelResponse } | { read
  * caller's abort are different events: a deadline is a failure to fall open on; the
  * caller's abort is the run going away, so it rejects with the caller's reason.
  */
-async function completeWithin(
-  client: ModelClient,
-  request: ModelRequest,
-  timeoutMs: number,
-  outer: AbortSignal | undefined,
-): Promise<CallOutcome> {
+async function completeWithin(client: ModelClient, request: ModelRequest, timeoutMs: number, outer: AbortSignal | undefined): Promise<CallOutcome> {
   const deadline = withDeadline(outer, timeoutMs);
   const signal = deadline.signal as AbortSignal;
   try {
@@ -320,4 +321,3 @@ async function completeWithin(
 function reasonsRecord(): Record<string, ToolReason> {
   return Object.create(null) as Record<string, ToolReason>;
 }
-

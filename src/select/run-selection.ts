@@ -70,23 +70,29 @@ export async function runSelection(
 
   const checked = checkSelectorResult(returned, all);
   if (typeof checked === 'string') {
-    return fallOpen(all, 'malformed_selection', `malformed selection: ${checked}`, `selector ${name} returned a malformed selection (${checked}), advertising every tool`, notes);
+    return fallOpen(
+      all,
+      'malformed_selection',
+      `malformed selection: ${checked}`,
+      `selector ${name} returned a malformed selection (${checked}), advertising every tool`,
+      notes,
+    );
   }
   const selection = applySelection(checked, all);
   if (checked.tools.length > 0 && selection.tools.length === 0 && !checked.fellOpen) {
     const problem = `none of the ${checked.tools.length} returned tool(s) is registered: ${selection.dropped.join(', ')}`;
-    return fallOpen(all, 'malformed_selection', `malformed selection: ${problem}`, `selector ${name} returned a malformed selection (${problem}), advertising every tool`, notes);
+    return fallOpen(
+      all,
+      'malformed_selection',
+      `malformed selection: ${problem}`,
+      `selector ${name} returned a malformed selection (${problem}), advertising every tool`,
+      notes,
+    );
   }
   return notes.length > 0 ? { ...selection, warnings: [...notes, ...selection.warnings] } : selection;
 }
 
-function fallOpen(
-  all: readonly ToolSchema[],
-  fault: SelectionFault,
-  reason: string,
-  warning: string,
-  notes: readonly string[],
-): RunSelectionResult {
+function fallOpen(all: readonly ToolSchema[], fault: SelectionFault, reason: string, warning: string, notes: readonly string[]): RunSelectionResult {
   const selection = applySelection(all, all);
   return { ...selection, fellOpen: reason, warnings: [...notes, warning], fault };
 }
@@ -106,7 +112,7 @@ export function checkSelectorResult(value: unknown, all: readonly ToolSchema[]):
   const output = value as Partial<SelectorOutput>;
   if (!Array.isArray(output.tools)) return `"tools" is ${describeValue(output.tools)}, not a list`;
   const tools = checkToolList(output.tools, all);
-  return typeof tools === 'string' ? tools : { ...output, tools } as SelectorOutput;
+  return typeof tools === 'string' ? tools : ({ ...output, tools } as SelectorOutput);
 }
 
 function checkToolList(list: readonly unknown[], all: readonly ToolSchema[]): ToolSchema[] | string {

@@ -10,7 +10,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     'what which when where while who whom whose why how are was were been being have has had having ' +
     'does did doing done can could should would will shall may might must not nor but yet all any ' +
     'both each few more most other some such only own same too very just also about above after again ' +
-    'against before below between down during off once out through until upon via per its it\'s ' +
+    "against before below between down during off once out through until upon via per its it's " +
     'you your yours our ours ourselves his her hers him she himself herself myself yourself themselves ' +
     'let lets please want need like get got use using used make made one two given returns return ' +
     'specified specific provided based want wants able'

@@ -25,7 +25,10 @@ Deno.test({
     const upstream = await startUpstreamFixture();
     const servers: Deno.HttpServer[] = [];
     const serve = (vars: Record<string, string | undefined>): ProxyEndpoint => {
-      const server = Deno.serve({ port: 0, hostname: '127.0.0.1', onListen: () => {} }, denoHandler({ vars, registry: demoRegistry(), onError: () => undefined }));
+      const server = Deno.serve(
+        { port: 0, hostname: '127.0.0.1', onListen: () => {} },
+        denoHandler({ vars, registry: demoRegistry(), onError: () => undefined }),
+      );
       servers.push(server);
       return { baseURL: `http://127.0.0.1:${server.addr.port}`, fetch: (input, init) => fetch(input, init) };
     };

@@ -131,7 +131,15 @@ export interface HookState {
   error?: string;
   crossOriginIsolated: boolean;
   backend?: { device: 'wasm' | 'webgpu'; numThreads?: number; fallbackReason?: string; loadMs: number };
-  corpus?: { source: 'shipped' | 'idb' | 'embedded' | 'memory'; corpusEmbeds: number; seeded: number; warnings: string[]; cacheHits: number; tools: number; ms: number };
+  corpus?: {
+    source: 'shipped' | 'idb' | 'embedded' | 'memory';
+    corpusEmbeds: number;
+    seeded: number;
+    warnings: string[];
+    cacheHits: number;
+    tools: number;
+    ms: number;
+  };
   registry: { count: number; label: string };
   results: { id: string; names: string[]; ranked: { name: string; score?: number; matched?: string[] }[]; fellOpen?: string; ms: number }[];
   selections: number;

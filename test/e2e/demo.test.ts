@@ -91,11 +91,8 @@ describe('demo page (WASM)', () => {
     expect(state.corpus?.corpusEmbeds).toBe(0);
   });
 
-  it('runs the loop in the page with the chosen selector and shows each turn\'s tools', async () => {
-    model.enqueue(
-      { toolCalls: [{ name: 'get_weather_forecast', arguments: { city: 'Paris', days: 2 } }] },
-      { text: 'Tomorrow in Paris: light rain, 14 °C.' },
-    );
+  it("runs the loop in the page with the chosen selector and shows each turn's tools", async () => {
+    model.enqueue({ toolCalls: [{ name: 'get_weather_forecast', arguments: { city: 'Paris', days: 2 } }] }, { text: 'Tomorrow in Paris: light rain, 14 °C.' });
     await page.click('#chat summary');
     await page.fill('#chat input[name=baseURL]', `${server.url}v1`);
     await page.fill('#chat input[name=model]', 'scripted');
@@ -105,7 +102,7 @@ describe('demo page (WASM)', () => {
     await page.waitForSelector('#chat .chat-run .chat-note', { timeout: 30_000 });
 
     const [first, second] = await model.waitForRequests(2);
-    const advertised = ((first?.json as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+    const advertised = ((first?.json as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? []).map((t) => t.function.name);
     expect(advertised).toContain('get_weather_forecast');
     expect(advertised.length).toBeLessThanOrEqual(6);
     expect(second?.json).toBeTruthy();
@@ -131,7 +128,11 @@ describe('demo page (WASM)', () => {
     expect(errors).toContain('[2]: expected an object');
 
     const tools = [
-      { name: 'get_forecast', description: 'Weather forecast for a city for the coming days.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      {
+        name: 'get_forecast',
+        description: 'Weather forecast for a city for the coming days.',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
       { type: 'function', function: { name: 'send_invoice', description: 'Email an invoice to a customer.', parameters: { type: 'object' } } },
       { name: 'search_flights', description: 'Find flights between two airports on a date.', input_schema: { type: 'object' } },
     ];

@@ -88,10 +88,7 @@ describe('file tools on the opfs backend (Chromium)', () => {
   });
 
   it.for(FILE_CASES)('$name', async (fileCase, context) => {
-    const report = await page.evaluate(
-      (name) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.run(name),
-      fileCase.name,
-    );
+    const report = await page.evaluate((name) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.run(name), fileCase.name);
     if (report.outcome === 'skipped') context.skip('OPFS has no symbolic links');
     expect(report.error ?? '', `${fileCase.name} in the page`).toBe('');
     expect(report.outcome).toBe('passed');
@@ -99,10 +96,7 @@ describe('file tools on the opfs backend (Chromium)', () => {
 
   it('the default root (navigator.storage.getDirectory()) persists across a reload', async () => {
     const call = (tool: string, args: Record<string, unknown>) =>
-      page.evaluate(
-        ([name, input]) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.callOnDefaultRoot(name, input),
-        [tool, args] as const,
-      );
+      page.evaluate(([name, input]) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.callOnDefaultRoot(name, input), [tool, args] as const);
     expect(await call('Write', { path: 'notes/persist.md', content: '# Kept\nacross reloads\n' })).toEqual({
       isError: false,
       content: 'Created notes/persist.md: 22 bytes.',

@@ -69,10 +69,14 @@ export async function serveStatic(root: string, options: ServeOptions = {}): Pro
     }
     const proxy = options.proxy;
     if (proxy && pathname.startsWith(proxy.prefix)) {
-      const upstream = httpRequest(new URL(req.url ?? '/', proxy.target), { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...headers });
-        answer.pipe(res);
-      });
+      const upstream = httpRequest(
+        new URL(req.url ?? '/', proxy.target),
+        { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...headers });
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.writeHead(502, headers).end('proxy error'));
       req.pipe(upstream);
       return;

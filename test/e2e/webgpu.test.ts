@@ -71,7 +71,10 @@ async function rank(device: 'wasm' | 'webgpu'): Promise<Ranked> {
   const picks: Ranked['picks'] = [];
   for (const prompt of PROMPTS) {
     const results = await page.evaluate(
-      (text) => (window as unknown as { __loopctl: { select(p: string): Promise<{ id: string; ranked: { name: string; score?: number }[] }[]> } }).__loopctl.select(text),
+      (text) =>
+        (window as unknown as { __loopctl: { select(p: string): Promise<{ id: string; ranked: { name: string; score?: number }[] }[]> } }).__loopctl.select(
+          text,
+        ),
       prompt,
     );
     const embedding = results.find((r) => r.id === 'embedding');

@@ -4,15 +4,7 @@ import type { ToolSchema } from '../../src/registry/schema.js';
 import { isToken, rawWords } from '../../src/text/words.js';
 
 /** How the test embedder answers one call. */
-export type Behaviour =
-  | 'ok'
-  | 'throw'
-  | 'reject'
-  | 'nan'
-  | 'zero'
-  | 'empty'
-  | 'wrong-count'
-  | 'wrong-dims';
+export type Behaviour = 'ok' | 'throw' | 'reject' | 'nan' | 'zero' | 'empty' | 'wrong-count' | 'wrong-dims';
 
 /** A deterministic hashed bag-of-words embedder that counts what it embeds. */
 export interface CountingEmbedder extends Embedder {

@@ -6,7 +6,10 @@ const calls = vi.hoisted(() => ({ createStore: [] as Array<[string, string]>, st
 vi.mock('idb-keyval', () => {
   const storeFor = (name: string) => {
     let map = calls.stores.get(name);
-    if (!map) calls.stores.set(name, (map = new Map()));
+    if (!map) {
+      map = new Map();
+      calls.stores.set(name, map);
+    }
     return map;
   };
   type UseStore = { name: string };

@@ -198,7 +198,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Read: a line range says which lines of how many and where to continue',
     async run({ ok, check }) {
-      check.equal(await ok('Read', { path: 'notes.txt', offset: 2, limit: 1 }), '     2→repeat me\n\n(showing lines 2-2 of 3; call Read with offset=3 to continue)');
+      check.equal(
+        await ok('Read', { path: 'notes.txt', offset: 2, limit: 1 }),
+        '     2→repeat me\n\n(showing lines 2-2 of 3; call Read with offset=3 to continue)',
+      );
       check.equal(await ok('Read', { path: 'notes.txt', offset: 2 }), '     2→repeat me\n     3→repeat me\n\n(showing lines 2-3 of 3)');
     },
   },
@@ -267,9 +270,16 @@ export const FILE_CASES: readonly FileCase[] = [
     async run({ fs, ok, fails, check }) {
       await fs.mkdir('big');
       await fs.writeFile('big/huge.log', bigText());
-      await fails('Read', { path: 'big/huge.log' }, /big\/huge\.log is 10 MB \(10485760 bytes\), over the 2 MB limit for reading a whole file\. Read a range of lines with offset and limit/);
+      await fails(
+        'Read',
+        { path: 'big/huge.log' },
+        /big\/huge\.log is 10 MB \(10485760 bytes\), over the 2 MB limit for reading a whole file\. Read a range of lines with offset and limit/,
+      );
       const page = await ok('Read', { path: 'big/huge.log', offset: 100_000, limit: 2 });
-      check.match(page, /^100000→line 100000 x+\n100001→line 100001 x+\n\n\(showing lines 100000-100001 of 163840; call Read with offset=100002 to continue\)$/);
+      check.match(
+        page,
+        /^100000→line 100000 x+\n100001→line 100001 x+\n\n\(showing lines 100000-100001 of 163840; call Read with offset=100002 to continue\)$/,
+      );
     },
   },
   {
@@ -330,7 +340,11 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Edit: a non-unique string fails with its count and lines; replace_all replaces them all',
     async run({ ok, fails, check, text }) {
-      await fails('Edit', { path: 'notes.txt', old_string: 'repeat me', new_string: 'once' }, /old_string occurs 2 times in notes\.txt \(lines 2, 3\).*replace_all/);
+      await fails(
+        'Edit',
+        { path: 'notes.txt', old_string: 'repeat me', new_string: 'once' },
+        /old_string occurs 2 times in notes\.txt \(lines 2, 3\).*replace_all/,
+      );
       check.equal(await text('notes.txt'), FIXTURE['notes.txt']);
       check.equal(
         await ok('Edit', { path: 'notes.txt', old_string: 'repeat me', new_string: 'once', replace_all: true }),
@@ -410,11 +424,23 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Grep: path scope (a folder, one file) and glob filter (by name, by path)',
     async run({ ok, check }) {
-      check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'src' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');");
+      check.equal(
+        await ok('Grep', { pattern: 'parseConfig', path: 'src' }),
+        "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');",
+      );
       check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'docs/api.md' }), 'docs/api.md:3:- parseConfig(text)');
-      check.equal(await ok('Grep', { pattern: 'parseConfig', glob: '*.md' }), 'docs/api.md:3:- parseConfig(text)\ndocs/guide.md:3:Call parseConfig with JSON text.');
-      check.equal(await ok('Grep', { pattern: 'parseConfig', glob: 'src/*.ts' }), "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');");
-      check.equal(await ok('Grep', { pattern: 'toUpperCase', path: 'src', glob: 'util/**' }), 'src/util/strings.ts:1:export const shout = (s: string) => s.toUpperCase();');
+      check.equal(
+        await ok('Grep', { pattern: 'parseConfig', glob: '*.md' }),
+        'docs/api.md:3:- parseConfig(text)\ndocs/guide.md:3:Call parseConfig with JSON text.',
+      );
+      check.equal(
+        await ok('Grep', { pattern: 'parseConfig', glob: 'src/*.ts' }),
+        "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');",
+      );
+      check.equal(
+        await ok('Grep', { pattern: 'toUpperCase', path: 'src', glob: 'util/**' }),
+        'src/util/strings.ts:1:export const shout = (s: string) => s.toUpperCase();',
+      );
     },
   },
   {
@@ -508,7 +534,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Glob: past the cap it says how many more paths were not shown',
     async run({ okWith, check }) {
-      check.equal(await okWith({ maxPaths: 2 }, 'Glob', { pattern: '**/*.ts' }), 'src/config.ts\nsrc/main.ts\n\n(1 more path not shown; narrow the pattern or path)');
+      check.equal(
+        await okWith({ maxPaths: 2 }, 'Glob', { pattern: '**/*.ts' }),
+        'src/config.ts\nsrc/main.ts\n\n(1 more path not shown; narrow the pattern or path)',
+      );
     },
   },
 
@@ -522,7 +551,11 @@ export const FILE_CASES: readonly FileCase[] = [
           check.ok(result.isError, `${name} ${JSON.stringify(args)} should fail`);
           check.match(result.content, ESCAPES, `${name} ${JSON.stringify(args)}`);
         }
-        check.equal((await fs.list('')).some((entry) => entry.name === 'x' || entry.name === 'a'), false, 'nothing was created');
+        check.equal(
+          (await fs.list('')).some((entry) => entry.name === 'x' || entry.name === 'a'),
+          false,
+          'nothing was created',
+        );
       },
     }),
   ),
@@ -560,7 +593,10 @@ export const FILE_CASES: readonly FileCase[] = [
     async run({ ok, check }) {
       check.match(await ok('Read', { path: 'src/../README.md' }), /^ {5}1→# Demo project/);
       check.match(await ok('Read', { path: './README.md' }), /^ {5}1→# Demo project/);
-      check.equal(await ok('Grep', { pattern: 'shout', path: 'src/util/../util' }), 'src/util/strings.ts:1:export const shout = (s: string) => s.toUpperCase();');
+      check.equal(
+        await ok('Grep', { pattern: 'shout', path: 'src/util/../util' }),
+        'src/util/strings.ts:1:export const shout = (s: string) => s.toUpperCase();',
+      );
     },
   },
 
@@ -578,7 +614,11 @@ export const FILE_CASES: readonly FileCase[] = [
       }
       const error = await rejection(check, fs.mkdir(path));
       check.ok(isFileSystemError(error, 'invalid-path'), `mkdir: expected invalid-path, got ${String(error)}`);
-      check.equal((await fs.list('')).some((entry) => entry.name === 'a'), false, 'nothing was created');
+      check.equal(
+        (await fs.list('')).some((entry) => entry.name === 'a'),
+        false,
+        'nothing was created',
+      );
     },
   },
   {
@@ -594,7 +634,11 @@ export const FILE_CASES: readonly FileCase[] = [
       }
       const error = await rejection(check, fs.mkdir(folders(257)));
       check.ok(isFileSystemError(error, 'invalid-path'), `mkdir 257 deep: expected invalid-path, got ${String(error)}`);
-      check.equal((await fs.list(folders(255))).map((entry) => entry.name), ['leaf.txt'], 'nothing was created past the limit');
+      check.equal(
+        (await fs.list(folders(255))).map((entry) => entry.name),
+        ['leaf.txt'],
+        'nothing was created past the limit',
+      );
       // The limit is on the resolved path: 300 `x/..` pairs name README.md.
       check.match(await ok('Read', { path: `${'x/../'.repeat(300)}README.md` }), /^ {5}1→# Demo project/);
     },

@@ -182,7 +182,11 @@ describe('every selector serves the file tools', () => {
           : { tools: await selector.select(ctx(prompt), all, { signal: new AbortController().signal }) };
       expect(output.tools.length, `${name}: ${prompt}`).toBeGreaterThan(0);
       for (const tool of output.tools) expect(all, `${name}: ${prompt}`).toContain(tool);
-      if (recall) expect(output.tools.map((tool) => tool.name), `${name}: ${prompt}`).toContain(target);
+      if (recall)
+        expect(
+          output.tools.map((tool) => tool.name),
+          `${name}: ${prompt}`,
+        ).toContain(target);
     }
   });
 });
@@ -237,7 +241,8 @@ describe.each(PROVIDERS)('a BareLoop run under Strict with KeywordSelector ($pro
     expect(results.c_grep).toMatchObject({ isError: false, content: 'src/config.ts:1:export function parseConfig(text: string) {' });
     expect(results.c_read).toMatchObject({
       isError: false,
-      content: '     1→export function parseConfig(text: string) {\n     2→  return JSON.parse(text);\n     3→}\n\n(showing lines 1-3 of 4; call Read with offset=4 to continue)',
+      content:
+        '     1→export function parseConfig(text: string) {\n     2→  return JSON.parse(text);\n     3→}\n\n(showing lines 1-3 of 4; call Read with offset=4 to continue)',
     });
     expect(results.c_write).toMatchObject({ isError: true, content: expect.stringMatching(/not offered this turn/) });
     expect(results.c_escape).toMatchObject({ isError: true, content: expect.stringMatching(/path escapes the root/) });

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { LoopEvent } from '../../src/loop/events.js';
-import {
-  PROVIDERS,
-  collect,
-  ofType,
-  openAI,
-  recordingAsyncSelector,
-  toolbox,
-  useScriptedServer,
-} from './helpers.js';
+import { PROVIDERS, collect, ofType, openAI, recordingAsyncSelector, toolbox, useScriptedServer } from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -23,9 +15,7 @@ describe('cancellation', { timeout: 5_000 }, () => {
       return new Promise(() => undefined); // never settles, ignores the signal
     }, 'stuck');
     const controller = new AbortController();
-    const run = new BareLoop({ client: openAI(server.current), registry })
-      .withAsyncToolSelector(selector)
-      .run('weather', { signal: controller.signal });
+    const run = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(selector).run('weather', { signal: controller.signal });
 
     let abortedAt = 0;
     let doneAt = 0;
@@ -124,7 +114,7 @@ describe('cancellation', { timeout: 5_000 }, () => {
     expect(await server.current.requests[0]?.settled).toBe('client-closed');
   });
 
-  it('breaking out during a tool call aborts the handler\'s signal', async () => {
+  it("breaking out during a tool call aborts the handler's signal", async () => {
     let handlerSignal: AbortSignal | undefined;
     let release!: () => void;
     const { registry } = toolbox({

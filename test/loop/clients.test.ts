@@ -5,17 +5,7 @@ import type { RetryInfo } from '../../src/model/retry.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import {
-  FAST_RETRY,
-  PROVIDERS,
-  collect,
-  ofType,
-  shape,
-  toolbox,
-  useScriptedServer,
-  wireMessages,
-  wireToolNames,
-} from './helpers.js';
+import { FAST_RETRY, PROVIDERS, collect, ofType, shape, toolbox, useScriptedServer, wireMessages, wireToolNames } from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -127,10 +117,7 @@ describe.each(PROVIDERS)('a dotted (BFCL-style) tool name ($provider)', ({ make 
 
   it('round-trips through the wire mapping and dispatches to the registered handler', async () => {
     const seen: unknown[] = [];
-    server.current.enqueue(
-      { toolCalls: [{ name: 'math_factorial', arguments: { n: 5 } }] },
-      { text: '5! is 120.' },
-    );
+    server.current.enqueue({ toolCalls: [{ name: 'math_factorial', arguments: { n: 5 } }] }, { text: '5! is 120.' });
     const run = new BareLoop({ client: make(server.current), registry: registryWithFactorial(seen) }).run('What is 5 factorial?');
     const events = await collect(run);
 

@@ -85,9 +85,7 @@ describe.each(PROVIDERS)('Strict dispatch ($provider)', ({ make }) => {
     const { registry, calls } = toolbox();
     parallelCalls();
     const events = await collect(
-      new BareLoop({ client: make(server.current), registry })
-        .withToolSelector(new StaticSelector(['get_weather']))
-        .run('Weather in Oslo?'),
+      new BareLoop({ client: make(server.current), registry }).withToolSelector(new StaticSelector(['get_weather'])).run('Weather in Oslo?'),
     );
     expect(calls.map((c) => c.name)).toEqual(['get_weather', 'send_email']);
     const results = Object.fromEntries(ofType(events, 'tool_result').map((e) => [e.result.toolCallId, e.result]));

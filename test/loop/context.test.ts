@@ -58,9 +58,7 @@ describe('what the estimate counts', () => {
 
     // Pre-request feed on turn 2: same.
     expect(onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(transcriptCost + weatherCost);
-    expect(onTurn(full.events, 'request', 2).estimatedInputTokens - onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(
-      fullCost - weatherCost,
-    );
+    expect(onTurn(full.events, 'request', 2).estimatedInputTokens - onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(fullCost - weatherCost);
 
     // The reservation alone keeps the full-registry figure.
     for (const { events } of [full, narrow]) {
@@ -108,9 +106,7 @@ describe('what the estimate counts', () => {
     });
     server.current.enqueue(weatherCall({ inputTokens: 5000, outputTokens: 20 }), { text: 'Sunny.', usage: false });
     const events = await collect(
-      new BareLoop({ client: openAI(server.current), registry })
-        .withToolSelector(new StaticSelector(['get_weather', 'search_docs']))
-        .run(PROMPT),
+      new BareLoop({ client: openAI(server.current), registry }).withToolSelector(new StaticSelector(['get_weather', 'search_docs'])).run(PROMPT),
     );
     expect(onTurn(events, 'selection', 2).advertised).toEqual(['get_weather', 'search_docs']);
     const second = onTurn(events, 'request', 2);
@@ -280,7 +276,11 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
     expect(earlier.some((r) => r.estimatedInputTokens - r.advertisedTokens + r.fullSurfaceReservationTokens > contextWindow)).toBe(true);
     // The target: after compaction the messages, the full surface and the reply all fit.
     const request = onTurn(events, 'request', first.turn);
-    expect(request).toMatchObject({ estimatedInputTokens: first.afterTokens, advertisedTokens: advertised, fullSurfaceReservationTokens: full + maxOutputTokens });
+    expect(request).toMatchObject({
+      estimatedInputTokens: first.afterTokens,
+      advertisedTokens: advertised,
+      fullSurfaceReservationTokens: full + maxOutputTokens,
+    });
     expect(request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens).toBeLessThanOrEqual(contextWindow);
     expect(ofType(events, 'warning')).toEqual([]);
     expect(server.current.requests[first.turn - 1]?.rawBody).toContain('[tool result elided to save context');

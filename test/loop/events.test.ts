@@ -33,9 +33,7 @@ describe('BareLoop events', () => {
       },
       { text: 'It is sunny in Oslo.', usage: { inputTokens: 160, outputTokens: 7 } },
     );
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(
-      new StaticSelector(['get_weather', 'search_docs']),
-    );
+    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(new StaticSelector(['get_weather', 'search_docs']));
     const run = loop.run('What is the weather in Oslo?');
     const events = await collect(run);
 
@@ -86,8 +84,18 @@ describe('BareLoop events', () => {
     expect(onTurn(events, 'request', 2)).toMatchObject({ messages: 3, tools: 2 });
 
     const texts = ofType(events, 'text');
-    expect(texts.filter((e) => e.turn === 1).map((e) => e.delta).join('')).toBe('Let me check.');
-    expect(texts.filter((e) => e.turn === 2).map((e) => e.delta).join('')).toBe('It is sunny in Oslo.');
+    expect(
+      texts
+        .filter((e) => e.turn === 1)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('Let me check.');
+    expect(
+      texts
+        .filter((e) => e.turn === 2)
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('It is sunny in Oslo.');
     expect(texts.length).toBeGreaterThan(2); // streamed as deltas, not one block
 
     expect(ofType(events, 'tool_call')).toEqual([
@@ -148,7 +156,7 @@ describe('BareLoop events', () => {
     const run = new BareLoop({ client: openAI(server.current), registry }).run(history);
     const events = await collect(run);
     expect(ofType(events, 'run_start')[0]?.prompt).toBe('And now?');
-    expect((server.current.requests[0]?.json as any).messages).toEqual([
+    expect((server.current.requests[0]?.json as { messages?: unknown } | undefined)?.messages).toEqual([
       { role: 'user', content: 'Weather in Oslo?' },
       { role: 'assistant', content: 'Sunny.' },
       { role: 'user', content: 'And now?' },
@@ -214,11 +222,7 @@ describe('installing selectors', () => {
     const first = recordingSelector((_ctx, all) => named(all, 'get_weather'), 'first');
     const second = recordingSelector((_ctx, all) => named(all, 'search_docs'), 'second');
     const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(first);
-    server.current.enqueue(
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
-      { text: 'done' },
-      { text: 'next run' },
-    );
+    server.current.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'done' }, { text: 'next run' });
     const events: LoopEvent[] = [];
     for await (const event of loop.run('weather')) {
       events.push(event);

@@ -16,12 +16,7 @@ import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai
 import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../../src/select/selector.js';
 import { ToolRegistry, type ToolHandler } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import {
-  startScriptedModelServer,
-  type RecordedRequest,
-  type ScriptedModelServer,
-  type ScriptedModelServerOptions,
-} from '../support/scripted-model-server.js';
+import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedModelServerOptions } from '../support/scripted-model-server.js';
 
 /** Fast retries: tests never wait on real backoff. */
 export const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 50, jitter: 0 } as const;
@@ -145,11 +140,7 @@ export function ofType<T extends LoopEventType>(events: readonly LoopEvent[], ty
 }
 
 /** The one event of a type for a turn (fails when there is not exactly one). */
-export function onTurn<T extends LoopEventType>(
-  events: readonly LoopEvent[],
-  type: T,
-  turn: number,
-): Extract<LoopEvent, { type: T }> {
+export function onTurn<T extends LoopEventType>(events: readonly LoopEvent[], type: T, turn: number): Extract<LoopEvent, { type: T }> {
   const found = ofType(events, type).filter((event) => 'turn' in event && event.turn === turn);
   expect(found, `${type} events on turn ${turn}`).toHaveLength(1);
   return found[0] as Extract<LoopEvent, { type: T }>;

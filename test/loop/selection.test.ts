@@ -65,7 +65,7 @@ describe('selection threading', () => {
     });
   });
 
-  it('the request estimate moves by exactly the narrowed schemas\' cost', async () => {
+  it("the request estimate moves by exactly the narrowed schemas' cost", async () => {
     const estimates: number[] = [];
     const tokens: number[] = [];
     for (const selector of [new StaticSelector(), new StaticSelector(['get_weather'])]) {
@@ -108,13 +108,8 @@ describe('selection threading', () => {
       const text = ctx.conversation.map(messageText).join('\n');
       return all.filter((tool) => text.includes(tool.name));
     });
-    server.current.enqueue(
-      { toolCalls: [{ name: 'lookup_order', arguments: { number: 'A-17' } }] },
-      { text: 'Order A-17 shipped.' },
-    );
-    const run = new BareLoop({ client: make(server.current), registry })
-      .withAsyncToolSelector(selector)
-      .run('Where is my order?', { transients: [memory] });
+    server.current.enqueue({ toolCalls: [{ name: 'lookup_order', arguments: { number: 'A-17' } }] }, { text: 'Order A-17 shipped.' });
+    const run = new BareLoop({ client: make(server.current), registry }).withAsyncToolSelector(selector).run('Where is my order?', { transients: [memory] });
     const events = await collect(run);
 
     for (const ctx of selector.contexts) {
@@ -141,10 +136,7 @@ describe('no selector: byte-identical to a loop without selection', () => {
       const client = make(server.current);
       const loop = new BareLoop({ client, registry, config: { stream: false, system: 'You help.' } });
       if (selector) loop.withToolSelector(selector);
-      server.current.enqueue(
-        { toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] },
-        { text: 'Sunny.' },
-      );
+      server.current.enqueue({ toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
       const run = loop.run('Weather in Oslo?');
       await collect(run);
       const { messages } = await run.result();
@@ -175,9 +167,7 @@ describe('an empty selection', () => {
       const { registry } = toolbox();
       server.current.enqueue({ text: 'No tools needed.' });
       const events = await collect(
-        new BareLoop({ client: make(server.current), registry, config: { constraint } })
-          .withToolSelector(new StaticSelector([]))
-          .run('Say hi'),
+        new BareLoop({ client: make(server.current), registry, config: { constraint } }).withToolSelector(new StaticSelector([])).run('Say hi'),
       );
       const request = server.current.requests[server.current.requests.length - 1];
       expect(request?.rejected, `${provider} ${constraint}`).toBeUndefined();

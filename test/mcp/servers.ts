@@ -464,7 +464,15 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       input: {},
       run: () => [...new Set([...state.notes.values()].flatMap((n) => n.tags))].join(', '),
     },
-    { name: 'pin_note', description: 'Pin a note so it shows first.', input: { id }, run: ({ id: i }) => ((note(i).pinned = true), `pinned ${i}`) },
+    {
+      name: 'pin_note',
+      description: 'Pin a note so it shows first.',
+      input: { id },
+      run: ({ id: i }) => {
+        note(i).pinned = true;
+        return `pinned ${i}`;
+      },
+    },
     { name: 'export_notes', description: 'Export all notes as one Markdown document, attached as a resource.', input: {}, run: () => exportNotes(state) },
     {
       name: 'render_diagram',

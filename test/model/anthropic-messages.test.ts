@@ -104,9 +104,7 @@ describe('anthropicMessagesClient streaming', () => {
       lineEnding: '\r\n',
     });
     const events = await collect(client().stream({ messages: ask, tools: [weather] }));
-    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
-      { type: 'tool_call', call: { id: 'toolu_01', name: 'get_weather', arguments: args } },
-    ]);
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', call: { id: 'toolu_01', name: 'get_weather', arguments: args } }]);
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls', providerReason: 'tool_use' });
   });
 
@@ -177,7 +175,13 @@ describe('anthropicMessagesClient request mapping', () => {
     const messages: Message[] = [
       { role: 'system', content: 'Be terse.' },
       { role: 'system', content: 'Use metric.' },
-      { role: 'user', content: [{ type: 'text', text: 'Compute 7!' }, { type: 'text', text: 'And Oslo weather.' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compute 7!' },
+          { type: 'text', text: 'And Oslo weather.' },
+        ],
+      },
       {
         role: 'assistant',
         content: 'On it.',
@@ -255,10 +259,7 @@ describe('anthropicMessagesClient errors and retries', () => {
   });
 
   it('retries 529 overloaded, and surfaces the provider message after maxAttempts', async () => {
-    server.enqueue(
-      { kind: 'error', status: 529, message: 'Overloaded' },
-      { kind: 'error', status: 529, message: 'Overloaded' },
-    );
+    server.enqueue({ kind: 'error', status: 529, message: 'Overloaded' }, { kind: 'error', status: 529, message: 'Overloaded' });
     const error = await client({ retry: { maxAttempts: 2, baseDelayMs: 1 } })
       .complete({ messages: ask, tools: [] })
       .catch((e: unknown) => e);

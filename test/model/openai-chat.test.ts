@@ -1,13 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/message.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import {
-  ModelHttpError,
-  ModelNetworkError,
-  ModelStreamError,
-  type ModelEvent,
-  type ModelRequest,
-} from '../../src/model/client.js';
+import { ModelHttpError, ModelNetworkError, ModelStreamError, type ModelEvent, type ModelRequest } from '../../src/model/client.js';
 import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai-chat.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
 
@@ -105,9 +99,7 @@ describe('openAIChatClient streaming', () => {
     });
     const events = await collect(client().stream({ messages: ask, tools: [weather] }));
     expect(events.filter((e) => e.type === 'text')).toEqual([]);
-    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
-      { type: 'tool_call', call: { id: 'call_abc', name: 'get_weather', arguments: args } },
-    ]);
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', call: { id: 'call_abc', name: 'get_weather', arguments: args } }]);
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls', providerReason: 'tool_calls' });
   });
 
@@ -182,7 +174,13 @@ describe('openAIChatClient request mapping', () => {
     server.enqueue({ text: '5040, and Oslo is sunny.' });
     const messages: Message[] = [
       { role: 'system', content: 'Be terse.' },
-      { role: 'user', content: [{ type: 'text', text: 'Compute 7!' }, { type: 'text', text: 'And the weather.' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Compute 7!' },
+          { type: 'text', text: 'And the weather.' },
+        ],
+      },
       {
         role: 'assistant',
         content: '',
@@ -232,9 +230,7 @@ describe('openAIChatClient request mapping', () => {
   });
 
   it('rejects a forced tool that is not advertised before sending anything', async () => {
-    await expect(client().complete({ messages: ask, tools: [weather], toolChoice: { name: 'math.factorial' } })).rejects.toThrow(
-      TypeError,
-    );
+    await expect(client().complete({ messages: ask, tools: [weather], toolChoice: { name: 'math.factorial' } })).rejects.toThrow(TypeError);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -253,10 +249,7 @@ describe('openAIChatClient request mapping', () => {
 
 describe('openAIChatClient errors and retries', () => {
   it('retries a 429, honouring retry-after-ms, then succeeds', async () => {
-    server.enqueue(
-      { kind: 'error', status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '120' } },
-      { text: 'finally' },
-    );
+    server.enqueue({ kind: 'error', status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '120' } }, { text: 'finally' });
     const started = Date.now();
     const reply = await client({ retry: { baseDelayMs: 1, maxDelayMs: 5_000 } }).complete({ messages: ask, tools: [] });
     expect(reply.text).toBe('finally');

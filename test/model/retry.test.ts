@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backoffDelay,
-  isRetryableStatus,
-  parseRetryAfter,
-  retryAfterFromHeaders,
-  sleep,
-  withRetry,
-  type RetryInfo,
-} from '../../src/model/retry.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, retryAfterFromHeaders, sleep, withRetry, type RetryInfo } from '../../src/model/retry.js';
 
 class Flaky extends Error {
   constructor(

@@ -88,11 +88,7 @@ describe('strict Anthropic validation', () => {
     server.reset();
     const empty = await post('/v1/messages', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, headers);
     expect(empty.status).toBe(400);
-    const dotted = await post(
-      '/v1/messages',
-      { ...base, tools: [{ name: 'a.b', input_schema: { type: 'object' } }] },
-      headers,
-    );
+    const dotted = await post('/v1/messages', { ...base, tools: [{ name: 'a.b', input_schema: { type: 'object' } }] }, headers);
     expect(dotted.status).toBe(400);
   });
 });
@@ -147,10 +143,7 @@ describe('scripting', () => {
   });
 });
 
-async function post2(
-  target: ScriptedModelServer,
-  body: unknown,
-): Promise<{ choices: { message: { content: string } }[] }> {
+async function post2(target: ScriptedModelServer, body: unknown): Promise<{ choices: { message: { content: string } }[] }> {
   const response = await fetch(`${target.openAIBaseURL}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  WIRE_NAME_PATTERN,
-  assertAdvertised,
-  createToolNameMap,
-  requestToolNameMap,
-} from '../../src/model/tool-names.js';
+import { WIRE_NAME_PATTERN, assertAdvertised, createToolNameMap, requestToolNameMap } from '../../src/model/tool-names.js';
 
 function roundTrip(names: readonly string[]): Map<string, string> {
   const map = createToolNameMap(names);
@@ -112,9 +107,7 @@ describe('requestToolNameMap', () => {
   it('covers advertised tools and names from past calls', () => {
     const map = requestToolNameMap({
       tools: [{ name: 'math.factorial', description: '', parameters: {} }],
-      messages: [
-        { role: 'assistant', content: '', toolCalls: [{ id: '1', name: 'math_factorial', arguments: '{}' }] },
-      ],
+      messages: [{ role: 'assistant', content: '', toolCalls: [{ id: '1', name: 'math_factorial', arguments: '{}' }] }],
     });
     expect(map.toWire('math_factorial')).toBe('math_factorial');
     expect(map.toWire('math.factorial')).toMatch(/^math_factorial_[0-9a-z]{8}$/);

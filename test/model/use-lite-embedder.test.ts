@@ -59,7 +59,7 @@ describe('useLiteEmbedder', () => {
     }
     // Internal length sorting must not leak into the output order.
     const reversed = await embedder.embed([...texts].reverse());
-    reversed.reverse().forEach((v, i) => expect(cosine(v, vectors[i] as Float32Array)).toBeGreaterThan(0.99999));
+    for (const [i, v] of reversed.reverse().entries()) expect(cosine(v, vectors[i] as Float32Array)).toBeGreaterThan(0.99999);
     expect(await embedder.embed([])).toEqual([]);
   });
 
@@ -78,7 +78,9 @@ describe('useLiteEmbedder', () => {
   });
 
   it('gives the same vectors batched and one at a time', async () => {
-    const texts = generateSentences().filter((_, i) => i % 4 === 0).slice(0, 48);
+    const texts = generateSentences()
+      .filter((_, i) => i % 4 === 0)
+      .slice(0, 48);
     const small = useLiteEmbedder({ modelPath: MODEL_DIR, batchSize: 5 });
     const batched = await small.embed(texts);
     const single: Float32Array[] = [];
@@ -129,10 +131,7 @@ describe('useLiteEmbedder', () => {
     });
     const backend = await custom.load();
     expect(backend.fallbackReason).toBeUndefined(); // 'wasm' was asked for explicitly
-    expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual([
-      'use-lite/vocab.json',
-      'use-lite/onnx/model.onnx',
-    ]);
+    expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual(['use-lite/vocab.json', 'use-lite/onnx/model.onnx']);
     const loads = seen.filter((p) => p.phase === 'load');
     expect(loads.length).toBeGreaterThan(0);
     expect(loads.at(-1)).toEqual({ phase: 'load', done: backend.modelBytes, total: backend.modelBytes });
@@ -156,9 +155,7 @@ describe('useLiteEmbedder', () => {
   });
 
   it('resolves model files under URLs and paths', () => {
-    expect(resolveModelFile('https://example.test/models/use-lite', 'tokenizer.json')).toBe(
-      'https://example.test/models/use-lite/tokenizer.json',
-    );
+    expect(resolveModelFile('https://example.test/models/use-lite', 'tokenizer.json')).toBe('https://example.test/models/use-lite/tokenizer.json');
     expect(resolveModelFile(new URL('https://example.test/m/'), 'onnx/model.onnx')).toBe('https://example.test/m/onnx/model.onnx');
     expect(resolveModelFile('/srv/models/use-lite/', 'config.json')).toBe('/srv/models/use-lite/config.json');
     expect(resolveModelFile('models/use-lite', 'config.json')).toBe('models/use-lite/config.json');

@@ -35,11 +35,7 @@ beforeAll(async () => {
 
   fp32 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(texts);
   int8 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'int8', device: 'wasm' }).embed(texts);
-  sameIds = new Set(
-    texts.flatMap((text, i) =>
-      same(clip(tokenizer.encode(text)), clip(reference.tokenize(text))) ? [i] : [],
-    ),
-  );
+  sameIds = new Set(texts.flatMap((text, i) => (same(clip(tokenizer.encode(text)), clip(reference.tokenize(text))) ? [i] : [])));
 }, 180_000);
 
 describe('USE-lite ONNX port vs TF.js', () => {
@@ -64,8 +60,7 @@ describe('USE-lite ONNX port vs TF.js', () => {
   it('fp32: cosine >= 0.999 to TF.js on every text, end to end', () => {
     const all = stats(fp32.map((v, i) => cosine(v, referenceVectors[i] as number[])));
     console.info(
-      `fp32 vs TF.js: all ${texts.length} texts min ${all.min.toFixed(12)} (1 - min = ${(1 - all.min).toExponential(2)}) ` +
-        `mean ${all.mean.toFixed(12)}`,
+      `fp32 vs TF.js: all ${texts.length} texts min ${all.min.toFixed(12)} (1 - min = ${(1 - all.min).toExponential(2)}) ` + `mean ${all.mean.toFixed(12)}`,
     );
     expect(all.min).toBeGreaterThanOrEqual(0.999);
     expect(all.min).toBeGreaterThanOrEqual(0.99999); // measured ≈ 0.99999999998
@@ -173,7 +168,7 @@ describe('USE-lite ONNX port vs TF.js', () => {
     golden.forEach((g, i) => {
       expect(tokenizer.encode(g.text)).toEqual(g.ids);
       const vector = [a, b][i] as Float32Array;
-      g.head.forEach((value, k) => expect(vector[k]).toBeCloseTo(value, 5));
+      for (const [k, value] of g.head.entries()) expect(vector[k]).toBeCloseTo(value, 5);
     });
   });
 });

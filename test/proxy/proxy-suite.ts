@@ -126,7 +126,10 @@ function expectedBody(clientBody: string, names: readonly string[]): string {
 }
 
 function checkNarrowed(t: ProxyTarget, request: UpstreamRequest, expected: string, what: string): void {
-  assert(request.tools.length >= 1 && request.tools.length <= t.k, `${what}: upstream saw ${request.tools.length} tools, expected 1..${t.k}: ${request.tools.join(', ')}`);
+  assert(
+    request.tools.length >= 1 && request.tools.length <= t.k,
+    `${what}: upstream saw ${request.tools.length} tools, expected 1..${t.k}: ${request.tools.join(', ')}`,
+  );
   assert(request.tools.includes(expected), `${what}: ${expected} not among ${request.tools.join(', ')}`);
   const order = TOOLS.map((tool) => tool.name).filter((name) => request.tools.includes(name));
   equal(request.tools.join(), order.join(), `${what}: kept tools keep the client's order`);
@@ -269,8 +272,14 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
     async run(t) {
       const id = newId();
       const client = recording(t.api);
-      const { response } = await new OpenAI({ apiKey: t.token, baseURL: `${t.api.baseURL}/v1`, fetch: client.fetch, maxRetries: 0, defaultHeaders: { 'x-loopctl-bypass': '1' } })
-        .chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS) })
+      const { response } = await new OpenAI({
+        apiKey: t.token,
+        baseURL: `${t.api.baseURL}/v1`,
+        fetch: client.fetch,
+        maxRetries: 0,
+        defaultHeaders: { 'x-loopctl-bypass': '1' },
+      }).chat.completions
+        .create({ model: 'scripted', messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS) })
         .withResponse();
       const request = await only(t, id);
       equal(request.rawBody, client.bodies[0], 'byte-identical body');
@@ -295,7 +304,12 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(openaiError.param, 'x-loopctl-k', 'openai error.param');
       const anthropicError = await rejects(
         anthropic(t, t.api, t.api.fetch).messages.create(
-          { model: 'scripted', max_tokens: 64, messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: anthropicTools(TOOLS) as Anthropic.Tool[] },
+          {
+            model: 'scripted',
+            max_tokens: 64,
+            messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
+            tools: anthropicTools(TOOLS) as Anthropic.Tool[],
+          },
           { headers: { 'x-loopctl-selector': 'no-such-selector' } },
         ),
       );
@@ -353,7 +367,12 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const streamId = newId();
       const streamAbort = new AbortController();
       const stream = await openai(t, t.api, t.api.fetch).chat.completions.create(
-        { model: 'scripted', messages: [{ role: 'user', content: `[[scenario:slow-stream]] ${WEATHER} [[id:${streamId}]]` }], tools: openAITools(TOOLS), stream: true },
+        {
+          model: 'scripted',
+          messages: [{ role: 'user', content: `[[scenario:slow-stream]] ${WEATHER} [[id:${streamId}]]` }],
+          tools: openAITools(TOOLS),
+          stream: true,
+        },
         { signal: streamAbort.signal },
       );
       let received = 0;
@@ -449,7 +468,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const marked = sent.tools.filter((entry) => entry.cache_control !== undefined);
       equal(marked.length, 1, 'one breakpoint among the tools');
       equal(marked[0], sent.tools[sent.tools.length - 1], 'on the last kept tool');
-      equal(JSON.stringify(marked[0]?.cache_control), '{"type":"ephemeral","ttl":"1h"}', 'the client\'s breakpoint value');
+      equal(JSON.stringify(marked[0]?.cache_control), '{"type":"ephemeral","ttl":"1h"}', "the client's breakpoint value");
       const client0 = JSON.parse(client.bodies[0] as string) as { system: unknown; messages: unknown };
       equal(JSON.stringify(sent.system), JSON.stringify(client0.system), 'system breakpoints untouched');
       equal(JSON.stringify(sent.messages), JSON.stringify(client0.messages), 'message breakpoints untouched');
@@ -480,7 +499,11 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const id = newId();
       const client = recording(t.api);
       const sdk = openai(t, t.api, client.fetch);
-      await sdk.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS.slice(0, t.k - 1)) });
+      await sdk.chat.completions.create({
+        model: 'scripted',
+        messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
+        tools: openAITools(TOOLS.slice(0, t.k - 1)),
+      });
       const request = await only(t, id);
       equal(request.rawBody, client.bodies[0], 'byte-identical');
       equal(client.responses[0]?.headers.get('x-loopctl-skipped'), 'under-k', 'skipped: under-k');
@@ -497,7 +520,11 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       );
       assert(wrong instanceof OpenAI.AuthenticationError, `openai AuthenticationError, got ${wrong?.constructor?.name}`);
       const wrongAnthropic = await rejects(
-        anthropic(t, t.api, t.api.fetch, 'not-the-token').messages.create({ model: 'scripted', max_tokens: 8, messages: [{ role: 'user', content: `hi [[id:${id}]]` }] }),
+        anthropic(t, t.api, t.api.fetch, 'not-the-token').messages.create({
+          model: 'scripted',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: `hi [[id:${id}]]` }],
+        }),
       );
       assert(wrongAnthropic instanceof Anthropic.AuthenticationError, `anthropic AuthenticationError, got ${wrongAnthropic?.constructor?.name}`);
       equal((await upstream(t, id)).length, 0, 'nothing reached the upstream');
@@ -525,13 +552,21 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
     name: 'an unreachable upstream is a 502 in the provider shape',
     async run(t) {
       const openaiError = await rejects(
-        openai(t, t.deadUpstream, t.deadUpstream.fetch).chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: WEATHER }], tools: openAITools(TOOLS) }),
+        openai(t, t.deadUpstream, t.deadUpstream.fetch).chat.completions.create({
+          model: 'scripted',
+          messages: [{ role: 'user', content: WEATHER }],
+          tools: openAITools(TOOLS),
+        }),
       );
       assert(openaiError instanceof OpenAI.InternalServerError, `openai InternalServerError, got ${openaiError?.constructor?.name}`);
       equal(openaiError.status, 502, 'status');
       equal(openaiError.type, 'upstream_error', 'type');
       const anthropicError = await rejects(
-        anthropic(t, t.deadUpstream, t.deadUpstream.fetch).messages.create({ model: 'scripted', max_tokens: 8, messages: [{ role: 'user', content: WEATHER }] }),
+        anthropic(t, t.deadUpstream, t.deadUpstream.fetch).messages.create({
+          model: 'scripted',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: WEATHER }],
+        }),
       );
       equal(anthropicError.status, 502, 'anthropic status');
       equal((anthropicError.error as { type: string; error: { type: string } }).type, 'error', 'anthropic shape');
@@ -550,13 +585,24 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(malformed.status, 400, 'malformed status');
       const openaiBody = (await malformed.json()) as { error: { type: string; message: string } };
       equal(openaiBody.error.type, 'invalid_request_error', 'openai shape');
-      const nameless = await post('/v1/messages', JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }], tools: [{ description: 'x', input_schema: { type: 'object' } }] }));
+      const nameless = await post(
+        '/v1/messages',
+        JSON.stringify({
+          model: 'm',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'hi' }],
+          tools: [{ description: 'x', input_schema: { type: 'object' } }],
+        }),
+      );
       equal(nameless.status, 400, 'nameless status');
       const anthropicBody = (await nameless.json()) as { type: string; error: { type: string; message: string } };
       equal(anthropicBody.type, 'error', 'anthropic shape');
       equal(anthropicBody.error.type, 'invalid_request_error', 'anthropic type');
       assert(/tools\.0\.name/.test(anthropicBody.error.message), `names the field: ${anthropicBody.error.message}`);
-      const huge = await post('/v1/messages', JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] }));
+      const huge = await post(
+        '/v1/messages',
+        JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] }),
+      );
       equal(huge.status, 413, 'oversized status');
       equal(((await huge.json()) as { error: { type: string } }).error.type, 'request_too_large', 'anthropic 413 type');
     },

@@ -9,7 +9,7 @@ import { forwardBody } from '../../src/hono/proxy/forward-body.js';
 import { keepSet } from '../../src/hono/proxy/keep-set.js';
 import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
 import { ProxyConfigError, proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
-import { parseProxyRequest, ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
+import { parseProxyRequest, type ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
 
 const PRETTY = `{
@@ -45,7 +45,7 @@ describe('forwarded body', () => {
     expect(forwardBody(request, [0, 1, 2])).toBe(PRETTY);
   });
 
-  it('moves a removed tool\'s cache_control to the last kept tool, appended to its own text', () => {
+  it("moves a removed tool's cache_control to the last kept tool, appended to its own text", () => {
     const text = JSON.stringify({
       model: 'claude',
       tools: [
@@ -94,7 +94,13 @@ describe('selection query (latest user text)', () => {
       JSON.stringify({
         messages: [
           { role: 'system', content: 'You are a weather bot.' },
-          { role: 'user', content: [{ type: 'text', text: 'Email Ana' }, { type: 'text', text: 'about the invoice' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Email Ana' },
+              { type: 'text', text: 'about the invoice' },
+            ],
+          },
           { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'send_email', arguments: '{}' } }] },
           { role: 'tool', tool_call_id: 'c1', content: 'The weather in Oslo is sunny.' },
           { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'read_email', arguments: '{}' } }] },
@@ -220,7 +226,12 @@ describe('headers', () => {
 
   it('token mode: the client credentials are replaced by the server key; controls and hop-by-hop headers stay behind', () => {
     const sent = Object.fromEntries(upstreamHeaders(incoming, 'anthropic', 'token', 'sk-upstream'));
-    expect(sent).toEqual({ 'x-api-key': 'sk-upstream', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31', 'x-stainless-lang': 'js' });
+    expect(sent).toEqual({
+      'x-api-key': 'sk-upstream',
+      'anthropic-version': '2023-06-01',
+      'anthropic-beta': 'prompt-caching-2024-07-31',
+      'x-stainless-lang': 'js',
+    });
     expect(Object.fromEntries(upstreamHeaders(incoming, 'openai', 'token', 'sk-upstream')).authorization).toBe('Bearer sk-upstream');
   });
 
@@ -231,7 +242,13 @@ describe('headers', () => {
   });
 
   it('the client gets the upstream headers minus encoding and hop-by-hop ones', () => {
-    const upstream = new Headers({ 'retry-after': '7', 'content-encoding': 'gzip', 'content-length': '10', 'transfer-encoding': 'chunked', 'x-request-id': 'req_1' });
+    const upstream = new Headers({
+      'retry-after': '7',
+      'content-encoding': 'gzip',
+      'content-length': '10',
+      'transfer-encoding': 'chunked',
+      'x-request-id': 'req_1',
+    });
     expect(Object.fromEntries(clientHeaders(upstream))).toEqual({ 'retry-after': '7', 'x-request-id': 'req_1' });
   });
 });

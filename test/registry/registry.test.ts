@@ -61,12 +61,18 @@ describe('ToolRegistry: registration', () => {
     ]);
     expect(names(registry)).toEqual(['clock', 'get_weather']);
 
-    expect(() => registry.registerMany([{ schema: sum, handler: ok }, { schema: clock, handler: ok }])).toThrow(
-      /clock.*already registered/,
-    );
-    expect(() => registry.registerMany([{ schema: sum, handler: ok }, { schema: sum, handler: ok }])).toThrow(
-      /sum.*twice/,
-    );
+    expect(() =>
+      registry.registerMany([
+        { schema: sum, handler: ok },
+        { schema: clock, handler: ok },
+      ]),
+    ).toThrow(/clock.*already registered/);
+    expect(() =>
+      registry.registerMany([
+        { schema: sum, handler: ok },
+        { schema: sum, handler: ok },
+      ]),
+    ).toThrow(/sum.*twice/);
     expect(registry.has('sum')).toBe(false);
     expect(names(registry)).toEqual(['clock', 'get_weather']);
   });
@@ -88,7 +94,10 @@ describe('ToolRegistry: registration', () => {
   });
 
   it('replace keeps the position and swaps the handler', async () => {
-    const registry = new ToolRegistry().register(weather, () => 'old').register(clock, ok).register(sum, ok);
+    const registry = new ToolRegistry()
+      .register(weather, () => 'old')
+      .register(clock, ok)
+      .register(sum, ok);
     registry.replace({ ...weather, description: 'Weather now.' }, () => 'new');
     expect(names(registry)).toEqual(['get_weather', 'clock', 'sum']);
     expect(registry.get('get_weather')?.description).toBe('Weather now.');
@@ -351,8 +360,7 @@ describe('ToolRegistry: dispatch never throws for a model mistake', () => {
     const controller = new AbortController();
     const registry = new ToolRegistry().register(
       clock,
-      (_args, { signal }) =>
-        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     );
     const pending = registry.dispatch(call('clock', '{}'), { signal: controller.signal });
     controller.abort();

@@ -76,6 +76,7 @@ describe('compileValidator', () => {
 
 describe('validation never generates code (Workers forbid eval and new Function)', () => {
   const realFunction = globalThis.Function;
+  // biome-ignore lint/security/noGlobalEval: the test stubs eval to prove the validator never calls it
   const realEval = globalThis.eval;
   const functionPrototype = Function.prototype;
   const realConstructor = Object.getOwnPropertyDescriptor(functionPrototype, 'constructor')!;
@@ -102,18 +103,21 @@ describe('validation never generates code (Workers forbid eval and new Function)
     forbidCodegen();
     // The three ways a code-generating validator compiles a schema.
     expect(() => new Function('return 1')).toThrow(/forbidden/);
+    // biome-ignore lint/security/noGlobalEval: proving the stub refuses indirect eval
+    // biome-ignore lint/complexity/noCommaOperator: the indirect-eval form is the point
     expect(() => (0, eval)('1')).toThrow(/forbidden/);
-    expect(() => (function () {}).constructor('return 1')).toThrow(/forbidden/);
+    expect(() => (() => {}).constructor('return 1')).toThrow(/forbidden/);
   });
 
   it('compiles and validates with eval and Function replaced by throwing stubs', () => {
     forbidCodegen();
     const check = compileValidator({ ...schema, properties: { ...schema.properties, code: { pattern: '^[A-Z]{3}$' } } });
     expect(check({ city: 'Oslo', code: 'NOK', where: { lat: 59.9 } })).toEqual([]);
-    expect(check({ city: 'Oslo', code: 'nok', days: [0] }).map((issue) => issue.path).sort()).toEqual([
-      '/code',
-      '/days/0',
-    ]);
+    expect(
+      check({ city: 'Oslo', code: 'nok', days: [0] })
+        .map((issue) => issue.path)
+        .sort(),
+    ).toEqual(['/code', '/days/0']);
   });
 
   it('dispatch validates and runs under the same stubs', async () => {

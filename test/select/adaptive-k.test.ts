@@ -27,7 +27,10 @@ describe('topK', () => {
 
   it('matches a full sort on random data', () => {
     let seed = 7;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
     const scores = Array.from({ length: 500 }, () => Math.round(random() * 50) / 50);
     const expected = scores
       .map((score, index) => ({ score, index }))

@@ -100,7 +100,7 @@ describe('applySelection', () => {
     expect(selection.warnings[0]).toContain('no tool matched the prompt');
   });
 
-  it('passes the selector\'s own warnings through alongside its own', () => {
+  it("passes the selector's own warnings through alongside its own", () => {
     const selection = applySelection({ tools: [alpha, tool('ghost')], warnings: ['ran lexical-only'] }, all);
     expect(selection.warnings[0]).toBe('ran lexical-only');
     expect(selection.warnings).toHaveLength(2);

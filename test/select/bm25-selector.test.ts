@@ -14,8 +14,7 @@ const ctx = (prompt: string | undefined): SelectionContext => ({
   latestUserMessage: prompt,
   conversation: [],
 });
-const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) =>
-  applySelection(selector.selectDetailed(ctx(prompt), all), all).names;
+const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) => applySelection(selector.selectDetailed(ctx(prompt), all), all).names;
 
 // Documents (split name, description, parameter names and parameter descriptions), counted by hand:
 //   geocode: geocode coordinates place city name city   (6 words; "city" twice, both from the parameter)
@@ -103,9 +102,7 @@ describe('Bm25Selector', () => {
 
   it('is deterministic', () => {
     const selector = new Bm25Selector({ topK: 2 });
-    expect(selector.selectDetailed(ctx('weather city time'), corpus)).toEqual(
-      selector.selectDetailed(ctx('weather city time'), [...corpus]),
-    );
+    expect(selector.selectDetailed(ctx('weather city time'), corpus)).toEqual(selector.selectDetailed(ctx('weather city time'), [...corpus]));
   });
 
   describe('withTopK', () => {

@@ -151,9 +151,7 @@ describe('EmbeddingSelector caching', () => {
     const selector = new EmbeddingSelector(embedder, { topK: 1 });
     const all = registry();
     await selector.select(ctx('weather'), all, noSignal);
-    const edited = all.map((tool) =>
-      tool.name === 'send_email' ? { ...tool, description: 'Deliver a weather bulletin by mail.' } : tool,
-    );
+    const edited = all.map((tool) => (tool.name === 'send_email' ? { ...tool, description: 'Deliver a weather bulletin by mail.' } : tool));
     await selector.select(ctx('weather'), edited, noSignal);
     expect(selector.stats.corpusEmbeds).toBe(all.length + 1);
   });
@@ -202,11 +200,7 @@ describe('EmbeddingSelector caching', () => {
     const storage = new Map<string, Uint8Array>();
     const all = registry();
     const prompt = 'Schedule a calendar meeting with attendees';
-    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).selectDetailed(
-      ctx(prompt),
-      all,
-      noSignal,
-    );
+    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).selectDetailed(ctx(prompt), all, noSignal);
     for (const [key, bytes] of storage) storage.set(key, bytes.slice(0, bytes.length >> 1));
 
     const selector = new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) });
@@ -273,9 +267,7 @@ describe('EmbeddingSelector fails open', () => {
       const all = registry();
       const output = await new EmbeddingSelector(embedder, { topK: 2 }).selectDetailed(ctx('weather'), all, noSignal);
       expect(output.tools).toEqual(all);
-      expect(output.fellOpen).toMatch(
-        /query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/,
-      );
+      expect(output.fellOpen).toMatch(/query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/);
     });
   }
 
@@ -296,11 +288,7 @@ describe('EmbeddingSelector fails open', () => {
   it.each([undefined, '', '   \n'])('when there is no query (%j)', async (prompt) => {
     const embedder = countingEmbedder();
     const all = registry();
-    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).selectDetailed(
-      ctx(prompt),
-      all,
-      noSignal,
-    );
+    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).selectDetailed(ctx(prompt), all, noSignal);
     expect(output.tools).toEqual(all);
     expect(output.fellOpen).toMatch(/no query/);
     expect(embedder.calls).toBe(0);
@@ -484,9 +472,7 @@ describe('EmbeddingSelector timeout', () => {
     let release!: () => void;
     embedder.hold = new Promise((resolve) => (release = resolve));
     let done = false;
-    const pending = new EmbeddingSelector(embedder, { topK: 1 })
-      .selectDetailed(ctx('weather'), registry(), noSignal)
-      .finally(() => (done = true));
+    const pending = new EmbeddingSelector(embedder, { topK: 1 }).selectDetailed(ctx('weather'), registry(), noSignal).finally(() => (done = true));
     await tick(40);
     expect(done).toBe(false);
     embedder.hold = undefined;

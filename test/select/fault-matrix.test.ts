@@ -27,7 +27,9 @@ const picker = useScriptedServer(); // the rewriting selector's model
 const model = useScriptedServer(); // the run's model
 
 const PROMPT = 'What is the weather in Oslo?';
-const NAMES = toolbox().registry.schemas().map((tool) => tool.name);
+const NAMES = toolbox()
+  .registry.schemas()
+  .map((tool) => tool.name);
 const INVENTED: ToolSchema = { name: 'delete_everything', description: 'Wipe everything.', parameters: { type: 'object' } };
 const FORGED_DESCRIPTION = 'Send money to anyone.';
 
@@ -210,7 +212,10 @@ async function scenario(fault: FaultId, id: SelectorId): Promise<Scenario> {
     case 'throws':
       return { prompt: PROMPT, installed: builtIn(id, { client: pickerClient(await refusedBaseURL()) }), pickerReplies: [] };
     case 'rejects':
-      return failing([{ kind: 'error', status: 500, message: 'boom' }, { kind: 'error', status: 500, message: 'boom' }]);
+      return failing([
+        { kind: 'error', status: 500, message: 'boom' },
+        { kind: 'error', status: 500, message: 'boom' },
+      ]);
     case 'hangs':
       return failing([{ kind: 'hang' }]);
     case 'unknown-names':
@@ -298,7 +303,10 @@ async function runCell(fault: FaultId, id: SelectorId, cell: Cell): Promise<void
       const selection = onTurn(events, 'selection', turn);
       expect(selection.advertised).toEqual(NAMES);
       expect(selection.fellOpen).toContain(cell.cause);
-      expect(warningsOn(events, turn).some((message) => message.includes(cell.cause)), 'a warning names the cause').toBe(true);
+      expect(
+        warningsOn(events, turn).some((message) => message.includes(cell.cause)),
+        'a warning names the cause',
+      ).toBe(true);
       if (turn > 1) expect(onTurn(events, 'selection', 1).fellOpen).toBeNull(); // the fault, not the setup
       break;
     }
@@ -310,7 +318,10 @@ async function runCell(fault: FaultId, id: SelectorId, cell: Cell): Promise<void
       // Narrowed under Strict: the model's send_email call is refused, not dispatched.
       const email = ofType(events, 'tool_call').find((event) => event.call.name === 'send_email');
       expect(email?.advertised).toBe(false);
-      expect(warningsOn(events, 1).some((message) => message.includes(cell.cause)), 'a warning names the degradation').toBe(true);
+      expect(
+        warningsOn(events, 1).some((message) => message.includes(cell.cause)),
+        'a warning names the degradation',
+      ).toBe(true);
       break;
     }
     case 'drops-fabricated': {
@@ -375,9 +386,7 @@ function checkInvariants(events: readonly LoopEvent[], calls: { name: string; ar
 
 // ---------------------------------------------------------------------------------------
 
-const cells = FAULT_TABLE.flatMap((row) =>
-  SELECTOR_IDS.map((id) => ({ fault: row.id, label: row.fault, id, cell: row.cells[id] })),
-);
+const cells = FAULT_TABLE.flatMap((row) => SELECTOR_IDS.map((id) => ({ fault: row.id, label: row.fault, id, cell: row.cells[id] })));
 const runnable = cells.filter((entry) => entry.cell.outcome !== 'n/a');
 
 describe('selector fault matrix (through BareLoop, Strict, scripted model server)', { timeout: 30_000 }, () => {
@@ -385,7 +394,7 @@ describe('selector fault matrix (through BareLoop, Strict, scripted model server
     await runCell(fault, id, cell);
   });
 
-  it('covers every selector and the hybrid\'s degradation, and every n/a says why', () => {
+  it("covers every selector and the hybrid's degradation, and every n/a says why", () => {
     expect(new Set(runnable.map((entry) => entry.id))).toEqual(new Set(SELECTOR_IDS));
     expect(runnable.some((entry) => entry.cell.outcome === 'lexical-only')).toBe(true);
     for (const entry of cells) if (entry.cell.outcome === 'n/a') expect(entry.cell.why.length).toBeGreaterThan(0);

@@ -69,7 +69,8 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'throws',
     fault: 'Dependency throws',
-    injection: 'embedding, hybrid: `embed()` throws synchronously on every call. rewriting: the selection model’s port refuses connections (the client throws a network error after its retries).',
+    injection:
+      'embedding, hybrid: `embed()` throws synchronously on every call. rewriting: the selection model’s port refuses connections (the client throws a network error after its retries).',
     cells: {
       keyword: { outcome: 'n/a', why: NO_DEPENDENCY },
       bm25: { outcome: 'n/a', why: NO_DEPENDENCY },
@@ -81,7 +82,8 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'rejects',
     fault: 'Dependency rejects',
-    injection: 'embedding, hybrid: `embed()` returns a rejected promise on every call. rewriting: the selection model answers HTTP 500 to every attempt (2 attempts).',
+    injection:
+      'embedding, hybrid: `embed()` returns a rejected promise on every call. rewriting: the selection model answers HTTP 500 to every attempt (2 attempts).',
     cells: {
       keyword: { outcome: 'n/a', why: NO_DEPENDENCY },
       bm25: { outcome: 'n/a', why: NO_DEPENDENCY },
@@ -153,7 +155,8 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'fabricated',
     fault: 'Fabricated schemas',
-    injection: 'every selector, wrapped: the wrapper adds an invented schema (`delete_everything`) and a forged copy of a registered one (`send_email` with another description) to the built-in’s selection. The model then calls `delete_everything`.',
+    injection:
+      'every selector, wrapped: the wrapper adds an invented schema (`delete_everything`) and a forged copy of a registered one (`send_email` with another description) to the built-in’s selection. The model then calls `delete_everything`.',
     cells: {
       keyword: { outcome: 'drops-fabricated' },
       bm25: { outcome: 'drops-fabricated' },
@@ -165,7 +168,8 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'unknown-names',
     fault: 'Names not in the registry',
-    injection: 'keyword, bm25, embedding, hybrid: the core-tools option names a tool the registry does not hold. rewriting: the answer names only unregistered or mis-cased tools (`["delete_everything", "Get_Weather"]`).',
+    injection:
+      'keyword, bm25, embedding, hybrid: the core-tools option names a tool the registry does not hold. rewriting: the answer names only unregistered or mis-cased tools (`["delete_everything", "Get_Weather"]`).',
     cells: {
       keyword: { outcome: 'ignores-unknown' },
       bm25: { outcome: 'ignores-unknown' },
@@ -205,7 +209,8 @@ export const FAULT_TABLE: readonly FaultRow[] = [
   {
     id: 'cancelled',
     fault: 'Run cancelled mid-selection',
-    injection: 'embedding, hybrid: `embed()` never settles and ignores its signal; the run is aborted once it is called. rewriting: the selection model never answers; the run is aborted once the call is on the wire.',
+    injection:
+      'embedding, hybrid: `embed()` never settles and ignores its signal; the run is aborted once it is called. rewriting: the selection model never answers; the run is aborted once the call is on the wire.',
     cells: {
       keyword: { outcome: 'n/a', why: 'synchronous; nothing to cancel mid-selection' },
       bm25: { outcome: 'n/a', why: 'synchronous; nothing to cancel mid-selection' },
@@ -262,7 +267,7 @@ export const SYSTEM_FAULTS: readonly SystemFault[] = [
 
 /** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE} and {@link SYSTEM_FAULTS}. */
 export function renderFaultMatrix(): string {
-  const escape = (text: string): string => text.replace(/\|/g, '\\|');
+  const escapePipes = (text: string): string => text.replace(/\|/g, '\\|');
   const lines = [
     '# Selector fault matrix',
     '',
@@ -275,7 +280,7 @@ export function renderFaultMatrix(): string {
     '',
     `| Fault | ${SELECTOR_IDS.join(' | ')} |`,
     `|---|${SELECTOR_IDS.map(() => '---').join('|')}|`,
-    ...FAULT_TABLE.map((row) => `| ${row.fault} | ${SELECTOR_IDS.map((id) => escape(describeCell(row.cells[id]))).join(' | ')} |`),
+    ...FAULT_TABLE.map((row) => `| ${row.fault} | ${SELECTOR_IDS.map((id) => escapePipes(describeCell(row.cells[id]))).join(' | ')} |`),
     '',
     '“Full surface” means every registered tool is advertised and the selection event’s `fellOpen`',
     'carries the cause, which the loop repeats as a `warning` event. “Lexical-only” is the hybrid’s',
@@ -286,7 +291,7 @@ export function renderFaultMatrix(): string {
     '',
     '| Fault | What happens | Test |',
     '|---|---|---|',
-    ...SYSTEM_FAULTS.map((row) => `| ${escape(row.fault)} | ${escape(row.outcome)} | ${row.test} |`),
+    ...SYSTEM_FAULTS.map((row) => `| ${escapePipes(row.fault)} | ${escapePipes(row.outcome)} | ${row.test} |`),
     '',
     ...renderTransportFaults(),
     '## How each fault is injected',

@@ -20,8 +20,7 @@ const ctx = (prompt: string | undefined, extra: Partial<SelectionContext> = {}):
 /** Names a selector advertises for a prompt, after the selection contract. */
 const pick = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) =>
   applySelection(selector.selectDetailed(ctx(prompt), all), all);
-const names = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) =>
-  pick(selector, all, prompt).names;
+const names = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) => pick(selector, all, prompt).names;
 
 // Descriptions avoid the default synonym table's words unless a test is about the table.
 const surface: readonly ToolSchema[] = [
@@ -79,7 +78,7 @@ describe('KeywordSelector: tokenising', () => {
     expect(onlyStopwords.fellOpen).toBe('the prompt has no words to match');
   });
 
-  it('the query words are the prompt\'s words of three or more characters, minus stopwords', () => {
+  it("the query words are the prompt's words of three or more characters, minus stopwords", () => {
     const bare = new KeywordSelector({ noDefaultSynonyms: true });
     expect(bare.queryWords('Get me the Weather for Oslo, please: is it wet?')).toEqual(['weather', 'oslo', 'wet']);
     expect(bare.queryWords('getWeatherNow')).toEqual(['weather', 'now']);

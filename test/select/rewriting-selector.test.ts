@@ -122,7 +122,7 @@ describe('parseToolAnswer', () => {
     expect(parseToolAnswer(text, known)).toEqual(expected);
   });
 
-  it('a registered name wins over another name\'s wire form', () => {
+  it("a registered name wins over another name's wire form", () => {
     expect(parseToolAnswer('["a_b"]', ['a.b', 'a_b'])).toEqual({ kind: 'names', names: ['a_b'], unknown: [] });
     expect(parseToolAnswer('["a.b"]', ['a.b', 'a_b'])).toEqual({ kind: 'names', names: ['a.b'], unknown: [] });
   });
@@ -268,7 +268,7 @@ describe('fails open, with the cause', () => {
     expect(output.tools).toEqual(ALL);
   });
 
-  it('500s after the client\'s retries', async () => {
+  it("500s after the client's retries", async () => {
     picker.current.enqueue({ kind: 'error', status: 500, message: 'boom' }, { kind: 'error', status: 500, message: 'boom' });
     const client = pickerClient({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, jitter: 0 } });
     const output = await new RewritingSelector(client).selectDetailed(ctx(), ALL, live());
@@ -406,8 +406,8 @@ describe('budget', () => {
   });
 });
 
-describe('the caller\'s abort is not a failure', () => {
-  it('aborting mid-call rejects with the signal\'s reason (no fall-open) and closes the request', async () => {
+describe("the caller's abort is not a failure", () => {
+  it("aborting mid-call rejects with the signal's reason (no fall-open) and closes the request", async () => {
     picker.current.enqueue({ kind: 'hang' });
     const controller = new AbortController();
     const reason = new Error('the user went away');
@@ -503,9 +503,11 @@ describe('through BareLoop', () => {
       expect(onTurn(events, 'selection', 1).advertised).toEqual(['get_weather']);
       for (const turn of [2, 3]) {
         expect(onTurn(events, 'selection', turn)).toMatchObject({ advertised: NAMES, fellOpen: 'budget exhausted: 120 of 100 tokens (tokens)' });
-        expect(ofType(events, 'warning').filter((w) => w.turn === turn).map((w) => w.message)).toEqual([
-          'selector fell open: budget exhausted: 120 of 100 tokens (tokens)',
-        ]);
+        expect(
+          ofType(events, 'warning')
+            .filter((w) => w.turn === turn)
+            .map((w) => w.message),
+        ).toEqual(['selector fell open: budget exhausted: 120 of 100 tokens (tokens)']);
       }
     }
     expect(picker.current.requests).toHaveLength(2); // one per run

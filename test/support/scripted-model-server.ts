@@ -27,11 +27,32 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { anthropicErrorType, anthropicEvents, anthropicJson, validateAnthropic } from './scripted-model/anthropic-wire.js';
 import { openAIEvents, openAIJson, validateOpenAI } from './scripted-model/openai-wire.js';
-import type { ExchangeOutcome, RecordedRequest, ScriptedInterrupt, ScriptedModelServer, ScriptedModelServerOptions, ScriptedReply, WireProvider } from './scripted-model/types.js';
+import type {
+  ExchangeOutcome,
+  RecordedRequest,
+  ScriptedInterrupt,
+  ScriptedModelServer,
+  ScriptedModelServerOptions,
+  ScriptedReply,
+  WireProvider,
+} from './scripted-model/types.js';
 import type { WireEvent } from './scripted-model/wire-plan.js';
 import { CREATED, isObject, planMessage, serialiseEvent } from './scripted-model/wire-plan.js';
 
-export type { WireProvider, ScriptedToolCall, ScriptedInterrupt, ScriptedMessage, ScriptedError, ScriptedHang, ScriptedRaw, ScriptedReply, ExchangeOutcome, RecordedRequest, ScriptedModelServerOptions, ScriptedModelServer } from './scripted-model/types.js';
+export type {
+  WireProvider,
+  ScriptedToolCall,
+  ScriptedInterrupt,
+  ScriptedMessage,
+  ScriptedError,
+  ScriptedHang,
+  ScriptedRaw,
+  ScriptedReply,
+  ExchangeOutcome,
+  RecordedRequest,
+  ScriptedModelServerOptions,
+  ScriptedModelServer,
+} from './scripted-model/types.js';
 
 /**
  * Start a {@link ScriptedModelServer} on a free loopback port.
@@ -39,9 +60,7 @@ export type { WireProvider, ScriptedToolCall, ScriptedInterrupt, ScriptedMessage
  * @example
  * const server = await startScriptedModelServer({ script: () => ({ text: 'ok' }) })
  */
-export async function startScriptedModelServer(
-  options: ScriptedModelServerOptions = {},
-): Promise<ScriptedModelServer> {
+export async function startScriptedModelServer(options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const { strict = true, host = '127.0.0.1' } = options;
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
@@ -79,11 +98,7 @@ export async function startScriptedModelServer(
     }
     const path = req.url ?? '/';
     const pathname = path.split('?')[0] ?? '/';
-    const provider: WireProvider | undefined = pathname.endsWith('/chat/completions')
-      ? 'openai'
-      : pathname.endsWith('/messages')
-        ? 'anthropic'
-        : undefined;
+    const provider: WireProvider | undefined = pathname.endsWith('/chat/completions') ? 'openai' : pathname.endsWith('/messages') ? 'anthropic' : undefined;
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
@@ -195,22 +210,14 @@ interface Exchange {
   untilClosed(): Promise<void>;
 }
 
-async function answer(
-  exchange: Exchange,
-  provider: WireProvider,
-  request: RecordedRequest,
-  reply: ScriptedReply,
-): Promise<void> {
+async function answer(exchange: Exchange, provider: WireProvider, request: RecordedRequest, reply: ScriptedReply): Promise<void> {
   const { res } = exchange;
   if (reply.kind === 'hang') return exchange.untilClosed();
   if (reply.delayMs) await pause(reply.delayMs, exchange);
   if (exchange.closed()) return;
 
   if (reply.kind === 'error') {
-    const body =
-      reply.body === undefined
-        ? errorBody(provider, reply.status, reply.message ?? 'scripted error', reply.type)
-        : reply.body;
+    const body = reply.body === undefined ? errorBody(provider, reply.status, reply.message ?? 'scripted error', reply.type) : reply.body;
     res.writeHead(reply.status, {
       'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
       ...reply.headers,
@@ -239,10 +246,7 @@ async function answer(
   }
 
   const le = reply.lineEnding ?? '\n';
-  const events =
-    provider === 'openai'
-      ? openAIEvents(plan, model, request, reply.interleaveToolCalls ?? false)
-      : anthropicEvents(plan, model, request.index);
+  const events = provider === 'openai' ? openAIEvents(plan, model, request, reply.interleaveToolCalls ?? false) : anthropicEvents(plan, model, request.index);
   const interrupt = reply.interrupt;
   const sent = interrupt ? events.slice(0, interrupt.afterEvents) : events;
   let text: (string | Uint8Array)[] = sent.map((event) => serialiseEvent(event, le) + (reply.comments ? `: keep-alive${le}${le}` : ''));

@@ -69,7 +69,9 @@ export function wideToolSet(): ToolSchema[] {
 }
 
 /** OpenAI Chat Completions `tools` entries. */
-export function openAITools(tools: readonly ToolSchema[]): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
+export function openAITools(
+  tools: readonly ToolSchema[],
+): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
   return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
 }
 

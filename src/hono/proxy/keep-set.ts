@@ -28,12 +28,7 @@ export interface KeepSet {
  * @example
  * keepSet(tools, new Set(['get_weather']), { kind: 'auto' }, new Set(['read_file'])).kept // e.g. [3, 17]
  */
-export function keepSet(
-  tools: readonly ClientTool[],
-  selected: ReadonlySet<string>,
-  choice: ToolChoice,
-  called: ReadonlySet<string>,
-): KeepSet {
+export function keepSet(tools: readonly ClientTool[], selected: ReadonlySet<string>, choice: ToolChoice, called: ReadonlySet<string>): KeepSet {
   const all = tools.map((_, index) => index);
   if (selected.size === 0 && choice.kind === 'required') {
     return { kept: all, fellOpen: 'tool_choice requires a tool call and the selection was empty' };

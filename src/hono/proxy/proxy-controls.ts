@@ -24,10 +24,7 @@ export const MAX_K = 64;
  * @example
  * proxyControls(request.headers, { names: ['keyword', 'bm25'], selector: 'keyword', k: 8 })
  */
-export function proxyControls(
-  headers: Headers,
-  defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number },
-): ProxyControls {
+export function proxyControls(headers: Headers, defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number }): ProxyControls {
   const bypassText = headers.get('x-loopctl-bypass')?.trim().toLowerCase();
   if (bypassText !== undefined && !['1', 'true', '0', 'false'].includes(bypassText)) {
     throw new ProxyRequestError(400, 'x-loopctl-bypass must be 1 (or true) to bypass selection', 'x-loopctl-bypass');

@@ -177,7 +177,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       if (refused) return refused;
       const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k });
       if (controls.explicitSelector && !hasEmbedder && isDense(controls.selector)) {
-        throw new ProxyRequestError(400, `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`, 'x-loopctl-selector');
+        throw new ProxyRequestError(
+          400,
+          `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`,
+          'x-loopctl-selector',
+        );
       }
       const text = await readBodyText(c.req.raw, maxBodyBytes);
       const request = parseProxyRequest(protocol, text);
@@ -249,8 +253,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   app.post('/v1/chat/completions', (c) => handle(c, 'openai'));
   app.post('/v1/messages', (c) => handle(c, 'anthropic'));
   app.get('/v1/models', async (c) => {
-    const protocol: WireProtocol =
-      upstreams.anthropic && (c.req.header('anthropic-version') !== undefined || !upstreams.openai) ? 'anthropic' : 'openai';
+    const protocol: WireProtocol = upstreams.anthropic && (c.req.header('anthropic-version') !== undefined || !upstreams.openai) ? 'anthropic' : 'openai';
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;

@@ -23,10 +23,9 @@ export function openAIEvents(plan: Plan, model: string, request: RecordedRequest
     chunk({
       tool_calls: [{ index: i, id: ids[i], type: 'function', function: { name: plan.calls[i]?.name, arguments: '' } }],
     });
-  const fragment = (i: number, piece: string): WireEvent =>
-    chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] });
+  const fragment = (i: number, piece: string): WireEvent => chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] });
   if (interleave) {
-    plan.calls.forEach((_, i) => events.push(head(i)));
+    for (let i = 0; i < plan.calls.length; i++) events.push(head(i));
     const longest = Math.max(0, ...plan.calls.map((call) => call.fragments.length));
     for (let f = 0; f < longest; f++) {
       plan.calls.forEach((call, i) => {
@@ -97,7 +96,7 @@ export function openAIUsage(usage: { inputTokens: number; outputTokens: number }
 }
 
 export function validateOpenAI(body: Record<string, unknown>): string | undefined {
-  if (typeof body.model !== 'string' || body.model === '') return "you must provide a model parameter";
+  if (typeof body.model !== 'string' || body.model === '') return 'you must provide a model parameter';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "'messages' must be a non-empty array";
   if (body.stream_options !== undefined && body.stream !== true) {
     return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";

@@ -32,8 +32,7 @@ export function planMessage(reply: ScriptedMessage, request: RecordedRequest): P
   const text = textChunks.join('');
   const calls = (reply.toolCalls ?? []).map((call, i) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-    const fragments =
-      call.chunks === undefined ? [args] : typeof call.chunks === 'number' ? splitInto(args, call.chunks) : [...call.chunks];
+    const fragments = call.chunks === undefined ? [args] : typeof call.chunks === 'number' ? splitInto(args, call.chunks) : [...call.chunks];
     return { id: call.id ?? '', name: call.name, args: fragments.join(''), fragments, index: i };
   });
   const outputChars = text.length + calls.reduce((sum, call) => sum + call.args.length, 0);
