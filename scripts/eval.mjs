@@ -115,7 +115,10 @@ function writeReport() {
   }
   mkdirSync(resolve(values.out, '..'), { recursive: true });
   writeFileSync(values.out, md);
-  writeFileSync(values.out.replace(/\.md$/, '.json'), JSON.stringify([...rows, ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point }))], null, 1) + '\n');
+  writeFileSync(
+    values.out.replace(/\.md$/, '.json'),
+    `${JSON.stringify([...rows, ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point }))], null, 1)}\n`,
+  );
   console.error(`wrote ${values.out}`);
 }
 
@@ -143,7 +146,9 @@ for (const set of sets) {
       report.p50Ms = timing.p50Ms;
       report.p95Ms = timing.p95Ms;
       rows.push({ set, tools: tools.length, ...report, learnedExamples: summary.total });
-      console.error(`${set.padEnd(16)} ${LEARNED.padEnd(24)} k=${String(k).padEnd(3)} fullRecall ${report.fullRecall.toFixed(3)} learned ${summary.total} in ${learnMs.toFixed(0)} ms`);
+      console.error(
+        `${set.padEnd(16)} ${LEARNED.padEnd(24)} k=${String(k).padEnd(3)} fullRecall ${report.fullRecall.toFixed(3)} learned ${summary.total} in ${learnMs.toFixed(0)} ms`,
+      );
     }
     for (const point of curvePoints) {
       const n = point === 'all' ? examples.length : Math.min(Number(point), examples.length);

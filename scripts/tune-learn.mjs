@@ -26,7 +26,9 @@ const { values } = parseArgs({
     part: { type: 'string', default: 'intent,learn' },
   },
 });
-const sets = readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl'))).sort();
+const sets = readdirSync(values.data)
+  .filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))
+  .sort();
 const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vectors) : memoEmbedder(await defaultEmbedder());
 const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
@@ -38,16 +40,30 @@ const signal = new AbortController().signal;
 async function score(options, set, cases, learnFrom) {
   const { tools } = data[set];
   // A fresh learned store per run: nothing learned earlier may leak in.
-  const selector = new HybridSelector(embedder, { cache: (corpusCaches[set] ??= memoryVectorCache()), learnedCache: memoryVectorCache(), ...options });
-  if (learnFrom?.length) await selector.learn(learnFrom.map((c) => ({ query: c.query, tools: c.expected })), { tools });
-  let full = 0, single = 0, singleN = 0, multi = 0, multiN = 0;
+  corpusCaches[set] ??= memoryVectorCache();
+  const selector = new HybridSelector(embedder, { cache: corpusCaches[set], learnedCache: memoryVectorCache(), ...options });
+  if (learnFrom?.length)
+    await selector.learn(
+      learnFrom.map((c) => ({ query: c.query, tools: c.expected })),
+      { tools },
+    );
+  let full = 0,
+    single = 0,
+    singleN = 0,
+    multi = 0,
+    multiN = 0;
   for (const c of cases) {
     const output = await selector.selectDetailed({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
     const names = new Set(output.tools.map((t) => t.name));
     const hit = c.expected.every((name) => names.has(name)) ? 1 : 0;
     full += hit;
-    if (c.expected.length === 1) (single += hit), singleN++;
-    else (multi += hit), multiN++;
+    if (c.expected.length === 1) {
+      single += hit;
+      singleN++;
+    } else {
+      multi += hit;
+      multiN++;
+    }
   }
   return { full: full / cases.length, single: single / Math.max(singleN, 1), multi: multi / Math.max(multiN, 1) };
 }
@@ -87,7 +103,14 @@ if (values.part.includes('intent')) {
 
 if (values.part.includes('learn')) {
   const cap = Number(values.cap);
-  const fold = (c) => parseInt(createHash('sha256').update(`fold:${splitKey(c.id)}`).digest('hex').slice(0, 8), 16) % 2;
+  const fold = (c) =>
+    parseInt(
+      createHash('sha256')
+        .update(`fold:${splitKey(c.id)}`)
+        .digest('hex')
+        .slice(0, 8),
+      16,
+    ) % 2;
   const grid = [
     { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
     { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
@@ -106,12 +129,16 @@ if (values.part.includes('learn')) {
     let worst = Infinity;
     for (const set of sets) {
       const folds = [0, 1].map((f) => data[set].cases.filter((c) => fold(c) === f));
-      let b = 0, all = 0, small = 0, n = 0;
+      let b = 0,
+        all = 0,
+        small = 0,
+        n = 0;
       for (const f of [0, 1]) {
         const train = folds[f];
         const test = folds[1 - f].slice(0, cap);
         const options = { learned, multiIntent: false };
-        b += (base[`${set}${f}`] ??= (await score(options, set, test)).full) * test.length;
+        base[`${set}${f}`] ??= (await score(options, set, test)).full;
+        b += base[`${set}${f}`] * test.length;
         all += (await score(options, set, test, train)).full * test.length;
         const step = Math.max(1, Math.floor(train.length / 20));
         let s = 0;
@@ -148,7 +175,9 @@ function persistent(base, file) {
       for (let i = 0; i < missing.length; i += 64) {
         const batch = missing.slice(i, i + 64);
         const vectors = await base.embed(batch, options);
-        batch.forEach((t, j) => memory.set(t, vectors[j]));
+        batch.forEach((t, j) => {
+          memory.set(t, vectors[j]);
+        });
         dirty += batch.length;
       }
       return texts.map((t) => memory.get(t));

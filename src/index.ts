@@ -11,7 +11,17 @@ export { toolsCost } from './registry/tool-cost.js';
 export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 
-export type { SelectionContext, Selector, SelectorResult, SelectOptions, ToolSelector, AsyncToolSelector, AsyncSelectOptions, SelectorOutput, ToolReason } from './select/selector.js';
+export type {
+  SelectionContext,
+  Selector,
+  SelectorResult,
+  SelectOptions,
+  ToolSelector,
+  AsyncToolSelector,
+  AsyncSelectOptions,
+  SelectorOutput,
+  ToolReason,
+} from './select/selector.js';
 export type { Selection } from './select/apply-selection.js';
 export { runSelection } from './select/run-selection.js';
 export type { RunSelectionOptions, RunSelectionResult, SelectionFault } from './select/run-selection.js';

@@ -53,7 +53,20 @@ describe('loopctl eval --learn', () => {
   }, 120_000);
 
   it('text output names the learned count', async () => {
-    const { lines } = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--selector', 'embedding', '--learn', jsonl(LEARN), ...MODEL);
+    const { lines } = await run(
+      'eval',
+      '--tools',
+      toolsFile,
+      '--cases',
+      casesFile,
+      '--split',
+      'all',
+      '--selector',
+      'embedding',
+      '--learn',
+      jsonl(LEARN),
+      ...MODEL,
+    );
     expect(lines.join('\n')).toMatch(/learned\s+4 examples \(0 duplicates, 1 unknown tools, 1 ignored\)/);
   }, 120_000);
 

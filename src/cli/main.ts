@@ -133,7 +133,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     } else {
       out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${split} cases`);
       if (learned) {
-        out(`  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`);
+        out(
+          `  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`,
+        );
       }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
       out(`  recall         ${round(report.recall, 4)}`);

@@ -20,9 +20,7 @@ export interface StoredExample {
 }
 
 /** A decode outcome. */
-export type ExampleDecodeResult =
-  | { readonly ok: true; readonly examples: StoredExample[] }
-  | { readonly ok: false; readonly reason: string };
+export type ExampleDecodeResult = { readonly ok: true; readonly examples: StoredExample[] } | { readonly ok: false; readonly reason: string };
 
 const MAGIC = [0x4c, 0x43, 0x54, 0x58] as const; // "LCTX"
 const VERSION = 1;

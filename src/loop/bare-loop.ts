@@ -17,15 +17,7 @@ import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
 import { FIND_TOOLS, ToolSearch, type ToolSearchOptions } from './tool-search.js';
 import { recordTurn } from './learning-recorder.js';
-import {
-  admitTurn,
-  buildRequest,
-  contextFigures,
-  emitPostDispatchEstimate,
-  fitContext,
-  receiveReply,
-  recordReply,
-} from './turn-pipeline.js';
+import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
@@ -199,7 +191,14 @@ export class BareLoop {
 
         const { registry } = this;
         const dispatcher = searching ? searching.dispatcher(registry, all, selection.names) : registry;
-        const results = await dispatchAll(reply.calls, { registry: dispatcher, selection, constraint: run.config.constraint, signal: run.signal, turn: run.turn, emit });
+        const results = await dispatchAll(reply.calls, {
+          registry: dispatcher,
+          selection,
+          constraint: run.config.constraint,
+          signal: run.signal,
+          turn: run.turn,
+          emit,
+        });
         run.transcript = [...run.transcript, ...results.map(toToolMessage)];
         if (learning && !run.signal.aborted) {
           const problem = await recordTurn(installed?.selector, run.prompt, reply.calls, results, all, run.signal);

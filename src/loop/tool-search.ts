@@ -93,7 +93,11 @@ export class ToolSearch {
    * The registry as this turn's dispatch sees it: `find_tools` calls answered by the search
    * (which skips the tools on offer, `advertised`), every other call by the registry.
    */
-  dispatcher(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, all: readonly ToolSchema[], advertised: readonly string[]): Pick<ToolRegistry, 'has' | 'dispatch'> {
+  dispatcher(
+    registry: Pick<ToolRegistry, 'has' | 'dispatch'>,
+    all: readonly ToolSchema[],
+    advertised: readonly string[],
+  ): Pick<ToolRegistry, 'has' | 'dispatch'> {
     const offered = new Set(advertised);
     return {
       has: (name) => name === FIND_TOOLS || registry.has(name),

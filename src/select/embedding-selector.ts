@@ -144,7 +144,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private learning: LearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
-    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, learned, learnedCache, vectors } = {
+    const {
+      topK: k,
+      cache,
+      coreTools,
+      onProgress,
+      adaptive,
+      batchSize,
+      timeoutMs,
+      learned,
+      learnedCache,
+      vectors,
+    } = {
       topK: 8,
       coreTools: [] as readonly string[],
       batchSize: 256,
@@ -318,11 +329,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const tools = await selector.select(ctx, all, { signal })
    */
-  async select(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options?: AsyncSelectOptions,
-  ): Promise<readonly ToolSchema[]> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
     return (await this.selectDetailed(ctx, all, options)).tools;
   }
 
@@ -333,11 +340,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const { tools, reasons, fellOpen } = await selector.selectDetailed(ctx, all, { signal })
    */
-  async selectDetailed(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options?: AsyncSelectOptions,
-  ): Promise<SelectorOutput> {
+  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
@@ -502,7 +505,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
       }
       missing.forEach((text, i) => {
         const vector = raw[i];
-        if (!(vector instanceof Float32Array)) throw new QueryVectorError(`query embedding returned ${raw.length} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`);
+        if (!(vector instanceof Float32Array))
+          throw new QueryVectorError(`query embedding returned ${raw.length} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`);
         if (vector.length !== this.embedder.dimensions) {
           throw new QueryVectorError(`query vector has ${vector.length} dimensions, expected ${this.embedder.dimensions}`);
         }
@@ -557,7 +561,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
     // Same cache and settings: share the learned examples too.
-    if (next.settings.cache === this.settings.cache && next.settings.learned === this.settings.learned && next.settings.learnedCache === this.settings.learnedCache) {
+    if (
+      next.settings.cache === this.settings.cache &&
+      next.settings.learned === this.settings.learned &&
+      next.settings.learnedCache === this.settings.learnedCache
+    ) {
       next.learning = this.learning;
     }
     next.queries = this.queries;
@@ -608,5 +616,3 @@ function assertTimeout(ms: number | undefined): void {
     throw new RangeError(`timeoutMs must be a positive finite number of milliseconds, got ${ms}`);
   }
 }
-
-

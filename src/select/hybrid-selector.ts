@@ -131,8 +131,13 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'>>;
-  readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
+  readonly #options: Required<
+    Omit<
+      HybridSelectorOptions,
+      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
+    >
+  >;
+  readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();

@@ -109,9 +109,9 @@ export class LearnedStore {
     if (!Array.isArray(examples)) return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
     const all = context.tools ?? this.#lastTools;
     if (!all) {
-      return Promise.reject(new TypeError('learn needs the registry\'s tools: pass { tools: registry.schemas() }, or let the selector rank once first'));
+      return Promise.reject(new TypeError("learn needs the registry's tools: pass { tools: registry.schemas() }, or let the selector rank once first"));
     }
-    if (!Array.isArray(all)) return Promise.reject(new TypeError('learn: tools must be the registry\'s tool list'));
+    if (!Array.isArray(all)) return Promise.reject(new TypeError("learn: tools must be the registry's tool list"));
     const corpusKey = context.index.keyFor(all);
     return this.#serial(async () => {
       const warnings = await this.#reconcileNow(corpusKey, all);

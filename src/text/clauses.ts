@@ -55,11 +55,16 @@ export function splitClauses(prompt: string, options: ClauseOptions = {}): strin
   // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).
   const head = text.length > 4000 ? text.slice(0, 4000) : text;
 
-  const pieces = head.split(SEPARATOR).flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
+  const pieces = head
+    .split(SEPARATOR)
+    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
     .flatMap((piece) => splitOn(piece, AND, ' and ', andMinWords));
   const clauses: string[] = [];
   for (const piece of pieces) {
-    const clause = piece.trim().replace(LEADING, '').replace(/^[,:\s]+|[,:\s.!?]+$/g, '');
+    const clause = piece
+      .trim()
+      .replace(LEADING, '')
+      .replace(/^[,:\s]+|[,:\s.!?]+$/g, '');
     if (clause === '') continue;
     const last = clauses.length - 1;
     if (last >= 0 && (rawWords(clause).length < minWords || rawWords(clauses[last] as string).length < minWords)) {

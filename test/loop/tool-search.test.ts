@@ -98,7 +98,7 @@ describe('find_tools failures and ranking', () => {
     expect(wireToolNames(server.current.requests[1])).toEqual(['get_weather', 'lookup_order', FIND_TOOLS]);
   });
 
-  it('ranks with the loop\'s own selector when it scores the query (not BM25)', async () => {
+  it("ranks with the loop's own selector when it scores the query (not BM25)", async () => {
     const { registry } = toolbox();
     // Scores that disagree with BM25: for any search it ranks lookup_order over send_email.
     const scoring: AsyncToolSelector = {
@@ -116,7 +116,9 @@ describe('find_tools failures and ranking', () => {
     server.current.enqueue({ toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'send an email' } }] }, { text: 'ok' });
     const events = await collect(loop.run('Plan my day.'));
     // get_weather scores best but is already on offer; of the rest, the selector's best wins.
-    expect(ofType(events, 'tool_result')[0]?.result.content).toMatch(/^Found 1 tool, available from your next step:\n- lookup_order: Look up an order by its number\.$/);
+    expect(ofType(events, 'tool_result')[0]?.result.content).toMatch(
+      /^Found 1 tool, available from your next step:\n- lookup_order: Look up an order by its number\.$/,
+    );
     expect(wireToolNames(server.current.requests[1])).toEqual(['get_weather', 'lookup_order', FIND_TOOLS]);
   });
 

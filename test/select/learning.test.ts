@@ -67,7 +67,7 @@ describe.each([
     expect(await top(fresh, PROMPT)).not.toContain('send_email');
   });
 
-  it('when tools change, a removed tool\'s examples go and the rest stay (also after a reload)', async () => {
+  it("when tools change, a removed tool's examples go and the rest stay (also after a reload)", async () => {
     const cache = memoryVectorCache();
     const selector = make(cache);
     await selector.learn(

@@ -3,8 +3,14 @@ import { splitClauses } from '../../src/text/clauses.js';
 
 describe('splitClauses', () => {
   it.each([
-    ['Find the failing CI run in acme/webapp, then grab the error from the logs and post it to #eng', ['Find the failing CI run in acme/webapp', 'grab the error from the logs', 'post it to #eng']],
-    ['Perform a Gaussian integral from -2 to 2. Also calculate the definite integral from 0 to 3.1416 of sin(x).', ['Perform a Gaussian integral from -2 to 2', 'calculate the definite integral from 0 to 3.1416 of sin(x)']],
+    [
+      'Find the failing CI run in acme/webapp, then grab the error from the logs and post it to #eng',
+      ['Find the failing CI run in acme/webapp', 'grab the error from the logs', 'post it to #eng'],
+    ],
+    [
+      'Perform a Gaussian integral from -2 to 2. Also calculate the definite integral from 0 to 3.1416 of sin(x).',
+      ['Perform a Gaussian integral from -2 to 2', 'calculate the definite integral from 0 to 3.1416 of sin(x)'],
+    ],
     ['Open notes.txt; afterwards, count its lines', ['Open notes.txt', 'count its lines']],
     ['Book the flight and after that reserve a hotel near the venue', ['Book the flight', 'reserve a hotel near the venue']],
   ])('%j', (prompt, clauses) => {
@@ -12,7 +18,13 @@ describe('splitClauses', () => {
   });
 
   it('keeps single-intent prompts whole: short "and" lists, decimals, file names, "next" as an adjective', () => {
-    for (const prompt of ['convert 10 dollars to euros', 'compare cats and dogs', 'weather for the next 10 days in Oslo', 'read summary.txt and notes.md', 'pi is 3.14159 roughly']) {
+    for (const prompt of [
+      'convert 10 dollars to euros',
+      'compare cats and dogs',
+      'weather for the next 10 days in Oslo',
+      'read summary.txt and notes.md',
+      'pi is 3.14159 roughly',
+    ]) {
       expect(splitClauses(prompt)).toEqual([prompt]);
     }
   });

@@ -10,7 +10,8 @@ import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
-const kv = (env as unknown as { VECTORS: Parameters<typeof kvVectorCache>[0] & { list(o?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } }).VECTORS;
+const kv = (env as unknown as { VECTORS: Parameters<typeof kvVectorCache>[0] & { list(o?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } })
+  .VECTORS;
 const target = DEMO_TOOLS[DEMO_TOOLS.length - 1]!.name;
 const EXAMPLE = { query: 'do the usual friday routine for the Oslo crew', tools: [target] };
 const PROMPT = 'do the usual friday routine for the Bergen crew';
@@ -18,7 +19,13 @@ const ctx = { turn: 1, latestUserMessage: PROMPT, conversation: [] };
 const written: string[] = [];
 function make(): HybridSelector {
   const cache = kvVectorCache(kv, { prefix: 'learned-test:' });
-  const spied = { ...cache, set: (key: string, value: Uint8Array) => (written.push(key), cache.set(key, value)) };
+  const spied = {
+    ...cache,
+    set: (key: string, value: Uint8Array) => {
+      written.push(key);
+      return cache.set(key, value);
+    },
+  };
   return new HybridSelector(countingEmbedder(), { topK: 1, cache: spied, learned: { weight: 2 } });
 }
 
