@@ -11,7 +11,17 @@ export { toolsCost } from './registry/tool-cost.js';
 export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 
-export type { SelectionContext, Selector, SelectorResult, SelectOptions, ToolSelector, AsyncToolSelector, AsyncSelectOptions, SelectorOutput, ToolReason } from './select/selector.js';
+export type {
+  SelectionContext,
+  Selector,
+  SelectorResult,
+  SelectOptions,
+  ToolSelector,
+  AsyncToolSelector,
+  AsyncSelectOptions,
+  SelectorOutput,
+  ToolReason,
+} from './select/selector.js';
 export type { Selection } from './select/apply-selection.js';
 export { runSelection } from './select/run-selection.js';
 export type { RunSelectionOptions, RunSelectionResult, SelectionFault } from './select/run-selection.js';
@@ -24,9 +34,12 @@ export type { SynonymPair, PhrasePair } from './text/synonyms.js';
 export { Bm25Selector } from './select/bm25-selector.js';
 export type { Bm25SelectorOptions } from './select/bm25-selector.js';
 export { EmbeddingSelector } from './select/embedding-selector.js';
-export type { EmbeddingSelectorOptions, EmbeddingAdaptiveOptions, ToolScores } from './select/embedding-selector.js';
+export type { EmbeddingSelectorOptions, EmbeddingAdaptiveOptions, ToolScores, QueryScores } from './select/embedding-selector.js';
+export type { LearnExample, LearnedVoteOptions } from './select/example-memory.js';
+export type { LearnOptions, LearnSummary } from './select/learned-store.js';
 export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
-export type { HybridSelectorOptions, HybridAdaptiveOptions } from './select/hybrid-selector.js';
+export type { HybridSelectorOptions, HybridAdaptiveOptions, MultiIntentOptions } from './select/hybrid-selector.js';
+export type { ClauseOptions } from './text/clauses.js';
 export { RewritingSelector } from './select/rewriting-selector.js';
 export type { RewritingSelectorOptions } from './select/rewriting-selector.js';
 
@@ -38,6 +51,7 @@ export type { VectorsSource, VectorsBytes } from './embed/vectors-source.js';
 
 export { BareLoop, LoopRun } from './loop/bare-loop.js';
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop/bare-loop.js';
+export type { ToolSearchOptions } from './loop/tool-search.js';
 export type { LoopEvent, LoopEventType, StopReason } from './loop/events.js';
 export { ToolConstraint } from './loop/constraint.js';
 export type { BudgetLimits, BudgetRefusal } from './limits/budget.js';

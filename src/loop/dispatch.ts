@@ -8,7 +8,8 @@ import type { Emit } from './loop-run.js';
 
 /** What one turn's dispatch needs. */
 export interface DispatchTurn {
-  readonly registry: ToolRegistry;
+  /** Where calls go: the registry, or a view of it that answers the loop's own tools (find_tools). */
+  readonly registry: Pick<ToolRegistry, 'has' | 'dispatch'>;
   readonly selection: Selection;
   readonly constraint: ToolConstraint;
   readonly signal: AbortSignal;

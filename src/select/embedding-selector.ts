@@ -15,6 +15,9 @@ import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorO
 import { adaptiveCut } from './adaptive-k.js';
 import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
+import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
+import type { LearnOptions, LearnSummary } from './learned-store.js';
+import { LearnedStore } from './learned-store.js';
 
 export { topK } from './top-k.js';
 
@@ -66,12 +69,38 @@ export interface EmbeddingSelectorOptions {
    * open on exactly that turn. Set one when a hung or slow embedder must not hold a turn.
    */
   timeoutMs?: number;
+  /** How learned examples vote (see {@link EmbeddingSelector.learn}). */
+  learned?: LearnedVoteOptions;
+  /**
+   * Where learned examples persist. Default: `cache`, beside the corpus vectors. An eval that
+   * must not pick up earlier runs' examples passes a fresh `memoryVectorCache()`.
+   */
+  learnedCache?: VectorCache;
 }
 
 /** Scores for every tool of a list, or why there are none. */
 export type ToolScores =
   | { readonly ok: true; readonly scores: Float32Array; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
+
+/**
+ * Cosine scores of every tool for several query texts (one embed call), with each query's
+ * unit vector, or why there are none.
+ */
+export type QueryScores =
+  | {
+      readonly ok: true;
+      readonly scores: readonly Float32Array[];
+      readonly vectors: readonly Float32Array[];
+      readonly warnings: readonly string[];
+    }
+  | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
+
+type Embedded =
+  | { readonly ok: true; readonly corpus: CorpusLoad['corpus']; readonly vectors: Float32Array[]; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
+
+const QUERY_MEMORY = 32;
 
 interface Settings {
   readonly topK: number;
@@ -81,6 +110,8 @@ interface Settings {
   readonly adaptive: EmbeddingAdaptiveOptions | undefined;
   readonly batchSize: number;
   readonly timeoutMs: number | undefined;
+  readonly learned: LearnedVoteOptions | undefined;
+  readonly learnedCache: VectorCache | undefined;
   readonly vectors: VectorsSource | undefined;
 }
 
@@ -108,9 +139,23 @@ export class EmbeddingSelector implements AsyncToolSelector {
   // Reused across turns so a warm turn allocates no per-tool scores array.
   private scratch = new Float32Array(0);
   private scratchBusy = false;
+  // Recent query vectors by text: the loop's learning records the prompt it just ranked.
+  private queries = new Map<string, Float32Array>();
+  private learning: LearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
-    const { topK: k, cache, coreTools, onProgress, adaptive, batchSize, timeoutMs, vectors } = {
+    const {
+      topK: k,
+      cache,
+      coreTools,
+      onProgress,
+      adaptive,
+      batchSize,
+      timeoutMs,
+      learned,
+      learnedCache,
+      vectors,
+    } = {
       topK: 8,
       coreTools: [] as readonly string[],
       batchSize: 256,
@@ -127,6 +172,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
       adaptive: adaptive === true ? {} : adaptive === false ? undefined : adaptive,
       batchSize,
       timeoutMs,
+      learned,
+      learnedCache,
       vectors,
     };
     this.core = new Set(this.settings.coreTools);
@@ -135,6 +182,57 @@ export class EmbeddingSelector implements AsyncToolSelector {
       ...(onProgress ? { onProgress } : {}),
       ...(vectors !== undefined ? { vectors } : {}),
     });
+    this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
+  }
+
+  /**
+   * Learn from examples of this registry's own traffic: each `{ query, tools }` is a prompt and
+   * the tool names that served it (what the model called, or a user's correction). Later
+   * prompts close to a learned one see its tools voted up. Examples are kept per registry
+   * generation and embedder in this selector's {@link VectorCache} (so they survive a reload
+   * where the cache does), a removed tool's examples are dropped when the registry changes,
+   * and nothing leaves the cache. `tools` names the registry; without it, the list this
+   * selector last ranked. Unknown tool names, blank prompts and repeats are counted in the
+   * summary, not learned. Rejects only when the embedder fails (nothing from that call is kept)
+   * or the signal aborts.
+   *
+   * @example
+   * const summary = await selector.learn([{ query: 'weather in Oslo', tools: ['get_weather'] }], { tools: registry.schemas() })
+   * summary.learned // 1
+   */
+  learn(examples: readonly LearnExample[], options: LearnOptions = {}): Promise<LearnSummary> {
+    return this.learning.learn(examples, {
+      ...options,
+      index: this.index,
+      embed: (texts, signal) => this.embedQueries(texts, signal),
+    });
+  }
+
+  /**
+   * Forget every learned example, in memory and in the cache.
+   *
+   * @example
+   * await selector.clearLearned()
+   */
+  clearLearned(): Promise<void> {
+    return this.learning.clear();
+  }
+
+  /** How many prompts are learned (after the last reconcile with the registry). */
+  get learnedCount(): number {
+    return this.learning.size;
+  }
+
+  /**
+   * The learned examples' votes for a unit query vector, aligned with `all` (already scaled to
+   * add to a 0..1 score), or undefined when no learned prompt is near. For blending selectors.
+   *
+   * @example
+   * const ranked = await selector.scoreQueries(['weather in Oslo'], all)
+   * if (ranked.ok) selector.learnedVotes(ranked.vectors[0], all)
+   */
+  learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
+    return this.learning.votes(vector, all);
   }
 
   /** Tools advertised per turn (before core tools). */
@@ -231,11 +329,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const tools = await selector.select(ctx, all, { signal })
    */
-  async select(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options?: AsyncSelectOptions,
-  ): Promise<readonly ToolSchema[]> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
     return (await this.selectDetailed(ctx, all, options)).tools;
   }
 
@@ -246,11 +340,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const { tools, reasons, fellOpen } = await selector.selectDetailed(ctx, all, { signal })
    */
-  async selectDetailed(
-    ctx: SelectionContext,
-    all: readonly ToolSchema[],
-    options?: AsyncSelectOptions,
-  ): Promise<SelectorOutput> {
+  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
@@ -266,13 +356,19 @@ export class EmbeddingSelector implements AsyncToolSelector {
       const into = borrowed ? this.scratch : new Float32Array(all.length);
       const ranked = await this.rank(ctx.latestUserMessage, all, signal, into);
       if (!ranked.ok) return this.failOpen(all, ranked.reason, ranked.warnings);
-      return this.output(all, ranked.scores, ranked.warnings);
+      const votes = ranked.vector ? this.learning.votes(ranked.vector, all) : undefined;
+      if (votes) {
+        // Votes are on a 0..1 scale; cosines spread over less, so scale by their own spread.
+        const [low, high] = spread(ranked.scores);
+        for (let i = 0; i < all.length; i++) ranked.scores[i] = (ranked.scores[i] as number) + (votes[i] as number) * (high - low);
+      }
+      return this.output(all, ranked.scores, ranked.warnings, votes);
     } finally {
       if (borrowed) this.scratchBusy = false;
     }
   }
 
-  private output(all: readonly ToolSchema[], scores: Float32Array, warnings: readonly string[]): SelectorOutput {
+  private output(all: readonly ToolSchema[], scores: Float32Array, warnings: readonly string[], votes?: Float64Array): SelectorOutput {
     const picked = this.pick(scores);
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
@@ -283,7 +379,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
       const isRanked = chosen.has(i);
       if (!isRanked && !this.core.has(tool.name)) continue;
       tools.push(tool);
-      reasons[tool.name] = isRanked ? { score: scores[i] as number } : { score: scores[i] as number, core: true };
+      const learned = votes && (votes[i] as number) > 0 ? { parts: { learned: votes[i] as number } } : {};
+      reasons[tool.name] = isRanked ? { score: scores[i] as number, ...learned } : { score: scores[i] as number, ...learned, core: true };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }
@@ -298,7 +395,33 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * if (ranked.ok) ranked.scores[0] // cosine of all[0]
    */
   async scoreTools(query: string | undefined, all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolScores> {
-    return this.rank(query, all, options?.signal, new Float32Array(all.length));
+    const ranked = await this.rank(query, all, options?.signal, new Float32Array(all.length));
+    return ranked.ok ? { ok: true, scores: ranked.scores, warnings: ranked.warnings } : ranked;
+  }
+
+  /**
+   * The cosine score of every tool for each of several queries (the clauses of a prompt),
+   * embedded in one call, with each query's unit vector. Blank queries are refused as a
+   * whole. Never throws except on abort.
+   *
+   * @example
+   * const ranked = await selector.scoreQueries(['weather in Oslo', 'email Kim'], all, { signal })
+   * if (ranked.ok) ranked.scores[1] // cosines for the second query
+   */
+  async scoreQueries(queries: readonly string[], all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<QueryScores> {
+    const texts = queries.map((query) => (typeof query === 'string' ? query.trim() : ''));
+    if (texts.length === 0 || texts.some((text) => text === '')) {
+      return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
+    }
+    const embedded = await this.embedAgainstCorpus(texts, all, options?.signal);
+    if (!embedded.ok) return embedded;
+    const { corpus, vectors, warnings } = embedded;
+    const scores = vectors.map((vector) => {
+      const out = new Float32Array(all.length);
+      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, out);
+      return out;
+    });
+    return { ok: true, scores, vectors, warnings };
   }
 
   private async rank(
@@ -306,18 +429,29 @@ export class EmbeddingSelector implements AsyncToolSelector {
     all: readonly ToolSchema[],
     signal: AbortSignal | undefined,
     into: Float32Array,
-  ): Promise<ToolScores> {
+  ): Promise<(ToolScores & { ok: false }) | { ok: true; scores: Float32Array; vector: Float32Array; warnings: readonly string[] }> {
     signal?.throwIfAborted();
     const text = typeof query === 'string' ? query.trim() : '';
     if (text === '') return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
+    const embedded = await this.embedAgainstCorpus([text], all, signal);
+    if (!embedded.ok) return embedded;
+    const { corpus, vectors, warnings } = embedded;
+    const vector = vectors[0] as Float32Array;
+    const scores = into.length === all.length ? into : new Float32Array(all.length);
+    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, scores);
+    return { ok: true, scores, vector, warnings };
+  }
 
+  /** Load the corpus and embed the query texts together, under the timeout; validate both. */
+  private async embedAgainstCorpus(texts: readonly string[], all: readonly ToolSchema[], signal: AbortSignal | undefined): Promise<Embedded> {
+    signal?.throwIfAborted();
     const { timeoutMs } = this.settings;
     // With a timeout the query embedding gets its own signal (linked to the run's), so a
     // timed-out query is abandoned. The corpus build keeps the run's signal only: it must
     // outlive a timeout so a later turn finds it warm.
     const deadline = withDeadline(signal, timeoutMs);
     const corpusLoad = this.index.load(all, signal ? { signal } : {});
-    const queryEmbed = embedOne(this.embedder, text, deadline.signal);
+    const queryEmbed = this.embedQueries(texts, deadline.signal, true);
     let settled: [PromiseSettledResult<CorpusLoad>, PromiseSettledResult<Float32Array[]>];
     try {
       // allSettled: neither promise can go unhandled, whether we wait for it or not.
@@ -332,27 +466,63 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (corpusResult.status === 'rejected') {
       return { ok: false, reason: `corpus embedding failed: ${errorMessage(corpusResult.reason)}`, warnings: [] };
     }
-    const { corpus, warnings } = corpusResult.value as CorpusLoad;
+    const { corpus } = corpusResult.value as CorpusLoad;
+    const warnings = [...(corpusResult.value as CorpusLoad).warnings];
     if (queryResult.status === 'rejected') {
-      return { ok: false, reason: `query embedding failed: ${errorMessage(queryResult.reason)}`, warnings };
+      const reason = queryResult.reason;
+      if (reason instanceof QueryVectorError) return { ok: false, reason: reason.message, warnings };
+      return { ok: false, reason: `query embedding failed: ${errorMessage(reason)}`, warnings };
     }
     const vectors = queryResult.value;
-    const raw = Array.isArray(vectors) ? vectors[0] : undefined;
-    if (!Array.isArray(vectors) || vectors.length !== 1 || !(raw instanceof Float32Array)) {
-      return { ok: false, reason: `query embedding returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for 1 text`, warnings };
+    for (const vector of vectors) {
+      if (vector.length !== corpus.dimensions) {
+        return { ok: false, reason: `query vector has ${vector.length} dimensions, expected ${corpus.dimensions}`, warnings };
+      }
     }
-    if (raw.length !== corpus.dimensions) {
-      return { ok: false, reason: `query vector has ${raw.length} dimensions, expected ${corpus.dimensions}`, warnings };
-    }
-    const unit = normalise(raw);
-    if (!unit) return { ok: false, reason: 'query vector cannot rank (zero or non-finite)', warnings };
     if (corpus.count !== all.length) {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
+    // Learned examples follow the registry generation; a cold one loads them once.
+    warnings.push(...(await this.learning.reconcile(corpus.key, all, signal)));
+    return { ok: true, corpus, vectors, warnings };
+  }
 
-    const scores = into.length === all.length ? into : new Float32Array(all.length);
-    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, unit, scores);
-    return { ok: true, scores, warnings };
+  /**
+   * Unit vectors for query texts in one embed call. Ranking embeds afresh every turn (`fresh`);
+   * learning takes a just-ranked prompt's vector from the recent-query memory. Rejects with a
+   * {@link QueryVectorError} when the embedder's answer cannot rank.
+   */
+  private async embedQueries(texts: readonly string[], signal: AbortSignal | undefined, fresh = false): Promise<Float32Array[]> {
+    const missing = [...new Set(fresh ? texts : texts.filter((text) => !this.queries.has(text)))];
+    const found = new Map<string, Float32Array>();
+    if (!fresh) for (const text of texts) if (this.queries.has(text)) found.set(text, this.queries.get(text) as Float32Array);
+    if (missing.length > 0) {
+      const raw = await embedMany(this.embedder, missing, signal);
+      if (!Array.isArray(raw) || raw.length !== missing.length) {
+        throw new QueryVectorError(
+          `query embedding returned ${Array.isArray(raw) ? raw.length : 'no'} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`,
+        );
+      }
+      missing.forEach((text, i) => {
+        const vector = raw[i];
+        if (!(vector instanceof Float32Array))
+          throw new QueryVectorError(`query embedding returned ${raw.length} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`);
+        if (vector.length !== this.embedder.dimensions) {
+          throw new QueryVectorError(`query vector has ${vector.length} dimensions, expected ${this.embedder.dimensions}`);
+        }
+        const unit = normalise(vector);
+        if (!unit) throw new QueryVectorError('query vector cannot rank (zero or non-finite)');
+        found.set(text, unit);
+        this.queries.delete(text);
+        this.queries.set(text, unit);
+        while (this.queries.size > QUERY_MEMORY) {
+          const oldest = this.queries.keys().next().value;
+          if (oldest === undefined) break;
+          this.queries.delete(oldest);
+        }
+      });
+    }
+    return texts.map((text) => found.get(text) as Float32Array);
   }
 
   private pick(scores: Float32Array): number[] {
@@ -390,6 +560,15 @@ export class EmbeddingSelector implements AsyncToolSelector {
     });
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
+    // Same cache and settings: share the learned examples too.
+    if (
+      next.settings.cache === this.settings.cache &&
+      next.settings.learned === this.settings.learned &&
+      next.settings.learnedCache === this.settings.learnedCache
+    ) {
+      next.learning = this.learning;
+    }
+    next.queries = this.queries;
     return next;
   }
 }
@@ -408,8 +587,23 @@ function allSettledPair<A, B>(a: Promise<A>, b: Promise<B>): Promise<[PromiseSet
 }
 
 // `async` turns a synchronous throw from a hand-written embedder into a rejection.
-async function embedOne(embedder: Embedder, text: string, signal: AbortSignal | undefined): Promise<Float32Array[]> {
-  return embedder.embed([text], signal ? { signal } : {});
+async function embedMany(embedder: Embedder, texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+  return embedder.embed(texts, signal ? { signal } : {});
+}
+
+/** The embedder answered, but not with vectors that can rank (the reason is the message). */
+class QueryVectorError extends Error {
+  override readonly name = 'QueryVectorError';
+}
+
+function spread(values: Float32Array): [number, number] {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const value of values) {
+    if (value < low) low = value;
+    if (value > high) high = value;
+  }
+  return Number.isFinite(low) ? [low, high] : [0, 0];
 }
 
 // No prototype: a tool named `__proto__` must not turn into a prototype assignment.
@@ -422,5 +616,3 @@ function assertTimeout(ms: number | undefined): void {
     throw new RangeError(`timeoutMs must be a positive finite number of milliseconds, got ${ms}`);
   }
 }
-
-

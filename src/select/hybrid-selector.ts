@@ -2,6 +2,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from './adaptive-k.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
@@ -13,6 +14,22 @@ import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js'
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { topK } from './top-k.js';
 import { textTokens } from '../text/words.js';
+import type { ClauseOptions } from '../text/clauses.js';
+import { splitClauses } from '../text/clauses.js';
+import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
+import type { LearnOptions, LearnSummary } from './learned-store.js';
+
+/**
+ * Multi-intent ranking: the prompt is split into clauses ({@link splitClauses}) and each clause
+ * is scored like a prompt of its own (same blend). A tool's score becomes
+ * `(1 − mix) × its whole-prompt score + mix × its best clause score`, so a tool one clause
+ * clearly asks for rises even when the whole prompt favours another intent, while a clause
+ * with weak evidence moves little. A one-clause prompt ranks exactly as before.
+ */
+export interface MultiIntentOptions extends ClauseOptions {
+  /** Share of the best clause score in a tool's score, 0..1. */
+  mix?: number;
+}
 
 /**
  * Adaptive k for the hybrid: between `floor` and `ceiling`, keep tools scoring at least
@@ -67,6 +84,12 @@ export interface HybridSelectorOptions {
    * the dense half on exactly that turn.
    */
   timeoutMs?: number;
+  /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
+  multiIntent?: MultiIntentOptions | boolean;
+  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  learned?: LearnedVoteOptions;
+  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  learnedCache?: VectorCache;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -77,11 +100,19 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
+  multiIntent: { mix: 0.2 },
 } as const;
 
 interface Lexical {
   readonly index: Bm25Index;
   readonly documents: readonly ReadonlySet<string>[];
+}
+
+interface Fused {
+  readonly fused: Float64Array;
+  readonly lexicalScores: Float64Array;
+  readonly lexicalMax: number;
+  readonly lexicalScale: number;
 }
 
 /**
@@ -100,17 +131,31 @@ interface Lexical {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Omit<HybridSelectorOptions, 'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors'>>;
-  readonly #adaptive: HybridAdaptiveOptions & { floor: number; ceiling: number } | undefined;
+  readonly #options: Required<
+    Omit<
+      HybridSelectorOptions,
+      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
+    >
+  >;
+  readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
-  // What a derived copy is built from: the options minus those already applied to #dense.
+  readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  // What a derived copy is built from: the options minus those already applied to #dense
+  // (cache, timeout, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, ...rest } = options;
-    this.#derivable = { ...rest, ...(adaptive !== undefined ? { adaptive } : {}), ...(synonyms ? { synonyms } : {}), ...(phrases ? { phrases } : {}), ...(coreTools ? { coreTools } : {}) };
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
+    this.#derivable = {
+      ...rest,
+      ...(adaptive !== undefined ? { adaptive } : {}),
+      ...(synonyms ? { synonyms } : {}),
+      ...(phrases ? { phrases } : {}),
+      ...(coreTools ? { coreTools } : {}),
+      ...(multiIntent !== undefined ? { multiIntent } : {}),
+    };
     this.#options = {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
@@ -132,8 +177,14 @@ export class HybridSelector implements AsyncToolSelector {
         ...(cache ? { cache } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(vectors !== undefined ? { vectors } : {}),
+        ...(learned ? { learned } : {}),
+        ...(learnedCache ? { learnedCache } : {}),
       });
     }
+    const intent = multiIntent ?? true;
+    this.#multiIntent = intent ? { ...HYBRID_DEFAULTS.multiIntent, ...(intent === true ? {} : intent) } : undefined;
+    const mix = this.#multiIntent?.mix ?? 0;
+    if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
     this.#core = new Set(coreTools ?? []);
   }
@@ -168,6 +219,35 @@ export class HybridSelector implements AsyncToolSelector {
     return this.#dense;
   }
 
+  /**
+   * Learn from this registry's own traffic (see {@link EmbeddingSelector.learn}): later prompts
+   * near a learned one see its tools voted up in the blend. Stored with the corpus vectors.
+   *
+   * @example
+   * const summary = await selector.learn(
+   *   [{ query: 'post the error to #eng', tools: ['slack_post_message'] }],
+   *   { tools: registry.schemas() },
+   * )
+   */
+  learn(examples: readonly LearnExample[], options?: LearnOptions): Promise<LearnSummary> {
+    return this.#dense.learn(examples, options);
+  }
+
+  /**
+   * Forget every learned example, in memory and in the cache.
+   *
+   * @example
+   * await selector.clearLearned()
+   */
+  clearLearned(): Promise<void> {
+    return this.#dense.clearLearned();
+  }
+
+  /** How many prompts are learned. */
+  get learnedCount(): number {
+    return this.#dense.learnedCount;
+  }
+
   async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
     return (await this.selectDetailed(ctx, all, options)).tools;
   }
@@ -178,31 +258,27 @@ export class HybridSelector implements AsyncToolSelector {
     if (all.length === 0) return { tools: [] };
     const query = ctx.latestUserMessage ?? '';
 
-    const words = this.queryWords(query);
+    const clauses = this.#multiIntent ? splitClauses(query, this.#multiIntent) : [];
+    const texts = clauses.length > 1 ? [query, ...clauses] : [query];
     const lexical = this.#lexicalFor(all);
-    const lexicalScores = lexical.index.score(words);
-    const dense = await this.#dense.scoreTools(query, all, signal ? { signal } : {});
+    const wordsOf = texts.map((text) => this.queryWords(text));
+    const words = wordsOf[0] as string[];
+    const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings];
-    const lexicalMax = max(lexicalScores);
-    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
+    const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
+    const whole = rankings[0] as Fused;
     if (!dense.ok) {
-      if (lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
+    const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
+    if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
+    const clauseBest = rankings.length > 1 ? mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
+    const fused = whole.fused;
 
-    const weight = dense.ok ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = dense.ok ? range(dense.scores) : [0, 0];
-    const span = high - low || 1;
-    const fused = new Float64Array(all.length);
-    for (let i = 0; i < all.length; i++) {
-      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
-      const densePart = dense.ok ? ((dense.scores[i] as number) - low) / span : 0;
-      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
-    }
-
-    const picked = this.#pick(fused, dense.ok ? all.length : positives(lexicalScores));
+    const picked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -211,17 +287,37 @@ export class HybridSelector implements AsyncToolSelector {
       if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
+      const clause = clauseBest?.[i];
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
         parts: {
-          lexical: lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0,
-          ...(dense.ok ? { dense: dense.scores[i] as number } : {}),
+          lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
+          ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
+          ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
+          ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
         ...(chosen.has(i) ? {} : { core: true }),
       };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
+  #fuse(lexical: Lexical, words: readonly string[], denseScores: Float32Array | undefined): Fused {
+    const lexicalScores = lexical.index.score(words);
+    const lexicalMax = max(lexicalScores);
+    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
+    const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
+    const [low, high] = denseScores ? range(denseScores) : [0, 0];
+    const span = high - low || 1;
+    const fused = new Float64Array(lexicalScores.length);
+    for (let i = 0; i < fused.length; i++) {
+      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
+      const densePart = denseScores ? ((denseScores[i] as number) - low) / span : 0;
+      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
+    }
+    return { fused, lexicalScores, lexicalMax, lexicalScale };
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
@@ -264,6 +360,21 @@ export class HybridSelector implements AsyncToolSelector {
     for (const name of this.#core) reasons[name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
+}
+
+/**
+ * In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. Returns
+ * each tool's best clause score (for the reasons).
+ */
+function mixClauses(whole: Float64Array, clauses: readonly Fused[], mix: number): Float64Array {
+  const best = new Float64Array(whole.length);
+  for (let i = 0; i < whole.length; i++) {
+    let top = 0;
+    for (const clause of clauses) if ((clause.fused[i] as number) > top) top = clause.fused[i] as number;
+    best[i] = top;
+    whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
+  }
+  return best;
 }
 
 function max(values: ArrayLike<number>): number {

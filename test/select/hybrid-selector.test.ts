@@ -235,3 +235,50 @@ describe('HybridSelector timeout', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('HybridSelector multi-intent prompts', () => {
+  const TWO = 'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
+  const pick = async (selector: HybridSelector, prompt: string) =>
+    (await selector.selectDetailed(ctx(prompt), TOOLS, { signal: signal() })).tools.map((t) => t.name);
+
+  it('ranks each clause too, so a second intent is not crowded out', async () => {
+    const embedder = countingEmbedder();
+    // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
+    const on = new HybridSelector(embedder, { topK: 2, multiIntent: { mix: 1 } });
+    const off = new HybridSelector(embedder, { topK: 2, multiIntent: false });
+    expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
+    expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
+    const calls = embedder.calls;
+    const output = await on.selectDetailed(ctx(TWO), TOOLS, { signal: signal() });
+    expect(embedder.calls - calls).toBe(1);
+    expect(output.reasons?.translate_text?.parts?.clause).toBeGreaterThan(0);
+    // The clause texts ride the same embed call as the prompt.
+    expect(embedder.texts.slice(-4)).toEqual([TWO, 'search the web for pages about the sql query planner', 'its sql query plans', 'translate it into German']);
+  });
+
+  it('a one-clause prompt ranks exactly as with multi-intent off', async () => {
+    const on = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
+    for (const prompt of ['what is the weather forecast in Paris', 'run a sql query against the orders database', 'deploy the billing service']) {
+      const a = await on.selectDetailed(ctx(prompt), TOOLS, { signal: signal() });
+      const b = await off.selectDetailed(ctx(prompt), TOOLS, { signal: signal() });
+      expect(a).toEqual(b);
+    }
+  });
+
+  it('rejects a mix outside 0..1', () => {
+    expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
+  });
+});
+
+describe('HybridSelector odd prompts', () => {
+  it('a huge multi-sentence prompt ranks (clause splitting is bounded), an empty one falls open', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const huge = 'What is the weather in Paris. Then send an email to Kim. '.repeat(20_000);
+    const output = await selector.selectDetailed(ctx(huge), TOOLS, { signal: signal() });
+    expect(output.fellOpen).toBeUndefined();
+    expect(output.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_weather', 'send_email']));
+    const empty = await selector.selectDetailed(ctx('   '), TOOLS, { signal: signal() });
+    expect(empty.fellOpen).toMatch(/no lexical match/);
+  });
+});

@@ -14,6 +14,8 @@ import { TEST_TOKEN } from './constants.js';
 
 const bindings = env as unknown as WorkerEnv & { VECTORS: { list(options?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } };
 const PROMPT = 'Will it rain in Bergen tomorrow? Check the weather forecast.';
+// What the hybrid embeds for the prompt: the prompt, then each of its clauses.
+const QUERY_TEXTS = [PROMPT, 'Will it rain in Bergen tomorrow', 'Check the weather forecast'];
 
 async function proxied(worker: ReturnType<typeof createWorker>, tools: ReturnType<typeof openAITools>): Promise<Response> {
   const response = await worker.fetch(
@@ -36,20 +38,21 @@ it("a fresh worker instance reads the tool set's corpus from KV: zero corpus emb
   const cold = await proxied(createWorker({ embedder: () => first }), tools);
   expect(cold.headers.get('x-loopctl-fell-open')).toBeNull();
   expect(Number(cold.headers.get('x-loopctl-advertised'))).toBeLessThanOrEqual(8);
-  expect(first.texts.length).toBe(150 + 1); // every tool text once, plus the query
+  // Every tool text once, plus the query and (multi-intent ranking) its clauses.
+  expect(first.texts.length).toBe(150 + QUERY_TEXTS.length);
   const after = (await bindings.VECTORS.list({ prefix: 'loopctl:' })).keys.length;
   expect(after).toBeGreaterThan(before);
 
   const second = countingEmbedder();
   const warm = await proxied(createWorker({ embedder: () => second }), tools);
-  expect(second.texts).toEqual([PROMPT]);
+  expect(second.texts).toEqual(QUERY_TEXTS);
   expect(warm.headers.get('x-loopctl-advertised')).toBe(cold.headers.get('x-loopctl-advertised'));
 
   // The same instance, the same tools again: nothing but the query.
   const worker = createWorker({ embedder: () => second });
   await proxied(worker, tools);
   await proxied(worker, tools);
-  expect(second.texts).toEqual([PROMPT, PROMPT, PROMPT]);
+  expect(second.texts).toEqual([...QUERY_TEXTS, ...QUERY_TEXTS, ...QUERY_TEXTS]);
 
   // Another tool set is another corpus (and another KV entry).
   await proxied(worker, tools.slice(0, 100));

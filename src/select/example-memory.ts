@@ -1,0 +1,281 @@
+/**
+ * What a selector has learned from the registry's own traffic: earlier prompts (as unit
+ * vectors) and the tools they used. A new prompt asks its nearest earlier prompts, and those
+ * close enough vote for their tools. Votes are bounded extra evidence on top of the ranking,
+ * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
+ */
+import type { StoredExample } from '../embed/example-codec.js';
+
+/** One example to learn from: a prompt and the tool names that served it. */
+export interface LearnExample {
+  readonly query: string;
+  readonly tools: readonly string[];
+}
+
+/** How learned examples vote. Defaults were chosen on the dev splits (docs/tuning.md). */
+export interface LearnedVoteOptions {
+  /** Nearest earlier prompts that may vote. Default 8. */
+  neighbours?: number;
+  /** Cosine below which an earlier prompt does not vote at all. */
+  minSimilarity?: number;
+  /** Weight of the vote against the ranking's own 0..1 scores. */
+  weight?: number;
+  /** Examples kept (oldest go first). Default 8192. */
+  maxExamples?: number;
+  /**
+   * Weight of each tool's prototype vote: the cosine between the prompt and the mean of the
+   * prompts that used the tool, counted from `prototypeFloor` up. 0 turns it off.
+   */
+  prototypeWeight?: number;
+  /** Cosine to a tool's prototype below which it gets no prototype vote. */
+  prototypeFloor?: number;
+}
+
+/** The fitted defaults (dev splits only). */
+export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.5, weight: 1.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
+
+/** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
+export const MAX_EXAMPLE_CHARS = 2000;
+
+interface Entry {
+  readonly query: string;
+  readonly vector: Float32Array;
+  readonly tools: Set<string>;
+}
+
+/**
+ * An in-memory, insertion-ordered example store with nearest-prompt voting. Plain arrays and
+ * loops: runs in a browser, a Worker or Node alike.
+ *
+ * @example
+ * const memory = new ExampleMemory(512)
+ * memory.add({ query: 'weather in Oslo', tools: ['get_weather'], vector })
+ * memory.votes(queryVector, ['get_weather', 'send_email']) // Float64Array [0.8, 0]
+ */
+export class ExampleMemory {
+  readonly dimensions: number;
+  readonly #options: Required<LearnedVoteOptions>;
+  readonly #entries = new Map<string, Entry>();
+  #matrix: Float32Array | undefined;
+  #order: Entry[] = [];
+  #prototypes: Map<string, Float32Array> | undefined;
+
+  constructor(dimensions: number, options: LearnedVoteOptions = {}) {
+    this.dimensions = dimensions;
+    this.#options = {
+      neighbours: options.neighbours ?? LEARN_DEFAULTS.neighbours,
+      minSimilarity: options.minSimilarity ?? LEARN_DEFAULTS.minSimilarity,
+      weight: options.weight ?? LEARN_DEFAULTS.weight,
+      maxExamples: options.maxExamples ?? LEARN_DEFAULTS.maxExamples,
+      prototypeWeight: options.prototypeWeight ?? LEARN_DEFAULTS.prototypeWeight,
+      prototypeFloor: options.prototypeFloor ?? LEARN_DEFAULTS.prototypeFloor,
+    };
+  }
+
+  /** The voting settings in force. */
+  get options(): Readonly<Required<LearnedVoteOptions>> {
+    return this.#options;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The key an example is deduplicated under: the prompt, case and spacing folded. */
+  static keyOf(query: string): string {
+    return query.trim().replace(/\s+/g, ' ').toLowerCase();
+  }
+
+  /** Whether the prompt is known with all of these tools already. */
+  covers(query: string, tools: readonly string[]): boolean {
+    const entry = this.#entries.get(ExampleMemory.keyOf(query));
+    return entry !== undefined && tools.every((tool) => entry.tools.has(tool));
+  }
+
+  /** The stored vector for a prompt, if it is known. */
+  vectorOf(query: string): Float32Array | undefined {
+    return this.#entries.get(ExampleMemory.keyOf(query))?.vector;
+  }
+
+  /**
+   * Add one example. The same prompt again adds its tools to the ones it had (a run's turns
+   * each record theirs). Returns `'new'`, `'updated'` or `'duplicate'`.
+   */
+  add(example: StoredExample): 'new' | 'updated' | 'duplicate' {
+    if (example.vector.length !== this.dimensions) throw new RangeError(`example vector has ${example.vector.length} dimensions, expected ${this.dimensions}`);
+    const key = ExampleMemory.keyOf(example.query);
+    const entry = this.#entries.get(key);
+    if (entry) {
+      const before = entry.tools.size;
+      for (const tool of example.tools) entry.tools.add(tool);
+      if (entry.tools.size === before) return 'duplicate';
+      this.#prototypes = undefined;
+      return 'updated';
+    }
+    this.#entries.set(key, { query: example.query, vector: example.vector, tools: new Set(example.tools) });
+    while (this.#entries.size > this.#options.maxExamples) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
+    }
+    this.#matrix = undefined;
+    this.#prototypes = undefined;
+    return 'new';
+  }
+
+  /**
+   * Keep only tools in `names`: a removed tool's votes go, and an example left with no tool
+   * goes. Returns how many examples were dropped.
+   */
+  retain(names: ReadonlySet<string>): { dropped: number; changed: boolean } {
+    let dropped = 0;
+    let changed = false;
+    for (const [key, entry] of this.#entries) {
+      for (const tool of entry.tools) {
+        if (!names.has(tool)) {
+          entry.tools.delete(tool);
+          changed = true;
+        }
+      }
+      if (entry.tools.size === 0) {
+        this.#entries.delete(key);
+        dropped++;
+      }
+    }
+    if (dropped > 0) this.#matrix = undefined;
+    if (changed) this.#prototypes = undefined;
+    return { dropped, changed };
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#matrix = undefined;
+    this.#prototypes = undefined;
+    this.#order = [];
+  }
+
+  /** Every example, oldest first (for storage). */
+  examples(): StoredExample[] {
+    return [...this.#entries.values()].map(({ query, vector, tools }) => ({ query, vector, tools: [...tools] }));
+  }
+
+  /**
+   * Each tool's vote for a unit query vector, aligned with `names` (0 where no near earlier
+   * prompt used it), already scaled by the vote weight: add it to a 0..1 ranking score.
+   * Undefined when nothing votes. Synchronous, so a `learn` finishing meanwhile cannot
+   * change the examples halfway through one ranking.
+   */
+  votes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const size = this.#entries.size;
+    if (size === 0 || query.length !== this.dimensions) return undefined;
+    const neighbourVotes = this.#neighbourVotes(query, names);
+    const prototypeVotes = this.#options.prototypeWeight > 0 ? this.#prototypeVotes(query, names) : undefined;
+    if (!prototypeVotes) return neighbourVotes;
+    if (!neighbourVotes) return prototypeVotes;
+    for (let i = 0; i < names.length; i++) neighbourVotes[i] = (neighbourVotes[i] as number) + (prototypeVotes[i] as number);
+    return neighbourVotes;
+  }
+
+  // Each tool's prototype (the normalised mean of its prompts) votes by its cosine to the prompt.
+  #prototypeVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const prototypes = this.#ensurePrototypes();
+    const { prototypeWeight, prototypeFloor } = this.#options;
+    const out = new Float64Array(names.length);
+    let any = false;
+    for (let i = 0; i < names.length; i++) {
+      const prototype = prototypes.get(names[i] as string);
+      if (!prototype) continue;
+      let sum = 0;
+      for (let j = 0; j < this.dimensions; j++) sum += (prototype[j] as number) * (query[j] as number);
+      if (sum > prototypeFloor) {
+        out[i] = (prototypeWeight * (sum - prototypeFloor)) / (1 - prototypeFloor || 1);
+        any = true;
+      }
+    }
+    return any ? out : undefined;
+  }
+
+  #ensurePrototypes(): Map<string, Float32Array> {
+    if (this.#prototypes) return this.#prototypes;
+    const sums = new Map<string, Float32Array>();
+    for (const entry of this.#entries.values()) {
+      for (const tool of entry.tools) {
+        let sum = sums.get(tool);
+        if (!sum) {
+          sum = new Float32Array(this.dimensions);
+          sums.set(tool, sum);
+        }
+        for (let j = 0; j < this.dimensions; j++) sum[j] = (sum[j] as number) + (entry.vector[j] as number);
+      }
+    }
+    for (const sum of sums.values()) {
+      let norm = 0;
+      for (const value of sum) norm += value * value;
+      const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let j = 0; j < sum.length; j++) sum[j] = (sum[j] as number) * scale;
+    }
+    this.#prototypes = sums;
+    return sums;
+  }
+
+  #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const size = this.#entries.size;
+    const { matrix, order } = this.#ensureMatrix();
+    const { neighbours, minSimilarity, weight } = this.#options;
+    const dims = this.dimensions;
+    // The nearest `neighbours` prompts at or above the floor, best first.
+    const best: number[] = [];
+    const bestSims: number[] = [];
+    for (let row = 0, offset = 0; row < size; row++, offset += dims) {
+      let sum = 0;
+      for (let j = 0; j < dims; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+      if (!(sum >= minSimilarity)) continue;
+      if (best.length === neighbours && !(sum > (bestSims[neighbours - 1] as number))) continue;
+      let at = best.length === neighbours ? neighbours - 1 : best.length;
+      while (at > 0 && sum > (bestSims[at - 1] as number)) {
+        best[at] = best[at - 1] as number;
+        bestSims[at] = bestSims[at - 1] as number;
+        at--;
+      }
+      best[at] = row;
+      bestSims[at] = sum;
+    }
+    if (best.length === 0) return undefined;
+
+    // A neighbour's say grows from 0 at the floor to 1 for the same prompt; each tool gets the
+    // weighted share of the voters that used it, scaled by how close the nearest one is.
+    const position = new Map<string, number>();
+    names.forEach((name, i) => {
+      position.set(name, i);
+    });
+    const out = new Float64Array(names.length);
+    let total = 0;
+    let strongest = 0;
+    for (let n = 0; n < best.length; n++) {
+      const say = ((bestSims[n] as number) - minSimilarity) / (1 - minSimilarity || 1);
+      total += say;
+      if (say > strongest) strongest = say;
+      const entry = order[best[n] as number] as Entry;
+      for (const tool of entry.tools) {
+        const i = position.get(tool);
+        if (i !== undefined) out[i] = (out[i] as number) + say;
+      }
+    }
+    if (!(total > 0)) return undefined;
+    const scale = (weight * strongest) / total;
+    for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
+    return out;
+  }
+
+  #ensureMatrix(): { matrix: Float32Array; order: Entry[] } {
+    if (!this.#matrix || this.#order.length !== this.#entries.size) {
+      this.#order = [...this.#entries.values()];
+      const matrix = new Float32Array(this.#order.length * this.dimensions);
+      this.#order.forEach((entry, row) => {
+        matrix.set(entry.vector, row * this.dimensions);
+      });
+      this.#matrix = matrix;
+    }
+    return { matrix: this.#matrix, order: this.#order };
+  }
+}

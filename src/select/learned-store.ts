@@ -1,0 +1,279 @@
+/**
+ * Where a dense selector's learned examples live: an {@link ExampleMemory} in memory, kept in
+ * step with the registry generation and persisted through the selector's own
+ * {@link VectorCache} beside the corpus vectors (IndexedDB, KV, a file). Nothing is sent
+ * anywhere; {@link LearnedStore.clear} forgets it all.
+ *
+ * Entries: `learned:v1:<embedder>:<dims>:<generation>` holds a generation's examples, and
+ * `learned:v1:<embedder>:<dims>:latest` names the last one written. A load always follows the
+ * pointer, so a new generation (a tool added, removed or edited, or a reload into a changed
+ * registry) starts from the newest examples minus the tools that are gone.
+ */
+import type { CorpusIndex } from '../embed/corpus-index.js';
+import { Hash64 } from '../hash.js';
+import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
+import type { VectorCache } from '../embed/vector-cache.js';
+import type { ToolSchema } from '../registry/schema.js';
+import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
+import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
+
+/** Options for a `learn` call. */
+export interface LearnOptions {
+  /** The registry's tools the examples refer to. Default: the list the selector last ranked. */
+  tools?: readonly ToolSchema[];
+  /** Cancels the embedding of new prompts. */
+  signal?: AbortSignal;
+}
+
+/** What a `learn` call did. */
+export interface LearnSummary {
+  /** New prompts stored. */
+  readonly learned: number;
+  /** Known prompts that gained tools. */
+  readonly updated: number;
+  /** Examples already known with all their tools (or repeated within the call). */
+  readonly duplicates: number;
+  /** Tool names not in the registry, ignored. */
+  readonly unknownTools: number;
+  /** Examples not learned: a blank or non-string prompt, or no known tool. */
+  readonly ignored: number;
+  /** Prompts stored after the call. */
+  readonly total: number;
+  /** Storage trouble (the examples stay in memory) and the like. */
+  readonly warnings: readonly string[];
+}
+
+interface LearnContext extends LearnOptions {
+  readonly index: CorpusIndex;
+  readonly embed: (texts: readonly string[], signal: AbortSignal | undefined) => Promise<Float32Array[]>;
+}
+
+const ENCODER = new TextEncoder();
+
+/**
+ * The learned examples of one selector (shared by its derived copies).
+ *
+ * @example
+ * const store = new LearnedStore(memoryVectorCache(), 512)
+ * await store.reconcile(corpusKey, all)
+ * store.votes(queryVector, all)
+ */
+export class LearnedStore {
+  readonly cache: VectorCache;
+  readonly memory: ExampleMemory;
+  // The pointer to the newest entry, per embedder (the same id hash corpus keys use).
+  readonly #latest: string;
+  #generation: string | undefined;
+  #loaded = false;
+  #lastTools: readonly ToolSchema[] | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
+
+  constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
+    this.cache = cache;
+    this.memory = new ExampleMemory(embedder.dimensions, options);
+    this.#latest = `learned:v1:${new Hash64().update(embedder.id).digest().slice(0, 8)}:${embedder.dimensions}:latest`;
+  }
+
+  get size(): number {
+    return this.memory.size;
+  }
+
+  /** Votes for `all`'s tools (see {@link ExampleMemory.votes}). */
+  votes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
+    if (this.memory.size === 0) return undefined;
+    let names = this.#names.get(all);
+    if (!names) {
+      names = all.map((tool) => tool.name);
+      this.#names.set(all, names);
+    }
+    return this.memory.votes(vector, names);
+  }
+
+  /**
+   * Bring the examples in step with a registry generation: load stored ones the first time,
+   * drop tools that are gone, persist under the new generation. Cheap when nothing changed.
+   * Returns warnings (a corrupt entry discarded, a failed write); never throws.
+   */
+  async reconcile(corpusKey: string, all: readonly ToolSchema[], signal?: AbortSignal): Promise<string[]> {
+    this.#lastTools = all;
+    if (this.#generation === corpusKey) return [];
+    return this.#serial(async () => {
+      signal?.throwIfAborted();
+      return this.#reconcileNow(corpusKey, all);
+    });
+  }
+
+  /** Learn examples (see `EmbeddingSelector.learn`). */
+  learn(examples: readonly LearnExample[], context: LearnContext): Promise<LearnSummary> {
+    if (!Array.isArray(examples)) return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
+    const all = context.tools ?? this.#lastTools;
+    if (!all) {
+      return Promise.reject(new TypeError("learn needs the registry's tools: pass { tools: registry.schemas() }, or let the selector rank once first"));
+    }
+    if (!Array.isArray(all)) return Promise.reject(new TypeError("learn: tools must be the registry's tool list"));
+    const corpusKey = context.index.keyFor(all);
+    return this.#serial(async () => {
+      const warnings = await this.#reconcileNow(corpusKey, all);
+      const known = new Set(all.map((tool) => tool.name));
+      let unknownTools = 0;
+      let ignored = 0;
+      let duplicates = 0;
+      // Merge within the call first: one prompt, one entry.
+      const batch = new Map<string, { query: string; tools: Set<string> }>();
+      for (const example of examples) {
+        const query = example && typeof example.query === 'string' ? example.query.trim().slice(0, MAX_EXAMPLE_CHARS).trim() : '';
+        const names = example && Array.isArray(example.tools) ? example.tools : [];
+        const tools = new Set<string>();
+        for (const name of names) {
+          if (typeof name === 'string' && known.has(name)) tools.add(name);
+          else unknownTools++;
+        }
+        if (query === '' || tools.size === 0) {
+          ignored++;
+          continue;
+        }
+        const key = ExampleMemory.keyOf(query);
+        const pending = batch.get(key);
+        if (pending) {
+          const before = pending.tools.size;
+          for (const tool of tools) pending.tools.add(tool);
+          if (pending.tools.size === before) duplicates++;
+          continue;
+        }
+        if (this.memory.covers(query, [...tools])) {
+          duplicates++;
+          continue;
+        }
+        batch.set(key, { query, tools });
+      }
+
+      const unseen = [...batch.values()].filter(({ query }) => !this.memory.vectorOf(query));
+      const vectors = new Map<string, Float32Array>();
+      for (let start = 0; start < unseen.length; start += 64) {
+        context.signal?.throwIfAborted();
+        const chunk = unseen.slice(start, start + 64);
+        const embedded = await context.embed(
+          chunk.map(({ query }) => query),
+          context.signal,
+        );
+        chunk.forEach(({ query }, i) => {
+          vectors.set(query, embedded[i] as Float32Array);
+        });
+      }
+      context.signal?.throwIfAborted();
+
+      let learned = 0;
+      let updated = 0;
+      for (const { query, tools } of batch.values()) {
+        const vector = this.memory.vectorOf(query) ?? vectors.get(query);
+        if (!vector) continue;
+        const outcome = this.memory.add({ query, tools: [...tools], vector });
+        if (outcome === 'new') learned++;
+        else if (outcome === 'updated') updated++;
+        else duplicates++;
+      }
+      if (learned + updated > 0) warnings.push(...(await this.#persist(corpusKey)));
+      return { learned, updated, duplicates, unknownTools, ignored, total: this.memory.size, warnings };
+    });
+  }
+
+  /** Forget every example, in memory and in storage. */
+  clear(): Promise<void> {
+    return this.#serial(async () => {
+      this.memory.clear();
+      this.#loaded = true;
+      const generation = this.#generation;
+      for (const key of [this.#latest, ...(generation ? [learnedKey(generation)] : [])]) {
+        try {
+          if (this.cache.delete) await this.cache.delete(key);
+          else await this.cache.set(key, encodeExamples([], this.memory.dimensions));
+        } catch {
+          // Memory is clear; a stale entry is reconciled on the next load.
+        }
+      }
+    });
+  }
+
+  async #reconcileNow(corpusKey: string, all: readonly ToolSchema[]): Promise<string[]> {
+    if (this.#generation === corpusKey) return [];
+    const warnings: string[] = [];
+    let carried = false;
+    if (!this.#loaded) {
+      this.#loaded = true;
+      // Always through the latest pointer: the newest examples win, and a cleared store stays
+      // clear even if an older generation's entry lingers.
+      const pointer = await this.#readBytes(this.#latest, warnings);
+      const previous = pointer ? new TextDecoder().decode(pointer) : undefined;
+      const stored = previous?.startsWith('learned:v1:') ? await this.#read(previous, warnings) : undefined;
+      carried = stored !== undefined && previous !== learnedKey(corpusKey);
+      const fresh = this.memory.examples();
+      if (stored) {
+        this.memory.clear();
+        for (const example of [...stored, ...fresh]) {
+          if (example.vector.length === this.memory.dimensions) this.memory.add(example);
+        }
+      }
+    }
+    const { dropped, changed } = this.memory.retain(new Set(all.map((tool) => tool.name)));
+    const previous = this.#generation;
+    this.#generation = corpusKey;
+    if (this.memory.size > 0 && (carried || changed || dropped > 0 || previous !== undefined)) {
+      warnings.push(...(await this.#persist(corpusKey)));
+    }
+    return warnings;
+  }
+
+  async #read(key: string, warnings: string[]): Promise<ReturnType<ExampleMemory['examples']> | undefined> {
+    const bytes = await this.#readBytes(key, warnings);
+    if (!bytes) return undefined;
+    const decoded = decodeExamples(bytes, this.memory.dimensions);
+    if (decoded.ok) return decoded.examples;
+    warnings.push(`learned examples entry discarded (${decoded.reason}); starting over`);
+    try {
+      await this.cache.delete?.(key);
+    } catch {
+      // The next write replaces it anyway.
+    }
+    return undefined;
+  }
+
+  async #readBytes(key: string, warnings: string[]): Promise<Uint8Array | undefined> {
+    try {
+      const bytes = await this.cache.get(key);
+      return bytes instanceof Uint8Array ? bytes : undefined;
+    } catch (error) {
+      warnings.push(`learned examples read failed (${error instanceof Error ? error.message : String(error)})`);
+      return undefined;
+    }
+  }
+
+  async #persist(corpusKey: string): Promise<string[]> {
+    try {
+      const key = learnedKey(corpusKey);
+      await this.cache.set(key, encodeExamples(this.memory.examples(), this.memory.dimensions));
+      await this.cache.set(this.#latest, ENCODER.encode(key));
+      return [];
+    } catch (error) {
+      return [`learned examples write failed (${error instanceof Error ? error.message : String(error)}); they stay in memory only`];
+    }
+  }
+
+  // One at a time: two learns (or a learn and a generation change) never interleave writes.
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+// corpus:v1:<embedder hash>:<count>x<dims>:<generation hash>
+function parts(corpusKey: string): { embedder: string; dims: string; generation: string } {
+  const [, , embedder = '', shape = '', generation = ''] = corpusKey.split(':');
+  return { embedder, dims: shape.split('x')[1] ?? '', generation };
+}
+
+function learnedKey(corpusKey: string): string {
+  const { embedder, dims, generation } = parts(corpusKey);
+  return `learned:v1:${embedder}:${dims}:${generation}`;
+}

@@ -1,0 +1,100 @@
+/**
+ * A deterministic clause splitter for multi-intent prompts ("find the failing run, grab the
+ * error from the logs and post it to #eng"): sentence ends, semicolons, sequencing words and,
+ * when both sides are long enough to be requests of their own, a plain "and". No model: the
+ * selector still ranks the whole prompt, so a wrong split costs a share of k, not the turn.
+ */
+import { rawWords } from './words.js';
+
+/** Options for {@link splitClauses}. */
+export interface ClauseOptions {
+  /** At most this many clauses; the tail past it stays joined to the last one. Default 4. */
+  readonly maxClauses?: number;
+  /**
+   * A plain "and" splits only when each side has at least this many words (so "cats and
+   * dogs" stays one clause). Default 4; `Infinity` never splits on a plain "and".
+   */
+  readonly andMinWords?: number;
+  /** A clause needs at least this many words, else it joins its neighbour. Default 2. */
+  readonly minWords?: number;
+  /** Like `andMinWords`, for a plain comma. Default `Infinity` (commas alone never split). */
+  readonly commaMinWords?: number;
+}
+
+/** The defaults (chosen on the dev splits; see docs/tuning.md). */
+export const CLAUSE_DEFAULTS = { maxClauses: 4, andMinWords: 4, minWords: 2, commaMinWords: Infinity } as const;
+
+// Sentence ends followed by space (not "3.14" or "notes.txt"), semicolons, and sequencing
+// words that start a new request. Each alternative is a separator, dropped from the clauses.
+const SEPARATOR = new RegExp(
+  [
+    String.raw`[.!?]+\s+`,
+    String.raw`\s*;\s*`,
+    String.raw`,?\s+(?:and\s+)?(?:then|afterwards|after\s+that|after\s+which|subsequently|finally|lastly|next,|also|additionally|as\s+well\s+as|plus|followed\s+by|once\s+(?:that\s+is\s+|it\s+is\s+|that's\s+)?done)\b,?\s*`,
+  ].join('|'),
+  'giu',
+);
+const AND = /,?\s+and\s+/giu;
+const COMMA = /,\s+/gu;
+// A sequencing word left at the start of a clause (after a sentence end): "Also calculate …".
+const LEADING = /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finally|lastly|next|also|additionally|plus)\b,?\s*/iu;
+
+/**
+ * The clauses of a prompt, in order, trimmed; a prompt with one intent comes back as one
+ * clause (the prompt itself, trimmed). Never empty for a non-blank prompt, `[]` for a blank one.
+ *
+ * @example
+ * splitClauses('Find the failing CI run, then grab the error from the logs and post it to #eng')
+ * // ['Find the failing CI run', 'grab the error from the logs', 'post it to #eng']
+ * splitClauses('convert 10 dollars to euros') // ['convert 10 dollars to euros']
+ */
+export function splitClauses(prompt: string, options: ClauseOptions = {}): string[] {
+  const { maxClauses, andMinWords, minWords, commaMinWords } = { ...CLAUSE_DEFAULTS, ...options };
+  const text = typeof prompt === 'string' ? prompt.trim() : '';
+  if (text === '') return [];
+  // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).
+  const head = text.length > 4000 ? text.slice(0, 4000) : text;
+
+  const pieces = head
+    .split(SEPARATOR)
+    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
+    .flatMap((piece) => splitOn(piece, AND, ' and ', andMinWords));
+  const clauses: string[] = [];
+  for (const piece of pieces) {
+    const clause = piece
+      .trim()
+      .replace(LEADING, '')
+      .replace(/^[,:\s]+|[,:\s.!?]+$/g, '');
+    if (clause === '') continue;
+    const last = clauses.length - 1;
+    if (last >= 0 && (rawWords(clause).length < minWords || rawWords(clauses[last] as string).length < minWords)) {
+      clauses[last] = `${clauses[last]} ${clause}`;
+    } else clauses.push(clause);
+  }
+  if (clauses.length === 0) return [text];
+  if (clauses.length > maxClauses) {
+    const kept = clauses.slice(0, Math.max(1, maxClauses - 1));
+    kept.push(clauses.slice(kept.length).join(' '));
+    return kept;
+  }
+  return clauses;
+}
+
+function splitOn(piece: string, separator: RegExp, joiner: string, minWords: number): string[] {
+  if (!Number.isFinite(minWords)) return [piece];
+  const parts = piece.split(separator);
+  if (parts.length === 1) return parts;
+  // Greedy left to right: cut at an "and" only when both sides are long enough.
+  const out: string[] = [];
+  let current = parts[0] as string;
+  for (let i = 1; i < parts.length; i++) {
+    const next = parts[i] as string;
+    const rest = parts.slice(i).join(joiner);
+    if (rawWords(current).length >= minWords && rawWords(rest).length >= minWords && rawWords(next).length >= Math.min(2, minWords)) {
+      out.push(current);
+      current = next;
+    } else current = `${current}${joiner}${next}`;
+  }
+  out.push(current);
+  return out;
+}
