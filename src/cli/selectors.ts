@@ -107,7 +107,7 @@ export function memoEmbedder(base: Embedder): Embedder & { bypass: boolean } {
       const missing = [...new Set(texts.filter((text) => !memory.has(text)))];
       if (missing.length > 0) {
         const vectors = await base.embed(missing, options);
-        missing.forEach((text, i) => memory.set(text, vectors[i] as Float32Array));
+        for (const [i, text] of missing.entries()) memory.set(text, vectors[i] as Float32Array);
       }
       return texts.map((text) => memory.get(text) as Float32Array);
     },

@@ -15,8 +15,7 @@ import type { Emit } from './loop-run.js';
 import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
-import { FIND_TOOLS, ToolSearch, type ToolSearchOptions } from './tool-search.js';
-import { recordTurn } from './learning-recorder.js';
+import type { ToolSearch, ToolSearchOptions } from './tool-search.js';
 import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
@@ -109,7 +108,9 @@ export class BareLoop {
    * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withToolSearch({ k: 5 })
    */
   withToolSearch(options: ToolSearchOptions | false = {}): this {
-    if (options !== false) new ToolSearch(options, undefined); // validates k now, not mid-run
+    const k = options === false ? undefined : options.k;
+    // Validated now, not mid-run (the search itself loads with the first run that uses it).
+    if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     this.#toolSearch = options === false ? undefined : { ...options };
     return this;
   }
@@ -152,7 +153,7 @@ export class BareLoop {
     // One run, one selector: a change made mid-run applies from the next run, so every event
     // names the selector that actually served the turn.
     const installed = this.#selector;
-    const search = this.#toolSearch ? new ToolSearch(this.#toolSearch, installed?.selector) : undefined;
+    const searchOptions = this.#toolSearch;
     const learning = this.#learning;
     emit({
       type: 'run_start',
@@ -164,13 +165,16 @@ export class BareLoop {
     try {
       // Inside the try: an invalid limit ends the run with an error event, like any failure.
       const gate = new BudgetGate(run.config.budget ?? {});
+      // Tool search and learning are opt-in: their code loads with the first run that uses them.
+      const search = searchOptions ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
+      const recordTurn = learning ? (await import('./learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);
         const all = this.registry.schemas();
         const conversation = run.view();
         // The registry's own tool named find_tools wins over the search tool.
-        const searching = search && !this.registry.has(FIND_TOOLS) ? search : undefined;
+        const searching = search && !this.registry.has(search.toolName) ? search : undefined;
         const selection = await this.#selectTurn(run, installed, all, conversation, searching);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
         const request = buildRequest(view, selection.tools, run.config);
@@ -200,7 +204,7 @@ export class BareLoop {
           emit,
         });
         run.transcript = [...run.transcript, ...results.map(toToolMessage)];
-        if (learning && !run.signal.aborted) {
+        if (recordTurn && !run.signal.aborted) {
           const problem = await recordTurn(installed?.selector, run.prompt, reply.calls, results, all, run.signal);
           if (problem) emit({ type: 'warning', turn: run.turn, code: 'learning', message: problem });
         }

@@ -69,6 +69,9 @@ export class ToolSearch {
     this.#selector = selector;
   }
 
+  /** The search tool's name on the wire (`find_tools`). */
+  readonly toolName = FIND_TOOLS;
+
   /** Tool names found so far this run. */
   get found(): readonly string[] {
     return [...this.#found];

@@ -17,7 +17,7 @@ import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary } from './learned-store.js';
-import { LearnedStore } from './learned-store.js';
+import type { LearnedStore } from './learned-store.js';
 
 export { topK } from './top-k.js';
 
@@ -141,7 +141,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private scratchBusy = false;
   // Recent query vectors by text: the loop's learning records the prompt it just ranked.
   private queries = new Map<string, Float32Array>();
-  private learning: LearnedStore;
+  private learning: LazyLearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
     const {
@@ -182,7 +182,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       ...(onProgress ? { onProgress } : {}),
       ...(vectors !== undefined ? { vectors } : {}),
     });
-    this.learning = new LearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
+    this.learning = new LazyLearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }
 
   /**
@@ -201,11 +201,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * summary.learned // 1
    */
   learn(examples: readonly LearnExample[], options: LearnOptions = {}): Promise<LearnSummary> {
-    return this.learning.learn(examples, {
-      ...options,
-      index: this.index,
-      embed: (texts, signal) => this.embedQueries(texts, signal),
-    });
+    return this.learning.load().then((store) =>
+      store.learn(examples, {
+        ...options,
+        index: this.index,
+        embed: (texts, signal) => this.embedQueries(texts, signal),
+      }),
+    );
   }
 
   /**
@@ -215,12 +217,12 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * await selector.clearLearned()
    */
   clearLearned(): Promise<void> {
-    return this.learning.clear();
+    return this.learning.load().then((store) => store.clear());
   }
 
   /** How many prompts are learned (after the last reconcile with the registry). */
   get learnedCount(): number {
-    return this.learning.size;
+    return this.learning.store?.size ?? 0;
   }
 
   /**
@@ -232,7 +234,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * if (ranked.ok) selector.learnedVotes(ranked.vectors[0], all)
    */
   learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
-    return this.learning.votes(vector, all);
+    return this.learning.store?.votes(vector, all);
   }
 
   /** Tools advertised per turn (before core tools). */
@@ -356,7 +358,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       const into = borrowed ? this.scratch : new Float32Array(all.length);
       const ranked = await this.rank(ctx.latestUserMessage, all, signal, into);
       if (!ranked.ok) return this.failOpen(all, ranked.reason, ranked.warnings);
-      const votes = ranked.vector ? this.learning.votes(ranked.vector, all) : undefined;
+      const votes = ranked.vector ? this.learning.store?.votes(ranked.vector, all) : undefined;
       if (votes) {
         // Votes are on a 0..1 scale; cosines spread over less, so scale by their own spread.
         const [low, high] = spread(ranked.scores);
@@ -483,7 +485,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
     // Learned examples follow the registry generation; a cold one loads them once.
-    warnings.push(...(await this.learning.reconcile(corpus.key, all, signal)));
+    warnings.push(...(await (await this.learning.load()).reconcile(corpus.key, all, signal)));
     return { ok: true, corpus, vectors, warnings };
   }
 
@@ -614,5 +616,27 @@ function reasonsRecord(): Record<string, ToolReason> {
 function assertTimeout(ms: number | undefined): void {
   if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) {
     throw new RangeError(`timeoutMs must be a positive finite number of milliseconds, got ${ms}`);
+  }
+}
+
+/**
+ * The learned-examples store, loaded on first use (the first ranking or `learn` call), so the
+ * core's first load does not carry the example memory and its codec.
+ */
+class LazyLearnedStore {
+  store: LearnedStore | undefined;
+  #loading: Promise<LearnedStore> | undefined;
+  constructor(
+    readonly cache: VectorCache,
+    readonly embedder: { readonly id: string; readonly dimensions: number },
+    readonly options: LearnedVoteOptions | undefined,
+  ) {}
+
+  load(): Promise<LearnedStore> {
+    this.#loading ??= import('./learned-store.js').then(({ LearnedStore }) => {
+      this.store = new LearnedStore(this.cache, this.embedder, this.options);
+      return this.store;
+    });
+    return this.#loading;
   }
 }
