@@ -34,6 +34,7 @@ export default defineConfig({
         idb: 'src/adapters/idb.ts',
         kv: 'src/adapters/kv.ts',
         transformers: 'src/adapters/transformers.ts',
+        'use-lite': 'src/adapters/use-lite.ts',
         'workers-ai': 'src/adapters/workers-ai.ts',
         'file-cache': 'src/adapters/file-cache.ts',
         mcp: 'src/adapters/mcp/index.ts',

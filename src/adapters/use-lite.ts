@@ -5,7 +5,7 @@
  * model's own tokenizer, so no transformers.js is needed. onnxruntime-web is imported lazily,
  * so the core bundle does not carry it.
  *
- * @module loopctl/transformers
+ * @module loopctl/use-lite (also re-exported by loopctl/transformers)
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';

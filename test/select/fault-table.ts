@@ -263,6 +263,16 @@ export const SYSTEM_FAULTS: readonly SystemFault[] = [
     outcome: 'awaited, used as returned; one warning pointing at `withSelector` / `withAsyncToolSelector`',
     test: '`test/loop/malformed-selection.test.ts`',
   },
+  {
+    fault: 'An HTTP client disconnects from a streamed `POST /v1/runs` while the model is answering',
+    outcome: 'the in-flight model request is aborted at once (the upstream sees its connection closed); no tool is dispatched after it',
+    test: '`test/worker/suite.ts` (Node, Deno, the workerd pool), `test/worker/workerd-http.test.ts` (workerd over real sockets)',
+  },
+  {
+    fault: 'A client aborts a proxied request (`/v1/chat/completions`, `/v1/messages`)',
+    outcome: 'the upstream request is cancelled',
+    test: '`test/proxy/proxy-suite.ts` (Node, workerd, Deno)',
+  },
 ];
 
 /** `docs/fault-matrix.md`, rendered from {@link FAULT_TABLE} and {@link SYSTEM_FAULTS}. */
