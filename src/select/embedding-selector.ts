@@ -346,8 +346,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
-
-    if (this.settings.topK === 0) return { tools: [] };
     // Concurrent turns on one selector must not score into the same buffer.
     const borrowed = !this.scratchBusy;
     if (borrowed) {
