@@ -33,6 +33,12 @@ import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes } from './proxy/index.js';
 import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
+import { provideValidator } from '../registry/registry.js';
+import * as argumentValidator from '../registry/validate.js';
+
+// The app dispatches tools on every run: it carries the argument validator from the start
+// instead of loading it mid-request (the core loads it lazily).
+provideValidator(argumentValidator);
 
 /** Which model the runs talk to. */
 export interface ModelOptions {

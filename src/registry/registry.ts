@@ -75,7 +75,8 @@ export class ToolRegistry {
   }
 
   #put(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions): void {
-    loadValidator().catch(() => undefined); // a failed load is reported by the dispatch that needs it
+    // Start loading the validator now, so the first dispatch usually finds it (and stays synchronous).
+    if (!validateModule) loadValidator().catch(() => undefined); // a failed load is reported by the dispatch that needs it
     assertSchema(schema);
     assertHandler(schema, handler);
     if (this.#slots.has(schema.name) && !options.replace) {
@@ -264,19 +265,24 @@ function assertHandler(schema: ToolSchema, handler: unknown): void {
  */
 type ValidateModule = typeof import('./validate.js');
 let validateModule: ValidateModule | undefined;
-let validateLoading: Promise<ValidateModule> | undefined;
 
 /**
- * The JSON Schema validator is a chunk of its own, out of the core's first load. It starts
- * loading when the first tool is registered, so by the first dispatch it is usually there and
- * the handler starts without waiting.
+ * The JSON Schema validator is a chunk of its own, out of the core's first load. The module is
+ * cached, never the promise: on Workers a promise made while serving one request cannot be
+ * awaited by another, while a fresh `import()` of a loaded module settles anywhere.
  */
-function loadValidator(): Promise<ValidateModule> {
-  validateLoading ??= import('./validate.js').then((module) => {
-    validateModule = module;
-    return module;
-  });
-  return validateLoading;
+/**
+ * Hand the registry the validator module up front, for hosts that import it statically anyway
+ * (the HTTP app dispatches tools on every run, so it carries the validator from the start).
+ * @internal
+ */
+export function provideValidator(module: ValidateModule): void {
+  validateModule ??= module;
+}
+
+async function loadValidator(): Promise<ValidateModule> {
+  validateModule ??= await import('./validate.js');
+  return validateModule;
 }
 
 async function checkArguments(slot: Slot, args: unknown): Promise<string | undefined> {
