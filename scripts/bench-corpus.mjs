@@ -14,7 +14,16 @@ import { parseArgs } from 'node:util';
 import { loadTools } from '../dist/cli.js';
 import { toolText } from '../dist/selector-kit.js';
 import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/transformers.js';
-import { encodeModel, GraphBuilder } from './build-model.mjs';
+import { runnerImport } from 'vite';
+
+// The ONNX writer the model builder uses, loaded from its TypeScript source (no build step).
+const { encodeModel, GraphBuilder } = (
+  await runnerImport(resolve(import.meta.dirname, '../src/cli/model/onnx-writer.ts'), {
+    configFile: false,
+    root: resolve(import.meta.dirname, '..'),
+    logLevel: 'error',
+  })
+).module;
 
 const { values } = parseArgs({
   options: {
