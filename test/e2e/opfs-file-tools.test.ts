@@ -32,7 +32,7 @@ let browser: Launched;
 let page: Page;
 
 /** The page script: the case table, the tools and the OPFS backend in one ES module. */
-async function bundle(): Promise<string> {
+async function bundle(): Promise<Record<string, string>> {
   const output = await build({
     configFile: false,
     logLevel: 'warn',
@@ -47,9 +47,11 @@ async function bundle(): Promise<string> {
   // With `write: false` the build returns its output in memory (one result per format).
   type Item = { type: string; isEntry?: boolean; code?: string };
   const results = (Array.isArray(output) ? output : [output]) as { output: Item[] }[];
-  const entry = results.flatMap((result) => result.output).find((item) => item.type === 'chunk' && item.isEntry);
+  const chunks = results.flatMap((result) => result.output).filter((item) => item.type === 'chunk') as (Item & { fileName: string; code: string })[];
+  const entry = chunks.find((item) => item.isEntry);
   if (typeof entry?.code !== 'string') throw new Error('the OPFS page bundle has no entry chunk');
-  return entry.code;
+  // The entry and the chunks it loads on first use (the argument validator, …), served by name.
+  return Object.fromEntries(chunks.map((chunk) => [chunk.isEntry ? '/opfs-page.js' : `/${chunk.fileName}`, chunk.code]));
 }
 
 async function openPage(): Promise<void> {
@@ -58,12 +60,12 @@ async function openPage(): Promise<void> {
 }
 
 beforeAll(async () => {
-  const script = await bundle();
+  const scripts = await bundle();
   empty = await mkdtemp(join(tmpdir(), 'loopctl-opfs-'));
   server = await serveStatic(empty, {
     files: {
       '/index.html': '<!doctype html><meta charset="utf-8"><title>OPFS file tools</title><script type="module" src="/opfs-page.js"></script>',
-      '/opfs-page.js': script,
+      ...scripts,
     },
   });
   browser = await launch();
