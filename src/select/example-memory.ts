@@ -5,6 +5,7 @@
  * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
  */
 import type { StoredExample } from '../embed/example-codec.js';
+import { topK } from './top-k.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
 export interface LearnExample {
@@ -224,23 +225,15 @@ export class ExampleMemory {
     const { neighbours, minSimilarity, weight } = this.#options;
     const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
-    const best: number[] = [];
-    const bestSims: number[] = [];
+    const sims = new Float64Array(size);
     for (let row = 0, offset = 0; row < size; row++, offset += dims) {
       let sum = 0;
       for (let j = 0; j < dims; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
-      if (!(sum >= minSimilarity)) continue;
-      if (best.length === neighbours && !(sum > (bestSims[neighbours - 1] as number))) continue;
-      let at = best.length === neighbours ? neighbours - 1 : best.length;
-      while (at > 0 && sum > (bestSims[at - 1] as number)) {
-        best[at] = best[at - 1] as number;
-        bestSims[at] = bestSims[at - 1] as number;
-        at--;
-      }
-      best[at] = row;
-      bestSims[at] = sum;
+      sims[row] = sum >= minSimilarity ? sum : Number.NaN; // below the floor never ranks
     }
+    const best = topK(sims, neighbours);
     if (best.length === 0) return undefined;
+    const bestSims = best.map((row) => sims[row] as number);
 
     // A neighbour's say grows from 0 at the floor to 1 for the same prompt; each tool gets the
     // weighted share of the voters that used it, scaled by how close the nearest one is.
