@@ -68,26 +68,19 @@ export async function runSelection(
     return fallOpen(all, 'selector_failed', `selector threw: ${message}`, `selector ${name} failed, advertising every tool: ${message}`, notes);
   }
 
-  const checked = checkSelectorResult(returned, all);
-  if (typeof checked === 'string') {
-    return fallOpen(
-      all,
-      'malformed_selection',
-      `malformed selection: ${checked}`,
-      `selector ${name} returned a malformed selection (${checked}), advertising every tool`,
-      notes,
-    );
-  }
-  const selection = applySelection(checked, all);
-  if (checked.tools.length > 0 && selection.tools.length === 0 && !checked.fellOpen) {
-    const problem = `none of the ${checked.tools.length} returned tool(s) is registered: ${selection.dropped.join(', ')}`;
-    return fallOpen(
+  const malformed = (problem: string): RunSelectionResult =>
+    fallOpen(
       all,
       'malformed_selection',
       `malformed selection: ${problem}`,
       `selector ${name} returned a malformed selection (${problem}), advertising every tool`,
       notes,
     );
+  const checked = checkSelectorResult(returned, all);
+  if (typeof checked === 'string') return malformed(checked);
+  const selection = applySelection(checked, all);
+  if (checked.tools.length > 0 && selection.tools.length === 0 && !checked.fellOpen) {
+    return malformed(`none of the ${checked.tools.length} returned tool(s) is registered: ${selection.dropped.join(', ')}`);
   }
   return notes.length > 0 ? { ...selection, warnings: [...notes, ...selection.warnings] } : selection;
 }
