@@ -11,29 +11,52 @@ export interface Span {
 }
 
 /**
+ * Where a value is already known to end: given a member's key and the offset its value starts
+ * at, the offset just past that value, or undefined to scan it. Lets a caller skip a large
+ * value it has seen before (the proxy's cached `tools` text) instead of walking every byte.
+ */
+export type KnownValueEnd = (key: string, start: number) => number | undefined;
+
+/**
  * The span of each top-level member's value, by key. A repeated key keeps its last
- * occurrence, as `JSON.parse` does.
+ * occurrence, as `JSON.parse` does. `known` may vouch for where a value ends; the caller then
+ * owns checking that the text is valid JSON (see `parseProxyRequest`). On text that is not a
+ * JSON object the spans are meaningless, but the scan always ends.
  *
  * @example
  * const spans = topLevelSpans('{"model":"m","tools":[{"a":1}]}')
  * spans.get('tools') // { start: 21, end: 30 }
  */
-export function topLevelSpans(text: string): Map<string, Span> {
+export function topLevelSpans(text: string, known?: KnownValueEnd): Map<string, Span> {
   const spans = new Map<string, Span>();
   let i = skipSpace(text, 0);
   if (text[i] !== '{') return spans;
   i = skipSpace(text, i + 1);
   while (i < text.length && text[i] !== '}') {
+    if (text[i] !== '"') return spans;
     const keyEnd = skipString(text, i);
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
+    const key = keyText(text, i, keyEnd);
+    if (key === undefined) return spans;
     i = skipSpace(text, keyEnd);
     i = skipSpace(text, i + 1); // the colon
-    const end = skipValue(text, i);
+    const end = known?.(key, i) ?? skipValue(text, i);
     spans.set(key, { start: i, end });
+    if (end <= i) return spans;
     i = skipSpace(text, end);
     if (text[i] === ',') i = skipSpace(text, i + 1);
   }
   return spans;
+}
+
+// A member key's text; JSON.parse only when it holds an escape.
+function keyText(text: string, start: number, end: number): string | undefined {
+  const raw = text.slice(start + 1, end - 1);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(text.slice(start, end)) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

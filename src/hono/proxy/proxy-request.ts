@@ -4,11 +4,14 @@
  * conversation already called, and the selection query. Built by {@link parseProxyRequest}.
  */
 import { anthropicDialect } from './anthropic-request.js';
+import { approxTokenCounter } from '../../tokens/token-counter.js';
+import type { ToolSchema } from '../../registry/schema.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
 import { openAIDialect } from './openai-request.js';
 import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
+import type { ToolSet, ToolSetCache } from './tool-set-cache.js';
 
 export { ProxyRequestError } from './request-error.js';
 
@@ -18,13 +21,59 @@ const DIALECTS: Record<WireProtocol, WireDialect> = { openai: openAIDialect, ant
 
 /**
  * Parse a client's request body. Throws {@link ProxyRequestError} (400) on malformed JSON, a
- * body that is not an object, a `tools` that is not an array, or a tool without a name.
+ * body that is not an object, a `tools` that is not an array, a tool without a name, or two
+ * tools with one name.
+ *
+ * With a `toolSets` cache (one per protocol: the dialects read tools differently), a `tools` array seen before is recognised in place and neither
+ * parsed nor scanned again: only the rest of the body is parsed, with the array replaced by
+ * `[]`. That rest parsing as JSON, with the cached (already valid) array in a value position,
+ * means the whole body is valid JSON, so the outcome is the same as a full parse, errors
+ * included (any failure re-runs the full parse for its message). New tool sets are added.
  *
  * @example
- * const request = parseProxyRequest('openai', await req.text())
+ * const request = parseProxyRequest('openai', await req.text(), toolSetCache())
  * request.tools.map((tool) => tool.name)
  */
-export function parseProxyRequest(protocol: WireProtocol, text: string): ProxyRequest {
+export function parseProxyRequest(protocol: WireProtocol, text: string, toolSets?: ToolSetCache): ProxyRequest {
+  const dialect = DIALECTS[protocol];
+  const known = toolSets ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
+  if (known) return known;
+  const record = parseObject(text);
+  let toolsSpan: Span | undefined;
+  let toolSet: ToolSet | undefined;
+  if (record.tools !== undefined && record.tools !== null) {
+    if (!Array.isArray(record.tools)) throw new ProxyRequestError(400, '"tools" must be an array', 'tools');
+    toolsSpan = topLevelSpans(text).get('tools');
+    if (!toolsSpan) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
+    const toolsText = text.slice(toolsSpan.start, toolsSpan.end);
+    toolSet = readToolSet(toolsText, record.tools, dialect);
+    toolSets?.add(toolsText, toolSet);
+  }
+  return assemble(protocol, dialect, text, record, toolsSpan, toolSet);
+}
+
+/** The request when its `tools` text is a cached one and the rest is valid JSON; else undefined. */
+function parseKnownTools(protocol: WireProtocol, text: string, dialect: WireDialect, toolSets: ToolSetCache): ProxyRequest | undefined {
+  let hit: { readonly toolsText: string; readonly set: ToolSet } | undefined;
+  const span = topLevelSpans(text, (key, start) => {
+    if (key !== 'tools') return undefined;
+    hit = toolSets.match(text, start);
+    return hit ? start + hit.toolsText.length : undefined;
+  }).get('tools');
+  // Only the last `tools` member counts (as in JSON.parse), and it must be the cached one.
+  if (!span || !hit || span.end - span.start !== hit.toolsText.length || text.charCodeAt(span.start) !== 0x5b) return undefined;
+  if (text.slice(span.start, span.end) !== hit.toolsText) return undefined;
+  let record: Record<string, unknown>;
+  try {
+    record = parseObject(`${text.slice(0, span.start)}[]${text.slice(span.end)}`);
+  } catch {
+    return undefined; // the full parse reports it, with positions in the client's own text
+  }
+  if (!Array.isArray(record.tools) || record.tools.length !== 0) return undefined;
+  return assemble(protocol, dialect, text, record, span, hit.set);
+}
+
+function parseObject(text: string): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -34,28 +83,42 @@ export function parseProxyRequest(protocol: WireProtocol, text: string): ProxyRe
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ProxyRequestError(400, 'the request body must be a JSON object');
   }
-  const record = body as Record<string, unknown>;
-  const dialect = DIALECTS[protocol];
-  let toolsSpan: Span | undefined;
-  const tools: ClientTool[] = [];
-  if (record.tools !== undefined && record.tools !== null) {
-    if (!Array.isArray(record.tools)) throw new ProxyRequestError(400, '"tools" must be an array', 'tools');
-    toolsSpan = topLevelSpans(text).get('tools');
-    const spans = toolsSpan ? arrayElementSpans(text, toolsSpan) : [];
-    if (spans.length !== record.tools.length) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
-    for (const [index, entry] of record.tools.entries()) tools.push({ ...dialect.tool(entry, index), span: spans[index] as Span });
-    const seen = new Set<string>();
-    for (const [index, tool] of tools.entries()) {
-      if (seen.has(tool.name)) throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);
-      seen.add(tool.name);
-    }
+  return body as Record<string, unknown>;
+}
+
+/** Name, kind, schema, relative span and cost of every entry of a `tools` array. */
+function readToolSet(toolsText: string, entries: readonly unknown[], dialect: WireDialect): ToolSet {
+  const spans = arrayElementSpans(toolsText, { start: 0, end: toolsText.length });
+  if (spans.length !== entries.length) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
+  const tools: ClientTool[] = entries.map((entry, index) => ({ ...dialect.tool(entry, index), span: spans[index] as Span }));
+  const seen = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    if (seen.has(tool.name)) throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);
+    seen.add(tool.name);
   }
+  return {
+    tools,
+    all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
+    costs: tools.map((tool) => approxTokenCounter.count(toolsText.slice(tool.span.start, tool.span.end))),
+  };
+}
+
+function assemble(
+  protocol: WireProtocol,
+  dialect: WireDialect,
+  text: string,
+  record: Record<string, unknown>,
+  toolsSpan: Span | undefined,
+  toolSet: ToolSet | undefined,
+): ProxyRequest {
+  const offset = toolsSpan?.start ?? 0;
   return {
     protocol,
     text,
-    body: record,
     toolsSpan,
-    tools,
+    tools: (toolSet?.tools ?? []).map((tool) => ({ ...tool, span: { start: tool.span.start + offset, end: tool.span.end + offset } })),
+    selectable: toolSet?.all ?? [],
+    costs: toolSet?.costs ?? [],
     toolChoice: dialect.toolChoice(record),
     called: dialect.calledTools(record),
     ...dialect.context(record),

@@ -10,9 +10,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
-import type { ToolSchema } from '../../registry/schema.js';
 import type { SelectionContext } from '../../select/selector.js';
-import { approxTokenCounter } from '../../tokens/token-counter.js';
 import type { Selector } from '../../select/selector.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { forwardBody } from './forward-body.js';
@@ -27,6 +25,7 @@ import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
 import { ProxyRequestError } from './request-error.js';
 import { selectTools } from './select-tools.js';
+import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
@@ -123,7 +122,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     ),
   };
   const apiKey = auth === 'token' ? model?.apiKey : undefined;
-  const toolSets = toolSetCache();
+  // Parsed tool lists per distinct tools text, one cache per protocol (the dialects differ).
+  const toolSets: Record<WireProtocol, ToolSetCache> = { openai: toolSetCache(), anthropic: toolSetCache() };
   const app = new Hono();
 
   async function gate(c: Context, protocol: WireProtocol): Promise<Response | undefined> {
@@ -142,12 +142,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
 
   async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
-    const { tools, text, toolsSpan } = request;
-    const toolsText = toolsSpan ? text.slice(toolsSpan.start, toolsSpan.end) : '';
-    const { all, costs } = toolSets.get(toolsText, () => ({
-      all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
-      costs: tools.map((tool) => approxTokenCounter.count(text.slice(tool.span.start, tool.span.end))),
-    }));
+    const { tools, selectable: all, costs } = request;
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
     const selection = await selectTools(async () => unwrap(await selectors.get(selector, topK)), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
@@ -184,7 +179,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         );
       }
       const text = await readBodyText(c.req.raw, maxBodyBytes);
-      const request = parseProxyRequest(protocol, text);
+      const request = parseProxyRequest(protocol, text, toolSets[protocol]);
       const signal = requestSignal(c);
       let body = text;
       let outcome: Outcome;

@@ -30,10 +30,13 @@ export interface ProxyRequest {
   readonly protocol: WireProtocol;
   /** The body exactly as the client sent it. */
   readonly text: string;
-  readonly body: Readonly<Record<string, unknown>>;
   /** Where the `tools` array sits; undefined when the request has none. */
   readonly toolsSpan: Span | undefined;
   readonly tools: readonly ClientTool[];
+  /** The selectable tools as selectors see them; the same list object for the same tools text. */
+  readonly selectable: readonly ToolSchema[];
+  /** Approximate token cost of each `tools` entry (UTF-8 bytes / 4), by index. */
+  readonly costs: readonly number[];
   readonly toolChoice: ToolChoice;
   /** Names of tools the conversation has already called. */
   readonly called: ReadonlySet<string>;
