@@ -187,7 +187,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       hasEmbedder: Boolean(settings.embedder),
       ...(token ? { token: { verify: (presented: string) => timingSafeEqual(token, presented) } } : {}),
       model,
-      fetch: settings.fetch,
+      fetch: settings.proxy?.fetch ?? settings.fetch,
       onError: settings.onError,
     }),
   );

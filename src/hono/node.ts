@@ -37,7 +37,9 @@ export interface RunningServer {
  */
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
   const { port, hostname, ...appOptions } = { port: 8787, hostname: '127.0.0.1', ...options };
-  const app = createApp(appOptions);
+  // The proxy's upstream calls go through one keep-alive node:http pool, unless a fetch was given.
+  const upstream = appOptions.fetch || appOptions.proxy?.fetch ? undefined : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
+  const app = createApp(upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions);
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;
   const info = await new Promise<AddressInfo>((done) => {
@@ -66,6 +68,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       new Promise<void>((done, fail) => {
         server.close((error) => (error ? fail(error) : done()));
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        upstream?.close();
       }),
   };
 }

@@ -23,6 +23,7 @@ import { providerError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
+import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
 import { selectTools } from './select-tools.js';
 import type { ToolSetCache } from './tool-set-cache.js';
@@ -42,6 +43,11 @@ export interface ProxySettings {
   anthropicBaseURL?: string;
   /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
+   * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
+   */
+  fetch?: FetchLike;
 }
 
 /**
@@ -70,8 +76,6 @@ export interface ProxyRoutesOptions extends ProxySettings {
    * `apiKey` (`MODEL_API_KEY`) is what the upstream sees in `token` mode.
    */
   model?: { provider?: 'openai' | 'anthropic'; baseURL?: string; apiKey?: string };
-  /** The fetch used upstream. Default the global fetch. */
-  fetch?: FetchLike;
   /** Server-side log for unexpected failures (never a key, never sent to clients). */
   onError?: (error: unknown) => void;
 }
@@ -241,8 +245,16 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
       if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
     }
-    // The upstream body as is: JSON or SSE, streamed through without buffering.
-    return new Response(upstream.body, { status: upstream.status, statusText: upstream.statusText, headers });
+    // The upstream body as is: SSE streamed through without buffering, a small JSON answer whole.
+    let answer: BodyInit | null;
+    try {
+      answer = await clientBody(upstream);
+    } catch (error) {
+      if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
+      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      return providerError(protocol, 502, `the ${protocol} upstream closed the connection before its answer was complete`);
+    }
+    return new Response(answer, { status: upstream.status, statusText: upstream.statusText, headers });
   }
 
   app.post('/v1/chat/completions', (c) => handle(c, 'openai'));

@@ -1,0 +1,163 @@
+/**
+ * The proxy's upstream fetch on Node (the Node edge: imported lazily by `startNodeServer`,
+ * never by the runtime-neutral proxy). The global `fetch` (undici) spends about half a
+ * millisecond of JavaScript per request on its spec machinery (Request/Response objects, body
+ * streams, the fetch algorithm's steps) before and after the bytes move; for a proxy whose own
+ * work is well under a millisecond, that is most of its cost. This fetch speaks HTTP/1.1 with
+ * `node:http` / `node:https` over one keep-alive agent per server (never one per request), and
+ * answers a standard `Response` whose body streams as the bytes arrive.
+ *
+ * It covers what the proxy asks of fetch: a string or byte body, `redirect: 'manual'`, an
+ * abort signal, and response bodies decoded as fetch would (gzip, deflate, br). Anything else
+ * (a stream body, followed redirects, another scheme) goes to the global fetch unchanged.
+ */
+import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { FetchLike } from '../../model/http.js';
+
+/** A fetch with its own connection pools, and a way to close them. */
+export interface NodeUpstreamFetch {
+  readonly fetch: FetchLike;
+  /** Closes the pooled connections (when the server stops). */
+  close(): void;
+}
+
+// Statuses whose responses never carry a body (fetch refuses a body for them).
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+// Failures of a pooled connection the server had already closed: safe to send once more,
+// since the server never read the request.
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * A keep-alive fetch for upstream calls.
+ *
+ * @example
+ * const upstream = nodeUpstreamFetch()
+ * const app = createApp({ registry, proxy: { fetch: upstream.fetch } })
+ * // on shutdown: upstream.close()
+ */
+export function nodeUpstreamFetch(): NodeUpstreamFetch {
+  const agents = { 'http:': new Agent({ keepAlive: true, scheduling: 'lifo' }), 'https:': new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) };
+  const fetch: FetchLike = (input, init) => {
+    const url = new URL(input);
+    const body = requestBytes(init.body);
+    if (init.redirect !== 'manual' || body === false || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      return globalThis.fetch(input, init);
+    }
+    const agent = agents[url.protocol];
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    headers['accept-encoding'] ??= 'gzip, deflate, br';
+    if (body) headers['content-length'] = String(body.byteLength);
+    const options: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: init.method ?? 'GET',
+      headers,
+      agent: agent as HttpAgent,
+    };
+    return send(url.protocol === 'https:' ? httpsRequest : httpRequest, options, body, init.signal ?? undefined, true);
+  };
+  return {
+    fetch,
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+type RequestFn = typeof httpRequest;
+
+function send(
+  request: RequestFn,
+  options: RequestOptions,
+  body: Uint8Array | undefined,
+  signal: AbortSignal | undefined,
+  mayRetry: boolean,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const req = request(options);
+    let answered = false;
+    const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    req.on('response', (res: IncomingMessage) => {
+      answered = true;
+      res.once('close', done);
+      try {
+        resolve(toResponse(res, options.method === 'HEAD'));
+      } catch (error) {
+        res.destroy();
+        reject(error);
+      }
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      done();
+      if (answered) return; // the body stream reports it
+      if (signal?.aborted) return reject(signal.reason);
+      if (mayRetry && req.reusedSocket && error.code !== undefined && STALE_SOCKET.has(error.code)) {
+        // Other pooled connections may be just as stale: this once, a connection of its own.
+        resolve(send(request, { ...options, agent: false }, body, signal, false));
+        return;
+      }
+      reject(new TypeError(`fetch failed: ${error.message}`, { cause: error }));
+    });
+    req.end(body);
+  });
+}
+
+function toResponse(res: IncomingMessage, head: boolean): Response {
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  const status = res.statusCode ?? 502;
+  const init = { status, statusText: res.statusMessage ?? '', headers };
+  if (head || NULL_BODY.has(status)) {
+    res.resume();
+    return new Response(null, init);
+  }
+  const decoder = decoderFor(headers.get('content-encoding'));
+  let source: Readable = res;
+  if (decoder) {
+    // As fetch does: the body is decoded, and its encoding and length no longer describe it.
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    source = res.pipe(decoder);
+    res.once('error', (error) => decoder.destroy(error));
+    decoder.once('close', () => res.destroy());
+  }
+  return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, init);
+}
+
+function decoderFor(encoding: string | null) {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+/** The body as bytes; undefined for none; false for a kind this fetch leaves to the global one. */
+function requestBytes(body: RequestInit['body']): Uint8Array | undefined | false {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return false;
+}

@@ -1,0 +1,168 @@
+/**
+ * The proxy's upstream fetch on Node (`node:http` over a keep-alive pool) and how the proxy
+ * hands an upstream body to the client: connection reuse, a stale pooled connection retried
+ * once, bodies decoded as fetch decodes them, aborts, unreachable hosts, null-body statuses;
+ * event streams pass through as streams, small declared JSON answers go whole.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeUpstreamFetch } from '../../src/hono/proxy/node-upstream-fetch.js';
+import { clientBody, WHOLE_BODY_MAX_BYTES } from '../../src/hono/proxy/response-body.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string, socket: Socket) => void;
+
+const servers: Server[] = [];
+const pools: { close(): void }[] = [];
+
+afterEach(async () => {
+  for (const pool of pools.splice(0)) pool.close();
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+    ),
+  );
+});
+
+async function serve(handler: Handler): Promise<{ url: string; connections: () => number }> {
+  let connections = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => handler(req, res, Buffer.concat(chunks).toString('utf8'), req.socket));
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', () => connections++);
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+}
+
+function pool() {
+  const upstream = nodeUpstreamFetch();
+  pools.push(upstream);
+  return upstream.fetch;
+}
+
+const post = (body: string, extra: RequestInit = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body,
+  redirect: 'manual',
+  ...extra,
+});
+
+describe('nodeUpstreamFetch', () => {
+  it('sends the exact body and headers, and reuses one connection for sequential requests', async () => {
+    const seen: { method: string; url: string; body: string; type: string | undefined; length: string | undefined }[] = [];
+    const upstream = await serve((req, res, body) => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', body, type: req.headers['content-type'], length: req.headers['content-length'] });
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `r${seen.length}` }).end(`{"n":${seen.length}}`);
+    });
+    const fetch = pool();
+    const body = '{"model":"m","text":"café ☕"}';
+    for (let i = 1; i <= 5; i++) {
+      const response = await fetch(`${upstream.url}/v1/chat/completions?x=1`, post(body));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-request-id')).toBe(`r${i}`);
+      expect(await response.json()).toEqual({ n: i });
+    }
+    expect(seen[0]).toEqual({ method: 'POST', url: '/v1/chat/completions?x=1', body, type: 'application/json', length: String(Buffer.byteLength(body)) });
+    expect(upstream.connections()).toBe(1);
+  });
+
+  it('sends a request once more on a fresh connection when a pooled one turns out closed', async () => {
+    const perSocket = new WeakMap<Socket, number>();
+    let answered = 0;
+    const upstream = await serve((_req, res, _body, socket) => {
+      const count = (perSocket.get(socket) ?? 0) + 1;
+      perSocket.set(socket, count);
+      // The server gives up on every connection after its first request, without a word.
+      if (count > 1) return socket.destroy();
+      answered++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const fetch = pool();
+    for (let i = 0; i < 3; i++) expect((await fetch(`${upstream.url}/x`, post('{}'))).status).toBe(200);
+    expect(answered).toBe(3);
+    expect(upstream.connections()).toBe(3);
+  });
+
+  it('decodes a gzip body as fetch does, and drops its encoding and length', async () => {
+    const json = JSON.stringify({ text: 'x'.repeat(5000) });
+    const upstream = await serve((req, res) => {
+      expect(req.headers['accept-encoding']).toMatch(/gzip/);
+      const zipped = gzipSync(json);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.byteLength) }).end(zipped);
+    });
+    const response = await pool()(`${upstream.url}/x`, post('{}'));
+    expect(response.headers.has('content-encoding')).toBe(false);
+    expect(response.headers.has('content-length')).toBe(false);
+    expect(await response.text()).toBe(json);
+  });
+
+  it('answers a 204 with no body, passes error statuses and their headers through', async () => {
+    const upstream = await serve((req, res) => {
+      if (req.url === '/empty') return res.writeHead(204).end();
+      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' }).end('{"error":{"message":"slow down"}}');
+    });
+    const fetch = pool();
+    const empty = await fetch(`${upstream.url}/empty`, post('{}'));
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+    const limited = await fetch(`${upstream.url}/limited`, post('{}'));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
+    expect(await limited.json()).toEqual({ error: { message: 'slow down' } });
+  });
+
+  it('an abort while waiting rejects with the reason and closes the connection', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((done) => {
+      closed = done;
+    });
+    const upstream = await serve((_req, _res, _body, socket) => {
+      socket.once('close', closed); // never answers
+    });
+    const controller = new AbortController();
+    const pending = pool()(`${upstream.url}/hang`, post('{}', { signal: controller.signal }));
+    setTimeout(() => controller.abort(new Error('client left')), 50);
+    await expect(pending).rejects.toThrow('client left');
+    await serverSawClose;
+  });
+
+  it('an unreachable upstream rejects as fetch does', async () => {
+    const upstream = await serve(() => undefined);
+    const url = upstream.url;
+    await new Promise<void>((done) => {
+      const server = servers.pop() as Server;
+      server.close(() => done());
+    });
+    await expect(pool()(`${url}/x`, post('{}'))).rejects.toThrow(TypeError);
+  });
+});
+
+describe('clientBody', () => {
+  const upstream = (body: string, headers: Record<string, string>) => new Response(body, { headers });
+
+  it('passes event streams and undeclared lengths through as streams', async () => {
+    const sse = await clientBody(upstream('data: {}\n\n', { 'content-type': 'text/event-stream; charset=utf-8', 'content-length': '10' }));
+    expect(sse).toBeInstanceOf(ReadableStream);
+    const chunked = await clientBody(upstream('{}', { 'content-type': 'application/json' }));
+    expect(chunked).toBeInstanceOf(ReadableStream);
+    const large = await clientBody(upstream('{}', { 'content-type': 'application/json', 'content-length': String(WHOLE_BODY_MAX_BYTES + 1) }));
+    expect(large).toBeInstanceOf(ReadableStream);
+  });
+
+  it('sends a small declared JSON answer whole, byte for byte', async () => {
+    const json = '{"id":"chatcmpl-1","choices":[{"message":{"content":"héllo"}}]}';
+    const whole = await clientBody(upstream(json, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }));
+    expect(whole).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(whole as Uint8Array)).toBe(json);
+  });
+});
