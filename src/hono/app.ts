@@ -8,7 +8,6 @@ import { bearerAuth } from 'hono/bearer-auth';
 import { every } from 'hono/combine';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import { timingSafeEqual } from 'hono/utils/buffer';
 import { validator } from 'hono/validator';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
@@ -30,7 +29,7 @@ import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import type { ProxySettings } from './proxy/index.js';
-import { proxyRoutes } from './proxy/index.js';
+import { proxyRoutes, tokenVerifier } from './proxy/index.js';
 import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
 import { provideValidator } from '../registry/registry.js';
@@ -185,7 +184,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       ...settings.proxy,
       selectors,
       hasEmbedder: Boolean(settings.embedder),
-      ...(token ? { token: { verify: (presented: string) => timingSafeEqual(token, presented) } } : {}),
+      ...(token ? { token: tokenVerifier(token) } : {}),
       model,
       fetch: settings.proxy?.fetch ?? settings.fetch,
       onError: settings.onError,

@@ -148,21 +148,55 @@ describe('nodeUpstreamFetch', () => {
 });
 
 describe('clientBody', () => {
-  const upstream = (body: string, headers: Record<string, string>) => new Response(body, { headers });
+  const upstream = (body: BodyInit, headers: Record<string, string>) => new Response(body, { headers });
+  const chunked = (parts: readonly string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
 
-  it('passes event streams and undeclared lengths through as streams', async () => {
-    const sse = await clientBody(upstream('data: {}\n\n', { 'content-type': 'text/event-stream; charset=utf-8', 'content-length': '10' }));
-    expect(sse).toBeInstanceOf(ReadableStream);
-    const chunked = await clientBody(upstream('{}', { 'content-type': 'application/json' }));
-    expect(chunked).toBeInstanceOf(ReadableStream);
-    const large = await clientBody(upstream('{}', { 'content-type': 'application/json', 'content-length': String(WHOLE_BODY_MAX_BYTES + 1) }));
-    expect(large).toBeInstanceOf(ReadableStream);
+  it('passes an event stream through as the same stream, never gathered', async () => {
+    const response = upstream(chunked(['data: {}\n\n', 'data: [DONE]\n\n']), { 'content-type': 'text/event-stream; charset=utf-8' });
+    const stream = response.body;
+    expect(await clientBody(response)).toBe(stream);
   });
 
-  it('sends a small declared JSON answer whole, byte for byte', async () => {
+  it('sends a JSON answer whole, byte for byte, declared length or chunked', async () => {
     const json = '{"id":"chatcmpl-1","choices":[{"message":{"content":"héllo"}}]}';
-    const whole = await clientBody(upstream(json, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }));
-    expect(whole).toBeInstanceOf(Uint8Array);
-    expect(new TextDecoder().decode(whole as Uint8Array)).toBe(json);
+    const declared = await clientBody(upstream(json, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }));
+    expect(declared).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(declared as Uint8Array)).toBe(json);
+    const pieces = await clientBody(upstream(chunked([json.slice(0, 10), json.slice(10, 30), json.slice(30)]), { 'content-type': 'application/json' }));
+    expect(pieces).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(pieces as Uint8Array)).toBe(json);
+  });
+
+  it('streams an answer longer than the limit, every byte in order', async () => {
+    const part = 'x'.repeat(WHOLE_BODY_MAX_BYTES / 2);
+    const parts = [part, part, part, '{"end":true}'];
+    const declaredLarge = upstream(parts.join(''), { 'content-type': 'application/json', 'content-length': String(parts.join('').length) });
+    const declaredStream = declaredLarge.body;
+    expect(await clientBody(declaredLarge)).toBe(declaredStream);
+    const body = await clientBody(upstream(chunked(parts), { 'content-type': 'application/json' }));
+    expect(body).toBeInstanceOf(ReadableStream);
+    expect(await new Response(body as ReadableStream<Uint8Array>).text()).toBe(parts.join(''));
+  });
+
+  it('cancelling the continued stream cancels the upstream body', async () => {
+    let cancelled: unknown;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const body = (await clientBody(upstream(endless, { 'content-type': 'application/json' }))) as ReadableStream<Uint8Array>;
+    expect(body).toBeInstanceOf(ReadableStream);
+    await body.cancel('client left');
+    expect(cancelled).toBe('client left');
   });
 });

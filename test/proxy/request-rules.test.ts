@@ -11,6 +11,7 @@ import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
 import { ProxyConfigError, proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 import { parseProxyRequest, type ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
+import { tokenVerifier } from '../../src/hono/proxy/proxy-auth.js';
 
 const PRETTY = `{
   "model" : "gpt-x",
@@ -250,5 +251,23 @@ describe('headers', () => {
       'x-request-id': 'req_1',
     });
     expect(Object.fromEntries(clientHeaders(upstream))).toEqual({ 'retry-after': '7', 'x-request-id': 'req_1' });
+  });
+});
+
+describe('proxy token check', () => {
+  it('accepts exactly the configured token', async () => {
+    const check = tokenVerifier('s3cret-Token_0123456789');
+    expect(await check.verify('s3cret-Token_0123456789')).toBe(true);
+    for (const presented of [
+      '',
+      's3cret',
+      's3cret-Token_012345678',
+      's3cret-Token_01234567890',
+      's3cret-Token_0123456788',
+      'S3cret-Token_0123456789',
+      's3cret-Token_0123456789\u0000',
+    ]) {
+      expect(await check.verify(presented)).toBe(false);
+    }
   });
 });

@@ -11,3 +11,4 @@ export { proxyRoutes } from './proxy-routes.js';
 export type { ProxyVars } from './proxy-env.js';
 export { ProxyConfigError, proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
+export { tokenVerifier } from './proxy-auth.js';

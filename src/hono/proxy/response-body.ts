@@ -1,31 +1,66 @@
 /**
- * The upstream answer's body as the client gets it. Event streams, and any body whose length
- * is not declared, pass through as a stream, chunk by chunk, never buffered. A complete JSON
- * answer of declared, modest size is read first and sent whole: the client cannot use part of
- * a JSON document anyway, and one write instead of headers, chunks and a chunked-encoding
- * terminator saves the client (and the server's socket) a wake-up per piece. The bytes are
- * the same either way.
+ * The upstream answer's body as the client gets it. An event stream passes through chunk by
+ * chunk, never buffered. Any other answer (a JSON completion, an error) is a document the
+ * client can only use whole, so up to {@link WHOLE_BODY_MAX_BYTES} of it are gathered and sent
+ * in one piece: one write to the client instead of headers, each chunk and a chunked-encoding
+ * terminator, each of which wakes the client. A longer answer streams on after what was
+ * gathered. The bytes are the same either way.
  */
 
-/** Declared bodies up to this size are sent whole (a chat completion is a few KB). */
+/** Non-stream answers up to this size are sent whole (a chat completion is a few KB). */
 export const WHOLE_BODY_MAX_BYTES = 256 * 1024;
 
 const EVENT_STREAM = /^\s*text\/event-stream/i;
 
 /**
- * The body to answer with: the upstream's bytes whole when small and declared, else its stream.
- * Rejects as `upstream.arrayBuffer()` does (an abort, a connection lost mid-body).
+ * The body to answer with: the upstream's bytes whole when it is not an event stream and ends
+ * within the limit, else a stream. Rejects as reading the upstream body does (an abort, a
+ * connection lost mid-body).
  *
  * @example
  * new Response(await clientBody(upstream), { status: upstream.status, headers })
  */
 export async function clientBody(upstream: Response): Promise<ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null> {
   if (!upstream.body) return null;
-  const type = upstream.headers.get('content-type') ?? '';
   const declared = upstream.headers.get('content-length');
-  const length = declared === null ? Number.NaN : Number(declared);
-  if (EVENT_STREAM.test(type) || !(length >= 0 && length <= WHOLE_BODY_MAX_BYTES)) return upstream.body;
-  // Encoded bodies are decoded by fetch, so their length says nothing: stream them.
-  if (upstream.headers.has('content-encoding')) return upstream.body;
-  return new Uint8Array(await upstream.arrayBuffer());
+  if (EVENT_STREAM.test(upstream.headers.get('content-type') ?? '') || (declared !== null && Number(declared) > WHOLE_BODY_MAX_BYTES)) {
+    return upstream.body;
+  }
+  const reader = upstream.body.getReader();
+  const gathered: Uint8Array[] = [];
+  let size = 0;
+  while (size <= WHOLE_BODY_MAX_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return concat(gathered, size);
+    gathered.push(value);
+    size += value.byteLength;
+  }
+  return continued(gathered, reader);
+}
+
+/** What was gathered, then the rest of `reader` as it arrives; cancelling cancels the upstream. */
+function continued(gathered: readonly Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of gathered) controller.enqueue(chunk);
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
