@@ -136,6 +136,21 @@ describe('nodeUpstreamFetch', () => {
     await serverSawClose;
   });
 
+  it('streams the body as it arrives, and a connection lost mid-body errors the stream', async () => {
+    let finish!: () => void;
+    const upstream = await serve((_req, res, _body, socket) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      finish = () => socket.destroy();
+    });
+    const response = await pool()(`${upstream.url}/stream`, post('{}'));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: one\n\n');
+    finish();
+    await expect(reader.read()).rejects.toThrow();
+  });
+
   it('an unreachable upstream rejects as fetch does', async () => {
     const upstream = await serve(() => undefined);
     const url = upstream.url;

@@ -12,6 +12,7 @@ import { ProxyConfigError, proxySettingsFromVars } from '../../src/hono/proxy/pr
 import { parseProxyRequest, type ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
 import { tokenVerifier } from '../../src/hono/proxy/proxy-auth.js';
+import { readBodyText } from '../../src/hono/proxy/read-body.js';
 
 const PRETTY = `{
   "model" : "gpt-x",
@@ -269,5 +270,43 @@ describe('proxy token check', () => {
     ]) {
       expect(await check.verify(presented)).toBe(false);
     }
+  });
+});
+
+describe('request body', () => {
+  const encoder = new TextEncoder();
+  const streamed = (parts: readonly Uint8Array[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    });
+  const request = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request('http://proxy.test/v1/chat/completions', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+  const refusal = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error as ProxyRequestError;
+    }
+    throw new Error('accepted');
+  };
+
+  it('reads a body of declared length in one go, and a chunked one as it streams', async () => {
+    const text = '{"messages":[{"role":"user","content":"café ☕"}]}';
+    const bytes = encoder.encode(text);
+    expect(await readBodyText(request(bytes, { 'content-length': String(bytes.byteLength) }), 1024)).toBe(text);
+    expect(await readBodyText(request(streamed([bytes.slice(0, 37), bytes.slice(37)])), 1024)).toBe(text);
+  });
+
+  it('refuses an empty body, bytes that are not UTF-8, and a body over the limit, declared or streamed', async () => {
+    expect((await refusal(readBodyText(request(new Uint8Array(0), { 'content-length': '0' }), 1024))).status).toBe(400);
+    const invalid = new Uint8Array([0x7b, 0xff, 0x7d]);
+    expect((await refusal(readBodyText(request(invalid, { 'content-length': '3' }), 1024))).message).toMatch(/UTF-8/);
+    expect((await refusal(readBodyText(request(streamed([invalid])), 1024))).message).toMatch(/UTF-8/);
+    const big = new Uint8Array(2048).fill(0x20);
+    expect((await refusal(readBodyText(request(big, { 'content-length': '2048' }), 1024))).status).toBe(413);
+    expect((await refusal(readBodyText(request(streamed([big.slice(0, 1000), big.slice(1000)])), 1024))).status).toBe(413);
   });
 });
