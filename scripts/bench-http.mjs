@@ -9,8 +9,8 @@
  * load and one corpus embedding shared by all; every one must answer 200; p99 = the slowest).
  * Then the selecting proxy (`POST /v1/chat/completions`, 150 tools per request) in front of the
  * scripted model server (its own process, non-strict, answering a short JSON completion):
- * added latency over calling that upstream directly (sequential requests, interleaved, p50/p99,
- * `keyword` and warm `hybrid`), upstream request bytes saved, and 32 connections with autocannon.
+ * added latency over calling that upstream directly (sequential requests, one block per path
+ * alternating with direct calls, p50/p99, `keyword` and warm `hybrid`), upstream request bytes saved, and 32 connections with autocannon.
  *
  * Each server is warmed first (model load, corpus embedding), so the figures are steady state.
  * No model server is needed for selection: it never calls the model.
@@ -312,18 +312,27 @@ async function benchProxy(name, url, upstream, tools) {
       advertised: advertised.reduce((a, b) => a + b, 0) / advertised.length,
     };
   }
-  // Sequential, interleaved: the same body through each path in turn, so load noise hits all alike.
+  // Sequential, in one block per proxy path: direct and that path alternate (which goes first
+  // alternates too), so load noise hits both alike, and each path's added latency is against the
+  // direct samples taken beside it. Not all paths in one round: a hybrid request leaves the proxy
+  // process with garbage and WASM work that would land on whichever request comes next, and
+  // charge keyword (and direct) for hybrid's cost.
   const samples = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
+  const directBeside = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
   const inProxy = Object.fromEntries(modes.map((mode) => [mode.mode, []]));
-  for (let i = 0; i < SEQUENTIAL; i++) {
-    const body = bodies[i % bodies.length];
-    for (const mode of modes) {
-      const { ms, response } = await timed(mode.url, body, mode.headers);
-      samples[mode.mode].push(ms);
-      // The proxy's own time before the upstream call (Server-Timing), free of network scheduling.
-      // (workerd's clock stands still during computation, so only Node's figure means anything.)
-      const own = name === 'node' ? /loopctl;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '') : null;
-      if (own) inProxy[mode.mode].push(Number(own[1]));
+  const [direct, ...proxied] = modes;
+  for (const mode of proxied) {
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const body = bodies[i % bodies.length];
+      for (const path of i % 2 === 0 ? [direct, mode] : [mode, direct]) {
+        const { ms, response } = await timed(path.url, body, path.headers);
+        samples[path.mode].push(ms);
+        if (path === direct) directBeside[mode.mode].push(ms);
+        // The proxy's own time before the upstream call (Server-Timing), free of network scheduling.
+        // (workerd's clock stands still during computation, so only Node's figure means anything.)
+        const own = name === 'node' ? /loopctl;dur=([\d.]+)/.exec(response.headers.get('server-timing') ?? '') : null;
+        if (own) inProxy[path.mode].push(Number(own[1]));
+      }
     }
   }
   const ownStats = Object.fromEntries(
@@ -332,12 +341,12 @@ async function benchProxy(name, url, upstream, tools) {
       return [mode, sorted.length ? { p50: percentile(sorted, 50), p99: percentile(sorted, 99) } : undefined];
     }),
   );
-  const stats = Object.fromEntries(
-    Object.entries(samples).map(([mode, values]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return [mode, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
-    }),
-  );
+  const summary = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  };
+  const stats = Object.fromEntries(Object.entries(samples).map(([mode, values]) => [mode, summary(values)]));
+  const besideStats = Object.fromEntries(proxied.map((mode) => [mode.mode, summary(directBeside[mode.mode])]));
   const rows = [];
   for (const mode of modes) {
     const load = await autocannon({
@@ -354,8 +363,9 @@ async function benchProxy(name, url, upstream, tools) {
       mode: mode.mode,
       p50: stats[mode.mode].p50,
       p99: stats[mode.mode].p99,
-      addedP50: mode.mode === 'direct' ? 0 : stats[mode.mode].p50 - stats.direct.p50,
-      addedP99: mode.mode === 'direct' ? 0 : stats[mode.mode].p99 - stats.direct.p99,
+      addedP50: mode.mode === 'direct' ? 0 : stats[mode.mode].p50 - besideStats[mode.mode].p50,
+      addedP99: mode.mode === 'direct' ? 0 : stats[mode.mode].p99 - besideStats[mode.mode].p99,
+      directP50: mode.mode === 'direct' ? undefined : besideStats[mode.mode].p50,
       ownP50: ownStats[mode.mode]?.p50,
       ownP99: ownStats[mode.mode]?.p99,
       advertised: s ? s.advertised : tools.length,
@@ -455,7 +465,7 @@ if (upstream) {
   const ms = (value) => value.toFixed(2).padStart(7);
   console.log('');
   console.log(
-    `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, interleaved; load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
+    `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, alternating with as many direct ones (+ms: against those); load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
   );
   console.log(
     'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
@@ -466,6 +476,8 @@ if (upstream) {
     );
   }
 }
+const { loadavg, cpus } = await import('node:os');
+console.log(`\nLoad average (1/5/15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(' / ')} on ${cpus().length} cores`);
 const failed = [
   ...rows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.selector}`),
   ...proxyRows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.mode}`),
