@@ -10,9 +10,12 @@
  * Then the selecting proxy (`POST /v1/chat/completions`, 150 tools per request) in front of the
  * scripted model server (its own process, non-strict, answering a short JSON completion):
  * added latency over calling that upstream directly (sequential requests, one block per path
- * alternating with direct calls, p50/p99, `keyword` and warm `hybrid`), upstream request bytes saved, and 32 connections with autocannon.
+ * alternating with direct calls, p50/p99, `keyword` and warm `hybrid`), upstream request bytes
+ * saved, and 32 connections with autocannon. A null proxy on the same runtime (reads the body,
+ * forwards a fixed 9-tool body, relays the answer) gives the floor: what the hop alone adds.
  *
- * Each server is warmed first (model load, corpus embedding), so the figures are steady state.
+ * Each server is warmed first (model load, corpus embedding), then left to settle
+ * (`--settle-ms`, default 5000), so the figures are steady state.
  * No model server is needed for selection: it never calls the model.
  *
  * @example
@@ -53,6 +56,7 @@ const PROMPTS = [
 const token = randomBytes(24).toString('base64url');
 const SEQUENTIAL = Number(option('--sequential', '200'));
 const PROXY_SELECTORS = ['keyword', 'hybrid'];
+const SETTLE_MS = Number(option('--settle-ms', '5000'));
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -185,7 +189,14 @@ async function benchRuntime(name, start) {
       if (burst.detail) console.error(`[bench:http] ${name} cold burst: ${JSON.stringify(burst.detail)}\n${child.log?.().slice(-3000) ?? ''}`);
       rows.push(burst);
     }
-    if (upstream) proxyRows.push(...(await benchProxy(name, url, upstream, proxyTools)));
+    if (upstream) {
+      const floor = await startFloor(name, upstream, proxyTools);
+      try {
+        proxyRows.push(...(await benchProxy(name, url, upstream, proxyTools, floor)));
+      } finally {
+        await floor.stop();
+      }
+    }
     for (const selector of args.includes('--proxy-only') ? [] : SELECTORS) {
       const started = performance.now();
       const warm = await select(url, selector, PROMPTS[0]);
@@ -281,7 +292,62 @@ async function timed(url, body, headers) {
 }
 
 /** Proxy rows for one runtime: sequential added latency, bytes saved, and a 32-connection load. */
-async function benchProxy(name, url, upstream, tools) {
+/**
+ * The floor under any proxy on this runtime: a null proxy that reads the client's body and
+ * sends a fixed ~4 KB body (9 tools) upstream, then relays the answer. No parsing, no
+ * selection: what the extra hop alone costs here, so the proxy rows can be read against it.
+ */
+async function startFloor(name, upstream, tools) {
+  const small = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: PROMPTS[0] }], tools: tools.slice(0, 9) });
+  const target = `${upstream.url}/v1/chat/completions`;
+  if (name === 'node') {
+    const port = await freePort();
+    const script = `
+      import http from 'node:http';
+      const agent = new http.Agent({ keepAlive: true });
+      const target = new URL(process.env.FLOOR_TARGET);
+      const small = process.env.FLOOR_BODY;
+      http.createServer((req, res) => {
+        if (req.url === '/healthz') return res.end('ok');
+        req.resume();
+        req.on('end', () => {
+          const forwarded = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(small) } }, (answer) => {
+            const chunks = [];
+            answer.on('data', (chunk) => chunks.push(chunk));
+            answer.on('end', () => res.writeHead(answer.statusCode, { 'content-type': 'application/json', 'x-loopctl-advertised': '9' }).end(Buffer.concat(chunks)));
+          });
+          forwarded.end(small);
+        });
+      }).listen(Number(process.env.FLOOR_PORT), '127.0.0.1');`;
+    const url = `http://127.0.0.1:${port}`;
+    const child = await startServer(
+      'null proxy',
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { FLOOR_PORT: String(port), FLOOR_TARGET: target, FLOOR_BODY: small },
+      url,
+    );
+    return { url, stop: () => stop(child) };
+  }
+  const { Miniflare } = await import('miniflare');
+  const mf = new Miniflare({
+    modules: true,
+    script: `export default { async fetch(request, env) {
+      if (new URL(request.url).pathname === '/healthz') return new Response('ok');
+      await request.arrayBuffer();
+      const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
+      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
+    } }`,
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
+    host: '127.0.0.1',
+    port: await freePort(),
+    cf: false,
+  });
+  return { url: (await mf.ready).origin, stop: () => mf.dispose() };
+}
+
+async function benchProxy(name, url, upstream, tools, floor) {
   const proxyURL = `${url}/v1/chat/completions`;
   const directURL = `${upstream.url}/v1/chat/completions`;
   const bodies = PROMPTS.map((prompt) => JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools }));
@@ -289,6 +355,7 @@ async function benchProxy(name, url, upstream, tools) {
   const modes = [
     { mode: 'direct', url: directURL, headers: {} },
     ...PROXY_SELECTORS.map((selector) => ({ mode: `proxy ${selector}`, selector, url: proxyURL, headers: { ...auth, 'x-loopctl-selector': selector } })),
+    ...(floor ? [{ mode: 'null proxy', url: `${floor.url}/v1/chat/completions`, headers: {} }] : []),
   ];
   // Warm up (model load, the 150-tool corpus) and read what the upstream received.
   const saved = {};
@@ -298,20 +365,22 @@ async function benchProxy(name, url, upstream, tools) {
     let sent = 0;
     for (const body of bodies) {
       const { response } = await timed(mode.url, body, mode.headers);
-      if (response.headers.get('x-loopctl-fell-open'))
-        throw new Error(`${name} proxy ${mode.selector} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
+      if (response.headers.get('x-loopctl-fell-open')) throw new Error(`${name} ${mode.mode} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
       advertised.push(Number(response.headers.get('x-loopctl-advertised')));
       const { sizes } = await (await fetch(upstream.control)).json();
       sent += sizes[sizes.length - 1].bytes;
     }
     const client = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
-    saved[mode.selector] = {
+    saved[mode.mode] = {
       warmUpMs: Math.round(performance.now() - started),
       clientBytes: client / bodies.length,
       upstreamBytes: sent / bodies.length,
       advertised: advertised.reduce((a, b) => a + b, 0) / advertised.length,
     };
   }
+  // Let what the warm-up set going in the background finish first (on workerd, the new corpus
+  // written to the persisted KV): it held the first timed block back by several ms a request.
+  await new Promise((done) => setTimeout(done, SETTLE_MS));
   // Sequential, in one block per proxy path: direct and that path alternate (which goes first
   // alternates too), so load noise hits both alike, and each path's added latency is against the
   // direct samples taken beside it. Not all paths in one round: a hybrid request leaves the proxy
@@ -357,7 +426,7 @@ async function benchProxy(name, url, upstream, tools) {
       requests: bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...mode.headers }, body })),
     });
     const errors = load.errors + load.timeouts + load.non2xx;
-    const s = saved[mode.selector];
+    const s = saved[mode.mode];
     rows.push({
       runtime: name,
       mode: mode.mode,
@@ -477,7 +546,11 @@ if (upstream) {
   }
 }
 const { loadavg, cpus } = await import('node:os');
-console.log(`\nLoad average (1/5/15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(' / ')} on ${cpus().length} cores`);
+console.log(
+  `\nLoad average (1/5/15 min) at the end: ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' / ')} on ${cpus().length} cores`,
+);
 const failed = [
   ...rows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.selector}`),
   ...proxyRows.filter((row) => row.errors > 0).map((row) => `${row.runtime}/${row.mode}`),
