@@ -43,7 +43,7 @@ export function textTokens(text: string): string[] {
   return rawWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter(isToken);
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 function isAscii(text: string): boolean {
   return !NON_ASCII.test(text);
