@@ -245,7 +245,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
       if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
     }
-    // The upstream body as is: SSE streamed through without buffering, a small JSON answer whole.
+    // The upstream body as is: SSE streamed through unbuffered, any other answer up to 256 KiB whole.
     let answer: BodyInit | null;
     try {
       answer = await clientBody(upstream);
