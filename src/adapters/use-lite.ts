@@ -219,7 +219,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     } catch (error) {
       if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
       // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      const fallbackReason = `webgpu session failed: ${error instanceof Error ? error.message : String(error)}`;
+      const fallbackReason = `webgpu session failed: ${errorText(error)}`;
       return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
     }
   };
