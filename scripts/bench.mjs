@@ -2,8 +2,8 @@
 // `npm run bench`: speed figures on this machine. Selection on the 1,857-tool bfcl registry,
 // and the loop's own per-turn overhead (everything but the model and the tools).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../dist/cli.js';
@@ -170,6 +170,38 @@ if (want('embedding') || want('hybrid')) {
       if (seeded.stats.corpusEmbeds !== 0) throw new Error(`seeded first turn embedded ${seeded.stats.corpusEmbeds} tool texts`);
     }
     report('first turn, bfcl 1,857 tools, with a vectors file (f16)', seededTimes, { modelLoadMs: Math.round(loadMs) });
+
+    // The same, cold: a fresh process per sample (model load, then the first select), so JIT
+    // warm-up and first-use imports are in the figure.
+    const dir = mkdtempSync(join(tmpdir(), 'loopctl-bench-'));
+    const path = join(dir, 'bfcl.lcv');
+    writeFileSync(path, file);
+    for (const selector of ['embedding', 'hybrid']) {
+      const cold = [];
+      for (let i = 0; i < 5; i++) {
+        const out = execFileSync(
+          process.execPath,
+          [join(import.meta.dirname, 'bench-first-turn.mjs'), '--vectors', path, '--selector', selector, '--data', values.data],
+          {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        cold.push(JSON.parse(out.trim().split('\n').at(-1)));
+      }
+      report(
+        `first turn, fresh process, ${selector}, vectors file`,
+        cold.map((row) => row.firstSelectMs),
+        {
+          device: cold[0].device,
+          modelLoadMsP50: percentile(
+            cold.map((row) => row.modelLoadMs),
+            0.5,
+          ),
+        },
+      );
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
   if (want('hybrid')) {
     const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
