@@ -2,8 +2,8 @@
 // `npm run bench`: speed figures on this machine. Selection on the 1,857-tool bfcl registry,
 // and the loop's own per-turn overhead (everything but the model and the tools).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../dist/cli.js';
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
     only: { type: 'string' },
     'corpus-texts': { type: 'string', default: '600' },
+    'corpus-rounds': { type: 'string', default: '3' },
   },
 });
 // The machine is shared: every figure carries the 1-minute load average it was taken under.
@@ -89,13 +90,17 @@ if (want('loop')) {
 }
 
 if (want('embedding') || want('hybrid')) {
-  // The offline default model, single-threaded WASM (onnxruntime-web) in Node.
+  // The offline default model with Node's default runtime ('auto': onnxruntime-node when
+  // installed, as it is here), one thread.
   const modelPath = resolve(import.meta.dirname, '../models/use-lite');
   const t0 = performance.now();
   const embedder = useLiteEmbedder({ modelPath, numThreads: 1 });
   const backend = await embedder.load();
   const loadMs = performance.now() - t0;
-  console.log(`use-lite load: ${loadMs.toFixed(0)} ms (${backend.device}, ${backend.dtype}, ${(backend.modelBytes / 1e6).toFixed(1)} MB)`);
+  console.log(
+    `use-lite load: ${loadMs.toFixed(0)} ms (${backend.device}, ${backend.dtype}, ${backend.numThreads} thread(s), ${(backend.modelBytes / 1e6).toFixed(1)} MB` +
+      `${backend.fallbackReason ? `; ${backend.fallbackReason}` : ''})`,
+  );
   results.push({ name: 'use-lite load', ms: loadMs, backend });
 
   const embedSamples = [];
@@ -104,7 +109,7 @@ if (want('embedding') || want('hybrid')) {
     await embedder.embed([queries[i % queries.length]]);
     if (i >= 20) embedSamples.push(performance.now() - t);
   }
-  report('query embed (1 text, bfcl queries)', embedSamples);
+  report(`query embed (1 text, bfcl queries, ${backend.device})`, embedSamples);
 
   const cache = memoryVectorCache();
   // Records what the first turn embeds, so the vectors-file figures reuse it (no second pass).
@@ -139,9 +144,10 @@ if (want('embedding') || want('hybrid')) {
     const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(recording, { cache }));
     report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs), loadMs: Math.round(loadMs) });
     console.log(
-      `first turn, 1,857 tools, no vectors file: ${(warmupMs / 1000).toFixed(1)} s (${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`,
+      `first turn, 1,857 tools, no vectors file (${backend.device}, 1 thread): ${(warmupMs / 1000).toFixed(2)} s ` +
+        `(${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`,
     );
-    results.push({ name: 'first turn, bfcl, no vectors file', ms: warmupMs, load: load() });
+    results.push({ name: 'first turn, bfcl, no vectors file', device: backend.device, ms: warmupMs, load: load() });
 
     // The same corpus as a vectors file, then a fresh selector (empty cache) seeded from it.
     const entries = [...recorded].filter(([text]) => !queries.includes(text)).map(([text, vector]) => ({ text, vector }));
@@ -164,6 +170,38 @@ if (want('embedding') || want('hybrid')) {
       if (seeded.stats.corpusEmbeds !== 0) throw new Error(`seeded first turn embedded ${seeded.stats.corpusEmbeds} tool texts`);
     }
     report('first turn, bfcl 1,857 tools, with a vectors file (f16)', seededTimes, { modelLoadMs: Math.round(loadMs) });
+
+    // The same, cold: a fresh process per sample (model load, then the first select), so JIT
+    // warm-up and first-use imports are in the figure.
+    const dir = mkdtempSync(join(tmpdir(), 'loopctl-bench-'));
+    const path = join(dir, 'bfcl.lcv');
+    writeFileSync(path, file);
+    for (const selector of ['embedding', 'hybrid']) {
+      const cold = [];
+      for (let i = 0; i < 5; i++) {
+        const out = execFileSync(
+          process.execPath,
+          [join(import.meta.dirname, 'bench-first-turn.mjs'), '--vectors', path, '--selector', selector, '--data', values.data],
+          {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        cold.push(JSON.parse(out.trim().split('\n').at(-1)));
+      }
+      report(
+        `first turn, fresh process, ${selector}, vectors file`,
+        cold.map((row) => row.firstSelectMs),
+        {
+          device: cold[0].device,
+          modelLoadMsP50: percentile(
+            cold.map((row) => row.modelLoadMs),
+            0.5,
+          ),
+        },
+      );
+    }
+    rmSync(dir, { recursive: true, force: true });
   }
   if (want('hybrid')) {
     const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
@@ -172,24 +210,33 @@ if (want('embedding') || want('hybrid')) {
 }
 
 if (want('corpus')) {
-  // Corpus rate per thread count and dtype, each in its own process (ORT fixes threads at init).
-  for (const [threads, dtype] of [
-    [1, 'int8'],
-    [2, 'int8'],
-    [1, 'fp32'],
-    [2, 'fp32'],
-  ]) {
-    const out = execFileSync(
-      process.execPath,
-      [join(import.meta.dirname, 'bench-corpus.mjs'), '--threads', String(threads), '--dtype', dtype, '--texts', values['corpus-texts'], '--data', values.data],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    const row = JSON.parse(out.trim().split('\n').at(-1));
-    console.log(
-      `corpus rate, ${dtype}, ${threads} thread(s): ${row.toolsPerSecond} tools/s, ${row.gflops} GFLOP/s ` +
-        `(plain MatMul ${row.matmulGflops} GFLOP/s; ${row.texts} bfcl texts, ${row.tokens} tokens; load ${row.loadavg[0]})`,
-    );
-    results.push({ name: `corpus rate, ${dtype}, ${threads} thread(s)`, ...row });
+  // Corpus rate per runtime, dtype and thread count, each in its own process (onnxruntime-web
+  // fixes its WASM threads at first use). WASM stays measured beside native: it is what
+  // browsers, Deno and Workers run.
+  for (const device of ['native', 'wasm']) {
+    for (const [threads, dtype] of [
+      [1, 'int8'],
+      [2, 'int8'],
+      [1, 'fp32'],
+      [2, 'fp32'],
+    ]) {
+      const out = execFileSync(
+        process.execPath,
+        [
+          join(import.meta.dirname, 'bench-corpus.mjs'),
+          ...['--device', device, '--threads', String(threads), '--dtype', dtype],
+          ...['--texts', values['corpus-texts'], '--rounds', values['corpus-rounds'], '--data', values.data],
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      const row = JSON.parse(out.trim().split('\n').at(-1));
+      console.log(
+        `corpus rate, ${device.padEnd(6)} ${dtype}, ${threads} thread(s): ${row.toolsPerSecond} tools/s, ${row.gflops} GFLOP/s ` +
+          `(plain MatMul ${row.matmulGflops} GFLOP/s; ${row.toolsPerCpuSecond} tools per CPU-second; best of ${row.roundSeconds.length}; ` +
+          `${row.texts} bfcl texts, ${row.tokens} tokens; load ${row.loadavg[0]})`,
+      );
+      results.push({ name: `corpus rate, ${device}, ${dtype}, ${threads} thread(s)`, ...row });
+    }
   }
 }
 

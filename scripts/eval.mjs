@@ -42,7 +42,8 @@ const limit = values.limit ? Number(values.limit) : undefined;
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
 const needsModel = selectors.some(isDense) || withLearned;
-const memo = needsModel ? memoEmbedder(await defaultEmbedder()) : undefined;
+const useLite = needsModel ? await defaultEmbedder() : undefined;
+const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
 
 // The learning curve's examples: dev cases in a fixed pseudo-random order (sha256 of the id),
@@ -82,8 +83,13 @@ function writeReport() {
   md += `Tokens: tools rendered as an OpenAI request's \`tools\` entries, counted with o200k_base. `;
   md += `fullRecall = share of cases whose expected tools are all advertised; recall = share of expected tools advertised; `;
   md += `meanAdvertised includes fall-open turns (the full surface); tokensSaved = 1 − mean advertised tokens / registry tokens; `;
-  md += `times are one warm selection; for dense selectors they include a real query embedding (onnxruntime-web WASM, one thread, `;
-  md += `USE-lite int8) measured on the first ${timingCases} cases.\n\n`;
+  // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
+  const backend = useLite?.backend;
+  const runtime = backend
+    ? `${backend.device === 'native' ? 'onnxruntime-node, native' : `onnxruntime-web ${backend.device}`}, ${backend.numThreads ?? 'default'} thread(s), USE-lite ${backend.dtype}`
+    : 'USE-lite';
+  md += `times are one warm selection; for dense selectors they include a real query embedding (${runtime}) `;
+  md += `measured on the first ${timingCases} cases.\n\n`;
   md += HYBRID_NOTE;
   for (const set of sets) {
     const order = [...plainSelectors, LEARNED];

@@ -219,7 +219,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     } catch (error) {
       if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
       // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      const fallbackReason = `webgpu session failed: ${error instanceof Error ? error.message : String(error)}`;
+      const fallbackReason = `webgpu session failed: ${errorText(error)}`;
       return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
     }
   };
@@ -257,6 +257,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }
     const { device, Tensor, session, numThreads, fallbackReason } = created;
+    // One short run before reporting ready: a session's first run pays for buffer allocation
+    // and kernel set-up (100+ ms natively, shader compiles on WebGPU), which belongs to the
+    // load, not to the user's first prompt.
+    await runBatch({ Tensor, session }, [tokenize(tokenizer, 'ready')]);
     const backend: UseLiteBackend = {
       device,
       dtype,
@@ -285,7 +289,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
   const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
 
-  const runBatch = async (state: Loaded, rows: number[][]): Promise<Float32Array[]> => {
+  const runBatch = async (state: Pick<Loaded, 'Tensor' | 'session'>, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
     const ids = new BigInt64Array(rows.length * width); // pad id 0; the mask decides validity
     const mask = new BigInt64Array(rows.length * width);

@@ -202,11 +202,11 @@ export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedde
   for (let row = 0; row < count; row++) index.set(indexKey(keys[row * 2] as number, keys[row * 2 + 1] as number), row);
   // One pass over every requested row: a first turn decodes a whole registry at once, and a
   // single long loop is optimised early where 1,857 short calls would run cold.
-  const decodeRows = (rowsWanted: readonly number[], out: Float32Array): Float64Array =>
+  const decodeRows = (rowsWanted: readonly number[], out: Float32Array): Uint8Array =>
     f32Rows
       ? decodeF32(f32Rows, rowsWanted, dimensions, out)
       : f16Rows
-        ? decodeF16(f16Rows, rowsWanted, dimensions, out, halfTable())
+        ? decodeF16(f16Rows, rowsWanted, dimensions, out)
         : decodeI8(i8Rows as Int8Array, scales, rowsWanted, dimensions, out);
   const vectorsFor = (texts: readonly string[]): (Float32Array | undefined)[] => {
     const slots: number[] = [];
@@ -220,16 +220,11 @@ export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedde
       }
     });
     const slab = new Float32Array(found.length * dimensions);
-    const sums = decodeRows(found, slab);
+    const usable = decodeRows(found, slab);
     const vectors: (Float32Array | undefined)[] = new Array(texts.length).fill(undefined);
-    found.forEach((_, k) => {
-      const sum = sums[k] as number;
-      if (!(sum > 0) || !Number.isFinite(sum)) return; // a row that cannot rank
-      const vector = slab.subarray(k * dimensions, (k + 1) * dimensions);
-      const unit = 1 / Math.sqrt(sum);
-      for (let j = 0; j < dimensions; j++) vector[j] = (vector[j] as number) * unit;
-      vectors[slots[k] as number] = vector;
-    });
+    for (let k = 0; k < found.length; k++) {
+      if (usable[k]) vectors[slots[k] as number] = slab.subarray(k * dimensions, (k + 1) * dimensions);
+    }
     return vectors;
   };
   const file: VectorsFile = {
@@ -244,10 +239,12 @@ export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedde
   return { ok: true, file };
 }
 
-// One monomorphic loop per precision (a shared loop with a per-value branch ran ~10× slower):
-// each decodes `rows` into consecutive slices of `out` and returns each row's sum of squares.
-function decodeF32(values: Float32Array, rows: readonly number[], dimensions: number, out: Float32Array): Float64Array {
-  const sums = new Float64Array(rows.length);
+// One function per precision, each a single nested loop over every requested row (decode,
+// then scale to unit length): a first turn decodes a whole registry in one call, and one long
+// loop is optimised early where thousands of short calls would run cold. Each returns, per
+// row, whether it can rank (a zero or non-finite row cannot).
+function decodeF32(values: Float32Array, rows: readonly number[], dimensions: number, out: Float32Array): Uint8Array {
+  const usable = new Uint8Array(rows.length);
   for (let k = 0; k < rows.length; k++) {
     const from = (rows[k] as number) * dimensions;
     const to = k * dimensions;
@@ -257,29 +254,35 @@ function decodeF32(values: Float32Array, rows: readonly number[], dimensions: nu
       out[to + j] = value;
       sum += value * value;
     }
-    sums[k] = sum;
+    usable[k] = scaleToUnit(out, to, dimensions, sum);
   }
-  return sums;
+  return usable;
 }
 
-function decodeF16(values: Uint16Array, rows: readonly number[], dimensions: number, out: Float32Array, table: Float32Array): Float64Array {
-  const sums = new Float64Array(rows.length);
+function decodeF16(values: Uint16Array, rows: readonly number[], dimensions: number, out: Float32Array): Uint8Array {
+  const usable = new Uint8Array(rows.length);
+  const bits = new Uint32Array(out.buffer, out.byteOffset, out.length);
   for (let k = 0; k < rows.length; k++) {
     const from = (rows[k] as number) * dimensions;
     const to = k * dimensions;
     let sum = 0;
     for (let j = 0; j < dimensions; j++) {
-      const value = table[values[from + j] as number] as number;
-      out[to + j] = value;
+      const half = values[from + j] as number;
+      const exponent = half & 0x7c00;
+      // A normal half widens by re-biasing its exponent (15 → 127); zeros, subnormals,
+      // infinities and NaN (rare in unit vectors) take the arithmetic path.
+      if (exponent !== 0 && exponent !== 0x7c00) bits[to + j] = ((half & 0x8000) << 16) | ((exponent + 0x1c000) << 13) | ((half & 0x3ff) << 13);
+      else out[to + j] = fromHalf(half);
+      const value = out[to + j] as number;
       sum += value * value;
     }
-    sums[k] = sum;
+    usable[k] = scaleToUnit(out, to, dimensions, sum);
   }
-  return sums;
+  return usable;
 }
 
-function decodeI8(values: Int8Array, scales: Float32Array, rows: readonly number[], dimensions: number, out: Float32Array): Float64Array {
-  const sums = new Float64Array(rows.length);
+function decodeI8(values: Int8Array, scales: Float32Array, rows: readonly number[], dimensions: number, out: Float32Array): Uint8Array {
+  const usable = new Uint8Array(rows.length);
   for (let k = 0; k < rows.length; k++) {
     const row = rows[k] as number;
     const from = row * dimensions;
@@ -291,9 +294,16 @@ function decodeI8(values: Int8Array, scales: Float32Array, rows: readonly number
       out[to + j] = value;
       sum += value * value;
     }
-    sums[k] = sum;
+    usable[k] = scaleToUnit(out, to, dimensions, sum);
   }
-  return sums;
+  return usable;
+}
+
+function scaleToUnit(out: Float32Array, at: number, dimensions: number, sum: number): 0 | 1 {
+  if (!(sum > 0) || !Number.isFinite(sum)) return 0;
+  const unit = 1 / Math.sqrt(sum);
+  for (let j = at; j < at + dimensions; j++) out[j] = (out[j] as number) * unit;
+  return 1;
 }
 
 function textKeyWords(text: string): [number, number] {
@@ -357,17 +367,6 @@ function toHalf(value: number): number {
   const rest = mantissa & 0x1fff;
   if (rest > 0x1000 || (rest === 0x1000 && half & 1)) half++;
   return sign | half;
-}
-
-let halves: Float32Array | undefined;
-
-/** Every half value as float32 (256 KB, built on first use): decoding a row is then a lookup per value. */
-function halfTable(): Float32Array {
-  if (!halves) {
-    halves = new Float32Array(65536);
-    for (let bits = 0; bits < 65536; bits++) halves[bits] = fromHalf(bits);
-  }
-  return halves;
 }
 
 /** IEEE half bits → number. */

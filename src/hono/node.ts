@@ -75,8 +75,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
 
 /**
  * USE-lite (int8) from a built model folder (`npx loopctl model --out DIR` or, in this
- * repository, `npm run build:model`), loaded on first use. Undefined when the folder is
- * missing, so `embedding` and `hybrid` answer 503.
+ * repository, `npm run build:model`), loaded on first use: on onnxruntime-node when it is
+ * installed (several times faster), else on WASM after one warning. Undefined when the folder
+ * is missing, so `embedding` and `hybrid` answer 503.
  *
  * @example
  * const server = await startNodeServer({ registry, embedder: useLiteFromDisk('models/use-lite') })
@@ -86,7 +87,7 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
   if (!existsSync(resolve(folder, 'vocab.json'))) return undefined;
   return async () => {
     const { useLiteEmbedder } = await import('../adapters/use-lite.js');
-    const embedder = useLiteEmbedder({ modelPath: folder, dtype: 'int8', device: 'wasm' });
+    const embedder = useLiteEmbedder({ modelPath: folder, dtype: 'int8', device: 'auto' });
     await embedder.load();
     return embedder;
   };

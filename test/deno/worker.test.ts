@@ -102,3 +102,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "use-lite on Deno: 'native' (onnxruntime-node) is a clear error; 'auto' runs WASM without a warning",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const folder = new URL('../../models/use-lite/', import.meta.url);
+    const { useLiteEmbedder } = await import('../../src/adapters/use-lite.js');
+    const warnings: string[] = [];
+    const onWarning = (message: string) => warnings.push(message);
+    const native = useLiteEmbedder({ modelPath: folder.pathname, device: 'native', onWarning });
+    const failure = await native.load().then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+    const expected = "use-lite: device 'native' needs onnxruntime-node: onnxruntime-node runs only in Node (this is Deno); use 'wasm' or 'auto'";
+    if (failure !== expected) throw new Error(`device 'native' on Deno: expected "${expected}", got ${JSON.stringify(failure)}`);
+    const auto = useLiteEmbedder({ modelPath: folder.pathname, onWarning });
+    const [vector] = await auto.embed(['weather in Paris tomorrow']);
+    if (auto.backend?.device !== 'wasm') throw new Error(`'auto' on Deno ran on ${auto.backend?.device}`);
+    if (vector?.length !== 512) throw new Error(`expected a 512-d vector, got ${vector?.length}`);
+    if (warnings.length !== 0) throw new Error(`'auto' on Deno warned: ${warnings.join('; ')}`);
+    await auto.dispose();
+  },
+});

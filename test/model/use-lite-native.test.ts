@@ -76,7 +76,7 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     expect(threads()).toBe(before);
   });
 
-  it.each(['int8', 'fp32'] as const)('%s: the same vectors as WASM on real texts (cosine >= 0.999; measured ~1 - 1e-7)', async (dtype) => {
+  it.each(['int8', 'fp32'] as const)('%s: the same vectors as WASM on real texts (cosine >= 0.999; measured 1 - 1e-11)', async (dtype) => {
     const native = embedder({ modelPath: MODEL_DIR, dtype, device: 'native' });
     const wasm = embedder({ modelPath: MODEL_DIR, dtype, device: 'wasm' });
     const corpus = [...texts, ...tools.map((t) => `${t.name} ${t.description}`)];
@@ -86,7 +86,7 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     const worst = Math.min(...a.map((v, i) => cosine(v, b[i] as Float32Array)));
     console.info(`${dtype} native vs WASM over ${corpus.length} texts: 1 - min cosine = ${(1 - worst).toExponential(2)}`);
     expect(worst).toBeGreaterThanOrEqual(0.999);
-    expect(worst).toBeGreaterThanOrEqual(0.9999);
+    expect(worst).toBeGreaterThanOrEqual(0.999999); // both fold int8 to the same fp32 weights
     expect(native.id).toBe(wasm.id);
   });
 
