@@ -24,11 +24,12 @@ const { values } = parseArgs({
     cap: { type: 'string', default: '700' },
     vectors: { type: 'string' },
     part: { type: 'string', default: 'intent,learn' },
+    sets: { type: 'string' },
+    lambdas: { type: 'string' },
+    blends: { type: 'string' },
   },
 });
-const sets = readdirSync(values.data)
-  .filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))
-  .sort();
+const sets = (values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))).sort();
 const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vectors) : memoEmbedder(await defaultEmbedder());
 const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
@@ -111,13 +112,25 @@ if (values.part.includes('learn')) {
         .slice(0, 8),
       16,
     ) % 2;
+  // The vote's grid (kept from issue 17's first round) runs with the projection off; the
+  // projection rows keep the chosen vote and vary the ridge strength λ.
+  const vote = { minSimilarity: 0.5, weight: 1.5, neighbours: 8 };
   const grid = [
-    { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 1.5, neighbours: 8 },
-    { minSimilarity: 0.65, weight: 0.8, neighbours: 8 },
-    { minSimilarity: 0.4, weight: 1.5, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 0.8, neighbours: 8, prototypeWeight: 0.5, prototypeFloor: 0.4 },
+    ...(values.part.includes('vote')
+      ? [
+          { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
+          { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
+          { minSimilarity: 0.65, weight: 0.8, neighbours: 8 },
+          { minSimilarity: 0.4, weight: 1.5, neighbours: 8 },
+        ].map((v) => ({ ...v, projection: false }))
+      : []),
+    { ...vote, projection: false },
+    ...(values.lambdas ?? '0.5,2,8').split(',').flatMap((lambda) =>
+      (values.blends ?? '').split(';').map((blends) => ({
+        ...vote,
+        projection: { lambda: Number(lambda), ...(blends ? { blends: blends.split(',').map(Number) } : {}) },
+      })),
+    ),
   ];
   md += `## Learned-example vote (two-fold cross-validation inside dev)\n\nCells: no learning → learning the other fold → 20 examples of it (mean of two draws). `;
   md += `Multi-intent off here, so the vote is measured alone.\n\n`;

@@ -16,7 +16,7 @@ import { adaptiveCut } from './adaptive-k.js';
 import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary } from './learned-store.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import type { LearnedStore } from './learned-store.js';
 
 export { topK } from './top-k.js';
@@ -206,6 +206,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
         ...options,
         index: this.index,
         embed: (texts, signal) => this.embedQueries(texts, signal),
+        corpus: async (all, signal) => (await this.index.load(all, signal ? { signal } : {})).corpus,
       }),
     );
   }
@@ -223,6 +224,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /** How many prompts are learned (after the last reconcile with the registry). */
   get learnedCount(): number {
     return this.learning.store?.size ?? 0;
+  }
+
+  /**
+   * Whether the learned query projection applies (see {@link ProjectionState}); undefined until
+   * examples were learned and the registry's corpus was seen.
+   *
+   * @example
+   * await selector.learn(examples, { tools })
+   * selector.learnedProjection?.applied
+   */
+  get learnedProjection(): ProjectionState | undefined {
+    return this.learning.store?.projection;
   }
 
   /**
@@ -418,7 +431,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const { corpus, vectors, warnings } = embedded;
     const scores = vectors.map((vector) => {
       const out = new Float32Array(all.length);
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, out);
+      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), out);
       return out;
     });
     return { ok: true, scores, vectors, warnings };
@@ -438,8 +451,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const { corpus, vectors, warnings } = embedded;
     const vector = vectors[0] as Float32Array;
     const scores = into.length === all.length ? into : new Float32Array(all.length);
-    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, scores);
+    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), scores);
     return { ok: true, scores, vector, warnings };
+  }
+
+  /** The query as the dense half ranks it: through the learned projection when one applies. */
+  private projected(vector: Float32Array, corpusKey: string): Float32Array {
+    return this.learning.store?.project(vector, corpusKey) ?? vector;
   }
 
   /** Load the corpus and embed the query texts together, under the timeout; validate both. */
@@ -483,7 +501,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
     // Learned examples follow the registry generation; a cold one loads them once.
-    warnings.push(...(await (await this.learning.load()).reconcile(corpus.key, all, signal)));
+    warnings.push(...(await (await this.learning.load()).reconcile(corpus, all, signal)));
     return { ok: true, corpus, vectors, warnings };
   }
 

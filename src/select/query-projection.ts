@@ -1,0 +1,435 @@
+/**
+ * A learned linear map of the query vector, fitted on the registry's own examples: the map
+ * that moves each learned prompt toward the tools it used, shrunk toward "no change".
+ *
+ * Closed-form ridge regression in Float64, no training loop:
+ * `W = argmin Σᵢ ‖xᵢW − yᵢ‖² + λ‖W − I‖²`, with xᵢ a learned prompt's unit vector and yᵢ the
+ * normalised mean of its tools' unit vectors. Written as `W = I + Δ`, Δ is the ridge fit of the
+ * residuals `yᵢ − xᵢ`; it is solved in the N×N dual when there are fewer examples than
+ * dimensions and in the d×d primal otherwise (a Cholesky factorisation either way).
+ *
+ * The guard: a map fitted on a handful of prompts can pull unrelated queries the wrong way.
+ * Ridge regression has an exact leave-one-out prediction, so every example can be scored as if
+ * it had not been learned; the map is applied at the blend `x + α·xΔ` that ranked those
+ * held-out examples best (α = 0, i.e. off, unless a larger α is strictly better). The check
+ * runs on the examples themselves, so it works on any registry.
+ *
+ * @module
+ */
+
+/** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
+export interface ProjectionOptions {
+  /** Ridge strength λ pulling the map toward identity. */
+  lambda?: number;
+  /** Blends the leave-one-out check may choose from (0 is always a candidate). */
+  blends?: readonly number[];
+  /** Tools counted as "offered" when scoring held-out examples. */
+  checkK?: number;
+  /** Examples scored by the check at most (an evenly spaced sample beyond). */
+  checkExamples?: number;
+  /** Fewest examples before a map is fitted at all. */
+  minExamples?: number;
+}
+
+/** The fitted defaults (dev splits only). */
+export const PROJECTION_DEFAULTS = { lambda: 2, blends: [0.25, 0.5, 0.75, 1], checkK: 8, checkExamples: 120, minExamples: 8 } as const;
+
+/** One learned example as the fit sees it: the prompt's unit vector and its tools' rows. */
+export interface ProjectionExample {
+  readonly vector: Float32Array;
+  readonly tools: readonly number[];
+}
+
+/** A fitted map and what the check decided. */
+export interface QueryProjection {
+  /**
+   * Δ, already scaled by `blend`: a query becomes `x + xΔ`. From the dual (fewer examples than
+   * dimensions), `Δ = Xᵀ·C` kept as `rank` rows of `basis` (X) and `delta` (C). From the
+   * primal, `Δ = G⁻¹·B` kept as the Cholesky factor of G in `factor` and B (d×d) in `delta`,
+   * so fitting never solves for all of Δ (a query pays two triangular solves instead).
+   */
+  readonly delta: Float64Array;
+  readonly basis?: Float64Array;
+  readonly rank?: number;
+  readonly factor?: Float64Array;
+  readonly dimensions: number;
+  /** The blend the leave-one-out check chose (0 < blend ≤ 1). */
+  readonly blend: number;
+  /** Held-out score (full recall at `checkK`, examples scored) without and with the map. */
+  readonly check: { readonly before: number; readonly after: number; readonly examples: number };
+}
+
+/** Why no map applies: too few examples, or the check found it does not help. */
+export interface ProjectionDeclined {
+  readonly delta?: undefined;
+  readonly reason: string;
+  readonly check?: { readonly before: number; readonly after: number; readonly examples: number };
+}
+
+/**
+ * Fit the map on learned examples against the registry's tool vectors (`toolMatrix`, `toolCount`
+ * unit rows of `dimensions`). Pure and synchronous.
+ *
+ * @example
+ * const fitted = fitProjection([{ vector: q, tools: [3] }, …], corpus.matrix, corpus.count, 512)
+ * if (fitted.delta) projectQuery(fitted, q)
+ */
+export function fitProjection(
+  examples: readonly ProjectionExample[],
+  toolMatrix: Float32Array,
+  toolCount: number,
+  dimensions: number,
+  options: ProjectionOptions = {},
+): QueryProjection | ProjectionDeclined {
+  const settings = { ...PROJECTION_DEFAULTS, ...options };
+  const usable = examples.filter((example) => example.vector.length === dimensions && example.tools.some((t) => t >= 0 && t < toolCount));
+  if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
+  const d = dimensions;
+  const n = usable.length;
+  const x = new Float64Array(n * d);
+  const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
+  usable.forEach((example, i) => {
+    const target = meanRow(toolMatrix, example.tools, toolCount, d);
+    for (let j = 0; j < d; j++) {
+      x[i * d + j] = example.vector[j] as number;
+      z[i * d + j] = (target[j] as number) - (example.vector[j] as number);
+    }
+  });
+  const lambda = settings.lambda;
+  const rows = sampleRows(n, settings.checkExamples);
+  const fit = n < d ? fitDual(x, z, n, d, lambda, rows) : fitPrimal(x, z, n, d, lambda, rows, usable, toolMatrix, toolCount);
+  const { delta, loo } = fit;
+
+  // Score the held-out predictions at each blend; ranking is invariant to the query's norm,
+  // so the tools' scores are s₀ + α·s₁ with s₀ = x·v and s₁ = ẑ₋ᵢ·v.
+  const blends = [0, ...settings.blends.filter((b) => b > 0 && b <= 1)];
+  const hits = new Float64Array(blends.length);
+  const s0 = new Float64Array(toolCount);
+  const s1 = new Float64Array(toolCount);
+  for (const { row, predicted } of loo) {
+    scorePair(toolMatrix, toolCount, d, x.subarray(row * d, row * d + d), predicted, s0, s1);
+    const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
+    blends.forEach((alpha, b) => {
+      hits[b] = (hits[b] as number) + fullHit(s0, s1, alpha, used, settings.checkK);
+    });
+  }
+  let best = 0;
+  for (let b = 1; b < blends.length; b++) if ((hits[b] as number) > (hits[best] as number)) best = b;
+  const check = { before: (hits[0] as number) / loo.length, after: (hits[best] as number) / loo.length, examples: loo.length };
+  if (best === 0) return { reason: 'the held-out check found no blend that helps', check };
+  const blend = blends[best] as number;
+  for (let i = 0; i < delta.length; i++) delta[i] = (delta[i] as number) * blend;
+  if (fit.factor) return { delta, factor: fit.factor, dimensions: d, blend, check };
+  return { delta, basis: x, rank: n, dimensions: d, blend, check };
+}
+
+/**
+ * A unit query vector through the map: `normalise(x + xΔ)`.
+ *
+ * @example
+ * const moved = projectQuery(projection, queryVector)
+ */
+export function projectQuery(projection: QueryProjection, query: Float32Array): Float32Array {
+  const d = projection.dimensions;
+  const out = new Float64Array(d);
+  const { delta, basis, rank, factor } = projection;
+  if (factor) {
+    // xΔ = (G⁻¹x)ᵀB: G is symmetric, so solve with its factor, then one pass over B.
+    const solved = Float64Array.from(query);
+    forward(factor, d, solved);
+    backward(factor, d, solved);
+    for (let i = 0; i < d; i++) {
+      const weight = solved[i] as number;
+      const offset = i * d;
+      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + weight * (delta[offset + j] as number);
+    }
+  } else if (basis && rank !== undefined) {
+    // Low rank: xΔ = (x·Bᵀ)·C.
+    for (let r = 0; r < rank; r++) {
+      let weight = 0;
+      const offset = r * d;
+      for (let j = 0; j < d; j++) weight += (basis[offset + j] as number) * (query[j] as number);
+      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + weight * (delta[offset + j] as number);
+    }
+  } else {
+    for (let i = 0; i < d; i++) {
+      const xi = query[i] as number;
+      if (xi === 0) continue;
+      const offset = i * d;
+      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + xi * (delta[offset + j] as number);
+    }
+  }
+  let norm = 0;
+  for (let j = 0; j < d; j++) {
+    out[j] = (out[j] as number) + (query[j] as number);
+    norm += (out[j] as number) * (out[j] as number);
+  }
+  const result = new Float32Array(d);
+  if (!(norm > 0) || !Number.isFinite(norm)) return query;
+  const scale = 1 / Math.sqrt(norm);
+  for (let j = 0; j < d; j++) result[j] = (out[j] as number) * scale;
+  return result;
+}
+
+interface Fit {
+  /** (dual) the n×d coefficients C with Δ = XᵀC, or (primal) B with Δ = G⁻¹B. */
+  readonly delta: Float64Array;
+  readonly factor?: Float64Array;
+  /** Leave-one-out predicted residual ẑ₋ᵢ for each sampled row. */
+  readonly loo: { row: number; predicted: Float64Array }[];
+}
+
+// N < d: A = (XXᵀ + λI)⁻¹ Z, Δ = XᵀA; hat diagonal hᵢᵢ = 1 − λ[(XXᵀ + λI)⁻¹]ᵢᵢ.
+function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, rows: readonly number[]): Fit {
+  const k = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let sum = 0;
+      for (let c = 0; c < d; c++) sum += (x[i * d + c] as number) * (x[j * d + c] as number);
+      k[i * n + j] = sum;
+      k[j * n + i] = sum;
+    }
+  }
+  const gram = k.slice();
+  for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
+  cholesky(k, n);
+  const a = z.slice();
+  solveInPlace(k, n, a, d);
+  const loo = rows.map((row) => {
+    // [(K + λI)⁻¹]ᵢᵢ = ‖L⁻¹eᵢ‖².
+    const e = new Float64Array(n);
+    e[row] = 1;
+    forward(k, n, e);
+    let inverse = 0;
+    for (const value of e) inverse += value * value;
+    const h = 1 - lambda * inverse;
+    // Fitted residual ẑᵢ = Σⱼ Kᵢⱼ aⱼ.
+    const fitted = new Float64Array(d);
+    for (let j = 0; j < n; j++) {
+      const g = gram[row * n + j] as number;
+      for (let c = 0; c < d; c++) fitted[c] = (fitted[c] as number) + g * (a[j * d + c] as number);
+    }
+    return { row, predicted: leaveOneOut(fitted, z, row * d, h) };
+  });
+  return { delta: a, loo };
+}
+
+// N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; hᵢᵢ = ‖L⁻¹xᵢ‖². XᵀY is summed per tool
+// (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
+function fitPrimal(
+  x: Float64Array,
+  z: Float64Array,
+  n: number,
+  d: number,
+  lambda: number,
+  rows: readonly number[],
+  examples: readonly ProjectionExample[],
+  toolMatrix: Float32Array,
+  toolCount: number,
+): Fit {
+  const g = gramLower(x, n, d);
+  const b = new Float64Array(d * d);
+  for (let r = 0; r < d; r++) {
+    for (let c = 0; c < r; c++) g[c * d + r] = g[r * d + c] as number;
+  }
+  // b = XᵀY − XᵀX, then g = XᵀX + λI.
+  const sums = new Map<number, Float64Array>();
+  examples.forEach((example, i) => {
+    const used = example.tools.filter((t) => t >= 0 && t < toolCount);
+    // yᵢ = cᵢ·Σₜ vₜ with cᵢ = 1 / ‖Σₜ vₜ‖.
+    const weight = 1 / sumNorm(toolMatrix, used, d);
+    for (const t of new Set(used)) {
+      let u = sums.get(t);
+      if (!u) {
+        u = new Float64Array(d);
+        sums.set(t, u);
+      }
+      for (let j = 0; j < d; j++) u[j] = (u[j] as number) + weight * (x[i * d + j] as number);
+    }
+  });
+  for (const [t, u] of sums) addOuter(b, u, toolMatrix, t * d, d);
+  for (let i = 0; i < d * d; i++) b[i] = (b[i] as number) - (g[i] as number);
+  for (let r = 0; r < d; r++) g[r * d + r] = (g[r * d + r] as number) + lambda;
+  cholesky(g, d);
+  const loo = rows.map((row) => {
+    const solved = Float64Array.from(x.subarray(row * d, row * d + d));
+    forward(g, d, solved);
+    let h = 0;
+    for (const value of solved) h += value * value;
+    backward(g, d, solved);
+    // Fitted residual ẑᵢ = xᵢG⁻¹B.
+    const fitted = new Float64Array(d);
+    for (let r = 0; r < d; r++) {
+      const weight = solved[r] as number;
+      for (let c = 0; c < d; c++) fitted[c] = (fitted[c] as number) + weight * (b[r * d + c] as number);
+    }
+    return { row, predicted: leaveOneOut(fitted, z, row * d, h) };
+  });
+  return { delta: b, factor: g, loo };
+}
+
+/** b += uᵀ·v for v the d floats of `matrix` from `offset`. */
+function addOuter(b: Float64Array, u: Float64Array, matrix: Float32Array, base: number, d: number): void {
+  for (let r = 0; r < d; r++) {
+    const ur = u[r] as number;
+    if (ur === 0) continue;
+    const offset = r * d;
+    for (let c = 0; c < d; c++) b[offset + c] = (b[offset + c] as number) + ur * (matrix[base + c] as number);
+  }
+}
+
+/** The lower triangle of XᵀX (d×d), four examples per pass so each cell is loaded once per four. */
+function gramLower(x: Float64Array, n: number, d: number): Float64Array {
+  const g = new Float64Array(d * d);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x0 = x.subarray(i * d, i * d + d);
+    const x1 = x.subarray((i + 1) * d, (i + 2) * d);
+    const x2 = x.subarray((i + 2) * d, (i + 3) * d);
+    const x3 = x.subarray((i + 3) * d, (i + 4) * d);
+    for (let r = 0; r < d; r++) {
+      const a0 = x0[r] as number;
+      const a1 = x1[r] as number;
+      const a2 = x2[r] as number;
+      const a3 = x3[r] as number;
+      const offset = r * d;
+      for (let c = 0; c <= r; c++) {
+        g[offset + c] = (g[offset + c] as number) + a0 * (x0[c] as number) + a1 * (x1[c] as number) + a2 * (x2[c] as number) + a3 * (x3[c] as number);
+      }
+    }
+  }
+  for (; i < n; i++) {
+    const xi = x.subarray(i * d, i * d + d);
+    for (let r = 0; r < d; r++) {
+      const a = xi[r] as number;
+      const offset = r * d;
+      for (let c = 0; c <= r; c++) g[offset + c] = (g[offset + c] as number) + a * (xi[c] as number);
+    }
+  }
+  return g;
+}
+
+// The exact leave-one-out ridge prediction: (ẑᵢ − hᵢᵢ zᵢ) / (1 − hᵢᵢ).
+function leaveOneOut(fitted: Float64Array, z: Float64Array, offset: number, h: number): Float64Array {
+  const scale = 1 / Math.max(1 - h, 1e-9);
+  for (let c = 0; c < fitted.length; c++) fitted[c] = ((fitted[c] as number) - h * (z[offset + c] as number)) * scale;
+  return fitted;
+}
+
+/** In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix. */
+function cholesky(a: Float64Array, n: number): void {
+  for (let j = 0; j < n; j++) {
+    let diagonal = a[j * n + j] as number;
+    for (let k = 0; k < j; k++) diagonal -= (a[j * n + k] as number) ** 2;
+    // λ > 0 keeps the matrix positive definite; the floor only guards rounding.
+    const root = Math.sqrt(Math.max(diagonal, 1e-12));
+    a[j * n + j] = root;
+    for (let i = j + 1; i < n; i++) {
+      let sum = a[i * n + j] as number;
+      for (let k = 0; k < j; k++) sum -= (a[i * n + k] as number) * (a[j * n + k] as number);
+      a[i * n + j] = sum / root;
+    }
+    for (let k = j + 1; k < n; k++) a[j * n + k] = 0;
+  }
+}
+
+/** In place: solve L y = v for one vector. */
+function forward(l: Float64Array, n: number, v: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    let sum = v[i] as number;
+    for (let k = 0; k < i; k++) sum -= (l[i * n + k] as number) * (v[k] as number);
+    v[i] = sum / (l[i * n + i] as number);
+  }
+}
+
+/** In place: solve Lᵀ y = v for one vector. */
+function backward(l: Float64Array, n: number, v: Float64Array): void {
+  for (let i = n - 1; i >= 0; i--) {
+    let sum = v[i] as number;
+    for (let k = i + 1; k < n; k++) sum -= (l[k * n + i] as number) * (v[k] as number);
+    v[i] = sum / (l[i * n + i] as number);
+  }
+}
+
+/** In place: B ← (LLᵀ)⁻¹ B for an n×m row-major B. */
+function solveInPlace(l: Float64Array, n: number, b: Float64Array, m: number): void {
+  for (let i = 0; i < n; i++) {
+    const row = i * m;
+    for (let k = 0; k < i; k++) {
+      const factor = l[i * n + k] as number;
+      if (factor === 0) continue;
+      const other = k * m;
+      for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) - factor * (b[other + c] as number);
+    }
+    const inverse = 1 / (l[i * n + i] as number);
+    for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) * inverse;
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const row = i * m;
+    for (let k = i + 1; k < n; k++) {
+      const factor = l[k * n + i] as number;
+      if (factor === 0) continue;
+      const other = k * m;
+      for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) - factor * (b[other + c] as number);
+    }
+    const inverse = 1 / (l[i * n + i] as number);
+    for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) * inverse;
+  }
+}
+
+function sumNorm(matrix: Float32Array, rows: readonly number[], d: number): number {
+  let norm = 0;
+  for (let j = 0; j < d; j++) {
+    let sum = 0;
+    for (const row of rows) sum += matrix[row * d + j] as number;
+    norm += sum * sum;
+  }
+  return norm > 0 ? Math.sqrt(norm) : Infinity;
+}
+
+function meanRow(matrix: Float32Array, rows: readonly number[], count: number, d: number): Float64Array {
+  const out = new Float64Array(d);
+  for (const row of rows) {
+    if (row < 0 || row >= count) continue;
+    for (let j = 0; j < d; j++) out[j] = (out[j] as number) + (matrix[row * d + j] as number);
+  }
+  let norm = 0;
+  for (const value of out) norm += value * value;
+  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  for (let j = 0; j < d; j++) out[j] = (out[j] as number) * scale;
+  return out;
+}
+
+// Both score vectors in one pass over the tool rows: s₀ = x·v and s₁ = p·v.
+function scorePair(matrix: Float32Array, count: number, d: number, x: Float64Array, p: Float64Array, s0: Float64Array, s1: Float64Array): void {
+  for (let row = 0; row < count; row++) {
+    let a = 0;
+    let b = 0;
+    const base = row * d;
+    for (let j = 0; j < d; j++) {
+      const v = matrix[base + j] as number;
+      a += v * (x[j] as number);
+      b += v * (p[j] as number);
+    }
+    s0[row] = a;
+    s1[row] = b;
+  }
+}
+
+// 1 when every used tool ranks within the top k under s₀ + α·s₁ (ties count against it).
+function fullHit(s0: Float64Array, s1: Float64Array, alpha: number, used: readonly number[], k: number): number {
+  let worst = Infinity;
+  for (const t of used) worst = Math.min(worst, (s0[t] as number) + alpha * (s1[t] as number));
+  let above = 0;
+  for (let i = 0; i < s0.length; i++) {
+    if ((s0[i] as number) + alpha * (s1[i] as number) > worst && !used.includes(i)) above++;
+    if (above + used.length > k) return 0;
+  }
+  return 1;
+}
+
+// Up to `limit` rows, evenly spaced over 0..n−1.
+function sampleRows(n: number, limit: number): number[] {
+  if (n <= limit) return Array.from({ length: n }, (_, i) => i);
+  return Array.from({ length: limit }, (_, i) => Math.floor((i * n) / limit));
+}
