@@ -23,16 +23,30 @@ export interface ProjectionOptions {
   lambda?: number;
   /** Blends the leave-one-out check may choose from (0 is always a candidate). */
   blends?: readonly number[];
-  /** Tools counted as "offered" when scoring held-out examples. */
+  /**
+   * Tools counted as "offered" when scoring held-out examples; on a small registry at most an
+   * eighth of its tools (so the check still tells a good map from a bad one).
+   */
   checkK?: number;
   /** Examples scored by the check at most (an evenly spaced sample beyond). */
   checkExamples?: number;
   /** Fewest examples before a map is fitted at all. */
   minExamples?: number;
+  /**
+   * Apply the map at `forceBlend` whatever the held-out check says (experiments only; the
+   * check still runs and is reported).
+   */
+  forceBlend?: number;
 }
 
 /** The fitted defaults (dev splits only). */
-export const PROJECTION_DEFAULTS = { lambda: 2, blends: [0.25, 0.5, 0.75, 1], checkK: 8, checkExamples: 120, minExamples: 8 } as const;
+export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'> = {
+  lambda: 2,
+  blends: [0.25, 0.5, 0.75, 1],
+  checkK: 8,
+  checkExamples: 120,
+  minExamples: 8,
+};
 
 /** One learned example as the fit sees it: the prompt's unit vector and its tools' rows. */
 export interface ProjectionExample {
@@ -96,28 +110,61 @@ export function fitProjection(
     }
   });
   const lambda = settings.lambda;
-  const rows = sampleRows(n, settings.checkExamples);
-  const fit = n < d ? fitDual(x, z, n, d, lambda, rows) : fitPrimal(x, z, n, d, lambda, rows, usable, toolMatrix, toolCount);
-  const { delta, loo } = fit;
+  const fit = n < d ? fitDual(x, z, n, d, lambda) : fitPrimal(x, z, n, d, lambda, usable, toolMatrix, toolCount);
 
-  // Score the held-out predictions at each blend; ranking is invariant to the query's norm,
-  // so the tools' scores are s₀ + α·s₁ with s₀ = x·v and s₁ = ẑ₋ᵢ·v.
+  // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
+  // and leave out every example of a rarely used tool (a tool the map never saw: the case
+  // that a vote cannot help and a bad map would hurt). Ranking is invariant to the query's
+  // norm, so at blend α the tools score s₀ + α·s₁ with s₀ = x·v and s₁ = ẑ₋ₛ·v.
   const blends = [0, ...settings.blends.filter((b) => b > 0 && b <= 1)];
-  const hits = new Float64Array(blends.length);
   const s0 = new Float64Array(toolCount);
   const s1 = new Float64Array(toolCount);
-  for (const { row, predicted } of loo) {
-    scorePair(toolMatrix, toolCount, d, x.subarray(row * d, row * d + d), predicted, s0, s1);
-    const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
-    blends.forEach((alpha, b) => {
-      hits[b] = (hits[b] as number) + fullHit(s0, s1, alpha, used, settings.checkK);
-    });
-  }
+  const checkK = Math.max(1, Math.min(settings.checkK, Math.floor(toolCount / 8)));
+  // Per held-out row, whether its tools made the top checkK at each blend.
+  const score = (sets: readonly (readonly number[])[]): Uint8Array[] => {
+    const out: Uint8Array[] = [];
+    for (const held of sets) {
+      const predicted = fit.heldOut(held);
+      held.forEach((row, r) => {
+        scorePair(toolMatrix, toolCount, d, x.subarray(row * d, row * d + d), predicted[r] as Float64Array, s0, s1);
+        const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
+        out.push(Uint8Array.from(blends, (alpha) => fullHit(s0, s1, alpha, used, checkK)));
+      });
+    }
+    return out;
+  };
+  const single = score(sampleRows(n, settings.checkExamples).map((row) => [row]));
+  const groups = score(rareToolGroups(usable, toolCount, settings.checkExamples));
+  // How much each check counts: the chance that the next prompt needs a tool no example used.
+  // Estimated as the larger of the Good–Turing share (examples whose tool was used only once)
+  // and the share of the registry's tools no example used (traffic may move to them).
+  const unseen = groups.length > 0 ? unseenShare(usable, toolCount) : 0;
+  const weighted = [
+    ...single.map((hits) => ({ hits, weight: (groups.length > 0 ? 1 - unseen : 1) / single.length })),
+    ...groups.map((hits) => ({ hits, weight: unseen / groups.length })),
+  ];
+  const objective = (b: number) => weighted.reduce((sum, { hits, weight }) => sum + weight * (hits[b] as number), 0);
   let best = 0;
-  for (let b = 1; b < blends.length; b++) if ((hits[b] as number) > (hits[best] as number)) best = b;
-  const check = { before: (hits[0] as number) / loo.length, after: (hits[best] as number) / loo.length, examples: loo.length };
+  let bestGain = 0;
+  for (let b = 1; b < blends.length; b++) {
+    // A paired test: the weighted gain must exceed twice its noise (rows that changed either way).
+    let gain = 0;
+    let noise = 0;
+    for (const { hits, weight } of weighted) {
+      const change = (hits[b] as number) - (hits[0] as number);
+      gain += weight * change;
+      noise += weight * weight * Math.abs(change);
+    }
+    if (gain > 2 * Math.sqrt(noise) && gain > bestGain) {
+      best = b;
+      bestGain = gain;
+    }
+  }
+  if (settings.forceBlend !== undefined) best = Math.max(0, blends.indexOf(settings.forceBlend));
+  const check = { before: objective(0), after: objective(best), examples: single.length + groups.length };
   if (best === 0) return { reason: 'the held-out check found no blend that helps', check };
   const blend = blends[best] as number;
+  const { delta } = fit;
   for (let i = 0; i < delta.length; i++) delta[i] = (delta[i] as number) * blend;
   if (fit.factor) return { delta, factor: fit.factor, dimensions: d, blend, check };
   return { delta, basis: x, rank: n, dimensions: d, blend, check };
@@ -175,12 +222,41 @@ interface Fit {
   /** (dual) the n×d coefficients C with Δ = XᵀC, or (primal) B with Δ = G⁻¹B. */
   readonly delta: Float64Array;
   readonly factor?: Float64Array;
-  /** Leave-one-out predicted residual ẑ₋ᵢ for each sampled row. */
-  readonly loo: { row: number; predicted: Float64Array }[];
+  /**
+   * The predicted residual ẑ of each of `rows` had all of `rows` been left out of the fit:
+   * eₛ₋ = (I − Hₛₛ)⁻¹ eₛ with e = z − ẑ and H the hat matrix (exact for ridge regression).
+   */
+  heldOut(rows: readonly number[]): Float64Array[];
 }
 
-// N < d: A = (XXᵀ + λI)⁻¹ Z, Δ = XᵀA; hat diagonal hᵢᵢ = 1 − λ[(XXᵀ + λI)⁻¹]ᵢᵢ.
-function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, rows: readonly number[]): Fit {
+/**
+ * The shared held-out algebra: given each row's fitted residual ẑⱼ and the hat-matrix entries
+ * Hₐᵦ for the rows, solve (I − Hₛₛ) E = eₛ and return zₛ − E.
+ */
+function heldOutFrom(z: Float64Array, d: number, fitted: (row: number) => Float64Array, hat: (a: number, b: number) => number): Fit['heldOut'] {
+  return (rows) => {
+    const s = rows.length;
+    const system = new Float64Array(s * s);
+    for (let a = 0; a < s; a++) {
+      for (let b = 0; b < s; b++) system[a * s + b] = (a === b ? 1 : 0) - hat(rows[a] as number, rows[b] as number);
+    }
+    const errors = new Float64Array(s * d);
+    rows.forEach((row, a) => {
+      const predicted = fitted(row);
+      for (let c = 0; c < d; c++) errors[a * d + c] = (z[row * d + c] as number) - (predicted[c] as number);
+    });
+    cholesky(system, s);
+    solveInPlace(system, s, errors, d);
+    return rows.map((row, a) => {
+      const out = new Float64Array(d);
+      for (let c = 0; c < d; c++) out[c] = (z[row * d + c] as number) - (errors[a * d + c] as number);
+      return out;
+    });
+  };
+}
+
+// N < d: A = (XXᵀ + λI)⁻¹ Z, Δ = XᵀA; ẑ = XXᵀA, H = I − λ(XXᵀ + λI)⁻¹.
+function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number): Fit {
   const k = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
@@ -195,34 +271,38 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
   cholesky(k, n);
   const a = z.slice();
   solveInPlace(k, n, a, d);
-  const loo = rows.map((row) => {
-    // [(K + λI)⁻¹]ᵢᵢ = ‖L⁻¹eᵢ‖².
-    const e = new Float64Array(n);
-    e[row] = 1;
-    forward(k, n, e);
-    let inverse = 0;
-    for (const value of e) inverse += value * value;
-    const h = 1 - lambda * inverse;
-    // Fitted residual ẑᵢ = Σⱼ Kᵢⱼ aⱼ.
-    const fitted = new Float64Array(d);
+  const inverseColumns = new Map<number, Float64Array>();
+  const column = (j: number) => {
+    let m = inverseColumns.get(j);
+    if (!m) {
+      m = new Float64Array(n);
+      m[j] = 1;
+      forward(k, n, m);
+      backward(k, n, m);
+      inverseColumns.set(j, m);
+    }
+    return m;
+  };
+  const fitted = (row: number) => {
+    const out = new Float64Array(d);
     for (let j = 0; j < n; j++) {
       const g = gram[row * n + j] as number;
-      for (let c = 0; c < d; c++) fitted[c] = (fitted[c] as number) + g * (a[j * d + c] as number);
+      for (let c = 0; c < d; c++) out[c] = (out[c] as number) + g * (a[j * d + c] as number);
     }
-    return { row, predicted: leaveOneOut(fitted, z, row * d, h) };
-  });
-  return { delta: a, loo };
+    return out;
+  };
+  const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (column(q)[p] as number);
+  return { delta: a, heldOut: heldOutFrom(z, d, fitted, hat) };
 }
 
-// N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; hᵢᵢ = ‖L⁻¹xᵢ‖². XᵀY is summed per tool
-// (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
+// N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; ẑᵢ = xᵢG⁻¹B, Hₐᵦ = xₐG⁻¹xᵦᵀ. XᵀY is summed
+// per tool (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
 function fitPrimal(
   x: Float64Array,
   z: Float64Array,
   n: number,
   d: number,
   lambda: number,
-  rows: readonly number[],
   examples: readonly ProjectionExample[],
   toolMatrix: Float32Array,
   toolCount: number,
@@ -235,10 +315,10 @@ function fitPrimal(
   // b = XᵀY − XᵀX, then g = XᵀX + λI.
   const sums = new Map<number, Float64Array>();
   examples.forEach((example, i) => {
-    const used = example.tools.filter((t) => t >= 0 && t < toolCount);
+    const used = [...new Set(example.tools.filter((t) => t >= 0 && t < toolCount))];
     // yᵢ = cᵢ·Σₜ vₜ with cᵢ = 1 / ‖Σₜ vₜ‖.
     const weight = 1 / sumNorm(toolMatrix, used, d);
-    for (const t of new Set(used)) {
+    for (const t of used) {
       let u = sums.get(t);
       if (!u) {
         u = new Float64Array(d);
@@ -251,21 +331,72 @@ function fitPrimal(
   for (let i = 0; i < d * d; i++) b[i] = (b[i] as number) - (g[i] as number);
   for (let r = 0; r < d; r++) g[r * d + r] = (g[r * d + r] as number) + lambda;
   cholesky(g, d);
-  const loo = rows.map((row) => {
-    const solved = Float64Array.from(x.subarray(row * d, row * d + d));
-    forward(g, d, solved);
-    let h = 0;
-    for (const value of solved) h += value * value;
-    backward(g, d, solved);
-    // Fitted residual ẑᵢ = xᵢG⁻¹B.
-    const fitted = new Float64Array(d);
-    for (let r = 0; r < d; r++) {
-      const weight = solved[r] as number;
-      for (let c = 0; c < d; c++) fitted[c] = (fitted[c] as number) + weight * (b[r * d + c] as number);
+  const solvedRows = new Map<number, Float64Array>();
+  const solved = (row: number) => {
+    let w = solvedRows.get(row);
+    if (!w) {
+      w = Float64Array.from(x.subarray(row * d, row * d + d));
+      forward(g, d, w);
+      backward(g, d, w);
+      solvedRows.set(row, w);
     }
-    return { row, predicted: leaveOneOut(fitted, z, row * d, h) };
+    return w;
+  };
+  const fitted = (row: number) => {
+    const w = solved(row);
+    const out = new Float64Array(d);
+    for (let r = 0; r < d; r++) {
+      const weight = w[r] as number;
+      for (let c = 0; c < d; c++) out[c] = (out[c] as number) + weight * (b[r * d + c] as number);
+    }
+    return out;
+  };
+  const hat = (p: number, q: number) => {
+    const w = solved(q);
+    let sum = 0;
+    for (let c = 0; c < d; c++) sum += (x[p * d + c] as number) * (w[c] as number);
+    return sum;
+  };
+  return { delta: b, factor: g, heldOut: heldOutFrom(z, d, fitted, hat) };
+}
+
+/** max(Good–Turing share of once-used tools' examples, share of tools no example used). */
+function unseenShare(examples: readonly ProjectionExample[], toolCount: number): number {
+  const uses = new Map<number, number>();
+  for (const example of examples) for (const t of new Set(example.tools)) if (t >= 0 && t < toolCount) uses.set(t, (uses.get(t) ?? 0) + 1);
+  let once = 0;
+  for (const example of examples) if (example.tools.some((t) => uses.get(t) === 1)) once++;
+  const goodTuring = examples.length > 0 ? once / examples.length : 0;
+  const uncovered = toolCount > 0 ? (toolCount - uses.size) / toolCount : 0;
+  return Math.max(goodTuring, uncovered);
+}
+
+/**
+ * Groups for the leave-a-tool-out check: for tools used by at most 16 examples (rare enough
+ * that holding all of them out stays cheap), every example that used the tool; spread over
+ * the registry, at most `budget` examples in all.
+ */
+function rareToolGroups(examples: readonly ProjectionExample[], toolCount: number, budget: number): number[][] {
+  const users = new Map<number, number[]>();
+  examples.forEach((example, i) => {
+    for (const t of new Set(example.tools)) {
+      if (t < 0 || t >= toolCount) continue;
+      const list = users.get(t) ?? [];
+      list.push(i);
+      users.set(t, list);
+    }
   });
-  return { delta: b, factor: g, loo };
+  // A group must leave most of the examples to fit on.
+  const eligible = [...users.values()].filter((rows) => rows.length <= 16 && rows.length * 2 <= examples.length);
+  const groups: number[][] = [];
+  let total = 0;
+  const step = Math.max(1, Math.floor(eligible.length / Math.max(1, Math.ceil(budget / 4))));
+  for (let i = 0; i < eligible.length && total < budget; i += step) {
+    const rows = eligible[i] as number[];
+    groups.push(rows);
+    total += rows.length;
+  }
+  return groups;
 }
 
 /** b += uᵀ·v for v the d floats of `matrix` from `offset`. */
@@ -307,13 +438,6 @@ function gramLower(x: Float64Array, n: number, d: number): Float64Array {
     }
   }
   return g;
-}
-
-// The exact leave-one-out ridge prediction: (ẑᵢ − hᵢᵢ zᵢ) / (1 − hᵢᵢ).
-function leaveOneOut(fitted: Float64Array, z: Float64Array, offset: number, h: number): Float64Array {
-  const scale = 1 / Math.max(1 - h, 1e-9);
-  for (let c = 0; c < fitted.length; c++) fitted[c] = ((fitted[c] as number) - h * (z[offset + c] as number)) * scale;
-  return fitted;
 }
 
 /** In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix. */
