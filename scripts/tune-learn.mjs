@@ -8,6 +8,8 @@
 // Learning: two-fold cross-validation inside dev (folds by a hash of the split key, so related
 // cases stay together): learn one fold, score the other (at most --cap cases), both ways; and
 // the same with only 20 examples of the learning fold (two draws), the "little data" guard.
+// Learning rows: the vote's grid (--part learn,vote) and the query projection's λ (--lambdas,
+// and optionally --blends "a,b;c,d" for candidate blend lists).
 //
 // --vectors FILE keeps query vectors between runs (a JSON map; dev iteration only).
 import { createHash } from 'node:crypto';
@@ -132,8 +134,14 @@ if (values.part.includes('learn')) {
       })),
     ),
   ];
-  md += `## Learned-example vote (two-fold cross-validation inside dev)\n\nCells: no learning → learning the other fold → 20 examples of it (mean of two draws). `;
-  md += `Multi-intent off here, so the vote is measured alone.\n\n`;
+  md += `## Learning: nearest-prompt vote and query projection (two-fold cross-validation inside dev)\n\n`;
+  md += `Cells: no learning → learning the other fold → 20 examples of it (mean of two draws). Multi-intent off here, so learning is measured alone. `;
+  md += `Rows with \`projection:false\` are the vote alone; the others add the learned query projection (src/select/query-projection.ts) at ridge strength λ. `;
+  md += `The projection is a closed-form ridge map of the query vector toward the mean of each example's tool vectors, shrunk toward identity; `;
+  md += `its blend α ∈ {0, ¼, ½, ¾, 1} is chosen per fit by exact leave-one-out and leave-a-rare-tool-out predictions on the learned `;
+  md += `examples themselves (weighted by the chance of a tool no example used, α = 0 unless the gain beats twice its paired noise), `;
+  md += `so a fit on little or unhelpful data switches itself off. "worst 20-example change" is the guard's figure: the lowest change `;
+  md += `over sets from no learning to 20 examples.\n\n`;
   md += `| setting | ${sets.join(' | ')} | min (all) | worst 20-example change |\n| --- | ${sets.map(() => '---').join(' | ')} | --- | --- |\n`;
   const base = {};
   for (const learned of grid) {

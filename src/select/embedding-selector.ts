@@ -188,7 +188,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /**
    * Learn from examples of this registry's own traffic: each `{ query, tools }` is a prompt and
    * the tool names that served it (what the model called, or a user's correction). Later
-   * prompts close to a learned one see its tools voted up. Examples are kept per registry
+   * prompts close to a learned one see its tools voted up, and, once enough examples agree, a
+   * learned linear map of the query vector (see `src/select/query-projection.ts`) moves every
+   * query toward the registry's own tool vectors; a held-out check on the examples decides
+   * whether and how much to apply it (`summary.projection`). Examples are kept per registry
    * generation and embedder in this selector's {@link VectorCache} (so they survive a reload
    * where the cache does), a removed tool's examples are dropped when the registry changes,
    * and nothing leaves the cache. `tools` names the registry; without it, the list this
@@ -399,8 +402,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The cosine score of every tool in `all` (registry order) against `query`, for selectors
-   * that blend rankings (a hybrid). Never throws except on abort: a failure to rank comes
+   * The cosine score of every tool in `all` (registry order) against `query` (through the
+   * learned projection when one applies), for selectors that blend rankings (a hybrid). Never throws except on abort: a failure to rank comes
    * back as `{ ok: false, reason }`.
    *
    * @example
@@ -414,7 +417,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
 
   /**
    * The cosine score of every tool for each of several queries (the clauses of a prompt),
-   * embedded in one call, with each query's unit vector. Blank queries are refused as a
+   * embedded in one call (scored through the learned projection when one applies), with each
+   * query's own unit vector. Blank queries are refused as a
    * whole. Never throws except on abort.
    *
    * @example
