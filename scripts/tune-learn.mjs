@@ -29,6 +29,7 @@ const { values } = parseArgs({
     sets: { type: 'string' },
     lambdas: { type: 'string' },
     blends: { type: 'string' },
+    dense: { type: 'string' },
   },
 });
 const sets = (values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))).sort();
@@ -157,7 +158,7 @@ if (values.part.includes('learn')) {
       for (const f of [0, 1]) {
         const train = folds[f];
         const test = folds[1 - f].slice(0, cap);
-        const options = { learned, multiIntent: false };
+        const options = { learned, multiIntent: false, ...(values.dense ? { denseWeight: Number(values.dense) } : {}) };
         base[`${set}${f}`] ??= (await score(options, set, test)).full;
         b += base[`${set}${f}`] * test.length;
         all += (await score(options, set, test, train)).full * test.length;

@@ -48,6 +48,9 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
   minExamples: 8,
 };
 
+/** Multiply-adds the held-out scoring may spend per check (about 0.1 s in plain JS). */
+const CHECK_BUDGET = 80_000_000;
+
 /** One learned example as the fit sees it: the prompt's unit vector and its tools' rows. */
 export interface ProjectionExample {
   readonly vector: Float32Array;
@@ -133,8 +136,10 @@ export function fitProjection(
     }
     return out;
   };
-  const single = score(sampleRows(n, settings.checkExamples).map((row) => [row]));
-  const groups = score(rareToolGroups(usable, toolCount, settings.checkExamples));
+  // Each scored row ranks the whole registry twice; a big registry gets fewer rows (at least 48).
+  const perCheck = Math.min(settings.checkExamples, Math.max(48, Math.floor(CHECK_BUDGET / (toolCount * d))));
+  const single = score(sampleRows(n, perCheck).map((row) => [row]));
+  const groups = score(rareToolGroups(usable, toolCount, perCheck));
   // How much each check counts: the chance that the next prompt needs a tool no example used.
   // Estimated as the larger of the Good–Turing share (examples whose tool was used only once)
   // and the share of the registry's tools no example used (traffic may move to them).
@@ -259,14 +264,37 @@ function heldOutFrom(z: Float64Array, d: number, fitted: (row: number) => Float6
 function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number): Fit {
   const k = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let sum = 0;
-      for (let c = 0; c < d; c++) sum += (x[i * d + c] as number) * (x[j * d + c] as number);
-      k[i * n + j] = sum;
-      k[j * n + i] = sum;
+    const row = x.subarray(i * d, i * d + d);
+    // Four rows j per pass over row i.
+    let j = 0;
+    for (; j + 4 <= i + 1; j += 4) {
+      const o0 = j * d;
+      const o1 = o0 + d;
+      const o2 = o1 + d;
+      const o3 = o2 + d;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let c = 0; c < d; c++) {
+        const v = row[c] as number;
+        s0 += v * (x[o0 + c] as number);
+        s1 += v * (x[o1 + c] as number);
+        s2 += v * (x[o2 + c] as number);
+        s3 += v * (x[o3 + c] as number);
+      }
+      k[i * n + j] = s0;
+      k[i * n + j + 1] = s1;
+      k[i * n + j + 2] = s2;
+      k[i * n + j + 3] = s3;
     }
+    for (; j <= i; j++) {
+      let sum = 0;
+      for (let c = 0; c < d; c++) sum += (row[c] as number) * (x[j * d + c] as number);
+      k[i * n + j] = sum;
+    }
+    for (let c = 0; c < i; c++) k[c * n + i] = k[i * n + c] as number;
   }
-  const gram = k.slice();
   for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
   cholesky(k, n);
   const a = z.slice();
@@ -283,12 +311,10 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
     }
     return m;
   };
+  // ẑ = XXᵀA = (XXᵀ + λI)A − λA = Z − λA.
   const fitted = (row: number) => {
     const out = new Float64Array(d);
-    for (let j = 0; j < n; j++) {
-      const g = gram[row * n + j] as number;
-      for (let c = 0; c < d; c++) out[c] = (out[c] as number) + g * (a[j * d + c] as number);
-    }
+    for (let c = 0; c < d; c++) out[c] = (z[row * d + c] as number) - lambda * (a[row * d + c] as number);
     return out;
   };
   const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (column(q)[p] as number);
@@ -477,27 +503,46 @@ function backward(l: Float64Array, n: number, v: Float64Array): void {
 
 /** In place: B ← (LLᵀ)⁻¹ B for an n×m row-major B. */
 function solveInPlace(l: Float64Array, n: number, b: Float64Array, m: number): void {
+  // Forward: row i −= Σₖ<ᵢ L[i,k]·row k; backward: row i −= Σₖ>ᵢ L[k,i]·row k. Four rows per
+  // pass, so each element of row i is loaded and stored once per four.
+  const eliminate = (i: number, others: readonly number[], factorOf: (k: number) => number) => {
+    const row = i * m;
+    let t = 0;
+    for (; t + 4 <= others.length; t += 4) {
+      const k0 = others[t] as number;
+      const k1 = others[t + 1] as number;
+      const k2 = others[t + 2] as number;
+      const k3 = others[t + 3] as number;
+      const f0 = factorOf(k0);
+      const f1 = factorOf(k1);
+      const f2 = factorOf(k2);
+      const f3 = factorOf(k3);
+      const o0 = k0 * m;
+      const o1 = k1 * m;
+      const o2 = k2 * m;
+      const o3 = k3 * m;
+      for (let c = 0; c < m; c++) {
+        b[row + c] = (b[row + c] as number) - f0 * (b[o0 + c] as number) - f1 * (b[o1 + c] as number) - f2 * (b[o2 + c] as number) - f3 * (b[o3 + c] as number);
+      }
+    }
+    for (; t < others.length; t++) {
+      const k = others[t] as number;
+      const f = factorOf(k);
+      const o = k * m;
+      for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) - f * (b[o + c] as number);
+    }
+    const inverse = 1 / (l[i * n + i] as number);
+    for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) * inverse;
+  };
+  const below: number[] = [];
   for (let i = 0; i < n; i++) {
-    const row = i * m;
-    for (let k = 0; k < i; k++) {
-      const factor = l[i * n + k] as number;
-      if (factor === 0) continue;
-      const other = k * m;
-      for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) - factor * (b[other + c] as number);
-    }
-    const inverse = 1 / (l[i * n + i] as number);
-    for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) * inverse;
+    eliminate(i, below, (k) => l[i * n + k] as number);
+    below.push(i);
   }
+  const above: number[] = [];
   for (let i = n - 1; i >= 0; i--) {
-    const row = i * m;
-    for (let k = i + 1; k < n; k++) {
-      const factor = l[k * n + i] as number;
-      if (factor === 0) continue;
-      const other = k * m;
-      for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) - factor * (b[other + c] as number);
-    }
-    const inverse = 1 / (l[i * n + i] as number);
-    for (let c = 0; c < m; c++) b[row + c] = (b[row + c] as number) * inverse;
+    eliminate(i, above, (k) => l[k * n + i] as number);
+    above.push(i);
   }
 }
 
@@ -526,7 +571,47 @@ function meanRow(matrix: Float32Array, rows: readonly number[], count: number, d
 
 // Both score vectors in one pass over the tool rows: s₀ = x·v and s₁ = p·v.
 function scorePair(matrix: Float32Array, count: number, d: number, x: Float64Array, p: Float64Array, s0: Float64Array, s1: Float64Array): void {
-  for (let row = 0; row < count; row++) {
+  // Four tool rows per pass: each load of x and p serves four rows.
+  let row = 0;
+  for (; row + 4 <= count; row += 4) {
+    const b0 = row * d;
+    const b1 = b0 + d;
+    const b2 = b1 + d;
+    const b3 = b2 + d;
+    let a0 = 0;
+    let a1 = 0;
+    let a2 = 0;
+    let a3 = 0;
+    let c0 = 0;
+    let c1 = 0;
+    let c2 = 0;
+    let c3 = 0;
+    for (let j = 0; j < d; j++) {
+      const xj = x[j] as number;
+      const pj = p[j] as number;
+      const v0 = matrix[b0 + j] as number;
+      const v1 = matrix[b1 + j] as number;
+      const v2 = matrix[b2 + j] as number;
+      const v3 = matrix[b3 + j] as number;
+      a0 += v0 * xj;
+      a1 += v1 * xj;
+      a2 += v2 * xj;
+      a3 += v3 * xj;
+      c0 += v0 * pj;
+      c1 += v1 * pj;
+      c2 += v2 * pj;
+      c3 += v3 * pj;
+    }
+    s0[row] = a0;
+    s0[row + 1] = a1;
+    s0[row + 2] = a2;
+    s0[row + 3] = a3;
+    s1[row] = c0;
+    s1[row + 1] = c1;
+    s1[row + 2] = c2;
+    s1[row + 3] = c3;
+  }
+  for (; row < count; row++) {
     let a = 0;
     let b = 0;
     const base = row * d;
