@@ -30,6 +30,7 @@ const { values } = parseArgs({
     lambdas: { type: 'string' },
     blends: { type: 'string' },
     dense: { type: 'string' },
+    projection: { type: 'string' },
   },
 });
 const sets = (values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))).sort();
@@ -131,7 +132,11 @@ if (values.part.includes('learn')) {
     ...(values.lambdas ?? '0.5,2,8').split(',').flatMap((lambda) =>
       (values.blends ?? '').split(';').map((blends) => ({
         ...vote,
-        projection: { lambda: Number(lambda), ...(blends ? { blends: blends.split(',').map(Number) } : {}) },
+        projection: {
+          lambda: Number(lambda),
+          ...(blends ? { blends: blends.split(',').map(Number) } : {}),
+          ...(values.projection ? JSON.parse(values.projection) : {}),
+        },
       })),
     ),
   ];

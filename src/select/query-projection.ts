@@ -30,6 +30,11 @@ export interface ProjectionOptions {
   checkK?: number;
   /** Examples scored by the check at most (an evenly spaced sample beyond). */
   checkExamples?: number;
+  /**
+   * Multiply-adds the held-out scoring may spend per check (each scored example ranks the whole
+   * registry twice), so a big registry scores fewer examples; never fewer than 48.
+   */
+  checkBudget?: number;
   /** Fewest examples before a map is fitted at all. */
   minExamples?: number;
   /**
@@ -45,11 +50,9 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
   blends: [0.25, 0.5, 0.75, 1],
   checkK: 8,
   checkExamples: 120,
+  checkBudget: 80_000_000,
   minExamples: 8,
 };
-
-/** Multiply-adds the held-out scoring may spend per check (about 0.1 s in plain JS). */
-const CHECK_BUDGET = 80_000_000;
 
 /** One learned example as the fit sees it: the prompt's unit vector and its tools' rows. */
 export interface ProjectionExample {
@@ -137,7 +140,7 @@ export function fitProjection(
     return out;
   };
   // Each scored row ranks the whole registry twice; a big registry gets fewer rows (at least 48).
-  const perCheck = Math.min(settings.checkExamples, Math.max(48, Math.floor(CHECK_BUDGET / (toolCount * d))));
+  const perCheck = Math.min(settings.checkExamples, Math.max(48, Math.floor(settings.checkBudget / (toolCount * d))));
   const single = score(sampleRows(n, perCheck).map((row) => [row]));
   const groups = score(rareToolGroups(usable, toolCount, perCheck));
   // How much each check counts: the chance that the next prompt needs a tool no example used.
