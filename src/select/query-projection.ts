@@ -46,7 +46,7 @@ export interface ProjectionOptions {
 
 /** The fitted defaults (dev splits only). */
 export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'> = {
-  lambda: 0.25,
+  lambda: 1,
   blends: [0.25, 0.5, 0.75, 1],
   checkK: 8,
   checkExamples: 120,
