@@ -919,7 +919,9 @@ function evaluate(expression: string): number {
   };
   const power = (): number => {
     const base = primary();
-    return peek() === '^' ? (next(), base ** power()) : base;
+    if (peek() !== '^') return base;
+    next();
+    return base ** power();
   };
   const product = (): number => {
     let value = power();

@@ -115,7 +115,7 @@ function column(result: SelectorResult, state: DemoState): HTMLElement {
       h('span', { class: 'tool-name' }, tool.name),
       h('span', { class: 'score' }, score),
       h('span', { class: 'meter', 'aria-hidden': 'true' }, h('i', { style: `width:${pct.toFixed(1)}%` })),
-      tool.matched && tool.matched.length ? h('span', { class: 'words' }, ...tool.matched.map((w) => h('mark', null, w))) : null,
+      tool.matched?.length ? h('span', { class: 'words' }, ...tool.matched.map((w) => h('mark', null, w))) : null,
     );
   });
   const more = result.ranked.length - MAX_ROWS;

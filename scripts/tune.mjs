@@ -5,7 +5,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultEmbedder, evaluate, loadCases, loadTools, memoEmbedder } from '../dist/cli.js';
-import { approxTokenCounter, HybridSelector, memoryVectorCache } from '../dist/index.js';
+import { approxTokenCounter, HybridSelector } from '../dist/index.js';
 import { fileVectorCache } from '../dist/file-cache.js';
 
 const { values } = parseArgs({

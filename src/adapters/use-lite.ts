@@ -1,15 +1,17 @@
 /**
  * The offline default embedder: Universal Sentence Encoder lite ported to ONNX by
- * `npm run build:model` (see docs/model.md), run with onnxruntime-web and tokenised by
+ * `npm run build:model` (see docs/model.md), run with onnxruntime-node (native, in Node, when
+ * installed) or onnxruntime-web (WASM/WebGPU everywhere) and tokenised by
  * {@link createUseLiteTokenizer} from the generated `vocab.json` — an exact port of the TF.js
- * model's own tokenizer, so no transformers.js is needed. onnxruntime-web is imported lazily,
- * so the core bundle does not carry it.
+ * model's own tokenizer, so no transformers.js is needed. Both runtimes are imported lazily,
+ * so the core bundle carries neither.
  *
  * @module loopctl/use-lite (also re-exported by loopctl/transformers)
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
+import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
@@ -18,8 +20,13 @@ type OrtSession = import('onnxruntime-web').InferenceSession;
 /** Weights variant: the fp32 port, or int8 weight-only (a quarter of the download). */
 export type UseLiteDtype = 'fp32' | 'int8';
 
-/** Where to run: WebGPU when an adapter exists ('auto'), or WASM on the CPU. */
-export type UseLiteDevice = OrtDevice;
+/**
+ * Where to run. `'native'`: onnxruntime-node's CPU kernels (Node only; an optional peer
+ * dependency). `'wasm'`: onnxruntime-web on the CPU, any runtime. `'webgpu'`: onnxruntime-web on
+ * the GPU. `'auto'`: native in Node when onnxruntime-node loads, else WebGPU when an adapter
+ * exists, else WASM.
+ */
+export type UseLiteDevice = OrtDevice | 'native';
 
 /** Loads one file of the model folder; the default is `fetch`, or `node:fs` for local paths. */
 export type ModelFileLoader = (url: string, init?: { signal?: AbortSignal }) => Promise<Response>;
@@ -30,7 +37,12 @@ export interface UseLiteOptions {
   modelPath: string | URL;
   /** Default `'int8'`: measured cosine to the TF.js reference ≥ 0.999 (docs/model.md). */
   dtype?: UseLiteDtype;
-  /** Default `'auto'`: WebGPU when `navigator.gpu` yields an adapter, else WASM. */
+  /**
+   * Default `'auto'`. In Node: onnxruntime-node when it is installed and loads (the same vectors,
+   * several times faster), else WASM after one warning (`onWarning`). In browsers, Deno and
+   * Workers: WebGPU when `navigator.gpu` yields an adapter, else WASM. `'native'` outside Node,
+   * or without onnxruntime-node, is an error.
+   */
   device?: UseLiteDevice;
   /**
    * Where onnxruntime-web finds its `.wasm`/`.mjs` files (served by the app; never a CDN).
@@ -38,7 +50,12 @@ export interface UseLiteOptions {
    * next to the bundled runtime (what bundlers emit for `new URL(..., import.meta.url)`).
    */
   wasmPaths?: WasmPaths;
-  /** WASM threads. Default 1 in Node; in browsers onnxruntime-web's own default. */
+  /**
+   * CPU threads: onnxruntime-node's intra-op threads, or onnxruntime-web's WASM threads. Default
+   * 1 in Node (either runtime; a server's other work keeps its cores); in browsers
+   * onnxruntime-web's own default. WASM fixes its thread count at its first session in a
+   * process; a native session takes its own.
+   */
   numThreads?: number;
   /**
    * Texts per model call at most. Default 32. Texts are grouped by token length first (at most
@@ -49,14 +66,21 @@ export interface UseLiteOptions {
   onProgress?: (progress: EmbedProgress) => void;
   /** Custom loader for the model files, e.g. one that caches in the Cache API. */
   fetch?: ModelFileLoader;
+  /**
+   * Told once per load when `'auto'` in Node cannot use onnxruntime-node (not installed, or its
+   * binary fails to load) and runs on WASM instead. Default: `console.warn`.
+   */
+  onWarning?: (message: string) => void;
 }
 
-/** What actually runs, for display: the execution provider chosen after any fallback. */
+/** What actually runs, for display: the runtime chosen after any fallback. */
 export interface UseLiteBackend {
-  readonly device: 'wasm' | 'webgpu';
+  /** `'native'` is onnxruntime-node; `'wasm'` and `'webgpu'` are onnxruntime-web. */
+  readonly device: 'native' | 'wasm' | 'webgpu';
   readonly dtype: UseLiteDtype;
+  /** CPU threads the session uses (native intra-op or WASM); undefined when the runtime decides. */
   readonly numThreads: number | undefined;
-  /** Why 'auto' or 'webgpu' ended on WASM, when it did. */
+  /** Why 'auto' or 'webgpu' ended on WASM, when it did (e.g. onnxruntime-node not installed). */
   readonly fallbackReason?: string;
   /** Wall time of the whole load (runtime, tokenizer, model, session), in ms. */
   readonly loadMs: number;
@@ -132,12 +156,16 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
   return out;
 }
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }
 
 interface Loaded {
-  ort: Ort;
+  Tensor: Ort['Tensor'];
   session: OrtSession;
   tokenizer: UseLiteTokenizer;
   backend: UseLiteBackend;
@@ -151,12 +179,18 @@ interface Loaded {
  * import { useLiteEmbedder } from 'loopctl/transformers'
  * const embedder = useLiteEmbedder({ modelPath: '/models/use-lite', wasmPaths: '/ort/' })
  * const [query] = await embedder.embed(['weather in Paris tomorrow'])
- * console.log(embedder.backend?.device) // 'webgpu' or 'wasm'
+ * console.log(embedder.backend?.device) // 'webgpu' or 'wasm' in a browser; 'native' in Node
+ *
+ * @example
+ * // Node, a batch job on every core: onnxruntime-node (npm install onnxruntime-node), or an error.
+ * const native = useLiteEmbedder({ modelPath: 'models/use-lite', device: 'native', numThreads: 4 })
  */
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   const dtype: UseLiteDtype = options.dtype ?? 'int8';
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
   const loader = options.fetch ?? defaultLoader;
+  const requested: UseLiteDevice = options.device ?? 'auto';
+  const warn = options.onWarning ?? ((message: string) => console.warn(message));
   let loading: Promise<Loaded> | undefined;
   let loaded: Loaded | undefined;
 
@@ -168,11 +202,32 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       // 'all' includes constant folding, which dequantises the int8 weights once at load.
       graphOptimizationLevel: 'all',
     });
-    return { ort, session };
+    const threads = ort.env.wasm.numThreads;
+    return { Tensor: ort.Tensor, session, numThreads: typeof threads === 'number' ? threads : undefined };
+  };
+
+  const createNative = async (model: Uint8Array) => {
+    const ort = await importOrtNode();
+    const numThreads = Math.max(1, Math.floor(options.numThreads ?? 1));
+    return { Tensor: ort.Tensor, session: await createNativeSession(ort, model, numThreads), numThreads };
+  };
+
+  /** The onnxruntime-web path: WebGPU or WASM, with 'auto' and a failed WebGPU session ending on WASM. */
+  const createWeb = async (model: Uint8Array, wanted: 'wasm' | 'webgpu') => {
+    try {
+      return { device: wanted, ...(await createSession(wanted, model)) };
+    } catch (error) {
+      if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
+      // 'auto' found an adapter but the WebGPU session failed: CPU still works.
+      const fallbackReason = `webgpu session failed: ${error instanceof Error ? error.message : String(error)}`;
+      return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
+    }
   };
 
   const load = async (): Promise<Loaded> => {
     const started = performance.now();
+    const nativeRefused = nativeUnavailableReason();
+    if (requested === 'native' && nativeRefused) throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
     const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
     const vocab = await readBytes(await loader(resolveModelFile(options.modelPath, 'vocab.json')));
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
@@ -180,32 +235,37 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       options.onProgress?.({ phase: 'load', done, total }),
     );
 
-    const wanted = await pickDevice(options.device ?? 'auto');
-    let device = wanted;
-    let fallbackReason: string | undefined;
-    let created: { ort: Ort; session: OrtSession };
-    try {
-      created = await createSession(wanted, model);
-    } catch (error) {
-      if (wanted !== 'webgpu' || options.device === 'webgpu') throw error;
-      // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      fallbackReason = `webgpu session failed: ${error instanceof Error ? error.message : String(error)}`;
-      device = 'wasm';
-      created = await createSession('wasm', model);
+    let created: { device: UseLiteBackend['device']; Tensor: Ort['Tensor']; session: OrtSession; numThreads: number | undefined; fallbackReason?: string };
+    if (requested === 'native') {
+      try {
+        created = { device: 'native', ...(await createNative(model)) };
+      } catch (error) {
+        throw new Error(`use-lite: ${errorText(error)}`);
+      }
+    } else if (requested === 'auto' && nativeRefused === undefined) {
+      try {
+        created = { device: 'native', ...(await createNative(model)) };
+      } catch (error) {
+        // The same vectors come out of WASM, only slower: say so once and carry on.
+        const fallbackReason = errorText(error);
+        warn(`use-lite: ${fallbackReason}; embedding on onnxruntime-web WASM instead (several times slower)`);
+        created = { ...(await createWeb(model, 'wasm')), fallbackReason };
+      }
+    } else {
+      const wanted = await pickDevice(requested);
+      created = await createWeb(model, wanted);
+      if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }
-    if (options.device === undefined || options.device === 'auto') {
-      if (wanted === 'wasm') fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
-    }
-    const ortEnv = created.ort.env.wasm;
+    const { device, Tensor, session, numThreads, fallbackReason } = created;
     const backend: UseLiteBackend = {
       device,
       dtype,
-      numThreads: typeof ortEnv.numThreads === 'number' ? ortEnv.numThreads : undefined,
+      numThreads,
       ...(fallbackReason ? { fallbackReason } : {}),
       loadMs: performance.now() - started,
       modelBytes: model.byteLength,
     };
-    return { ...created, tokenizer, backend };
+    return { Tensor, session, tokenizer, backend };
   };
 
   const ensureLoaded = (): Promise<Loaded> => {
@@ -235,7 +295,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
         mask[i * width + j] = 1n;
       });
     });
-    const { Tensor } = state.ort;
+    const { Tensor } = state;
     const outputs = await state.session.run({
       input_ids: new Tensor('int64', ids, [rows.length, width]),
       attention_mask: new Tensor('int64', mask, [rows.length, width]),

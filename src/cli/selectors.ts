@@ -1,4 +1,4 @@
-import type { UseLiteEmbedder } from '../adapters/use-lite.js';
+import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
 import type { Embedder } from '../embed/embedder.js';
 import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
@@ -38,15 +38,20 @@ function corpusCache(spec: SelectorSpec): VectorCache {
 
 /**
  * The offline default model, from `modelPath` or the package's `models/use-lite` (`npm run build:model`).
- * `numThreads` applies to the first load in a process (onnxruntime-web fixes it then).
+ * `device` defaults to `'auto'`: onnxruntime-node when installed, else WASM after one warning.
+ * `numThreads` is the native session's intra-op threads; on WASM it applies to the first load in
+ * a process (onnxruntime-web fixes it then).
+ *
+ * @example
+ * const embedder = await defaultEmbedder(undefined, 2) // native, 2 threads, when onnxruntime-node is installed
  */
-export function defaultEmbedder(modelPath?: string, numThreads?: number): Promise<UseLiteEmbedder> {
-  if (!cached || modelPath || numThreads !== undefined) {
+export function defaultEmbedder(modelPath?: string, numThreads?: number, device?: UseLiteDevice): Promise<UseLiteEmbedder> {
+  if (!cached || modelPath || numThreads !== undefined || device !== undefined) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
     cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
-      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}) }),
+      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}), ...(device !== undefined ? { device } : {}) }),
     );
   }
   return cached;

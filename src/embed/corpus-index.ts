@@ -330,11 +330,12 @@ export class CorpusIndex {
     if (!file) return [...missing];
 
     const still: string[] = [];
-    for (const text of missing) {
-      const vector = file.vectorFor(text);
+    const vectors = file.vectorsFor(missing);
+    missing.forEach((text, i) => {
+      const vector = vectors[i];
       if (vector) store.set(text, vector);
       else still.push(text);
-    }
+    });
     const taken = missing.length - still.length;
     this.counters.seededTexts += taken;
     if (taken === 0) {

@@ -1,5 +1,5 @@
 import type { ToolSchema } from '../registry/schema.js';
-import { textTokens, toolTokens, splitName, rawWords, isToken } from '../text/words.js';
+import { nameTokens, pushTextTokens, toolTokens } from '../text/words.js';
 
 /**
  * A tool list tokenised once: per-tool token sets and an inverted index with document
@@ -53,7 +53,8 @@ function buildIndex(documents: readonly string[][]): LexicalIndex {
 
 /** The words a BM25 document holds for a tool: split name, description, parameter names and descriptions. */
 export function bm25Document(tool: ToolSchema): string[] {
-  const words = [...splitName(tool.name).flatMap(rawWords).filter(isToken), ...textTokens(tool.description)];
+  const words = [...nameTokens(tool.name)];
+  pushTextTokens(tool.description, words);
   collectParameterWords(tool.parameters, words, 0);
   return words;
 }
@@ -61,16 +62,17 @@ export function bm25Document(tool: ToolSchema): string[] {
 function collectParameterWords(schema: unknown, out: string[], depth: number): void {
   if (depth > 4 || !schema || typeof schema !== 'object') return;
   const node = schema as Record<string, unknown>;
-  if (typeof node.description === 'string' && depth > 0) out.push(...textTokens(node.description));
-  const properties = node.properties;
+  if (typeof node.description === 'string' && depth > 0) pushTextTokens(node.description, out);
+  const properties = node.properties as Record<string, unknown> | undefined;
   if (properties && typeof properties === 'object') {
-    for (const [name, child] of Object.entries(properties as Record<string, unknown>)) {
-      out.push(...splitName(name).flatMap(rawWords).filter(isToken));
-      collectParameterWords(child, out, depth + 1);
+    for (const name in properties) {
+      if (!Object.hasOwn(properties, name)) continue;
+      for (const token of nameTokens(name)) out.push(token);
+      collectParameterWords(properties[name], out, depth + 1);
     }
   }
   if (node.items) collectParameterWords(node.items, out, depth + 1);
   if (Array.isArray(node.enum)) {
-    for (const value of node.enum) if (typeof value === 'string') out.push(...textTokens(value));
+    for (const value of node.enum) if (typeof value === 'string') pushTextTokens(value, out);
   }
 }

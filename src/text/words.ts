@@ -29,7 +29,7 @@ export function splitName(name: string): string[] {
 
 /** The raw lowercase word sequence of a text (letters and digits, any script). */
 export function rawWords(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return isAscii(text) ? asciiWords(text, false) : (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
 /** Is this word kept as a selection token (three or more characters, not a stopword)? */
@@ -39,7 +39,76 @@ export function isToken(word: string): boolean {
 
 /** Selection tokens of free text: lowercase words of three or more characters, minus stopwords. */
 export function textTokens(text: string): string[] {
+  if (isAscii(text)) return asciiWords(text, true, true);
   return rawWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter(isToken);
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+
+// The hot path of index builds (tens of thousands of words per registry): in ASCII the
+// Unicode classes above are exactly [A-Za-z0-9], so one scan replaces lowercasing, the
+// camelCase split and the regex match, with the same output and no intermediate arrays.
+function asciiWords(text: string, camel: boolean, onlyTokens = false, words: string[] = []): string[] {
+  let start = -1;
+  let previous = 0;
+  const emit = (end: number): void => {
+    const word = text.slice(start, end).toLowerCase();
+    if (!onlyTokens || isToken(word)) words.push(word);
+  };
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0;
+    const upper = code >= 65 && code <= 90;
+    const lowerOrDigit = (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+    if (upper || lowerOrDigit) {
+      // "getWeather" → get | weather: an upper-case letter right after a lower-case letter or digit.
+      if (start >= 0 && camel && upper && ((previous >= 97 && previous <= 122) || (previous >= 48 && previous <= 57))) {
+        emit(i);
+        start = i;
+      } else if (start < 0) {
+        start = i;
+      }
+    } else if (start >= 0) {
+      emit(i);
+      start = -1;
+    }
+    previous = code;
+  }
+  return words;
+}
+
+/**
+ * Append the selection tokens of free text to `out` (the same tokens as {@link textTokens}).
+ *
+ * @example
+ * const out: string[] = []
+ * pushTextTokens('Get the weatherForecast', out) // out: ['weather', 'forecast']
+ */
+export function pushTextTokens(text: string, out: string[]): void {
+  if (isAscii(text)) asciiWords(text, true, true, out);
+  else for (const token of textTokens(text)) out.push(token);
+}
+
+const nameTokenMemo = new Map<string, readonly string[]>();
+
+/**
+ * The selection tokens of an identifier (split, then filtered like free text). Memoised: a
+ * registry repeats parameter names ("location", "unit") across hundreds of tools.
+ *
+ * @example
+ * nameTokens('getWeatherForecast') // ['weather', 'forecast']
+ */
+export function nameTokens(name: string): readonly string[] {
+  let tokens = nameTokenMemo.get(name);
+  if (!tokens) {
+    tokens = splitName(name).flatMap(rawWords).filter(isToken);
+    if (nameTokenMemo.size >= 20_000) nameTokenMemo.clear();
+    nameTokenMemo.set(name, tokens);
+  }
+  return tokens;
 }
 
 /** A tool's selection tokens: its split name plus its description. */

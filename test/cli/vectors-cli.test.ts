@@ -5,7 +5,7 @@
  * holds the same bytes.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,8 @@ describe('loopctl vectors', () => {
     expect(read.ok).toBe(true);
     expect(read.ok && read.file).toMatchObject({ count: tools.length, precision: 'f16', dimensions: 512 });
     expect(built).toMatchObject({ tools: tools.length, texts: tools.length, embedder: 'use-lite/int8/mean/tok2', precision: 'f16', bytes: bytes.byteLength });
+    // Node's default runtime: onnxruntime-node (a devDependency here), on every core up to 4.
+    expect(built).toMatchObject({ device: 'native', threads: Math.max(1, Math.min(4, availableParallelism())) });
     // 8-byte key + 512 half floats per text, plus a small header.
     expect(built.bytesPer1000Tools).toBeGreaterThan(1_032_000);
     expect(built.bytesPer1000Tools).toBeLessThan(1_040_000);
@@ -71,7 +73,7 @@ describe('loopctl vectors', () => {
     const human = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', small);
     expect(human.lines[0]).toMatch(
       new RegExp(
-        `^wrote .*i8.lcv: ${tools.length} tool texts × 512 \\(f16, use-lite/int8/mean/tok2\\), [\\d.]+ KB \\([\\d.]+ KB per 1,000 tools\\) in [\\d.]+ s`,
+        `^wrote .*i8.lcv: ${tools.length} tool texts × 512 \\(f16, use-lite/int8/mean/tok2\\), [\\d.]+ KB \\([\\d.]+ KB per 1,000 tools\\) in [\\d.]+ s \\([\\d.]+ tools/s, native, \\d+ threads?\\)$`,
       ),
     );
   });
@@ -91,6 +93,21 @@ describe('loopctl select --vectors', () => {
     const hybrid = await select('--selector', 'hybrid', '--vectors', vectorsFile);
     expect(hybrid.corpusEmbedded).toBe(0);
     expect(hybrid.advertised).toContain('get_weather');
+  }, 60_000);
+
+  it('a file built on WASM seeds a native select and vice versa (--device): corpusEmbedded 0, same tools', async () => {
+    const wasmFile = join(dir, 'wasm.lcv');
+    const { code, lines } = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', wasmFile, '--device', 'wasm', '--threads', '1', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ device: 'wasm', threads: 1, embedder: built.embedder });
+    const nativeSeededByWasm = await select('--selector', 'hybrid', '--device', 'native', '--vectors', wasmFile);
+    const wasmSeededByNative = await select('--selector', 'hybrid', '--device', 'wasm', '--vectors', vectorsFile);
+    for (const figures of [nativeSeededByWasm, wasmSeededByNative]) {
+      expect(figures.corpusEmbedded).toBe(0);
+      expect(figures.warnings).toEqual([]);
+    }
+    expect(nativeSeededByWasm.advertised).toEqual(wasmSeededByNative.advertised);
+    expect(nativeSeededByWasm.advertised).toContain('get_weather');
   }, 60_000);
 
   it.each([
@@ -127,6 +144,8 @@ describe('loopctl select --vectors', () => {
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--kv-key', ''], /--kv-key must be 1 to 512 bytes/],
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--threads', '0'], /--threads must be 1 to 64, got "0"/],
     [['select', '--tools', toolsFile, '--vectors', 'x.lcv', 'weather'], /--vectors seeds the dense selectors .* not "keyword"/],
+    [['select', '--tools', toolsFile, '--selector', 'hybrid', '--device', 'webgpu', 'weather'], /--device must be auto, native or wasm, got "webgpu"/],
+    [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--device', 'gpu'], /--device must be auto, native or wasm, got "gpu"/],
   ])('%j is a UsageError', async (argv, message) => {
     const error = await main(argv, () => {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);

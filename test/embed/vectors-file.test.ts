@@ -46,6 +46,21 @@ describe('vectors file', () => {
       }
       expect(read.file.vectorFor('a text that was never stored')).toBeUndefined();
     });
+
+    it(`decodes many texts in one pass at ${precision}, aligned with the request, gaps for unknown texts`, () => {
+      const read = readVectorsFile(encodeVectorsFile({ ...header, precision }, entries), header);
+      if (!read.ok) throw new Error(read.reason);
+      const asked = ['never stored', ...[...texts].reverse(), 'also never stored', texts[0] as string];
+      const many = read.file.vectorsFor(asked);
+      expect(many).toHaveLength(asked.length);
+      expect(many[0]).toBeUndefined();
+      expect(many[texts.length + 1]).toBeUndefined();
+      asked.forEach((text, i) => {
+        if (many[i] === undefined) return;
+        expect(Array.from(many[i] as Float32Array)).toEqual(Array.from(read.file.vectorFor(text) as Float32Array));
+      });
+      expect(many.filter((v) => v !== undefined)).toHaveLength(texts.length + 1);
+    });
   }
 
   it('is compact: f16 rows cost 2 bytes a value, i8 one (plus a scale), keys 8 bytes', () => {

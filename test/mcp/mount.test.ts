@@ -520,7 +520,7 @@ describe('generations', () => {
         notify: false,
       });
       await mounted.refresh();
-      expect(errors).toEqual(['MCP server 127.0.0.1:' + new URL(server.url).port + ': skipped new tools whose names are already registered: "taken"']);
+      expect(errors).toEqual([`MCP server 127.0.0.1:${new URL(server.url).port}: skipped new tools whose names are already registered: "taken"`]);
       expect(mounted.tools).toEqual(['a', 'b']);
       expect((await registry.dispatch(call('taken', {}))).content).toBe('local');
     } finally {

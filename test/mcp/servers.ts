@@ -377,13 +377,19 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       name: 'write_file',
       description: 'Write text to a file in the workspace, creating or overwriting it.',
       input: { path, content: z.string() },
-      run: ({ path: p, content }) => (state.files.set(p, content), `wrote ${content.length} characters to ${p}`),
+      run: ({ path: p, content }) => {
+        state.files.set(p, content);
+        return `wrote ${content.length} characters to ${p}`;
+      },
     },
     {
       name: 'append_file',
       description: 'Append text to the end of a file in the workspace.',
       input: { path, content: z.string() },
-      run: ({ path: p, content }) => (state.files.set(p, (state.files.get(p) ?? '') + content), `appended to ${p}`),
+      run: ({ path: p, content }) => {
+        state.files.set(p, (state.files.get(p) ?? '') + content);
+        return `appended to ${p}`;
+      },
     },
     {
       name: 'list_directory',
@@ -395,13 +401,21 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       name: 'move_file',
       description: 'Move or rename a file in the workspace.',
       input: { from: z.string(), to: z.string() },
-      run: ({ from, to }) => (state.files.set(to, file(from)), state.files.delete(from), `moved ${from} to ${to}`),
+      run: ({ from, to }) => {
+        state.files.set(to, file(from));
+        state.files.delete(from);
+        return `moved ${from} to ${to}`;
+      },
     },
     {
       name: 'delete_file',
       description: 'Delete a file from the workspace.',
       input: { path },
-      run: ({ path: p }) => (file(p), state.files.delete(p), `deleted ${p}`),
+      run: ({ path: p }) => {
+        file(p);
+        state.files.delete(p);
+        return `deleted ${p}`;
+      },
     },
     {
       name: 'search_files',
@@ -424,18 +438,31 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       name: 'create_note',
       description: 'Create a personal note with a title, body and tags.',
       input: { title: z.string(), body: z.string(), tags: z.array(z.string()).optional() },
-      run: ({ title, body, tags = [] }) => (
-        state.notes.set(`n${state.notes.size + 1}`, { title, body, tags, pinned: false }), `created note n${state.notes.size}`
-      ),
+      run: ({ title, body, tags = [] }) => {
+        state.notes.set(`n${state.notes.size + 1}`, { title, body, tags, pinned: false });
+        return `created note n${state.notes.size}`;
+      },
     },
     { name: 'get_note', description: 'Get a note by id with its title, body and tags.', input: { id }, run: ({ id: i }) => JSON.stringify(note(i)) },
     {
       name: 'update_note',
       description: 'Update the title or body of a note.',
       input: { id, title: z.string().optional(), body: z.string().optional() },
-      run: ({ id: i, ...rest }) => (Object.assign(note(i), rest), `updated ${i}`),
+      run: ({ id: i, ...rest }) => {
+        Object.assign(note(i), rest);
+        return `updated ${i}`;
+      },
     },
-    { name: 'delete_note', description: 'Delete a note by id.', input: { id }, run: ({ id: i }) => (note(i), state.notes.delete(i), `deleted ${i}`) },
+    {
+      name: 'delete_note',
+      description: 'Delete a note by id.',
+      input: { id },
+      run: ({ id: i }) => {
+        note(i);
+        state.notes.delete(i);
+        return `deleted ${i}`;
+      },
+    },
     {
       name: 'list_notes',
       description: 'List every note with its id and title.',
@@ -456,7 +483,10 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       name: 'tag_note',
       description: 'Add tags to a note.',
       input: { id, tags: z.array(z.string()) },
-      run: ({ id: i, tags }) => (note(i).tags.push(...tags), `tagged ${i}`),
+      run: ({ id: i, tags }) => {
+        note(i).tags.push(...tags);
+        return `tagged ${i}`;
+      },
     },
     {
       name: 'list_tags',

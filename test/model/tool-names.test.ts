@@ -47,9 +47,9 @@ const tricky = [
   'emoji.🛸',
   'x'.repeat(64),
   'x'.repeat(65),
-  'x'.repeat(65) + '.y',
-  'y'.repeat(70) + '.a',
-  'y'.repeat(70) + '.b',
+  `${'x'.repeat(65)}.y`,
+  `${'y'.repeat(70)}.a`,
+  `${'y'.repeat(70)}.b`,
   'spotify.play',
   'spotify_play',
 ];

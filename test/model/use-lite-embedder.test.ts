@@ -1,6 +1,7 @@
 /**
- * useLiteEmbedder behaviour in Node (onnxruntime-web WASM, single thread): shape, unit length,
- * empty strings, batching invariance, order, abort, progress, custom loader, backend info.
+ * useLiteEmbedder behaviour in Node (onnxruntime-web WASM, single thread; the native runtime has
+ * its own file, use-lite-native.test.ts): shape, unit length, empty strings, batching invariance,
+ * order, abort, progress, custom loader, backend info.
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +17,7 @@ let embedder: UseLiteEmbedder;
 
 beforeAll(async () => {
   await ensureModel();
-  embedder = useLiteEmbedder({ modelPath: MODEL_DIR });
+  embedder = useLiteEmbedder({ modelPath: MODEL_DIR, device: 'wasm' });
 }, 120_000);
 
 describe('useLiteEmbedder', () => {
@@ -25,7 +26,8 @@ describe('useLiteEmbedder', () => {
     const started = performance.now();
     const backend = await embedder.load();
     const loadMs = performance.now() - started;
-    expect(backend).toMatchObject({ device: 'wasm', dtype: 'int8', numThreads: 1, fallbackReason: 'no WebGPU in Node' });
+    expect(backend).toMatchObject({ device: 'wasm', dtype: 'int8', numThreads: 1 });
+    expect(backend.fallbackReason).toBeUndefined(); // asked for, not fallen back to
     expect(embedder.backend).toBe(backend);
     const query = ['What is the weather in Paris tomorrow?'];
     await embedder.embed(query); // warm the WASM tiers
@@ -81,7 +83,7 @@ describe('useLiteEmbedder', () => {
     const texts = generateSentences()
       .filter((_, i) => i % 4 === 0)
       .slice(0, 48);
-    const small = useLiteEmbedder({ modelPath: MODEL_DIR, batchSize: 5 });
+    const small = useLiteEmbedder({ modelPath: MODEL_DIR, batchSize: 5, device: 'wasm' });
     const batched = await small.embed(texts);
     const single: Float32Array[] = [];
     for (const text of texts) single.push(...(await embedder.embed([text])));

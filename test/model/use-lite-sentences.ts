@@ -37,7 +37,7 @@ const requestTemplates: ReadonlyArray<(r: () => number) => string> = [
   (r) => `Book a table for ${2 + Math.floor(r() * 6)} in ${pick(r, cities)} tonight`,
   (r) => `Summarise ${pick(r, topics)} in three bullet points`,
   (r) => `translate "good morning" into the language spoken in ${pick(r, cities)}`,
-  (r) => `Play some jazz in the living room`,
+  (_r) => `Play some jazz in the living room`,
   (r) => `How much is ${Math.floor(r() * 500)} ${pick(r, units)} in ${pick(r, units)}?`,
   (r) => `List open pull requests mentioning ${pick(r, terms)}`,
   (r) => `Turn off the lights in ${pick(r, ['the kitchen', 'room 2B', 'the garage', 'all rooms'])}`,
