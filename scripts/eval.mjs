@@ -107,8 +107,15 @@ function writeReport() {
   if (curve.length > 0) {
     md += `## Learning from the registry's own traffic\n\n`;
     md += `\`hybrid+learned\` is the hybrid after \`selector.learn()\` on every **dev** case of the same set (prompt → expected tools), `;
-    md += `then scored on the **test** split: earlier prompts near a new one vote for their tools (nearest-prompt voting, a bounded `;
-    md += `extra term in the blend; its settings were chosen on dev by two-fold cross-validation, see [tuning-learn.md](tuning-learn.md)). `;
+    md += `then scored on the **test** split. Two things are learned. (1) Earlier prompts near a new one vote for their tools `;
+    md += `(nearest-prompt voting, a bounded extra term in the blend). (2) A linear map of the query vector, \`x → x + α·xΔ\`, `;
+    md += `fitted in closed form (ridge regression toward the mean of each example's tool vectors, \`W = argmin Σ‖xW − ȳ‖² + λ‖W − I‖²\`, `;
+    md += `λ = 1, Float64, Cholesky in the N×N dual below 512 examples and the 512×512 primal above); it moves the dense half's `;
+    md += `query toward the registry's own tool vectors and so also helps tools no example used. The map is guarded on the examples `;
+    md += `themselves: exact leave-one-out and leave-a-rare-tool-out predictions (no refit) score each blend α ∈ {0, ¼, ½, ¾, 1}, `;
+    md += `weighted by the chance that a new prompt needs a tool no example used (the larger of the Good–Turing share and the share `;
+    md += `of unused tools), and α stays 0 unless its gain beats twice its paired noise. Every setting was chosen on dev by two-fold `;
+    md += `cross-validation (see [tuning-learn.md](tuning-learn.md)); nothing was fitted on test. `;
     md += `The learning curve feeds the first N dev examples (a fixed hash order) and reports test fullRecall@8; 0 is the plain hybrid.\n\n`;
     md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
     for (const set of sets) {

@@ -8,6 +8,8 @@
 // Learning: two-fold cross-validation inside dev (folds by a hash of the split key, so related
 // cases stay together): learn one fold, score the other (at most --cap cases), both ways; and
 // the same with only 20 examples of the learning fold (two draws), the "little data" guard.
+// Learning rows: the vote's grid (--part learn,vote) and the query projection's λ (--lambdas,
+// and optionally --blends "a,b;c,d" for candidate blend lists).
 //
 // --vectors FILE keeps query vectors between runs (a JSON map; dev iteration only).
 import { createHash } from 'node:crypto';
@@ -24,11 +26,14 @@ const { values } = parseArgs({
     cap: { type: 'string', default: '700' },
     vectors: { type: 'string' },
     part: { type: 'string', default: 'intent,learn' },
+    sets: { type: 'string' },
+    lambdas: { type: 'string' },
+    blends: { type: 'string' },
+    dense: { type: 'string' },
+    projection: { type: 'string' },
   },
 });
-const sets = readdirSync(values.data)
-  .filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))
-  .sort();
+const sets = (values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))).sort();
 const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vectors) : memoEmbedder(await defaultEmbedder());
 const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
@@ -111,16 +116,38 @@ if (values.part.includes('learn')) {
         .slice(0, 8),
       16,
     ) % 2;
+  // The vote's grid (kept from issue 17's first round) runs with the projection off; the
+  // projection rows keep the chosen vote and vary the ridge strength λ.
+  const vote = { minSimilarity: 0.5, weight: 1.5, neighbours: 8 };
   const grid = [
-    { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 1.5, neighbours: 8 },
-    { minSimilarity: 0.65, weight: 0.8, neighbours: 8 },
-    { minSimilarity: 0.4, weight: 1.5, neighbours: 8 },
-    { minSimilarity: 0.5, weight: 0.8, neighbours: 8, prototypeWeight: 0.5, prototypeFloor: 0.4 },
+    ...(values.part.includes('vote')
+      ? [
+          { minSimilarity: 0.5, weight: 0.3, neighbours: 8 },
+          { minSimilarity: 0.5, weight: 0.8, neighbours: 8 },
+          { minSimilarity: 0.65, weight: 0.8, neighbours: 8 },
+          { minSimilarity: 0.4, weight: 1.5, neighbours: 8 },
+        ].map((v) => ({ ...v, projection: false }))
+      : []),
+    { ...vote, projection: false },
+    ...(values.lambdas ?? '0.5,2,8').split(',').flatMap((lambda) =>
+      (values.blends ?? '').split(';').map((blends) => ({
+        ...vote,
+        projection: {
+          lambda: Number(lambda),
+          ...(blends ? { blends: blends.split(',').map(Number) } : {}),
+          ...(values.projection ? JSON.parse(values.projection) : {}),
+        },
+      })),
+    ),
   ];
-  md += `## Learned-example vote (two-fold cross-validation inside dev)\n\nCells: no learning → learning the other fold → 20 examples of it (mean of two draws). `;
-  md += `Multi-intent off here, so the vote is measured alone.\n\n`;
+  md += `## Learning: nearest-prompt vote and query projection (two-fold cross-validation inside dev)\n\n`;
+  md += `Cells: no learning → learning the other fold → 20 examples of it (mean of two draws). Multi-intent off here, so learning is measured alone. `;
+  md += `Rows with \`projection:false\` are the vote alone; the others add the learned query projection (src/select/query-projection.ts) at ridge strength λ. `;
+  md += `The projection is a closed-form ridge map of the query vector toward the mean of each example's tool vectors, shrunk toward identity; `;
+  md += `its blend α ∈ {0, ¼, ½, ¾, 1} is chosen per fit by exact leave-one-out and leave-a-rare-tool-out predictions on the learned `;
+  md += `examples themselves (weighted by the chance of a tool no example used, α = 0 unless the gain beats twice its paired noise), `;
+  md += `so a fit on little or unhelpful data switches itself off. "worst 20-example change" is the guard's figure: the lowest change `;
+  md += `over sets from no learning to 20 examples.\n\n`;
   md += `| setting | ${sets.join(' | ')} | min (all) | worst 20-example change |\n| --- | ${sets.map(() => '---').join(' | ')} | --- | --- |\n`;
   const base = {};
   for (const learned of grid) {
@@ -136,7 +163,7 @@ if (values.part.includes('learn')) {
       for (const f of [0, 1]) {
         const train = folds[f];
         const test = folds[1 - f].slice(0, cap);
-        const options = { learned, multiIntent: false };
+        const options = { learned, multiIntent: false, ...(values.dense ? { denseWeight: Number(values.dense) } : {}) };
         base[`${set}${f}`] ??= (await score(options, set, test)).full;
         b += base[`${set}${f}`] * test.length;
         all += (await score(options, set, test, train)).full * test.length;

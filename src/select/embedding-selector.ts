@@ -16,7 +16,7 @@ import { adaptiveCut } from './adaptive-k.js';
 import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary } from './learned-store.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import type { LearnedStore } from './learned-store.js';
 
 export { topK } from './top-k.js';
@@ -188,7 +188,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /**
    * Learn from examples of this registry's own traffic: each `{ query, tools }` is a prompt and
    * the tool names that served it (what the model called, or a user's correction). Later
-   * prompts close to a learned one see its tools voted up. Examples are kept per registry
+   * prompts close to a learned one see its tools voted up, and, once enough examples agree, a
+   * learned linear map of the query vector (see `src/select/query-projection.ts`) moves every
+   * query toward the registry's own tool vectors; a held-out check on the examples decides
+   * whether and how much to apply it (`summary.projection`). Examples are kept per registry
    * generation and embedder in this selector's {@link VectorCache} (so they survive a reload
    * where the cache does), a removed tool's examples are dropped when the registry changes,
    * and nothing leaves the cache. `tools` names the registry; without it, the list this
@@ -206,6 +209,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
         ...options,
         index: this.index,
         embed: (texts, signal) => this.embedQueries(texts, signal),
+        corpus: async (all, signal) => (await this.index.load(all, signal ? { signal } : {})).corpus,
       }),
     );
   }
@@ -223,6 +227,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /** How many prompts are learned (after the last reconcile with the registry). */
   get learnedCount(): number {
     return this.learning.store?.size ?? 0;
+  }
+
+  /**
+   * Whether the learned query projection applies (see {@link ProjectionState}); undefined until
+   * examples were learned and the registry's corpus was seen.
+   *
+   * @example
+   * await selector.learn(examples, { tools })
+   * selector.learnedProjection?.applied
+   */
+  get learnedProjection(): ProjectionState | undefined {
+    return this.learning.store?.projection;
   }
 
   /**
@@ -386,8 +402,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The cosine score of every tool in `all` (registry order) against `query`, for selectors
-   * that blend rankings (a hybrid). Never throws except on abort: a failure to rank comes
+   * The cosine score of every tool in `all` (registry order) against `query` (through the
+   * learned projection when one applies), for selectors that blend rankings (a hybrid). Never throws except on abort: a failure to rank comes
    * back as `{ ok: false, reason }`.
    *
    * @example
@@ -401,7 +417,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
 
   /**
    * The cosine score of every tool for each of several queries (the clauses of a prompt),
-   * embedded in one call, with each query's unit vector. Blank queries are refused as a
+   * embedded in one call (scored through the learned projection when one applies), with each
+   * query's own unit vector. Blank queries are refused as a
    * whole. Never throws except on abort.
    *
    * @example
@@ -418,7 +435,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const { corpus, vectors, warnings } = embedded;
     const scores = vectors.map((vector) => {
       const out = new Float32Array(all.length);
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, out);
+      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), out);
       return out;
     });
     return { ok: true, scores, vectors, warnings };
@@ -438,8 +455,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const { corpus, vectors, warnings } = embedded;
     const vector = vectors[0] as Float32Array;
     const scores = into.length === all.length ? into : new Float32Array(all.length);
-    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, scores);
+    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), scores);
     return { ok: true, scores, vector, warnings };
+  }
+
+  /** The query as the dense half ranks it: through the learned projection when one applies. */
+  private projected(vector: Float32Array, corpusKey: string): Float32Array {
+    return this.learning.store?.project(vector, corpusKey) ?? vector;
   }
 
   /** Load the corpus and embed the query texts together, under the timeout; validate both. */
@@ -483,7 +505,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
     // Learned examples follow the registry generation; a cold one loads them once.
-    warnings.push(...(await (await this.learning.load()).reconcile(corpus.key, all, signal)));
+    warnings.push(...(await (await this.learning.load()).reconcile(corpus, all, signal)));
     return { ok: true, corpus, vectors, warnings };
   }
 

@@ -5,6 +5,7 @@
  * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
  */
 import type { StoredExample } from '../embed/example-codec.js';
+import type { ProjectionOptions } from './query-projection.js';
 import { topK } from './top-k.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
@@ -30,6 +31,12 @@ export interface LearnedVoteOptions {
   prototypeWeight?: number;
   /** Cosine to a tool's prototype below which it gets no prototype vote. */
   prototypeFloor?: number;
+  /**
+   * The learned query projection ({@link ProjectionOptions}): a linear map of the query vector
+   * fitted on the examples, applied to the dense half when a held-out check on the examples
+   * says it helps. `false` turns it off.
+   */
+  projection?: ProjectionOptions | false;
 }
 
 /** The fitted defaults (dev splits only). */
@@ -55,11 +62,12 @@ interface Entry {
  */
 export class ExampleMemory {
   readonly dimensions: number;
-  readonly #options: Required<LearnedVoteOptions>;
+  readonly #options: Required<Omit<LearnedVoteOptions, 'projection'>>;
   readonly #entries = new Map<string, Entry>();
   #matrix: Float32Array | undefined;
   #order: Entry[] = [];
   #prototypes: Map<string, Float32Array> | undefined;
+  #version = 0;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -74,12 +82,17 @@ export class ExampleMemory {
   }
 
   /** The voting settings in force. */
-  get options(): Readonly<Required<LearnedVoteOptions>> {
+  get options(): Readonly<Required<Omit<LearnedVoteOptions, 'projection'>>> {
     return this.#options;
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Grows on every change to the examples (a derived fit compares it to know it is stale). */
+  get version(): number {
+    return this.#version;
   }
 
   /** The key an example is deduplicated under: the prompt, case and spacing folded. */
@@ -111,6 +124,7 @@ export class ExampleMemory {
       for (const tool of example.tools) entry.tools.add(tool);
       if (entry.tools.size === before) return 'duplicate';
       this.#prototypes = undefined;
+      this.#version++;
       return 'updated';
     }
     this.#entries.set(key, { query: example.query, vector: example.vector, tools: new Set(example.tools) });
@@ -121,6 +135,7 @@ export class ExampleMemory {
     }
     this.#matrix = undefined;
     this.#prototypes = undefined;
+    this.#version++;
     return 'new';
   }
 
@@ -145,10 +160,12 @@ export class ExampleMemory {
     }
     if (dropped > 0) this.#matrix = undefined;
     if (changed) this.#prototypes = undefined;
+    if (changed || dropped > 0) this.#version++;
     return { dropped, changed };
   }
 
   clear(): void {
+    this.#version++;
     this.#entries.clear();
     this.#matrix = undefined;
     this.#prototypes = undefined;

@@ -221,7 +221,9 @@ export class HybridSelector implements AsyncToolSelector {
 
   /**
    * Learn from this registry's own traffic (see {@link EmbeddingSelector.learn}): later prompts
-   * near a learned one see its tools voted up in the blend. Stored with the corpus vectors.
+   * near a learned one see its tools voted up in the blend, and the dense half ranks through
+   * the learned query projection when its held-out check says it helps. Stored with the corpus
+   * vectors.
    *
    * @example
    * const summary = await selector.learn(

@@ -9,13 +9,15 @@
  * pointer, so a new generation (a tool added, removed or edited, or a reload into a changed
  * registry) starts from the newest examples minus the tools that are gone.
  */
-import type { CorpusIndex } from '../embed/corpus-index.js';
+import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
 import { Hash64 } from '../hash.js';
 import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
+import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
+import { fitProjection, projectQuery } from './query-projection.js';
 
 /** Options for a `learn` call. */
 export interface LearnOptions {
@@ -41,11 +43,36 @@ export interface LearnSummary {
   readonly total: number;
   /** Storage trouble (the examples stay in memory) and the like. */
   readonly warnings: readonly string[];
+  /** What the query-projection fit decided after this call (absent when it is off or not fitted yet). */
+  readonly projection?: ProjectionState;
+}
+
+/**
+ * Whether the learned query projection applies, and why: `applied` with the blend its held-out
+ * check chose, or not with the reason (too few examples, or the check found no gain).
+ * `heldOut` is full recall at the check's k of the learned examples scored as if each had not
+ * been learned, without and with the map.
+ */
+export interface ProjectionState {
+  readonly applied: boolean;
+  readonly blend: number;
+  readonly examples: number;
+  readonly reason?: string;
+  readonly heldOut?: { readonly before: number; readonly after: number; readonly examples: number };
 }
 
 interface LearnContext extends LearnOptions {
   readonly index: CorpusIndex;
   readonly embed: (texts: readonly string[], signal: AbortSignal | undefined) => Promise<Float32Array[]>;
+  /** The registry's corpus, for fitting the query projection right after learning. */
+  readonly corpus?: (all: readonly ToolSchema[], signal: AbortSignal | undefined) => Promise<Corpus>;
+}
+
+/** The query projection in force, for one registry generation and one state of the examples. */
+interface FittedProjection {
+  readonly key: string;
+  readonly version: number;
+  readonly fitted: QueryProjection | ProjectionDeclined;
 }
 
 const ENCODER = new TextEncoder();
@@ -68,9 +95,12 @@ export class LearnedStore {
   #lastTools: readonly ToolSchema[] | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
+  readonly #projectionOptions: ProjectionOptions | false;
+  #projection: FittedProjection | undefined;
 
   constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
     this.cache = cache;
+    this.#projectionOptions = options?.projection ?? {};
     this.memory = new ExampleMemory(embedder.dimensions, options);
     this.#latest = `learned:v1:${new Hash64().update(embedder.id).digest().slice(0, 8)}:${embedder.dimensions}:latest`;
   }
@@ -91,17 +121,69 @@ export class LearnedStore {
   }
 
   /**
+   * The query through the learned projection, when one is fitted for this corpus and the
+   * examples as they are now and its held-out check chose to apply it; otherwise undefined
+   * (rank with the query as it is). Synchronous: one ranking sees one map.
+   */
+  project(vector: Float32Array, corpusKey: string): Float32Array | undefined {
+    const current = this.#projection;
+    if (!current?.fitted.delta || current.key !== corpusKey || current.version !== this.memory.version) return undefined;
+    if (vector.length !== current.fitted.dimensions) return undefined;
+    return projectQuery(current.fitted, vector);
+  }
+
+  /** What the last projection fit decided, or undefined when it is off or not fitted yet. */
+  get projection(): ProjectionState | undefined {
+    const current = this.#projection;
+    if (!current) return undefined;
+    const { fitted } = current;
+    const examples = this.memory.size;
+    if (fitted.delta) return { applied: true, blend: fitted.blend, examples, heldOut: fitted.check };
+    return { applied: false, blend: 0, examples, reason: fitted.reason, ...(fitted.check ? { heldOut: fitted.check } : {}) };
+  }
+
+  /**
+   * Fit the projection for `corpus` if the examples or the generation changed since the last
+   * fit. Synchronous and cheap when fresh; a few thousand examples take well under a second.
+   */
+  refit(corpus: Corpus, all: readonly ToolSchema[]): void {
+    const version = this.memory.version;
+    if (this.#projectionOptions === false || (this.#projection?.key === corpus.key && this.#projection.version === version)) return;
+    if (this.memory.size === 0 || corpus.count !== all.length || corpus.dimensions !== this.memory.dimensions) {
+      this.#projection = { key: corpus.key, version, fitted: { reason: 'no examples' } };
+      return;
+    }
+    const row = new Map<string, number>();
+    all.forEach((tool, i) => {
+      row.set(tool.name, i);
+    });
+    const examples = this.memory.examples().map(({ vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1) }));
+    this.#projection = {
+      key: corpus.key,
+      version,
+      fitted: fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions),
+    };
+  }
+
+  /**
    * Bring the examples in step with a registry generation: load stored ones the first time,
    * drop tools that are gone, persist under the new generation. Cheap when nothing changed.
    * Returns warnings (a corrupt entry discarded, a failed write); never throws.
    */
-  async reconcile(corpusKey: string, all: readonly ToolSchema[], signal?: AbortSignal): Promise<string[]> {
+  async reconcile(corpus: Corpus, all: readonly ToolSchema[], signal?: AbortSignal): Promise<string[]> {
     this.#lastTools = all;
-    if (this.#generation === corpusKey) return [];
+    if (this.#generation === corpus.key && this.#fresh(corpus.key)) return [];
     return this.#serial(async () => {
       signal?.throwIfAborted();
-      return this.#reconcileNow(corpusKey, all);
+      const warnings = await this.#reconcileNow(corpus.key, all);
+      this.refit(corpus, all);
+      return warnings;
     });
+  }
+
+  // Whether the projection matches the examples (or there is none to fit).
+  #fresh(corpusKey: string): boolean {
+    return this.#projectionOptions === false || (this.#projection?.key === corpusKey && this.#projection.version === this.memory.version);
   }
 
   /** Learn examples (see `EmbeddingSelector.learn`). */
@@ -174,7 +256,18 @@ export class LearnedStore {
         else duplicates++;
       }
       if (learned + updated > 0) warnings.push(...(await this.#persist(corpusKey)));
-      return { learned, updated, duplicates, unknownTools, ignored, total: this.memory.size, warnings };
+      // Fit the projection now rather than on the next ranking; a corpus that cannot load
+      // here is fitted on the next ranking instead.
+      if (context.corpus && !this.#fresh(corpusKey)) {
+        try {
+          this.refit(await context.corpus(all, context.signal), all);
+        } catch (error) {
+          context.signal?.throwIfAborted();
+          warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);
+        }
+      }
+      const projection = this.projection;
+      return { learned, updated, duplicates, unknownTools, ignored, total: this.memory.size, warnings, ...(projection ? { projection } : {}) };
     });
   }
 

@@ -1,0 +1,320 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import type { LearnExample } from '../../src/select/example-memory.js';
+
+// The learned query projection with the real offline model (USE lite, ONNX). Skipped when the
+// model has not been built (`models/` is git-ignored; `npm run build` builds it).
+const modelDir = fileURLToPath(new URL('../../models/use-lite/', import.meta.url));
+const haveModel = existsSync(`${modelDir}onnx/model.onnx`) || existsSync(`${modelDir}onnx/model_quantized.onnx`);
+
+const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+
+// Terse, operator-speak descriptions; users ask in plain words. The gap between the two
+// registers is what a map of the query vector can learn from a registry's own traffic.
+const REGISTRY: ToolSchema[] = [
+  tool('sms_dispatch', 'SMS gateway: enqueue outbound MT message to MSISDN.'),
+  tool('ledger_post', 'Post a journal entry to the general ledger.'),
+  tool('pager_escalate', 'Escalate incident to the on-call rotation via pager.'),
+  tool('dns_upsert', 'Upsert an A/CNAME record in the managed zone.'),
+  tool('cdn_purge', 'Invalidate edge cache objects by path prefix.'),
+  tool('iam_grant', 'Attach a role binding to a principal.'),
+  tool('vm_resize', 'Change the instance type of a compute node.'),
+  tool('backup_restore', 'Restore a volume from a point-in-time snapshot.'),
+  tool('invoice_issue', 'Issue an AR invoice to a customer account.'),
+  tool('payroll_run', 'Execute the payroll batch for the current period.'),
+  tool('ticket_open', 'Open a service desk ticket in the ITSM queue.'),
+  tool('geo_lookup', 'Resolve an IP address to a geographic location.'),
+];
+
+// Plain-language prompts per tool: the first ones are learned, the rest are held out.
+const PROMPTS: Record<string, string[]> = {
+  sms_dispatch: [
+    'text my mom that I will be home late',
+    'send a text message to the delivery guy',
+    'shoot a quick text to Sam saying thanks',
+    'message my sister on her phone that dinner is ready',
+    'text the team lead that the build is green',
+    'send Jo a text about the party',
+  ],
+  ledger_post: [
+    'record the office rent payment in the books',
+    'write down this expense in our accounting books',
+    'book the consulting fee as an expense',
+    'add the bank charge to the accounts',
+    'record the refund we paid in accounting',
+    'put this purchase into the company books',
+  ],
+  pager_escalate: [
+    'wake up whoever is on call, the site is down',
+    'get the on-duty engineer to look at this outage now',
+    'the database is on fire, call the person on duty',
+    'alert the oncall person about the failing checkout',
+    'someone needs to fix the servers right now, page them',
+    'ring the engineer on duty about the crash',
+  ],
+  dns_upsert: [
+    'point shop.example.com at the new server',
+    'make the blog subdomain go to our new host',
+    'change where our website address points to',
+    'set up the name api.example.com for the new box',
+    'hook the docs domain up to the load balancer',
+    'make www go to the new ip address',
+  ],
+  cdn_purge: [
+    'the site still shows the old logo, clear the cache',
+    'people keep seeing the old homepage, refresh the cached copy',
+    'flush the cached images for the product pages',
+    'our css change is not showing up for visitors',
+    'clear out the stale files served to users',
+    'make visitors get the new version of the pages',
+  ],
+  iam_grant: [
+    'give Priya access to the billing project',
+    'let the new contractor see the storage buckets',
+    'allow Ben to deploy to production',
+    'grant the intern read rights on the reports',
+    'let the auditors view the logs',
+    'make Chen an admin of the analytics workspace',
+  ],
+  vm_resize: [
+    'the server is too slow, give it more memory',
+    'make the build machine bigger',
+    'we need more cpu on the worker box',
+    'shrink the staging server to save money',
+    'upgrade the database machine to a larger size',
+    'the app server needs more horsepower',
+  ],
+  backup_restore: [
+    'I deleted my files yesterday, get them back from last night',
+    'roll the disk back to how it was on Monday',
+    'bring back the data from before the crash',
+    'recover the drive from the saved copy',
+    'undo the damage by going back to the morning copy of the disk',
+    'get the old version of the volume back',
+  ],
+  invoice_issue: [
+    'bill Acme for last month of work',
+    'send the customer a bill for the order',
+    'charge the client for the consulting hours',
+    'make a bill for the Smith account',
+    'we need to get paid by Globex, send them the bill',
+    'create a bill for the new subscriber',
+  ],
+  payroll_run: [
+    'pay everyone their salaries for this month',
+    'make sure the staff get paid on Friday',
+    'send out the wages for the team',
+    'run the salaries for the employees',
+    'it is payday, pay the workers',
+    'process the monthly pay for all staff',
+  ],
+  ticket_open: [
+    'my laptop will not turn on, report it to IT',
+    'ask the help desk to fix the printer',
+    'log a problem with the vpn for support',
+    'tell IT support my email is broken',
+    'file a request for a new monitor with the helpdesk',
+    'report to support that the wifi keeps dropping',
+  ],
+  geo_lookup: [
+    'where is this visitor 8.8.8.8 coming from',
+    'which country is 1.2.3.4 in',
+    'find the city for this ip address',
+    'where in the world is this address 203.0.113.9',
+    'what location does this ip belong to',
+    'tell me the country of origin of this ip',
+  ],
+};
+
+const LEARNED_PER_TOOL = 3;
+const training = (): LearnExample[] =>
+  Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(0, LEARNED_PER_TOOL).map((query) => ({ query, tools: [name] })));
+const heldOut = (): Array<[string, string]> =>
+  Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(LEARNED_PER_TOOL).map((query): [string, string] => [query, name]));
+
+const signal = () => new AbortController().signal;
+const ctx = (prompt: string) => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user' as const, content: prompt }] });
+
+/** Share of cases whose tool is among the selector's picks. */
+async function recall(selector: EmbeddingSelector | HybridSelector, cases: ReadonlyArray<[string, string]>, all = REGISTRY): Promise<number> {
+  let hits = 0;
+  for (const [query, expected] of cases) {
+    const output = await selector.selectDetailed(ctx(query), all, { signal: signal() });
+    if (output.tools.some((t) => t.name === expected)) hits++;
+  }
+  return hits / cases.length;
+}
+
+describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', () => {
+  let embedder: UseLiteEmbedder;
+  beforeAll(async () => {
+    embedder = useLiteEmbedder({ modelPath: modelDir });
+    await embedder.load();
+  }, 120_000);
+  afterAll(async () => {
+    await embedder?.dispose?.();
+  });
+
+  // Votes off: only the projection can move a held-out prompt.
+  const projectionOnly = (cache: VectorCache = memoryVectorCache(), options: { lambda?: number } = {}) =>
+    new EmbeddingSelector(embedder, { topK: 1, cache, learned: { weight: 0, projection: options } });
+
+  it('a map fitted on a few examples per tool lifts held-out prompts of the same registry', async () => {
+    const selector = projectionOnly();
+    const before = await recall(selector, heldOut());
+    const summary = await selector.learn(training(), { tools: REGISTRY });
+    expect(summary.projection).toMatchObject({ applied: true, examples: training().length });
+    expect(summary.projection?.heldOut?.after).toBeGreaterThan(summary.projection?.heldOut?.before ?? 1);
+    const after = await recall(selector, heldOut());
+    expect(after).toBeGreaterThan(before + 0.05);
+    // With the projection off, the same examples change nothing (the vote is off too).
+    const off = new EmbeddingSelector(embedder, { topK: 1, learned: { weight: 0, projection: false } });
+    await off.learn(training(), { tools: REGISTRY });
+    expect(await recall(off, heldOut())).toBe(before);
+  }, 120_000);
+
+  it('20 examples spread over the registry do not lower held-out recall by more than 0.01 (hybrid, default settings)', async () => {
+    // The first prompt of every tool, then the second of the first eight: 20 in all.
+    const examples = [0, 1].flatMap((n) => Object.entries(PROMPTS).map(([name, prompts]) => ({ query: prompts[n] as string, tools: [name] }))).slice(0, 20);
+    const unseen = Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(2).map((query): [string, string] => [query, name]));
+    for (const topK of [1, 3]) {
+      const selector = new HybridSelector(embedder, { topK, cache: memoryVectorCache() });
+      const before = await recall(selector, unseen);
+      await selector.learn(examples, { tools: REGISTRY });
+      expect(await recall(selector, unseen)).toBeGreaterThanOrEqual(before - 0.01);
+    }
+  }, 120_000);
+
+  it('20 examples on half of the tools do not cost the other half more than 0.01 through the map', async () => {
+    // A shifted case: learned prompts for six tools, scored prompts for the six others only.
+    // The leave-a-tool-out check stands for those: the map must not pull them away.
+    const seen = REGISTRY.slice(0, 6).map((t) => t.name);
+    const examples = seen.flatMap((name) => (PROMPTS[name] as string[]).slice(0, 4).map((query) => ({ query, tools: [name] }))).slice(0, 20);
+    const unseen = Object.entries(PROMPTS)
+      .filter(([name]) => !seen.includes(name))
+      .flatMap(([name, prompts]) => prompts.map((query): [string, string] => [query, name]));
+    for (const topK of [1, 3]) {
+      const selector = new HybridSelector(embedder, { topK, cache: memoryVectorCache(), learned: { weight: 0 } });
+      const before = await recall(selector, unseen);
+      await selector.learn(examples, { tools: REGISTRY });
+      expect(await recall(selector, unseen)).toBeGreaterThanOrEqual(before - 0.01);
+    }
+  }, 120_000);
+
+  it('20 examples with unrelated labels: the held-out check declines the map, so ranking is unchanged', async () => {
+    const names = REGISTRY.map((t) => t.name);
+    // Labels scattered over the registry with no relation to the prompts (a fixed scramble).
+    const wrong = training()
+      .slice(0, 20)
+      .map(({ query }, i) => ({ query, tools: [names[(i * 7 + 3) % names.length] as string] }));
+    const selector = projectionOnly();
+    const before = await recall(selector, heldOut());
+    const summary = await selector.learn(wrong, { tools: REGISTRY });
+    expect(summary.projection?.applied).toBe(false);
+    expect(summary.projection?.reason).toMatch(/held-out check/);
+    expect(await recall(selector, heldOut())).toBe(before);
+  }, 120_000);
+
+  it('a corrupt stored entry is discarded and the map is rebuilt from the next examples', async () => {
+    const cache = recordingCache();
+    const first = projectionOnly(cache);
+    const plain = await recall(first, heldOut());
+    await first.learn(training(), { tools: REGISTRY });
+    const learned = await recall(first, heldOut());
+    expect(learned).toBeGreaterThan(plain);
+    // Bit-flip every learned entry in the cache.
+    for (const key of cache.written) {
+      if (!key.startsWith('learned:') || key.endsWith(':latest')) continue;
+      const bytes = (await cache.get(key)) as Uint8Array;
+      const broken = bytes.slice();
+      broken[broken.length - 5] = (broken[broken.length - 5] as number) ^ 0xff;
+      await cache.set(key, broken);
+    }
+    const reloaded = projectionOnly(cache);
+    const output = await reloaded.selectDetailed(ctx('hello there'), REGISTRY, { signal: signal() });
+    expect(output.warnings?.join(' ')).toMatch(/learned examples entry discarded/);
+    expect(reloaded.learnedCount).toBe(0);
+    expect(await recall(reloaded, heldOut())).toBe(plain);
+    const summary = await reloaded.learn(training(), { tools: REGISTRY });
+    expect(summary.projection?.applied).toBe(true);
+    expect(await recall(reloaded, heldOut())).toBe(learned);
+    // And the rebuilt entry loads cleanly.
+    const again = projectionOnly(cache);
+    const warm = await again.selectDetailed(ctx('hello there'), REGISTRY, { signal: signal() });
+    expect(warm.warnings ?? []).toEqual([]);
+    expect(await recall(again, heldOut())).toBe(learned);
+  }, 180_000);
+
+  it("a removed tool's examples leave the map: it is refitted on the rest", async () => {
+    const selector = projectionOnly();
+    await selector.learn(training(), { tools: REGISTRY });
+    const total = training().length;
+    expect(selector.learnedProjection).toMatchObject({ applied: true, examples: total });
+    const without = REGISTRY.filter((t) => t.name !== 'pager_escalate');
+    const output = await selector.selectDetailed(ctx('wake up whoever is on call'), without, { signal: signal() });
+    expect(output.tools.map((t) => t.name)).not.toContain('pager_escalate');
+    expect(selector.learnedCount).toBe(total - LEARNED_PER_TOOL);
+    expect(selector.learnedProjection?.examples).toBe(total - LEARNED_PER_TOOL);
+    // Held-out prompts of the remaining tools still gain from the refitted map.
+    const rest = heldOut().filter(([, name]) => name !== 'pager_escalate');
+    const plain = projectionOnly();
+    expect(await recall(selector, rest, without)).toBeGreaterThan(await recall(plain, rest, without));
+  }, 120_000);
+
+  it('learns 2,016 examples (more than the vector has dimensions: the primal solve) and the map applies', async () => {
+    const cities = ['Oslo', 'Lima', 'Pune', 'Kyiv', 'Cork', 'Graz', 'Nice', 'Bonn', 'Perth', 'Quito'];
+    const examples: LearnExample[] = [];
+    for (const [name, prompts] of Object.entries(PROMPTS)) {
+      for (const prompt of prompts.slice(0, LEARNED_PER_TOOL)) {
+        for (let i = 0; i < 56; i++) examples.push({ query: `${prompt} for the ${cities[i % 10]} office, item ${i}`, tools: [name] });
+      }
+    }
+    expect(examples.length).toBe(2016);
+    const selector = projectionOnly();
+    const before = await recall(selector, heldOut());
+    const summary = await selector.learn(examples, { tools: REGISTRY });
+    expect(summary.learned).toBe(examples.length);
+    expect(summary.projection?.examples).toBe(examples.length);
+    expect(summary.projection?.applied).toBe(true);
+    expect(await recall(selector, heldOut())).toBeGreaterThan(before);
+  }, 300_000);
+
+  it('a learn that lands during selections: every selection is whole (before or after), later ones use the map', async () => {
+    const selector = projectionOnly();
+    const cases = heldOut();
+    const plain = await Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const reference = projectionOnly();
+    await reference.learn(training(), { tools: REGISTRY });
+    const mapped = await Promise.all(cases.map(async ([q]) => (await reference.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const [picked] = await Promise.all([
+      Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name)),
+      selector.learn(training(), { tools: REGISTRY }),
+    ]);
+    picked.forEach((name, i) => {
+      expect([plain[i], mapped[i]]).toContain(name);
+    });
+    const after = await Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    expect(after).toEqual(mapped);
+  }, 120_000);
+});
+
+/** A memory cache that remembers which keys were written (to corrupt them). */
+function recordingCache(): VectorCache & { readonly written: Set<string> } {
+  const inner = memoryVectorCache();
+  const written = new Set<string>();
+  return {
+    written,
+    get: (key) => inner.get(key),
+    async set(key, value) {
+      written.add(key);
+      await inner.set(key, value);
+    },
+    delete: (key) => inner.delete?.(key) ?? Promise.resolve(),
+  };
+}
