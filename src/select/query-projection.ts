@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { checksumBytes } from '../hash.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
 export interface ProjectionOptions {
@@ -38,6 +39,12 @@ export interface ProjectionOptions {
   /** Fewest examples before a map is fitted at all. */
   minExamples?: number;
   /**
+   * Examples the map is fitted on at most: a fixed pseudo-random sample beyond (by a hash of
+   * each prompt's vector), so learning thousands of examples stays under a second. The vote
+   * still uses every example.
+   */
+  maxExamples?: number;
+  /**
    * Apply the map at `forceBlend` whatever the held-out check says (experiments only; the
    * check still runs and is reported).
    */
@@ -52,6 +59,7 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
   checkExamples: 120,
   checkBudget: 80_000_000,
   minExamples: 8,
+  maxExamples: 2048,
 };
 
 /** One learned example as the fit sees it: the prompt's unit vector and its tools' rows. */
@@ -102,7 +110,14 @@ export function fitProjection(
   options: ProjectionOptions = {},
 ): QueryProjection | ProjectionDeclined {
   const settings = { ...PROJECTION_DEFAULTS, ...options };
-  const usable = examples.filter((example) => example.vector.length === dimensions && example.tools.some((t) => t >= 0 && t < toolCount));
+  // Ordered by a hash of each prompt's vector: the fit, the sample beyond `maxExamples` and the
+  // held-out check's sample are then the same whatever order the examples arrived in.
+  const usable = examples
+    .filter((example) => example.vector.length === dimensions && example.tools.some((t) => t >= 0 && t < toolCount))
+    .map((example) => ({ example, key: checksumBytes(new Uint8Array(example.vector.buffer, example.vector.byteOffset, example.vector.byteLength)) }))
+    .sort((a, b) => a.key - b.key)
+    .slice(0, Math.max(1, settings.maxExamples))
+    .map(({ example }) => example);
   if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
   const d = dimensions;
   const n = usable.length;
