@@ -453,35 +453,105 @@ function addOuter(b: Float64Array, u: Float64Array, matrix: Float32Array, base: 
   }
 }
 
-/** The lower triangle of XᵀX (d×d), four examples per pass so each cell is loaded once per four. */
+/**
+ * The lower triangle of XᵀX (d×d). Each cell is a dot product of two columns of X, so X is
+ * transposed once and the cells are computed in 4×4 tiles: sixteen running sums per pass over
+ * the examples, eight loads for sixteen multiply-adds (about twice the speed of updating the
+ * triangle example by example). Tiles on the diagonal also fill a few upper cells; callers
+ * mirror the lower triangle over them.
+ */
 function gramLower(x: Float64Array, n: number, d: number): Float64Array {
   const g = new Float64Array(d * d);
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const x0 = x.subarray(i * d, i * d + d);
-    const x1 = x.subarray((i + 1) * d, (i + 2) * d);
-    const x2 = x.subarray((i + 2) * d, (i + 3) * d);
-    const x3 = x.subarray((i + 3) * d, (i + 4) * d);
-    for (let r = 0; r < d; r++) {
-      const a0 = x0[r] as number;
-      const a1 = x1[r] as number;
-      const a2 = x2[r] as number;
-      const a3 = x3[r] as number;
-      const offset = r * d;
-      for (let c = 0; c <= r; c++) {
-        g[offset + c] = (g[offset + c] as number) + a0 * (x0[c] as number) + a1 * (x1[c] as number) + a2 * (x2[c] as number) + a3 * (x3[c] as number);
-      }
-    }
+  const t = new Float64Array(d * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < d; j++) t[j * n + i] = x[i * d + j] as number;
   }
-  for (; i < n; i++) {
-    const xi = x.subarray(i * d, i * d + d);
-    for (let r = 0; r < d; r++) {
-      const a = xi[r] as number;
-      const offset = r * d;
-      for (let c = 0; c <= r; c++) g[offset + c] = (g[offset + c] as number) + a * (xi[c] as number);
+  const tiled = d - (d % 4);
+  for (let r = 0; r < tiled; r += 4) {
+    for (let c = 0; c <= r; c += 4) tile4(t, n, r, c, g, d);
+  }
+  // Rows past the last whole tile (d not a multiple of 4), one cell at a time.
+  for (let r = tiled; r < d; r++) {
+    for (let c = 0; c <= r; c++) {
+      let sum = 0;
+      for (let k = 0; k < n; k++) sum += (t[r * n + k] as number) * (t[c * n + k] as number);
+      g[r * d + c] = sum;
     }
   }
   return g;
+}
+
+function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array, d: number): void {
+  const r0 = r * n;
+  const r1 = r0 + n;
+  const r2 = r1 + n;
+  const r3 = r2 + n;
+  const c0 = c * n;
+  const c1 = c0 + n;
+  const c2 = c1 + n;
+  const c3 = c2 + n;
+  let s00 = 0;
+  let s01 = 0;
+  let s02 = 0;
+  let s03 = 0;
+  let s10 = 0;
+  let s11 = 0;
+  let s12 = 0;
+  let s13 = 0;
+  let s20 = 0;
+  let s21 = 0;
+  let s22 = 0;
+  let s23 = 0;
+  let s30 = 0;
+  let s31 = 0;
+  let s32 = 0;
+  let s33 = 0;
+  for (let k = 0; k < n; k++) {
+    const a0 = t[r0 + k] as number;
+    const a1 = t[r1 + k] as number;
+    const a2 = t[r2 + k] as number;
+    const a3 = t[r3 + k] as number;
+    const b0 = t[c0 + k] as number;
+    const b1 = t[c1 + k] as number;
+    const b2 = t[c2 + k] as number;
+    const b3 = t[c3 + k] as number;
+    s00 += a0 * b0;
+    s01 += a0 * b1;
+    s02 += a0 * b2;
+    s03 += a0 * b3;
+    s10 += a1 * b0;
+    s11 += a1 * b1;
+    s12 += a1 * b2;
+    s13 += a1 * b3;
+    s20 += a2 * b0;
+    s21 += a2 * b1;
+    s22 += a2 * b2;
+    s23 += a2 * b3;
+    s30 += a3 * b0;
+    s31 += a3 * b1;
+    s32 += a3 * b2;
+    s33 += a3 * b3;
+  }
+  const o0 = r * d + c;
+  const o1 = o0 + d;
+  const o2 = o1 + d;
+  const o3 = o2 + d;
+  g[o0] = s00;
+  g[o0 + 1] = s01;
+  g[o0 + 2] = s02;
+  g[o0 + 3] = s03;
+  g[o1] = s10;
+  g[o1 + 1] = s11;
+  g[o1 + 2] = s12;
+  g[o1 + 3] = s13;
+  g[o2] = s20;
+  g[o2 + 1] = s21;
+  g[o2 + 2] = s22;
+  g[o2 + 3] = s23;
+  g[o3] = s30;
+  g[o3 + 1] = s31;
+  g[o3 + 2] = s32;
+  g[o3 + 3] = s33;
 }
 
 /** In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix. */
