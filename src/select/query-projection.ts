@@ -554,7 +554,10 @@ function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array
   g[o3 + 3] = s33;
 }
 
-/** In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix. */
+/**
+ * In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix, with Lᵀ
+ * mirrored into the upper triangle, so back substitution reads rows (contiguous) too.
+ */
 function cholesky(a: Float64Array, n: number): void {
   for (let j = 0; j < n; j++) {
     let diagonal = a[j * n + j] as number;
@@ -567,7 +570,7 @@ function cholesky(a: Float64Array, n: number): void {
       for (let k = 0; k < j; k++) sum -= (a[i * n + k] as number) * (a[j * n + k] as number);
       a[i * n + j] = sum / root;
     }
-    for (let k = j + 1; k < n; k++) a[j * n + k] = 0;
+    for (let k = j + 1; k < n; k++) a[j * n + k] = a[k * n + j] as number;
   }
 }
 
@@ -580,11 +583,11 @@ function forward(l: Float64Array, n: number, v: Float64Array): void {
   }
 }
 
-/** In place: solve Lᵀ y = v for one vector. */
+/** In place: solve Lᵀ y = v for one vector (Lᵀ is the factor's upper triangle, read by rows). */
 function backward(l: Float64Array, n: number, v: Float64Array): void {
   for (let i = n - 1; i >= 0; i--) {
     let sum = v[i] as number;
-    for (let k = i + 1; k < n; k++) sum -= (l[k * n + i] as number) * (v[k] as number);
+    for (let k = i + 1; k < n; k++) sum -= (l[i * n + k] as number) * (v[k] as number);
     v[i] = sum / (l[i * n + i] as number);
   }
 }
