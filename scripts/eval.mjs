@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run eval`: every selector on the test split of every set in ../shared/eval, at
 // k = 4, 8, 16, regenerating docs/benchmarks.md. Run `npm run build` first (the npm script does).
-import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
@@ -21,6 +21,9 @@ const { values } = parseArgs({
     'timing-cases': { type: 'string', default: '300' },
     learned: { type: 'boolean', default: true },
     curve: { type: 'string', default: '0,20,50,100,all' },
+    // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
+    // report can be finished without re-running everything (e.g. after a change to learning).
+    merge: { type: 'string' },
   },
 });
 
@@ -57,6 +60,13 @@ const curvePoints = values.curve.split(',');
 
 const rows = [];
 const curve = [];
+if (values.merge) {
+  const computed = new Set([...plainSelectors, ...(withLearned ? [LEARNED] : [])]);
+  const earlier = JSON.parse(readFileSync(values.merge, 'utf8'));
+  rows.push(...earlier.filter((row) => row.kind === undefined && sets.includes(row.set) && !computed.has(row.selector)));
+  if (!withLearned) curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
+  console.error(`merged ${rows.length} rows from ${values.merge}`);
+}
 const learnTimes = [];
 // The report is rewritten after every set, so a long run leaves its finished sets behind.
 function writeReport() {
@@ -92,7 +102,7 @@ function writeReport() {
   md += `measured on the first ${timingCases} cases.\n\n`;
   md += HYBRID_NOTE;
   for (const set of sets) {
-    const order = [...plainSelectors, LEARNED];
+    const order = [...Object.keys(SELECTOR_FACTORIES), LEARNED];
     const setRows = rows.filter((r) => r.set === set).sort((a, b) => order.indexOf(a.selector) - order.indexOf(b.selector));
     const first = setRows[0];
     if (!first) continue;
