@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
+import { staticGraph } from './static-graph.mjs';
 import { build } from 'vite';
 import { buildDemo, CHROMIUM, launchChromium, repoRoot, serveDemo, waitReady } from './browser-harness.mjs';
 
@@ -48,9 +50,10 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0,
 const fmt = (n) => (n === undefined ? '–' : n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
 
 /**
- * Build the library's core entry alone (so no chunk is shared with the other entries and
- * `index.js` is everything the core loads) with the root config's settings, into a temp
- * folder so `dist/` is untouched, and gzip it. An unminified build is reported for reference.
+ * Build the library's core entry alone with the root config's settings, into a temp folder so
+ * `dist/` is untouched, and gzip what it loads up front (`index.js` and its static chunks; the
+ * optional parts behind `import()` are left out, as in the size gate). An unminified build is
+ * reported for reference.
  */
 async function coreBundleSize() {
   const sizes = {};
@@ -72,7 +75,9 @@ async function coreBundleSize() {
           ...(minify === false ? { minify: false } : {}),
         },
       });
-      const code = readFileSync(join(outDir, 'index.js'));
+      // index.js and the chunks it imports statically: what `import 'loopctl'` loads up front.
+      const dir = pathToFileURL(`${outDir}/`);
+      const code = Buffer.concat(staticGraph(dir, 'index.js').map((file) => readFileSync(new URL(file, dir))));
       sizes[label] = { raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength };
     } finally {
       rmSync(outDir, { recursive: true, force: true });
@@ -170,8 +175,8 @@ const rows = [
 const readyGain = wasm && bare ? `${Math.round((1 - wasm.readyMs / bare.readyMs) * 100)}%` : '–';
 const HEAD = ['', 'WASM, shipped vectors', 'WASM, no vectors file', 'WebGPU'];
 const coreRows = [
-  ['dist/index.js as built (root config)', `${(core.asBuilt.raw / 1024).toFixed(1)} KB`, `${(core.asBuilt.gzip / 1024).toFixed(1)} KB`],
-  ['dist/index.js unminified (reference)', `${(core.unminified.raw / 1024).toFixed(1)} KB`, `${(core.unminified.gzip / 1024).toFixed(1)} KB`],
+  ['dist/index.js + its static chunks, as built (root config)', `${(core.asBuilt.raw / 1024).toFixed(1)} KB`, `${(core.asBuilt.gzip / 1024).toFixed(1)} KB`],
+  ['the same, unminified (reference)', `${(core.unminified.raw / 1024).toFixed(1)} KB`, `${(core.unminified.gzip / 1024).toFixed(1)} KB`],
 ];
 const target = 25 * 1024;
 const verdict = core.asBuilt.gzip < target ? 'under' : 'over';
@@ -210,7 +215,7 @@ ready ${readyGain} sooner than without them (same build, same machine, fresh pro
 
 ${table(['Core bundle', 'raw', 'gzip -9'], coreRows)}
 
-Target: under 25 KB gzip for \`dist/index.js\` as the root \`vite.config.ts\` builds it: **${verdict}**
+Target: under 25 KB gzip for \`dist/index.js\` and its static chunks as the root \`vite.config.ts\` builds them: **${verdict}**
 (${(core.asBuilt.gzip / 1024).toFixed(1)} KB). The embedding runtimes are separate lazy imports and not in it.
 `;
 mkdirSync(dirname(values.out), { recursive: true });

@@ -28,7 +28,7 @@ const report = (name, samples, extra = {}) => {
   const row = { name, n: samples.length, p50Ms: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), ...extra, load: load() };
   results.push(row);
   console.log(
-    `${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? '  ' + JSON.stringify(extra) : ''}`,
+    `${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? `  ${JSON.stringify(extra)}` : ''}`,
   );
 };
 

@@ -5,23 +5,11 @@
 // Run after `npm run build`.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { staticGraph } from './static-graph.mjs';
 
 const BUDGET = 25 * 1024; // bytes, gzip
 const dist = new URL('../dist/', import.meta.url);
-const STATIC_IMPORT = /(?:^|[;}\n])\s*(?:import|export)\s*(?:[\w$*{}\s,]*?\s*from\s*)?["']\.\/([^"']+)["']/g;
-
-function staticGraph(entry) {
-  const files = new Set();
-  const visit = (file) => {
-    if (files.has(file)) return;
-    files.add(file);
-    for (const match of readFileSync(new URL(file, dist), 'utf8').matchAll(STATIC_IMPORT)) visit(match[1]);
-  };
-  visit(entry);
-  return [...files];
-}
-
-const files = staticGraph('index.js');
+const files = staticGraph(dist, 'index.js');
 const size = gzipSync(Buffer.concat(files.map((file) => readFileSync(new URL(file, dist))))).byteLength;
 const line = `dist/index.js + ${files.length - 1} static chunk(s): ${(size / 1024).toFixed(1)} KB gzip (budget ${BUDGET / 1024} KB)`;
 if (size > BUDGET) {

@@ -213,6 +213,13 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   /** The onnxruntime-web path: WebGPU or WASM, with 'auto' and a failed WebGPU session ending on WASM. */
+  // Starts importing onnxruntime-web for the device 'auto'/'wasm'/'webgpu' will pick; failures
+  // surface later, where the session is created.
+  const preloadWebRuntime = (): Promise<unknown> =>
+    pickDevice(requested === 'native' ? 'wasm' : requested)
+      .then((device) => importOrt(device))
+      .catch(() => undefined);
+
   const createWeb = async (model: Uint8Array, wanted: 'wasm' | 'webgpu') => {
     try {
       return { device: wanted, ...(await createSession(wanted, model)) };
@@ -229,11 +236,15 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const nativeRefused = nativeUnavailableReason();
     if (requested === 'native' && nativeRefused) throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
     const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-    const vocab = await readBytes(await loader(resolveModelFile(options.modelPath, 'vocab.json')));
+    // The vocabulary, the model and the runtime's module all load at once: on a page each is a
+    // separate download, and none needs another to start.
+    const runtime = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : preloadWebRuntime();
+    const [vocab, model] = await Promise.all([
+      loader(resolveModelFile(options.modelPath, 'vocab.json')).then((response) => readBytes(response)),
+      loader(resolveModelFile(options.modelPath, file)).then((response) => readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total }))),
+    ]);
+    await runtime;
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
-    const model = await readBytes(await loader(resolveModelFile(options.modelPath, file)), (done, total) =>
-      options.onProgress?.({ phase: 'load', done, total }),
-    );
 
     let created: { device: UseLiteBackend['device']; Tensor: Ort['Tensor']; session: OrtSession; numThreads: number | undefined; fallbackReason?: string };
     if (requested === 'native') {
