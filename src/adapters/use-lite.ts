@@ -84,6 +84,12 @@ export interface UseLiteBackend {
   readonly fallbackReason?: string;
   /** Wall time of the whole load (runtime, tokenizer, model, session), in ms. */
   readonly loadMs: number;
+  /**
+   * Where `loadMs` went, in ms: `files` (vocabulary and model downloads, with the runtime's module
+   * imported alongside), `tokenizer`, `session` (runtime start-up and session creation) and
+   * `warmUp` (the first run).
+   */
+  readonly loadPhases: { readonly files: number; readonly tokenizer: number; readonly session: number; readonly warmUp: number };
   /** Size of the ONNX file loaded, in bytes. */
   readonly modelBytes: number;
 }
@@ -241,10 +247,14 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const runtime = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : preloadWebRuntime();
     const [vocab, model] = await Promise.all([
       loader(resolveModelFile(options.modelPath, 'vocab.json')).then((response) => readBytes(response)),
-      loader(resolveModelFile(options.modelPath, file)).then((response) => readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total }))),
+      loader(resolveModelFile(options.modelPath, file)).then((response) =>
+        readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total })),
+      ),
     ]);
     await runtime;
+    const filesDone = performance.now();
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
+    const tokenizerDone = performance.now();
 
     let created: { device: UseLiteBackend['device']; Tensor: Ort['Tensor']; session: OrtSession; numThreads: number | undefined; fallbackReason?: string };
     if (requested === 'native') {
@@ -268,16 +278,19 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }
     const { device, Tensor, session, numThreads, fallbackReason } = created;
+    const sessionDone = performance.now();
     // One short run before reporting ready: a session's first run pays for buffer allocation
     // and kernel set-up (100+ ms natively, shader compiles on WebGPU), which belongs to the
     // load, not to the user's first prompt.
     await runBatch({ Tensor, session }, [tokenize(tokenizer, 'ready')]);
+    const done = performance.now();
     const backend: UseLiteBackend = {
       device,
       dtype,
       numThreads,
       ...(fallbackReason ? { fallbackReason } : {}),
-      loadMs: performance.now() - started,
+      loadMs: done - started,
+      loadPhases: { files: filesDone - started, tokenizer: tokenizerDone - filesDone, session: sessionDone - tokenizerDone, warmUp: done - sessionDone },
       modelBytes: model.byteLength,
     };
     return { Tensor, session, tokenizer, backend };
