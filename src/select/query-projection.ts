@@ -17,7 +17,7 @@
  * @module
  */
 import { checksumBytes } from '../hash.js';
-import { backward, cholesky, forward, gramLower, solveInPlace } from './ridge-algebra.js';
+import { backward, cholesky, columnGram, forward, rowGram, solveInPlace } from './ridge-algebra.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
 export interface ProjectionOptions {
@@ -281,39 +281,7 @@ function heldOutFrom(z: Float64Array, d: number, fitted: (row: number) => Float6
 
 // N < d: A = (XXᵀ + λI)⁻¹ Z, Δ = XᵀA; ẑ = XXᵀA, H = I − λ(XXᵀ + λI)⁻¹.
 function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number): Fit {
-  const k = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    const row = x.subarray(i * d, i * d + d);
-    // Four rows j per pass over row i.
-    let j = 0;
-    for (; j + 4 <= i + 1; j += 4) {
-      const o0 = j * d;
-      const o1 = o0 + d;
-      const o2 = o1 + d;
-      const o3 = o2 + d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let c = 0; c < d; c++) {
-        const v = row[c] as number;
-        s0 += v * (x[o0 + c] as number);
-        s1 += v * (x[o1 + c] as number);
-        s2 += v * (x[o2 + c] as number);
-        s3 += v * (x[o3 + c] as number);
-      }
-      k[i * n + j] = s0;
-      k[i * n + j + 1] = s1;
-      k[i * n + j + 2] = s2;
-      k[i * n + j + 3] = s3;
-    }
-    for (; j <= i; j++) {
-      let sum = 0;
-      for (let c = 0; c < d; c++) sum += (row[c] as number) * (x[j * d + c] as number);
-      k[i * n + j] = sum;
-    }
-    for (let c = 0; c < i; c++) k[c * n + i] = k[i * n + c] as number;
-  }
+  const k = rowGram(x, n, d);
   for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
   cholesky(k, n);
   const a = z.slice();
@@ -352,11 +320,8 @@ function fitPrimal(
   toolMatrix: Float32Array,
   toolCount: number,
 ): Fit {
-  const g = gramLower(x, n, d);
+  const g = columnGram(x, n, d);
   const b = new Float64Array(d * d);
-  for (let r = 0; r < d; r++) {
-    for (let c = 0; c < r; c++) g[c * d + r] = g[r * d + c] as number;
-  }
   // b = XᵀY − XᵀX, then g = XᵀX + λI.
   const sums = new Map<number, Float64Array>();
   examples.forEach((example, i) => {

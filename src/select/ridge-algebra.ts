@@ -7,29 +7,37 @@
  */
 
 /**
- * The lower triangle of XᵀX (d×d). Each cell is a dot product of two columns of X, so X is
- * transposed once and the cells are computed in 4×4 tiles: sixteen running sums per pass over
- * the examples, eight loads for sixteen multiply-adds (about twice the speed of updating the
- * triangle example by example). Tiles on the diagonal also fill a few upper cells; callers
- * mirror the lower triangle over them.
+ * XᵀX (d×d) for X with n rows of d: the Gram matrix of X's columns, via {@link rowGram} on Xᵀ.
  */
-export function gramLower(x: Float64Array, n: number, d: number): Float64Array {
-  const g = new Float64Array(d * d);
+export function columnGram(x: Float64Array, n: number, d: number): Float64Array {
   const t = new Float64Array(d * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < d; j++) t[j * n + i] = x[i * d + j] as number;
   }
-  const tiled = d - (d % 4);
+  return rowGram(t, d, n);
+}
+
+/**
+ * The symmetric count×count matrix of dot products of `rows` (row-major, `length` values each):
+ * XXᵀ. The lower triangle is computed in 4×4 tiles (sixteen running sums per pass, eight loads
+ * for sixteen multiply-adds: about twice the speed of one cell at a time), then mirrored.
+ */
+export function rowGram(rows: Float64Array, count: number, length: number): Float64Array {
+  const g = new Float64Array(count * count);
+  const tiled = count - (count % 4);
   for (let r = 0; r < tiled; r += 4) {
-    for (let c = 0; c <= r; c += 4) tile4(t, n, r, c, g, d);
+    for (let c = 0; c <= r; c += 4) tile4(rows, length, r, c, g, count);
   }
-  // Rows past the last whole tile (d not a multiple of 4), one cell at a time.
-  for (let r = tiled; r < d; r++) {
+  // Rows past the last whole tile (count not a multiple of 4), one cell at a time.
+  for (let r = tiled; r < count; r++) {
     for (let c = 0; c <= r; c++) {
       let sum = 0;
-      for (let k = 0; k < n; k++) sum += (t[r * n + k] as number) * (t[c * n + k] as number);
-      g[r * d + c] = sum;
+      for (let k = 0; k < length; k++) sum += (rows[r * length + k] as number) * (rows[c * length + k] as number);
+      g[r * count + c] = sum;
     }
+  }
+  for (let r = 0; r < count; r++) {
+    for (let c = 0; c < r; c++) g[c * count + r] = g[r * count + c] as number;
   }
   return g;
 }
