@@ -9,6 +9,7 @@
  * @module loopctl/use-lite (also re-exported by loopctl/transformers)
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
+import { concatBytes } from '../concat-bytes.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
@@ -152,14 +153,8 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
     done += next.value.byteLength;
     onBytes(done, Math.max(total, done));
   }
-  const out = new Uint8Array(done);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   onBytes(done, done);
-  return out;
+  return concatBytes(chunks, done);
 }
 
 function errorText(error: unknown): string {

@@ -4,6 +4,7 @@
  * (a chunked upload) are counted as they stream.
  */
 import { ProxyRequestError } from './request-error.js';
+import { concatBytes } from '../../concat-bytes.js';
 
 /**
  * Read `request`'s body as UTF-8 text. Throws {@link ProxyRequestError}: 413 over `limit`
@@ -37,7 +38,7 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     chunks.push(value);
   }
   if (total === 0) throw new ProxyRequestError(400, 'a JSON request body is required');
-  return decodeUtf8(chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, total));
+  return decodeUtf8(chunks.length === 1 ? (chunks[0] as Uint8Array) : concatBytes(chunks, total));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -48,16 +49,6 @@ function decodeUtf8(bytes: Uint8Array): string {
   } catch {
     throw new ProxyRequestError(400, 'the request body is not valid UTF-8');
   }
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
 }
 
 function tooLarge(limit: number): ProxyRequestError {

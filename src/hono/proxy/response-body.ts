@@ -6,6 +6,7 @@
  * terminator, each of which wakes the client. A longer answer streams on after what was
  * gathered. The bytes are the same either way.
  */
+import { concatBytes } from '../../concat-bytes.js';
 
 /** Non-stream answers up to this size are sent whole (a chat completion is a few KB). */
 export const WHOLE_BODY_MAX_BYTES = 256 * 1024;
@@ -31,7 +32,7 @@ export async function clientBody(upstream: Response): Promise<ReadableStream<Uin
   let size = 0;
   while (size <= WHOLE_BODY_MAX_BYTES) {
     const { done, value } = await reader.read();
-    if (done) return concat(gathered, size);
+    if (done) return concatBytes(gathered, size);
     gathered.push(value);
     size += value.byteLength;
   }
@@ -53,14 +54,4 @@ function continued(gathered: readonly Uint8Array[], reader: ReadableStreamDefaul
       return reader.cancel(reason);
     },
   });
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
 }
