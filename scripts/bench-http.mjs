@@ -24,15 +24,15 @@
  *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
  *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { buildNodeEntry } from './serve-node.mjs';
-import { OFFLINE_ENV, WORKER_MODEL_FILES } from './start-worker.mjs';
+import { buildOnnxWorker, WORKER_MODEL_FILES } from './start-worker.mjs';
 
 /** Keep in step with wrangler.toml. */
 const COMPATIBILITY_DATE = '2026-04-01';
@@ -471,24 +471,12 @@ const runtimes = {
   },
   workerd: async () => {
     const assets = privateAssets();
-    const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
     // Bundle exactly as `wrangler deploy --env onnx` would, then serve it with Miniflare: workerd
     // with no dev proxy or file watcher in the request path.
-    const outdir = join(root, '.wrangler', 'bench-build');
-    const built = spawnSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--env', 'onnx', '--outdir', outdir, '--assets', assets], {
-      cwd: root,
-      env: { ...process.env, ...OFFLINE_ENV },
-      encoding: 'utf8',
-    });
-    if (built.status !== 0) throw new Error(`wrangler build failed:\n${built.stdout}${built.stderr}`);
+    const modules = buildOnnxWorker({ outdir: join(root, '.wrangler', 'bench-build'), assets });
     const { Miniflare } = await import('miniflare');
     const mf = new Miniflare({
-      // Listed explicitly: Miniflare's import scanner rejects ORT's computed dynamic imports.
-      modulesRoot: outdir,
-      modules: readdirSync(outdir)
-        .filter((file) => file.endsWith('.js') || file.endsWith('.wasm'))
-        .sort((a) => (a === 'workers-onnx.js' ? -1 : 1))
-        .map((file) => ({ type: file.endsWith('.wasm') ? 'CompiledWasm' : 'ESModule', path: join(outdir, file) })),
+      ...modules,
       compatibilityDate: COMPATIBILITY_DATE,
       kvNamespaces: ['VECTORS'],
       kvPersist: join(root, '.wrangler', 'bench-state', 'kv'),

@@ -50,6 +50,28 @@ export const OFFLINE_ENV = {
 export const PASSED_VARS = ['LOOPCTL_TOKEN', 'MODEL_PROVIDER', 'MODEL_BASE_URL', 'MODEL_NAME', 'MODEL_API_KEY', 'CORS_ORIGINS', 'EMBEDDING_MODEL'];
 
 /**
+ * Bundle the `--env onnx` worker exactly as `wrangler deploy --dry-run` builds it, into `outdir`,
+ * and return Miniflare's module options for it (listed explicitly: Miniflare's import scanner
+ * rejects onnxruntime-web's computed dynamic imports). Throws with wrangler's output on failure.
+ */
+export function buildOnnxWorker({ outdir, assets }) {
+  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const built = spawnSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--env', 'onnx', '--outdir', outdir, '--assets', assets], {
+    cwd: root,
+    env: { ...process.env, ...OFFLINE_ENV },
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) throw new Error(`wrangler build failed:\n${built.stdout}${built.stderr}`);
+  return {
+    modulesRoot: outdir,
+    modules: readdirSync(outdir)
+      .filter((file) => file.endsWith('.js') || file.endsWith('.wasm'))
+      .sort((a) => (a === 'workers-onnx.js' ? -1 : 1))
+      .map((file) => ({ type: file.endsWith('.wasm') ? 'CompiledWasm' : 'ESModule', path: join(outdir, file) })),
+  };
+}
+
+/**
  * `--var NAME:VALUE` for each documented variable set in `env`: wrangler dev reads only
  * wrangler.toml and .dev.vars, so without these `MODEL_BASE_URL=… npm start` would be ignored.
  * Command-line vars win over both files.

@@ -6,14 +6,13 @@
  * the corpus (seconds of WASM chained by promises, never yielding to the event loop) had its
  * connection closed without an answer when that work ended.
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OFFLINE_ENV, WORKER_MODEL_FILES } from '../../scripts/start-worker.mjs';
+import { buildOnnxWorker, WORKER_MODEL_FILES } from '../../scripts/start-worker.mjs';
 import { COMPATIBILITY_DATE, COMPATIBILITY_FLAGS } from '../workers/constants.js';
 import { coldBurst } from './cold-burst.js';
 
@@ -33,21 +32,8 @@ beforeAll(async () => {
     mkdirSync(dirname(to), { recursive: true });
     copyFileSync(join(root, 'models', 'use-lite', file), to);
   }
-  const outdir = join(dir, 'build');
-  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const built = spawnSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--env', 'onnx', '--outdir', outdir, '--assets', assets], {
-    cwd: root,
-    env: { ...process.env, ...OFFLINE_ENV },
-    encoding: 'utf8',
-  });
-  if (built.status !== 0) throw new Error(`wrangler build failed:\n${built.stdout}${built.stderr}`);
   mf = new Miniflare({
-    // Listed explicitly: Miniflare's import scanner rejects ORT's computed dynamic imports.
-    modulesRoot: outdir,
-    modules: readdirSync(outdir)
-      .filter((file) => file.endsWith('.js') || file.endsWith('.wasm'))
-      .sort((a) => (a === 'workers-onnx.js' ? -1 : 1))
-      .map((file) => ({ type: file.endsWith('.wasm') ? 'CompiledWasm' : 'ESModule', path: join(outdir, file) })),
+    ...buildOnnxWorker({ outdir: join(dir, 'build'), assets }),
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: [...COMPATIBILITY_FLAGS],
     kvNamespaces: ['VECTORS'],
