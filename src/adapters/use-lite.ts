@@ -214,13 +214,6 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   /** The onnxruntime-web path: WebGPU or WASM, with 'auto' and a failed WebGPU session ending on WASM. */
-  // Starts importing onnxruntime-web for the device 'auto'/'wasm'/'webgpu' will pick; failures
-  // surface later, where the session is created.
-  const preloadWebRuntime = (): Promise<unknown> =>
-    pickDevice(requested === 'native' ? 'wasm' : requested)
-      .then((device) => importOrt(device))
-      .catch(() => undefined);
-
   const createWeb = async (model: Uint8Array, wanted: 'wasm' | 'webgpu') => {
     try {
       return { device: wanted, ...(await createSession(wanted, model)) };
@@ -239,7 +232,9 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
     // The vocabulary, the model and the runtime's module all load at once: on a page each is a
     // separate download, and none needs another to start.
-    const runtime = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : preloadWebRuntime();
+    const web = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : pickDevice(requested);
+    // Import failures surface later, where the session is created.
+    const runtime = web?.then((device) => importOrt(device)).catch(() => undefined);
     const [vocab, model] = await Promise.all([
       loader(resolveModelFile(options.modelPath, 'vocab.json')).then((response) => readBytes(response)),
       loader(resolveModelFile(options.modelPath, file)).then((response) =>
@@ -268,7 +263,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
         created = { ...(await createWeb(model, 'wasm')), fallbackReason };
       }
     } else {
-      const wanted = await pickDevice(requested);
+      const wanted = await (web ?? pickDevice(requested));
       created = await createWeb(model, wanted);
       if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }

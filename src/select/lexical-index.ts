@@ -53,8 +53,7 @@ function buildIndex(documents: readonly string[][]): LexicalIndex {
 
 /** The words a BM25 document holds for a tool: split name, description, parameter names and descriptions. */
 export function bm25Document(tool: ToolSchema): string[] {
-  const words = [...nameTokens(tool.name)];
-  pushTextTokens(tool.description, words);
+  const words = toolTokens(tool.name, tool.description);
   collectParameterWords(tool.parameters, words, 0);
   return words;
 }

@@ -113,7 +113,9 @@ export function nameTokens(name: string): readonly string[] {
 
 /** A tool's selection tokens: its split name plus its description. */
 export function toolTokens(name: string, description: string): string[] {
-  return [...splitName(name).flatMap(rawWords).filter(isToken), ...textTokens(description)];
+  const tokens = [...nameTokens(name)];
+  pushTextTokens(description, tokens);
+  return tokens;
 }
 
 /** The text embedders see for a tool: split name, then description. */
