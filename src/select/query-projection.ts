@@ -123,7 +123,7 @@ export function fitProjection(
   if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
   const d = dimensions;
   const n = usable.length;
-  const { x, z, fit } = fitRidge(usable, toolMatrix, toolCount, d, settings.lambda);
+  const { x, fit } = fitRidge(usable, toolMatrix, toolCount, d, settings.lambda);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
