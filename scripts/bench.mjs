@@ -246,7 +246,14 @@ if (want('learn')) {
       `learn ${summary.total} examples (${set} dev split): ${best.toFixed(0)} ms best, ${median.toFixed(0)} ms median of ${samples.length}; ` +
         `CPU ${cpuBest.toFixed(0)} ms best (embedding excluded; projection ${summary.projection?.applied ? `applied at ${summary.projection.blend}` : 'off'}; load ${load()})`,
     );
-    results.push({ name: `learn ${summary.total} examples (${set} dev split)`, bestMs: best, medianMs: median, cpuBestMs: cpuBest, n: samples.length, load: load() });
+    results.push({
+      name: `learn ${summary.total} examples (${set} dev split)`,
+      bestMs: best,
+      medianMs: median,
+      cpuBestMs: cpuBest,
+      n: samples.length,
+      load: load(),
+    });
   }
 }
 
