@@ -68,6 +68,7 @@ if (values.merge) {
   console.error(`merged ${rows.length} rows from ${values.merge}`);
 }
 const learnTimes = [];
+const unseen = [];
 // The report is rewritten after every set, so a long run leaves its finished sets behind.
 function writeReport() {
   const HYBRID_NOTE = `**How the hybrid was fitted (dev split only).** The blend weight (dense 0.7, lexical 0.3; the lexical half
@@ -139,6 +140,10 @@ function writeReport() {
     md += `\nLearning time (k = 8 selector, the prompts' vectors already embedded; embedding them is the second figure): `;
     md += learnTimes.map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`).join('; ');
     md += `.\n\n`;
+    if (unseen.length) {
+      md += `Test cases that need a tool no dev example used (the vote cannot help them; only the projection can): `;
+      md += `${unseen.map((u) => `${u.set} ${pct(u.share)}`).join('; ')}.\n\n`;
+    }
   }
   mkdirSync(resolve(values.out, '..'), { recursive: true });
   writeFileSync(values.out, md);
@@ -155,6 +160,9 @@ for (const set of sets) {
   if (limit) cases = cases.slice(0, limit);
   if (withLearned) {
     const examples = shuffled(loadCases(join(dataDir, set, 'cases.jsonl'), 'dev'));
+    // What learning can reach: test cases whose tools all appear in some dev example.
+    const learnedTools = new Set(examples.flatMap((example) => example.tools));
+    unseen.push({ set, share: cases.filter((item) => !item.expected.every((name) => learnedTools.has(name))).length / cases.length });
     // Embed the examples once (memoised), then time learning itself on a fresh selector.
     const warm = await makeSelector('hybrid', spec(8));
     const embedStart = performance.now();
