@@ -90,6 +90,8 @@ export interface HybridSelectorOptions {
   learned?: LearnedVoteOptions;
   /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
   learnedCache?: VectorCache;
+  /** Centring of the dense half on the registry (see {@link EmbeddingSelectorOptions.centre}). */
+  centre?: EmbeddingSelectorOptions['centre'];
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -134,7 +136,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #options: Required<
     Omit<
       HybridSelectorOptions,
-      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
+      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache' | 'centre'
     >
   >;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
@@ -147,7 +149,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, centre, ...rest } = options;
     this.#derivable = {
       ...rest,
       ...(adaptive !== undefined ? { adaptive } : {}),
@@ -179,6 +181,7 @@ export class HybridSelector implements AsyncToolSelector {
         ...(vectors !== undefined ? { vectors } : {}),
         ...(learned ? { learned } : {}),
         ...(learnedCache ? { learnedCache } : {}),
+        ...(centre !== undefined ? { centre } : {}),
       });
     }
     const intent = multiIntent ?? true;
