@@ -12,10 +12,9 @@
 // and optionally --blends "a,b;c,d" for candidate blend lists); --dense W1,W2 repeats every
 // row at each hybrid blend weight (dense share), to see whether learning moves the best one.
 //
-// --centre "V1;V2;…" repeats every row per centring of the dense half (each V is `false`, or a
-// JSON CentringOptions object such as {} or {"directions":1}); --part plain scores the plain
-// hybrid (defaults, multi-intent on) and the dense half alone (EmbeddingSelector, k 8) on the
-// whole dev split per centring.
+// --part plain scores the plain hybrid (defaults, multi-intent on) and the dense half alone
+// (EmbeddingSelector, k 8) on the whole dev split (a baseline for ideas about the dense half;
+// the centring probe of docs/tuning.md added a per-row --centre variant here, since removed).
 //
 // --vectors FILE keeps query vectors between runs (a JSON map; dev iteration only).
 import { createHash } from 'node:crypto';
@@ -37,7 +36,6 @@ const { values } = parseArgs({
     blends: { type: 'string' },
     dense: { type: 'string' },
     projection: { type: 'string' },
-    centre: { type: 'string' },
   },
 });
 const sets = (values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))).sort();
@@ -46,9 +44,6 @@ const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
 );
 const corpusCaches = {};
-// Centring variants of the dense half (undefined: the selector's own default).
-const centres = values.centre?.split(';').map((v) => JSON.parse(v)) ?? [undefined];
-const centreLabel = (centre) => (centre === undefined ? '' : ` centre ${JSON.stringify(centre).replaceAll('"', '')}`);
 const signal = new AbortController().signal;
 
 /** fullRecall@8 of one HybridSelector setting on `cases`, with single/multi-expected apart. */
@@ -88,22 +83,18 @@ md += `Every figure is fullRecall@8 of the hybrid on the **dev** split; the test
 md += `Defaults are chosen by the worst set (min), ties within 0.002 broken by the mean.\n\n`;
 
 if (values.part.includes('plain')) {
-  md += `## Centring the dense half: plain selectors (whole dev split)\n\n`;
+  md += `## Plain selectors (whole dev split)\n\n`;
   md += `Cells: fullRecall@8 of the dense half alone (embedding, k 8) / the plain hybrid (defaults, multi-intent on).\n\n`;
-  md += `| centring | ${sets.join(' | ')} |\n| --- | ${sets.map(() => '---').join(' | ')} |\n`;
-  for (const centre of centres) {
-    const cells = [];
-    for (const set of sets) {
-      const extra = centre === undefined ? {} : { centre };
-      const dense = await score({ topK: 8, ...extra }, set, data[set].cases, undefined, EmbeddingSelector);
-      const hybrid = await score(extra, set, data[set].cases);
-      cells.push(`${dense.full.toFixed(3)} / ${hybrid.full.toFixed(3)}`);
-      console.error(`plain${centreLabel(centre)} ${set} ${cells.at(-1)}`);
-      embedder.save?.();
-    }
-    md += `| ${centreLabel(centre).trim() || 'default'} | ${cells.join(' | ')} |\n`;
+  md += `| ${sets.join(' | ')} |\n| ${sets.map(() => '---').join(' | ')} |\n`;
+  const cells = [];
+  for (const set of sets) {
+    const dense = await score({ topK: 8 }, set, data[set].cases, undefined, EmbeddingSelector);
+    const hybrid = await score({}, set, data[set].cases);
+    cells.push(`${dense.full.toFixed(3)} / ${hybrid.full.toFixed(3)}`);
+    console.error(`plain ${set} ${cells.at(-1)}`);
+    embedder.save?.();
   }
-  md += `\n`;
+  md += `| ${cells.join(' | ')} |\n\n`;
 }
 
 if (values.part.includes('intent')) {
@@ -181,8 +172,7 @@ if (values.part.includes('learn')) {
   const base = {};
   // --dense W1,W2,…: each learning row once per blend weight (the plain hybrid's is 0.7).
   const denseWeights = values.dense?.split(',').map(Number) ?? [undefined];
-  const rows = grid.flatMap((learned) => denseWeights.flatMap((w) => centres.map((centre) => [learned, w, centre])));
-  for (const [learned, denseWeight, centre] of rows) {
+  for (const [learned, denseWeight] of grid.flatMap((learned) => denseWeights.map((w) => [learned, w]))) {
     const cells = [];
     let min = 1;
     let worst = Infinity;
@@ -195,15 +185,9 @@ if (values.part.includes('learn')) {
       for (const f of [0, 1]) {
         const train = folds[f];
         const test = folds[1 - f].slice(0, cap);
-        const options = {
-          learned,
-          multiIntent: false,
-          ...(denseWeight !== undefined ? { denseWeight } : {}),
-          ...(centre !== undefined ? { centre } : {}),
-        };
-        const baseKey = `${set}${f}${denseWeight}${JSON.stringify(centre)}`;
-        base[baseKey] ??= (await score(options, set, test)).full;
-        b += base[baseKey] * test.length;
+        const options = { learned, multiIntent: false, ...(denseWeight !== undefined ? { denseWeight } : {}) };
+        base[`${set}${f}${denseWeight}`] ??= (await score(options, set, test)).full;
+        b += base[`${set}${f}${denseWeight}`] * test.length;
         all += (await score(options, set, test, train)).full * test.length;
         const step = Math.max(1, Math.floor(train.length / 20));
         let s = 0;
@@ -215,7 +199,7 @@ if (values.part.includes('learn')) {
       worst = Math.min(worst, (small - b) / n);
       cells.push(`${(b / n).toFixed(3)} → ${(all / n).toFixed(3)} → ${(small / n).toFixed(3)}`);
     }
-    const label = `${JSON.stringify(learned).replaceAll('"', '')}${denseWeight !== undefined ? ` dense ${denseWeight}` : ''}${centreLabel(centre)}`;
+    const label = `${JSON.stringify(learned).replaceAll('"', '')}${denseWeight !== undefined ? ` dense ${denseWeight}` : ''}`;
     md += `| ${label} | ${cells.join(' | ')} | ${min.toFixed(3)} | ${worst >= 0 ? '+' : ''}${worst.toFixed(3)} |\n`;
     console.error(label, cells.join(' | '));
   }

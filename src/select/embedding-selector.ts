@@ -18,8 +18,6 @@ import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import type { LearnedStore } from './learned-store.js';
-import type { Centring, CentringOptions } from './registry-centring.js';
-import { centreVector, registryCentring } from './registry-centring.js';
 
 export { topK } from './top-k.js';
 
@@ -78,13 +76,6 @@ export interface EmbeddingSelectorOptions {
    * must not pick up earlier runs' examples passes a fresh `memoryVectorCache()`.
    */
   learnedCache?: VectorCache;
-  /**
-   * Centre the dense half on the registry: subtract the registry's own mean tool vector
-   * (shrunk for small registries) from tool and query vectors before the cosine, optionally
-   * removing its top principal directions too (see `src/select/registry-centring.ts`).
-   * Computed from the tool vectors at scoring time; stored vectors stay raw. `false` is off.
-   */
-  centre?: CentringOptions | boolean;
 }
 
 /** Scores for every tool of a list, or why there are none. */
@@ -122,7 +113,6 @@ interface Settings {
   readonly learned: LearnedVoteOptions | undefined;
   readonly learnedCache: VectorCache | undefined;
   readonly vectors: VectorsSource | undefined;
-  readonly centre: CentringOptions | undefined;
 }
 
 /**
@@ -152,8 +142,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
   // Recent query vectors by text: the loop's learning records the prompt it just ranked.
   private queries = new Map<string, Float32Array>();
   private learning: LazyLearnedStore;
-  // The registry's centring, per corpus generation (its matrix identifies it).
-  private centrings = new WeakMap<Float32Array, Centring>();
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
     const {
@@ -167,7 +155,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
       learned,
       learnedCache,
       vectors,
-      centre,
     } = {
       topK: 8,
       coreTools: [] as readonly string[],
@@ -188,7 +175,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
       learned,
       learnedCache,
       vectors,
-      centre: centre === true ? {} : centre === false || centre === undefined ? undefined : centre,
     };
     this.core = new Set(this.settings.coreTools);
     this.index = new CorpusIndex(embedder, this.settings.cache, {
@@ -447,7 +433,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const embedded = await this.embedAgainstCorpus(texts, all, options?.signal);
     if (!embedded.ok) return embedded;
     const { corpus, vectors, warnings } = embedded;
-    const scores = vectors.map((vector) => this.scoreCorpus(corpus, vector, new Float32Array(all.length)));
+    const scores = vectors.map((vector) => {
+      const out = new Float32Array(all.length);
+      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), out);
+      return out;
+    });
     return { ok: true, scores, vectors, warnings };
   }
 
@@ -464,33 +454,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (!embedded.ok) return embedded;
     const { corpus, vectors, warnings } = embedded;
     const vector = vectors[0] as Float32Array;
-    const scores = this.scoreCorpus(corpus, vector, into.length === all.length ? into : new Float32Array(all.length));
+    const scores = into.length === all.length ? into : new Float32Array(all.length);
+    scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), scores);
     return { ok: true, scores, vector, warnings };
   }
 
   /** The query as the dense half ranks it: through the learned projection when one applies. */
   private projected(vector: Float32Array, corpusKey: string): Float32Array {
     return this.learning.store?.project(vector, corpusKey) ?? vector;
-  }
-
-  /**
-   * Cosine of every corpus row with the query, into `out`. With centring, the projected query
-   * (the projection maps toward raw tool vectors) and the tools are centred alike.
-   */
-  private scoreCorpus(corpus: CorpusLoad['corpus'], vector: Float32Array, out: Float32Array): Float32Array {
-    const query = this.projected(vector, corpus.key);
-    const options = this.settings.centre;
-    if (!options) {
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, query, out);
-      return out;
-    }
-    let centring = this.centrings.get(corpus.matrix);
-    if (!centring) {
-      centring = registryCentring(corpus.matrix, corpus.count, corpus.dimensions, options);
-      this.centrings.set(corpus.matrix, centring);
-    }
-    scoreRows(centring.matrix, corpus.count, corpus.dimensions, centreVector(query, centring), out);
-    return out;
   }
 
   /** Load the corpus and embed the query texts together, under the timeout; validate both. */

@@ -90,8 +90,6 @@ export interface HybridSelectorOptions {
   learned?: LearnedVoteOptions;
   /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
   learnedCache?: VectorCache;
-  /** Centring of the dense half on the registry (see {@link EmbeddingSelectorOptions.centre}). */
-  centre?: EmbeddingSelectorOptions['centre'];
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -136,7 +134,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #options: Required<
     Omit<
       HybridSelectorOptions,
-      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache' | 'centre'
+      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
     >
   >;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
@@ -149,7 +147,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, centre, ...rest } = options;
+    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
     this.#derivable = {
       ...rest,
       ...(adaptive !== undefined ? { adaptive } : {}),
@@ -181,7 +179,6 @@ export class HybridSelector implements AsyncToolSelector {
         ...(vectors !== undefined ? { vectors } : {}),
         ...(learned ? { learned } : {}),
         ...(learnedCache ? { learnedCache } : {}),
-        ...(centre !== undefined ? { centre } : {}),
       });
     }
     const intent = multiIntent ?? true;
