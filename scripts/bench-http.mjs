@@ -13,6 +13,9 @@
  * alternating with direct calls, p50/p99, `keyword` and warm `hybrid`), upstream request bytes
  * saved, and 32 connections with autocannon. A null proxy on the same runtime (reads the body,
  * forwards a fixed 9-tool body, relays the answer) gives the floor: what the hop alone adds.
+ * On workerd both are served the way wrangler.toml deploys the worker (its compatibility flags,
+ * `run_worker_first`, the asset router in front), so the floor holds every hop the proxy's
+ * requests take; "own +p50" is a proxy path's added p50 minus the floor's.
  *
  * Each server is warmed first (model load, corpus embedding), then left to settle
  * (`--settle-ms`, default 5000), so the figures are steady state.
@@ -23,10 +26,11 @@
  *   node scripts/bench-http.mjs --only node --duration 5
  *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
  *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
+ *   node scripts/bench-http.mjs --proxy-only --only workerd --proxy-selectors keyword
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,10 +38,9 @@ import autocannon from 'autocannon';
 import { buildNodeEntry } from './serve-node.mjs';
 import { buildOnnxWorker, WORKER_MODEL_FILES } from './start-worker.mjs';
 
-/** Keep in step with wrangler.toml. */
-const COMPATIBILITY_DATE = '2026-04-01';
-
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The deployed worker's settings (wrangler.toml, `--env onnx`), so Miniflare serves what deploys. */
+const WORKER_CONFIG = deployedWorkerConfig(readFileSync(join(root, 'wrangler.toml'), 'utf8'));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const index = args.indexOf(name);
@@ -55,7 +58,7 @@ const PROMPTS = [
 ];
 const token = randomBytes(24).toString('base64url');
 const SEQUENTIAL = Number(option('--sequential', '200'));
-const PROXY_SELECTORS = ['keyword', 'hybrid'];
+const PROXY_SELECTORS = option('--proxy-selectors', 'keyword,hybrid').split(',').filter(Boolean);
 const SETTLE_MS = Number(option('--settle-ms', '5000'));
 
 function freePort() {
@@ -67,6 +70,33 @@ function freePort() {
       server.close(() => done(port));
     });
   });
+}
+
+/**
+ * `compatibility_date`, `compatibility_flags` and `[env.onnx.assets] run_worker_first` from
+ * wrangler.toml. `run_worker_first` matters here: without it Miniflare's asset router first
+ * looks every request up in the asset manifest (about 0.5 ms of CPU each) before the worker runs.
+ */
+function deployedWorkerConfig(toml) {
+  const top = toml.split(/^\[/m)[0];
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(top)?.[1];
+  if (!date) throw new Error('wrangler.toml: no compatibility_date');
+  const flags = [...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(top)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]);
+  const assets = /^\[env\.onnx\.assets\]([^[]*)/m.exec(toml)?.[1] ?? '';
+  return { compatibilityDate: date, compatibilityFlags: flags, runWorkerFirst: /^run_worker_first\s*=\s*true/m.test(assets) };
+}
+
+/** Miniflare's options for a worker served the way the deployed one is: its flags, its assets router. */
+function workerdShape(assets) {
+  return {
+    compatibilityDate: WORKER_CONFIG.compatibilityDate,
+    compatibilityFlags: WORKER_CONFIG.compatibilityFlags,
+    assets: {
+      directory: assets,
+      binding: 'ASSETS',
+      routerConfig: { has_user_worker: true, ...(WORKER_CONFIG.runWorkerFirst ? { invoke_user_worker_ahead_of_assets: true } : {}) },
+    },
+  };
 }
 
 /** Start a child process and wait until `url/healthz` answers. */
@@ -230,6 +260,13 @@ function privateAssets() {
   return dir;
 }
 
+/** The null proxy serves no files, but has the same asset router in front of it. */
+function floorAssets() {
+  const dir = join(root, '.wrangler', 'bench-floor-assets');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** The scripted model server and the 150-tool set, bundled from the test support code. */
 async function bundleUpstream() {
   const { build } = await import('esbuild');
@@ -329,8 +366,11 @@ async function startFloor(name, upstream, tools) {
     );
     return { url, stop: () => stop(child) };
   }
+  // Served like the proxy worker (same flags, same asset router in front), so the floor holds
+  // every hop the proxy's requests take and the difference is the proxy's own work.
   const { Miniflare } = await import('miniflare');
   const mf = new Miniflare({
+    ...workerdShape(floorAssets()),
     modules: true,
     script: `export default { async fetch(request, env) {
       if (new URL(request.url).pathname === '/healthz') return new Response('ok');
@@ -338,7 +378,6 @@ async function startFloor(name, upstream, tools) {
       const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
       return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
     } }`,
-    compatibilityDate: COMPATIBILITY_DATE,
     bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
     host: '127.0.0.1',
     port: await freePort(),
@@ -477,10 +516,9 @@ const runtimes = {
     const { Miniflare } = await import('miniflare');
     const mf = new Miniflare({
       ...modules,
-      compatibilityDate: COMPATIBILITY_DATE,
+      ...workerdShape(assets),
       kvNamespaces: ['VECTORS'],
       kvPersist: join(root, '.wrangler', 'bench-state', 'kv'),
-      assets: { directory: assets, binding: 'ASSETS', routerConfig: { has_user_worker: true } },
       bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
       host: '127.0.0.1',
       port: await freePort(),
@@ -525,11 +563,14 @@ if (upstream) {
     `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, alternating with as many direct ones (+ms: against those); load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
   );
   console.log(
-    'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
+    'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  own +p50  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
   );
   for (const row of proxyRows) {
+    // The proxy's own share: its added p50 minus the null proxy's on the same runtime (the hop).
+    const floor = proxyRows.find((other) => other.runtime === row.runtime && other.mode === 'null proxy');
+    const own = row.mode.startsWith('proxy') && floor ? ms(row.addedP50 - floor.addedP50) : '      -';
     console.log(
-      `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+      `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${own}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
     );
   }
 }
