@@ -27,6 +27,7 @@
  *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
  *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
  *   node scripts/bench-http.mjs --proxy-only --only workerd --proxy-selectors keyword
+ *   node scripts/bench-http.mjs --proxy-only --only workerd --proxy-selectors keyword --profile 1000
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -60,6 +61,8 @@ const token = randomBytes(24).toString('base64url');
 const SEQUENTIAL = Number(option('--sequential', '200'));
 const PROXY_SELECTORS = option('--proxy-selectors', 'keyword,hybrid').split(',').filter(Boolean);
 const SETTLE_MS = Number(option('--settle-ms', '5000'));
+/** `--profile N`: after the timed blocks, N `keyword` requests (and N through the null proxy) under V8's profiler, per isolate (workerd). */
+const PROFILE = Number(option('--profile', '0'));
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -315,6 +318,105 @@ async function startUpstream(bundle) {
   throw new Error('the scripted upstream did not start');
 }
 
+/**
+ * V8's sampling profiler on every isolate of a Miniflare instance (the user worker, Miniflare's
+ * entry and outbound workers, the asset router), over its inspector. workerd's clock stands
+ * still during computation, so in-worker timers cannot split a request's CPU time; samples can.
+ */
+async function profileIsolates(inspectorPort) {
+  const { createRequire } = await import('node:module');
+  const WebSocket = createRequire(join(root, 'node_modules', 'miniflare', 'package.json'))('ws');
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const sessions = await Promise.all(
+    targets.map(async (target) => {
+      const socket = new WebSocket(target.webSocketDebuggerUrl);
+      await new Promise((done, fail) => {
+        socket.once('open', done);
+        socket.once('error', fail);
+      });
+      const pending = new Map();
+      let next = 0;
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        pending.get(message.id)?.(message.result);
+        pending.delete(message.id);
+      });
+      const send = (method, params = {}) =>
+        new Promise((done) => {
+          pending.set(++next, done);
+          socket.send(JSON.stringify({ id: next, method, params }));
+        });
+      await send('Profiler.enable');
+      await send('Profiler.setSamplingInterval', { interval: 50 });
+      await send('Profiler.start');
+      return { name: target.title.replace(/^workerd: worker /, ''), socket, send };
+    }),
+  );
+  return {
+    /** Stop; per isolate, the sampled CPU time and the functions that spent it (self time, ms). */
+    async stop() {
+      const out = [];
+      for (const session of sessions) {
+        const { profile } = await session.send('Profiler.stop');
+        session.socket.close();
+        out.push({ name: session.name, ...selfTimes(profile) });
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Self time per function. A sample stands for the time until the next one; gaps over 1 ms are
+ * the isolate waiting (I/O, other isolates), not running, and are left out.
+ */
+function selfTimes(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
+  const label = (node) => `${node.callFrame.functionName || '(anonymous)'}${node.callFrame.lineNumber >= 0 ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+  const functions = new Map();
+  let busyMs = 0;
+  profile.samples.forEach((id, index) => {
+    const micros = profile.timeDeltas[index + 1] ?? 0;
+    const node = nodes.get(id);
+    if (micros > 1000 || node.callFrame.functionName === '(idle)') return;
+    // Native frames (fetch, read, forEach…) are named with the script function that called them.
+    const parent = node.callFrame.url === '' ? parents.get(id) : undefined;
+    const name = parent && parent.callFrame.url !== '' ? `${label(node)} in ${label(parent)}` : label(node);
+    functions.set(name, (functions.get(name) ?? 0) + micros / 1000);
+    busyMs += micros / 1000;
+  });
+  return { busyMs, functions: [...functions.entries()].sort((a, b) => b[1] - a[1]) };
+}
+
+/** `--profile`: N keyword requests through the proxy, then N through the null proxy, each profiled. */
+async function profileProxy(name, proxy, floor, body, headers) {
+  const report = [];
+  for (const [path, target] of [
+    ['proxy keyword', proxy],
+    ['null proxy', floor],
+  ]) {
+    if (!target?.inspectorPort) continue;
+    const profiler = await profileIsolates(target.inspectorPort);
+    for (let i = 0; i < PROFILE; i++) await timed(target.url, body, headers(path));
+    const isolates = await profiler.stop();
+    report.push({ path, isolates });
+  }
+  for (const { path, isolates } of report) {
+    const busy = isolates.filter((isolate) => isolate.busyMs > 0);
+    const total = busy.reduce((sum, isolate) => sum + isolate.busyMs, 0);
+    console.log(
+      `\n[profile] ${name} ${path}: ${(total / PROFILE).toFixed(3)} ms of sampled CPU per request in JavaScript isolates (the profiler's own overhead included): ${busy.map((isolate) => `${isolate.name} ${(isolate.busyMs / PROFILE).toFixed(3)}`).join(', ')}`,
+    );
+    const user = isolates.find((isolate) => isolate.name.startsWith('core:user'));
+    if (path === 'proxy keyword' && user) {
+      console.log("[profile] the proxy worker's own functions, self ms per request:");
+      for (const [fn, ms] of user.functions.slice(0, 25)) console.log(`  ${(ms / PROFILE).toFixed(4)}  ${fn}`);
+    }
+  }
+}
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -369,6 +471,7 @@ async function startFloor(name, upstream, tools) {
   // Served like the proxy worker (same flags, same asset router in front), so the floor holds
   // every hop the proxy's requests take and the difference is the proxy's own work.
   const { Miniflare } = await import('miniflare');
+  const inspectorPort = PROFILE > 0 ? await freePort() : undefined;
   const mf = new Miniflare({
     ...workerdShape(floorAssets()),
     modules: true,
@@ -382,8 +485,9 @@ async function startFloor(name, upstream, tools) {
     host: '127.0.0.1',
     port: await freePort(),
     cf: false,
+    ...(inspectorPort ? { inspectorPort } : {}),
   });
-  return { url: (await mf.ready).origin, stop: () => mf.dispose() };
+  return { url: (await mf.ready).origin, stop: () => mf.dispose(), inspectorPort };
 }
 
 async function benchProxy(name, url, upstream, tools, floor) {
@@ -455,6 +559,15 @@ async function benchProxy(name, url, upstream, tools, floor) {
   };
   const stats = Object.fromEntries(Object.entries(samples).map(([mode, values]) => [mode, summary(values)]));
   const besideStats = Object.fromEntries(proxied.map((mode) => [mode.mode, summary(directBeside[mode.mode])]));
+  if (PROFILE > 0) {
+    await profileProxy(
+      name,
+      { url: proxyURL, inspectorPort: runtimeInspector },
+      floor && { url: `${floor.url}/v1/chat/completions`, inspectorPort: floor.inspectorPort },
+      bodies[0],
+      (path) => (path === 'null proxy' ? {} : { ...auth, 'x-loopctl-selector': 'keyword' }),
+    );
+  }
   const rows = [];
   for (const mode of modes) {
     const load = await autocannon({
@@ -514,6 +627,7 @@ const runtimes = {
     // with no dev proxy or file watcher in the request path.
     const modules = buildOnnxWorker({ outdir: join(root, '.wrangler', 'bench-build'), assets });
     const { Miniflare } = await import('miniflare');
+    runtimeInspector = PROFILE > 0 ? await freePort() : undefined;
     const mf = new Miniflare({
       ...modules,
       ...workerdShape(assets),
@@ -523,6 +637,7 @@ const runtimes = {
       host: '127.0.0.1',
       port: await freePort(),
       cf: false,
+      ...(runtimeInspector ? { inspectorPort: runtimeInspector } : {}),
     });
     const url = (await mf.ready).origin;
     return { child: { stop: () => mf.dispose() }, url };
@@ -530,6 +645,8 @@ const runtimes = {
 };
 
 const PROXY = !args.includes('--no-proxy');
+/** The inspector port of the workerd runtime under test (`--profile`). */
+let runtimeInspector;
 const proxyRows = [];
 let upstream;
 let proxyTools;
