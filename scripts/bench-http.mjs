@@ -562,7 +562,7 @@ async function benchProxy(name, url, upstream, tools, floor) {
   if (PROFILE > 0) {
     await profileProxy(
       name,
-      { url: proxyURL, inspectorPort: runtimeInspector },
+      { url: proxyURL, inspectorPort: name === 'workerd' ? runtimeInspector : undefined },
       floor && { url: `${floor.url}/v1/chat/completions`, inspectorPort: floor.inspectorPort },
       bodies[0],
       (path) => (path === 'null proxy' ? {} : { ...auth, 'x-loopctl-selector': 'keyword' }),
