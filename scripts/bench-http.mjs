@@ -2,7 +2,7 @@
 /**
  * `npm run bench:http`: a bounded loopback load test of `POST /v1/select` with autocannon,
  * against the Node entry (@hono/node-server) and the workerd entry (the `--env onnx` bundle,
- * USE-lite inside the worker, served by Miniflare): keyword and embedding selectors, 32 connections, 10 s each.
+ * USE-lite inside the worker, served by Miniflare, and again on bare workerd): keyword and embedding selectors, 32 connections, 10 s each.
  * Reports p50/p99 latency, requests/s and errors; exits non-zero if any request failed.
  *
  * First, on a fresh server, a cold-start burst: 32 concurrent first `hybrid` selects (one model
@@ -16,13 +16,16 @@
  * On workerd both are served the way wrangler.toml deploys the worker (its compatibility flags,
  * `run_worker_first`, the asset router in front), so the floor holds every hop the proxy's
  * requests take; "own +p50" is a proxy path's added p50 minus the floor's.
+ * `workerd-bare` serves the same bundle (and its null proxy) on bare `workerd serve`, the runtime
+ * Cloudflare runs, without Miniflare's dev isolates (entry worker, RPC proxy, outbound worker,
+ * asset router) in the request path; the model files come from a read-only disk service.
  *
  * Each server is warmed first (model load, corpus embedding), then left to settle
  * (`--settle-ms`, default 5000), so the figures are steady state.
  * No model server is needed for selection: it never calls the model.
  *
  * @example
- *   node scripts/bench-http.mjs                       # both runtimes
+ *   node scripts/bench-http.mjs                       # every runtime: node, workerd, workerd-bare
  *   node scripts/bench-http.mjs --only node --duration 5
  *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
  *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
@@ -31,9 +34,9 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { buildNodeEntry } from './serve-node.mjs';
@@ -100,6 +103,46 @@ function workerdShape(assets) {
       routerConfig: { has_user_worker: true, ...(WORKER_CONFIG.runWorkerFirst ? { invoke_user_worker_ahead_of_assets: true } : {}) },
     },
   };
+}
+
+/**
+ * Serve a worker on bare `workerd` (the runtime Cloudflare runs, from the `workerd` package),
+ * without Miniflare's dev isolates in the request path (its entry worker, RPC proxy and outbound
+ * worker). The model files come from a read-only disk service bound as `ASSETS`; no KV.
+ */
+async function startBareWorkerd(name, { modules, bindings, assets }) {
+  const dir = join(root, '.wrangler', 'bench-bare', name.replace(/\W+/g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const quote = JSON.stringify;
+  const moduleLines = modules.map(
+    (module) => `(name = ${quote(module.name)}, ${module.type === 'CompiledWasm' ? 'wasm' : 'esModule'} = embed ${quote(relative(dir, module.path))})`,
+  );
+  const bindingLines = [
+    ...Object.entries(bindings).map(([key, value]) => `(name = ${quote(key)}, text = ${quote(value)})`),
+    ...(assets ? ['(name = "ASSETS", service = "assets")'] : []),
+  ];
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .benchWorker),
+    ${assets ? `(name = "assets", disk = (path = ${quote(assets)}, writable = false)),` : ''}
+    (name = "internet", network = (allow = ["local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const benchWorker :Workerd.Worker = (
+  modules = [${moduleLines.join(', ')}],
+  compatibilityDate = ${quote(WORKER_CONFIG.compatibilityDate)},
+  compatibilityFlags = [${WORKER_CONFIG.compatibilityFlags.map(quote).join(', ')}],
+  bindings = [${bindingLines.join(', ')}],
+);
+`;
+  const file = join(dir, 'config.capnp');
+  writeFileSync(file, config);
+  const url = `http://127.0.0.1:${port}`;
+  const binary = join(root, 'node_modules', 'workerd', 'bin', 'workerd');
+  return { child: await startServer(name, binary, ['serve', file], {}, url), url };
 }
 
 /** Start a child process and wait until `url/healthz` answers. */
@@ -436,6 +479,14 @@ async function timed(url, body, headers) {
  * sends a fixed ~4 KB body (9 tools) upstream, then relays the answer. No parsing, no
  * selection: what the extra hop alone costs here, so the proxy rows can be read against it.
  */
+/** The null proxy as a worker: reads the body, forwards a fixed 9-tool body, relays the answer. */
+const FLOOR_WORKER = `export default { async fetch(request, env) {
+  if (new URL(request.url).pathname === '/healthz') return new Response('ok');
+  await request.arrayBuffer();
+  const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
+  return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
+} }`;
+
 async function startFloor(name, upstream, tools) {
   const small = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: PROMPTS[0] }], tools: tools.slice(0, 9) });
   const target = `${upstream.url}/v1/chat/completions`;
@@ -468,6 +519,16 @@ async function startFloor(name, upstream, tools) {
     );
     return { url, stop: () => stop(child) };
   }
+  if (name === 'workerd-bare') {
+    const script = join(root, '.wrangler', 'bench-bare', 'floor.js');
+    mkdirSync(dirname(script), { recursive: true });
+    writeFileSync(script, FLOOR_WORKER);
+    const { child, url } = await startBareWorkerd('null proxy bare', {
+      modules: [{ name: 'floor.js', type: 'ESModule', path: script }],
+      bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
+    });
+    return { url, stop: () => stop(child) };
+  }
   // Served like the proxy worker (same flags, same asset router in front), so the floor holds
   // every hop the proxy's requests take and the difference is the proxy's own work.
   const { Miniflare } = await import('miniflare');
@@ -475,12 +536,7 @@ async function startFloor(name, upstream, tools) {
   const mf = new Miniflare({
     ...workerdShape(floorAssets()),
     modules: true,
-    script: `export default { async fetch(request, env) {
-      if (new URL(request.url).pathname === '/healthz') return new Response('ok');
-      await request.arrayBuffer();
-      const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
-      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
-    } }`,
+    script: FLOOR_WORKER,
     bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
     host: '127.0.0.1',
     port: await freePort(),
@@ -642,6 +698,18 @@ const runtimes = {
     const url = (await mf.ready).origin;
     return { child: { stop: () => mf.dispose() }, url };
   },
+  // The same bundle on bare workerd: what the worker itself costs, without Miniflare's dev hops.
+  'workerd-bare': async () => {
+    const assets = privateAssets();
+    const outdir = join(root, '.wrangler', 'bench-build');
+    const built = buildOnnxWorker({ outdir, assets });
+    const modules = built.modules.map((module) => ({ ...module, name: relative(outdir, module.path) }));
+    return startBareWorkerd('workerd-bare', {
+      modules,
+      assets,
+      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+    });
+  },
 };
 
 const PROXY = !args.includes('--no-proxy');
@@ -666,10 +734,10 @@ for (const [name, start] of Object.entries(runtimes)) {
 
 if (rows.length > 0) console.log('');
 if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-if (rows.length > 0) console.log('runtime  selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0) console.log('runtime      selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
-    `${row.runtime.padEnd(8)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+    `${row.runtime.padEnd(12)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
   );
 }
 if (upstream) {
@@ -680,14 +748,14 @@ if (upstream) {
     `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, alternating with as many direct ones (+ms: against those); load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
   );
   console.log(
-    'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  own +p50  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
+    'runtime      path            p50 ms  p99 ms  +p50 ms  +p99 ms  own +p50  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
   );
   for (const row of proxyRows) {
     // The proxy's own share: its added p50 minus the null proxy's on the same runtime (the hop).
     const floor = proxyRows.find((other) => other.runtime === row.runtime && other.mode === 'null proxy');
     const own = row.mode.startsWith('proxy') && floor ? ms(row.addedP50 - floor.addedP50) : '      -';
     console.log(
-      `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${own}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+      `${row.runtime.padEnd(12)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${own}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
     );
   }
 }
