@@ -247,18 +247,28 @@ function showError(error: unknown): void {
 // Start: lexical results at once, then the model, the corpus, and the full comparison.
 
 async function start(): Promise<void> {
+  // The runtime and model downloads start first: they are the long pole.
+  const model = engine.load();
+  model.catch(() => undefined); // awaited below
   const registryParam = params.get('registry');
   const loaded = registryParam ? await loadRegistryParam(registryParam) : false;
   if (!loaded) await useTools(DEMO_TOOLS, 'demo', 'demo registry');
   state.phase = 'loading-model';
   renderAll();
-  state.backend = await engine.load();
+  // Shipped or cached corpus vectors need no model: they load (and land in IndexedDB) while the
+  // model does; only the query embedding waits for it.
+  const tools = engine.tools;
+  const corpus = engine.setTools(tools, state.prompt);
+  corpus.catch(() => undefined); // awaited below
+  state.backend = await model;
   state.hybrid = engine.hasHybrid;
   if (state.backend.device === 'webgpu') state.adapter = await adapterName();
   state.phase = 'embedding-corpus';
   state.progress = undefined;
   renderAll();
-  state.corpus = await engine.setTools(engine.tools, state.prompt);
+  state.corpus = await corpus;
+  // A tools file dropped while the model loaded replaced the list: make its corpus ready too.
+  if (engine.tools !== tools) state.corpus = await engine.setTools(engine.tools, state.prompt);
   state.corpusEmbedsTotal = engine.stats.corpusEmbeds;
   state.phase = 'ready';
   await refreshSelections(el.prompt.value);

@@ -1,0 +1,92 @@
+/**
+ * The demo page's start-up order on the WASM path: with the model download held back by the
+ * server, everything that needs no model goes ahead — onnxruntime-web's runtime (its `.wasm`
+ * download, compile and threads) and the corpus from the shipped vectors, written to IndexedDB —
+ * so once the model arrives only the session, the query embedding and the first selection remain.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launch, readState, waitReady, type Launched } from './browser.js';
+import { serveStatic, type StaticServer } from './serve.js';
+
+const MODEL = '/models/use-lite/onnx/model_quantized.onnx';
+const RUNTIME_WASM = '/ort/ort-wasm-simd-threaded.wasm';
+
+let server: StaticServer;
+let browser: Launched;
+let page: Page;
+let release!: () => void;
+const released = new Promise<void>((resolve) => {
+  release = resolve;
+});
+
+beforeAll(async () => {
+  server = await serveStatic('build/demo', { hold: (path) => (path === MODEL ? released : undefined) });
+  browser = await launch();
+  page = await browser.newPage();
+});
+
+afterAll(async () => {
+  release();
+  await browser?.close();
+  await server?.close();
+});
+
+/** Corpus entries the page has stored in its IndexedDB (0 before the database exists). */
+function storedCorpora(target: Page): Promise<number> {
+  return target.evaluate(async () => {
+    // Never create the database here: the page's cache creates it with its store.
+    const names = (await indexedDB.databases()).map((db) => db.name);
+    if (!names.includes('loopctl-demo')) return 0;
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open('loopctl-demo');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains('vectors')) return 0;
+      const keys = await new Promise<IDBValidKey[]>((resolve, reject) => {
+        const request = db.transaction('vectors').objectStore('vectors').getAllKeys();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      return keys.filter((key) => String(key).startsWith('corpus:')).length;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (requests: ${server.requests.join(', ')})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('demo page start-up (WASM)', () => {
+  it('starts the runtime and stores the shipped corpus in IndexedDB while the model is still downloading', async () => {
+    await page.goto(`${server.url}?device=wasm`);
+    await until('the WASM runtime to be requested', () => server.requests.includes(RUNTIME_WASM));
+    await until('the corpus to land in IndexedDB', async () => (await storedCorpora(page)) === 1);
+
+    const waiting = await readState(page);
+    expect(waiting.phase).toBe('loading-model');
+    // The lexical selectors answer before the model is there.
+    expect(waiting.results.map((r) => r.id)).toEqual(['keyword', 'bm25']);
+    expect(server.requests).toContain('/vectors/demo.lcv');
+
+    release();
+    const state = await waitReady(page);
+    expect(state.backend?.device).toBe('wasm');
+    expect(state.corpus).toMatchObject({ source: 'shipped', corpusEmbeds: 0, seeded: state.registry.count, warnings: [] });
+    // The runtime was up before the held model arrived.
+    const phases = (state.backend as unknown as { loadPhases: { files: number; runtime: number } }).loadPhases;
+    expect(phases.runtime).toBeGreaterThan(0);
+    expect(phases.runtime).toBeLessThan(phases.files);
+    expect(state.results.find((r) => r.id === 'embedding')?.names).toContain('get_weather_forecast');
+    expect(browser.external).toEqual([]);
+    expect(browser.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
+  });
+});
