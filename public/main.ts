@@ -16,6 +16,7 @@ import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from 
 import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
 import { initialState, type DemoState, type LoopctlHook } from './state.js';
 import { parseToolsFile } from './tools-file.js';
+import { groupThousands } from './format.js';
 
 const SAMPLES = [
   "what's the weather in Paris tomorrow",
@@ -96,7 +97,7 @@ function renderAll(): void {
   renderChart(el.chart, state);
   renderTimings(el.timings, state);
   renderRegistry(el.toolList, engine.tools, state);
-  el.summary.textContent = `${state.registry.label} · ${state.registry.count} tools · ${state.registry.tokens.toLocaleString('en-US')} schema tokens`;
+  el.summary.textContent = `${state.registry.label} · ${state.registry.count} tools · ${groupThousands(state.registry.tokens)} schema tokens`;
   const hybridOption = el.chat.querySelector('option[value=hybrid]') as HTMLOptionElement | null;
   if (hybridOption) hybridOption.hidden = !state.hybrid;
 }

@@ -3,7 +3,9 @@
  * server, everything that needs no model goes ahead — onnxruntime-web's runtime (its `.wasm`
  * download, compile and threads) and the corpus from the shipped vectors, written to IndexedDB —
  * so once the model arrives only the session, the query embedding and the first selection remain.
+ * And the lazily imported chunks download with the page instead of one after another.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launch, readState, waitReady, type Launched } from './browser.js';
@@ -88,5 +90,45 @@ describe('demo page start-up (WASM)', () => {
     expect(state.results.find((r) => r.id === 'embedding')?.names).toContain('get_weather_forecast');
     expect(browser.external).toEqual([]);
     expect(browser.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
+  });
+});
+
+describe('demo page preloads', () => {
+  it('fetches its lazy chunks and the runtime glue with the page, before its script runs', async () => {
+    const entry = /<script type="module"[^>]* src="\.(\/assets\/index-[^"]+\.js)"/.exec(readFileSync('build/demo/index.html', 'utf8'))?.[1];
+    expect(entry).toBeDefined();
+    const lazy = readdirSync('build/demo/assets')
+      .filter((name) => /^(ort\.wasm\.min|corpus-codec|vectors-source|learned-store)-.*\.js$/.test(name))
+      .map((name) => `/assets/${name}`);
+    expect(lazy).toHaveLength(4);
+    const wanted = [...lazy, '/ort/ort-wasm-simd-threaded.mjs'];
+    // The entry script is held until everything it would import lazily has been requested (or 15 s).
+    let preloaded = false;
+    const second = await serveStatic('build/demo', {
+      hold: (path) => {
+        if (path !== entry) return undefined;
+        const deadline = Date.now() + 15_000;
+        return new Promise<void>((resolve) => {
+          const poll = () => {
+            preloaded = wanted.every((want) => second.requests.includes(want));
+            if (preloaded || Date.now() > deadline) resolve();
+            else setTimeout(poll, 50);
+          };
+          poll();
+        });
+      },
+    });
+    const other = await launch();
+    try {
+      const tab = await other.newPage();
+      await tab.goto(`${second.url}?device=wasm`);
+      const state = await waitReady(tab);
+      expect(state.phase).toBe('ready');
+      expect(preloaded, `requested before the entry ran: ${second.requests.join(', ')}`).toBe(true);
+      expect(other.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
+    } finally {
+      await other.close();
+      await second.close();
+    }
   });
 });
