@@ -8,6 +8,7 @@
 import type { ToolEntry, ToolRegistry } from '../src/registry/registry.js';
 import type { JsonSchema, ToolSchema } from '../src/registry/schema.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: handlers read arguments the registry already validated against each tool's schema
 type Args = Record<string, any>;
 type Handler = (args: Args) => unknown;
 
@@ -798,7 +799,7 @@ const tools: Demo[] = [
       ['amount', 'from', 'to'],
     ),
     handler: ({ amount, from, to }) => {
-      const rate = RATES[String(to).toUpperCase()]! / RATES[String(from).toUpperCase()]!;
+      const rate = (RATES[String(to).toUpperCase()] ?? Number.NaN) / (RATES[String(from).toUpperCase()] ?? Number.NaN);
       if (!Number.isFinite(rate)) throw new Error(`unknown currency ${from} or ${to}`);
       return { amount, from, to, rate: Number(rate.toFixed(4)), result: Number((amount * rate).toFixed(2)) };
     },
@@ -890,7 +891,9 @@ function convertUnits(value: number, from: string, to: string): number {
   const t = to.toLowerCase();
   const temps: Record<string, (v: number) => number> = { c: (v) => v, f: (v) => ((v - 32) * 5) / 9, k: (v) => v - 273.15 };
   const fromC: Record<string, (v: number) => number> = { c: (v) => v, f: (v) => (v * 9) / 5 + 32, k: (v) => v + 273.15 };
-  if (temps[f] && fromC[t]) return round(fromC[t]!(temps[f]!(value)));
+  const toCelsius = temps[f];
+  const fromCelsius = fromC[t];
+  if (toCelsius && fromCelsius) return round(fromCelsius(toCelsius(value)));
   const a = UNIT[f];
   const b = UNIT[t];
   if (!a || !b || a[0] !== b[0]) throw new Error(`cannot convert ${from} to ${to}`);

@@ -16,6 +16,7 @@ export interface ToolContext {
  * Runs a tool. Return a string (sent as is) or any JSON value (sent as JSON). Throwing is
  * fine: the registry turns it into an error result.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the default lets a handler destructure its validated arguments without a cast
 export type ToolHandler<Args = any> = (args: Args, context: ToolContext) => unknown;
 
 /** A schema and the handler that serves it. */

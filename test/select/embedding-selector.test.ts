@@ -355,7 +355,13 @@ describe('EmbeddingSelector hot path', () => {
     }));
     const queryVector = (await embedder.embed(['weather tasks for project 7']))[0] as Float32Array;
     const embedded: number[] = [];
-    const fast = { ...embedder, embed: async (texts: readonly string[]) => (embedded.push(texts.length), [queryVector]) };
+    const fast = {
+      ...embedder,
+      embed: async (texts: readonly string[]) => {
+        embedded.push(texts.length);
+        return [queryVector];
+      },
+    };
     const selector = new EmbeddingSelector(embedder, { topK: 8 });
     await selector.select(ctx('weather tasks for project 7'), all, noSignal);
     const warm = new EmbeddingSelector(fast, { topK: 8 }).withCache(selector.cache);

@@ -19,7 +19,7 @@ import { RewritingSelector } from '../../src/select/rewriting-selector.js';
 import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../../src/select/selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { bagOfWords } from '../embed/counting-embedder.js';
-import { body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
+import { body, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
 import { FAULT_TABLE, MATRIX, SELECTOR_IDS, SYSTEM_FAULTS, renderFaultMatrix, type Cell, type FaultId, type SelectorId } from './fault-table.js';
 
