@@ -129,21 +129,23 @@ export class DemoEngine {
   constructor(options: EngineOptions) {
     this.#options = options;
     const onProgress = options.onProgress;
+    const vectorsPath = options.vectorsPath === undefined ? 'vectors/demo.lcv' : options.vectorsPath;
     this.embedder = useLiteEmbedder({
       modelPath: new URL('models/use-lite/', options.baseURI).href,
       // The app serves onnxruntime-web's files itself: never a CDN.
       wasmPaths: new URL('ort/', options.baseURI).href,
       device: options.device,
       dtype: options.dtype,
-      // A cross-origin-isolated page may run WASM threads: use the cores (ORT's own default is half).
-      numThreads: wasmThreads(),
+      // Threads pay off when the page embeds a corpus. With shipped vectors it embeds one prompt
+      // per call, where a second thread only adds its start-up and hand-offs: one thread measured
+      // a lower query p50 and an earlier ready page here (docs/browser-bench.md).
+      numThreads: vectorsPath ? 1 : wasmThreads(),
       // Corpus progress comes from the selector (it knows the corpus size); queries stay quiet.
       onProgress: (p) => {
         if (p.phase === 'load') onProgress?.(p);
       },
     });
     this.cache = idbVectorCache({ dbName: DEMO_IDB_NAME, storeName: 'vectors' });
-    const vectorsPath = options.vectorsPath === undefined ? 'vectors/demo.lcv' : options.vectorsPath;
     this.#table = namedSelectors({
       embedder: this.embedder,
       cache: this.cache,
@@ -284,7 +286,7 @@ function prefetch(url: URL): () => Promise<Response> {
   return () => response;
 }
 
-/** Threads for onnxruntime-web: every core (up to 4) when the page is cross-origin isolated, else 1. */
+/** Threads for embedding a corpus on onnxruntime-web: every core (up to 4) when the page is cross-origin isolated, else 1. */
 function wasmThreads(): number {
   const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
   return globalThis.crossOriginIsolated ? Math.max(1, Math.min(4, cores)) : 1;

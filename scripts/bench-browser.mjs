@@ -254,12 +254,14 @@ Target (issue 18): page ready with shipped vectors ≤ ${fmt(readyTarget)} ms; m
 - **Shipped vectors**: the demo build ships the demo registry's vectors (\`vectors/demo.lcv\`,
   see docs/vectors.md); the page fetches them alongside the model, so a first visit embeds only the prompt.
   The "no vectors file" column is the same page with \`?vectors=none\`: it embeds the 67 tools (what every
-  first visit did before).
+  first visit did before). That page runs a WASM thread per core (up to 4), which pays off for a corpus; with the
+  shipped vectors the page embeds one prompt per call and runs one thread, which here gives the lower query p50
+  and the earlier ready page (a second thread adds its start-up and hand-offs, and competes with the page for the cores).
 - **Model load**: runtime start-up, tokenizer, model fetch, ONNX session creation and one warm-up run
   (\`UseLiteBackend.loadMs\`); the rows below split it (\`loadPhases\`): the downloads (vocabulary and model at once),
   the tokenizer, session creation (with any wait for the runtime) and the first run, one after the other; and when the
-  runtime was up. The runtime (onnxruntime-web's module, its 14 MB \`.wasm\` compiled while it streams, its worker
-  thread) needs no model, so it starts with the downloads rather than after them; the page preloads the lazily
+  runtime was up. The runtime (onnxruntime-web's module, its 14 MB \`.wasm\` compiled while it streams, any worker
+  threads) needs no model, so it starts with the downloads rather than after them; the page preloads the lazily
   imported chunks and the runtime's glue with its HTML. Sessions are built at \`graphOptimizationLevel: 'basic'\`
   (constant folding dequantises the int8 weights; the graph is the one \`'all'\` gives, less one Gemm+Tanh fusion).
   Binary files are served with their content type, so \`vite preview\` no longer gzips the 7.8 MB model on every request
