@@ -272,6 +272,10 @@ Target (issue 18): page ready with shipped vectors ≤ ${fmt(readyTarget)} ms; m
   The figure is what the corpus added once the model was ready, up to the first selection: one query embedding
   rides along (on WebGPU that first call also compiles the shaders); without a vectors file it is the corpus
   embedding itself.
+- **Where the rest goes**: a Chromium trace of one load shows session creation is mostly V8 compiling the
+  runtime's WASM functions on their first call (lazy compilation, on the page's thread), while the optimising tier
+  compiles in the background on the other core. A model optimised at build time (\`optimizedModelFilePath\`) would
+  skip the optimiser's passes at load, but it stores the weights folded to fp32: a 22 MB download instead of 7.8 MB.
 - **Query embed**: one \`embed([prompt])\` call, cycling ${QUERIES.length} distinct prompts after two warm-up calls.
 
 ## Core bundle
