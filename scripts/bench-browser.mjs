@@ -275,7 +275,7 @@ Target (issue 18): page ready with shipped vectors ≤ ${fmt(readyTarget)} ms; m
 - **Where the rest goes**: a Chromium trace of one load shows session creation is mostly V8 compiling the
   runtime's WASM functions on their first call (lazy compilation, on the page's thread), while the optimising tier
   compiles in the background on the other core. A model optimised at build time (\`optimizedModelFilePath\`) would
-  skip the optimiser's passes at load, but it stores the weights folded to fp32: a 22 MB download instead of 7.8 MB.
+  skip the optimiser's passes at load, but it stores the weights folded to fp32: about three times the download.
 - **Query embed**: one \`embed([prompt])\` call, cycling ${QUERIES.length} distinct prompts after two warm-up calls.
 
 ## Core bundle
