@@ -2,7 +2,7 @@
 /**
  * `npm run bench:http`: a bounded loopback load test of `POST /v1/select` with autocannon,
  * against the Node entry (@hono/node-server) and the workerd entry (the `--env onnx` bundle,
- * USE-lite inside the worker, served by Miniflare): keyword and embedding selectors, 32 connections, 10 s each.
+ * USE-lite inside the worker, served by Miniflare, and again on bare workerd): keyword and embedding selectors, 32 connections, 10 s each.
  * Reports p50/p99 latency, requests/s and errors; exits non-zero if any request failed.
  *
  * First, on a fresh server, a cold-start burst: 32 concurrent first `hybrid` selects (one model
@@ -13,31 +13,38 @@
  * alternating with direct calls, p50/p99, `keyword` and warm `hybrid`), upstream request bytes
  * saved, and 32 connections with autocannon. A null proxy on the same runtime (reads the body,
  * forwards a fixed 9-tool body, relays the answer) gives the floor: what the hop alone adds.
+ * On workerd both are served the way wrangler.toml deploys the worker (its compatibility flags,
+ * `run_worker_first`, the asset router in front), so the floor holds every hop the proxy's
+ * requests take; "own +p50" is a proxy path's added p50 minus the floor's.
+ * `workerd-bare` serves the same bundle (and its null proxy) on bare `workerd serve`, the runtime
+ * Cloudflare runs, without Miniflare's dev isolates (entry worker, RPC proxy, outbound worker,
+ * asset router) in the request path; the model files come from a read-only disk service.
  *
  * Each server is warmed first (model load, corpus embedding), then left to settle
  * (`--settle-ms`, default 5000), so the figures are steady state.
  * No model server is needed for selection: it never calls the model.
  *
  * @example
- *   node scripts/bench-http.mjs                       # both runtimes
+ *   node scripts/bench-http.mjs                       # every runtime: node, workerd, workerd-bare
  *   node scripts/bench-http.mjs --only node --duration 5
  *   node scripts/bench-http.mjs --proxy-only           # skip the /v1/select rows
  *   node scripts/bench-http.mjs --no-proxy             # skip the proxy rows
+ *   node scripts/bench-http.mjs --proxy-only --only workerd --proxy-selectors keyword
+ *   node scripts/bench-http.mjs --proxy-only --only workerd --proxy-selectors keyword --profile 1000
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { buildNodeEntry } from './serve-node.mjs';
 import { buildOnnxWorker, WORKER_MODEL_FILES } from './start-worker.mjs';
 
-/** Keep in step with wrangler.toml. */
-const COMPATIBILITY_DATE = '2026-04-01';
-
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The deployed worker's settings (wrangler.toml, `--env onnx`), so Miniflare serves what deploys. */
+const WORKER_CONFIG = deployedWorkerConfig(readFileSync(join(root, 'wrangler.toml'), 'utf8'));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const index = args.indexOf(name);
@@ -55,8 +62,10 @@ const PROMPTS = [
 ];
 const token = randomBytes(24).toString('base64url');
 const SEQUENTIAL = Number(option('--sequential', '200'));
-const PROXY_SELECTORS = ['keyword', 'hybrid'];
+const PROXY_SELECTORS = option('--proxy-selectors', 'keyword,hybrid').split(',').filter(Boolean);
 const SETTLE_MS = Number(option('--settle-ms', '5000'));
+/** `--profile N`: after the timed blocks, N `keyword` requests (and N through the null proxy) under V8's profiler, per isolate (workerd). */
+const PROFILE = Number(option('--profile', '0'));
 
 function freePort() {
   return new Promise((done, fail) => {
@@ -67,6 +76,73 @@ function freePort() {
       server.close(() => done(port));
     });
   });
+}
+
+/**
+ * `compatibility_date`, `compatibility_flags` and `[env.onnx.assets] run_worker_first` from
+ * wrangler.toml. `run_worker_first` matters here: without it Miniflare's asset router first
+ * looks every request up in the asset manifest (about 0.5 ms of CPU each) before the worker runs.
+ */
+function deployedWorkerConfig(toml) {
+  const top = toml.split(/^\[/m)[0];
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(top)?.[1];
+  if (!date) throw new Error('wrangler.toml: no compatibility_date');
+  const flags = [...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(top)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]);
+  const assets = /^\[env\.onnx\.assets\]([^[]*)/m.exec(toml)?.[1] ?? '';
+  return { compatibilityDate: date, compatibilityFlags: flags, runWorkerFirst: /^run_worker_first\s*=\s*true/m.test(assets) };
+}
+
+/** Miniflare's options for a worker served the way the deployed one is: its flags, its assets router. */
+function workerdShape(assets) {
+  return {
+    compatibilityDate: WORKER_CONFIG.compatibilityDate,
+    compatibilityFlags: WORKER_CONFIG.compatibilityFlags,
+    assets: {
+      directory: assets,
+      binding: 'ASSETS',
+      routerConfig: { has_user_worker: true, ...(WORKER_CONFIG.runWorkerFirst ? { invoke_user_worker_ahead_of_assets: true } : {}) },
+    },
+  };
+}
+
+/**
+ * Serve a worker on bare `workerd` (the runtime Cloudflare runs, from the `workerd` package),
+ * without Miniflare's dev isolates in the request path (its entry worker, RPC proxy and outbound
+ * worker). The model files come from a read-only disk service bound as `ASSETS`; no KV.
+ */
+async function startBareWorkerd(name, { modules, bindings, assets }) {
+  const dir = join(root, '.wrangler', 'bench-bare', name.replace(/\W+/g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const quote = JSON.stringify;
+  const moduleLines = modules.map(
+    (module) => `(name = ${quote(module.name)}, ${module.type === 'CompiledWasm' ? 'wasm' : 'esModule'} = embed ${quote(relative(dir, module.path))})`,
+  );
+  const bindingLines = [
+    ...Object.entries(bindings).map(([key, value]) => `(name = ${quote(key)}, text = ${quote(value)})`),
+    ...(assets ? ['(name = "ASSETS", service = "assets")'] : []),
+  ];
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .benchWorker),
+    ${assets ? `(name = "assets", disk = (path = ${quote(assets)}, writable = false)),` : ''}
+    (name = "internet", network = (allow = ["local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const benchWorker :Workerd.Worker = (
+  modules = [${moduleLines.join(', ')}],
+  compatibilityDate = ${quote(WORKER_CONFIG.compatibilityDate)},
+  compatibilityFlags = [${WORKER_CONFIG.compatibilityFlags.map(quote).join(', ')}],
+  bindings = [${bindingLines.join(', ')}],
+);
+`;
+  const file = join(dir, 'config.capnp');
+  writeFileSync(file, config);
+  const url = `http://127.0.0.1:${port}`;
+  const binary = join(root, 'node_modules', 'workerd', 'bin', 'workerd');
+  return { child: await startServer(name, binary, ['serve', file], {}, url), url };
 }
 
 /** Start a child process and wait until `url/healthz` answers. */
@@ -230,6 +306,13 @@ function privateAssets() {
   return dir;
 }
 
+/** The null proxy serves no files, but has the same asset router in front of it. */
+function floorAssets() {
+  const dir = join(root, '.wrangler', 'bench-floor-assets');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** The scripted model server and the 150-tool set, bundled from the test support code. */
 async function bundleUpstream() {
   const { build } = await import('esbuild');
@@ -278,6 +361,105 @@ async function startUpstream(bundle) {
   throw new Error('the scripted upstream did not start');
 }
 
+/**
+ * V8's sampling profiler on every isolate of a Miniflare instance (the user worker, Miniflare's
+ * entry and outbound workers, the asset router), over its inspector. workerd's clock stands
+ * still during computation, so in-worker timers cannot split a request's CPU time; samples can.
+ */
+async function profileIsolates(inspectorPort) {
+  const { createRequire } = await import('node:module');
+  const WebSocket = createRequire(join(root, 'node_modules', 'miniflare', 'package.json'))('ws');
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const sessions = await Promise.all(
+    targets.map(async (target) => {
+      const socket = new WebSocket(target.webSocketDebuggerUrl);
+      await new Promise((done, fail) => {
+        socket.once('open', done);
+        socket.once('error', fail);
+      });
+      const pending = new Map();
+      let next = 0;
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        pending.get(message.id)?.(message.result);
+        pending.delete(message.id);
+      });
+      const send = (method, params = {}) =>
+        new Promise((done) => {
+          pending.set(++next, done);
+          socket.send(JSON.stringify({ id: next, method, params }));
+        });
+      await send('Profiler.enable');
+      await send('Profiler.setSamplingInterval', { interval: 50 });
+      await send('Profiler.start');
+      return { name: target.title.replace(/^workerd: worker /, ''), socket, send };
+    }),
+  );
+  return {
+    /** Stop; per isolate, the sampled CPU time and the functions that spent it (self time, ms). */
+    async stop() {
+      const out = [];
+      for (const session of sessions) {
+        const { profile } = await session.send('Profiler.stop');
+        session.socket.close();
+        out.push({ name: session.name, ...selfTimes(profile) });
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Self time per function. A sample stands for the time until the next one; gaps over 1 ms are
+ * the isolate waiting (I/O, other isolates), not running, and are left out.
+ */
+function selfTimes(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
+  const label = (node) => `${node.callFrame.functionName || '(anonymous)'}${node.callFrame.lineNumber >= 0 ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+  const functions = new Map();
+  let busyMs = 0;
+  profile.samples.forEach((id, index) => {
+    const micros = profile.timeDeltas[index + 1] ?? 0;
+    const node = nodes.get(id);
+    if (micros > 1000 || node.callFrame.functionName === '(idle)') return;
+    // Native frames (fetch, read, forEach…) are named with the script function that called them.
+    const parent = node.callFrame.url === '' ? parents.get(id) : undefined;
+    const name = parent && parent.callFrame.url !== '' ? `${label(node)} in ${label(parent)}` : label(node);
+    functions.set(name, (functions.get(name) ?? 0) + micros / 1000);
+    busyMs += micros / 1000;
+  });
+  return { busyMs, functions: [...functions.entries()].sort((a, b) => b[1] - a[1]) };
+}
+
+/** `--profile`: N keyword requests through the proxy, then N through the null proxy, each profiled. */
+async function profileProxy(name, proxy, floor, body, headers) {
+  const report = [];
+  for (const [path, target] of [
+    ['proxy keyword', proxy],
+    ['null proxy', floor],
+  ]) {
+    if (!target?.inspectorPort) continue;
+    const profiler = await profileIsolates(target.inspectorPort);
+    for (let i = 0; i < PROFILE; i++) await timed(target.url, body, headers(path));
+    const isolates = await profiler.stop();
+    report.push({ path, isolates });
+  }
+  for (const { path, isolates } of report) {
+    const busy = isolates.filter((isolate) => isolate.busyMs > 0);
+    const total = busy.reduce((sum, isolate) => sum + isolate.busyMs, 0);
+    console.log(
+      `\n[profile] ${name} ${path}: ${(total / PROFILE).toFixed(3)} ms of sampled CPU per request in JavaScript isolates (the profiler's own overhead included): ${busy.map((isolate) => `${isolate.name} ${(isolate.busyMs / PROFILE).toFixed(3)}`).join(', ')}`,
+    );
+    const user = isolates.find((isolate) => isolate.name.startsWith('core:user'));
+    if (path === 'proxy keyword' && user) {
+      console.log("[profile] the proxy worker's own functions, self ms per request:");
+      for (const [fn, ms] of user.functions.slice(0, 25)) console.log(`  ${(ms / PROFILE).toFixed(4)}  ${fn}`);
+    }
+  }
+}
+
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -297,6 +479,14 @@ async function timed(url, body, headers) {
  * sends a fixed ~4 KB body (9 tools) upstream, then relays the answer. No parsing, no
  * selection: what the extra hop alone costs here, so the proxy rows can be read against it.
  */
+/** The null proxy as a worker: reads the body, forwards a fixed 9-tool body, relays the answer. */
+const FLOOR_WORKER = `export default { async fetch(request, env) {
+  if (new URL(request.url).pathname === '/healthz') return new Response('ok');
+  await request.arrayBuffer();
+  const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
+  return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
+} }`;
+
 async function startFloor(name, upstream, tools) {
   const small = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: PROMPTS[0] }], tools: tools.slice(0, 9) });
   const target = `${upstream.url}/v1/chat/completions`;
@@ -329,22 +519,31 @@ async function startFloor(name, upstream, tools) {
     );
     return { url, stop: () => stop(child) };
   }
+  if (name === 'workerd-bare') {
+    const script = join(root, '.wrangler', 'bench-bare', 'floor.js');
+    mkdirSync(dirname(script), { recursive: true });
+    writeFileSync(script, FLOOR_WORKER);
+    const { child, url } = await startBareWorkerd('null proxy bare', {
+      modules: [{ name: 'floor.js', type: 'ESModule', path: script }],
+      bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
+    });
+    return { url, stop: () => stop(child) };
+  }
+  // Served like the proxy worker (same flags, same asset router in front), so the floor holds
+  // every hop the proxy's requests take and the difference is the proxy's own work.
   const { Miniflare } = await import('miniflare');
+  const inspectorPort = PROFILE > 0 ? await freePort() : undefined;
   const mf = new Miniflare({
+    ...workerdShape(floorAssets()),
     modules: true,
-    script: `export default { async fetch(request, env) {
-      if (new URL(request.url).pathname === '/healthz') return new Response('ok');
-      await request.arrayBuffer();
-      const answer = await fetch(env.FLOOR_TARGET, { method: 'POST', headers: { 'content-type': 'application/json' }, body: env.FLOOR_BODY });
-      return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': 'application/json', 'x-loopctl-advertised': '9' } });
-    } }`,
-    compatibilityDate: COMPATIBILITY_DATE,
+    script: FLOOR_WORKER,
     bindings: { FLOOR_TARGET: target, FLOOR_BODY: small },
     host: '127.0.0.1',
     port: await freePort(),
     cf: false,
+    ...(inspectorPort ? { inspectorPort } : {}),
   });
-  return { url: (await mf.ready).origin, stop: () => mf.dispose() };
+  return { url: (await mf.ready).origin, stop: () => mf.dispose(), inspectorPort };
 }
 
 async function benchProxy(name, url, upstream, tools, floor) {
@@ -416,6 +615,15 @@ async function benchProxy(name, url, upstream, tools, floor) {
   };
   const stats = Object.fromEntries(Object.entries(samples).map(([mode, values]) => [mode, summary(values)]));
   const besideStats = Object.fromEntries(proxied.map((mode) => [mode.mode, summary(directBeside[mode.mode])]));
+  if (PROFILE > 0) {
+    await profileProxy(
+      name,
+      { url: proxyURL, inspectorPort: name === 'workerd' ? runtimeInspector : undefined },
+      floor && { url: `${floor.url}/v1/chat/completions`, inspectorPort: floor.inspectorPort },
+      bodies[0],
+      (path) => (path === 'null proxy' ? {} : { ...auth, 'x-loopctl-selector': 'keyword' }),
+    );
+  }
   const rows = [];
   for (const mode of modes) {
     const load = await autocannon({
@@ -475,23 +683,38 @@ const runtimes = {
     // with no dev proxy or file watcher in the request path.
     const modules = buildOnnxWorker({ outdir: join(root, '.wrangler', 'bench-build'), assets });
     const { Miniflare } = await import('miniflare');
+    runtimeInspector = PROFILE > 0 ? await freePort() : undefined;
     const mf = new Miniflare({
       ...modules,
-      compatibilityDate: COMPATIBILITY_DATE,
+      ...workerdShape(assets),
       kvNamespaces: ['VECTORS'],
       kvPersist: join(root, '.wrangler', 'bench-state', 'kv'),
-      assets: { directory: assets, binding: 'ASSETS', routerConfig: { has_user_worker: true } },
       bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
       host: '127.0.0.1',
       port: await freePort(),
       cf: false,
+      ...(runtimeInspector ? { inspectorPort: runtimeInspector } : {}),
     });
     const url = (await mf.ready).origin;
     return { child: { stop: () => mf.dispose() }, url };
   },
+  // The same bundle on bare workerd: what the worker itself costs, without Miniflare's dev hops.
+  'workerd-bare': async () => {
+    const assets = privateAssets();
+    const outdir = join(root, '.wrangler', 'bench-build');
+    const built = buildOnnxWorker({ outdir, assets });
+    const modules = built.modules.map((module) => ({ ...module, name: relative(outdir, module.path) }));
+    return startBareWorkerd('workerd-bare', {
+      modules,
+      assets,
+      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+    });
+  },
 };
 
 const PROXY = !args.includes('--no-proxy');
+/** The inspector port of the workerd runtime under test (`--profile`). */
+let runtimeInspector;
 const proxyRows = [];
 let upstream;
 let proxyTools;
@@ -511,10 +734,10 @@ for (const [name, start] of Object.entries(runtimes)) {
 
 if (rows.length > 0) console.log('');
 if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-if (rows.length > 0) console.log('runtime  selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0) console.log('runtime      selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
-    `${row.runtime.padEnd(8)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+    `${row.runtime.padEnd(12)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
   );
 }
 if (upstream) {
@@ -525,11 +748,14 @@ if (upstream) {
     `Proxy: POST /v1/chat/completions, ${proxyTools.length} tools per request, scripted upstream (separate process). Added latency: ${SEQUENTIAL} sequential requests per path, alternating with as many direct ones (+ms: against those); load: autocannon ${CONNECTIONS} connections × ${DURATION} s`,
   );
   console.log(
-    'runtime  path            p50 ms  p99 ms  +p50 ms  +p99 ms  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
+    'runtime      path            p50 ms  p99 ms  +p50 ms  +p99 ms  own +p50  in-proxy p50/p99 ms  tools  upstream KB  saved  | load p50  p99   req/s  errors  warm-up ms',
   );
   for (const row of proxyRows) {
+    // The proxy's own share: its added p50 minus the null proxy's on the same runtime (the hop).
+    const floor = proxyRows.find((other) => other.runtime === row.runtime && other.mode === 'null proxy');
+    const own = row.mode.startsWith('proxy') && floor ? ms(row.addedP50 - floor.addedP50) : '      -';
     console.log(
-      `${row.runtime.padEnd(8)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
+      `${row.runtime.padEnd(12)} ${row.mode.padEnd(14)} ${ms(row.p50)} ${ms(row.p99)} ${ms(row.addedP50)}  ${ms(row.addedP99)}  ${own}  ${(row.ownP50 === undefined ? '-' : `${row.ownP50.toFixed(2)} / ${row.ownP99.toFixed(2)}`).padStart(19)} ${row.advertised.toFixed(1).padStart(6)} ${(row.upstreamBytes / 1024).toFixed(1).padStart(12)} ${`${row.savedPct.toFixed(1)}%`.padStart(6)}  | ${String(row.loadP50).padStart(8)} ${String(row.loadP99).padStart(4)} ${row.rps.toFixed(0).padStart(7)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,
     );
   }
 }

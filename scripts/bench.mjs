@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadCases, loadTools, percentile } from '../dist/cli.js';
+import { loadCases, loadTools, memoEmbedder, percentile } from '../dist/cli.js';
 import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
 import { encodeVectorsFile } from '../dist/vectors.js';
 import { useLiteEmbedder } from '../dist/transformers.js';
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     'corpus-texts': { type: 'string', default: '600' },
     'corpus-rounds': { type: 'string', default: '3' },
+    'learn-sets': { type: 'string', default: 'metatool,bfcl' },
+    'learn-runs': { type: 'string', default: '5' },
   },
 });
 // The machine is shared: every figure carries the 1-minute load average it was taken under.
@@ -206,6 +208,52 @@ if (want('embedding') || want('hybrid')) {
   if (want('hybrid')) {
     const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
     report('HybridSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+  }
+}
+
+if (want('learn')) {
+  // selector.learn() on each set's dev split (prompt → expected tools), the prompts' vectors
+  // embedded once beforehand (a memoising embedder), so the figure is learning itself: the
+  // example store and the query projection's fit with its held-out check.
+  const embedder = memoEmbedder(useLiteEmbedder({ modelPath: resolve(import.meta.dirname, '../models/use-lite'), numThreads: 1 }));
+  for (const set of values['learn-sets'].split(',')) {
+    const setTools = loadTools(join(values.data, set, 'tools.json'));
+    const examples = loadCases(join(values.data, set, 'cases.jsonl'), 'dev').map((c) => ({ query: c.query, tools: c.expected }));
+    const cache = memoryVectorCache();
+    const fresh = async () => {
+      const selector = new HybridSelector(embedder, { cache, learnedCache: memoryVectorCache() });
+      await selector.select({ turn: 1, latestUserMessage: examples[0].query, conversation: [] }, setTools, { signal: new AbortController().signal });
+      return selector;
+    };
+    await (await fresh()).learn(examples, { tools: setTools }); // embeds corpus and prompts once
+    const samples = [];
+    // CPU time too: on a shared machine wall time mostly measures the other processes.
+    const cpu = [];
+    let summary;
+    for (let i = 0; i < Number(values['learn-runs']); i++) {
+      const selector = await fresh();
+      const t = performance.now();
+      const c = process.cpuUsage();
+      summary = await selector.learn(examples, { tools: setTools });
+      const used = process.cpuUsage(c);
+      samples.push(performance.now() - t);
+      cpu.push((used.user + used.system) / 1000);
+    }
+    const best = Math.min(...samples);
+    const median = percentile(samples, 0.5);
+    const cpuBest = Math.min(...cpu);
+    console.log(
+      `learn ${summary.total} examples (${set} dev split): ${best.toFixed(0)} ms best, ${median.toFixed(0)} ms median of ${samples.length}; ` +
+        `CPU ${cpuBest.toFixed(0)} ms best (embedding excluded; projection ${summary.projection?.applied ? `applied at ${summary.projection.blend}` : 'off'}; load ${load()})`,
+    );
+    results.push({
+      name: `learn ${summary.total} examples (${set} dev split)`,
+      bestMs: best,
+      medianMs: median,
+      cpuBestMs: cpuBest,
+      n: samples.length,
+      load: load(),
+    });
   }
 }
 

@@ -9,7 +9,8 @@
 // cases stay together): learn one fold, score the other (at most --cap cases), both ways; and
 // the same with only 20 examples of the learning fold (two draws), the "little data" guard.
 // Learning rows: the vote's grid (--part learn,vote) and the query projection's λ (--lambdas,
-// and optionally --blends "a,b;c,d" for candidate blend lists).
+// and optionally --blends "a,b;c,d" for candidate blend lists); --dense W1,W2 repeats every
+// row at each hybrid blend weight (dense share), to see whether learning moves the best one.
 //
 // --vectors FILE keeps query vectors between runs (a JSON map; dev iteration only).
 import { createHash } from 'node:crypto';
@@ -150,7 +151,9 @@ if (values.part.includes('learn')) {
   md += `over sets from no learning to 20 examples.\n\n`;
   md += `| setting | ${sets.join(' | ')} | min (all) | worst 20-example change |\n| --- | ${sets.map(() => '---').join(' | ')} | --- | --- |\n`;
   const base = {};
-  for (const learned of grid) {
+  // --dense W1,W2,…: each learning row once per blend weight (the plain hybrid's is 0.7).
+  const denseWeights = values.dense?.split(',').map(Number) ?? [undefined];
+  for (const [learned, denseWeight] of grid.flatMap((learned) => denseWeights.map((w) => [learned, w]))) {
     const cells = [];
     let min = 1;
     let worst = Infinity;
@@ -163,9 +166,9 @@ if (values.part.includes('learn')) {
       for (const f of [0, 1]) {
         const train = folds[f];
         const test = folds[1 - f].slice(0, cap);
-        const options = { learned, multiIntent: false, ...(values.dense ? { denseWeight: Number(values.dense) } : {}) };
-        base[`${set}${f}`] ??= (await score(options, set, test)).full;
-        b += base[`${set}${f}`] * test.length;
+        const options = { learned, multiIntent: false, ...(denseWeight !== undefined ? { denseWeight } : {}) };
+        base[`${set}${f}${denseWeight}`] ??= (await score(options, set, test)).full;
+        b += base[`${set}${f}${denseWeight}`] * test.length;
         all += (await score(options, set, test, train)).full * test.length;
         const step = Math.max(1, Math.floor(train.length / 20));
         let s = 0;
@@ -177,7 +180,7 @@ if (values.part.includes('learn')) {
       worst = Math.min(worst, (small - b) / n);
       cells.push(`${(b / n).toFixed(3)} → ${(all / n).toFixed(3)} → ${(small / n).toFixed(3)}`);
     }
-    const label = JSON.stringify(learned).replaceAll('"', '');
+    const label = `${JSON.stringify(learned).replaceAll('"', '')}${denseWeight !== undefined ? ` dense ${denseWeight}` : ''}`;
     md += `| ${label} | ${cells.join(' | ')} | ${min.toFixed(3)} | ${worst >= 0 ? '+' : ''}${worst.toFixed(3)} |\n`;
     console.error(label, cells.join(' | '));
   }

@@ -17,7 +17,7 @@
  * @module
  */
 import { checksumBytes } from '../hash.js';
-import { backward, cholesky, columnGram, forward, rowGram, solveInPlace } from './ridge-algebra.js';
+import { backward, cholesky, columnGram, dot, forward, rowGram, rowProducts, solveInPlace, solveRows, transpose } from './ridge-algebra.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
 export interface ProjectionOptions {
@@ -72,15 +72,16 @@ export interface ProjectionExample {
 /** A fitted map and what the check decided. */
 export interface QueryProjection {
   /**
-   * Δ, already scaled by `blend`: a query becomes `x + xΔ`. From the dual (fewer examples than
-   * dimensions), `Δ = Xᵀ·C` kept as `rank` rows of `basis` (X) and `delta` (C). From the
-   * primal, `Δ = G⁻¹·B` kept as the Cholesky factor of G in `factor` and B (d×d) in `delta`,
-   * so fitting never solves for all of Δ (a query pays two triangular solves instead).
+   * Δ, already scaled by `blend`: a query becomes `x + xΔ`, and Δ is never formed. From the
+   * dual (fewer examples than dimensions), `Δ = Xᵀ(XXᵀ + λI)⁻¹Z` kept as `rank` rows of `basis`
+   * (X), the Cholesky factor of XXᵀ + λI in `factor` and Z in `delta`. From the primal,
+   * `Δ = G⁻¹·B` kept as the Cholesky factor of G in `factor` and B (d×d) in `delta`. Either
+   * way a query pays two triangular solves instead of the fit solving for all of Δ.
    */
   readonly delta: Float64Array;
   readonly basis?: Float64Array;
   readonly rank?: number;
-  readonly factor?: Float64Array;
+  readonly factor: Float64Array;
   readonly dimensions: number;
   /** The blend the leave-one-out check chose (0 < blend ≤ 1). */
   readonly blend: number;
@@ -122,35 +123,31 @@ export function fitProjection(
   if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
   const d = dimensions;
   const n = usable.length;
-  const x = new Float64Array(n * d);
-  const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
-  usable.forEach((example, i) => {
-    const target = meanRow(toolMatrix, example.tools, toolCount, d);
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] = example.vector[j] as number;
-      z[i * d + j] = (target[j] as number) - (example.vector[j] as number);
-    }
-  });
-  const lambda = settings.lambda;
-  const fit = n < d ? fitDual(x, z, n, d, lambda) : fitPrimal(x, z, n, d, lambda, usable, toolMatrix, toolCount);
+  const { x, fit } = fitRidge(usable, toolMatrix, toolCount, d, settings.lambda);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
   // that a vote cannot help and a bad map would hurt). Ranking is invariant to the query's
   // norm, so at blend α the tools score s₀ + α·s₁ with s₀ = x·v and s₁ = ẑ₋ₛ·v.
   const blends = [0, ...settings.blends.filter((b) => b > 0 && b <= 1)];
-  const s0 = new Float64Array(toolCount);
-  const s1 = new Float64Array(toolCount);
   const checkK = Math.max(1, Math.min(settings.checkK, Math.floor(toolCount / 8)));
-  // Per held-out row, whether its tools made the top checkK at each blend.
-  const score = (sets: readonly (readonly number[])[]): Uint8Array[] => {
+  const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
+  // Per held-out row, whether its tools made the top checkK at each blend. All rows of all
+  // groups are predicted in one batch, then ranked against the registry in blocks of rows
+  // (matrix products rather than one row at a time).
+  const score = (groups: readonly (readonly number[])[]): Uint8Array[] => {
+    const rows = groups.flat();
+    const predicted = fit.heldOut(groups);
     const out: Uint8Array[] = [];
-    for (const held of sets) {
-      const predicted = fit.heldOut(held);
-      held.forEach((row, r) => {
-        scorePair(toolMatrix, toolCount, d, x.subarray(row * d, row * d + d), predicted[r] as Float64Array, s0, s1);
+    for (let start = 0; start < rows.length; start += SCORE_BLOCK) {
+      const block = rows.slice(start, start + SCORE_BLOCK);
+      const s0 = rowProducts(gatherRows(x, block, d), block.length, tools64, toolCount, d);
+      const s1 = rowProducts(predicted.subarray(start * d, (start + block.length) * d), block.length, tools64, toolCount, d);
+      block.forEach((row, r) => {
         const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
-        out.push(Uint8Array.from(blends, (alpha) => fullHit(s0, s1, alpha, used, checkK)));
+        const first = s0.subarray(r * toolCount, (r + 1) * toolCount);
+        const second = s1.subarray(r * toolCount, (r + 1) * toolCount);
+        out.push(Uint8Array.from(blends, (alpha) => fullHit(first, second, alpha, used, checkK)));
       });
     }
     return out;
@@ -190,8 +187,8 @@ export function fitProjection(
   const blend = blends[best] as number;
   const { delta } = fit;
   for (let i = 0; i < delta.length; i++) delta[i] = (delta[i] as number) * blend;
-  if (fit.factor) return { delta, factor: fit.factor, dimensions: d, blend, check };
-  return { delta, basis: x, rank: n, dimensions: d, blend, check };
+  if (n >= d) return { delta, factor: fit.factor, dimensions: d, blend, check };
+  return { delta, factor: fit.factor, basis: x, rank: n, dimensions: d, blend, check };
 }
 
 /**
@@ -204,31 +201,24 @@ export function projectQuery(projection: QueryProjection, query: Float32Array): 
   const d = projection.dimensions;
   const out = new Float64Array(d);
   const { delta, basis, rank, factor } = projection;
-  if (factor) {
-    // xΔ = (G⁻¹x)ᵀB: G is symmetric, so solve with its factor, then one pass over B.
-    const solved = Float64Array.from(query);
-    forward(factor, d, solved);
-    backward(factor, d, solved);
-    for (let i = 0; i < d; i++) {
-      const weight = solved[i] as number;
-      const offset = i * d;
-      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + weight * (delta[offset + j] as number);
-    }
-  } else if (basis && rank !== undefined) {
-    // Low rank: xΔ = (x·Bᵀ)·C.
+  if (basis && rank !== undefined && factor) {
+    // Low rank: xΔ = ((x·Xᵀ)(XXᵀ + λI)⁻¹)·Z, the middle by the factor's two solves.
+    const weights = new Float64Array(rank);
     for (let r = 0; r < rank; r++) {
       let weight = 0;
       const offset = r * d;
       for (let j = 0; j < d; j++) weight += (basis[offset + j] as number) * (query[j] as number);
-      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + weight * (delta[offset + j] as number);
+      weights[r] = weight;
     }
-  } else {
-    for (let i = 0; i < d; i++) {
-      const xi = query[i] as number;
-      if (xi === 0) continue;
-      const offset = i * d;
-      for (let j = 0; j < d; j++) out[j] = (out[j] as number) + xi * (delta[offset + j] as number);
-    }
+    forward(factor, rank, weights);
+    backward(factor, rank, weights);
+    accumulateRows(weights, delta, d, out);
+  } else if (factor) {
+    // xΔ = (G⁻¹x)ᵀB: G is symmetric, so solve with its factor, then one pass over B.
+    const solved = Float64Array.from(query);
+    forward(factor, d, solved);
+    backward(factor, d, solved);
+    accumulateRows(solved, delta, d, out);
   }
   let norm = 0;
   for (let j = 0; j < d; j++) {
@@ -242,23 +232,81 @@ export function projectQuery(projection: QueryProjection, query: Float32Array): 
   return result;
 }
 
-interface Fit {
-  /** (dual) the n×d coefficients C with Δ = XᵀC, or (primal) B with Δ = G⁻¹B. */
-  readonly delta: Float64Array;
-  readonly factor?: Float64Array;
-  /**
-   * The predicted residual ẑ of each of `rows` had all of `rows` been left out of the fit:
-   * eₛ₋ = (I − Hₛₛ)⁻¹ eₛ with e = z − ẑ and H the hat matrix (exact for ridge regression).
-   */
-  heldOut(rows: readonly number[]): Float64Array[];
+/**
+ * The ridge fit on `examples` (all of them, in order): the design X, the residual targets
+ * Z = Y − X and the solved system (dual below d examples, primal from d).
+ */
+function fitRidge(examples: readonly ProjectionExample[], toolMatrix: Float32Array, toolCount: number, d: number, lambda: number) {
+  const n = examples.length;
+  const x = new Float64Array(n * d);
+  const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
+  examples.forEach((example, i) => {
+    const target = meanRow(toolMatrix, example.tools, toolCount, d);
+    for (let j = 0; j < d; j++) {
+      x[i * d + j] = example.vector[j] as number;
+      z[i * d + j] = (target[j] as number) - (example.vector[j] as number);
+    }
+  });
+  const fit = n < d ? fitDual(x, z, n, d, lambda) : fitPrimal(x, z, n, d, lambda, examples, toolMatrix, toolCount);
+  return { x, z, fit };
 }
 
 /**
- * The shared held-out algebra: given each row's fitted residual ẑⱼ and the hat-matrix entries
- * Hₐᵦ for the rows, solve (I − Hₛₛ) E = eₛ and return zₛ − E.
+ * The held-out check's predictions, for tests: for each group of example indices, the residual
+ * ẑ each of its examples gets from the ridge map fitted on all the other examples (computed
+ * exactly from the full fit, without refitting). Rows of all groups in order, d values each.
+ * @internal
  */
-function heldOutFrom(z: Float64Array, d: number, fitted: (row: number) => Float64Array, hat: (a: number, b: number) => number): Fit['heldOut'] {
-  return (rows) => {
+export function heldOutResiduals(
+  examples: readonly ProjectionExample[],
+  toolMatrix: Float32Array,
+  toolCount: number,
+  dimensions: number,
+  lambda: number,
+  groups: readonly (readonly number[])[],
+): Float64Array {
+  return fitRidge(examples, toolMatrix, toolCount, dimensions, lambda).fit.heldOut(groups);
+}
+
+/** Held-out rows scored against the registry per block (bounds the score matrices' memory). */
+const SCORE_BLOCK = 32;
+
+// out += Σᵣ weightsᵣ · row r of `rows` (d values per row).
+function accumulateRows(weights: Float64Array, rows: Float64Array, d: number, out: Float64Array): void {
+  for (let r = 0; r < weights.length; r++) {
+    const weight = weights[r] as number;
+    const offset = r * d;
+    for (let j = 0; j < d; j++) out[j] = (out[j] as number) + weight * (rows[offset + j] as number);
+  }
+}
+
+interface Fit {
+  /** (dual) Z with Δ = Xᵀ(LLᵀ)⁻¹Z, or (primal) B with Δ = (LLᵀ)⁻¹B, L the factor. */
+  readonly delta: Float64Array;
+  readonly factor: Float64Array;
+  /**
+   * For each group of rows, the predicted residual ẑ of each of its rows had the whole group
+   * been left out of the fit: eₛ₋ = (I − Hₛₛ)⁻¹ eₛ with e = z − ẑ and H the hat matrix (exact
+   * for ridge regression). Rows of all groups in order, d values each.
+   */
+  heldOut(groups: readonly (readonly number[])[]): Float64Array;
+}
+
+/**
+ * The shared held-out algebra: given the fitted residuals ẑ of all groups' rows (in order, d
+ * each) and the hat-matrix entries Hₐᵦ within each group, solve (I − Hₛₛ) E = eₛ per group and
+ * return zₛ − E.
+ */
+function heldOutFrom(
+  z: Float64Array,
+  d: number,
+  groups: readonly (readonly number[])[],
+  fitted: Float64Array,
+  hat: (a: number, b: number) => number,
+): Float64Array {
+  const out = new Float64Array(fitted.length);
+  let offset = 0;
+  for (const rows of groups) {
     const s = rows.length;
     const system = new Float64Array(s * s);
     for (let a = 0; a < s; a++) {
@@ -266,46 +314,52 @@ function heldOutFrom(z: Float64Array, d: number, fitted: (row: number) => Float6
     }
     const errors = new Float64Array(s * d);
     rows.forEach((row, a) => {
-      const predicted = fitted(row);
-      for (let c = 0; c < d; c++) errors[a * d + c] = (z[row * d + c] as number) - (predicted[c] as number);
+      const base = (offset + a) * d;
+      for (let c = 0; c < d; c++) errors[a * d + c] = (z[row * d + c] as number) - (fitted[base + c] as number);
     });
     cholesky(system, s);
     solveInPlace(system, s, errors, d);
-    return rows.map((row, a) => {
-      const out = new Float64Array(d);
-      for (let c = 0; c < d; c++) out[c] = (z[row * d + c] as number) - (errors[a * d + c] as number);
-      return out;
+    rows.forEach((row, a) => {
+      const base = (offset + a) * d;
+      for (let c = 0; c < d; c++) out[base + c] = (z[row * d + c] as number) - (errors[a * d + c] as number);
     });
-  };
+    offset += s;
+  }
+  return out;
 }
 
-// N < d: A = (XXᵀ + λI)⁻¹ Z, Δ = XᵀA; ẑ = XXᵀA, H = I − λ(XXᵀ + λI)⁻¹.
+// N < d: Δ = Xᵀ(XXᵀ + λI)⁻¹Z, kept factored (X, the Cholesky factor of XXᵀ + λI, and Z): a
+// query pays x·Xᵀ, two triangular solves and a pass over Z, and the fit never solves for all
+// of A = (XXᵀ + λI)⁻¹Z. Held out: ẑ = XXᵀA = Z − λA, H = I − λ(XXᵀ + λI)⁻¹, so only the rows
+// of the inverse for the scored rows are needed.
 function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number): Fit {
   const k = rowGram(x, n, d);
   for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
   cholesky(k, n);
-  const a = z.slice();
-  solveInPlace(k, n, a, d);
-  const inverseColumns = new Map<number, Float64Array>();
-  const column = (j: number) => {
-    let m = inverseColumns.get(j);
-    if (!m) {
-      m = new Float64Array(n);
-      m[j] = 1;
-      forward(k, n, m);
-      backward(k, n, m);
-      inverseColumns.set(j, m);
-    }
-    return m;
+  return {
+    delta: z.slice(),
+    factor: k,
+    heldOut: (groups) => {
+      const rows = groups.flat();
+      const unique = [...new Set(rows)];
+      const index = new Map(unique.map((row, i) => [row, i]));
+      const s = unique.length;
+      // Rows of (XXᵀ + λI)⁻¹ (symmetric): solve the unit vectors eₛ, then Aₛ = those rows · Z.
+      const inverse = new Float64Array(s * n);
+      unique.forEach((row, i) => {
+        inverse[i * n + row] = 1;
+      });
+      solveRows(k, n, inverse, s);
+      const aRows = rowProducts(inverse, s, transpose(z, n, d), d, n);
+      const fitted = new Float64Array(rows.length * d);
+      rows.forEach((row, r) => {
+        const from = (index.get(row) as number) * d;
+        for (let c = 0; c < d; c++) fitted[r * d + c] = (z[row * d + c] as number) - lambda * (aRows[from + c] as number);
+      });
+      const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (inverse[(index.get(q) as number) * n + p] as number);
+      return heldOutFrom(z, d, groups, fitted, hat);
+    },
   };
-  // ẑ = XXᵀA = (XXᵀ + λI)A − λA = Z − λA.
-  const fitted = (row: number) => {
-    const out = new Float64Array(d);
-    for (let c = 0; c < d; c++) out[c] = (z[row * d + c] as number) - lambda * (a[row * d + c] as number);
-    return out;
-  };
-  const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (column(q)[p] as number);
-  return { delta: a, heldOut: heldOutFrom(z, d, fitted, hat) };
 }
 
 // N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; ẑᵢ = xᵢG⁻¹B, Hₐᵦ = xₐG⁻¹xᵦᵀ. XᵀY is summed
@@ -321,8 +375,7 @@ function fitPrimal(
   toolCount: number,
 ): Fit {
   const g = columnGram(x, n, d);
-  const b = new Float64Array(d * d);
-  // b = XᵀY − XᵀX, then g = XᵀX + λI.
+  // uₜ for every used tool t, as the columns of U (d × used) beside vₜ as the columns of V.
   const sums = new Map<number, Float64Array>();
   examples.forEach((example, i) => {
     const used = [...new Set(example.tools.filter((t) => t >= 0 && t < toolCount))];
@@ -337,37 +390,53 @@ function fitPrimal(
       for (let j = 0; j < d; j++) u[j] = (u[j] as number) + weight * (x[i * d + j] as number);
     }
   });
-  for (const [t, u] of sums) addOuter(b, u, toolMatrix, t * d, d);
+  const used = sums.size;
+  const ut = new Float64Array(d * used);
+  const vt = new Float64Array(d * used);
+  let column = 0;
+  for (const [t, u] of sums) {
+    for (let j = 0; j < d; j++) {
+      ut[j * used + column] = u[j] as number;
+      vt[j * used + column] = toolMatrix[t * d + j] as number;
+    }
+    column++;
+  }
+  // b = XᵀY − XᵀX (XᵀY = UVᵀ, one tiled product), then g = XᵀX + λI.
+  const b = rowProducts(ut, d, vt, d, used);
   for (let i = 0; i < d * d; i++) b[i] = (b[i] as number) - (g[i] as number);
   for (let r = 0; r < d; r++) g[r * d + r] = (g[r * d + r] as number) + lambda;
   cholesky(g, d);
-  const solvedRows = new Map<number, Float64Array>();
-  const solved = (row: number) => {
-    let w = solvedRows.get(row);
-    if (!w) {
-      w = Float64Array.from(x.subarray(row * d, row * d + d));
-      forward(g, d, w);
-      backward(g, d, w);
-      solvedRows.set(row, w);
-    }
-    return w;
+  return {
+    delta: b,
+    factor: g,
+    heldOut: (groups) => {
+      // W = X_S G⁻¹ for the held-out rows S (G is symmetric: one solve with Xₛᵀ as its right-hand
+      // sides), then ẑₛ = W·B and Hₐᵦ = xₐ·wᵦ.
+      const rows = groups.flat();
+      const unique = [...new Set(rows)];
+      const index = new Map(unique.map((row, i) => [row, i]));
+      const s = unique.length;
+      const w = gatherRows(x, unique, d);
+      solveRows(g, d, w, s);
+      const fittedUnique = rowProducts(w, s, transpose(b, d, d), d, d);
+      const fitted = new Float64Array(rows.length * d);
+      rows.forEach((row, r) => {
+        const from = (index.get(row) as number) * d;
+        fitted.set(fittedUnique.subarray(from, from + d), r * d);
+      });
+      const hat = (p: number, q: number) => dot(x, p, w, index.get(q) as number, d);
+      return heldOutFrom(z, d, groups, fitted, hat);
+    },
   };
-  const fitted = (row: number) => {
-    const w = solved(row);
-    const out = new Float64Array(d);
-    for (let r = 0; r < d; r++) {
-      const weight = w[r] as number;
-      for (let c = 0; c < d; c++) out[c] = (out[c] as number) + weight * (b[r * d + c] as number);
-    }
-    return out;
-  };
-  const hat = (p: number, q: number) => {
-    const w = solved(q);
-    let sum = 0;
-    for (let c = 0; c < d; c++) sum += (x[p * d + c] as number) * (w[c] as number);
-    return sum;
-  };
-  return { delta: b, factor: g, heldOut: heldOutFrom(z, d, fitted, hat) };
+}
+
+/** The rows of a row-major matrix (`d` values each) in the given order, as one matrix. */
+function gatherRows(m: Float64Array, rows: readonly number[], d: number): Float64Array {
+  const out = new Float64Array(rows.length * d);
+  rows.forEach((row, r) => {
+    out.set(m.subarray(row * d, row * d + d), r * d);
+  });
+  return out;
 }
 
 /** max(Good–Turing share of once-used tools' examples, share of tools no example used). */
@@ -409,16 +478,6 @@ function rareToolGroups(examples: readonly ProjectionExample[], toolCount: numbe
   return groups;
 }
 
-/** b += uᵀ·v for v the d floats of `matrix` from `offset`. */
-function addOuter(b: Float64Array, u: Float64Array, matrix: Float32Array, base: number, d: number): void {
-  for (let r = 0; r < d; r++) {
-    const ur = u[r] as number;
-    if (ur === 0) continue;
-    const offset = r * d;
-    for (let c = 0; c < d; c++) b[offset + c] = (b[offset + c] as number) + ur * (matrix[base + c] as number);
-  }
-}
-
 function sumNorm(matrix: Float32Array, rows: readonly number[], d: number): number {
   let norm = 0;
   for (let j = 0; j < d; j++) {
@@ -440,62 +499,6 @@ function meanRow(matrix: Float32Array, rows: readonly number[], count: number, d
   const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
   for (let j = 0; j < d; j++) out[j] = (out[j] as number) * scale;
   return out;
-}
-
-// Both score vectors in one pass over the tool rows: s₀ = x·v and s₁ = p·v.
-function scorePair(matrix: Float32Array, count: number, d: number, x: Float64Array, p: Float64Array, s0: Float64Array, s1: Float64Array): void {
-  // Four tool rows per pass: each load of x and p serves four rows.
-  let row = 0;
-  for (; row + 4 <= count; row += 4) {
-    const b0 = row * d;
-    const b1 = b0 + d;
-    const b2 = b1 + d;
-    const b3 = b2 + d;
-    let a0 = 0;
-    let a1 = 0;
-    let a2 = 0;
-    let a3 = 0;
-    let c0 = 0;
-    let c1 = 0;
-    let c2 = 0;
-    let c3 = 0;
-    for (let j = 0; j < d; j++) {
-      const xj = x[j] as number;
-      const pj = p[j] as number;
-      const v0 = matrix[b0 + j] as number;
-      const v1 = matrix[b1 + j] as number;
-      const v2 = matrix[b2 + j] as number;
-      const v3 = matrix[b3 + j] as number;
-      a0 += v0 * xj;
-      a1 += v1 * xj;
-      a2 += v2 * xj;
-      a3 += v3 * xj;
-      c0 += v0 * pj;
-      c1 += v1 * pj;
-      c2 += v2 * pj;
-      c3 += v3 * pj;
-    }
-    s0[row] = a0;
-    s0[row + 1] = a1;
-    s0[row + 2] = a2;
-    s0[row + 3] = a3;
-    s1[row] = c0;
-    s1[row + 1] = c1;
-    s1[row + 2] = c2;
-    s1[row + 3] = c3;
-  }
-  for (; row < count; row++) {
-    let a = 0;
-    let b = 0;
-    const base = row * d;
-    for (let j = 0; j < d; j++) {
-      const v = matrix[base + j] as number;
-      a += v * (x[j] as number);
-      b += v * (p[j] as number);
-    }
-    s0[row] = a;
-    s1[row] = b;
-  }
 }
 
 // 1 when every used tool ranks within the top k under s₀ + α·s₁ (ties count against it).

@@ -6,34 +6,36 @@
  * @module
  */
 
+/** The `cols`×`rows` transpose of a row-major `rows`×`cols` matrix. */
+export function transpose(m: Float64Array, rows: number, cols: number): Float64Array {
+  const t = new Float64Array(cols * rows);
+  for (let i = 0; i < rows; i++) {
+    const offset = i * cols;
+    for (let j = 0; j < cols; j++) t[j * rows + i] = m[offset + j] as number;
+  }
+  return t;
+}
+
 /**
  * XᵀX (d×d) for X with n rows of d: the Gram matrix of X's columns, via {@link rowGram} on Xᵀ.
  */
 export function columnGram(x: Float64Array, n: number, d: number): Float64Array {
-  const t = new Float64Array(d * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < d; j++) t[j * n + i] = x[i * d + j] as number;
-  }
-  return rowGram(t, d, n);
+  return rowGram(transpose(x, n, d), d, n);
 }
 
 /**
  * The symmetric count×count matrix of dot products of `rows` (row-major, `length` values each):
- * XXᵀ. The lower triangle is computed in 4×4 tiles (sixteen running sums per pass, eight loads
- * for sixteen multiply-adds: about twice the speed of one cell at a time), then mirrored.
+ * XXᵀ. The lower triangle is computed in 4×4 tiles ({@link rowProducts}' kernel), then mirrored.
  */
 export function rowGram(rows: Float64Array, count: number, length: number): Float64Array {
   const g = new Float64Array(count * count);
-  const tiled = count - (count % 4);
-  for (let r = 0; r < tiled; r += 4) {
-    for (let c = 0; c <= r; c += 4) tile4(rows, length, r, c, g, count);
-  }
-  // Rows past the last whole tile (count not a multiple of 4), one cell at a time.
-  for (let r = tiled; r < count; r++) {
-    for (let c = 0; c <= r; c++) {
-      let sum = 0;
-      for (let k = 0; k < length; k++) sum += (rows[r * length + k] as number) * (rows[c * length + k] as number);
-      g[r * count + c] = sum;
+  const sums = new Float64Array(16);
+  for (let r = 0; r < count; r += 4) {
+    for (let c = 0; c <= r; c += 4) {
+      tile(rows, rowOffsets(r, count, length), rows, rowOffsets(c, count, length), length, sums);
+      for (let i = r; i < Math.min(r + 4, count); i++) {
+        for (let j = c; j < Math.min(c + 4, i + 1); j++) g[i * count + j] = sums[(i - r) * 4 + (j - c)] as number;
+      }
     }
   }
   for (let r = 0; r < count; r++) {
@@ -42,15 +44,103 @@ export function rowGram(rows: Float64Array, count: number, length: number): Floa
   return g;
 }
 
-function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array, d: number): void {
-  const r0 = r * n;
-  const r1 = r0 + n;
-  const r2 = r1 + n;
-  const r3 = r2 + n;
-  const c0 = c * n;
-  const c1 = c0 + n;
-  const c2 = c1 + n;
-  const c3 = c2 + n;
+/**
+ * ABᵀ: the `aRows`×`bRows` dot products of A's rows with B's rows (both row-major, `length`
+ * values per row), in 4×4 tiles. Every cell is summed in the same order as {@link dot}, so two
+ * identical rows get bit-identical products (rankings keep their exact ties).
+ */
+export function rowProducts(a: Float64Array, aRows: number, b: Float64Array, bRows: number, length: number): Float64Array {
+  const out = new Float64Array(aRows * bRows);
+  const sums = new Float64Array(16);
+  for (let r = 0; r < aRows; r += 4) {
+    const aOffsets = rowOffsets(r, aRows, length);
+    for (let c = 0; c < bRows; c += 4) {
+      tile(a, aOffsets, b, rowOffsets(c, bRows, length), length, sums);
+      for (let i = r; i < Math.min(r + 4, aRows); i++) {
+        for (let j = c; j < Math.min(c + 4, bRows); j++) out[i * bRows + j] = sums[(i - r) * 4 + (j - c)] as number;
+      }
+    }
+  }
+  return out;
+}
+
+/** The dot product of row `r` of `a` with row `c` of `b` (`length` values each). */
+export function dot(a: Float64Array, r: number, b: Float64Array, c: number, length: number): number {
+  let sum = 0;
+  const ra = r * length;
+  const cb = c * length;
+  for (let k = 0; k < length; k++) sum += (a[ra + k] as number) * (b[cb + k] as number);
+  return sum;
+}
+
+/**
+ * In place: each of the `m` rows of `v` (n values each, one right-hand side per row) becomes
+ * (LLᵀ)⁻¹ times itself, for L the factor from {@link cholesky}. Blocks of four unknowns: what
+ * the solved ones contribute is one 4×4 tile per four right-hand sides (the same kernel as the
+ * Gram matrix), and only the small triangle inside each block is solved one value at a time.
+ */
+export function solveRows(l: Float64Array, n: number, v: Float64Array, m: number): void {
+  const sums = new Float64Array(16);
+  const vOffsets = new Int32Array(4);
+  // Forward, L y = v: unknown i needs Σₖ<ᵢ L[i,k]·yₖ.
+  for (let i0 = 0; i0 < n; i0 += 4) {
+    const size = Math.min(4, n - i0);
+    const lOffsets = rowOffsets(i0, n, n);
+    for (let r0 = 0; r0 < m; r0 += 4) {
+      for (let b = 0; b < 4; b++) vOffsets[b] = Math.min(r0 + b, m - 1) * n;
+      if (i0 > 0) tile(l, lOffsets, v, vOffsets, i0, sums);
+      for (let r = r0; r < Math.min(r0 + 4, m); r++) {
+        const base = r * n;
+        for (let a = 0; a < size; a++) {
+          const i = i0 + a;
+          let value = (v[base + i] as number) - (i0 > 0 ? (sums[a * 4 + (r - r0)] as number) : 0);
+          for (let k = i0; k < i; k++) value -= (l[i * n + k] as number) * (v[base + k] as number);
+          v[base + i] = value / (l[i * n + i] as number);
+        }
+      }
+    }
+  }
+  // Backward, Lᵀ x = y: unknown i needs Σₖ>ᵢ L[k,i]·xₖ, read from row i of the upper triangle.
+  for (let i0 = Math.floor((n - 1) / 4) * 4; i0 >= 0; i0 -= 4) {
+    const end = Math.min(i0 + 4, n);
+    const size = end - i0;
+    const lOffsets = rowOffsets(i0, n, n);
+    for (let b = 0; b < 4; b++) lOffsets[b] = (lOffsets[b] as number) + end;
+    for (let r0 = 0; r0 < m; r0 += 4) {
+      for (let b = 0; b < 4; b++) vOffsets[b] = Math.min(r0 + b, m - 1) * n + end;
+      if (end < n) tile(l, lOffsets, v, vOffsets, n - end, sums);
+      for (let r = r0; r < Math.min(r0 + 4, m); r++) {
+        const base = r * n;
+        for (let a = size - 1; a >= 0; a--) {
+          const i = i0 + a;
+          let value = (v[base + i] as number) - (end < n ? (sums[a * 4 + (r - r0)] as number) : 0);
+          for (let k = i + 1; k < end; k++) value -= (l[i * n + k] as number) * (v[base + k] as number);
+          v[base + i] = value / (l[i * n + i] as number);
+        }
+      }
+    }
+  }
+}
+
+// The offsets of rows first..first+3 (the last row repeated past `count`: a partial tile
+// computes a few cells nobody reads instead of needing its own loop).
+function rowOffsets(first: number, count: number, length: number): Int32Array {
+  const offsets = new Int32Array(4);
+  for (let i = 0; i < 4; i++) offsets[i] = Math.min(first + i, count - 1) * length;
+  return offsets;
+}
+
+// sums[4i + j] = Σₖ a[aOffsets[i] + k]·b[bOffsets[j] + k] for k < length: sixteen running sums
+// per pass, eight loads for sixteen multiply-adds (about twice the speed of one cell at a time).
+function tile(a: Float64Array, aOffsets: Int32Array, b: Float64Array, bOffsets: Int32Array, n: number, sums: Float64Array): void {
+  const r0 = aOffsets[0] as number;
+  const r1 = aOffsets[1] as number;
+  const r2 = aOffsets[2] as number;
+  const r3 = aOffsets[3] as number;
+  const c0 = bOffsets[0] as number;
+  const c1 = bOffsets[1] as number;
+  const c2 = bOffsets[2] as number;
+  const c3 = bOffsets[3] as number;
   let s00 = 0;
   let s01 = 0;
   let s02 = 0;
@@ -68,14 +158,14 @@ function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array
   let s32 = 0;
   let s33 = 0;
   for (let k = 0; k < n; k++) {
-    const a0 = t[r0 + k] as number;
-    const a1 = t[r1 + k] as number;
-    const a2 = t[r2 + k] as number;
-    const a3 = t[r3 + k] as number;
-    const b0 = t[c0 + k] as number;
-    const b1 = t[c1 + k] as number;
-    const b2 = t[c2 + k] as number;
-    const b3 = t[c3 + k] as number;
+    const a0 = a[r0 + k] as number;
+    const a1 = a[r1 + k] as number;
+    const a2 = a[r2 + k] as number;
+    const a3 = a[r3 + k] as number;
+    const b0 = b[c0 + k] as number;
+    const b1 = b[c1 + k] as number;
+    const b2 = b[c2 + k] as number;
+    const b3 = b[c3 + k] as number;
     s00 += a0 * b0;
     s01 += a0 * b1;
     s02 += a0 * b2;
@@ -93,26 +183,22 @@ function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array
     s32 += a3 * b2;
     s33 += a3 * b3;
   }
-  const o0 = r * d + c;
-  const o1 = o0 + d;
-  const o2 = o1 + d;
-  const o3 = o2 + d;
-  g[o0] = s00;
-  g[o0 + 1] = s01;
-  g[o0 + 2] = s02;
-  g[o0 + 3] = s03;
-  g[o1] = s10;
-  g[o1 + 1] = s11;
-  g[o1 + 2] = s12;
-  g[o1 + 3] = s13;
-  g[o2] = s20;
-  g[o2 + 1] = s21;
-  g[o2 + 2] = s22;
-  g[o2 + 3] = s23;
-  g[o3] = s30;
-  g[o3 + 1] = s31;
-  g[o3 + 2] = s32;
-  g[o3 + 3] = s33;
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s02;
+  sums[3] = s03;
+  sums[4] = s10;
+  sums[5] = s11;
+  sums[6] = s12;
+  sums[7] = s13;
+  sums[8] = s20;
+  sums[9] = s21;
+  sums[10] = s22;
+  sums[11] = s23;
+  sums[12] = s30;
+  sums[13] = s31;
+  sums[14] = s32;
+  sums[15] = s33;
 }
 
 /**
@@ -121,17 +207,41 @@ function tile4(t: Float64Array, n: number, r: number, c: number, g: Float64Array
  */
 export function cholesky(a: Float64Array, n: number): void {
   for (let j = 0; j < n; j++) {
-    let diagonal = a[j * n + j] as number;
-    for (let k = 0; k < j; k++) diagonal -= (a[j * n + k] as number) ** 2;
+    const rowJ = j * n;
+    let diagonal = a[rowJ + j] as number;
+    for (let k = 0; k < j; k++) diagonal -= (a[rowJ + k] as number) ** 2;
     // λ > 0 keeps the matrix positive definite; the floor only guards rounding.
     const root = Math.sqrt(Math.max(diagonal, 1e-12));
-    a[j * n + j] = root;
-    for (let i = j + 1; i < n; i++) {
+    a[rowJ + j] = root;
+    // Four rows per pass share each load of row j (each sum keeps its one-at-a-time order).
+    let i = j + 1;
+    for (; i + 4 <= n; i += 4) {
+      const o0 = i * n;
+      const o1 = o0 + n;
+      const o2 = o1 + n;
+      const o3 = o2 + n;
+      let s0 = a[o0 + j] as number;
+      let s1 = a[o1 + j] as number;
+      let s2 = a[o2 + j] as number;
+      let s3 = a[o3 + j] as number;
+      for (let k = 0; k < j; k++) {
+        const f = a[rowJ + k] as number;
+        s0 -= (a[o0 + k] as number) * f;
+        s1 -= (a[o1 + k] as number) * f;
+        s2 -= (a[o2 + k] as number) * f;
+        s3 -= (a[o3 + k] as number) * f;
+      }
+      a[o0 + j] = s0 / root;
+      a[o1 + j] = s1 / root;
+      a[o2 + j] = s2 / root;
+      a[o3 + j] = s3 / root;
+    }
+    for (; i < n; i++) {
       let sum = a[i * n + j] as number;
-      for (let k = 0; k < j; k++) sum -= (a[i * n + k] as number) * (a[j * n + k] as number);
+      for (let k = 0; k < j; k++) sum -= (a[i * n + k] as number) * (a[rowJ + k] as number);
       a[i * n + j] = sum / root;
     }
-    for (let k = j + 1; k < n; k++) a[j * n + k] = a[k * n + j] as number;
+    for (let k = j + 1; k < n; k++) a[rowJ + k] = a[k * n + j] as number;
   }
 }
 

@@ -188,6 +188,19 @@ describe('clientBody', () => {
     expect(new TextDecoder().decode(pieces as Uint8Array)).toBe(json);
   });
 
+  it('rejects when a declared-length answer is cut short, so the proxy answers 502 instead of a partial body', async () => {
+    const json = '{"id":"chatcmpl-1","choices":[]}';
+    const cut = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(json.slice(0, 10)));
+          controller.error(new TypeError('Network connection lost.'));
+        },
+      });
+    await expect(clientBody(upstream(cut(), { 'content-type': 'application/json', 'content-length': String(json.length) }))).rejects.toThrow('connection lost');
+    await expect(clientBody(upstream(cut(), { 'content-type': 'application/json' }))).rejects.toThrow('connection lost');
+  });
+
   it('streams an answer longer than the limit, every byte in order', async () => {
     const part = 'x'.repeat(WHOLE_BODY_MAX_BYTES / 2);
     const parts = [part, part, part, '{"end":true}'];

@@ -11,6 +11,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import OpenAI from 'openai';
+import { assert, CheckFailure, equal } from '../support/check-assertions.js';
 import { anthropicTools, openAITools, wideToolSet } from '../support/wide-tool-set.js';
 
 type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -45,18 +46,6 @@ export interface ProxyTarget {
 export interface ProxyCheck {
   readonly name: string;
   run(t: ProxyTarget): Promise<void>;
-}
-
-class CheckFailure extends Error {
-  override name = 'CheckFailure';
-}
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new CheckFailure(message);
-}
-
-function equal<T>(actual: T, expected: T, what: string): void {
-  if (actual !== expected) throw new CheckFailure(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
 const TOOLS = wideToolSet();

@@ -4,7 +4,8 @@
  * Δ = (XᵀX + λI)⁻¹XᵀZ, on dimensions that are and are not a multiple of the tile size.
  */
 import { describe, expect, it } from 'vitest';
-import { fitProjection, projectQuery, type QueryProjection } from '../../src/select/query-projection.js';
+import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/select/query-projection.js';
+import { cholesky, rowGram, rowProducts, solveRows } from '../../src/select/ridge-algebra.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -96,4 +97,77 @@ describe('query projection algebra', () => {
       });
     });
   }
+
+  for (const [d, n] of [
+    [6, 4],
+    [5, 11],
+  ] as const) {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}): held-out predictions equal a refit without the held-out rows`, () => {
+      const next = random(d * 7 + n);
+      const toolCount = 4;
+      const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
+      const matrix = new Float32Array(toolCount * d);
+      tools.forEach((row, i) => {
+        matrix.set(row, i * d);
+      });
+      const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
+      // Each target is its tool's row normalised in Float64, as the fit takes it.
+      const targets = examples.map(({ tools: used }) => {
+        const row = Float64Array.from(tools[used[0] as number] as Float32Array);
+        const norm = Math.sqrt(row.reduce((sum, value) => sum + value * value, 0));
+        return row.map((value) => value / norm);
+      });
+      const lambda = 0.7;
+      const groups = [[0], [2, 3], [n - 1]];
+      const predicted = heldOutResiduals(examples, matrix, toolCount, d, lambda, groups);
+      const heldRows = groups.flatMap((group) => group.map((held) => ({ held, left: group })));
+      heldRows.forEach(({ held, left }, r) => {
+        const keep = examples.map((_, i) => i).filter((i) => !left.includes(i));
+        const delta = reference(
+          keep.map((i) => (examples[i] as { vector: Float32Array }).vector),
+          keep.map((i) => targets[i] as Float64Array),
+          lambda,
+          d,
+        );
+        const x = (examples[held] as { vector: Float32Array }).vector;
+        for (let c = 0; c < d; c++) {
+          const expected = Array.from(x).reduce((sum, value, k) => sum + value * ((delta[k] as number[])[c] as number), 0);
+          expect(predicted[r * d + c]).toBeCloseTo(expected, 9);
+        }
+      });
+    });
+  }
+
+  it('tiled products, Gram and the blocked solve match plain loops off the tile size', () => {
+    const next = random(42);
+    const [rowsA, rowsB, length] = [7, 5, 9];
+    const a = Float64Array.from({ length: rowsA * length }, next);
+    const b = Float64Array.from({ length: rowsB * length }, next);
+    const plain = (p: Float64Array, i: number, q: Float64Array, j: number) => {
+      let sum = 0;
+      for (let k = 0; k < length; k++) sum += (p[i * length + k] as number) * (q[j * length + k] as number);
+      return sum;
+    };
+    const products = rowProducts(a, rowsA, b, rowsB, length);
+    for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsB; j++) expect(products[i * rowsB + j]).toBe(plain(a, i, b, j));
+    const gram = rowGram(a, rowsA, length);
+    for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsA; j++) expect(gram[i * rowsA + j]).toBe(plain(a, Math.max(i, j), a, Math.min(i, j)));
+
+    // (AAᵀ + I) X = B for six right-hand sides of 7 unknowns.
+    const system = rowGram(a, rowsA, length);
+    for (let i = 0; i < rowsA; i++) system[i * rowsA + i] = (system[i * rowsA + i] as number) + 1;
+    const original = system.slice();
+    cholesky(system, rowsA);
+    const m = 6;
+    const rhs = Float64Array.from({ length: m * rowsA }, next);
+    const solved = rhs.slice();
+    solveRows(system, rowsA, solved, m);
+    for (let r = 0; r < m; r++) {
+      for (let i = 0; i < rowsA; i++) {
+        let back = 0;
+        for (let k = 0; k < rowsA; k++) back += (original[i * rowsA + k] as number) * (solved[r * rowsA + k] as number);
+        expect(back).toBeCloseTo(rhs[r * rowsA + i] as number, 12);
+      }
+    }
+  });
 });

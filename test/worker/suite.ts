@@ -5,6 +5,7 @@
  *
  * Plain TypeScript with web APIs only: no vitest, no node:, no Deno.
  */
+import { assert, CheckFailure, equal } from '../support/check-assertions.js';
 
 /** Where one configuration of the worker answers. */
 export interface Endpoint {
@@ -102,21 +103,6 @@ function dechunk(text: string): string {
 export interface Check {
   readonly name: string;
   run(t: SuiteTarget): Promise<void>;
-}
-
-// ---------------------------------------------------------------------------------------
-// Tiny assertion helpers (no test framework here).
-
-class CheckFailure extends Error {
-  override name = 'CheckFailure';
-}
-
-function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new CheckFailure(message);
-}
-
-function equal<T>(actual: T, expected: T, what: string): void {
-  if (actual !== expected) throw new CheckFailure(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
 // ---------------------------------------------------------------------------------------
