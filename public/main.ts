@@ -57,7 +57,6 @@ const el = {
   chat: byId('chat'),
 };
 
-let registry = registerDemoTools(new ToolRegistry());
 const engine = new DemoEngine({
   device,
   dtype,
@@ -70,6 +69,11 @@ const engine = new DemoEngine({
     renderProgress(el.progress, state);
   },
 });
+// The runtime and model downloads are the long pole: they start before anything else the page does.
+const modelLoad = engine.load();
+modelLoad.catch(() => undefined); // awaited in start()
+
+let registry = registerDemoTools(new ToolRegistry());
 
 let settle!: { resolve: (s: DemoState) => void; reject: (e: unknown) => void };
 const ready = new Promise<DemoState>((resolve, reject) => (settle = { resolve, reject }));
@@ -248,9 +252,6 @@ function showError(error: unknown): void {
 // Start: lexical results at once, then the model, the corpus, and the full comparison.
 
 async function start(): Promise<void> {
-  // The runtime and model downloads start first: they are the long pole.
-  const model = engine.load();
-  model.catch(() => undefined); // awaited below
   const registryParam = params.get('registry');
   const loaded = registryParam ? await loadRegistryParam(registryParam) : false;
   if (!loaded) await useTools(DEMO_TOOLS, 'demo', 'demo registry');
@@ -261,7 +262,7 @@ async function start(): Promise<void> {
   const tools = engine.tools;
   const corpus = engine.setTools(tools, state.prompt);
   corpus.catch(() => undefined); // awaited below
-  state.backend = await model;
+  state.backend = await modelLoad;
   state.hybrid = engine.hasHybrid;
   if (state.backend.device === 'webgpu') state.adapter = await adapterName();
   state.phase = 'embedding-corpus';
