@@ -262,7 +262,7 @@ Target (issue 18): page ready with shipped vectors ≤ ${fmt(readyTarget)} ms; m
   the tokenizer, session creation (with any wait for the runtime) and the first run, one after the other; and when the
   runtime was up. The runtime (onnxruntime-web's module, its 14 MB \`.wasm\` compiled while it streams, any worker
   threads) needs no model, so it starts with the downloads rather than after them; the page preloads the lazily
-  imported chunks and the runtime's glue with its HTML. Sessions are built at \`graphOptimizationLevel: 'basic'\`
+  imported chunks and the runtime's glue with its HTML, and the \`.wasm\` too when it will surely run on WASM. Sessions are built at \`graphOptimizationLevel: 'basic'\`
   (constant folding dequantises the int8 weights; the graph is the one \`'all'\` gives, less one Gemm+Tanh fusion).
   Binary files are served with their content type, so \`vite preview\` no longer gzips the 7.8 MB model on every request
   (that cost about 0.4 s of every load measured before 2026-12-01 07:37 UTC, including the 2,970 ms page-ready baseline).
