@@ -136,20 +136,27 @@ async function runBackend(url, { device, webgpu, profile, queries, query = '' })
 }
 
 /**
- * `loads` page loads of one configuration, each in a fresh profile (the first in `profile`, when
- * given, so a later run can share what it stored). The figures are the load with the median page-ready
- * time; the query times are pooled over every load; `readyAll` keeps each load's page-ready time.
+ * `loads` page loads of each configuration, alternating between them, each in a fresh profile (the
+ * first in the configuration's `profile`, when given, so a later run can share what it stored). Per
+ * configuration, the figures are the load with the median page-ready time; the query times are pooled
+ * over every load; `readyAll` keeps each load's page-ready time.
  */
-async function runLoads(url, options, loads) {
-  const runs = [];
+async function runLoadsAlternating(url, configurations, loads) {
+  const runs = configurations.map(() => []);
   for (let i = 0; i < loads; i++) {
-    const profile = i === 0 && options.profile ? options.profile : mkdtempSync(join(tmpdir(), 'loopctl-bench-load-'));
-    try {
-      runs.push(await runBackend(url, { ...options, profile }));
-    } finally {
-      if (profile !== options.profile) rmSync(profile, { recursive: true, force: true });
+    for (const [c, options] of configurations.entries()) {
+      const profile = i === 0 && options.profile ? options.profile : mkdtempSync(join(tmpdir(), 'loopctl-bench-load-'));
+      try {
+        runs[c].push(await runBackend(url, { ...options, profile }));
+      } finally {
+        if (profile !== options.profile) rmSync(profile, { recursive: true, force: true });
+      }
     }
   }
+  return runs.map(summarise);
+}
+
+function summarise(runs) {
   const byReady = [...runs].sort((a, b) => a.readyMs - b.readyMs);
   const median = byReady[Math.floor((byReady.length - 1) / 2)];
   const times = runs.flatMap((run) => run.times).sort((a, b) => a - b);
@@ -174,9 +181,13 @@ try {
   // Fresh profiles: the first WASM run loads the shipped vectors (and leaves the corpus in
   // IndexedDB); the second has the shipped file turned off, so it embeds the corpus (as every
   // first visit did before vectors shipped).
+  // The two WASM columns alternate load by load, so a busy moment on the shared machine hits both alike.
   const loads = Math.max(1, Number(values.loads));
-  runs.push(await runLoads(server.url, { device: 'wasm', webgpu: false, profile, queries: Number(values.queries) }, loads));
-  bare = await runLoads(server.url, { device: 'wasm', webgpu: false, profile: bareProfile, queries: Number(values.queries), query: '&vectors=none' }, loads);
+  const shipped = { device: 'wasm', webgpu: false, profile, queries: Number(values.queries) };
+  const none = { device: 'wasm', webgpu: false, profile: bareProfile, queries: Number(values.queries), query: '&vectors=none' };
+  const [withFile, withoutFile] = await runLoadsAlternating(server.url, [shipped, none], loads);
+  runs.push(withFile);
+  bare = withoutFile;
   if (!values['no-webgpu']) {
     runs.push(await runBackend(server.url, { device: 'webgpu', webgpu: true, profile, queries: Number(values['gpu-queries']) }));
   }
@@ -246,7 +257,7 @@ The page is the demo (\`build/demo\`) served on 127.0.0.1 with COOP/COEP; the mo
 ${table(HEAD, rows)}
 
 Each WASM column is the load with the median page-ready time of ${wasm?.readyAll?.length ?? 1} (every load's time in brackets, each a
-fresh profile); query times are pooled over the loads. Load average (1 min) as each page became ready: ${loads(wasm)} (shipped
+fresh profile; the two columns' loads alternate); query times are pooled over the loads. Load average (1 min) as each page became ready: ${loads(wasm)} (shipped
 vectors), ${loads(bare)} (no vectors file); ${load} when the runs finished, on ${(await import('node:os')).cpus().length} cores (a shared machine).
 With the shipped vectors the page is ready ${readyGain} sooner than without them (same build, same machine, fresh profiles).
 Target (issue 18): page ready with shipped vectors ≤ ${fmt(readyTarget)} ms; measured ${readyVerdict}.
