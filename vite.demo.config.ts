@@ -10,7 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, defaultClientConditions } from 'vite';
 import { demoVectorsPlugin } from './scripts/demo-vectors.mjs';
-import { ISOLATION_HEADERS, localAssets } from './scripts/vite-local-assets.mjs';
+import { ISOLATION_HEADERS, localAssets, preloadLazyChunks } from './scripts/vite-local-assets.mjs';
 
 const repoRoot = fileURLToPath(new URL('.', import.meta.url));
 // Absolute, so the config works whatever the working directory (scripts run it from anywhere).
@@ -29,7 +29,8 @@ export default defineConfig({
     conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions],
   },
   // The demo registry's precomputed vectors ship as `vectors/demo.lcv` (built once, cached).
-  plugins: [localAssets(), demoVectorsPlugin()],
+  // The lazy chunks a first visit needs (and the WASM runtime's glue) download with the page.
+  plugins: [localAssets(), demoVectorsPlugin(), preloadLazyChunks({ modules: ['ort/ort-wasm-simd-threaded.mjs'] })],
   build: {
     outDir,
     emptyOutDir: true,

@@ -16,6 +16,7 @@ import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from 
 import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
 import { initialState, type DemoState, type LoopctlHook } from './state.js';
 import { parseToolsFile } from './tools-file.js';
+import { groupThousands } from './format.js';
 
 const SAMPLES = [
   "what's the weather in Paris tomorrow",
@@ -56,7 +57,6 @@ const el = {
   chat: byId('chat'),
 };
 
-let registry = registerDemoTools(new ToolRegistry());
 const engine = new DemoEngine({
   device,
   dtype,
@@ -69,6 +69,11 @@ const engine = new DemoEngine({
     renderProgress(el.progress, state);
   },
 });
+// The runtime and model downloads are the long pole: they start before anything else the page does.
+const modelLoad = engine.load();
+modelLoad.catch(() => undefined); // awaited in start()
+
+let registry = registerDemoTools(new ToolRegistry());
 
 let settle!: { resolve: (s: DemoState) => void; reject: (e: unknown) => void };
 const ready = new Promise<DemoState>((resolve, reject) => (settle = { resolve, reject }));
@@ -96,7 +101,7 @@ function renderAll(): void {
   renderChart(el.chart, state);
   renderTimings(el.timings, state);
   renderRegistry(el.toolList, engine.tools, state);
-  el.summary.textContent = `${state.registry.label} · ${state.registry.count} tools · ${state.registry.tokens.toLocaleString('en-US')} schema tokens`;
+  el.summary.textContent = `${state.registry.label} · ${state.registry.count} tools · ${groupThousands(state.registry.tokens)} schema tokens`;
   const hybridOption = el.chat.querySelector('option[value=hybrid]') as HTMLOptionElement | null;
   if (hybridOption) hybridOption.hidden = !state.hybrid;
 }
@@ -252,13 +257,20 @@ async function start(): Promise<void> {
   if (!loaded) await useTools(DEMO_TOOLS, 'demo', 'demo registry');
   state.phase = 'loading-model';
   renderAll();
-  state.backend = await engine.load();
+  // Shipped or cached corpus vectors need no model: they load (and land in IndexedDB) while the
+  // model does; only the query embedding waits for it.
+  const tools = engine.tools;
+  const corpus = engine.setTools(tools, state.prompt);
+  corpus.catch(() => undefined); // awaited below
+  state.backend = await modelLoad;
   state.hybrid = engine.hasHybrid;
   if (state.backend.device === 'webgpu') state.adapter = await adapterName();
   state.phase = 'embedding-corpus';
   state.progress = undefined;
   renderAll();
-  state.corpus = await engine.setTools(engine.tools, state.prompt);
+  state.corpus = await corpus;
+  // A tools file dropped while the model loaded replaced the list: make its corpus ready too.
+  if (engine.tools !== tools) state.corpus = await engine.setTools(engine.tools, state.prompt);
   state.corpusEmbedsTotal = engine.stats.corpusEmbeds;
   state.phase = 'ready';
   await refreshSelections(el.prompt.value);

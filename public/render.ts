@@ -9,6 +9,7 @@ import { tokenChart } from './chart.js';
 import { bytes, h, mount, ms } from './dom.js';
 import type { SelectorId, SelectorResult } from './engine.js';
 import type { DemoState } from './state.js';
+import { groupThousands } from './format.js';
 
 /** One-line explanation of each selector, shown under its title. */
 const EXPLAIN: Record<SelectorId, string> = {
@@ -125,7 +126,7 @@ function column(result: SelectorResult, state: DemoState): HTMLElement {
     { class: `selector sel-${result.id}`, 'data-selector': result.id },
     h('header', null, h('h3', null, result.label), h('span', { class: 'count' }, `${result.names.length}`, h('small', null, ` / ${total}`))),
     h('p', { class: 'explain' }, EXPLAIN[result.id]),
-    h('p', { class: 'meta' }, `${result.tokens.toLocaleString('en-US')} schema tokens · ${ms(result.ms)}`),
+    h('p', { class: 'meta' }, `${groupThousands(result.tokens)} schema tokens · ${ms(result.ms)}`),
     result.fellOpen ? h('p', { class: 'warn' }, `Fell open (${result.fellOpen}): every tool is advertised.`) : null,
     ...result.warnings.filter((w) => !w.startsWith('selector fell open')).map((w) => h('p', { class: 'warn' }, w)),
     h('ol', { class: 'ranked' }, ...rows),

@@ -164,3 +164,49 @@ export function localAssets(options = {}) {
     },
   };
 }
+
+/**
+ * A Vite plugin for a page's first visit: `<link rel="modulepreload">` for every chunk the entry
+ * imports lazily (`import()`, followed through their own imports), plus `modules` the bundle does
+ * not know (such as onnxruntime-web's runtime `.mjs` under `ort/`). The browser then fetches and
+ * compiles them while the entry runs, instead of one after another as each `import()` is reached
+ * (the runtime, then its WASM glue; the vector cache, its codec, the vectors decoder, learned
+ * examples). A lazy chunk still runs only when imported. Build only.
+ *
+ * @example
+ * // vite.demo.config.ts
+ * plugins: [localAssets(), preloadLazyChunks({ modules: ['ort/ort-wasm-simd-threaded.mjs'] })]
+ *
+ * @param {{ modules?: string[], include?: (fileName: string) => boolean }} [options]
+ *   `modules`: extra module URLs, relative to the app base; `include`: which lazy chunks (default all)
+ * @returns {import('vite').Plugin}
+ */
+export function preloadLazyChunks(options = {}) {
+  const { modules, include } = { modules: [], include: () => true, ...options };
+  let base = '/';
+  return {
+    name: 'loopctl-preload-lazy-chunks',
+    apply: 'build',
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const { bundle, chunk } = ctx;
+        if (!bundle || !chunk) return [];
+        const lazy = new Set();
+        const visit = (fileName) => {
+          const next = bundle[fileName];
+          // The entry and its static imports load with the page already (Vite preloads those).
+          if (next?.type !== 'chunk' || lazy.has(fileName) || fileName === chunk.fileName || chunk.imports.includes(fileName)) return;
+          lazy.add(fileName);
+          for (const child of [...next.imports, ...next.dynamicImports]) visit(child);
+        };
+        for (const fileName of chunk.dynamicImports) visit(fileName);
+        const hrefs = [...[...lazy].filter(include), ...modules];
+        return hrefs.map((href) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${href}` }, injectTo: 'head' }));
+      },
+    },
+  };
+}

@@ -102,6 +102,29 @@ export function nodeImport<T>(specifier: string): Promise<T> {
   return import(/* @vite-ignore */ specifier) as Promise<T>;
 }
 
+/**
+ * Starts onnxruntime-web's backend for `device` without a model: the WASM module's download and
+ * compile, its worker threads and the runtime's init (or the WebGPU device). ORT does this on the
+ * first session only, after the model bytes are in hand; started early it runs while the model
+ * downloads. ORT initialises the backend before it reads the bytes, so an empty model starts it
+ * and is then refused at once. Never rejects: a backend that cannot start fails the real session
+ * with ORT's own error.
+ *
+ * @example
+ * const ort = await importOrt('wasm')
+ * await configureOrtWasm(ort.env, { wasmPaths: '/ort/' })
+ * const started = startOrtBackend(ort, 'wasm') // meanwhile: fetch the model
+ * @internal
+ */
+export async function startOrtBackend(ort: Pick<Ort, 'InferenceSession'>, device: 'wasm' | 'webgpu'): Promise<void> {
+  try {
+    const session = await ort.InferenceSession.create(new Uint8Array(0), { executionProviders: [device] });
+    await session.release(); // not expected: an empty model has no graph
+  } catch {
+    // "No graph was found" (the backend is up), or the backend's own failure (reported later).
+  }
+}
+
 /** Imports onnxruntime-web: the Node build in Node, the WebGPU or plain WASM build in browsers. @internal */
 export async function importOrt(device: 'wasm' | 'webgpu'): Promise<Ort> {
   if (isNode()) return nodeImport<Ort>('onnxruntime-web');

@@ -13,7 +13,7 @@ import { concatBytes } from '../concat-bytes.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
-import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
+import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type OrtSession = import('onnxruntime-web').InferenceSession;
@@ -86,11 +86,19 @@ export interface UseLiteBackend {
   /** Wall time of the whole load (runtime, tokenizer, model, session), in ms. */
   readonly loadMs: number;
   /**
-   * Where `loadMs` went, in ms: `files` (vocabulary and model downloads, with the runtime's module
-   * imported alongside), `tokenizer`, `session` (runtime start-up and session creation) and
-   * `warmUp` (the first run).
+   * Where `loadMs` went, in ms: `files` (vocabulary and model downloads), `tokenizer`, `session`
+   * (session creation, plus any wait for the runtime's start-up) and `warmUp` (the first run),
+   * one after the other. `runtime` overlaps them: how long after the load began onnxruntime-web
+   * was up (module imported, WASM compiled, threads started), having started alongside the
+   * downloads; 0 for the native runtime, which starts with its session.
    */
-  readonly loadPhases: { readonly files: number; readonly tokenizer: number; readonly session: number; readonly warmUp: number };
+  readonly loadPhases: {
+    readonly files: number;
+    readonly tokenizer: number;
+    readonly session: number;
+    readonly warmUp: number;
+    readonly runtime: number;
+  };
   /** Size of the ONNX file loaded, in bytes. */
   readonly modelBytes: number;
 }
@@ -200,8 +208,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     await configureOrtWasm(ort.env, { wasmPaths: options.wasmPaths, numThreads: options.numThreads });
     const session = await ort.InferenceSession.create(model, {
       executionProviders: [device],
-      // 'all' includes constant folding, which dequantises the int8 weights once at load.
-      graphOptimizationLevel: 'all',
+      // 'basic' is constant folding (which dequantises the int8 weights once, here at load) and
+      // the simple fusions: the graph it leaves is the one 'extended'/'all' leave, less one
+      // Gemm+Tanh fusion, and building it skips their passes (a shorter session creation).
+      graphOptimizationLevel: 'basic',
     });
     const threads = ort.env.wasm.numThreads;
     return { Tensor: ort.Tensor, session, numThreads: typeof threads === 'number' ? threads : undefined };
@@ -230,18 +240,25 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const nativeRefused = nativeUnavailableReason();
     if (requested === 'native' && nativeRefused) throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
     const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-    // The vocabulary, the model and the runtime's module all load at once: on a page each is a
-    // separate download, and none needs another to start.
+    // The vocabulary, the model and the runtime all start at once: on a page each is a separate
+    // download, and the runtime's start-up (its WASM compile and threads) needs no model, so it
+    // runs while the model downloads instead of after.
     const web = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : pickDevice(requested);
-    // Import failures surface later, where the session is created.
-    const runtime = web?.then((device) => importOrt(device)).catch(() => undefined);
+    // Failures surface later, where the session is created.
+    const runtime = web
+      ?.then(async (device) => {
+        const ort = await importOrt(device);
+        await configureOrtWasm(ort.env, { wasmPaths: options.wasmPaths, numThreads: options.numThreads });
+        await startOrtBackend(ort, device);
+      })
+      .catch(() => undefined)
+      .then(() => performance.now() - started);
     const [vocab, model] = await Promise.all([
       loader(resolveModelFile(options.modelPath, 'vocab.json')).then((response) => readBytes(response)),
       loader(resolveModelFile(options.modelPath, file)).then((response) =>
         readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total })),
       ),
     ]);
-    await runtime;
     const filesDone = performance.now();
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
     const tokenizerDone = performance.now();
@@ -264,6 +281,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       }
     } else {
       const wanted = await (web ?? pickDevice(requested));
+      await runtime;
       created = await createWeb(model, wanted);
       if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }
@@ -280,7 +298,13 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       numThreads,
       ...(fallbackReason ? { fallbackReason } : {}),
       loadMs: done - started,
-      loadPhases: { files: filesDone - started, tokenizer: tokenizerDone - filesDone, session: sessionDone - tokenizerDone, warmUp: done - sessionDone },
+      loadPhases: {
+        files: filesDone - started,
+        tokenizer: tokenizerDone - filesDone,
+        session: sessionDone - tokenizerDone,
+        warmUp: done - sessionDone,
+        runtime: (await runtime) ?? 0,
+      },
       modelBytes: model.byteLength,
     };
     return { Tensor, session, tokenizer, backend };

@@ -44,6 +44,11 @@ export interface ServeOptions {
    * model server same-origin (no CORS) — e.g. `{ prefix: '/v1/', target: model.url }`.
    */
   proxy?: { readonly prefix: string; readonly target: string };
+  /**
+   * Holds a request back: called with each path; a promise delays that response until it
+   * settles (e.g. to keep the model downloading while a test looks at what else the page does).
+   */
+  hold?: (pathname: string) => Promise<void> | undefined;
 }
 
 /**
@@ -61,6 +66,7 @@ export async function serveStatic(root: string, options: ServeOptions = {}): Pro
   const server: Server = createServer(async (req, res) => {
     const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
     requests.push(pathname);
+    await options.hold?.(pathname);
     const headers: Record<string, string> = { 'cache-control': 'no-store' };
     if (isolate) {
       headers['cross-origin-opener-policy'] = 'same-origin';

@@ -19,11 +19,14 @@ afterEach(async () => {
   server = undefined;
 });
 
+let cores = 1;
+
 async function open(files: Record<string, Uint8Array> = {}, query = '') {
   server = await serveStatic('build/demo', { files });
   browser = await launch();
   const page = await browser.newPage();
   await page.goto(`${server.url}?device=wasm${query}`);
+  cores = await page.evaluate(() => navigator.hardwareConcurrency);
   return waitReady(page);
 }
 
@@ -34,6 +37,9 @@ describe('shipped vectors on the demo page', () => {
     const state = await open({}, '&vectors=none');
     expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: state.registry.count, seeded: 0, warnings: [] });
     expect(server?.requests).not.toContain('/vectors/demo.lcv');
+    // A page that embeds its corpus runs WASM threads on every core (up to 4; it is isolated).
+    expect(state.crossOriginIsolated).toBe(true);
+    expect(state.backend?.numThreads).toBe(Math.min(4, cores));
     expect(embedding(state)?.names).toContain('get_weather_forecast');
   });
 

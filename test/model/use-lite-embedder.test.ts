@@ -1,13 +1,15 @@
 /**
  * useLiteEmbedder behaviour in Node (onnxruntime-web WASM, single thread; the native runtime has
  * its own file, use-lite-native.test.ts): shape, unit length, empty strings, batching invariance,
- * order, abort, progress, custom loader, backend info.
+ * order, abort, progress, custom loader, backend info, the session's optimisation level.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pickDevice } from '../../src/adapters/ort-runtime.js';
 import { resolveModelFile, useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { createUseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
 import type { EmbedProgress } from '../../src/embed/embedder.js';
 import { generateSentences } from './use-lite-sentences.js';
 import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';
@@ -29,6 +31,9 @@ describe('useLiteEmbedder', () => {
     expect(backend).toMatchObject({ device: 'wasm', dtype: 'int8', numThreads: 1 });
     expect(backend.fallbackReason).toBeUndefined(); // asked for, not fallen back to
     expect(embedder.backend).toBe(backend);
+    // The runtime started alongside the downloads and was up within the load.
+    expect(backend.loadPhases.runtime).toBeGreaterThan(0);
+    expect(backend.loadPhases.runtime).toBeLessThanOrEqual(backend.loadMs);
     const query = ['What is the weather in Paris tomorrow?'];
     await embedder.embed(query); // warm the WASM tiers
     const runs = 20;
@@ -93,6 +98,34 @@ describe('useLiteEmbedder', () => {
     });
     expect(worst).toBeGreaterThan(0.99999);
     await small.dispose();
+  });
+
+  it("its 'basic' session gives the vectors a fully optimised ('all') session gives", async () => {
+    // The same int8 file through onnxruntime-web at 'all' (what the embedder used before).
+    const ort = await import('onnxruntime-web');
+    const model = await readFile(join(MODEL_DIR, 'onnx', 'model_quantized.onnx'));
+    const full = await ort.InferenceSession.create(new Uint8Array(model), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    const tokenizer = createUseLiteTokenizer(JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[]);
+    const texts = generateSentences()
+      .filter((_, i) => i % 7 === 0)
+      .slice(0, 24);
+    const ours = await embedder.embed(texts);
+    let worst = 1;
+    let maxDiff = 0;
+    for (const [i, text] of texts.entries()) {
+      const ids = tokenizer.encode(text).slice(0, 128);
+      const feeds = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+        attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+      };
+      const expected = (await full.run(feeds)).sentence_embedding?.data as Float32Array;
+      const got = ours[i] as Float32Array;
+      worst = Math.min(worst, cosine(got, expected));
+      for (let j = 0; j < got.length; j++) maxDiff = Math.max(maxDiff, Math.abs((got[j] as number) - (expected[j] as number)));
+    }
+    await full.release();
+    expect(worst).toBeGreaterThan(0.999999);
+    expect(maxDiff).toBeLessThan(1e-5);
   });
 
   it('aborts before loading and between batches', async () => {
