@@ -340,9 +340,7 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
     delta: z.slice(),
     factor: k,
     heldOut: (groups) => {
-      const rows = groups.flat();
-      const unique = [...new Set(rows)];
-      const index = new Map(unique.map((row, i) => [row, i]));
+      const { unique, index, positions } = scoredRows(groups);
       const s = unique.length;
       // Rows of (XXᵀ + λI)⁻¹ (symmetric): solve the unit vectors eₛ, then Aₛ = those rows · Z.
       const inverse = new Float64Array(s * n);
@@ -351,13 +349,10 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
       });
       solveRows(k, n, inverse, s);
       const aRows = rowProducts(inverse, s, transpose(z, n, d), d, n);
-      const fitted = new Float64Array(rows.length * d);
-      rows.forEach((row, r) => {
-        const from = (index.get(row) as number) * d;
-        for (let c = 0; c < d; c++) fitted[r * d + c] = (z[row * d + c] as number) - lambda * (aRows[from + c] as number);
-      });
+      const fittedUnique = gatherRows(z, unique, d);
+      for (let i = 0; i < s * d; i++) fittedUnique[i] = (fittedUnique[i] as number) - lambda * (aRows[i] as number);
       const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (inverse[(index.get(q) as number) * n + p] as number);
-      return heldOutFrom(z, d, groups, fitted, hat);
+      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat);
     },
   };
 }
@@ -412,22 +407,27 @@ function fitPrimal(
     heldOut: (groups) => {
       // W = X_S G⁻¹ for the held-out rows S (G is symmetric: one solve with Xₛᵀ as its right-hand
       // sides), then ẑₛ = W·B and Hₐᵦ = xₐ·wᵦ.
-      const rows = groups.flat();
-      const unique = [...new Set(rows)];
-      const index = new Map(unique.map((row, i) => [row, i]));
+      const { unique, index, positions } = scoredRows(groups);
       const s = unique.length;
       const w = gatherRows(x, unique, d);
       solveRows(g, d, w, s);
       const fittedUnique = rowProducts(w, s, transpose(b, d, d), d, d);
-      const fitted = new Float64Array(rows.length * d);
-      rows.forEach((row, r) => {
-        const from = (index.get(row) as number) * d;
-        fitted.set(fittedUnique.subarray(from, from + d), r * d);
-      });
       const hat = (p: number, q: number) => dot(x, p, w, index.get(q) as number, d);
-      return heldOutFrom(z, d, groups, fitted, hat);
+      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat);
     },
   };
+}
+
+/**
+ * Each distinct row of the held-out groups once (`unique`), where each sits there (`index`), and,
+ * for the groups' rows in order, their place in `unique` (`positions`): the solves run once per
+ * distinct row, the scoring once per group row.
+ */
+function scoredRows(groups: readonly (readonly number[])[]) {
+  const rows = groups.flat();
+  const unique = [...new Set(rows)];
+  const index = new Map(unique.map((row, i) => [row, i]));
+  return { unique, index, positions: rows.map((row) => index.get(row) as number) };
 }
 
 /** The rows of a row-major matrix (`d` values each) in the given order, as one matrix. */
