@@ -306,6 +306,16 @@ function privateAssets() {
   return dir;
 }
 
+let bundled;
+/** The `--env onnx` bundle and the model files it reads, built once for both workerd runtimes. */
+function onnxBundle() {
+  if (!bundled) {
+    const assets = privateAssets();
+    bundled = { assets, modules: buildOnnxWorker({ outdir: join(root, '.wrangler', 'bench-build'), assets }) };
+  }
+  return bundled;
+}
+
 /** The null proxy serves no files, but has the same asset router in front of it. */
 function floorAssets() {
   const dir = join(root, '.wrangler', 'bench-floor-assets');
@@ -678,10 +688,9 @@ const runtimes = {
     return { child, url };
   },
   workerd: async () => {
-    const assets = privateAssets();
-    // Bundle exactly as `wrangler deploy --env onnx` would, then serve it with Miniflare: workerd
+    // Bundled exactly as `wrangler deploy --env onnx` would, then served with Miniflare: workerd
     // with no dev proxy or file watcher in the request path.
-    const modules = buildOnnxWorker({ outdir: join(root, '.wrangler', 'bench-build'), assets });
+    const { assets, modules } = onnxBundle();
     const { Miniflare } = await import('miniflare');
     runtimeInspector = PROFILE > 0 ? await freePort() : undefined;
     const mf = new Miniflare({
@@ -700,12 +709,9 @@ const runtimes = {
   },
   // The same bundle on bare workerd: what the worker itself costs, without Miniflare's dev hops.
   'workerd-bare': async () => {
-    const assets = privateAssets();
-    const outdir = join(root, '.wrangler', 'bench-build');
-    const built = buildOnnxWorker({ outdir, assets });
-    const modules = built.modules.map((module) => ({ ...module, name: relative(outdir, module.path) }));
+    const { assets, modules } = onnxBundle();
     return startBareWorkerd('workerd-bare', {
-      modules,
+      modules: modules.modules.map((module) => ({ ...module, name: relative(modules.modulesRoot, module.path) })),
       assets,
       bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
     });
