@@ -22,7 +22,7 @@ export { adaptiveCut } from './select/adaptive-k.js';
 export type { AdaptiveCutOptions } from './select/adaptive-k.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';
 export { stem } from './text/stem.js';
-export { splitClauses } from './text/clauses.js';
+export { splitClauses, splitEnumeration } from './text/clauses.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from './text/synonyms.js';
 export type { SynonymPair, PhrasePair, SynonymTable } from './text/synonyms.js';

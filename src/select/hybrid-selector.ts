@@ -15,20 +15,24 @@ import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from 
 import { topK } from './top-k.js';
 import { textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import { splitClauses } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary } from './learned-store.js';
 
 /**
- * Multi-intent ranking: the prompt is split into clauses ({@link splitClauses}) and each clause
+ * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
  * is scored like a prompt of its own (same blend). A tool's score becomes
  * `(1 − mix) × its whole-prompt score + mix × its best clause score`, so a tool one clause
  * clearly asks for rises even when the whole prompt favours another intent, while a clause
  * with weak evidence moves little. A one-clause prompt ranks exactly as before.
+ *
+ * An enumerated prompt ("First, … Second, … Finally, …", see `splitEnumeration`) uses its
+ * items as the clauses, and with `share` each item's best tool keeps one of the k slots.
  */
 export interface MultiIntentOptions extends ClauseOptions {
   /** Share of the best clause score in a tool's score, 0..1. */
   mix?: number;
+  /** Give each item of an enumerated prompt its best tool's slot (default true). */
+  share?: boolean;
 }
 
 /**
@@ -100,7 +104,7 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2 },
+  multiIntent: { mix: 0.2, share: true },
 } as const;
 
 interface Lexical {
@@ -260,7 +264,10 @@ export class HybridSelector implements AsyncToolSelector {
     if (all.length === 0) return { tools: [] };
     const query = ctx.latestUserMessage ?? '';
 
-    const clauses = this.#multiIntent ? splitClauses(query, this.#multiIntent) : [];
+    // Multi-intent ranking loads with the first selection that uses it (it is not needed to
+    // import loopctl).
+    const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
+    const { clauses, enumerated } = intent && this.#multiIntent ? intent.intentClauses(query, this.#multiIntent) : { clauses: [], enumerated: false };
     const texts = clauses.length > 1 ? [query, ...clauses] : [query];
     const lexical = this.#lexicalFor(all);
     const wordsOf = texts.map((text) => this.queryWords(text));
@@ -277,10 +284,11 @@ export class HybridSelector implements AsyncToolSelector {
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
     if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
-    const clauseBest = rankings.length > 1 ? mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
+    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
     const fused = whole.fused;
 
-    const picked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -362,21 +370,6 @@ export class HybridSelector implements AsyncToolSelector {
     for (const name of this.#core) reasons[name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
-}
-
-/**
- * In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. Returns
- * each tool's best clause score (for the reasons).
- */
-function mixClauses(whole: Float64Array, clauses: readonly Fused[], mix: number): Float64Array {
-  const best = new Float64Array(whole.length);
-  for (let i = 0; i < whole.length; i++) {
-    let top = 0;
-    for (const clause of clauses) if ((clause.fused[i] as number) > top) top = clause.fused[i] as number;
-    best[i] = top;
-    whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
-  }
-  return best;
 }
 
 function max(values: ArrayLike<number>): number {

@@ -98,3 +98,27 @@ function splitOn(piece: string, separator: RegExp, joiner: string, minWords: num
   out.push(current);
   return out;
 }
+
+// Words that open the next item of an enumerated request ("First, … Second, … Finally, …"),
+// at the start of the prompt, of a sentence, or after a comma or semicolon.
+const ENUMERATION =
+  /(?:^|[.!?]+\s+|,\s+|;\s*)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|next|then|after that|finally|lastly|also|additionally|moreover|furthermore|in addition|on a (?:completely )?different note)\b,?\s*/giu;
+
+/**
+ * The items of an enumerated prompt ("First, book the hotel. I need two rooms. Second, …"),
+ * each kept whole across its sentences; `[]` when the prompt is not an enumeration (fewer than
+ * two items of three or more words). Items past `maxItems` are dropped (the whole prompt is
+ * still ranked).
+ *
+ * @example
+ * splitEnumeration('First, book a hotel in Rome. Two rooms. Then convert 5 USD to EUR.')
+ * // ['book a hotel in Rome. Two rooms', 'convert 5 USD to EUR.']
+ */
+export function splitEnumeration(prompt: string, maxItems = 6): string[] {
+  const text = typeof prompt === 'string' ? prompt.trim().slice(0, 4000) : '';
+  const items = text
+    .split(ENUMERATION)
+    .map((item) => item.trim())
+    .filter((item) => rawWords(item).length >= 3);
+  return items.length > 1 ? items.slice(0, maxItems) : [];
+}

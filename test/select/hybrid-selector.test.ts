@@ -244,7 +244,7 @@ describe('HybridSelector multi-intent prompts', () => {
   it('ranks each clause too, so a second intent is not crowded out', async () => {
     const embedder = countingEmbedder();
     // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
-    const on = new HybridSelector(embedder, { topK: 2, multiIntent: { mix: 1 } });
+    const on = new HybridSelector(embedder, { topK: 2, multiIntent: { mix: 1, share: false } });
     const off = new HybridSelector(embedder, { topK: 2, multiIntent: false });
     expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
@@ -264,6 +264,25 @@ describe('HybridSelector multi-intent prompts', () => {
       const b = await off.selectDetailed(ctx(prompt), TOOLS, { signal: signal() });
       expect(a).toEqual(b);
     }
+  });
+
+  it("an enumerated prompt keeps a slot for each item's best tool, and only then", async () => {
+    const LIST = 'First, search the web for pages about the sql query planner and its sql query plans. I need many. Second, send an email to Kim';
+    const embedder = countingEmbedder();
+    const cache = memoryVectorCache();
+    const share = new HybridSelector(embedder, { topK: 2, cache });
+    const noShare = new HybridSelector(embedder, { topK: 2, cache, multiIntent: { share: false } });
+    expect(await pick(noShare, LIST)).toEqual(['search_web', 'run_sql_query']);
+    expect(await pick(share, LIST)).toEqual(['send_email', 'search_web']);
+    // The items are the clauses, each kept whole across its sentences.
+    expect(embedder.texts.slice(-3)).toEqual([
+      LIST,
+      'search the web for pages about the sql query planner and its sql query plans. I need many',
+      'send an email to Kim',
+    ]);
+    // k stays k, and a prompt that is not an enumeration ranks as without sharing.
+    const plain = 'search the web for pages about the sql query planner and send an email';
+    expect(await share.selectDetailed(ctx(plain), TOOLS, { signal: signal() })).toEqual(await noShare.selectDetailed(ctx(plain), TOOLS, { signal: signal() }));
   });
 
   it('rejects a mix outside 0..1', () => {

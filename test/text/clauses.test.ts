@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitClauses } from '../../src/text/clauses.js';
+import { splitClauses, splitEnumeration } from '../../src/text/clauses.js';
 
 describe('splitClauses', () => {
   it.each([
@@ -51,5 +51,41 @@ describe('splitClauses', () => {
       'translate the release notes to German',
     ]);
     expect(splitClauses('list the open pull requests and translate the release notes to German', { andMinWords: Infinity })).toHaveLength(1);
+  });
+});
+
+describe('splitEnumeration', () => {
+  it('splits at the words that open each item and keeps an item whole across its sentences', () => {
+    expect(
+      splitEnumeration(
+        "Could you help me with a few tasks? First, I'd like to book the 'Hilton' in Rome. I need 2 rooms. Second, what is the time difference between Oslo and Tokyo? Finally, calculate my BMI.",
+      ),
+    ).toEqual([
+      'Could you help me with a few tasks',
+      "I'd like to book the 'Hilton' in Rome. I need 2 rooms",
+      'what is the time difference between Oslo and Tokyo',
+      'calculate my BMI.',
+    ]);
+    expect(splitEnumeration('Find the failing CI run, then grab the error from the logs; also post it to #eng')).toEqual([
+      'Find the failing CI run',
+      'grab the error from the logs',
+      'post it to #eng',
+    ]);
+  });
+
+  it('is empty for a prompt that is not an enumeration', () => {
+    for (const prompt of [
+      'convert 10 dollars to euros',
+      'wait a second then retry the upload',
+      'Book the flight. Then pay',
+      'what happened first in the second world war',
+      '',
+    ])
+      expect(splitEnumeration(prompt), prompt).toEqual([]);
+  });
+
+  it('keeps at most maxItems items', () => {
+    const prompt = Array.from({ length: 9 }, (_, i) => `Then open report number ${i}`).join('. ');
+    expect(splitEnumeration(prompt, 3)).toEqual(['open report number 0', 'open report number 1', 'open report number 2']);
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * Multi-intent ranking for HybridSelector, loaded with the first selection that uses it: which
+ * clauses of a prompt to rank, how their scores mix into the whole prompt's, and the slots an
+ * enumerated prompt's items keep.
+ */
+import type { ClauseOptions } from '../text/clauses.js';
+import { splitClauses, splitEnumeration } from '../text/clauses.js';
+
+/** A ranking of the registry (one score per tool, registry order). */
+export interface ClauseRanking {
+  readonly fused: Float64Array;
+}
+
+/**
+ * The clauses to rank besides the whole prompt: an enumerated prompt's items when `share` is on
+ * and the prompt is one (`enumerated`), else its clauses; fewer than two means none.
+ *
+ * @example
+ * intentClauses('First, book a hotel in Rome. Then convert 5 USD to EUR.', { share: true })
+ * // { clauses: ['book a hotel in Rome', 'convert 5 USD to EUR.'], enumerated: true }
+ */
+export function intentClauses(prompt: string, options: ClauseOptions & { share?: boolean }): { clauses: string[]; enumerated: boolean } {
+  const items = options.share ? splitEnumeration(prompt) : [];
+  if (items.length > 1) return { clauses: items, enumerated: true };
+  return { clauses: splitClauses(prompt, options), enumerated: false };
+}
+
+/**
+ * In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. Returns
+ * each tool's best clause score (for the reasons).
+ *
+ * @example
+ * mixClauses(Float64Array.of(1, 0), [{ fused: Float64Array.of(0, 1) }], 0.2) // whole: [0.8, 0.2]
+ */
+export function mixClauses(whole: Float64Array, clauses: readonly ClauseRanking[], mix: number): Float64Array {
+  const best = new Float64Array(whole.length);
+  for (let i = 0; i < whole.length; i++) {
+    let top = 0;
+    for (const clause of clauses) if ((clause.fused[i] as number) > top) top = clause.fused[i] as number;
+    best[i] = top;
+    whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
+  }
+  return best;
+}
+
+/**
+ * Each ranking's best tool, for the rankings whose best score is positive.
+ *
+ * @example
+ * itemBests([{ fused: Float64Array.of(0.1, 0.7) }, { fused: Float64Array.of(0, 0) }]) // [1]
+ */
+export function itemBests(rankings: readonly ClauseRanking[]): number[] {
+  const bests: number[] = [];
+  for (const { fused } of rankings) {
+    let best = -1;
+    for (let i = 0; i < fused.length; i++) if ((fused[i] as number) > 0 && (best < 0 || (fused[i] as number) > (fused[best] as number))) best = i;
+    if (best >= 0) bests.push(best);
+  }
+  return bests;
+}
+
+/**
+ * Make room in a ranked pick for tools that must be advertised: each `required` index not
+ * already picked replaces the lowest-scored pick that is not itself required, so the count
+ * stays the same. Gives every item of an enumerated prompt its own best tool, which one
+ * blended ranking of the whole prompt can push out of k.
+ *
+ * @example
+ * sharePicks([4, 2, 7], [9], Float64Array.of(0, 0, 0.8, 0, 0.9, 0, 0, 0.5, 0, 0.1))
+ * // [4, 2, 9]: 7 (0.5) was the lowest pick
+ */
+export function sharePicks(picked: readonly number[], required: readonly number[], score: ArrayLike<number>): number[] {
+  const out = [...picked];
+  const keep = new Set<number>();
+  for (const index of required) {
+    if (keep.size >= out.length) break;
+    keep.add(index);
+    if (out.includes(index)) continue;
+    let lowest = -1;
+    for (let i = 0; i < out.length; i++) {
+      const candidate = out[i] as number;
+      if (!keep.has(candidate) && (lowest < 0 || (score[candidate] as number) < (score[out[lowest] as number] as number))) lowest = i;
+    }
+    if (lowest >= 0) out[lowest] = index;
+  }
+  return out;
+}
