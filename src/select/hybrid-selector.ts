@@ -13,7 +13,7 @@ import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { topK } from './top-k.js';
-import { textTokens } from '../text/words.js';
+import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary } from './learned-store.js';
@@ -57,6 +57,11 @@ export interface HybridSelectorOptions {
    * score), so a weak best match counts for less than a strong one.
    */
   lexicalFloor?: number;
+  /**
+   * Added to the blend times the share of the tool's name words found in the prompt (0 turns
+   * it off), so a prompt that names a tool outright ranks it above near-namesakes.
+   */
+  nameWeight?: number;
   /** BM25 term-frequency saturation. */
   k1?: number;
   /** BM25 length normalisation. */
@@ -101,6 +106,7 @@ export const HYBRID_DEFAULTS = {
   topK: 8,
   denseWeight: 0.7,
   lexicalFloor: 0,
+  nameWeight: 0.2,
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
@@ -110,6 +116,8 @@ export const HYBRID_DEFAULTS = {
 interface Lexical {
   readonly index: Bm25Index;
   readonly documents: readonly ReadonlySet<string>[];
+  /** Each tool's distinct name words (stemmed). */
+  readonly names: readonly (readonly string[])[];
 }
 
 interface Fused {
@@ -164,12 +172,15 @@ export class HybridSelector implements AsyncToolSelector {
       topK: rest.topK ?? HYBRID_DEFAULTS.topK,
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
       lexicalFloor: rest.lexicalFloor ?? HYBRID_DEFAULTS.lexicalFloor,
+      nameWeight: rest.nameWeight ?? HYBRID_DEFAULTS.nameWeight,
       k1: rest.k1 ?? HYBRID_DEFAULTS.k1,
       b: rest.b ?? HYBRID_DEFAULTS.b,
     };
     const { topK: k, denseWeight } = this.#options;
     assertTopK(k);
     if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
+    if (!(this.#options.nameWeight >= 0 && this.#options.nameWeight <= 1))
+      throw new RangeError(`nameWeight must be within 0..1, got ${this.#options.nameWeight}`);
     this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
     if (embedder instanceof EmbeddingSelector) {
@@ -322,10 +333,11 @@ export class HybridSelector implements AsyncToolSelector {
     const [low, high] = denseScores ? range(denseScores) : [0, 0];
     const span = high - low || 1;
     const fused = new Float64Array(lexicalScores.length);
+    const present = new Set(words);
     for (let i = 0; i < fused.length; i++) {
       const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
       const densePart = denseScores ? ((denseScores[i] as number) - low) / span : 0;
-      fused[i] = weight * densePart + (1 - weight) * lexicalPart;
+      fused[i] = weight * densePart + (1 - weight) * lexicalPart + this.#options.nameWeight * nameCoverage(lexical.names[i] as readonly string[], present);
     }
     return { fused, lexicalScores, lexicalMax, lexicalScale };
   }
@@ -359,6 +371,7 @@ export class HybridSelector implements AsyncToolSelector {
       lexical = {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
         documents: documents.map((words) => new Set(words)),
+        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stem))]),
       };
       this.#lexical.set(all, lexical);
     }
@@ -370,6 +383,16 @@ export class HybridSelector implements AsyncToolSelector {
     for (const name of this.#core) reasons[name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
+}
+
+// Share of a tool's name words the query holds: "calculate the present value" names
+// calculate_present_value outright, while finance.calculate_future_value shares half its name.
+// A one-word name counts as two words: one common word is weak evidence of naming a tool.
+function nameCoverage(names: readonly string[], present: ReadonlySet<string>): number {
+  if (names.length === 0) return 0;
+  let hits = 0;
+  for (const word of names) if (present.has(word)) hits++;
+  return hits / Math.max(names.length, 2);
 }
 
 function max(values: ArrayLike<number>): number {

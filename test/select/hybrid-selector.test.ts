@@ -244,8 +244,9 @@ describe('HybridSelector multi-intent prompts', () => {
   it('ranks each clause too, so a second intent is not crowded out', async () => {
     const embedder = countingEmbedder();
     // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
-    const on = new HybridSelector(embedder, { topK: 2, multiIntent: { mix: 1, share: false } });
-    const off = new HybridSelector(embedder, { topK: 2, multiIntent: false });
+    // nameWeight 0: the clause mix alone.
+    const on = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: { mix: 1, share: false } });
+    const off = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: false });
     expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
     const calls = embedder.calls;
@@ -287,6 +288,28 @@ describe('HybridSelector multi-intent prompts', () => {
 
   it('rejects a mix outside 0..1', () => {
     expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
+  });
+});
+
+describe('HybridSelector name coverage', () => {
+  const NAMESAKES: ToolSchema[] = [
+    tool('calculate_present_value', 'Present worth of a cash flow.'),
+    tool('finance_value_report', 'The present value of payments.'),
+    ...TOOLS,
+  ];
+  const top = async (selector: HybridSelector, prompt: string) =>
+    (await selector.selectDetailed(ctx(prompt), NAMESAKES, { signal: signal() })).tools.map((t) => t.name);
+
+  it('a prompt that names a tool outright ranks it above a near-namesake', async () => {
+    const embedder = countingEmbedder();
+    const cache = memoryVectorCache();
+    const prompt = 'calculate the present value of these payments';
+    expect(await top(new HybridSelector(embedder, { cache, topK: 1, nameWeight: 0 }), prompt)).toEqual(['finance_value_report']);
+    expect(await top(new HybridSelector(embedder, { cache, topK: 1 }), prompt)).toEqual(['calculate_present_value']);
+  });
+
+  it('rejects a nameWeight outside 0..1', () => {
+    expect(() => new HybridSelector(countingEmbedder(), { nameWeight: -0.1 })).toThrow(RangeError);
   });
 });
 
