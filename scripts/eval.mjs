@@ -81,9 +81,16 @@ function writeReport() {
   **Multi-intent prompts (dev split only).** The hybrid rows split each prompt into clauses with a fixed rule (sentence ends,
   semicolons, sequencing words such as "then" / "also" / "after that", and a plain "and" between two sides of four or more words),
   score every clause like a prompt, and give each tool \`0.8 × its whole-prompt score + 0.2 × its best clause score\`; a one-clause
-  prompt ranks as before. The mix and the splitting rule were chosen on the dev splits (worst set first, and never lower on the
-  single-expected cases); round-robin merging of clause rankings was tried there and dropped (it cost bfcl_multi_turn).
-  Figures in [tuning-learn.md](tuning-learn.md), produced by \`npm run tune:learn\` (scripts/tune-learn.mjs, dev split only).\n\n`;
+  prompt ranks as before. An enumerated prompt ("First, … Second, … Finally, …": sequencing words at the start of a sentence or
+  after a comma or semicolon) uses its items as the clauses, each kept whole across its sentences, and each item's best tool keeps
+  one of the k slots (it replaces the lowest-ranked pick). The mix, the splitting rules and the share were chosen on the dev
+  splits (worst set first, and never lower on the single-expected cases); round-robin merging of clause rankings was tried there
+  and dropped (it cost bfcl_multi_turn).
+
+  **Name coverage (dev split only).** Each tool's blend score gains \`0.2 × the share of its name words the prompt holds\` (a
+  one-word name counts as two), so a prompt that names a tool outright ranks it above near-namesakes. The weight was chosen
+  on the dev splits. Figures for both in [tuning-learn.md](tuning-learn.md), produced by \`npm run tune:learn\`
+  (scripts/tune-learn.mjs, dev split only).\n\n`;
 
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   const ms = (x) => (x < 0.1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -130,7 +137,9 @@ function writeReport() {
     md += `themselves: exact leave-one-out and leave-a-rare-tool-out predictions (no refit; all held-out rows predicted and ranked against the registry in one batch) score each blend α ∈ {0, ¼, ½, ¾, 1}, `;
     md += `weighted by the chance that a new prompt needs a tool no example used (the larger of the Good–Turing share and the share `;
     md += `of unused tools), and α stays 0 unless its gain beats twice its paired noise. Every setting was chosen on dev by two-fold `;
-    md += `cross-validation (see [tuning-learn.md](tuning-learn.md)); nothing was fitted on test. `;
+    md += `cross-validation (see [tuning-learn.md](tuning-learn.md)); nothing was fitted on test. (3) With 50 or more examples, the `;
+    md += `dense/lexical blend itself is re-weighed on them (at most 256, evenly spaced): the weight 0.2 or 0.1 either side of 0.7 that puts more `;
+    md += `of their tools in the top k replaces it when the gain beats its paired noise (votes and the map left out of this check). `;
     md += `The learning curve feeds the first N dev examples (a fixed hash order) and reports test fullRecall@8; 0 is the plain hybrid.\n\n`;
     md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
     for (const set of sets) {
@@ -139,6 +148,11 @@ function writeReport() {
     }
     md += `\nLearning time (k = 8 selector, the prompts' vectors already embedded; embedding them is the second figure): `;
     md += learnTimes.map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`).join('; ');
+    md += `.\n\n`;
+    md += `What learning decided on all dev examples: `;
+    md += learnTimes
+      .map((t) => `${t.set} dense weight ${t.denseWeight ?? '–'}, projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`)
+      .join('; ');
     md += `.\n\n`;
     if (unseen.length) {
       md += `Test cases that need a tool no dev example used (the vote cannot help them; only the projection can): `;
@@ -173,7 +187,7 @@ for (const set of sets) {
       const start = performance.now();
       const summary = await selector.learn(examples, { tools });
       const learnMs = performance.now() - start;
-      if (k === 8) learnTimes.push({ set, examples: summary.total, learnMs, embedMs });
+      if (k === 8) learnTimes.push({ set, examples: summary.total, learnMs, embedMs, denseWeight: summary.denseWeight, projection: summary.projection });
       const report = await evaluate(selector, tools, cases, counter, { name: LEARNED, k });
       memo.bypass = true;
       const timing = await evaluate(selector, tools, cases.slice(0, timingCases), counter, { name: LEARNED, k });
