@@ -229,43 +229,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return this.learning.store?.size ?? 0;
   }
 
-  /** Changes whenever the learned examples do (0 before any are loaded). */
-  get learnedVersion(): number {
-    return this.learning.store?.memory.version ?? 0;
-  }
-
-  /**
-   * The learned examples as this selector ranks them, for a selector that blends it (the hybrid
-   * re-weights its blend on them): each example's prompt, tools and cosines against `all`, the
-   * prompt as learned (no projection); at most `limit`, evenly spaced. Undefined when nothing
-   * is learned or the corpus does not match `all`.
-   *
-   * @example
-   * const ranked = await selector.learnedRankings(all, 256)
-   * ranked?.[0]?.scores // one cosine per tool of `all`
-   */
-  async learnedRankings(
-    all: readonly ToolSchema[],
-    limit: number,
-    signal?: AbortSignal,
-  ): Promise<{ query: string; tools: readonly string[]; scores: Float32Array }[] | undefined> {
-    const store = this.learning.store;
-    if (!store || store.size === 0) return undefined;
-    const { corpus } = await this.index.load(all, signal ? { signal } : {});
-    if (corpus.count !== all.length) return undefined;
-    const examples = store.memory.examples();
-    const step = Math.max(1, examples.length / Math.max(1, limit));
-    const out: { query: string; tools: readonly string[]; scores: Float32Array }[] = [];
-    for (let i = 0; i < examples.length && out.length < limit; i += step) {
-      const { query, tools, vector } = examples[Math.floor(i)] as (typeof examples)[number];
-      if (vector.length !== corpus.dimensions) continue;
-      const scores = new Float32Array(all.length);
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, vector, scores);
-      out.push({ query, tools, scores });
-    }
-    return out;
-  }
-
   /**
    * Whether the learned query projection applies (see {@link ProjectionState}); undefined until
    * examples were learned and the registry's corpus was seen.

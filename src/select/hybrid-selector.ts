@@ -62,12 +62,6 @@ export interface HybridSelectorOptions {
    * it off), so a prompt that names a tool outright ranks it above near-namesakes.
    */
   nameWeight?: number;
-  /**
-   * Re-weigh the dense/lexical blend on the learned examples (see `learn`): with 50 or more,
-   * the weight that puts more of their tools in the top k, by more than the noise of the
-   * comparison, replaces `denseWeight` (steps of 0.1 or 0.2 from it). Default true.
-   */
-  learnBlend?: boolean;
   /** BM25 term-frequency saturation. */
   k1?: number;
   /** BM25 length normalisation. */
@@ -113,7 +107,6 @@ export const HYBRID_DEFAULTS = {
   denseWeight: 0.7,
   lexicalFloor: 0,
   nameWeight: 0.2,
-  learnBlend: true,
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
@@ -160,8 +153,6 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
-  // The blend re-weighed on the learned examples, per tool list, for one version of them.
-  readonly #learnedBlend = new WeakMap<readonly ToolSchema[], { version: number; weight: number }>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
   // What a derived copy is built from: the options minus those already applied to #dense
   // (cache, timeout, learned examples: a copy shares the same embedding half).
@@ -182,7 +173,6 @@ export class HybridSelector implements AsyncToolSelector {
       denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
       lexicalFloor: rest.lexicalFloor ?? HYBRID_DEFAULTS.lexicalFloor,
       nameWeight: rest.nameWeight ?? HYBRID_DEFAULTS.nameWeight,
-      learnBlend: rest.learnBlend ?? HYBRID_DEFAULTS.learnBlend,
       k1: rest.k1 ?? HYBRID_DEFAULTS.k1,
       b: rest.b ?? HYBRID_DEFAULTS.b,
     };
@@ -248,8 +238,7 @@ export class HybridSelector implements AsyncToolSelector {
    * Learn from this registry's own traffic (see {@link EmbeddingSelector.learn}): later prompts
    * near a learned one see its tools voted up in the blend, and the dense half ranks through
    * the learned query projection when its held-out check says it helps. Stored with the corpus
-   * vectors. With `tools`, the summary's `denseWeight` is the blend re-weighed on the examples
-   * (see `learnBlend`).
+   * vectors.
    *
    * @example
    * const summary = await selector.learn(
@@ -257,12 +246,8 @@ export class HybridSelector implements AsyncToolSelector {
    *   { tools: registry.schemas() },
    * )
    */
-  async learn(examples: readonly LearnExample[], options?: LearnOptions): Promise<LearnSummary> {
-    const summary = await this.#dense.learn(examples, options);
-    const all = options?.tools;
-    // The examples are kept by now: a corpus that cannot load only leaves the weight unreported.
-    const denseWeight = all?.length ? await this.#denseWeight(all, this.#lexicalFor(all), options?.signal).catch(() => undefined) : undefined;
-    return denseWeight === undefined ? summary : { ...summary, denseWeight };
+  learn(examples: readonly LearnExample[], options?: LearnOptions): Promise<LearnSummary> {
+    return this.#dense.learn(examples, options);
   }
 
   /**
@@ -302,8 +287,7 @@ export class HybridSelector implements AsyncToolSelector {
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings];
-    const denseWeight = dense.ok ? await this.#denseWeight(all, lexical, signal) : this.#options.denseWeight;
-    const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined, denseWeight));
+    const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
     if (!dense.ok) {
       if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
@@ -341,27 +325,11 @@ export class HybridSelector implements AsyncToolSelector {
   }
 
   /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
-  /** The blend's dense weight for `all`: re-weighed on the learned examples when there are enough. */
-  async #denseWeight(all: readonly ToolSchema[], lexical: Lexical, signal: AbortSignal | undefined): Promise<number> {
-    const base = this.#options.denseWeight;
-    if (!this.#options.learnBlend || this.#dense.learnedCount === 0) return base;
-    const version = this.#dense.learnedVersion;
-    const known = this.#learnedBlend.get(all);
-    if (known?.version === version) return known.weight;
-    const { BLEND_CHECK_EXAMPLES, BLEND_MIN_EXAMPLES, chooseDenseWeight } = await import('./learned-blend.js');
-    const ranked = this.#dense.learnedCount >= BLEND_MIN_EXAMPLES ? await this.#dense.learnedRankings(all, BLEND_CHECK_EXAMPLES, signal) : undefined;
-    const weight = ranked
-      ? chooseDenseWeight(ranked, all, base, (query, scores, candidate) => topK(this.#fuse(lexical, this.queryWords(query), scores, candidate).fused, this.#options.topK))
-      : base;
-    this.#learnedBlend.set(all, { version, weight });
-    return weight;
-  }
-
-  #fuse(lexical: Lexical, words: readonly string[], denseScores: Float32Array | undefined, denseWeight = this.#options.denseWeight): Fused {
+  #fuse(lexical: Lexical, words: readonly string[], denseScores: Float32Array | undefined): Fused {
     const lexicalScores = lexical.index.score(words);
     const lexicalMax = max(lexicalScores);
     const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
-    const weight = denseScores ? (lexicalMax > 0 ? denseWeight : 1) : 0;
+    const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
     const [low, high] = denseScores ? range(denseScores) : [0, 0];
     const span = high - low || 1;
     const fused = new Float64Array(lexicalScores.length);

@@ -45,8 +45,6 @@ export interface LearnSummary {
   readonly warnings: readonly string[];
   /** What the query-projection fit decided after this call (absent when it is off or not fitted yet). */
   readonly projection?: ProjectionState;
-  /** The hybrid's dense weight after this call (HybridSelector, when `tools` is given). */
-  readonly denseWeight?: number;
 }
 
 /**
