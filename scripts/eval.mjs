@@ -137,9 +137,7 @@ function writeReport() {
     md += `themselves: exact leave-one-out and leave-a-rare-tool-out predictions (no refit; all held-out rows predicted and ranked against the registry in one batch) score each blend α ∈ {0, ¼, ½, ¾, 1}, `;
     md += `weighted by the chance that a new prompt needs a tool no example used (the larger of the Good–Turing share and the share `;
     md += `of unused tools), and α stays 0 unless its gain beats twice its paired noise. Every setting was chosen on dev by two-fold `;
-    md += `cross-validation (see [tuning-learn.md](tuning-learn.md)); nothing was fitted on test. (3) With 50 or more examples, the `;
-    md += `dense/lexical blend itself is re-weighed on them (at most 256, evenly spaced): the weight 0.2 or 0.1 either side of 0.7 that puts more `;
-    md += `of their tools in the top k replaces it when the gain beats its paired noise (votes and the map left out of this check). `;
+    md += `cross-validation (see [tuning-learn.md](tuning-learn.md)); nothing was fitted on test. `;
     md += `The learning curve feeds the first N dev examples (a fixed hash order) and reports test fullRecall@8; 0 is the plain hybrid.\n\n`;
     md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
     for (const set of sets) {
@@ -151,7 +149,7 @@ function writeReport() {
     md += `.\n\n`;
     md += `What learning decided on all dev examples: `;
     md += learnTimes
-      .map((t) => `${t.set} dense weight ${t.denseWeight ?? '–'}, projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`)
+      .map((t) => `${t.set} projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`)
       .join('; ');
     md += `.\n\n`;
     if (unseen.length) {
@@ -187,7 +185,7 @@ for (const set of sets) {
       const start = performance.now();
       const summary = await selector.learn(examples, { tools });
       const learnMs = performance.now() - start;
-      if (k === 8) learnTimes.push({ set, examples: summary.total, learnMs, embedMs, denseWeight: summary.denseWeight, projection: summary.projection });
+      if (k === 8) learnTimes.push({ set, examples: summary.total, learnMs, embedMs, projection: summary.projection });
       const report = await evaluate(selector, tools, cases, counter, { name: LEARNED, k });
       memo.bypass = true;
       const timing = await evaluate(selector, tools, cases.slice(0, timingCases), counter, { name: LEARNED, k });
