@@ -148,9 +148,7 @@ function writeReport() {
     md += learnTimes.map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`).join('; ');
     md += `.\n\n`;
     md += `What learning decided on all dev examples: `;
-    md += learnTimes
-      .map((t) => `${t.set} projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`)
-      .join('; ');
+    md += learnTimes.map((t) => `${t.set} projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`).join('; ');
     md += `.\n\n`;
     if (unseen.length) {
       md += `Test cases that need a tool no dev example used (the vote cannot help them; only the projection can): `;

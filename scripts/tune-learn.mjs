@@ -92,7 +92,14 @@ if (values.part.includes('pipeline')) {
     ['+ enumeration share', { nameWeight: 0 }],
     ...[0.1, 0.2, 0.3].map((w) => [`+ name coverage ${w}${w === 0.2 ? ' (defaults)' : ''}`, { nameWeight: w }]),
   ];
-  const fold = (c) => parseInt(createHash('sha256').update(`fold:${splitKey(c.id)}`).digest('hex').slice(0, 8), 16) % 2;
+  const fold = (c) =>
+    parseInt(
+      createHash('sha256')
+        .update(`fold:${splitKey(c.id)}`)
+        .digest('hex')
+        .slice(0, 8),
+      16,
+    ) % 2;
   md += `## The shipped pipeline (whole dev split; learning by two-fold cross-validation)\n\n`;
   md += `Cells: plain hybrid on the whole dev split → hybrid after learning the other fold (fullRecall@8, both folds pooled). `;
   md += `Rows add one mechanism at a time; the last row is the defaults.\n\n`;
@@ -107,7 +114,15 @@ if (values.part.includes('pipeline')) {
       let learned = 0;
       for (const f of [0, 1]) {
         const test = cases.filter((c) => fold(c) !== f);
-        learned += (await score(options, set, test, cases.filter((c) => fold(c) === f))).full * test.length;
+        learned +=
+          (
+            await score(
+              options,
+              set,
+              test,
+              cases.filter((c) => fold(c) === f),
+            )
+          ).full * test.length;
       }
       learned /= cases.length;
       minPlain = Math.min(minPlain, plain);
