@@ -157,7 +157,11 @@ export class LearnedStore {
     all.forEach((tool, i) => {
       row.set(tool.name, i);
     });
-    const examples = this.memory.examples().map(({ vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1) }));
+    const examples = this.memory.examples().map(({ query, vector, tools }) => ({
+      vector,
+      tools: tools.map((name) => row.get(name) ?? -1),
+      key: ExampleMemory.keyOf(query),
+    }));
     this.#projection = {
       key: corpus.key,
       version,

@@ -67,6 +67,11 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
 export interface ProjectionExample {
   readonly vector: Float32Array;
   readonly tools: readonly number[];
+  /**
+   * What orders the example for sampling (the learned prompt). Without it the vector's bytes
+   * do, which float rounding in the embedder (a prompt embedded alone or in a batch) can move.
+   */
+  readonly key?: string;
 }
 
 /** A fitted map and what the check decided. */
@@ -112,11 +117,17 @@ export function fitProjection(
   options: ProjectionOptions = {},
 ): QueryProjection | ProjectionDeclined {
   const settings = { ...PROJECTION_DEFAULTS, ...options };
-  // Ordered by a hash of each prompt's vector: the fit, the sample beyond `maxExamples` and the
-  // held-out check's sample are then the same whatever order the examples arrived in.
+  // Ordered by a hash of each prompt: the fit, the sample beyond `maxExamples` and the held-out
+  // check's sample are then the same whatever order the examples arrived in.
+  const encoder = new TextEncoder();
   const usable = examples
     .filter((example) => example.vector.length === dimensions && example.tools.some((t) => t >= 0 && t < toolCount))
-    .map((example) => ({ example, key: checksumBytes(new Uint8Array(example.vector.buffer, example.vector.byteOffset, example.vector.byteLength)) }))
+    .map((example) => ({
+      example,
+      key: checksumBytes(
+        example.key !== undefined ? encoder.encode(example.key) : new Uint8Array(example.vector.buffer, example.vector.byteOffset, example.vector.byteLength),
+      ),
+    }))
     .sort((a, b) => a.key - b.key)
     .slice(0, Math.max(1, settings.maxExamples))
     .map(({ example }) => example);

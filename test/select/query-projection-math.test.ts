@@ -171,3 +171,33 @@ describe('query projection algebra', () => {
     }
   });
 });
+
+describe('query projection sampling', () => {
+  it('samples by the prompt, so arrival order and float rounding of the vectors change nothing', () => {
+    const next = random(7);
+    const d = 8;
+    const toolCount = 40;
+    const tools = new Float32Array(toolCount * d);
+    for (let t = 0; t < toolCount; t++) tools.set(unit(Array.from({ length: d }, () => next())), t * d);
+    const examples = Array.from({ length: 90 }, (_, i) => ({
+      vector: unit(Array.from({ length: d }, () => next())),
+      tools: [i % toolCount],
+      key: `prompt ${i}`,
+    }));
+    // The same prompts in reverse order, each vector off by float rounding (as a batch embed can be).
+    const again = [...examples].reverse().map((example) => {
+      const vector = Float32Array.from(example.vector);
+      vector[0] = (vector[0] as number) * (1 + 2 ** -23);
+      return { ...example, vector };
+    });
+    const options = { maxExamples: 50, checkExamples: 20, minExamples: 8, forceBlend: 0.5 };
+    const first = fitProjection(examples, tools, toolCount, d, options);
+    const second = fitProjection(again, tools, toolCount, d, options);
+    expect(second.check).toEqual(first.check);
+    const a = (first as QueryProjection).delta;
+    const b = (second as QueryProjection).delta;
+    expect(a).toBeDefined();
+    expect(b?.length).toBe(a?.length);
+    for (let i = 0; i < (a?.length ?? 0); i++) expect(b?.[i]).toBeCloseTo(a?.[i] as number, 4);
+  });
+});
