@@ -43,6 +43,15 @@ const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vec
 const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
 );
+// The two cross-validation folds inside dev: by a hash of the split key, so related cases stay together.
+const fold = (c) =>
+  parseInt(
+    createHash('sha256')
+      .update(`fold:${splitKey(c.id)}`)
+      .digest('hex')
+      .slice(0, 8),
+    16,
+  ) % 2;
 const corpusCaches = {};
 const signal = new AbortController().signal;
 
@@ -92,14 +101,6 @@ if (values.part.includes('pipeline')) {
     ['+ enumeration share', { nameWeight: 0 }],
     ...[0.1, 0.2, 0.3].map((w) => [`+ name coverage ${w}${w === 0.2 ? ' (defaults)' : ''}`, { nameWeight: w }]),
   ];
-  const fold = (c) =>
-    parseInt(
-      createHash('sha256')
-        .update(`fold:${splitKey(c.id)}`)
-        .digest('hex')
-        .slice(0, 8),
-      16,
-    ) % 2;
   md += `## The shipped pipeline (whole dev split; learning by two-fold cross-validation)\n\n`;
   md += `Cells: plain hybrid on the whole dev split → hybrid after learning the other fold (fullRecall@8, both folds pooled). `;
   md += `Rows add one mechanism at a time; the last row is the defaults.\n\n`;
@@ -182,14 +183,6 @@ if (values.part.includes('intent')) {
 
 if (values.part.includes('learn')) {
   const cap = Number(values.cap);
-  const fold = (c) =>
-    parseInt(
-      createHash('sha256')
-        .update(`fold:${splitKey(c.id)}`)
-        .digest('hex')
-        .slice(0, 8),
-      16,
-    ) % 2;
   // The vote's grid (kept from issue 17's first round) runs with the projection off; the
   // projection rows keep the chosen vote and vary the ridge strength λ.
   const vote = { minSimilarity: 0.5, weight: 1.5, neighbours: 8 };
