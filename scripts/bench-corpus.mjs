@@ -49,7 +49,7 @@ export const MACS_PER_TOKEN = 256 * 768 + 256 * 512 + 256 * 512 + 2 * 512 * 1536
 const MACS_PER_TEXT = 512 * 512;
 
 const tools = loadTools(join(values.data, 'bfcl', 'tools.json'));
-const texts = [...new Set(tools.map((t) => toolText(t.name, t.description, t.parameters)))].slice(0, Number(values.texts));
+const texts = [...new Set(tools.map((t) => toolText(t.name, t.description)))].slice(0, Number(values.texts));
 const tokenizer = createUseLiteTokenizer(JSON.parse(readFileSync(join(modelPath, 'vocab.json'), 'utf8')));
 const tokens = texts.reduce((sum, text) => sum + Math.min(128, tokenizer.encode(text).length), 0);
 // Attention: q·kᵀ and p·v per head, per layer: 2·L·d multiply-adds per token.

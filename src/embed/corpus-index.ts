@@ -89,8 +89,6 @@ interface Fingerprint {
   readonly tools: readonly ToolSchema[];
   readonly names: readonly string[];
   readonly descriptions: readonly string[];
-  /** Each tool's `parameters` object as hashed (its parameter names are in the text). */
-  readonly parameters: readonly unknown[];
   readonly texts: readonly string[];
 }
 
@@ -425,23 +423,23 @@ export class CorpusIndex {
 function computeFingerprint(embedder: Embedder, all: readonly ToolSchema[]): Fingerprint {
   const names = all.map((tool) => tool.name);
   const descriptions = all.map((tool) => tool.description);
-  const texts = all.map((tool) => toolText(tool.name, tool.description ?? '', tool.parameters));
+  const texts = all.map((tool) => toolText(tool.name, tool.description ?? ''));
   const hash = new Hash64().update('loopctl/corpus/v1').update(embedder.id).update(String(embedder.dimensions));
   hash.update(String(all.length));
   for (let i = 0; i < all.length; i++) hash.update(names[i] as string).update(texts[i] as string);
   const keyHash = hash.digestWords();
   const idHash = new Hash64().update(embedder.id).digest().slice(0, 8);
   const key = `corpus:v1:${idHash}:${all.length}x${embedder.dimensions}:${hash.digest()}`;
-  return { key, keyHash, tools: [...all], names, descriptions, parameters: all.map((tool) => tool.parameters), texts };
+  return { key, keyHash, tools: [...all], names, descriptions, texts };
 }
 
 // Same schema objects in the same order, and none edited in place since.
 function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean {
-  const { tools, names, descriptions, parameters } = fingerprint;
+  const { tools, names, descriptions } = fingerprint;
   if (tools.length !== all.length) return false;
   for (let i = 0; i < all.length; i++) {
     const tool = all[i];
-    if (tool !== tools[i] || tool === undefined || tool.name !== names[i] || tool.description !== descriptions[i] || tool.parameters !== parameters[i]) {
+    if (tool !== tools[i] || tool === undefined || tool.name !== names[i] || tool.description !== descriptions[i]) {
       return false;
     }
   }

@@ -28,7 +28,7 @@ export interface BuildVectorsOptions {
  */
 export async function buildVectorsFile(embedder: Embedder, tools: readonly ToolSchema[], options: BuildVectorsOptions = {}): Promise<Uint8Array> {
   const { precision, batchSize, onProgress, signal } = { precision: 'f16' as VectorsPrecision, batchSize: 256, ...options };
-  const texts = [...new Set(tools.map((tool) => toolText(tool.name, tool.description ?? '', tool.parameters)))];
+  const texts = [...new Set(tools.map((tool) => toolText(tool.name, tool.description ?? '')))];
   const step = Math.max(1, Math.floor(batchSize));
   const entries: { text: string; vector: Float32Array }[] = [];
   onProgress?.({ phase: 'corpus', done: 0, total: texts.length });

@@ -117,7 +117,7 @@ interface Settings {
 
 /**
  * An {@link AsyncToolSelector} that ranks tools by cosine similarity between the run's opening
- * prompt and each tool's `toolText` (split name, description and parameter names). Corpus vectors are computed
+ * prompt and each tool's `toolText` (split name + description). Corpus vectors are computed
  * once per registry generation and cached; the query is embedded fresh every turn. Any
  * failure to rank (an embed error, a vector that cannot rank, a shape mismatch, no prompt,
  * or — with `timeoutMs` set — an embedder slower than the timeout) falls open to the full

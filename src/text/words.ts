@@ -118,26 +118,8 @@ export function toolTokens(name: string, description: string): string[] {
   return tokens;
 }
 
-/**
- * The text embedders see for a tool: split name, description, then its top-level parameter
- * names with up to six enum values each. Prompts often name what they supply ("a radius of 5
- * units"), which tells near-namesakes apart; parameter descriptions are left out (they dilute
- * the vector: measured on the dev splits, docs/tuning-learn.md).
- *
- * @example
- * toolText('get_weather', 'Current weather.', { type: 'object', properties: { city: {}, unit: { enum: ['C', 'F'] } } })
- * // 'get weather: Current weather. Parameters: city; unit [C, F].'
- */
-export function toolText(name: string, description: string, parameters?: unknown): string {
+/** The text embedders see for a tool: split name, then description. */
+export function toolText(name: string, description: string): string {
   const words = splitName(name).join(' ');
-  const text = description ? `${words}: ${description}` : words;
-  const properties = parameters && typeof parameters === 'object' ? (parameters as { properties?: unknown }).properties : undefined;
-  if (!properties || typeof properties !== 'object') return text;
-  const listed = Object.entries(properties as Record<string, unknown>).map(([param, schema]) => {
-    const values = schema && typeof schema === 'object' ? (schema as { enum?: unknown }).enum : undefined;
-    const shown = Array.isArray(values) ? values.filter((v) => typeof v === 'string' || typeof v === 'number').slice(0, 6) : [];
-    const paramWords = splitName(param).join(' ');
-    return shown.length ? `${paramWords} [${shown.join(', ')}]` : paramWords;
-  });
-  return listed.length ? `${text} Parameters: ${listed.join('; ')}.` : text;
+  return description ? `${words}: ${description}` : words;
 }

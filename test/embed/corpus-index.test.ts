@@ -120,24 +120,6 @@ describe('CorpusIndex', () => {
     const before = index.keyFor(all);
     (all[2] as { description: string }).description = 'Open a document and print it.';
     expect(index.keyFor(all)).not.toBe(before);
-    // Parameter names are part of the embedded text, so a replaced parameters object counts too.
-    const described = index.keyFor(all);
-    (all[2] as { parameters: unknown }).parameters = { type: 'object', properties: { path: { type: 'string' } } };
-    expect(index.keyFor(all)).not.toBe(described);
-  });
-
-  it('embeds parameter names with the tool, and a changed parameter list re-embeds only that tool', async () => {
-    const embedder = countingEmbedder();
-    const index = new CorpusIndex(embedder, memoryVectorCache());
-    const all = registry().map((tool) =>
-      tool.name === 'convert_currency' ? { ...tool, parameters: { type: 'object', properties: { amount: {}, to: { enum: ['EUR', 'USD'] } } } } : tool,
-    );
-    const { corpus } = await index.load(all);
-    expect(corpus.texts[7]).toBe('convert currency: Convert an amount of money between currencies using exchange rates. Parameters: amount; to [EUR, USD].');
-    const widened = all.map((tool, i) => (i === 7 ? { ...tool, parameters: { type: 'object', properties: { amount: {}, from: {}, to: {} } } } : tool));
-    await index.load(widened);
-    expect(index.stats.corpusEmbeds).toBe(all.length + 1);
-    expect(embedder.texts.at(-1)).toMatch(/Parameters: amount; from; to\.$/);
   });
 
   it('re-embeds only the texts that changed between generations', async () => {

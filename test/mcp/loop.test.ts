@@ -238,13 +238,8 @@ describe('a tool list that changes mid-run', () => {
       expect(generations).toHaveLength(1);
       expect(embedsAtSelection).toEqual([51, 53, 53]);
       const corpusTexts = embedder.texts.filter((text) => text !== prompt);
-      const schemaOf = (name: string) => registry.schemas().find((tool) => tool.name === name);
-      expect(schemaOf('github__list_discussions')?.parameters).toMatchObject({ properties: { owner: {}, repo: {} } });
       expect(corpusTexts.slice(51).sort()).toEqual(
-        [
-          toolText('github__search_code', changedDescription, schemaOf('github__search_code')?.parameters),
-          toolText('github__list_discussions', added.description, schemaOf('github__list_discussions')?.parameters),
-        ].sort(),
+        [toolText('github__search_code', changedDescription), toolText('github__list_discussions', added.description)].sort(),
       );
 
       expect(onTurn(events, 'selection', 1).registered).toBe(51);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isToken, nameTokens, pushTextTokens, rawWords, splitName, textTokens, toolText } from '../../src/text/words.js';
+import { isToken, nameTokens, pushTextTokens, rawWords, splitName, textTokens } from '../../src/text/words.js';
 
 // The reference definitions: lowercase, Unicode letter/number runs, camelCase split first.
 const referenceRaw = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -36,25 +36,5 @@ describe('words', () => {
   it('name tokens are the split name filtered, and repeated names share one result', () => {
     expect(nameTokens('get_userProfile')).toEqual(splitName('get_userProfile').flatMap(rawWords).filter(isToken));
     expect(nameTokens('location')).toBe(nameTokens('location'));
-  });
-
-  it('a tool text is the split name, the description, then parameter names with a few enum values', () => {
-    expect(toolText('get_weather', 'Current weather.')).toBe('get weather: Current weather.');
-    expect(toolText('get_weather', '')).toBe('get weather');
-    const parameters = {
-      type: 'object',
-      properties: {
-        cityName: { type: 'string', description: 'Left out: descriptions dilute the vector.' },
-        unit: { enum: ['celsius', 'fahrenheit'] },
-        day: { enum: [1, 2, 3, 4, 5, 6, 7, true] },
-      },
-    };
-    expect(toolText('get_weather', 'Current weather.', parameters)).toBe(
-      'get weather: Current weather. Parameters: city name; unit [celsius, fahrenheit]; day [1, 2, 3, 4, 5, 6].',
-    );
-    // No properties, or no schema at all: the text is as without parameters.
-    for (const none of [undefined, null, 'object', { type: 'object' }, { type: 'object', properties: {} }, { properties: 3 }]) {
-      expect(toolText('get_weather', 'Current weather.', none)).toBe('get weather: Current weather.');
-    }
   });
 });
