@@ -10,7 +10,7 @@
  *   name: 'overlap',
  *   select(ctx, all) {
  *     const query = new Set(textTokens(ctx.latestUserMessage ?? ''))
- *     const scores = all.map((tool) => textTokens(toolText(tool)).filter((w) => query.has(w)).length)
+ *     const scores = all.map((tool) => textTokens(toolText(tool.name, tool.description ?? '')).filter((w) => query.has(w)).length)
  *     return topK(scores, 5).filter((i) => scores[i]! > 0).map((i) => all[i]!)
  *   },
  * }
