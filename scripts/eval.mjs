@@ -131,7 +131,7 @@ function writeReport() {
     md += `\`hybrid+learned\` is the hybrid after \`selector.learn()\` on every **dev** case of the same set (prompt → expected tools), `;
     md += `then scored on the **test** split. Two things are learned. (1) Earlier prompts near a new one vote for their tools `;
     md += `(nearest-prompt voting, a bounded extra term in the blend). (2) A linear map of the query vector, \`x → x + α·xΔ\`, `;
-    md += `fitted in closed form (ridge regression toward the mean of each example's tool vectors, \`W = argmin Σ‖xW − ȳ‖² + λ‖W − I‖²\`, `;
+    md += `fitted in closed form (ridge regression toward the mean of each example's tool vectors, pushed away by 0.5 from the mean of up to three unused tools that outranked them for that prompt, \`W = argmin Σ‖xW − ȳ‖² + λ‖W − I‖²\`, `;
     md += `λ = 1, Float64, Cholesky in the N×N dual below 512 examples and the 512×512 primal above, on at most 2,048 examples: a fixed sample by a hash of each prompt's text, so neither the order examples arrive in nor the embedder's float rounding matters; the vote uses them all; every step is a 4×4-tiled matrix product or a blocked triangular solve, and Δ itself is never formed: a query pays two triangular solves); it moves the dense half's `;
     md += `query toward the registry's own tool vectors and so also helps tools no example used. The map is guarded on the examples `;
     md += `themselves: exact leave-one-out and leave-a-rare-tool-out predictions (no refit; all held-out rows predicted and ranked against the registry in one batch) score each blend α ∈ {0, ¼, ½, ¾, 1}, `;

@@ -4,7 +4,9 @@
  *
  * Closed-form ridge regression in Float64, no training loop:
  * `W = argmin Σᵢ ‖xᵢW − yᵢ‖² + λ‖W − I‖²`, with xᵢ a learned prompt's unit vector and yᵢ the
- * normalised mean of its tools' unit vectors. Written as `W = I + Δ`, Δ is the ridge fit of the
+ * normalised mean of its tools' unit vectors, pushed away from the few tools that wrongly
+ * outranked them for xᵢ (`contrast`: the map learns what separates a registry's near-namesakes,
+ * not only where its prompts point). Written as `W = I + Δ`, Δ is the ridge fit of the
  * residuals `yᵢ − xᵢ`; it is solved in the N×N dual when there are fewer examples than
  * dimensions and in the d×d primal otherwise (a Cholesky factorisation either way).
  *
@@ -37,6 +39,15 @@ export interface ProjectionOptions {
    * registry twice), so a big registry scores fewer examples; never fewer than 48.
    */
   checkBudget?: number;
+  /**
+   * How far each learned prompt's target moves away from the tools that wrongly outranked its
+   * own (its hard negatives): the target is `normalise(p̂ − contrast·n̂)`, p̂ the normalised mean
+   * of the tools it used and n̂ of up to `negatives` unused tools that scored at least as high
+   * as the lowest of them. 0 fits toward the used tools alone.
+   */
+  contrast?: number;
+  /** Hard negatives per example at most (see `contrast`). */
+  negatives?: number;
   /** Fewest examples before a map is fitted at all. */
   minExamples?: number;
   /**
@@ -59,6 +70,8 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
   checkK: 8,
   checkExamples: 120,
   checkBudget: 80_000_000,
+  contrast: 0.5,
+  negatives: 3,
   minExamples: 8,
   maxExamples: 2048,
 };
@@ -134,7 +147,8 @@ export function fitProjection(
   if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
   const d = dimensions;
   const n = usable.length;
-  const { x, fit } = fitRidge(usable, toolMatrix, toolCount, d, settings.lambda);
+  const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
+  const { x, fit } = fitRidge(usable, toolMatrix, tools64, toolCount, d, settings);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
@@ -142,7 +156,6 @@ export function fitProjection(
   // norm, so at blend α the tools score s₀ + α·s₁ with s₀ = x·v and s₁ = ẑ₋ₛ·v.
   const blends = [0, ...settings.blends.filter((b) => b > 0 && b <= 1)];
   const checkK = Math.max(1, Math.min(settings.checkK, Math.floor(toolCount / 8)));
-  const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
   // Per held-out row, whether its tools made the top checkK at each blend. All rows of all
   // groups are predicted in one batch, then ranked against the registry in blocks of rows
   // (matrix products rather than one row at a time).
@@ -247,19 +260,96 @@ export function projectQuery(projection: QueryProjection, query: Float32Array): 
  * The ridge fit on `examples` (all of them, in order): the design X, the residual targets
  * Z = Y − X and the solved system (dual below d examples, primal from d).
  */
-function fitRidge(examples: readonly ProjectionExample[], toolMatrix: Float32Array, toolCount: number, d: number, lambda: number) {
+function fitRidge(
+  examples: readonly ProjectionExample[],
+  toolMatrix: Float32Array,
+  tools64: Float64Array,
+  toolCount: number,
+  d: number,
+  settings: { readonly lambda: number; readonly contrast: number; readonly negatives: number },
+) {
   const n = examples.length;
   const x = new Float64Array(n * d);
-  const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
   examples.forEach((example, i) => {
-    const target = meanRow(toolMatrix, example.tools, toolCount, d);
-    for (let j = 0; j < d; j++) {
-      x[i * d + j] = example.vector[j] as number;
-      z[i * d + j] = (target[j] as number) - (example.vector[j] as number);
-    }
+    x.set(example.vector, i * d);
   });
-  const fit = n < d ? fitDual(x, z, n, d, lambda) : fitPrimal(x, z, n, d, lambda, examples, toolMatrix, toolCount);
+  const targets = targetTerms(examples, x, tools64, toolMatrix, toolCount, d, settings);
+  const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
+  targets.forEach(({ tools, weights }, i) => {
+    const offset = i * d;
+    for (let j = 0; j < d; j++) z[offset + j] = -(x[offset + j] as number);
+    tools.forEach((t, k) => {
+      const weight = weights[k] as number;
+      for (let j = 0; j < d; j++) z[offset + j] = (z[offset + j] as number) + weight * (toolMatrix[t * d + j] as number);
+    });
+  });
+  const fit = n < d ? fitDual(x, z, n, d, settings.lambda) : fitPrimal(x, z, n, d, settings.lambda, targets, toolMatrix);
   return { x, z, fit };
+}
+
+/** An example's regression target as a weighted sum of tool rows: yᵢ = Σₖ weightsₖ · v(toolsₖ). */
+interface TargetTerms {
+  readonly tools: readonly number[];
+  readonly weights: readonly number[];
+}
+
+/**
+ * Each example's target: toward the tools it used, and (with `contrast`) away from the unused
+ * tools that its own vector ranks at least as high as the lowest used one. Negatives come from
+ * the example alone, so leaving it out of the fit leaves every other target unchanged.
+ */
+function targetTerms(
+  examples: readonly ProjectionExample[],
+  x: Float64Array,
+  tools64: Float64Array,
+  toolMatrix: Float32Array,
+  toolCount: number,
+  d: number,
+  settings: { readonly contrast: number; readonly negatives: number },
+): TargetTerms[] {
+  const { contrast } = settings;
+  const negatives = Math.max(0, Math.floor(settings.negatives));
+  const out: TargetTerms[] = [];
+  for (let start = 0; start < examples.length; start += SCORE_BLOCK) {
+    const count = Math.min(SCORE_BLOCK, examples.length - start);
+    const scores = contrast > 0 && negatives > 0 ? rowProducts(x.subarray(start * d, (start + count) * d), count, tools64, toolCount, d) : undefined;
+    for (let r = 0; r < count; r++) {
+      const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
+      const toward = 1 / sumNorm(toolMatrix, used, d);
+      const hard = scores ? hardNegatives(scores.subarray(r * toolCount, (r + 1) * toolCount), used, negatives) : [];
+      if (hard.length === 0) {
+        out.push({ tools: used, weights: used.map(() => toward) });
+        continue;
+      }
+      const away = contrast / sumNorm(toolMatrix, hard, d);
+      const tools = [...used, ...hard];
+      const weights = [...used.map(() => toward), ...hard.map(() => -away)];
+      const scale = 1 / termsNorm(toolMatrix, tools, weights, d);
+      out.push({ tools, weights: weights.map((weight) => weight * scale) });
+    }
+  }
+  return out;
+}
+
+// Up to `limit` unused tools scoring at least the lowest used one, highest first.
+function hardNegatives(scores: Float64Array, used: readonly number[], limit: number): number[] {
+  let floor = Infinity;
+  for (const t of used) floor = Math.min(floor, scores[t] as number);
+  const above: number[] = [];
+  for (let t = 0; t < scores.length; t++) if ((scores[t] as number) >= floor && !used.includes(t)) above.push(t);
+  return above.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b).slice(0, limit);
+}
+
+function termsNorm(matrix: Float32Array, tools: readonly number[], weights: readonly number[], d: number): number {
+  let norm = 0;
+  for (let j = 0; j < d; j++) {
+    let sum = 0;
+    tools.forEach((t, k) => {
+      sum += (weights[k] as number) * (matrix[t * d + j] as number);
+    });
+    norm += sum * sum;
+  }
+  return norm > 0 ? Math.sqrt(norm) : Infinity;
 }
 
 /**
@@ -275,8 +365,11 @@ export function heldOutResiduals(
   dimensions: number,
   lambda: number,
   groups: readonly (readonly number[])[],
+  options: { contrast?: number; negatives?: number } = {},
 ): Float64Array {
-  return fitRidge(examples, toolMatrix, toolCount, dimensions, lambda).fit.heldOut(groups);
+  const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
+  const settings = { lambda, contrast: 0, negatives: 0, ...options };
+  return fitRidge(examples, toolMatrix, tools64, toolCount, dimensions, settings).fit.heldOut(groups);
 }
 
 /** Held-out rows scored against the registry per block (bounds the score matrices' memory). */
@@ -370,31 +463,21 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
 
 // N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; ẑᵢ = xᵢG⁻¹B, Hₐᵦ = xₐG⁻¹xᵦᵀ. XᵀY is summed
 // per tool (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
-function fitPrimal(
-  x: Float64Array,
-  z: Float64Array,
-  n: number,
-  d: number,
-  lambda: number,
-  examples: readonly ProjectionExample[],
-  toolMatrix: Float32Array,
-  toolCount: number,
-): Fit {
+function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, targets: readonly TargetTerms[], toolMatrix: Float32Array): Fit {
   const g = columnGram(x, n, d);
-  // uₜ for every used tool t, as the columns of U (d × used) beside vₜ as the columns of V.
+  // uₜ for every target tool t, as the columns of U (d × used) beside vₜ as the columns of V.
   const sums = new Map<number, Float64Array>();
-  examples.forEach((example, i) => {
-    const used = [...new Set(example.tools.filter((t) => t >= 0 && t < toolCount))];
-    // yᵢ = cᵢ·Σₜ vₜ with cᵢ = 1 / ‖Σₜ vₜ‖.
-    const weight = 1 / sumNorm(toolMatrix, used, d);
-    for (const t of used) {
+  targets.forEach(({ tools, weights }, i) => {
+    // yᵢ = Σₖ wₖ·v(tₖ), so XᵀY = Σₜ uₜᵀvₜ with uₜ = Σᵢ wᵢₜ·xᵢ.
+    tools.forEach((t, k) => {
+      const weight = weights[k] as number;
       let u = sums.get(t);
       if (!u) {
         u = new Float64Array(d);
         sums.set(t, u);
       }
       for (let j = 0; j < d; j++) u[j] = (u[j] as number) + weight * (x[i * d + j] as number);
-    }
+    });
   });
   const used = sums.size;
   const ut = new Float64Array(d * used);
@@ -497,19 +580,6 @@ function sumNorm(matrix: Float32Array, rows: readonly number[], d: number): numb
     norm += sum * sum;
   }
   return norm > 0 ? Math.sqrt(norm) : Infinity;
-}
-
-function meanRow(matrix: Float32Array, rows: readonly number[], count: number, d: number): Float64Array {
-  const out = new Float64Array(d);
-  for (const row of rows) {
-    if (row < 0 || row >= count) continue;
-    for (let j = 0; j < d; j++) out[j] = (out[j] as number) + (matrix[row * d + j] as number);
-  }
-  let norm = 0;
-  for (const value of out) norm += value * value;
-  const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-  for (let j = 0; j < d; j++) out[j] = (out[j] as number) * scale;
-  return out;
 }
 
 // 1 when every used tool ranks within the top k under s₀ + α·s₁ (ties count against it).

@@ -51,14 +51,43 @@ function reference(vectors: Float32Array[], targets: Float64Array[], lambda: num
   return solve(xtx, xtz);
 }
 
+/**
+ * The fit's target for one example, in plain arrays: the normalised sum of its tools' rows, moved
+ * away (by `contrast`) from the normalised sum of up to `negatives` other tools that its vector
+ * scores at least as high as the lowest of its own, then normalised again.
+ */
+function referenceTarget(x: Float32Array, used: readonly number[], tools: readonly Float32Array[], contrast: number, negatives: number): Float64Array {
+  const normalise = (v: number[]) => {
+    const norm = Math.sqrt(v.reduce((s, a) => s + a * a, 0));
+    return v.map((a) => a / norm);
+  };
+  const sumOf = (rows: readonly number[]) => Array.from(x, (_, j) => rows.reduce((s, t) => s + ((tools[t] as Float32Array)[j] as number), 0));
+  const score = (t: number) => Array.from(x).reduce((s, a, j) => s + a * ((tools[t] as Float32Array)[j] as number), 0);
+  const own = [...new Set(used)];
+  const floor = Math.min(...own.map(score));
+  const hard = tools
+    .map((_, t) => t)
+    .filter((t) => !own.includes(t) && score(t) >= floor)
+    .sort((a, b) => score(b) - score(a))
+    .slice(0, negatives);
+  const toward = normalise(sumOf(own));
+  if (contrast === 0 || hard.length === 0) return Float64Array.from(toward);
+  const away = normalise(sumOf(hard));
+  return Float64Array.from(normalise(toward.map((a, j) => a - contrast * (away[j] as number))));
+}
+
 describe('query projection algebra', () => {
-  for (const [d, n] of [
-    [6, 4],
-    [6, 40],
-    [8, 40],
-    [9, 3],
+  for (const [d, n, contrast] of [
+    [6, 4, 0],
+    [6, 40, 0],
+    [8, 40, 0],
+    [9, 3, 0],
+    [6, 4, 0.5],
+    [6, 40, 0.5],
+    [8, 40, 0.5],
+    [9, 3, 0.5],
   ] as const) {
-    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}): the map equals the reference ridge solution`, () => {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}: the map equals the reference ridge solution`, () => {
       const next = random(d * 1000 + n);
       const toolCount = 5;
       const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
@@ -71,14 +100,16 @@ describe('query projection algebra', () => {
         tools: [i % toolCount, (i * 3 + 1) % toolCount],
       }));
       const lambda = 0.7;
-      const fitted = fitProjection(examples, matrix, toolCount, d, { lambda, forceBlend: 1, minExamples: 1 });
+      const fitted = fitProjection(examples, matrix, toolCount, d, { lambda, forceBlend: 1, minExamples: 1, contrast, negatives: 2 });
       expect('reason' in fitted).toBe(false);
-      const targets = examples.map(({ tools: used }) => {
-        const sum = new Float64Array(d);
-        for (const t of used) for (let j = 0; j < d; j++) sum[j] = (sum[j] as number) + (tools[t] as Float32Array)[j]!;
-        const norm = Math.sqrt(sum.reduce((s, v) => s + v * v, 0));
-        return sum.map((v) => v / norm);
-      });
+      const targets = examples.map(({ vector, tools: used }) => referenceTarget(vector, used, tools, contrast, 2));
+      if (contrast > 0) {
+        // The contrast is exercised: some targets differ from the plain ones.
+        const moved = examples.filter(({ vector, tools: used }, i) =>
+          referenceTarget(vector, used, tools, 0, 2).some((v, j) => Math.abs(v - (targets[i]?.[j] as number)) > 1e-6),
+        );
+        expect(moved.length).toBeGreaterThan(0);
+      }
       const delta = reference(
         examples.map((e) => e.vector),
         targets,
@@ -98,11 +129,13 @@ describe('query projection algebra', () => {
     });
   }
 
-  for (const [d, n] of [
-    [6, 4],
-    [5, 11],
+  for (const [d, n, contrast] of [
+    [6, 4, 0],
+    [5, 11, 0],
+    [6, 4, 0.5],
+    [5, 11, 0.5],
   ] as const) {
-    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}): held-out predictions equal a refit without the held-out rows`, () => {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}: held-out predictions equal a refit without the held-out rows`, () => {
       const next = random(d * 7 + n);
       const toolCount = 4;
       const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
@@ -111,15 +144,11 @@ describe('query projection algebra', () => {
         matrix.set(row, i * d);
       });
       const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
-      // Each target is its tool's row normalised in Float64, as the fit takes it.
-      const targets = examples.map(({ tools: used }) => {
-        const row = Float64Array.from(tools[used[0] as number] as Float32Array);
-        const norm = Math.sqrt(row.reduce((sum, value) => sum + value * value, 0));
-        return row.map((value) => value / norm);
-      });
+      // Each target depends on its own example only, so a refit without some rows keeps the others' targets.
+      const targets = examples.map(({ vector, tools: used }) => referenceTarget(vector, used, tools, contrast, 2));
       const lambda = 0.7;
       const groups = [[0], [2, 3], [n - 1]];
-      const predicted = heldOutResiduals(examples, matrix, toolCount, d, lambda, groups);
+      const predicted = heldOutResiduals(examples, matrix, toolCount, d, lambda, groups, { contrast, negatives: 2 });
       const heldRows = groups.flatMap((group) => group.map((held) => ({ held, left: group })));
       heldRows.forEach(({ held, left }, r) => {
         const keep = examples.map((_, i) => i).filter((i) => !left.includes(i));
