@@ -48,6 +48,12 @@ export interface ProjectionOptions {
   contrast?: number;
   /** Hard negatives per example at most (see `contrast`). */
   negatives?: number;
+  /**
+   * Multiply-adds the hard-negative search may spend (each searched example ranks the whole
+   * registry once): beyond it, only the first examples of the fit's fixed sample get negatives
+   * and the rest fit toward their tools alone; never fewer than 64 examples.
+   */
+  contrastBudget?: number;
   /** Fewest examples before a map is fitted at all. */
   minExamples?: number;
   /**
@@ -72,6 +78,7 @@ export const PROJECTION_DEFAULTS: Omit<Required<ProjectionOptions>, 'forceBlend'
   checkBudget: 80_000_000,
   contrast: 0.5,
   negatives: 3,
+  contrastBudget: 500_000_000,
   minExamples: 8,
   maxExamples: 2048,
 };
@@ -266,7 +273,7 @@ function fitRidge(
   tools64: Float64Array,
   toolCount: number,
   d: number,
-  settings: { readonly lambda: number; readonly contrast: number; readonly negatives: number },
+  settings: { readonly lambda: number; readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
 ) {
   const n = examples.length;
   const x = new Float64Array(n * d);
@@ -305,14 +312,16 @@ function targetTerms(
   toolMatrix: Float32Array,
   toolCount: number,
   d: number,
-  settings: { readonly contrast: number; readonly negatives: number },
+  settings: { readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
 ): TargetTerms[] {
   const { contrast } = settings;
   const negatives = Math.max(0, Math.floor(settings.negatives));
+  // The examples come in the fit's fixed hash order, so the searched ones are a fixed sample.
+  const searched = contrast > 0 && negatives > 0 ? Math.max(64, Math.floor(settings.contrastBudget / (toolCount * d))) : 0;
   const out: TargetTerms[] = [];
   for (let start = 0; start < examples.length; start += SCORE_BLOCK) {
     const count = Math.min(SCORE_BLOCK, examples.length - start);
-    const scores = contrast > 0 && negatives > 0 ? rowProducts(x.subarray(start * d, (start + count) * d), count, tools64, toolCount, d) : undefined;
+    const scores = start < searched ? rowProducts(x.subarray(start * d, (start + count) * d), count, tools64, toolCount, d) : undefined;
     for (let r = 0; r < count; r++) {
       const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
       const toward = 1 / sumNorm(toolMatrix, used, d);
@@ -365,10 +374,10 @@ export function heldOutResiduals(
   dimensions: number,
   lambda: number,
   groups: readonly (readonly number[])[],
-  options: { contrast?: number; negatives?: number } = {},
+  options: { contrast?: number; negatives?: number; contrastBudget?: number } = {},
 ): Float64Array {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
-  const settings = { lambda, contrast: 0, negatives: 0, ...options };
+  const settings = { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY, ...options };
   return fitRidge(examples, toolMatrix, tools64, toolCount, dimensions, settings).fit.heldOut(groups);
 }
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/select/query-projection.js';
 import { cholesky, rowGram, rowProducts, solveRows } from '../../src/select/ridge-algebra.js';
+import { checksumBytes } from '../../src/hash.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -77,7 +78,7 @@ function referenceTarget(x: Float32Array, used: readonly number[], tools: readon
 }
 
 describe('query projection algebra', () => {
-  for (const [d, n, contrast] of [
+  for (const [d, n, contrast, budget] of [
     [6, 4, 0],
     [6, 40, 0],
     [8, 40, 0],
@@ -86,8 +87,10 @@ describe('query projection algebra', () => {
     [6, 40, 0.5],
     [8, 40, 0.5],
     [9, 3, 0.5],
+    // A spent budget: only the first 64 examples of the fit's order get negatives.
+    [6, 100, 0.5, 0],
   ] as const) {
-    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}: the map equals the reference ridge solution`, () => {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}${budget === undefined ? '' : `, budget ${budget}`}: the map equals the reference ridge solution`, () => {
       const next = random(d * 1000 + n);
       const toolCount = 5;
       const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
@@ -100,9 +103,21 @@ describe('query projection algebra', () => {
         tools: [i % toolCount, (i * 3 + 1) % toolCount],
       }));
       const lambda = 0.7;
-      const fitted = fitProjection(examples, matrix, toolCount, d, { lambda, forceBlend: 1, minExamples: 1, contrast, negatives: 2 });
+      const fitted = fitProjection(examples, matrix, toolCount, d, {
+        lambda,
+        forceBlend: 1,
+        minExamples: 1,
+        contrast,
+        negatives: 2,
+        ...(budget === undefined ? {} : { contrastBudget: budget }),
+      });
       expect('reason' in fitted).toBe(false);
-      const targets = examples.map(({ vector, tools: used }) => referenceTarget(vector, used, tools, contrast, 2));
+      // The fit orders examples by a hash of each (keyless: its vector's bytes); its first 64 are searched.
+      const order = examples
+        .map((e, i) => ({ i, key: checksumBytes(new Uint8Array(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength)) }))
+        .sort((a, b) => a.key - b.key);
+      const searched = new Set(order.slice(0, budget === undefined ? n : 64).map(({ i }) => i));
+      const targets = examples.map(({ vector, tools: used }, i) => referenceTarget(vector, used, tools, searched.has(i) ? contrast : 0, 2));
       if (contrast > 0) {
         // The contrast is exercised: some targets differ from the plain ones.
         const moved = examples.filter(({ vector, tools: used }, i) =>
