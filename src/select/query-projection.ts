@@ -325,7 +325,7 @@ function targetTerms(
     for (let r = 0; r < count; r++) {
       const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
       const toward = 1 / sumNorm(toolMatrix, used, d);
-      const hard = scores ? hardNegatives(scores.subarray(r * toolCount, (r + 1) * toolCount), used, negatives) : [];
+      const hard = scores && start + r < searched ? hardNegatives(scores.subarray(r * toolCount, (r + 1) * toolCount), used, negatives) : [];
       if (hard.length === 0) {
         out.push({ tools: used, weights: used.map(() => toward) });
         continue;

@@ -87,8 +87,10 @@ describe('query projection algebra', () => {
     [6, 40, 0.5],
     [8, 40, 0.5],
     [9, 3, 0.5],
-    // A spent budget: only the first 64 examples of the fit's order get negatives.
+    // A spent budget: only the first 64 examples of the fit's order get negatives (the floor); a
+    // budget worth 70 examples searches exactly 70, not the whole block of 32 the 70th falls in.
     [6, 100, 0.5, 0],
+    [6, 100, 0.5, 6 * 5 * 70],
   ] as const) {
     it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}${budget === undefined ? '' : `, budget ${budget}`}: the map equals the reference ridge solution`, () => {
       const next = random(d * 1000 + n);
@@ -116,7 +118,8 @@ describe('query projection algebra', () => {
       const order = examples
         .map((e, i) => ({ i, key: checksumBytes(new Uint8Array(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength)) }))
         .sort((a, b) => a.key - b.key);
-      const searched = new Set(order.slice(0, budget === undefined ? n : 64).map(({ i }) => i));
+      const searchedCount = budget === undefined ? n : Math.max(64, Math.floor(budget / (toolCount * d)));
+      const searched = new Set(order.slice(0, searchedCount).map(({ i }) => i));
       const targets = examples.map(({ vector, tools: used }, i) => referenceTarget(vector, used, tools, searched.has(i) ? contrast : 0, 2));
       if (contrast > 0) {
         // The contrast is exercised: some targets differ from the plain ones.
