@@ -177,6 +177,11 @@ export class ExampleMemory {
     return [...this.#entries.values()].map(({ query, vector, tools }) => ({ query, vector, tools: [...tools] }));
   }
 
+  /** Every example with the key it is stored under ({@link ExampleMemory.keyOf} its prompt), oldest first. */
+  keyedExamples(): { key: string; vector: Float32Array; tools: string[] }[] {
+    return [...this.#entries].map(([key, { vector, tools }]) => ({ key, vector, tools: [...tools] }));
+  }
+
   /**
    * Each tool's vote for a unit query vector, aligned with `names` (0 where no near earlier
    * prompt used it), already scaled by the vote weight: add it to a 0..1 ranking score.

@@ -157,11 +157,7 @@ export class LearnedStore {
     all.forEach((tool, i) => {
       row.set(tool.name, i);
     });
-    const examples = this.memory.examples().map(({ query, vector, tools }) => ({
-      vector,
-      tools: tools.map((name) => row.get(name) ?? -1),
-      key: ExampleMemory.keyOf(query),
-    }));
+    const examples = this.memory.keyedExamples().map(({ key, vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1), key }));
     this.#projection = {
       key: corpus.key,
       version,

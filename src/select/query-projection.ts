@@ -333,7 +333,7 @@ function targetTerms(
       const away = contrast / sumNorm(toolMatrix, hard, d);
       const tools = [...used, ...hard];
       const weights = [...used.map(() => toward), ...hard.map(() => -away)];
-      const scale = 1 / termsNorm(toolMatrix, tools, weights, d);
+      const scale = 1 / sumNorm(toolMatrix, tools, d, weights);
       out.push({ tools, weights: weights.map((weight) => weight * scale) });
     }
   }
@@ -347,18 +347,6 @@ function hardNegatives(scores: Float64Array, used: readonly number[], limit: num
   const above: number[] = [];
   for (let t = 0; t < scores.length; t++) if ((scores[t] as number) >= floor && !used.includes(t)) above.push(t);
   return above.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b).slice(0, limit);
-}
-
-function termsNorm(matrix: Float32Array, tools: readonly number[], weights: readonly number[], d: number): number {
-  let norm = 0;
-  for (let j = 0; j < d; j++) {
-    let sum = 0;
-    tools.forEach((t, k) => {
-      sum += (weights[k] as number) * (matrix[t * d + j] as number);
-    });
-    norm += sum * sum;
-  }
-  return norm > 0 ? Math.sqrt(norm) : Infinity;
 }
 
 /**
@@ -581,11 +569,14 @@ function rareToolGroups(examples: readonly ProjectionExample[], toolCount: numbe
   return groups;
 }
 
-function sumNorm(matrix: Float32Array, rows: readonly number[], d: number): number {
+// ‖Σₖ weightsₖ · row rowsₖ‖ (weights 1 when absent); Infinity for a zero sum, so 1 / it is 0.
+function sumNorm(matrix: Float32Array, rows: readonly number[], d: number, weights?: readonly number[]): number {
   let norm = 0;
   for (let j = 0; j < d; j++) {
     let sum = 0;
-    for (const row of rows) sum += matrix[row * d + j] as number;
+    rows.forEach((row, k) => {
+      sum += (weights ? (weights[k] as number) : 1) * (matrix[row * d + j] as number);
+    });
     norm += sum * sum;
   }
   return norm > 0 ? Math.sqrt(norm) : Infinity;
