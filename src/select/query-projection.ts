@@ -36,7 +36,8 @@ export interface ProjectionOptions {
   checkExamples?: number;
   /**
    * Multiply-adds the held-out scoring may spend per check (each scored example ranks the whole
-   * registry twice), so a big registry scores fewer examples; never fewer than 48.
+   * registry twice, counted so even when the hard-negative search already ranked it once), so a
+   * big registry scores fewer examples; never fewer than 48.
    */
   checkBudget?: number;
   /**
@@ -155,7 +156,7 @@ export function fitProjection(
   const d = dimensions;
   const n = usable.length;
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
-  const { x, fit } = fitRidge(usable, toolMatrix, tools64, toolCount, d, settings);
+  const { x, fit, registryScores } = fitRidge(usable, toolMatrix, tools64, toolCount, d, settings);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
@@ -172,11 +173,15 @@ export function fitProjection(
     const out: Uint8Array[] = [];
     for (let start = 0; start < rows.length; start += SCORE_BLOCK) {
       const block = rows.slice(start, start + SCORE_BLOCK);
-      const s0 = rowProducts(gatherRows(x, block, d), block.length, tools64, toolCount, d);
+      // s₀ is each prompt's own ranking: the hard-negative search already computed it for the
+      // examples it searched, so only the others are ranked here.
+      const unranked = block.filter((row) => !registryScores[row]);
+      const s0 = unranked.length > 0 ? rowProducts(gatherRows(x, unranked, d), unranked.length, tools64, toolCount, d) : undefined;
       const s1 = rowProducts(predicted.subarray(start * d, (start + block.length) * d), block.length, tools64, toolCount, d);
       block.forEach((row, r) => {
         const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
-        const first = s0.subarray(r * toolCount, (r + 1) * toolCount);
+        const at = unranked.indexOf(row);
+        const first = registryScores[row] ?? (s0 as Float64Array).subarray(at * toolCount, (at + 1) * toolCount);
         const second = s1.subarray(r * toolCount, (r + 1) * toolCount);
         out.push(Uint8Array.from(blends, (alpha) => fullHit(first, second, alpha, used, checkK)));
       });
@@ -280,7 +285,7 @@ function fitRidge(
   examples.forEach((example, i) => {
     x.set(example.vector, i * d);
   });
-  const targets = targetTerms(examples, x, tools64, toolMatrix, toolCount, d, settings);
+  const { targets, registryScores } = targetTerms(examples, x, tools64, toolMatrix, toolCount, d, settings);
   const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
   targets.forEach(({ tools, weights }, i) => {
     const offset = i * d;
@@ -291,7 +296,7 @@ function fitRidge(
     });
   });
   const fit = n < d ? fitDual(x, z, n, d, settings.lambda) : fitPrimal(x, z, n, d, settings.lambda, targets, toolMatrix);
-  return { x, z, fit };
+  return { x, z, fit, registryScores };
 }
 
 /** An example's regression target as a weighted sum of tool rows: yᵢ = Σₖ weightsₖ · v(toolsₖ). */
@@ -313,19 +318,24 @@ function targetTerms(
   toolCount: number,
   d: number,
   settings: { readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
-): TargetTerms[] {
+): { targets: TargetTerms[]; registryScores: (Float64Array | undefined)[] } {
   const { contrast } = settings;
   const negatives = Math.max(0, Math.floor(settings.negatives));
   // The examples come in the fit's fixed hash order, so the searched ones are a fixed sample.
   const searched = contrast > 0 && negatives > 0 ? Math.max(64, Math.floor(settings.contrastBudget / (toolCount * d))) : 0;
   const out: TargetTerms[] = [];
+  // Each searched example's scores against the registry, kept for the held-out check.
+  const registryScores: (Float64Array | undefined)[] = [];
   for (let start = 0; start < examples.length; start += SCORE_BLOCK) {
     const count = Math.min(SCORE_BLOCK, examples.length - start);
-    const scores = start < searched ? rowProducts(x.subarray(start * d, (start + count) * d), count, tools64, toolCount, d) : undefined;
+    const ranked = Math.max(0, Math.min(count, searched - start));
+    const scores = ranked > 0 ? rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d) : undefined;
     for (let r = 0; r < count; r++) {
       const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
       const toward = 1 / sumNorm(toolMatrix, used, d);
-      const hard = scores && start + r < searched ? hardNegatives(scores.subarray(r * toolCount, (r + 1) * toolCount), used, negatives) : [];
+      const own = scores && r < ranked ? scores.subarray(r * toolCount, (r + 1) * toolCount) : undefined;
+      registryScores.push(own);
+      const hard = own ? hardNegatives(own, used, negatives) : [];
       if (hard.length === 0) {
         out.push({ tools: used, weights: used.map(() => toward) });
         continue;
@@ -337,7 +347,7 @@ function targetTerms(
       out.push({ tools, weights: weights.map((weight) => weight * scale) });
     }
   }
-  return out;
+  return { targets: out, registryScores };
 }
 
 // Up to `limit` unused tools scoring at least the lowest used one, highest first.
