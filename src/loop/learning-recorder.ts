@@ -10,7 +10,7 @@ import type { LearnExample } from '../select/example-memory.js';
 
 /** A selector that can learn from examples. */
 export interface LearningSelector {
-  learn(examples: readonly LearnExample[], options?: { tools?: readonly ToolSchema[]; signal?: AbortSignal }): Promise<unknown>;
+  learn(examples: readonly LearnExample[], options?: { tools?: readonly ToolSchema[]; signal?: AbortSignal; fit?: 'now' | 'background' }): Promise<unknown>;
 }
 
 /**
@@ -44,7 +44,8 @@ export async function recordTurn(
   const tools = [...new Set(calls.map((call) => call.name).filter((name) => registered.has(name)))];
   if (tools.length === 0) return undefined;
   try {
-    await selector.learn([{ query: prompt, tools }], { tools: all, signal });
+    // The selector refits in the background: the next request goes out with the map in force.
+    await selector.learn([{ query: prompt, tools }], { tools: all, signal, fit: 'background' });
     return undefined;
   } catch (error) {
     if (signal.aborted) return undefined;

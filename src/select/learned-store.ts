@@ -25,6 +25,13 @@ export interface LearnOptions {
   tools?: readonly ToolSchema[];
   /** Cancels the embedding of new prompts. */
   signal?: AbortSignal;
+  /**
+   * When the query projection is refitted on the new examples: `'now'` (the default; the
+   * summary reports what the fit decided) or `'background'`, on a later task, so the call
+   * resolves once the examples are stored and rankings keep the map in force meanwhile (the
+   * loop's recording uses it, so a recorded turn never holds up the next request).
+   */
+  fit?: 'now' | 'background';
 }
 
 /** What a `learn` call did. */
@@ -56,6 +63,7 @@ export interface LearnSummary {
 export interface ProjectionState {
   readonly applied: boolean;
   readonly blend: number;
+  /** Examples the map was fitted on (fewer than are stored while a background refit is pending). */
   readonly examples: number;
   readonly reason?: string;
   readonly heldOut?: { readonly before: number; readonly after: number; readonly examples: number };
@@ -72,6 +80,8 @@ interface LearnContext extends LearnOptions {
 interface FittedProjection {
   readonly key: string;
   readonly version: number;
+  /** Examples stored when it was fitted. */
+  readonly examples: number;
   readonly fitted: QueryProjection | ProjectionDeclined;
 }
 
@@ -97,6 +107,7 @@ export class LearnedStore {
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
   readonly #projectionOptions: ProjectionOptions | false;
   #projection: FittedProjection | undefined;
+  #fitScheduled = false;
 
   constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
     this.cache = cache;
@@ -121,13 +132,14 @@ export class LearnedStore {
   }
 
   /**
-   * The query through the learned projection, when one is fitted for this corpus and the
-   * examples as they are now and its held-out check chose to apply it; otherwise undefined
-   * (rank with the query as it is). Synchronous: one ranking sees one map.
+   * The query through the learned projection, when one is fitted for this corpus and its
+   * held-out check chose to apply it; otherwise undefined (rank with the query as it is). A map
+   * fitted before the newest examples stays in force until its refit lands. Synchronous: one
+   * ranking sees one map.
    */
   project(vector: Float32Array, corpusKey: string): Float32Array | undefined {
     const current = this.#projection;
-    if (!current?.fitted.delta || current.key !== corpusKey || current.version !== this.memory.version) return undefined;
+    if (!current?.fitted.delta || current.key !== corpusKey) return undefined;
     if (vector.length !== current.fitted.dimensions) return undefined;
     return projectQuery(current.fitted, vector);
   }
@@ -137,7 +149,7 @@ export class LearnedStore {
     const current = this.#projection;
     if (!current) return undefined;
     const { fitted } = current;
-    const examples = this.memory.size;
+    const { examples } = current;
     if (fitted.delta) return { applied: true, blend: fitted.blend, examples, heldOut: fitted.check };
     return { applied: false, blend: 0, examples, reason: fitted.reason, ...(fitted.check ? { heldOut: fitted.check } : {}) };
   }
@@ -150,7 +162,7 @@ export class LearnedStore {
     const version = this.memory.version;
     if (this.#projectionOptions === false || (this.#projection?.key === corpus.key && this.#projection.version === version)) return;
     if (this.memory.size === 0 || corpus.count !== all.length || corpus.dimensions !== this.memory.dimensions) {
-      this.#projection = { key: corpus.key, version, fitted: { reason: 'no examples' } };
+      this.#projection = { key: corpus.key, version, examples: this.memory.size, fitted: { reason: 'no examples' } };
       return;
     }
     const row = new Map<string, number>();
@@ -161,6 +173,7 @@ export class LearnedStore {
     this.#projection = {
       key: corpus.key,
       version,
+      examples: this.memory.size,
       fitted: fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions),
     };
   }
@@ -173,6 +186,12 @@ export class LearnedStore {
   async reconcile(corpus: Corpus, all: readonly ToolSchema[], signal?: AbortSignal): Promise<string[]> {
     this.#lastTools = all;
     if (this.#generation === corpus.key && this.#fresh(corpus.key)) return [];
+    // New examples since this corpus's map was fitted: rank with that map and refit later, so
+    // a selection never waits for a fit it can do without.
+    if (this.#generation === corpus.key && this.#projection?.key === corpus.key) {
+      this.#fitLater(corpus.key, all, async () => corpus);
+      return [];
+    }
     return this.#serial(async () => {
       signal?.throwIfAborted();
       const warnings = await this.#reconcileNow(corpus.key, all);
@@ -258,9 +277,11 @@ export class LearnedStore {
       if (learned + updated > 0) warnings.push(...(await this.#persist(corpusKey)));
       // Fit the projection now rather than on the next ranking; a corpus that cannot load
       // here is fitted on the next ranking instead.
-      if (context.corpus && !this.#fresh(corpusKey)) {
+      const { corpus } = context;
+      if (corpus && context.fit === 'background') this.#fitLater(corpusKey, all, () => corpus(all, undefined));
+      else if (corpus && !this.#fresh(corpusKey)) {
         try {
-          this.refit(await context.corpus(all, context.signal), all);
+          this.refit(await corpus(all, context.signal), all);
         } catch (error) {
           context.signal?.throwIfAborted();
           warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);
@@ -275,6 +296,7 @@ export class LearnedStore {
   clear(): Promise<void> {
     return this.#serial(async () => {
       this.memory.clear();
+      this.#projection = undefined;
       this.#loaded = true;
       const generation = this.#generation;
       for (const key of [this.#latest, ...(generation ? [learnedKey(generation)] : [])]) {
@@ -286,6 +308,22 @@ export class LearnedStore {
         }
       }
     });
+  }
+
+  // Refit on a later task, through the queue (after any learn in flight), once however often
+  // it is asked for; a fit that fails is retried by the next ranking.
+  #fitLater(corpusKey: string, all: readonly ToolSchema[], corpus: () => Promise<Corpus>): void {
+    if (this.#fitScheduled || this.#projectionOptions === false) return;
+    this.#fitScheduled = true;
+    setTimeout(() => {
+      this.#serial(async () => {
+        this.#fitScheduled = false;
+        if (this.#generation !== corpusKey || this.#fresh(corpusKey)) return;
+        this.refit(await corpus(), all);
+      }).catch(() => {
+        this.#fitScheduled = false;
+      });
+    }, 0);
   }
 
   async #reconcileNow(corpusKey: string, all: readonly ToolSchema[]): Promise<string[]> {

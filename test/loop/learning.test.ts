@@ -52,6 +52,22 @@ describe('learning from the loop (opt-in)', () => {
     expect(hybrid.learnedCount).toBe(0);
   });
 
+  it('records with the refit in the background, so a recorded turn never holds up the next request', async () => {
+    const { registry } = toolbox();
+    const hybrid = selector();
+    const fits: unknown[] = [];
+    const learn = hybrid.learn.bind(hybrid);
+    hybrid.learn = (examples, options) => {
+      fits.push(options?.fit);
+      return learn(examples, options);
+    };
+    const loop = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(hybrid).withLearning();
+    server.current.enqueue({ toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
+    await collect(loop.run(PROMPT));
+    expect(fits).toEqual(['background']);
+    expect(hybrid.learnedCount).toBe(1);
+  });
+
   it('records nothing unless enabled', async () => {
     const { registry } = toolbox();
     const hybrid = selector();

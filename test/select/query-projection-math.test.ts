@@ -155,16 +155,16 @@ describe('query projection algebra', () => {
     const matrix = new Float32Array(toolCount * d);
     for (let t = 0; t < toolCount; t++) matrix.set(unit(Array.from({ length: d }, next)), t * d);
     const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
-    const before = (options: { contrast: number; contrastBudget?: number }) => {
+    const noMapFigure = (options: { contrast: number; contrastBudget?: number }) => {
       const fitted = fitProjection(examples, matrix, toolCount, d, { lambda: 0.7, forceBlend: 1, minExamples: 1, negatives: 2, ...options });
       return (fitted as QueryProjection).check.before;
     };
     // Nothing searched (every prompt ranked by the check), the first 64 or 70 searched (the
     // check's sample mixes both kinds in one block), every prompt searched.
-    const plain = before({ contrast: 0 });
+    const plain = noMapFigure({ contrast: 0 });
     expect(plain).toBeGreaterThan(0);
     expect(plain).toBeLessThan(1);
-    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY]) expect(before({ contrast: 0.5, contrastBudget })).toBe(plain);
+    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY]) expect(noMapFigure({ contrast: 0.5, contrastBudget })).toBe(plain);
   });
 
   for (const [d, n, contrast] of [

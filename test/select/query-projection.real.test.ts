@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
@@ -284,6 +284,36 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     expect(summary.projection?.applied).toBe(true);
     expect(await recall(selector, heldOut())).toBeGreaterThan(before);
   }, 300_000);
+
+  it("learn with fit 'background' resolves with the map in force; a ranking meanwhile does not wait for the refit, which lands on a later task", async () => {
+    const selector = projectionOnly();
+    const first = await selector.learn(training(), { tools: REGISTRY });
+    expect(first.projection).toMatchObject({ applied: true, examples: training().length });
+    const { corpus } = await selector['index'].load(REGISTRY);
+    const store = selector['learning'].store;
+    if (!store) throw new Error('the learned store loads with the first learn');
+    const query = (await selector['embedQueries'](['text my mom that I will be home late'], undefined))[0] as Float32Array;
+    const firstMap = store.project(query, corpus.key);
+    const more = heldOut().map(([prompt, name]) => ({ query: prompt, tools: [name] }));
+    const later = await selector.learn(more, { tools: REGISTRY, fit: 'background' });
+    expect(later).toMatchObject({ learned: more.length, total: training().length + more.length });
+    // Resolved before the refit: the first map is still the one in force, and a ranking's
+    // reconcile returns without fitting.
+    expect(later.projection).toMatchObject({ applied: true, examples: training().length });
+    expect(await store.reconcile(corpus, REGISTRY)).toEqual([]);
+    expect(selector.learnedProjection?.examples).toBe(training().length);
+    const inForce = store.project(query, corpus.key);
+    expect(inForce).toBeDefined();
+    expect(inForce).toEqual(firstMap);
+    await vi.waitFor(() => expect(selector.learnedProjection?.examples).toBe(training().length + more.length));
+    const refitted = store.project(query, corpus.key);
+    expect(refitted).toBeDefined();
+    expect(Array.from(refitted as Float32Array)).not.toEqual(Array.from(inForce as Float32Array));
+    // Forgetting the examples takes the map with them.
+    await selector.clearLearned();
+    expect(store.project(query, corpus.key)).toBeUndefined();
+    expect(selector.learnedProjection).toBeUndefined();
+  }, 120_000);
 
   it('a learn that lands during selections: every selection is whole (before or after), later ones use the map', async () => {
     const selector = projectionOnly();
