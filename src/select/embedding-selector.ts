@@ -196,8 +196,9 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * where the cache does), a removed tool's examples are dropped when the registry changes,
    * and nothing leaves the cache. `tools` names the registry; without it, the list this
    * selector last ranked. Unknown tool names, blank prompts and repeats are counted in the
-   * summary, not learned. Rejects only when the embedder fails (nothing from that call is kept)
-   * or the signal aborts.
+   * summary, not learned. With `{ fit: 'background' }` the call resolves once the examples are
+   * stored and the map is refitted on a later task (rankings keep the map in force meanwhile).
+   * Rejects only when the embedder fails (nothing from that call is kept) or the signal aborts.
    *
    * @example
    * const summary = await selector.learn([{ query: 'weather in Oslo', tools: ['get_weather'] }], { tools: registry.schemas() })
