@@ -16,7 +16,7 @@ import { topK } from './top-k.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary } from './learned-store.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -263,6 +263,17 @@ export class HybridSelector implements AsyncToolSelector {
   /** How many prompts are learned. */
   get learnedCount(): number {
     return this.#dense.learnedCount;
+  }
+
+  /**
+   * Whether the dense half's learned query projection applies (see {@link ProjectionState}).
+   *
+   * @example
+   * await selector.learn(examples, { tools })
+   * selector.learnedProjection?.applied
+   */
+  get learnedProjection(): ProjectionState | undefined {
+    return this.#dense.learnedProjection;
   }
 
   async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {

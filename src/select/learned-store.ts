@@ -107,7 +107,8 @@ export class LearnedStore {
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
   readonly #projectionOptions: ProjectionOptions | false;
   #projection: FittedProjection | undefined;
-  #fitScheduled = false;
+  // When a background refit was last scheduled (0: none pending).
+  #fitScheduledAt = 0;
 
   constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
     this.cache = cache;
@@ -311,17 +312,18 @@ export class LearnedStore {
   }
 
   // Refit on a later task, through the queue (after any learn in flight), once however often
-  // it is asked for; a fit that fails is retried by the next ranking.
+  // it is asked for; a fit that fails is retried by the next ranking. A timer the runtime
+  // dropped (a Worker's request ended first) blocks nothing: after a second anyone reschedules.
   #fitLater(corpusKey: string, all: readonly ToolSchema[], corpus: () => Promise<Corpus>): void {
-    if (this.#fitScheduled || this.#projectionOptions === false) return;
-    this.#fitScheduled = true;
+    if (this.#projectionOptions === false || Date.now() - this.#fitScheduledAt < 1000) return;
+    this.#fitScheduledAt = Date.now();
     setTimeout(() => {
       this.#serial(async () => {
-        this.#fitScheduled = false;
+        this.#fitScheduledAt = 0;
         if (this.#generation !== corpusKey || this.#fresh(corpusKey)) return;
         this.refit(await corpus(), all);
       }).catch(() => {
-        this.#fitScheduled = false;
+        this.#fitScheduledAt = 0;
       });
     }, 0);
   }

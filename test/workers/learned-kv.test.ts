@@ -4,7 +4,7 @@
  * entry is discarded with a warning, never a crash. Real KV binding (miniflare), inside workerd.
  */
 import { env } from 'cloudflare:test';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { kvVectorCache } from '../../src/adapters/kv.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
@@ -49,4 +49,17 @@ it('learned examples survive a new isolate through KV, and a corrupt entry is re
   expect(output.fellOpen).toBeUndefined();
   expect(output.warnings?.join('\n')).toMatch(/learned examples entry discarded/);
   expect(third.learnedCount).toBe(0);
+});
+
+it('a background refit runs inside workerd: learn resolves with the map fitted before, and the refit lands on a later task', async () => {
+  const selector = make();
+  const names = DEMO_TOOLS.map((tool) => tool.name);
+  const examples = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [names[(from + i) % names.length] as string] }));
+  const first = await selector.learn(examples(0, 10), { tools: DEMO_TOOLS });
+  expect(first.projection?.examples).toBe(10);
+  const later = await selector.learn(examples(10, 5), { tools: DEMO_TOOLS, fit: 'background' });
+  expect(later).toMatchObject({ learned: 5, total: 15 });
+  expect(later.projection?.examples).toBe(10);
+  await vi.waitFor(() => expect(selector.learnedProjection?.examples).toBe(15));
 });
