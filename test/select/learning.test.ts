@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
@@ -172,5 +172,31 @@ describe('learn during a selection', () => {
     expect(output.tools).toHaveLength(1);
     expect(summary.learned).toBe(1);
     expect(await top(selector, PROMPT)).toEqual(['send_email']);
+  });
+});
+
+describe('background refit', () => {
+  const examples = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [TOOLS[(from + i) % TOOLS.length]?.name as string] }));
+
+  it('a refit whose timer the runtime dropped is scheduled again by a later ranking, a second on', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    await selector.learn(examples(0, 10), { tools: TOOLS });
+    expect(selector.learnedProjection?.examples).toBe(10);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      await selector.learn(examples(10, 5), { tools: TOOLS, fit: 'background' });
+      // What a Worker does to a timer when its request ends first: it never runs.
+      vi.clearAllTimers();
+      await top(selector, PROMPT);
+      await vi.runAllTimersAsync();
+      expect(selector.learnedProjection?.examples).toBe(10);
+      vi.setSystemTime(Date.now() + 1500);
+      await top(selector, PROMPT);
+      await vi.runAllTimersAsync();
+      expect(selector.learnedProjection?.examples).toBe(15);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
