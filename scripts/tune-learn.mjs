@@ -47,7 +47,7 @@ const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vec
 const data = Object.fromEntries(
   sets.map((set) => [set, { tools: loadTools(join(values.data, set, 'tools.json')), cases: loadCases(join(values.data, set, 'cases.jsonl'), 'dev') }]),
 );
-// The two cross-validation folds inside dev: by a hash of the split key, so related cases stay together.
+// Cross-validation folds inside dev (two unless asked): by a hash of the split key, so related cases stay together.
 const fold = (c, folds = 2) =>
   parseInt(
     createHash('sha256')

@@ -276,11 +276,12 @@ export class LearnedStore {
         else duplicates++;
       }
       if (learned + updated > 0) warnings.push(...(await this.#persist(corpusKey)));
-      // Fit the projection now rather than on the next ranking; a corpus that cannot load
-      // here is fitted on the next ranking instead.
+      // Fit the projection now (or on a later task) rather than on the next ranking; a corpus
+      // that cannot load here is fitted on the next ranking instead.
       const { corpus } = context;
-      if (corpus && context.fit === 'background') this.#fitLater(corpusKey, all, () => corpus(all, undefined));
-      else if (corpus && !this.#fresh(corpusKey)) {
+      const stale = corpus !== undefined && !this.#fresh(corpusKey);
+      if (stale && context.fit === 'background') this.#fitLater(corpusKey, all, () => corpus(all, undefined));
+      else if (stale) {
         try {
           this.refit(await corpus(all, context.signal), all);
         } catch (error) {

@@ -156,7 +156,7 @@ export function fitProjection(
   const d = dimensions;
   const n = usable.length;
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
-  const { x, fit, registryScores } = fitRidge(usable, toolMatrix, tools64, toolCount, d, settings);
+  const { x, fit, registryScores } = fitRidge(usable, tools64, toolCount, d, settings);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
@@ -269,12 +269,12 @@ export function projectQuery(projection: QueryProjection, query: Float32Array): 
 }
 
 /**
- * The ridge fit on `examples` (all of them, in order): the design X, the residual targets
- * Z = Y − X and the solved system (dual below d examples, primal from d).
+ * The ridge fit on `examples` (all of them, in order) against the registry's rows `tools64`:
+ * the design X, the solved system for the residual targets Z = Y − X (dual below d examples,
+ * primal from d) and each searched example's scores against the registry.
  */
 function fitRidge(
   examples: readonly ProjectionExample[],
-  toolMatrix: Float32Array,
   tools64: Float64Array,
   toolCount: number,
   d: number,
@@ -285,18 +285,18 @@ function fitRidge(
   examples.forEach((example, i) => {
     x.set(example.vector, i * d);
   });
-  const { targets, registryScores } = targetTerms(examples, x, tools64, toolMatrix, toolCount, d, settings);
+  const { targets, registryScores } = targetTerms(examples, x, tools64, toolCount, d, settings);
   const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
   targets.forEach(({ tools, weights }, i) => {
     const offset = i * d;
     for (let j = 0; j < d; j++) z[offset + j] = -(x[offset + j] as number);
     tools.forEach((t, k) => {
       const weight = weights[k] as number;
-      for (let j = 0; j < d; j++) z[offset + j] = (z[offset + j] as number) + weight * (toolMatrix[t * d + j] as number);
+      for (let j = 0; j < d; j++) z[offset + j] = (z[offset + j] as number) + weight * (tools64[t * d + j] as number);
     });
   });
-  const fit = n < d ? fitDual(x, z, n, d, settings.lambda) : fitPrimal(x, z, n, d, settings.lambda, targets, toolMatrix);
-  return { x, z, fit, registryScores };
+  const fit = n < d ? fitDual(x, z, n, d, settings.lambda) : fitPrimal(x, z, n, d, settings.lambda, targets, tools64);
+  return { x, fit, registryScores };
 }
 
 /** An example's regression target as a weighted sum of tool rows: yᵢ = Σₖ weightsₖ · v(toolsₖ). */
@@ -314,7 +314,6 @@ function targetTerms(
   examples: readonly ProjectionExample[],
   x: Float64Array,
   tools64: Float64Array,
-  toolMatrix: Float32Array,
   toolCount: number,
   d: number,
   settings: { readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
@@ -332,7 +331,7 @@ function targetTerms(
     const scores = ranked > 0 ? rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d) : undefined;
     for (let r = 0; r < count; r++) {
       const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
-      const toward = 1 / sumNorm(toolMatrix, used, d);
+      const toward = 1 / sumNorm(tools64, used, d);
       const own = scores && r < ranked ? scores.subarray(r * toolCount, (r + 1) * toolCount) : undefined;
       registryScores.push(own);
       const hard = own ? hardNegatives(own, used, negatives) : [];
@@ -340,10 +339,10 @@ function targetTerms(
         out.push({ tools: used, weights: used.map(() => toward) });
         continue;
       }
-      const away = contrast / sumNorm(toolMatrix, hard, d);
+      const away = contrast / sumNorm(tools64, hard, d);
       const tools = [...used, ...hard];
       const weights = [...used.map(() => toward), ...hard.map(() => -away)];
-      const scale = 1 / sumNorm(toolMatrix, tools, d, weights);
+      const scale = 1 / sumNorm(tools64, tools, d, weights);
       out.push({ tools, weights: weights.map((weight) => weight * scale) });
     }
   }
@@ -376,7 +375,7 @@ export function heldOutResiduals(
 ): Float64Array {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
   const settings = { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY, ...options };
-  return fitRidge(examples, toolMatrix, tools64, toolCount, dimensions, settings).fit.heldOut(groups);
+  return fitRidge(examples, tools64, toolCount, dimensions, settings).fit.heldOut(groups);
 }
 
 /** Held-out rows scored against the registry per block (bounds the score matrices' memory). */
@@ -470,7 +469,7 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
 
 // N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; ẑᵢ = xᵢG⁻¹B, Hₐᵦ = xₐG⁻¹xᵦᵀ. XᵀY is summed
 // per tool (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
-function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, targets: readonly TargetTerms[], toolMatrix: Float32Array): Fit {
+function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, targets: readonly TargetTerms[], tools64: Float64Array): Fit {
   const g = columnGram(x, n, d);
   // uₜ for every target tool t, as the columns of U (d × used) beside vₜ as the columns of V.
   const sums = new Map<number, Float64Array>();
@@ -493,7 +492,7 @@ function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambd
   for (const [t, u] of sums) {
     for (let j = 0; j < d; j++) {
       ut[j * used + column] = u[j] as number;
-      vt[j * used + column] = toolMatrix[t * d + j] as number;
+      vt[j * used + column] = tools64[t * d + j] as number;
     }
     column++;
   }
@@ -580,7 +579,7 @@ function rareToolGroups(examples: readonly ProjectionExample[], toolCount: numbe
 }
 
 // ‖Σₖ weightsₖ · row rowsₖ‖ (weights 1 when absent); Infinity for a zero sum, so 1 / it is 0.
-function sumNorm(matrix: Float32Array, rows: readonly number[], d: number, weights?: readonly number[]): number {
+function sumNorm(matrix: Float64Array, rows: readonly number[], d: number, weights?: readonly number[]): number {
   let norm = 0;
   for (let j = 0; j < d; j++) {
     let sum = 0;
