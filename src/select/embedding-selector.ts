@@ -198,6 +198,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * selector last ranked. Unknown tool names, blank prompts and repeats are counted in the
    * summary, not learned. With `{ fit: 'background' }` the call resolves once the examples are
    * stored and the map is refitted on a later task (rankings keep the map in force meanwhile).
+   * Either way the fit runs in time slices that give the thread back (a page stays responsive).
    * Rejects only when the embedder fails (nothing from that call is kept) or the signal aborts.
    *
    * @example

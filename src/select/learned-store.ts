@@ -17,6 +17,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
+import { timeSlices } from './pacer.js';
 import { fitProjection, projectQuery } from './query-projection.js';
 
 /** Options for a `learn` call. */
@@ -157,9 +158,11 @@ export class LearnedStore {
 
   /**
    * Fit the projection for `corpus` if the examples or the generation changed since the last
-   * fit. Synchronous and cheap when fresh; a few thousand examples take well under a second.
+   * fit. Cheap when fresh; a few thousand examples take well under a second, in time slices
+   * that give the thread back (a browser's main thread keeps answering input meanwhile).
+   * Callers hold the queue, so the examples cannot change under a fit.
    */
-  refit(corpus: Corpus, all: readonly ToolSchema[]): void {
+  async refit(corpus: Corpus, all: readonly ToolSchema[]): Promise<void> {
     const version = this.memory.version;
     if (this.#projectionOptions === false || (this.#projection?.key === corpus.key && this.#projection.version === version)) return;
     if (this.memory.size === 0 || corpus.count !== all.length || corpus.dimensions !== this.memory.dimensions) {
@@ -171,12 +174,8 @@ export class LearnedStore {
       row.set(tool.name, i);
     });
     const examples = this.memory.keyedExamples().map(({ key, vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1), key }));
-    this.#projection = {
-      key: corpus.key,
-      version,
-      examples: this.memory.size,
-      fitted: fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions),
-    };
+    const fitted = await fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions, timeSlices());
+    this.#projection = { key: corpus.key, version, examples: examples.length, fitted };
   }
 
   /**
@@ -196,7 +195,7 @@ export class LearnedStore {
     return this.#serial(async () => {
       signal?.throwIfAborted();
       const warnings = await this.#reconcileNow(corpus.key, all);
-      this.refit(corpus, all);
+      await this.refit(corpus, all);
       return warnings;
     });
   }
@@ -283,7 +282,7 @@ export class LearnedStore {
       if (stale && context.fit === 'background') this.#fitLater(corpusKey, all, () => corpus(all, undefined));
       else if (stale) {
         try {
-          this.refit(await corpus(all, context.signal), all);
+          await this.refit(await corpus(all, context.signal), all);
         } catch (error) {
           context.signal?.throwIfAborted();
           warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);
@@ -322,7 +321,7 @@ export class LearnedStore {
       this.#serial(async () => {
         this.#fitScheduledAt = 0;
         if (this.#generation !== corpusKey || this.#fresh(corpusKey)) return;
-        this.refit(await corpus(), all);
+        await this.refit(await corpus(), all);
       }).catch(() => {
         this.#fitScheduledAt = 0;
       });

@@ -19,6 +19,7 @@
  * @module
  */
 import { checksumBytes } from '../hash.js';
+import { type Pacer, UNPACED } from './pacer.js';
 import { backward, cholesky, columnGram, dot, forward, rowGram, rowProducts, solveInPlace, solveRows, transpose } from './ridge-algebra.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
@@ -124,19 +125,21 @@ export interface ProjectionDeclined {
 
 /**
  * Fit the map on learned examples against the registry's tool vectors (`toolMatrix`, `toolCount`
- * unit rows of `dimensions`). Pure and synchronous.
+ * unit rows of `dimensions`). Pure; with a `pace` (for example {@link timeSlices}) it gives its
+ * thread back between steps, and the result is the same as without.
  *
  * @example
- * const fitted = fitProjection([{ vector: q, tools: [3] }, …], corpus.matrix, corpus.count, 512)
+ * const fitted = await fitProjection([{ vector: q, tools: [3] }, …], corpus.matrix, corpus.count, 512)
  * if (fitted.delta) projectQuery(fitted, q)
  */
-export function fitProjection(
+export async function fitProjection(
   examples: readonly ProjectionExample[],
   toolMatrix: Float32Array,
   toolCount: number,
   dimensions: number,
   options: ProjectionOptions = {},
-): QueryProjection | ProjectionDeclined {
+  pace: Pacer = UNPACED,
+): Promise<QueryProjection | ProjectionDeclined> {
   const settings = { ...PROJECTION_DEFAULTS, ...options };
   // Ordered by a hash of each prompt: the fit, the sample beyond `maxExamples` and the held-out
   // check's sample are then the same whatever order the examples arrived in.
@@ -156,7 +159,7 @@ export function fitProjection(
   const d = dimensions;
   const n = usable.length;
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));
-  const { x, fit, registryScores } = fitRidge(usable, tools64, toolCount, d, settings);
+  const { x, fit, registryScores } = await fitRidge(usable, tools64, toolCount, d, settings, pace);
 
   // Two held-out checks, both exact for ridge regression (no refit): leave one example out,
   // and leave out every example of a rarely used tool (a tool the map never saw: the case
@@ -167,17 +170,17 @@ export function fitProjection(
   // Per held-out row, whether its tools made the top checkK at each blend. All rows of all
   // groups are predicted in one batch, then ranked against the registry in blocks of rows
   // (matrix products rather than one row at a time).
-  const score = (groups: readonly (readonly number[])[]): Uint8Array[] => {
+  const score = async (groups: readonly (readonly number[])[]): Promise<Uint8Array[]> => {
     const rows = groups.flat();
-    const predicted = fit.heldOut(groups);
+    const predicted = await fit.heldOut(groups, pace);
     const out: Uint8Array[] = [];
     for (let start = 0; start < rows.length; start += SCORE_BLOCK) {
       const block = rows.slice(start, start + SCORE_BLOCK);
       // s₀ is each prompt's own ranking: the hard-negative search already computed it for the
       // examples it searched, so only the others are ranked here.
       const unranked = block.filter((row) => !registryScores[row]);
-      const s0 = unranked.length > 0 ? rowProducts(gatherRows(x, unranked, d), unranked.length, tools64, toolCount, d) : undefined;
-      const s1 = rowProducts(predicted.subarray(start * d, (start + block.length) * d), block.length, tools64, toolCount, d);
+      const s0 = unranked.length > 0 ? await rowProducts(gatherRows(x, unranked, d), unranked.length, tools64, toolCount, d, pace) : undefined;
+      const s1 = await rowProducts(predicted.subarray(start * d, (start + block.length) * d), block.length, tools64, toolCount, d, pace);
       block.forEach((row, r) => {
         const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
         const at = unranked.indexOf(row);
@@ -190,8 +193,8 @@ export function fitProjection(
   };
   // Each scored row ranks the whole registry twice; a big registry gets fewer rows (at least 48).
   const perCheck = Math.min(settings.checkExamples, Math.max(48, Math.floor(settings.checkBudget / (toolCount * d))));
-  const single = score(sampleRows(n, perCheck).map((row) => [row]));
-  const groups = score(rareToolGroups(usable, toolCount, perCheck));
+  const single = await score(sampleRows(n, perCheck).map((row) => [row]));
+  const groups = await score(rareToolGroups(usable, toolCount, perCheck));
   // How much each check counts: the chance that the next prompt needs a tool no example used.
   // Estimated as the larger of the Good–Turing share (examples whose tool was used only once)
   // and the share of the registry's tools no example used (traffic may move to them).
@@ -273,19 +276,20 @@ export function projectQuery(projection: QueryProjection, query: Float32Array): 
  * the design X, the solved system for the residual targets Z = Y − X (dual below d examples,
  * primal from d) and each searched example's scores against the registry.
  */
-function fitRidge(
+async function fitRidge(
   examples: readonly ProjectionExample[],
   tools64: Float64Array,
   toolCount: number,
   d: number,
   settings: { readonly lambda: number; readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
+  pace: Pacer,
 ) {
   const n = examples.length;
   const x = new Float64Array(n * d);
   examples.forEach((example, i) => {
     x.set(example.vector, i * d);
   });
-  const { targets, registryScores } = targetTerms(examples, x, tools64, toolCount, d, settings);
+  const { targets, registryScores } = await targetTerms(examples, x, tools64, toolCount, d, settings, pace);
   const z = new Float64Array(n * d); // residuals yᵢ − xᵢ
   targets.forEach(({ tools, weights }, i) => {
     const offset = i * d;
@@ -295,7 +299,7 @@ function fitRidge(
       for (let j = 0; j < d; j++) z[offset + j] = (z[offset + j] as number) + weight * (tools64[t * d + j] as number);
     });
   });
-  const fit = n < d ? fitDual(x, z, n, d, settings.lambda) : fitPrimal(x, z, n, d, settings.lambda, targets, tools64);
+  const fit = n < d ? await fitDual(x, z, n, d, settings.lambda, pace) : await fitPrimal(x, z, n, d, settings.lambda, targets, tools64, pace);
   return { x, fit, registryScores };
 }
 
@@ -310,14 +314,15 @@ interface TargetTerms {
  * tools that its own vector ranks at least as high as the lowest used one. Negatives come from
  * the example alone, so leaving it out of the fit leaves every other target unchanged.
  */
-function targetTerms(
+async function targetTerms(
   examples: readonly ProjectionExample[],
   x: Float64Array,
   tools64: Float64Array,
   toolCount: number,
   d: number,
   settings: { readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
-): { targets: TargetTerms[]; registryScores: (Float64Array | undefined)[] } {
+  pace: Pacer,
+): Promise<{ targets: TargetTerms[]; registryScores: (Float64Array | undefined)[] }> {
   const { contrast } = settings;
   const negatives = Math.max(0, Math.floor(settings.negatives));
   // The examples come in the fit's fixed hash order, so the searched ones are a fixed sample.
@@ -328,7 +333,7 @@ function targetTerms(
   for (let start = 0; start < examples.length; start += SCORE_BLOCK) {
     const count = Math.min(SCORE_BLOCK, examples.length - start);
     const ranked = Math.max(0, Math.min(count, searched - start));
-    const scores = ranked > 0 ? rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d) : undefined;
+    const scores = ranked > 0 ? await rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d, pace) : undefined;
     for (let r = 0; r < count; r++) {
       const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
       const toward = 1 / sumNorm(tools64, used, d);
@@ -364,7 +369,7 @@ function hardNegatives(scores: Float64Array, used: readonly number[], limit: num
  * exactly from the full fit, without refitting). Rows of all groups in order, d values each.
  * @internal
  */
-export function heldOutResiduals(
+export async function heldOutResiduals(
   examples: readonly ProjectionExample[],
   toolMatrix: Float32Array,
   toolCount: number,
@@ -372,10 +377,11 @@ export function heldOutResiduals(
   lambda: number,
   groups: readonly (readonly number[])[],
   options: { contrast?: number; negatives?: number; contrastBudget?: number } = {},
-): Float64Array {
+): Promise<Float64Array> {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
   const settings = { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY, ...options };
-  return fitRidge(examples, tools64, toolCount, dimensions, settings).fit.heldOut(groups);
+  const { fit } = await fitRidge(examples, tools64, toolCount, dimensions, settings, UNPACED);
+  return fit.heldOut(groups, UNPACED);
 }
 
 /** Held-out rows scored against the registry per block (bounds the score matrices' memory). */
@@ -399,7 +405,7 @@ interface Fit {
    * been left out of the fit: eₛ₋ = (I − Hₛₛ)⁻¹ eₛ with e = z − ẑ and H the hat matrix (exact
    * for ridge regression). Rows of all groups in order, d values each.
    */
-  heldOut(groups: readonly (readonly number[])[]): Float64Array;
+  heldOut(groups: readonly (readonly number[])[], pace: Pacer): Promise<Float64Array>;
 }
 
 /**
@@ -407,16 +413,18 @@ interface Fit {
  * each) and the hat-matrix entries Hₐᵦ within each group, solve (I − Hₛₛ) E = eₛ per group and
  * return zₛ − E.
  */
-function heldOutFrom(
+async function heldOutFrom(
   z: Float64Array,
   d: number,
   groups: readonly (readonly number[])[],
   fitted: Float64Array,
   hat: (a: number, b: number) => number,
-): Float64Array {
+  pace: Pacer,
+): Promise<Float64Array> {
   const out = new Float64Array(fitted.length);
   let offset = 0;
   for (const rows of groups) {
+    if (pace.due()) await pace.pause();
     const s = rows.length;
     const system = new Float64Array(s * s);
     for (let a = 0; a < s; a++) {
@@ -427,7 +435,7 @@ function heldOutFrom(
       const base = (offset + a) * d;
       for (let c = 0; c < d; c++) errors[a * d + c] = (z[row * d + c] as number) - (fitted[base + c] as number);
     });
-    cholesky(system, s);
+    await cholesky(system, s);
     solveInPlace(system, s, errors, d);
     rows.forEach((row, a) => {
       const base = (offset + a) * d;
@@ -442,14 +450,14 @@ function heldOutFrom(
 // query pays x·Xᵀ, two triangular solves and a pass over Z, and the fit never solves for all
 // of A = (XXᵀ + λI)⁻¹Z. Held out: ẑ = XXᵀA = Z − λA, H = I − λ(XXᵀ + λI)⁻¹, so only the rows
 // of the inverse for the scored rows are needed.
-function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number): Fit {
-  const k = rowGram(x, n, d);
+async function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, pace: Pacer): Promise<Fit> {
+  const k = await rowGram(x, n, d, pace);
   for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
-  cholesky(k, n);
+  await cholesky(k, n, pace);
   return {
     delta: z.slice(),
     factor: k,
-    heldOut: (groups) => {
+    heldOut: async (groups, pace) => {
       const { unique, index, positions } = scoredRows(groups);
       const s = unique.length;
       // Rows of (XXᵀ + λI)⁻¹ (symmetric): solve the unit vectors eₛ, then Aₛ = those rows · Z.
@@ -457,20 +465,29 @@ function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda:
       unique.forEach((row, i) => {
         inverse[i * n + row] = 1;
       });
-      solveRows(k, n, inverse, s);
-      const aRows = rowProducts(inverse, s, transpose(z, n, d), d, n);
+      await solveRows(k, n, inverse, s, pace);
+      const aRows = await rowProducts(inverse, s, transpose(z, n, d), d, n, pace);
       const fittedUnique = gatherRows(z, unique, d);
       for (let i = 0; i < s * d; i++) fittedUnique[i] = (fittedUnique[i] as number) - lambda * (aRows[i] as number);
       const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (inverse[(index.get(q) as number) * n + p] as number);
-      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat);
+      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat, pace);
     },
   };
 }
 
 // N ≥ d: Δ = (XᵀX + λI)⁻¹ XᵀZ with XᵀZ = XᵀY − XᵀX; ẑᵢ = xᵢG⁻¹B, Hₐᵦ = xₐG⁻¹xᵦᵀ. XᵀY is summed
 // per tool (Σₜ uₜᵀvₜ, uₜ the weighted sum of the prompts that used t), far fewer terms than examples.
-function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, targets: readonly TargetTerms[], tools64: Float64Array): Fit {
-  const g = columnGram(x, n, d);
+async function fitPrimal(
+  x: Float64Array,
+  z: Float64Array,
+  n: number,
+  d: number,
+  lambda: number,
+  targets: readonly TargetTerms[],
+  tools64: Float64Array,
+  pace: Pacer,
+): Promise<Fit> {
+  const g = await columnGram(x, n, d, pace);
   // uₜ for every target tool t, as the columns of U (d × used) beside vₜ as the columns of V.
   const sums = new Map<number, Float64Array>();
   targets.forEach(({ tools, weights }, i) => {
@@ -497,23 +514,23 @@ function fitPrimal(x: Float64Array, z: Float64Array, n: number, d: number, lambd
     column++;
   }
   // b = XᵀY − XᵀX (XᵀY = UVᵀ, one tiled product), then g = XᵀX + λI.
-  const b = rowProducts(ut, d, vt, d, used);
+  const b = await rowProducts(ut, d, vt, d, used, pace);
   for (let i = 0; i < d * d; i++) b[i] = (b[i] as number) - (g[i] as number);
   for (let r = 0; r < d; r++) g[r * d + r] = (g[r * d + r] as number) + lambda;
-  cholesky(g, d);
+  await cholesky(g, d, pace);
   return {
     delta: b,
     factor: g,
-    heldOut: (groups) => {
+    heldOut: async (groups, pace) => {
       // W = X_S G⁻¹ for the held-out rows S (G is symmetric: one solve with Xₛᵀ as its right-hand
       // sides), then ẑₛ = W·B and Hₐᵦ = xₐ·wᵦ.
       const { unique, index, positions } = scoredRows(groups);
       const s = unique.length;
       const w = gatherRows(x, unique, d);
-      solveRows(g, d, w, s);
-      const fittedUnique = rowProducts(w, s, transpose(b, d, d), d, d);
+      await solveRows(g, d, w, s, pace);
+      const fittedUnique = await rowProducts(w, s, transpose(b, d, d), d, d, pace);
       const hat = (p: number, q: number) => dot(x, p, w, index.get(q) as number, d);
-      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat);
+      return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat, pace);
     },
   };
 }

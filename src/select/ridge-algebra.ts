@@ -1,10 +1,13 @@
 /**
  * Dense linear algebra for the query projection, in plain Float64 JS (no dependency, runs in
  * browsers and Workers): the Gram matrix XᵀX, a Cholesky factorisation and its triangular
- * solves. Row-major throughout. @internal
+ * solves. Row-major throughout. The long ones take a {@link Pacer} and check it between strips
+ * of four rows, so a fit can give its thread back; pausing never changes a result. @internal
  *
  * @module
  */
+
+import { type Pacer, UNPACED } from './pacer.js';
 
 /** The `cols`×`rows` transpose of a row-major `rows`×`cols` matrix. */
 export function transpose(m: Float64Array, rows: number, cols: number): Float64Array {
@@ -19,18 +22,19 @@ export function transpose(m: Float64Array, rows: number, cols: number): Float64A
 /**
  * XᵀX (d×d) for X with n rows of d: the Gram matrix of X's columns, via {@link rowGram} on Xᵀ.
  */
-export function columnGram(x: Float64Array, n: number, d: number): Float64Array {
-  return rowGram(transpose(x, n, d), d, n);
+export function columnGram(x: Float64Array, n: number, d: number, pace: Pacer = UNPACED): Promise<Float64Array> {
+  return rowGram(transpose(x, n, d), d, n, pace);
 }
 
 /**
  * The symmetric count×count matrix of dot products of `rows` (row-major, `length` values each):
  * XXᵀ. The lower triangle is computed in 4×4 tiles ({@link rowProducts}' kernel), then mirrored.
  */
-export function rowGram(rows: Float64Array, count: number, length: number): Float64Array {
+export async function rowGram(rows: Float64Array, count: number, length: number, pace: Pacer = UNPACED): Promise<Float64Array> {
   const g = new Float64Array(count * count);
   const sums = new Float64Array(16);
   for (let r = 0; r < count; r += 4) {
+    if (pace.due()) await pace.pause();
     for (let c = 0; c <= r; c += 4) {
       tile(rows, rowOffsets(r, count, length), rows, rowOffsets(c, count, length), length, sums);
       for (let i = r; i < Math.min(r + 4, count); i++) {
@@ -49,10 +53,18 @@ export function rowGram(rows: Float64Array, count: number, length: number): Floa
  * values per row), in 4×4 tiles. Every cell is summed in the same order as {@link dot}, so two
  * identical rows get bit-identical products (rankings keep their exact ties).
  */
-export function rowProducts(a: Float64Array, aRows: number, b: Float64Array, bRows: number, length: number): Float64Array {
+export async function rowProducts(
+  a: Float64Array,
+  aRows: number,
+  b: Float64Array,
+  bRows: number,
+  length: number,
+  pace: Pacer = UNPACED,
+): Promise<Float64Array> {
   const out = new Float64Array(aRows * bRows);
   const sums = new Float64Array(16);
   for (let r = 0; r < aRows; r += 4) {
+    if (pace.due()) await pace.pause();
     const aOffsets = rowOffsets(r, aRows, length);
     for (let c = 0; c < bRows; c += 4) {
       tile(a, aOffsets, b, rowOffsets(c, bRows, length), length, sums);
@@ -79,11 +91,12 @@ export function dot(a: Float64Array, r: number, b: Float64Array, c: number, leng
  * the solved ones contribute is one 4×4 tile per four right-hand sides (the same kernel as the
  * Gram matrix), and only the small triangle inside each block is solved one value at a time.
  */
-export function solveRows(l: Float64Array, n: number, v: Float64Array, m: number): void {
+export async function solveRows(l: Float64Array, n: number, v: Float64Array, m: number, pace: Pacer = UNPACED): Promise<void> {
   const sums = new Float64Array(16);
   const vOffsets = new Int32Array(4);
   // Forward, L y = v: unknown i needs Σₖ<ᵢ L[i,k]·yₖ.
   for (let i0 = 0; i0 < n; i0 += 4) {
+    if (pace.due()) await pace.pause();
     const size = Math.min(4, n - i0);
     const lOffsets = rowOffsets(i0, n, n);
     for (let r0 = 0; r0 < m; r0 += 4) {
@@ -102,6 +115,7 @@ export function solveRows(l: Float64Array, n: number, v: Float64Array, m: number
   }
   // Backward, Lᵀ x = y: unknown i needs Σₖ>ᵢ L[k,i]·xₖ, read from row i of the upper triangle.
   for (let i0 = Math.floor((n - 1) / 4) * 4; i0 >= 0; i0 -= 4) {
+    if (pace.due()) await pace.pause();
     const end = Math.min(i0 + 4, n);
     const size = end - i0;
     const lOffsets = rowOffsets(i0, n, n);
@@ -205,8 +219,9 @@ function tile(a: Float64Array, aOffsets: Int32Array, b: Float64Array, bOffsets: 
  * In place: the lower Cholesky factor L of a symmetric positive definite n×n matrix, with Lᵀ
  * mirrored into the upper triangle, so back substitution reads rows (contiguous) too.
  */
-export function cholesky(a: Float64Array, n: number): void {
+export async function cholesky(a: Float64Array, n: number, pace: Pacer = UNPACED): Promise<void> {
   for (let j = 0; j < n; j++) {
+    if (pace.due()) await pace.pause();
     const rowJ = j * n;
     let diagonal = a[rowJ + j] as number;
     for (let k = 0; k < j; k++) diagonal -= (a[rowJ + k] as number) ** 2;

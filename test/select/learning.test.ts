@@ -179,6 +179,32 @@ describe('background refit', () => {
   const examples = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [TOOLS[(from + i) % TOOLS.length]?.name as string] }));
 
+  it("a fit runs in time slices: other tasks (a page's input, its painting) run while learn is fitting", async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    await selector.learn(examples(0, 10), { tools: TOOLS });
+    // A clock that jumps a second per reading, so every slice is used up at its first check.
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1000));
+    let ticks = 0;
+    let fitting = true;
+    const tick = () => {
+      ticks++;
+      if (fitting) setTimeout(tick, 0);
+    };
+    try {
+      const learning = selector.learn(examples(10, 5), { tools: TOOLS });
+      setTimeout(tick, 0);
+      const summary = await learning;
+      fitting = false;
+      expect(summary.projection?.examples).toBe(15);
+      // Nothing else in learn waits on a timer: the ticks ran inside the fit's pauses.
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      fitting = false;
+      now.mockRestore();
+    }
+  });
+
   it('a refit whose timer the runtime dropped is scheduled again by a later ranking, a second on', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     await selector.learn(examples(0, 10), { tools: TOOLS });

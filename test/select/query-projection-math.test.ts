@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/select/query-projection.js';
 import { cholesky, rowGram, rowProducts, solveRows } from '../../src/select/ridge-algebra.js';
 import { checksumBytes } from '../../src/hash.js';
+import { type Pacer, timeSlices } from '../../src/select/pacer.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -92,7 +93,7 @@ describe('query projection algebra', () => {
     [6, 100, 0.5, 0],
     [6, 100, 0.5, 6 * 5 * 70],
   ] as const) {
-    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}${budget === undefined ? '' : `, budget ${budget}`}: the map equals the reference ridge solution`, () => {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}${budget === undefined ? '' : `, budget ${budget}`}: the map equals the reference ridge solution`, async () => {
       const next = random(d * 1000 + n);
       const toolCount = 5;
       const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
@@ -105,7 +106,7 @@ describe('query projection algebra', () => {
         tools: [i % toolCount, (i * 3 + 1) % toolCount],
       }));
       const lambda = 0.7;
-      const fitted = fitProjection(examples, matrix, toolCount, d, {
+      const fitted = await fitProjection(examples, matrix, toolCount, d, {
         lambda,
         forceBlend: 1,
         minExamples: 1,
@@ -147,7 +148,7 @@ describe('query projection algebra', () => {
     });
   }
 
-  it("the check's figure without the map is the same whichever prompts the hard-negative search ranked (it reuses their scores)", () => {
+  it("the check's figure without the map is the same whichever prompts the hard-negative search ranked (it reuses their scores)", async () => {
     const d = 6;
     const n = 200;
     const toolCount = 24;
@@ -155,16 +156,16 @@ describe('query projection algebra', () => {
     const matrix = new Float32Array(toolCount * d);
     for (let t = 0; t < toolCount; t++) matrix.set(unit(Array.from({ length: d }, next)), t * d);
     const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
-    const noMapFigure = (options: { contrast: number; contrastBudget?: number }) => {
-      const fitted = fitProjection(examples, matrix, toolCount, d, { lambda: 0.7, forceBlend: 1, minExamples: 1, negatives: 2, ...options });
+    const noMapFigure = async (options: { contrast: number; contrastBudget?: number }) => {
+      const fitted = await fitProjection(examples, matrix, toolCount, d, { lambda: 0.7, forceBlend: 1, minExamples: 1, negatives: 2, ...options });
       return (fitted as QueryProjection).check.before;
     };
     // Nothing searched (every prompt ranked by the check), the first 64 or 70 searched (the
     // check's sample mixes both kinds in one block), every prompt searched.
-    const plain = noMapFigure({ contrast: 0 });
+    const plain = await noMapFigure({ contrast: 0 });
     expect(plain).toBeGreaterThan(0);
     expect(plain).toBeLessThan(1);
-    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY]) expect(noMapFigure({ contrast: 0.5, contrastBudget })).toBe(plain);
+    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY]) expect(await noMapFigure({ contrast: 0.5, contrastBudget })).toBe(plain);
   });
 
   for (const [d, n, contrast] of [
@@ -173,7 +174,7 @@ describe('query projection algebra', () => {
     [6, 4, 0.5],
     [5, 11, 0.5],
   ] as const) {
-    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}: held-out predictions equal a refit without the held-out rows`, () => {
+    it(`d = ${d}, ${n} examples (${n < d ? 'dual' : 'primal'}), contrast ${contrast}: held-out predictions equal a refit without the held-out rows`, async () => {
       const next = random(d * 7 + n);
       const toolCount = 4;
       const tools = Array.from({ length: toolCount }, () => unit(Array.from({ length: d }, next)));
@@ -186,7 +187,7 @@ describe('query projection algebra', () => {
       const targets = examples.map(({ vector, tools: used }) => referenceTarget(vector, used, tools, contrast, 2));
       const lambda = 0.7;
       const groups = [[0], [2, 3], [n - 1]];
-      const predicted = heldOutResiduals(examples, matrix, toolCount, d, lambda, groups, { contrast, negatives: 2 });
+      const predicted = await heldOutResiduals(examples, matrix, toolCount, d, lambda, groups, { contrast, negatives: 2 });
       const heldRows = groups.flatMap((group) => group.map((held) => ({ held, left: group })));
       heldRows.forEach(({ held, left }, r) => {
         const keep = examples.map((_, i) => i).filter((i) => !left.includes(i));
@@ -205,7 +206,7 @@ describe('query projection algebra', () => {
     });
   }
 
-  it('tiled products, Gram and the blocked solve match plain loops off the tile size', () => {
+  it('tiled products, Gram and the blocked solve match plain loops off the tile size', async () => {
     const next = random(42);
     const [rowsA, rowsB, length] = [7, 5, 9];
     const a = Float64Array.from({ length: rowsA * length }, next);
@@ -215,20 +216,20 @@ describe('query projection algebra', () => {
       for (let k = 0; k < length; k++) sum += (p[i * length + k] as number) * (q[j * length + k] as number);
       return sum;
     };
-    const products = rowProducts(a, rowsA, b, rowsB, length);
+    const products = await rowProducts(a, rowsA, b, rowsB, length);
     for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsB; j++) expect(products[i * rowsB + j]).toBe(plain(a, i, b, j));
-    const gram = rowGram(a, rowsA, length);
+    const gram = await rowGram(a, rowsA, length);
     for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsA; j++) expect(gram[i * rowsA + j]).toBe(plain(a, Math.max(i, j), a, Math.min(i, j)));
 
     // (AAᵀ + I) X = B for six right-hand sides of 7 unknowns.
-    const system = rowGram(a, rowsA, length);
+    const system = await rowGram(a, rowsA, length);
     for (let i = 0; i < rowsA; i++) system[i * rowsA + i] = (system[i * rowsA + i] as number) + 1;
     const original = system.slice();
-    cholesky(system, rowsA);
+    await cholesky(system, rowsA);
     const m = 6;
     const rhs = Float64Array.from({ length: m * rowsA }, next);
     const solved = rhs.slice();
-    solveRows(system, rowsA, solved, m);
+    await solveRows(system, rowsA, solved, m);
     for (let r = 0; r < m; r++) {
       for (let i = 0; i < rowsA; i++) {
         let back = 0;
@@ -240,7 +241,7 @@ describe('query projection algebra', () => {
 });
 
 describe('query projection sampling', () => {
-  it('samples by the prompt, so arrival order and float rounding of the vectors change nothing', () => {
+  it('samples by the prompt, so arrival order and float rounding of the vectors change nothing', async () => {
     const next = random(7);
     const d = 8;
     const toolCount = 40;
@@ -258,13 +259,60 @@ describe('query projection sampling', () => {
       return { ...example, vector };
     });
     const options = { maxExamples: 50, checkExamples: 20, minExamples: 8, forceBlend: 0.5 };
-    const first = fitProjection(examples, tools, toolCount, d, options);
-    const second = fitProjection(again, tools, toolCount, d, options);
+    const first = await fitProjection(examples, tools, toolCount, d, options);
+    const second = await fitProjection(again, tools, toolCount, d, options);
     expect(second.check).toEqual(first.check);
     const a = (first as QueryProjection).delta;
     const b = (second as QueryProjection).delta;
     expect(a).toBeDefined();
     expect(b?.length).toBe(a?.length);
     for (let i = 0; i < (a?.length ?? 0); i++) expect(b?.[i]).toBeCloseTo(a?.[i] as number, 4);
+  });
+});
+
+describe('query projection in time slices', () => {
+  // A registry and examples big enough for every step to have several strips to pause between.
+  const fixture = (d: number, n: number) => {
+    const next = random(d * 31 + n);
+    const toolCount = 48;
+    const matrix = new Float32Array(toolCount * d);
+    for (let t = 0; t < toolCount; t++) matrix.set(unit(Array.from({ length: d }, next)), t * d);
+    const examples = Array.from({ length: n }, (_, i) => ({
+      vector: unit(Array.from({ length: d }, next)),
+      tools: [i % toolCount, (i * 7) % toolCount],
+      key: `prompt ${i}`,
+    }));
+    return { matrix, toolCount, examples, options: { minExamples: 4, forceBlend: 0.75 } };
+  };
+
+  for (const [d, n] of [
+    [24, 12],
+    [12, 90],
+  ] as const) {
+    it(`${n < d ? 'dual' : 'primal'} (d = ${d}, ${n} examples): pausing at every step fits exactly what one unbroken run fits`, async () => {
+      const { matrix, toolCount, examples, options } = fixture(d, n);
+      let pauses = 0;
+      const always: Pacer = { due: () => true, pause: async () => void pauses++ };
+      const paced = await fitProjection(examples, matrix, toolCount, d, options, always);
+      const whole = await fitProjection(examples, matrix, toolCount, d, options);
+      expect(paced.check).toEqual(whole.check);
+      expect(Array.from((paced as QueryProjection).delta)).toEqual(Array.from((whole as QueryProjection).delta));
+      // Search, Gram, factor, held-out solves and the check's rankings each pause per strip.
+      expect(pauses).toBeGreaterThan(d);
+    });
+  }
+
+  it('gives the thread back: a timer set before a sliced fit runs before the fit resolves, and not before an unsliced one', async () => {
+    const { matrix, toolCount, examples, options } = fixture(12, 90);
+    const firedDuring = async (pace?: Pacer) => {
+      let fired = false;
+      setTimeout(() => {
+        fired = true;
+      }, 0);
+      await fitProjection(examples, matrix, toolCount, 12, options, pace);
+      return fired;
+    };
+    expect(await firedDuring()).toBe(false);
+    expect(await firedDuring(timeSlices(0))).toBe(true);
   });
 });
