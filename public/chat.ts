@@ -2,7 +2,9 @@
  * Optional chat panel: the real loop (BareLoop) runs in the page against any OpenAI-compatible
  * endpoint the user enters, with the selector they choose, and every turn shows what it
  * advertised. The key lives in localStorage and is sent only to that base URL (the client
- * fetches `${baseURL}/chat/completions` and nothing else). Tools run offline handlers.
+ * fetches `${baseURL}/chat/completions` and nothing else). Tools run offline handlers. With
+ * "learn" on, a turn whose tool calls all succeed teaches the dense selectors its prompt; the
+ * examples stay in this browser's IndexedDB until "Forget learned".
  */
 import { BareLoop } from '../src/index.js';
 import type { LoopEvent } from '../src/index.js';
@@ -11,7 +13,13 @@ import type { ToolRegistry } from '../src/index.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 
-const STORE = { baseURL: 'loopctl.chat.baseURL', apiKey: 'loopctl.chat.apiKey', model: 'loopctl.chat.model', selector: 'loopctl.chat.selector' };
+const STORE = {
+  baseURL: 'loopctl.chat.baseURL',
+  apiKey: 'loopctl.chat.apiKey',
+  model: 'loopctl.chat.model',
+  selector: 'loopctl.chat.selector',
+  learn: 'loopctl.chat.learn',
+};
 
 /** What the panel needs from the page. */
 export interface ChatDeps {
@@ -40,17 +48,38 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
   const send = form.querySelector('button[type=submit]') as HTMLButtonElement;
   const stop = form.querySelector('button[data-action=stop]') as HTMLButtonElement;
   const forget = form.querySelector('button[data-action=forget]') as HTMLButtonElement;
+  const forgetLearned = form.querySelector('button[data-action=forget-learned]') as HTMLButtonElement;
+  const learn = field('learn') as HTMLInputElement;
+  const learnedNote = root.querySelector('.chat-learned') as HTMLElement;
+  const showLearned = () => {
+    const count = deps.engine.learnedCount;
+    learnedNote.textContent =
+      count === 0 ? 'Nothing learned in this browser yet.' : `Learned from ${count} prompt${count === 1 ? '' : 's'} (kept in this browser only).`;
+  };
 
   baseURL.value = localStorage.getItem(STORE.baseURL) ?? 'http://127.0.0.1:11434/v1';
   apiKey.value = localStorage.getItem(STORE.apiKey) ?? '';
   model.value = localStorage.getItem(STORE.model) ?? 'qwen3:4b';
   selector.value = localStorage.getItem(STORE.selector) ?? 'embedding';
+  learn.checked = localStorage.getItem(STORE.learn) !== 'off';
+  // The store loads with the page's first ranking; show it whenever the panel opens.
+  root.addEventListener('toggle', showLearned);
+  showLearned();
 
   let running: AbortController | undefined;
   forget.addEventListener('click', () => {
     for (const key of Object.values(STORE)) localStorage.removeItem(key);
     apiKey.value = '';
     log.prepend(h('p', { class: 'chat-note' }, 'Saved settings and key removed from this browser.'));
+  });
+  forgetLearned.addEventListener('click', async () => {
+    try {
+      await deps.engine.clearLearned();
+      log.prepend(h('p', { class: 'chat-note' }, 'Learned prompts removed from this browser.'));
+    } catch (error) {
+      log.prepend(h('p', { class: 'chat-error' }, `Could not forget: ${String(error)}`));
+    }
+    showLearned();
   });
   stop.addEventListener('click', () => running?.abort(new DOMException('stopped by the user', 'AbortError')));
 
@@ -66,6 +95,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
     localStorage.setItem(STORE.apiKey, apiKey.value);
     localStorage.setItem(STORE.model, model.value);
     localStorage.setItem(STORE.selector, selector.value);
+    localStorage.setItem(STORE.learn, learn.checked ? 'on' : 'off');
 
     const text = message.value.trim() || deps.prompt().trim();
     if (!text) return;
@@ -73,7 +103,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
     const client = openAIChatClient({ baseURL: url, model: model.value.trim(), ...(apiKey.value ? { apiKey: apiKey.value } : {}) });
     const loop = new BareLoop({ client, registry: deps.registry(), config: { maxTurns: 6 } });
     const chosen = selector.value === 'none' ? undefined : deps.engine.selector(selector.value as SelectorId);
-    if (chosen) loop.withSelector(chosen);
+    if (chosen) loop.withSelector(chosen).withLearning(learn.checked);
 
     running = new AbortController();
     send.disabled = true;
@@ -92,6 +122,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
       running = undefined;
       send.disabled = false;
       stop.disabled = true;
+      showLearned();
     }
   });
 }

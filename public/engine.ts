@@ -197,6 +197,20 @@ export class DemoEngine {
     return this.#selectors.hybrid !== undefined;
   }
 
+  /**
+   * Prompts learned from the chat's tool turns (kept in this browser's IndexedDB, beside the
+   * corpus vectors). Every dense selector shares one store; it loads with the first ranking.
+   */
+  get learnedCount(): number {
+    return this.#embedding?.learnedCount ?? 0;
+  }
+
+  /** Forget the learned prompts, in memory and in IndexedDB. */
+  async clearLearned(): Promise<void> {
+    await this.#ready;
+    await this.#embedding?.clearLearned();
+  }
+
   /** The selectors as the loop would install them, by id (for the chat panel). */
   selector(id: SelectorId): Selector | undefined {
     return this.#selectors[id];

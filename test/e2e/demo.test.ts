@@ -116,6 +116,27 @@ describe('demo page (WASM)', () => {
     expect(await page.evaluate(() => localStorage.getItem('loopctl.chat.baseURL'))).toBe(`${server.url}v1`);
   });
 
+  it("learns the chat's tool turn into IndexedDB, keeps it across a reload, and forgets it on request", async () => {
+    // The run above called get_weather_forecast successfully with "learn" on (the default).
+    const note = page.locator('#chat .chat-learned');
+    await expect(note.textContent()).resolves.toBe('Learned from 1 prompt (kept in this browser only).');
+    expect(await learnedKeys(page)).toHaveLength(2); // the examples and the pointer to them
+
+    await page.reload();
+    await waitReady(page);
+    await page.click('#chat summary');
+    await expect(note.textContent()).resolves.toBe('Learned from 1 prompt (kept in this browser only).');
+
+    await page.click('#chat button[data-action=forget-learned]');
+    await page.waitForSelector('#chat .chat-log .chat-note:has-text("Learned prompts removed")');
+    await expect(note.textContent()).resolves.toBe('Nothing learned in this browser yet.');
+    expect(await learnedKeys(page)).toEqual([]);
+    await page.reload();
+    await waitReady(page);
+    await page.click('#chat summary');
+    await expect(note.textContent()).resolves.toBe('Nothing learned in this browser yet.');
+  });
+
   it('rejects a bad tools.json with the path of each problem, then loads a good one', async () => {
     await page.setInputFiles('#tools-file', {
       name: 'tools.json',
@@ -152,3 +173,23 @@ describe('demo page (WASM)', () => {
     expect(browser.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
   });
 });
+
+/** The learned-example keys in the demo's real IndexedDB store. */
+function learnedKeys(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () =>
+      new Promise<string[]>((done, fail) => {
+        const open = indexedDB.open('loopctl-demo');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const keys = db.transaction('vectors').objectStore('vectors').getAllKeys();
+          keys.onerror = () => fail(keys.error);
+          keys.onsuccess = () => {
+            db.close();
+            done(keys.result.map(String).filter((key) => key.startsWith('learned:')));
+          };
+        };
+      }),
+  );
+}
