@@ -125,7 +125,7 @@ export interface ProjectionDeclined {
 
 /**
  * Fit the map on learned examples against the registry's tool vectors (`toolMatrix`, `toolCount`
- * unit rows of `dimensions`). Pure; with a `pace` (for example {@link timeSlices}) it gives its
+ * unit rows of `dimensions`). Pure; with a `pace` (for example `timeSlices()`, ./pacer.ts) it gives its
  * thread back between steps, and the result is the same as without.
  *
  * @example
