@@ -17,7 +17,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
-import { timeSlices } from './pacer.js';
+import { type Pacer, timeSlices } from './pacer.js';
 import { fitProjection, projectQuery } from './query-projection.js';
 
 /** Options for a `learn` call. */
@@ -162,7 +162,7 @@ export class LearnedStore {
    * that give the thread back (a browser's main thread keeps answering input meanwhile).
    * Callers hold the queue, so the examples cannot change under a fit.
    */
-  async refit(corpus: Corpus, all: readonly ToolSchema[]): Promise<void> {
+  async refit(corpus: Corpus, all: readonly ToolSchema[], pace: Pacer = timeSlices()): Promise<void> {
     const version = this.memory.version;
     if (this.#projectionOptions === false || (this.#projection?.key === corpus.key && this.#projection.version === version)) return;
     if (this.memory.size === 0 || corpus.count !== all.length || corpus.dimensions !== this.memory.dimensions) {
@@ -174,7 +174,7 @@ export class LearnedStore {
       row.set(tool.name, i);
     });
     const examples = this.memory.keyedExamples().map(({ key, vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1), key }));
-    const fitted = await fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions, timeSlices());
+    const fitted = await fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions, pace);
     this.#projection = { key: corpus.key, version, examples: examples.length, fitted };
   }
 
@@ -220,9 +220,12 @@ export class LearnedStore {
       let unknownTools = 0;
       let ignored = 0;
       let duplicates = 0;
-      // Merge within the call first: one prompt, one entry.
+      // Merge within the call first: one prompt, one entry. A big batch gives the thread back
+      // between slices here, before any example is added (a ranking meanwhile sees all or none).
+      const pace = timeSlices();
       const batch = new Map<string, { query: string; tools: Set<string> }>();
       for (const example of examples) {
+        if (pace.due()) await pace.pause();
         const query = example && typeof example.query === 'string' ? example.query.trim().slice(0, MAX_EXAMPLE_CHARS).trim() : '';
         const names = example && Array.isArray(example.tools) ? example.tools : [];
         const tools = new Set<string>();
@@ -252,6 +255,7 @@ export class LearnedStore {
       const unseen = [...batch.values()].filter(({ query }) => !this.memory.vectorOf(query));
       const vectors = new Map<string, Float32Array>();
       for (let start = 0; start < unseen.length; start += 64) {
+        if (pace.due()) await pace.pause();
         context.signal?.throwIfAborted();
         const chunk = unseen.slice(start, start + 64);
         const embedded = await context.embed(
@@ -274,6 +278,7 @@ export class LearnedStore {
         else if (outcome === 'updated') updated++;
         else duplicates++;
       }
+      if (pace.due()) await pace.pause();
       if (learned + updated > 0) warnings.push(...(await this.#persist(corpusKey)));
       // Fit the projection now (or on a later task) rather than on the next ranking; a corpus
       // that cannot load here is fitted on the next ranking instead.
@@ -282,7 +287,7 @@ export class LearnedStore {
       if (stale && context.fit === 'background') this.#fitLater(corpusKey, all, () => corpus(all, undefined));
       else if (stale) {
         try {
-          await this.refit(await corpus(all, context.signal), all);
+          await this.refit(await corpus(all, context.signal), all, pace);
         } catch (error) {
           context.signal?.throwIfAborted();
           warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);

@@ -156,6 +156,7 @@ export async function fitProjection(
     .slice(0, Math.max(1, settings.maxExamples))
     .map(({ example }) => example);
   if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
+  if (pace.due()) await pace.pause();
   const d = dimensions;
   const n = usable.length;
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * d));

@@ -205,6 +205,31 @@ describe('background refit', () => {
     }
   });
 
+  it('a big learn gives the thread back before any fit: while merging its examples and between embedding batches', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    await selector.learn(examples(0, 10), { tools: TOOLS });
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1000));
+    let ticks = 0;
+    let learning = true;
+    const tick = () => {
+      ticks++;
+      if (learning) setTimeout(tick, 0);
+    };
+    try {
+      // The refit waits for a later task, so any tick before this resolves came from learn's own pauses.
+      const pending = selector.learn(examples(10, 200), { tools: TOOLS, fit: 'background' });
+      setTimeout(tick, 0);
+      const summary = await pending;
+      learning = false;
+      expect(summary.learned).toBe(200);
+      expect(ticks).toBeGreaterThan(3);
+    } finally {
+      learning = false;
+      now.mockRestore();
+    }
+  });
+
   it('a refit whose timer the runtime dropped is scheduled again by a later ranking, a second on', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     await selector.learn(examples(0, 10), { tools: TOOLS });
