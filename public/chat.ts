@@ -30,13 +30,20 @@ export interface ChatDeps {
   readonly prompt: () => string;
 }
 
+/** The mounted panel. */
+export interface ChatPanel {
+  /** Re-read what the page has learned (the store loads with the page's first dense ranking). */
+  refresh(): void;
+}
+
 /**
  * Wire the chat panel inside `root` (the `<details id="chat">` element).
  *
  * @example
- * mountChat(byId('chat'), { engine, registry: () => registry, prompt: () => promptBox.value })
+ * const chat = mountChat(byId('chat'), { engine, registry: () => registry, prompt: () => promptBox.value })
+ * chat.refresh() // after a selection
  */
-export function mountChat(root: HTMLElement, deps: ChatDeps): void {
+export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
   const form = root.querySelector('form') as HTMLFormElement;
   const log = root.querySelector('.chat-log') as HTMLElement;
   const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement;
@@ -62,7 +69,6 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
   model.value = localStorage.getItem(STORE.model) ?? 'qwen3:4b';
   selector.value = localStorage.getItem(STORE.selector) ?? 'embedding';
   learn.checked = localStorage.getItem(STORE.learn) !== 'off';
-  // The store loads with the page's first ranking; show it whenever the panel opens.
   root.addEventListener('toggle', showLearned);
   showLearned();
 
@@ -125,6 +131,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): void {
       showLearned();
     }
   });
+  return { refresh: showLearned };
 }
 
 /** Append one loop event to the run's transcript; returns the element text deltas go into. */

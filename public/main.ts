@@ -10,7 +10,7 @@ import type { ToolSchema } from '../src/index.js';
 import { toolsCost } from '../src/index.js';
 import { approxTokenCounter } from '../src/index.js';
 import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
-import { mountChat } from './chat.js';
+import { type ChatPanel, mountChat } from './chat.js';
 import { byId, h, mount } from './dom.js';
 import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from './engine.js';
 import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
@@ -74,6 +74,7 @@ const modelLoad = engine.load();
 modelLoad.catch(() => undefined); // awaited in start()
 
 let registry = registerDemoTools(new ToolRegistry());
+let chat: ChatPanel | undefined;
 
 let settle!: { resolve: (s: DemoState) => void; reject: (e: unknown) => void };
 const ready = new Promise<DemoState>((resolve, reject) => (settle = { resolve, reject }));
@@ -104,6 +105,7 @@ function renderAll(): void {
   el.summary.textContent = `${state.registry.label} · ${state.registry.count} tools · ${groupThousands(state.registry.tokens)} schema tokens`;
   const hybridOption = el.chat.querySelector('option[value=hybrid]') as HTMLOptionElement | null;
   if (hybridOption) hybridOption.hidden = !state.hybrid;
+  chat?.refresh();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +242,7 @@ for (const select of [el.device, el.dtype]) {
   });
 }
 
-mountChat(el.chat, { engine, registry: () => registry, prompt: () => el.prompt.value });
+chat = mountChat(el.chat, { engine, registry: () => registry, prompt: () => el.prompt.value });
 
 function showError(error: unknown): void {
   state.error = error instanceof Error ? error.message : String(error);

@@ -118,23 +118,23 @@ describe('demo page (WASM)', () => {
 
   it("learns the chat's tool turn into IndexedDB, keeps it across a reload, and forgets it on request", async () => {
     // The run above called get_weather_forecast successfully with "learn" on (the default).
-    const note = page.locator('#chat .chat-learned');
-    await expect(note.textContent()).resolves.toBe('Learned from 1 prompt (kept in this browser only).');
+    const learnedLine = (text: string) => page.waitForSelector(`#chat .chat-learned >> text="${text}"`, { timeout: 30_000 });
+    await learnedLine('Learned from 1 prompt (kept in this browser only).');
     expect(await learnedKeys(page)).toHaveLength(2); // the examples and the pointer to them
 
+    // The page's first dense ranking after a reload loads them back from IndexedDB.
     await page.reload();
     await waitReady(page);
     await page.click('#chat summary');
-    await expect(note.textContent()).resolves.toBe('Learned from 1 prompt (kept in this browser only).');
+    await learnedLine('Learned from 1 prompt (kept in this browser only).');
 
     await page.click('#chat button[data-action=forget-learned]');
     await page.waitForSelector('#chat .chat-log .chat-note:has-text("Learned prompts removed")');
-    await expect(note.textContent()).resolves.toBe('Nothing learned in this browser yet.');
+    await learnedLine('Nothing learned in this browser yet.');
     expect(await learnedKeys(page)).toEqual([]);
     await page.reload();
     await waitReady(page);
-    await page.click('#chat summary');
-    await expect(note.textContent()).resolves.toBe('Nothing learned in this browser yet.');
+    expect(await learnedKeys(page)).toEqual([]);
   });
 
   it('rejects a bad tools.json with the path of each problem, then loads a good one', async () => {
