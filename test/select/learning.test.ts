@@ -179,55 +179,47 @@ describe('background refit', () => {
   const examples = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [TOOLS[(from + i) % TOOLS.length]?.name as string] }));
 
-  it("a fit runs in time slices: other tasks (a page's input, its painting) run while learn is fitting", async () => {
-    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
-    await selector.learn(examples(0, 10), { tools: TOOLS });
-    // A clock that jumps a second per reading, so every slice is used up at its first check.
+  /**
+   * Runs `work` under a clock that jumps a second per reading (so every slice is used up at its
+   * first check) beside a zero-delay timer chain; returns its result and how often the chain ran
+   * before it resolved (0 when `work` never gave the thread back).
+   */
+  async function ticksDuring<T>(work: () => Promise<T>): Promise<{ result: T; ticks: number }> {
     let clock = 0;
     const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1000));
     let ticks = 0;
-    let fitting = true;
+    let running = true;
     const tick = () => {
       ticks++;
-      if (fitting) setTimeout(tick, 0);
+      if (running) setTimeout(tick, 0);
     };
     try {
-      const learning = selector.learn(examples(10, 5), { tools: TOOLS });
+      const pending = work();
       setTimeout(tick, 0);
-      const summary = await learning;
-      fitting = false;
-      expect(summary.projection?.examples).toBe(15);
-      // Nothing else in learn waits on a timer: the ticks ran inside the fit's pauses.
-      expect(ticks).toBeGreaterThan(3);
+      const result = await pending;
+      return { result, ticks };
     } finally {
-      fitting = false;
+      running = false;
       now.mockRestore();
     }
+  }
+
+  it("a fit runs in time slices: other tasks (a page's input, its painting) run while learn is fitting", async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    await selector.learn(examples(0, 10), { tools: TOOLS });
+    const { result: summary, ticks } = await ticksDuring(() => selector.learn(examples(10, 5), { tools: TOOLS }));
+    expect(summary.projection?.examples).toBe(15);
+    // Nothing else in learn waits on a timer: the ticks ran inside the fit's pauses.
+    expect(ticks).toBeGreaterThan(3);
   });
 
   it('a big learn gives the thread back before any fit: while merging its examples and between embedding batches', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     await selector.learn(examples(0, 10), { tools: TOOLS });
-    let clock = 0;
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => (clock += 1000));
-    let ticks = 0;
-    let learning = true;
-    const tick = () => {
-      ticks++;
-      if (learning) setTimeout(tick, 0);
-    };
-    try {
-      // The refit waits for a later task, so any tick before this resolves came from learn's own pauses.
-      const pending = selector.learn(examples(10, 200), { tools: TOOLS, fit: 'background' });
-      setTimeout(tick, 0);
-      const summary = await pending;
-      learning = false;
-      expect(summary.learned).toBe(200);
-      expect(ticks).toBeGreaterThan(3);
-    } finally {
-      learning = false;
-      now.mockRestore();
-    }
+    // The refit waits for a later task, so any tick before this resolves came from learn's own pauses.
+    const { result: summary, ticks } = await ticksDuring(() => selector.learn(examples(10, 200), { tools: TOOLS, fit: 'background' }));
+    expect(summary.learned).toBe(200);
+    expect(ticks).toBeGreaterThan(3);
   });
 
   it('a refit whose timer the runtime dropped is scheduled again by a later ranking, a second on', async () => {
