@@ -10,8 +10,7 @@ import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
-import { Bm25Selector } from '../select/bm25-selector.js';
-import { runSelection } from '../select/run-selection.js';
+import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
 import type { Selector, ToolReason } from '../select/selector.js';
 
 /** Options for `BareLoop.withToolSearch`. */
@@ -22,9 +21,6 @@ export interface ToolSearchOptions {
 
 /** The search tool's name. */
 export const FIND_TOOLS = 'find_tools';
-
-/** Longest query a search takes, in characters (the rest is cut). */
-const MAX_QUERY_CHARS = 1000;
 
 /**
  * The `find_tools` schema the model sees.
@@ -60,7 +56,6 @@ export class ToolSearch {
   readonly #selector: Selector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
-  readonly #bm25: Map<number, Bm25Selector> = new Map();
 
   constructor(options: ToolSearchOptions, selector: Selector | undefined) {
     const k = options.k ?? 5;
@@ -122,7 +117,7 @@ export class ToolSearch {
       return fail('find_tools: arguments must be JSON like {"query": "what the tool should do"}');
     }
     if (typeof query !== 'string' || query.trim() === '') return fail('find_tools needs a non-empty "query" string');
-    const text = query.trim().slice(0, MAX_QUERY_CHARS);
+    const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
     let ranked: string[];
     try {
       ranked = await this.#rank(text, all, advertised, signal);
@@ -142,35 +137,12 @@ export class ToolSearch {
     };
   }
 
-  // The loop's selector ranks the whole registry for the query; tools it scores come back
-  // best first, minus the ones already on offer. Where it cannot rank (no scores, fell open,
-  // nothing new), BM25 does.
+  // The loop's selector ranks the whole registry for the query (BM25 where it cannot), minus
+  // the tools already on offer: the one search every door shares.
   async #rank(query: string, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-    const fresh = (names: readonly string[]) => names.filter((name) => !advertised.has(name) && name !== FIND_TOOLS).slice(0, this.k);
-    const selector = this.#selector;
-    if (selector) {
-      const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
-      const selection = await runSelection(selector, ctx, all, { signal });
-      if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
-      if (!selection.fellOpen) {
-        const scored = selection.names.filter((name) => typeof selection.reasons[name]?.score === 'number' && !selection.reasons[name]?.core);
-        scored.sort((a, b) => (selection.reasons[b]?.score as number) - (selection.reasons[a]?.score as number));
-        const names = fresh(scored);
-        if (names.length > 0) return names;
-      }
-    }
-    // BM25 over more than k, so the ones already on offer can be skipped.
-    const wanted = this.k + advertised.size;
-    let bm25 = this.#bm25.get(wanted);
-    if (!bm25) {
-      bm25 = new Bm25Selector({ topK: wanted });
-      this.#bm25.set(wanted, bm25);
-    }
-    const output = bm25.selectDetailed({ turn: 1, latestUserMessage: query, conversation: [] }, all);
-    if (output.fellOpen) return [];
-    const names = output.tools.map((tool) => tool.name);
-    names.sort((a, b) => (output.reasons?.[b]?.score ?? 0) - (output.reasons?.[a]?.score ?? 0));
-    return fresh(names);
+    const exclude = new Set([...advertised, FIND_TOOLS]);
+    const hits = await searchTools(query, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: this.k, exclude, signal });
+    return hits.map((hit) => hit.name);
   }
 }
 

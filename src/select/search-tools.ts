@@ -1,0 +1,82 @@
+/**
+ * The one tool search: a free-text query → registry tools, best first. Every door that lets a
+ * model search the registry (`find_tools` today) calls this, so they all rank the same way:
+ * with the caller's selector where it can rank, BM25 where it cannot.
+ */
+import type { ToolSchema } from '../registry/schema.js';
+import { Bm25Selector } from './bm25-selector.js';
+import { runSelection } from './run-selection.js';
+import type { Selector } from './selector.js';
+
+/** One tool a search found, with the score it was ranked by (higher is better). */
+export interface ToolSearchHit {
+  readonly name: string;
+  readonly score: number;
+  /** Which ranking found it: the caller's selector, or the BM25 fallback. */
+  readonly rankedBy: 'selector' | 'bm25';
+}
+
+/** Options for {@link searchTools}. */
+export interface SearchToolsOptions {
+  /** Ranks the registry for the query; without one (or where it cannot rank) BM25 does. */
+  readonly selector?: Selector;
+  /** How many tools to return. Default 5. */
+  readonly k?: number;
+  /** Tool names never returned (e.g. those already on offer). */
+  readonly exclude?: ReadonlySet<string>;
+  readonly signal?: AbortSignal;
+}
+
+/** Longest query a search takes, in characters (the rest is cut). */
+export const MAX_SEARCH_QUERY_CHARS = 1000;
+
+// One BM25 index per (registry array, depth), so repeated searches of one registry reuse it.
+const bm25ByDepth = new Map<number, Bm25Selector>();
+
+/**
+ * Rank `all` for `query` and return the top `k` hits not in `exclude`. The selector's ranking
+ * is used when it scores tools for the query (it did not fall open and found something new);
+ * otherwise BM25. A selector that throws rejects (callers turn that into an error result); an
+ * empty or blank query returns no hits.
+ *
+ * @example
+ * const hits = await searchTools('post a message to a channel', registry.schemas(), { selector: hybrid, k: 5 })
+ * hits.map((hit) => hit.name) // ['slack_post_message', …]
+ */
+export async function searchTools(query: string, all: readonly ToolSchema[], options: SearchToolsOptions = {}): Promise<ToolSearchHit[]> {
+  const k = options.k ?? 5;
+  if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`search k must be a positive integer, got ${k}`);
+  const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
+  if (text === '') return [];
+  const exclude = options.exclude ?? new Set<string>();
+  const fresh = (hits: ToolSearchHit[]) => hits.filter((hit) => !exclude.has(hit.name)).slice(0, k);
+  const { selector } = options;
+  if (selector) {
+    const ctx = { turn: 1, latestUserMessage: text, conversation: [{ role: 'user' as const, content: text }] };
+    const selection = await runSelection(selector, ctx, all, options.signal ? { signal: options.signal } : {});
+    if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
+    if (!selection.fellOpen) {
+      const hits: ToolSearchHit[] = [];
+      for (const name of selection.names) {
+        const reason = selection.reasons[name];
+        if (typeof reason?.score === 'number' && !reason.core) hits.push({ name, score: reason.score, rankedBy: 'selector' });
+      }
+      hits.sort((a, b) => b.score - a.score);
+      const picked = fresh(hits);
+      if (picked.length > 0) return picked;
+    }
+  }
+  // BM25 over more than k, so the excluded ones can be skipped.
+  const depth = k + exclude.size;
+  let bm25 = bm25ByDepth.get(depth);
+  if (!bm25) {
+    bm25 = new Bm25Selector({ topK: depth });
+    if (bm25ByDepth.size > 32) bm25ByDepth.clear();
+    bm25ByDepth.set(depth, bm25);
+  }
+  const output = bm25.selectDetailed({ turn: 1, latestUserMessage: text, conversation: [] }, all);
+  if (output.fellOpen) return [];
+  const hits = output.tools.map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, rankedBy: 'bm25' as const }));
+  hits.sort((a, b) => b.score - a.score);
+  return fresh(hits);
+}
