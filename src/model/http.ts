@@ -42,7 +42,7 @@ export function postModelRequest(init: {
     async () => {
       let response: Response;
       try {
-        response = await fetch(url, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
+        response = await fetch(url, { method: 'POST', headers, body, signal });
       } catch (error) {
         signal?.throwIfAborted();
         throw new ModelNetworkError(provider, error);
@@ -50,7 +50,7 @@ export function postModelRequest(init: {
       if (!response.ok) throw await httpErrorFromResponse(provider, response, signal);
       return response;
     },
-    { ...init.retry, ...(signal ? { signal } : {}) },
+    { ...init.retry, signal },
   );
 }
 
@@ -77,9 +77,9 @@ export async function httpErrorFromResponse(provider: Provider, response: Respon
     status: response.status,
     body,
     retryable,
-    ...(message !== undefined ? { providerMessage: message } : {}),
-    ...(type !== undefined ? { errorType: type } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    providerMessage: message,
+    errorType: type,
+    retryAfterMs,
   });
 }
 
