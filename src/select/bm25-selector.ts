@@ -4,6 +4,7 @@ import { bm25Index } from './bm25.js';
 import { assertTopK, topK } from './top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import { textTokens } from '../text/words.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link Bm25Selector}. */
 export interface Bm25SelectorOptions {
@@ -26,8 +27,7 @@ export class Bm25Selector implements ToolSelector {
   readonly #options: Required<Bm25SelectorOptions>;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    // `??`, not a spread: an explicitly undefined option means the default, not undefined.
-    this.#options = { topK: options.topK ?? 8, coreTools: options.coreTools ?? [] };
+    this.#options = mergeOptions({ topK: 8, coreTools: [] }, options);
     const { topK } = this.#options;
     assertTopK(topK);
   }

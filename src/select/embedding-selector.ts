@@ -15,6 +15,7 @@ import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorO
 import { adaptiveCut } from './adaptive-k.js';
 import { assertTopK, topK } from './top-k.js';
 import { errorMessage } from '../describe-error.js';
+import { mergeOptions } from '../options.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import type { LearnedStore } from './learned-store.js';
@@ -155,12 +156,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       learned,
       learnedCache,
       vectors,
-    } = {
-      topK: 8,
-      coreTools: [] as readonly string[],
-      batchSize: 256,
-      ...options,
-    };
+    } = mergeOptions({ topK: 8, coreTools: [] as readonly string[], batchSize: 256 }, options);
     assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;
@@ -177,11 +173,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       vectors,
     };
     this.core = new Set(this.settings.coreTools);
-    this.index = new CorpusIndex(embedder, this.settings.cache, {
-      batchSize,
-      ...(onProgress ? { onProgress } : {}),
-      ...(vectors !== undefined ? { vectors } : {}),
-    });
+    this.index = new CorpusIndex(embedder, this.settings.cache, { batchSize, onProgress, vectors });
     this.learning = new LazyLearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }
 
@@ -557,13 +549,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const ranked = topK(scores, Math.max(floor, ceiling));
     const keep = adaptiveCut(
       ranked.map((i) => scores[i] as number),
-      {
-        floor,
-        ceiling,
-        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
-        ...(adaptive.gap !== undefined ? { gap: adaptive.gap } : {}),
-        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
-      },
+      { floor, ceiling, relative: adaptive.relative, gap: adaptive.gap, span: adaptive.span },
     );
     return ranked.slice(0, keep);
   }
@@ -575,13 +561,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
-    const { onProgress, adaptive, vectors, ...rest } = { ...this.settings, ...changes };
-    const next = new EmbeddingSelector(this.embedder, {
-      ...rest,
-      ...(onProgress ? { onProgress } : {}),
-      ...(adaptive !== undefined ? { adaptive } : {}),
-      ...(vectors !== undefined ? { vectors } : {}),
-    });
+    const next = new EmbeddingSelector(this.embedder, { ...this.settings, ...changes });
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
     // Same cache and settings: share the learned examples too.

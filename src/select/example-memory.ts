@@ -7,6 +7,7 @@
 import type { StoredExample } from '../embed/example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
 import { topK } from './top-k.js';
+import { mergeOptions } from '../options.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
 export interface LearnExample {
@@ -71,14 +72,8 @@ export class ExampleMemory {
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
-    this.#options = {
-      neighbours: options.neighbours ?? LEARN_DEFAULTS.neighbours,
-      minSimilarity: options.minSimilarity ?? LEARN_DEFAULTS.minSimilarity,
-      weight: options.weight ?? LEARN_DEFAULTS.weight,
-      maxExamples: options.maxExamples ?? LEARN_DEFAULTS.maxExamples,
-      prototypeWeight: options.prototypeWeight ?? LEARN_DEFAULTS.prototypeWeight,
-      prototypeFloor: options.prototypeFloor ?? LEARN_DEFAULTS.prototypeFloor,
-    };
+    const { projection, ...votes } = options;
+    this.#options = mergeOptions(LEARN_DEFAULTS, votes);
   }
 
   /** The voting settings in force. */

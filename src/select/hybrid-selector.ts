@@ -17,6 +17,7 @@ import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
+import { mergeOptions } from '../options.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -143,12 +144,7 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<
-    Omit<
-      HybridSelectorOptions,
-      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
-    >
-  >;
+  readonly #options: Required<Pick<HybridSelectorOptions, 'topK' | 'denseWeight' | 'lexicalFloor' | 'nameWeight' | 'k1' | 'b'>>;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
@@ -159,49 +155,30 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
-    this.#derivable = {
-      ...rest,
-      ...(adaptive !== undefined ? { adaptive } : {}),
-      ...(synonyms ? { synonyms } : {}),
-      ...(phrases ? { phrases } : {}),
-      ...(coreTools ? { coreTools } : {}),
-      ...(multiIntent !== undefined ? { multiIntent } : {}),
-    };
-    this.#options = {
-      topK: rest.topK ?? HYBRID_DEFAULTS.topK,
-      denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
-      lexicalFloor: rest.lexicalFloor ?? HYBRID_DEFAULTS.lexicalFloor,
-      nameWeight: rest.nameWeight ?? HYBRID_DEFAULTS.nameWeight,
-      k1: rest.k1 ?? HYBRID_DEFAULTS.k1,
-      b: rest.b ?? HYBRID_DEFAULTS.b,
-    };
+    const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
+    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true } = derivable;
+    this.#derivable = derivable;
+    // Only the numbers are read from #options; adaptive and multiIntent resolve below.
+    this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
     const { topK: k, denseWeight } = this.#options;
     assertTopK(k);
     if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
     if (!(this.#options.nameWeight >= 0 && this.#options.nameWeight <= 1))
       throw new RangeError(`nameWeight must be within 0..1, got ${this.#options.nameWeight}`);
-    this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
+    this.#adaptive = adaptive ? mergeOptions(HYBRID_DEFAULTS.adaptive, adaptive === true ? {} : adaptive) : undefined;
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
       this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
     } else {
-      this.#dense = new EmbeddingSelector(embedder, {
-        ...(cache ? { cache } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(vectors !== undefined ? { vectors } : {}),
-        ...(learned ? { learned } : {}),
-        ...(learnedCache ? { learnedCache } : {}),
-      });
+      this.#dense = new EmbeddingSelector(embedder, { cache, timeoutMs, vectors, learned, learnedCache });
     }
-    const intent = multiIntent ?? true;
-    this.#multiIntent = intent ? { ...HYBRID_DEFAULTS.multiIntent, ...(intent === true ? {} : intent) } : undefined;
+    this.#multiIntent = multiIntent ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent) : undefined;
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
-    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
-    this.#core = new Set(coreTools ?? []);
+    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
+    this.#core = new Set(coreTools);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */

@@ -6,6 +6,7 @@ import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from 
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { textTokens } from '../text/words.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link KeywordSelector}. */
 export interface KeywordSelectorOptions {
@@ -40,18 +41,19 @@ export interface KeywordSelectorOptions {
  */
 export class KeywordSelector implements ToolSelector {
   readonly name: string = 'keyword';
-  readonly #options: KeywordSelectorOptions;
+  readonly #options: KeywordSelectorOptions & Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools'>>;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
     const { maxTools, ...rest } = options;
-    const k = rest.topK ?? maxTools;
-    this.#options = { ...rest, ...(k !== undefined ? { topK: k } : {}) };
+    // The deprecated `maxTools` is `topK`'s fallback.
+    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [], topK: maxTools }, rest);
+    const { synonyms, phrases, coreTools, topK: k } = this.#options;
     const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
     const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
-    this.#table = compileSynonyms([...base, ...(options.synonyms ?? [])], [...basePhrases, ...(options.phrases ?? [])]);
-    this.#core = new Set(options.coreTools ?? []);
+    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases]);
+    this.#core = new Set(coreTools);
     if (k !== undefined) {
       assertTopK(k);
       this.name = 'keyword-ranked';
@@ -60,17 +62,17 @@ export class KeywordSelector implements ToolSelector {
 
   /** A copy with more bidirectional synonym pairs. A pair that can never fire throws, naming it. */
   withSynonyms(pairs: readonly SynonymPair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, synonyms: [...(this.#options.synonyms ?? []), ...pairs] });
+    return new KeywordSelector({ ...this.#options, synonyms: [...this.#options.synonyms, ...pairs] });
   }
 
   /** A copy with more phrase pairs ("look up" → "search"), matched on word boundaries. */
   withPhrases(pairs: readonly PhrasePair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, phrases: [...(this.#options.phrases ?? []), ...pairs] });
+    return new KeywordSelector({ ...this.#options, phrases: [...this.#options.phrases, ...pairs] });
   }
 
   /** A copy that unions these tools into every non-empty selection and the fail-open surface. */
   withCoreTools(names: readonly string[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, coreTools: [...(this.#options.coreTools ?? []), ...names] });
+    return new KeywordSelector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
   }
 
   /** A copy in ranked mode: IDF-weighted overlap, the best `k` kept. */

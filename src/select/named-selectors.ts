@@ -7,6 +7,7 @@ import { HybridSelector } from './hybrid-selector.js';
 import { KeywordSelector } from './keyword-selector.js';
 import type { Selector } from './selector.js';
 import { StaticSelector } from './static-selector.js';
+import { mergeOptions } from '../options.js';
 
 /** Where the dense selectors get their model: an embedder, or a lazy (async) factory called once. */
 export type EmbedderSource = Embedder | (() => Embedder | Promise<Embedder>);
@@ -95,7 +96,7 @@ const IGNORES_K = new Set(['static', 'keyword', 'embedding-adaptive', 'hybrid-ad
  * const selection = await runSelection(selector, ctx, registry.schemas(), { signal })
  */
 export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelectors {
-  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = { defaultK: 8, ...options };
+  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = mergeOptions({ defaultK: 8 }, options);
   const factories: Record<string, NamedSelectorFactory> = { ...BUILT_IN_SELECTORS, ...extra };
   const names = Object.keys(factories);
 
@@ -106,7 +107,7 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
     }
     base ??= (async () => {
       const model = typeof embedder === 'function' ? await embedder() : embedder;
-      return new EmbeddingSelector(model, { ...embeddingOptions, topK: defaultK, ...(cache ? { cache } : {}) });
+      return new EmbeddingSelector(model, mergeOptions(embeddingOptions ?? {}, { topK: defaultK, cache }));
     })().catch((error: unknown) => {
       base = undefined; // A later call may retry the load.
       onError?.(error);

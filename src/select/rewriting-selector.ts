@@ -15,6 +15,7 @@ import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { ToolAnswer } from './parse-tool-answer.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { errorMessage } from '../describe-error.js';
+import { mergeOptions } from '../options.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_TOKENS = 256;
@@ -98,14 +99,9 @@ export class RewritingSelector implements AsyncToolSelector {
   #latest: RunBudget | undefined;
 
   constructor(client: ModelClient, options: RewritingSelectorOptions = {}) {
-    const settings: Settings = {
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      budget: { ...options.budget },
-      allowEmpty: options.allowEmpty ?? false,
-      coreTools: [...(options.coreTools ?? [])],
-      maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-      recentMessages: options.recentMessages ?? 4,
-    };
+    const defaults = { timeoutMs: DEFAULT_TIMEOUT_MS, budget: {}, allowEmpty: false, coreTools: [], maxTokens: DEFAULT_MAX_TOKENS, recentMessages: 4 };
+    const { budget, coreTools, ...rest } = mergeOptions(defaults, options);
+    const settings: Settings = { ...rest, budget: { ...budget }, coreTools: [...coreTools] };
     if (!(Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0)) {
       throw new RangeError(`timeoutMs must be a positive number, got ${settings.timeoutMs}`);
     }

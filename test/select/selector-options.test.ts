@@ -54,3 +54,35 @@ describe('withCoreTools appends on every selector', () => {
     });
   }
 });
+
+describe('an option set to undefined means its default on every selector', () => {
+  const all = registry();
+  const prompt = ctx('read the weather file, then list the directory');
+
+  it('embedding: topK, coreTools and batchSize', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: undefined, coreTools: undefined, batchSize: undefined });
+    expect(selector.topK).toBe(8);
+    expect(selector.coreTools).toEqual([]);
+    expect(await selector.select(prompt, all, { signal })).toHaveLength(Math.min(8, all.length));
+  });
+
+  it('hybrid: undefined fields inside adaptive and multiIntent keep the fitted defaults', async () => {
+    const unset = new HybridSelector(countingEmbedder(), {
+      topK: undefined,
+      denseWeight: undefined,
+      adaptive: { floor: undefined, ceiling: undefined, span: undefined },
+      multiIntent: { mix: undefined, share: undefined },
+    });
+    const defaults = new HybridSelector(countingEmbedder(), { adaptive: true });
+    const got = await unset.selectDetailed(prompt, all, { signal });
+    const want = await defaults.selectDetailed(prompt, all, { signal });
+    expect(got.fellOpen).toBeUndefined();
+    expect(got.tools.map((tool) => tool.name)).toEqual(want.tools.map((tool) => tool.name));
+    expect(got.reasons).toEqual(want.reasons);
+  });
+
+  it('bm25 and keyword: topK undefined is the default, not a refusal', () => {
+    expect(new Bm25Selector({ topK: undefined }).select(prompt, all).length).toBeLessThanOrEqual(8);
+    expect(new KeywordSelector({ topK: undefined, maxTools: 1 }).select(prompt, all)).toHaveLength(1);
+  });
+});
