@@ -44,11 +44,11 @@ export interface ApiSelectors {
 export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   const { embedder } = options;
   const table: NamedSelectors = namedSelectors({
-    ...(embedder ? { embedder: async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) } : {}),
-    ...(options.cache ? { cache: options.cache } : {}),
-    ...(options.vectors !== undefined ? { embeddingOptions: { vectors: options.vectors } } : {}),
-    ...(options.extra ? { extra: options.extra } : {}),
-    ...(options.onError ? { onError: options.onError } : {}),
+    embedder: embedder ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) : undefined,
+    cache: options.cache,
+    embeddingOptions: { vectors: options.vectors },
+    extra: options.extra,
+    onError: options.onError,
   });
   return {
     names: table.names,

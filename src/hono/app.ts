@@ -34,6 +34,7 @@ import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
 import { provideValidator } from '../registry/registry.js';
 import * as argumentValidator from '../registry/validate.js';
+import { mergeOptions } from '../options.js';
 
 // The app dispatches tools on every run: it carries the argument validator from the start
 // instead of loading it mid-request (the core loads it lazily).
@@ -124,7 +125,7 @@ export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
  * export default app // Workers, Deno.serve(app.fetch), or @hono/node-server's serve(app)
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  const settings = { ...DEFAULTS, ...stripUndefined(options) };
+  const settings = mergeOptions(DEFAULTS, options);
   const { registry } = settings;
   if (!registry) throw new TypeError('createApp: "registry" is required (a ToolRegistry of the tools to serve)');
   const model = resolveModel(settings.model);
@@ -134,10 +135,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
   const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
   const selectors = apiSelectors({
-    ...(settings.embedder ? { embedder: settings.embedder } : {}),
-    ...(settings.cache ? { cache: settings.cache } : {}),
-    ...(settings.vectors !== undefined ? { vectors: settings.vectors } : {}),
-    ...(settings.selectors ? { extra: settings.selectors } : {}),
+    embedder: settings.embedder,
+    cache: settings.cache,
+    vectors: settings.vectors,
+    extra: settings.selectors,
     onError: settings.onError,
   });
   if (!selectors.names.includes(settings.defaultSelector)) {
@@ -184,7 +185,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       ...settings.proxy,
       selectors,
       hasEmbedder: Boolean(settings.embedder),
-      ...(token ? { token: tokenVerifier(token) } : {}),
+      token: token ? tokenVerifier(token) : undefined,
       model,
       fetch: settings.proxy?.fetch ?? settings.fetch,
       onError: settings.onError,
@@ -242,7 +243,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const loop = new BareLoop({
         client: makeClient(model, probe.fetch),
         registry,
-        config: { system: SYSTEM_PROMPT, ...settings.loop, constraint: input.constraint, maxTurns: input.maxTurns },
+        config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, { constraint: input.constraint, maxTurns: input.maxTurns }),
       });
       loop.withSelector(selector);
       return streamRun(c, {
@@ -295,15 +296,16 @@ function fromHttpException(error: HTTPException): ApiError {
 function resolveModel(options: ModelOptions | undefined): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
   const provider = options?.provider ?? 'openai';
   const defaults = provider === 'anthropic' ? { model: 'claude-haiku-4-5' } : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
-  return { provider, ...defaults, ...stripUndefined(options ?? {}) };
+  return mergeOptions({ provider, ...defaults }, options);
 }
 
 function makeClient(model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string }, fetch: FetchLike): ModelClient {
   const common = {
     model: model.model,
     fetch,
-    ...(model.baseURL ? { baseURL: model.baseURL } : {}),
-    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+    // An empty baseURL (a blank variable) means the client's default too.
+    baseURL: model.baseURL || undefined,
+    apiKey: model.apiKey,
   };
   return model.provider === 'anthropic' ? anthropicMessagesClient(common) : openAIChatClient(common);
 }
@@ -315,8 +317,4 @@ function requestSignal(c: Context): AbortSignal | undefined {
   } catch {
     return undefined;
   }
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

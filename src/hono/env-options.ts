@@ -2,9 +2,10 @@
  * One mapping from configuration variables to {@link AppOptions}, shared by the Workers,
  * Deno and Node entries so the three runtimes read the same names.
  */
-import type { AppOptions } from './app.js';
+import type { AppOptions, ModelOptions } from './app.js';
 import type { ProxyVars } from './proxy/index.js';
 import { ProxyConfigError, proxySettingsFromVars } from './proxy/index.js';
+import { mergeOptions } from '../options.js';
 
 /** The app options configuration variables set. */
 export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
@@ -62,15 +63,7 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   } catch (error) {
     throw error instanceof ProxyConfigError ? new ConfigError(error.message) : error;
   }
-  return {
-    ...(token ? { token } : {}),
-    model: {
-      ...(provider ? { provider } : {}),
-      ...(baseURL ? { baseURL } : {}),
-      ...(model ? { model } : {}),
-      ...(apiKey ? { apiKey } : {}),
-    },
-    ...(origins?.length ? { corsOrigins: origins } : {}),
-    proxy,
-  };
+  // No key set to undefined: callers spread these under their own options.
+  const corsOrigins = origins?.length ? origins : undefined;
+  return mergeOptions({ model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) }, { token, corsOrigins, proxy });
 }

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './api-error.js';
+import { mergeOptions } from '../options.js';
 
 /** `application/json` or any `application/…+json` type; parameters (`; charset=utf-8`) allowed. */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/i;
@@ -32,7 +33,7 @@ export interface JsonBodyOptions {
  * app.post('/v1/select', ...jsonBody({ maxBytes: 256 * 1024 }), validator('json', parse), handler)
  */
 export function jsonBody(options: JsonBodyOptions): MiddlewareHandler[] {
-  const { maxBytes, drainBytes } = { drainBytes: 16 * options.maxBytes, ...options };
+  const { maxBytes, drainBytes } = mergeOptions({ drainBytes: 16 * options.maxBytes }, options);
   const tooLarge = (): ApiError => new ApiError(413, 'body_too_large', `the body exceeds ${Math.floor(maxBytes / 1024)} KiB`);
   const drains = new WeakMap<Request, () => Promise<void>>();
 

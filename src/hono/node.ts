@@ -10,6 +10,7 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
 export interface NodeServerOptions extends AppOptions {
@@ -36,7 +37,7 @@ export interface RunningServer {
  * await server.close()
  */
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const { port, hostname, ...appOptions } = { port: 8787, hostname: '127.0.0.1', ...options };
+  const { port, hostname, ...appOptions } = mergeOptions({ port: 8787, hostname: '127.0.0.1' }, options);
   // The proxy's upstream calls go through one keep-alive node:http pool, unless a fetch was given.
   const upstream = appOptions.fetch || appOptions.proxy?.fetch ? undefined : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
   const app = createApp(upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions);

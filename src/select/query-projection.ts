@@ -381,7 +381,7 @@ export async function heldOutResiduals(
   options: { contrast?: number; negatives?: number; contrastBudget?: number } = {},
 ): Promise<Float64Array> {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
-  const settings = { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY, ...options };
+  const settings = mergeOptions({ lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY }, options);
   const { fit } = await fitRidge(examples, tools64, toolCount, dimensions, settings, UNPACED);
   return fit.heldOut(groups, UNPACED);
 }

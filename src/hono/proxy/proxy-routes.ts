@@ -28,6 +28,7 @@ import { ProxyRequestError } from './request-error.js';
 import { selectTools } from './select-tools.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
+import { mergeOptions } from '../../options.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
 export interface ProxySettings {
@@ -104,12 +105,9 @@ interface Outcome {
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
-  const { selectors, hasEmbedder, model, token, onError } = options;
+  const defaults = { auth: 'token' as ProxyAuthMode, k: DEFAULT_K, maxBodyBytes: DEFAULT_MAX_BODY, fetch: globalFetch };
+  const { selectors, hasEmbedder, model, token, onError, auth, k, maxBodyBytes, fetch: fetchUpstream } = mergeOptions(defaults, options);
   const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
-  const auth: ProxyAuthMode = options.auth ?? 'token';
-  const k = options.k ?? DEFAULT_K;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const fetchUpstream = options.fetch ?? globalFetch;
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
