@@ -28,9 +28,10 @@ describe('mergeOptions', () => {
     expect(merged.d).toBeNull();
   });
 
-  it('layers any number of options in order, skipping missing ones', () => {
-    const merged = mergeOptions({ a: 1, b: 1, c: 1 }, { a: 2, b: 2 }, undefined, { b: undefined, c: 3 });
-    expect(merged).toStrictEqual({ a: 2, b: 2, c: 3 });
+  it('layers two options objects in order, and skips a missing one', () => {
+    expect(mergeOptions({ a: 1, b: 1, c: 1 }, { a: 2, b: 2 }, { b: undefined, c: 3 })).toStrictEqual({ a: 2, b: 2, c: 3 });
+    expect(mergeOptions({ a: 1 }, undefined, { a: undefined, b: 2 })).toStrictEqual({ a: 1, b: 2 });
+    expect(mergeOptions({ a: 1 })).toStrictEqual({ a: 1 });
   });
 
   it('returns a new object and leaves its inputs alone', () => {
@@ -55,5 +56,7 @@ describe('mergeOptions', () => {
     expectTypeOf(merged.maxTokens).toEqualTypeOf<number>();
     expectTypeOf(merged.field).toEqualTypeOf<'max_tokens' | 'max_completion_tokens'>();
     expectTypeOf(merged.apiKey).toEqualTypeOf<string | undefined>();
+    const layered = mergeOptions({ port: 8787 }, { host: 'localhost' as string | undefined }, { port: undefined as number | undefined });
+    expectTypeOf(layered.port).toEqualTypeOf<number>();
   });
 });

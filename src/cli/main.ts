@@ -79,9 +79,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
   const selector = await makeSelector(selectorName, {
     k,
-    ...(embedder ? { embedder: async () => embedder } : {}),
-    ...(vectors ? { vectors } : {}),
-    ...(values['no-cache'] ? { noCache: true } : {}),
+    embedder: embedder ? async () => embedder : undefined,
+    vectors,
+    noCache: values['no-cache'],
   });
   const tools = loadTools(values.tools);
   const counter = await o200kTokenCounter();

@@ -50,9 +50,7 @@ export function defaultEmbedder(modelPath?: string, numThreads?: number, device?
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
-    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
-      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}), ...(device !== undefined ? { device } : {}) }),
-    );
+    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path, numThreads, device }));
   }
   return cached;
 }
@@ -92,7 +90,7 @@ export async function makeSelector(name: string, spec: SelectorSpec): Promise<Se
   return namedSelectors({
     embedder,
     cache: corpusCache(spec),
-    embeddingOptions: { learnedCache: memoryVectorCache(), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) },
+    embeddingOptions: { learnedCache: memoryVectorCache(), vectors: spec.vectors },
   }).get(name, spec.k);
 }
 

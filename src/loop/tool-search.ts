@@ -141,7 +141,7 @@ export class ToolSearch {
   // the tools already on offer: the one search every door shares.
   async #rank(query: string, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
     const exclude = new Set([...advertised, FIND_TOOLS]);
-    const hits = await searchTools(query, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: this.k, exclude, signal });
+    const hits = await searchTools(query, all, { selector: this.#selector, k: this.k, exclude, signal });
     return hits.map((hit) => hit.name);
   }
 }

@@ -342,12 +342,7 @@ export class HybridSelector implements AsyncToolSelector {
     const ranked = topK(fused, Math.min(Math.max(adaptive.floor, adaptive.ceiling), limit));
     const keep = adaptiveCut(
       ranked.map((i) => fused[i] as number),
-      {
-        floor: adaptive.floor,
-        ceiling: adaptive.ceiling,
-        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
-        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
-      },
+      { floor: adaptive.floor, ceiling: adaptive.ceiling, span: adaptive.span, relative: adaptive.relative },
     );
     return ranked.slice(0, keep);
   }
