@@ -22,6 +22,7 @@ export type {
   UseLiteDevice,
   ModelFileLoader,
 } from './use-lite.js';
+import { mergeOptions } from '../options.js';
 export type { WasmPaths } from './ort-runtime.js';
 
 type Transformers = typeof import('@huggingface/transformers');
@@ -106,8 +107,9 @@ export async function resolveTransformersDevice(
  * const [vector] = await embedder.embed(['book a flight to Lisbon'])
  */
 export function transformersEmbedder(options: TransformersEmbedderOptions): TransformersEmbedder {
-  const requested = options.device ?? 'auto';
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
+  const settings = mergeOptions({ device: 'auto' as TransformersDevice, batchSize: 32, allowRemoteModels: false }, options);
+  const requested = settings.device;
+  const batchSize = Math.max(1, Math.floor(settings.batchSize));
   let loading: Promise<{ extractor: Extractor; backend: TransformersBackend }> | undefined;
   let backend: TransformersBackend | undefined;
 
@@ -116,7 +118,7 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     const device = await resolveTransformersDevice(requested);
     const transformers = await import('@huggingface/transformers');
     const { env } = transformers;
-    env.allowRemoteModels = options.allowRemoteModels ?? false;
+    env.allowRemoteModels = settings.allowRemoteModels;
     if (options.localModelPath !== undefined) {
       env.allowLocalModels = true;
       env.localModelPath = options.localModelPath;

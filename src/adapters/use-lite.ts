@@ -15,6 +15,7 @@ import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
+import { mergeOptions } from '../options.js';
 
 type OrtSession = import('onnxruntime-web').InferenceSession;
 
@@ -195,11 +196,15 @@ interface Loaded {
  * const native = useLiteEmbedder({ modelPath: 'models/use-lite', device: 'native', numThreads: 4 })
  */
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
-  const dtype: UseLiteDtype = options.dtype ?? 'int8';
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
-  const loader = options.fetch ?? defaultLoader;
-  const requested: UseLiteDevice = options.device ?? 'auto';
-  const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const defaults = {
+    dtype: 'int8' as UseLiteDtype,
+    batchSize: 32,
+    fetch: defaultLoader,
+    device: 'auto' as UseLiteDevice,
+    onWarning: (message: string) => console.warn(message),
+  };
+  const { dtype, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
+  const batchSize = Math.max(1, Math.floor(settings.batchSize));
   let loading: Promise<Loaded> | undefined;
   let loaded: Loaded | undefined;
 
