@@ -561,6 +561,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
+    // A spread, not mergeOptions: a change to undefined clears (withTimeout(undefined), withVectors(undefined)).
     const next = new EmbeddingSelector(this.embedder, { ...this.settings, ...changes });
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
