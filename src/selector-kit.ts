@@ -17,9 +17,9 @@
  */
 export { applySelection, withCore } from './select/apply-selection.js';
 export { checkSelectorResult } from './select/run-selection.js';
-export { topK, assertTopK } from './select/top-k.js';
-export { adaptiveCut } from './select/adaptive-k.js';
-export type { AdaptiveCutOptions } from './select/adaptive-k.js';
+export { topK, assertTopK } from './rank/top-k.js';
+export { adaptiveCut } from './rank/adaptive-k.js';
+export type { AdaptiveCutOptions } from './rank/adaptive-k.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';
 export { stem } from './text/stem.js';
 export { splitClauses, splitEnumeration } from './text/clauses.js';

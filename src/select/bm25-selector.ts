@@ -1,7 +1,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
 import { bm25Index } from './bm25.js';
-import { assertTopK, topK } from './top-k.js';
+import { assertTopK, topK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import { textTokens } from '../text/words.js';
 import { mergeOptions } from '../options.js';

@@ -12,15 +12,15 @@ import { CorpusIndex } from '../embed/corpus-index.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
-import { adaptiveCut } from './adaptive-k.js';
-import { assertTopK, topK } from './top-k.js';
+import { adaptiveCut } from '../rank/adaptive-k.js';
+import { assertTopK, topK } from '../rank/top-k.js';
 import { errorMessage } from '../describe-error.js';
+import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
+import type { LearnedStore } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
-import type { LearnedStore } from './learned-store.js';
 
-export { topK } from './top-k.js';
+export { topK } from '../rank/top-k.js';
 
 /** Adaptive k for {@link EmbeddingSelector}: keep between `floor` and `ceiling` by score fall-off. */
 export interface EmbeddingAdaptiveOptions {
@@ -181,7 +181,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * Learn from examples of this registry's own traffic: each `{ query, tools }` is a prompt and
    * the tool names that served it (what the model called, or a user's correction). Later
    * prompts close to a learned one see its tools voted up, and, once enough examples agree, a
-   * learned linear map of the query vector (see `src/select/query-projection.ts`) moves every
+   * learned linear map of the query vector (see `src/learn/query-projection.ts`) moves every
    * query toward the registry's own tool vectors; a held-out check on the examples decides
    * whether and how much to apply it (`summary.projection`). Examples are kept per registry
    * generation and embedder in this selector's {@link VectorCache} (so they survive a reload
@@ -636,7 +636,7 @@ class LazyLearnedStore {
   ) {}
 
   load(): Promise<LearnedStore> {
-    this.#loading ??= import('./learned-store.js').then(({ LearnedStore }) => {
+    this.#loading ??= import('../learn/learned-store.js').then(({ LearnedStore }) => {
       this.store = new LearnedStore(this.cache, this.embedder, this.options);
       return this.store;
     });

@@ -3,20 +3,20 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
-import { adaptiveCut } from './adaptive-k.js';
+import { adaptiveCut } from '../rank/adaptive-k.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
-import { assertTopK } from './top-k.js';
+import { assertTopK } from '../rank/top-k.js';
 import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
-import { topK } from './top-k.js';
+import { topK } from '../rank/top-k.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
+import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
 
 /**

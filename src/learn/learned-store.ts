@@ -11,7 +11,7 @@
  */
 import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
 import { Hash64 } from '../hash.js';
-import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
+import { decodeExamples, encodeExamples } from './example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveCut } from '../../src/select/adaptive-k.js';
-import { topK } from '../../src/select/top-k.js';
+import { adaptiveCut } from '../../src/rank/adaptive-k.js';
+import { topK } from '../../src/rank/top-k.js';
 import { topK as reexported } from '../../src/select/embedding-selector.js';
 
 describe('topK', () => {

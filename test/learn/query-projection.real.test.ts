@@ -6,7 +6,7 @@ import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import type { LearnExample } from '../../src/select/example-memory.js';
+import type { LearnExample } from '../../src/learn/example-memory.js';
 
 // The learned query projection with the real offline model (USE lite, ONNX). Skipped when the
 // model has not been built (`models/` is git-ignored; `npm run build` builds it).
