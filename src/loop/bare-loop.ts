@@ -167,7 +167,7 @@ export class BareLoop {
       const gate = new BudgetGate(run.config.budget ?? {});
       // Tool search and learning are opt-in: their code loads with the first run that uses them.
       const search = searchOptions ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
-      const recordTurn = learning ? (await import('./learning-recorder.js')).recordTurn : undefined;
+      const recordTurn = learning ? (await import('../learn/learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);

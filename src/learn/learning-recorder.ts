@@ -6,7 +6,7 @@
  */
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
-import type { LearnExample } from '../learn/example-memory.js';
+import type { LearnExample } from './example-memory.js';
 
 /** A selector that can learn from examples. */
 export interface LearningSelector {
