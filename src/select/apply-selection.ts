@@ -87,3 +87,28 @@ export function withCore(selected: readonly ToolSchema[], all: readonly ToolSche
   const picked = new Set(selected.map((tool) => tool.name));
   return all.filter((tool) => picked.has(tool.name) || core.has(tool.name));
 }
+
+/**
+ * A per-tool reasons record without a prototype, so a tool named `__proto__` cannot turn into
+ * a prototype assignment.
+ *
+ * @example
+ * const reasons = reasonsRecord()
+ * reasons.get_weather = { score: 0.8 }
+ */
+export function reasonsRecord(): Record<string, ToolReason> {
+  return Object.create(null) as Record<string, ToolReason>;
+}
+
+/**
+ * What a selector that cannot rank returns: the full surface, `fellOpen` naming why, its core
+ * tools marked as such, and any warnings gathered on the way.
+ *
+ * @example
+ * return fullSurface(all, core, 'no query to rank against')
+ */
+export function fullSurface(all: readonly ToolSchema[], core: ReadonlySet<string>, reason: string, warnings: readonly string[] = []): SelectorOutput {
+  const reasons = reasonsRecord();
+  for (const tool of all) if (core.has(tool.name)) reasons[tool.name] = { core: true };
+  return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
+}

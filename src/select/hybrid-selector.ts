@@ -4,11 +4,13 @@ import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
+import { minMax } from '../rank/min-max.js';
+import { fullSurface, reasonsRecord } from './apply-selection.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
 import { assertTopK } from '../rank/top-k.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -278,7 +280,7 @@ export class HybridSelector implements AsyncToolSelector {
     const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
     if (!dense.ok) {
-      if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0) return fullSurface(all, this.#core, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
@@ -288,7 +290,7 @@ export class HybridSelector implements AsyncToolSelector {
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = reasonsRecord();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
@@ -318,7 +320,7 @@ export class HybridSelector implements AsyncToolSelector {
     const lexicalMax = max(lexicalScores);
     const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
     const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = denseScores ? range(denseScores) : [0, 0];
+    const [low, high] = denseScores ? minMax(denseScores) : [0, 0];
     const span = high - low || 1;
     const fused = new Float64Array(lexicalScores.length);
     const present = new Set(words);
@@ -360,12 +362,6 @@ export class HybridSelector implements AsyncToolSelector {
     }
     return lexical;
   }
-
-  #failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons: Record<string, ToolReason> = {};
-    for (const name of this.#core) reasons[name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
 }
 
 // Share of a tool's name words the query holds: "calculate the present value" names
@@ -388,14 +384,4 @@ function positives(values: ArrayLike<number>): number {
   let count = 0;
   for (let i = 0; i < values.length; i++) if ((values[i] as number) > 0) count++;
   return count;
-}
-
-function range(values: Float32Array): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const value of values) {
-    if (value < low) low = value;
-    if (value > high) high = value;
-  }
-  return [low, high];
 }

@@ -10,10 +10,10 @@ import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { withCore } from './apply-selection.js';
+import { fullSurface, reasonsRecord, withCore } from './apply-selection.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { ToolAnswer } from './parse-tool-answer.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 import { errorMessage } from '../describe-error.js';
 import { mergeOptions } from '../options.js';
 
@@ -207,11 +207,11 @@ export class RewritingSelector implements AsyncToolSelector {
     ]);
     signal?.throwIfAborted();
     const prompt = buildRewritePrompt(ctx, all, this.#settings.recentMessages);
-    if (prompt === undefined) return this.#failOpen(all, 'no prompt to select for (the run has no opening prompt or conversation)');
+    if (prompt === undefined) return fullSurface(all, this.#core, 'no prompt to select for (the run has no opening prompt or conversation)');
 
     const run = this.#budgetFor(ctx);
     const refusal = run.gate.admit();
-    if (refusal) return this.#failOpen(all, refusal.message);
+    if (refusal) return fullSurface(all, this.#core, refusal.message);
 
     const request: ModelRequest = {
       messages: [
@@ -231,7 +231,7 @@ export class RewritingSelector implements AsyncToolSelector {
       // Timed-out and failed calls spent wall-clock too.
       run.spentMs += performance.now() - started;
     }
-    if (!outcome.ok) return this.#failOpen(all, outcome.reason);
+    if (!outcome.ok) return fullSurface(all, this.#core, outcome.reason);
     run.gate.record(outcome.reply.usage);
     return this.#fromAnswer(
       outcome.reply,
@@ -246,7 +246,7 @@ export class RewritingSelector implements AsyncToolSelector {
   #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[], answer: ToolAnswer): SelectorOutput {
     if (answer.kind === 'empty') {
       if (this.#settings.allowEmpty) return { tools: [] };
-      return this.#failOpen(all, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');
+      return fullSurface(all, this.#core, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');
     }
     if (answer.kind === 'none') {
       const cut = reply.finishReason === 'length' ? ' (the answer was cut off at maxTokens)' : '';
@@ -256,7 +256,7 @@ export class RewritingSelector implements AsyncToolSelector {
           : reply.text.trim() === ''
             ? 'the answer was empty'
             : `the answer named no tool: ${JSON.stringify(truncateUtf8(reply.text.trim(), 120))}`;
-      return this.#failOpen(all, reason + cut);
+      return fullSurface(all, this.#core, reason + cut);
     }
 
     const picked = new Set(answer.names);
@@ -265,12 +265,6 @@ export class RewritingSelector implements AsyncToolSelector {
     for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
     const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  #failOpen(all: readonly ToolSchema[], reason: string): SelectorOutput {
-    const reasons = reasonsRecord();
-    for (const tool of all) if (this.#core.has(tool.name)) reasons[tool.name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons };
   }
 
   // A turn-1 context starts a run; later turns find it by their first message's identity.
@@ -311,9 +305,4 @@ async function completeWithin(client: ModelClient, request: ModelRequest, timeou
     if (deadline.expired()) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
     return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
   }
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }

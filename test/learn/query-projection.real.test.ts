@@ -292,7 +292,7 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     const { corpus } = await selector['index'].load(REGISTRY);
     const store = selector['learning'].store;
     if (!store) throw new Error('the learned store loads with the first learn');
-    const query = (await selector['embedQueries'](['text my mom that I will be home late'], undefined))[0] as Float32Array;
+    const query = (await selector['queries'].embed(['text my mom that I will be home late'], undefined))[0] as Float32Array;
     const firstMap = store.project(query, corpus.key);
     const more = heldOut().map(([prompt, name]) => ({ query: prompt, tools: [name] }));
     const later = await selector.learn(more, { tools: REGISTRY, fit: 'background' });
