@@ -316,7 +316,7 @@ const files = denoFileSystem(Deno.cwd())
 registerFileTools(registry, files, { readOnly: true })
 const picked = new KeywordSelector().select({ turn: 1, latestUserMessage: 'open the notes file', conversation: [] }, registry.schemas())
 const listed = (await files.list('.')).map((entry) => entry.name)
-console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.name), listed }))
+console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.tools.map((t) => t.name), listed }))
 `,
   );
   const deno = await run(join(root, 'node_modules/.bin/deno'), ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'], {

@@ -77,7 +77,7 @@ async function score(options, set, cases, learnFrom, Selector = HybridSelector) 
     multi = 0,
     multiN = 0;
   for (const c of cases) {
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
+    const output = await selector.select({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
     const names = new Set(output.tools.map((t) => t.name));
     const hit = c.expected.every((name) => names.has(name)) ? 1 : 0;
     full += hit;

@@ -13,12 +13,10 @@ export type { TokenCounter } from './tokens/token-counter.js';
 
 export type {
   SelectionContext,
-  Selector,
   SelectorResult,
   SelectOptions,
   ToolSelector,
   AsyncToolSelector,
-  AsyncSelectOptions,
   SelectorOutput,
   ToolReason,
 } from './select/selector.js';

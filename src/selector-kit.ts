@@ -6,7 +6,7 @@
  *
  * @example
  * import { textTokens, toolText, topK } from 'loopctl/selector-kit'
- * const byOverlap: Selector = {
+ * const byOverlap: ToolSelector = {
  *   name: 'overlap',
  *   select(ctx, all) {
  *     const query = new Set(textTokens(ctx.latestUserMessage ?? ''))

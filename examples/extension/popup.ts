@@ -86,7 +86,7 @@ async function loadCorpus(): Promise<void> {
 async function select(text: string): Promise<string[]> {
   const started = performance.now();
   const ctx = { turn: 1, latestUserMessage: text, conversation: [{ role: 'user' as const, content: text }] };
-  const output = await selector.selectDetailed(ctx, tools, { signal: new AbortController().signal });
+  const output = await selector.select(ctx, tools, { signal: new AbortController().signal });
   state.queryMs = performance.now() - started;
   const ranked = output.tools
     .map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, description: tool.description }))

@@ -1,6 +1,6 @@
 import type { Selection } from '../select/apply-selection.js';
 import { runSelection } from '../select/run-selection.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -26,11 +26,8 @@ export interface EvalReport {
   p95Ms: number;
 }
 
-/** @deprecated Any {@link Selector}. */
-export type AnySelector = Selector;
-
 /** One selection for `query` as the loop's first turn would make it. */
-export function selectFor(selector: Selector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
+export function selectFor(selector: AsyncToolSelector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
   const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
   return runSelection(selector, ctx, all, { signal });
 }
@@ -42,7 +39,7 @@ export function selectFor(selector: Selector, query: string, all: readonly ToolS
  * const report = await evaluate(new Bm25Selector(), tools, cases, counter, { name: 'bm25', k: 8 })
  */
 export async function evaluate(
-  selector: Selector,
+  selector: AsyncToolSelector,
   tools: readonly ToolSchema[],
   cases: readonly EvalCase[],
   counter: TokenCounter,

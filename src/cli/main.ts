@@ -8,10 +8,11 @@ import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { evaluate, selectFor, type AnySelector } from './evaluate.js';
+import { evaluate, selectFor } from './evaluate.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../learn/example-memory.js';
 import type { LearnSummary } from '../learn/learned-store.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
@@ -210,8 +211,10 @@ function parseOptions(args: readonly string[]) {
 }
 
 /** Feed a cases.jsonl file to a selector that can learn, before it runs. */
-async function learnFrom(selector: AnySelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
-  const learner = selector as AnySelector & { learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary> };
+async function learnFrom(selector: AsyncToolSelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
+  const learner = selector as AsyncToolSelector & {
+    learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary>;
+  };
   if (typeof learner.learn !== 'function') throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
   let cases: EvalCase[];
   try {

@@ -7,7 +7,7 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource, NamedSelectorFactory, NamedSelectors } from '../select/named-selectors.js';
 import { namedSelectors, SelectorUnavailableError, UnknownSelectorError } from '../select/named-selectors.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { ApiError } from './api-error.js';
 
 /** Options for {@link apiSelectors}. */
@@ -27,7 +27,7 @@ export interface ApiSelectorsOptions {
 /** The named selectors, with a `get` that rejects with {@link ApiError}s. */
 export interface ApiSelectors {
   readonly names: readonly string[];
-  get(name: string, k: number | undefined): Promise<Selector>;
+  get(name: string, k: number | undefined): Promise<AsyncToolSelector>;
   /** Whether `name` needs an embedder. */
   isDense(name: string): boolean;
 }

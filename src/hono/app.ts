@@ -245,7 +245,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         registry,
         config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, { constraint: input.constraint, maxTurns: input.maxTurns }),
       });
-      loop.withSelector(selector);
+      loop.withAsyncToolSelector(selector);
       return streamRun(c, {
         start: (signal) => loop.run(input.input, { signal }),
         probe: probe.first,

@@ -11,7 +11,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
-import type { Selector, ToolReason } from '../select/selector.js';
+import type { AsyncToolSelector, ToolReason } from '../select/selector.js';
 
 /** Options for `BareLoop.withToolSearch`. */
 export interface ToolSearchOptions {
@@ -53,11 +53,11 @@ export function findToolsSchema(): ToolSchema {
  */
 export class ToolSearch {
   readonly k: number;
-  readonly #selector: Selector | undefined;
+  readonly #selector: AsyncToolSelector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
 
-  constructor(options: ToolSearchOptions, selector: Selector | undefined) {
+  constructor(options: ToolSearchOptions, selector: AsyncToolSelector | undefined) {
     const k = options.k ?? 5;
     if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     this.k = k;

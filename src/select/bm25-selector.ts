@@ -42,11 +42,14 @@ export class Bm25Selector implements ToolSelector {
     return new Bm25Selector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * The `topK` best BM25 matches (registry order, core tools unioned in) with their scores, or
+   * the full surface with `fellOpen` when no tool matches.
+   *
+   * @example
+   * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
+   */
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const words = textTokens(ctx.latestUserMessage ?? '');
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);

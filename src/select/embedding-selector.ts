@@ -11,7 +11,7 @@ import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
 import { assertTopK, topK } from '../rank/top-k.js';
@@ -129,7 +129,7 @@ interface Settings {
  * const selector = new EmbeddingSelector(embedder, { cache: idbVectorCache() })
  *   .withTopK(6)
  *   .withCoreTools(['read_file'])
- * const output = await selector.selectDetailed(ctx, registry.schemas(), { signal })
+ * const output = await selector.select(ctx, registry.schemas(), { signal })
  * output.fellOpen ?? output.reasons // per-tool scores
  */
 export class EmbeddingSelector implements AsyncToolSelector {
@@ -336,23 +336,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The tools to advertise this turn, registry order.
-   *
-   * @example
-   * const tools = await selector.select(ctx, all, { signal })
-   */
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  /**
    * The tools to advertise this turn (registry order) with each one's cosine score, or the
    * full surface with `fellOpen` when the selector could not rank.
    *
    * @example
-   * const { tools, reasons, fellOpen } = await selector.selectDetailed(ctx, all, { signal })
+   * const { tools, reasons, fellOpen } = await selector.select(ctx, all, { signal })
    */
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };

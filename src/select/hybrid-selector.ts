@@ -10,7 +10,7 @@ import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
 import { assertTopK } from '../rank/top-k.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -255,11 +255,15 @@ export class HybridSelector implements AsyncToolSelector {
     return this.#dense.learnedProjection;
   }
 
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  /**
+   * The tools to advertise this turn (registry order) with each one's blended score and its
+   * parts, ranking on the lexical half alone (with a warning) when the embedding cannot rank,
+   * or the full surface with `fellOpen` when neither half can.
+   *
+   * @example
+   * const { tools, reasons, warnings } = await selector.select(ctx, all, { signal })
+   */
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };

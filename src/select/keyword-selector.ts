@@ -23,8 +23,6 @@ export interface KeywordSelectorOptions {
    * Unset: the plain rule, any overlap selects.
    */
   topK?: number;
-  /** @deprecated The old name of {@link KeywordSelectorOptions.topK}. */
-  maxTools?: number;
 }
 
 /**
@@ -46,9 +44,7 @@ export class KeywordSelector implements ToolSelector {
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
-    const { maxTools, ...rest } = options;
-    // The deprecated `maxTools` is `topK`'s fallback.
-    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [], topK: maxTools }, rest);
+    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
     const { synonyms, phrases, coreTools, topK: k } = this.#options;
     const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
     const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
@@ -80,21 +76,19 @@ export class KeywordSelector implements ToolSelector {
     return new KeywordSelector({ ...this.#options, topK: k });
   }
 
-  /** @deprecated The old name of {@link withTopK}. */
-  withMaxTools(n: number): KeywordSelector {
-    return this.withTopK(n);
-  }
-
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
     return expandQuery(textTokens(prompt), prompt, this.#table);
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * The tools whose words overlap the prompt's (registry order, core tools unioned in), with
+   * the matched words and IDF scores, or the full surface with `fellOpen` on a total miss.
+   *
+   * @example
+   * const { tools, reasons } = new KeywordSelector().select(ctx, registry.schemas())
+   */
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const prompt = ctx.latestUserMessage ?? '';
     const words = this.queryWords(prompt);
     const index = keywordIndex(all);

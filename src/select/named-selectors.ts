@@ -5,7 +5,7 @@ import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { HybridSelector } from './hybrid-selector.js';
 import { KeywordSelector } from './keyword-selector.js';
-import type { Selector } from './selector.js';
+import type { AsyncToolSelector } from './selector.js';
 import { StaticSelector } from './static-selector.js';
 import { mergeOptions } from '../options.js';
 
@@ -24,7 +24,7 @@ export interface NamedSelectorSpec {
 }
 
 /** Builds one selector by name. */
-export type NamedSelectorFactory = (spec: NamedSelectorSpec) => Selector | Promise<Selector>;
+export type NamedSelectorFactory = (spec: NamedSelectorSpec) => AsyncToolSelector | Promise<AsyncToolSelector>;
 
 /** A selector name no table entry answers to. */
 export class UnknownSelectorError extends Error {
@@ -62,7 +62,7 @@ export interface NamedSelectorsOptions {
 export interface NamedSelectors {
   readonly names: readonly string[];
   /** The selector called `name` at `k` (default `defaultK`); rejects with a typed error. */
-  get(name: string, k?: number): Promise<Selector>;
+  get(name: string, k?: number): Promise<AsyncToolSelector>;
   /** Whether `name` needs an embedder. */
   isDense(name: string): boolean;
   /** Whether `name`'s output size follows k (static, plain keyword and adaptive ones ignore it). */
@@ -116,7 +116,7 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
     return base;
   };
 
-  const memo = new Map<string, Promise<Selector>>();
+  const memo = new Map<string, Promise<AsyncToolSelector>>();
   return {
     names,
     isDense: (name) => name.startsWith('embedding') || name.startsWith('hybrid'),

@@ -13,7 +13,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { fullSurface, reasonsRecord, withCore } from './apply-selection.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { ToolAnswer } from './parse-tool-answer.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 import { errorMessage } from '../describe-error.js';
 import { mergeOptions } from '../options.js';
 
@@ -179,23 +179,13 @@ export class RewritingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The tools to advertise this turn, registry order.
-   *
-   * @example
-   * const tools = await selector.select(ctx, registry.schemas(), { signal })
-   */
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  /**
    * The tools to advertise this turn (registry order), or the full surface with `fellOpen`
    * naming why. Rejects only when `options.signal` aborts, with its reason.
    *
    * @example
-   * const { tools, fellOpen, warnings } = await selector.selectDetailed(ctx, all, { signal })
+   * const { tools, fellOpen, warnings } = await selector.select(ctx, all, { signal })
    */
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };

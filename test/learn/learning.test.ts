@@ -29,7 +29,7 @@ const EXAMPLE = { query: 'ping the oncall crew about the outage today', tools: [
 const LEARNED = { weight: 2 };
 
 async function top(selector: HybridSelector | EmbeddingSelector, prompt: string, all = TOOLS): Promise<string[]> {
-  return (await selector.selectDetailed(ctx(prompt), all, { signal: signal() })).tools.map((t) => t.name);
+  return (await selector.select(ctx(prompt), all, { signal: signal() })).tools.map((t) => t.name);
 }
 
 describe.each([
@@ -41,7 +41,7 @@ describe.each([
     expect(await top(selector, PROMPT)).not.toContain('send_email');
     const summary = await selector.learn([EXAMPLE], { tools: TOOLS });
     expect(summary).toMatchObject({ learned: 1, updated: 0, duplicates: 0, unknownTools: 0, ignored: 0, total: 1 });
-    const output = await selector.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx(PROMPT), TOOLS, { signal: signal() });
     expect(output.tools.map((t) => t.name)).toEqual(['send_email']);
     expect(output.reasons?.send_email?.parts?.learned).toBeGreaterThan(0);
     // An unrelated prompt is not dragged by the example.
@@ -137,7 +137,7 @@ describe.each([
     await cache.set(key, flipped);
 
     const reloaded = make(spy);
-    const output = await reloaded.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const output = await reloaded.select(ctx(PROMPT), TOOLS, { signal: signal() });
     expect(output.fellOpen).toBeUndefined();
     expect(output.warnings?.join('\n')).toMatch(/learned examples entry discarded \(payload checksum mismatch\)/);
     expect(reloaded.learnedCount).toBe(0);
@@ -164,7 +164,7 @@ describe('learn during a selection', () => {
     await top(selector, 'warm');
     let release!: () => void;
     embedder.hold = new Promise<void>((resolve) => (release = resolve));
-    const selecting = selector.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const selecting = selector.select(ctx(PROMPT), TOOLS, { signal: signal() });
     const learning = selector.learn([EXAMPLE]);
     release();
     embedder.hold = undefined;

@@ -126,12 +126,12 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     ] as const) {
       const file = await buildVectorsFile(builder, tools);
       const seeded = new EmbeddingSelector(user, { topK: 3, cache: memoryVectorCache(), vectors: file });
-      const output = await seeded.selectDetailed(ctx(prompt), tools, noSignal);
+      const output = await seeded.select(ctx(prompt), tools, noSignal);
       expect(output.warnings ?? []).toEqual([]);
       expect(seeded.stats).toMatchObject({ corpusEmbeds: 0, seededTexts: tools.length });
       // Ranked exactly as the user's own runtime would, having embedded everything itself.
       const own = new EmbeddingSelector(user, { topK: 3, cache: memoryVectorCache() });
-      const ownOutput = await own.selectDetailed(ctx(prompt), tools, noSignal);
+      const ownOutput = await own.select(ctx(prompt), tools, noSignal);
       expect(own.stats.corpusEmbeds).toBe(tools.length);
       expect(applySelection(output, tools).names).toEqual(applySelection(ownOutput, tools).names);
     }

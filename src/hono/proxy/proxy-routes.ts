@@ -10,8 +10,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
-import type { SelectionContext } from '../../select/selector.js';
-import type { Selector } from '../../select/selector.js';
+import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { forwardBody } from './forward-body.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
@@ -51,13 +50,10 @@ export interface ProxySettings {
   fetch?: FetchLike;
 }
 
-/**
- * The app's selectors by name (shared, so the proxy reuses warm corpora). `get` may answer
- * the selector itself or an entry holding it (`{ kind, selector }`).
- */
+/** The app's selectors by name (shared, so the proxy reuses warm corpora). */
 export interface ProxySelectorTable {
   readonly names: readonly string[];
-  get(name: string, k: number): Promise<Selector | { readonly selector: Selector }>;
+  get(name: string, k: number): Promise<AsyncToolSelector>;
   /** Whether `name` needs an embedder. Default: names starting `embedding` or `hybrid`. */
   isDense?(name: string): boolean;
 }
@@ -146,7 +142,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
     const { tools, selectable: all, costs } = request;
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(async () => unwrap(await selectors.get(selector, topK)), ctx, all, signal);
+    const selection = await selectTools(() => selectors.get(selector, topK), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
     const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
     const body = forwardBody(request, keep.kept, move);
@@ -270,10 +266,6 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
   });
   return app;
-}
-
-function unwrap(entry: Selector | { readonly selector: Selector }): Selector {
-  return 'select' in entry ? entry : entry.selector;
 }
 
 function trimSlash(url: string | undefined): string | undefined {
