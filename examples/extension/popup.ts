@@ -5,7 +5,7 @@
  * IndexedDB, so reopening the popup embeds only the prompt.
  */
 import { idbVectorCache } from '../../src/adapters/idb.js';
-import { useLiteEmbedder } from '../../src/adapters/transformers.js';
+import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { EmbeddingSelector } from '../../src/index.js';
 import type { ToolSchema } from '../../src/index.js';
 import { parseToolsFile } from '../../public/tools-file.js';

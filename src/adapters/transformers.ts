@@ -1,29 +1,14 @@
 /**
- * Embedders for the browser and edge: {@link useLiteEmbedder} (the offline default, re-exported;
- * onnxruntime-web plus its own tokenizer, no transformers.js) and {@link transformersEmbedder} for any feature-extraction model. `@huggingface/transformers`
- * is imported lazily, so importing this subpath costs nothing until the first load.
+ * {@link transformersEmbedder}: any transformers.js feature-extraction model as an embedder
+ * (the offline default, USE-lite, is `loopctl/use-lite`). `@huggingface/transformers` is
+ * imported lazily, so importing this subpath costs nothing until the first load.
  *
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
-
-export { useLiteEmbedder, resolveModelFile, USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite.js';
-export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
-export type { OrtDevice } from './ort-runtime.js';
-export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
-export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
-export type {
-  UseLiteOptions,
-  UseLiteEmbedder,
-  UseLiteBackend,
-  UseLiteDtype,
-  UseLiteDevice,
-  ModelFileLoader,
-} from './use-lite.js';
 import { mergeOptions } from '../options.js';
-export type { WasmPaths } from './ort-runtime.js';
 
 type Transformers = typeof import('@huggingface/transformers');
 type Extractor = Awaited<ReturnType<Transformers['pipeline']>>;

@@ -6,7 +6,10 @@
  * model's own tokenizer, so no transformers.js is needed. Both runtimes are imported lazily,
  * so the core bundle carries neither.
  *
- * @module loopctl/use-lite (also re-exported by loopctl/transformers)
+ * The ONNX Runtime set-up (`pickDevice`, `hasWebGpuAdapter`, `configureOrtWasm`) and the
+ * tokenizer are exported here too; `loopctl/transformers` holds the transformers.js embedder.
+ *
+ * @module loopctl/use-lite
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { concatBytes } from '../concat-bytes.js';
@@ -16,6 +19,11 @@ import { createNativeSession, importOrtNode, nativeUnavailableReason } from './o
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 import { mergeOptions } from '../options.js';
+
+export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
+export type { OrtDevice, WasmPaths } from './ort-runtime.js';
+export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
+export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type OrtSession = import('onnxruntime-web').InferenceSession;
 
@@ -186,7 +194,7 @@ interface Loaded {
  * once the model folder is served (or on disk in Node).
  *
  * @example
- * import { useLiteEmbedder } from 'loopctl/transformers'
+ * import { useLiteEmbedder } from 'loopctl/use-lite'
  * const embedder = useLiteEmbedder({ modelPath: '/models/use-lite', wasmPaths: '/ort/' })
  * const [query] = await embedder.embed(['weather in Paris tomorrow'])
  * console.log(embedder.backend?.device) // 'webgpu' or 'wasm' in a browser; 'native' in Node

@@ -11,7 +11,6 @@ export { ConfigError, optionsFromVars } from './env-options.js';
 export type { LoopctlVars, VarOptions } from './env-options.js';
 export { apiSelectors, yieldingEmbedder } from './api-selectors.js';
 export type { ApiSelectors, ApiSelectorsOptions } from './api-selectors.js';
-export type { EmbedderSource, NamedSelectorFactory } from '../select/named-selectors.js';
 export { LIMITS } from './request-input.js';
 export { createWorker } from './workers.js';
 export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';

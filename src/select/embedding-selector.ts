@@ -23,8 +23,6 @@ import { fullSurface, reasonsRecord } from './apply-selection.js';
 import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import { mergeOptions } from '../options.js';
 
-export { topK } from '../rank/top-k.js';
-
 /** Adaptive k for {@link EmbeddingSelector}: keep between `floor` and `ceiling` by score fall-off. */
 export interface EmbeddingAdaptiveOptions {
   /** Default `min(3, topK)`. */

@@ -105,7 +105,7 @@ export interface HybridSelectorOptions {
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
-export const HYBRID_DEFAULTS = {
+const HYBRID_DEFAULTS = {
   topK: 8,
   denseWeight: 0.7,
   lexicalFloor: 0,
