@@ -19,6 +19,7 @@ import { createNativeSession, importOrtNode, nativeUnavailableReason } from './o
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 import { mergeOptions } from '../options.js';
+import { errorMessage } from '../describe-error.js';
 
 export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
 export type { OrtDevice, WasmPaths } from './ort-runtime.js';
@@ -174,10 +175,6 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
   return concatBytes(chunks, done);
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }
@@ -243,7 +240,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     } catch (error) {
       if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
       // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      const fallbackReason = `webgpu session failed: ${errorText(error)}`;
+      const fallbackReason = `webgpu session failed: ${errorMessage(error)}`;
       return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
     }
   };
@@ -281,14 +278,14 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       try {
         created = { device: 'native', ...(await createNative(model)) };
       } catch (error) {
-        throw new Error(`use-lite: ${errorText(error)}`);
+        throw new Error(`use-lite: ${errorMessage(error)}`);
       }
     } else if (requested === 'auto' && nativeRefused === undefined) {
       try {
         created = { device: 'native', ...(await createNative(model)) };
       } catch (error) {
         // The same vectors come out of WASM, only slower: say so once and carry on.
-        const fallbackReason = errorText(error);
+        const fallbackReason = errorMessage(error);
         warn(`use-lite: ${fallbackReason}; embedding on onnxruntime-web WASM instead (several times slower)`);
         created = { ...(await createWeb(model, 'wasm')), fallbackReason };
       }

@@ -220,7 +220,7 @@ async function learnFrom(selector: AsyncToolSelector, name: string, file: string
   try {
     cases = loadCases(file, 'all');
   } catch (error) {
-    throw new UsageError(`--learn: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--learn: ${errorMessage(error)}`);
   }
   return learner.learn(
     cases.map((item) => ({ query: item.query, tools: item.expected })),

@@ -11,6 +11,7 @@
  */
 import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
 import { Hash64 } from '../hash.js';
+import { taskQueue } from '../embed/one-at-a-time.js';
 import { decodeExamples, encodeExamples } from './example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
@@ -19,6 +20,7 @@ import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { type Pacer, timeSlices } from './pacer.js';
 import { fitProjection, projectQuery } from './query-projection.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for a `learn` call. */
 export interface LearnOptions {
@@ -104,7 +106,8 @@ export class LearnedStore {
   #generation: string | undefined;
   #loaded = false;
   #lastTools: readonly ToolSchema[] | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  // One at a time: two learns (or a learn and a generation change) never interleave writes.
+  readonly #serial = taskQueue();
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
   readonly #projectionOptions: ProjectionOptions | false;
   #projection: FittedProjection | undefined;
@@ -290,7 +293,7 @@ export class LearnedStore {
           await this.refit(await corpus(all, context.signal), all, pace);
         } catch (error) {
           context.signal?.throwIfAborted();
-          warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);
+          warnings.push(`query projection not fitted yet (${errorMessage(error)})`);
         }
       }
       const projection = this.projection;
@@ -381,7 +384,7 @@ export class LearnedStore {
       const bytes = await this.cache.get(key);
       return bytes instanceof Uint8Array ? bytes : undefined;
     } catch (error) {
-      warnings.push(`learned examples read failed (${error instanceof Error ? error.message : String(error)})`);
+      warnings.push(`learned examples read failed (${errorMessage(error)})`);
       return undefined;
     }
   }
@@ -393,15 +396,8 @@ export class LearnedStore {
       await this.cache.set(this.#latest, ENCODER.encode(key));
       return [];
     } catch (error) {
-      return [`learned examples write failed (${error instanceof Error ? error.message : String(error)}); they stay in memory only`];
+      return [`learned examples write failed (${errorMessage(error)}); they stay in memory only`];
     }
-  }
-
-  // One at a time: two learns (or a learn and a generation change) never interleave writes.
-  #serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
 

@@ -12,6 +12,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
 import type { AsyncToolSelector, ToolReason } from '../select/selector.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for `BareLoop.withToolSearch`. */
 export interface ToolSearchOptions {
@@ -123,7 +124,7 @@ export class ToolSearch {
       ranked = await this.#rank(text, all, advertised, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      return fail(`find_tools failed: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(`find_tools failed: ${errorMessage(error)}`);
     }
     if (ranked.length === 0) return { toolCallId: call.id, name: call.name, content: `No tools match "${text}".`, isError: false };
     for (const name of ranked) this.#found.add(name);
