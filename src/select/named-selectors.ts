@@ -52,7 +52,11 @@ export interface NamedSelectorsOptions {
   embeddingOptions?: Omit<EmbeddingSelectorOptions, 'topK' | 'cache'>;
   /** k when a caller names none. Default 8. */
   defaultK?: number;
-  /** Extra or replacement entries, merged over the built-in ones. */
+  /**
+   * Extra or replacement entries, merged over the built-in ones. An entry that needs the
+   * embedder (it calls `spec.embedding()`) is named `embedding…` or `hybrid…`, like the
+   * built-in dense ones: that is how the table tells dense entries apart ({@link NamedSelectors.isDense}).
+   */
   extra?: Readonly<Record<string, NamedSelectorFactory>>;
   /** Told when the embedder fails to load (the thrown error stays generic). */
   onError?: (error: unknown) => void;
@@ -63,7 +67,7 @@ export interface NamedSelectors {
   readonly names: readonly string[];
   /** The selector called `name` at `k` (default `defaultK`); rejects with a typed error. */
   get(name: string, k?: number): Promise<AsyncToolSelector>;
-  /** Whether `name` needs an embedder. */
+  /** Whether `name` needs an embedder: the entries named `embedding…` or `hybrid…`. */
   isDense(name: string): boolean;
   /** Whether `name`'s output size follows k (static, plain keyword and adaptive ones ignore it). */
   usesK(name: string): boolean;
@@ -83,6 +87,8 @@ export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> 
 });
 
 const IGNORES_K = new Set(['static', 'keyword', 'embedding-adaptive', 'hybrid-adaptive']);
+// The one rule for which entries need the embedder (the proxy and the API ask the table).
+const DENSE_NAME = /^(?:embedding|hybrid)/;
 
 /**
  * The one table of selectors by name, used by the worker, the CLI and the demo page: `static`,
@@ -119,7 +125,7 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
   const memo = new Map<string, Promise<AsyncToolSelector>>();
   return {
     names,
-    isDense: (name) => name.startsWith('embedding') || name.startsWith('hybrid'),
+    isDense: (name) => DENSE_NAME.test(name),
     usesK: (name) => !IGNORES_K.has(name),
     get(name, k = defaultK) {
       const factory = Object.hasOwn(factories, name) ? factories[name] : undefined;

@@ -9,6 +9,6 @@
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
 export type { ProxyVars } from './proxy-env.js';
-export { ProxyConfigError, proxySettingsFromVars } from './proxy-env.js';
+export { proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 export { tokenVerifier } from './proxy-auth.js';

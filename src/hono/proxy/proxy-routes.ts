@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
+import { LIMITS } from '../limits.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { forwardBody } from './forward-body.js';
@@ -28,6 +29,7 @@ import { selectTools } from './select-tools.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
 import { mergeOptions } from '../../options.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
 export interface ProxySettings {
@@ -54,8 +56,8 @@ export interface ProxySettings {
 export interface ProxySelectorTable {
   readonly names: readonly string[];
   get(name: string, k: number): Promise<AsyncToolSelector>;
-  /** Whether `name` needs an embedder. Default: names starting `embedding` or `hybrid`. */
-  isDense?(name: string): boolean;
+  /** Whether `name` needs an embedder (the table's own rule). */
+  isDense(name: string): boolean;
 }
 
 /** Options for {@link proxyRoutes}: the settings plus what the app shares with the proxy. */
@@ -103,15 +105,16 @@ interface Outcome {
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   const defaults = { auth: 'token' as ProxyAuthMode, k: DEFAULT_K, maxBodyBytes: DEFAULT_MAX_BODY, fetch: globalFetch };
   const { selectors, hasEmbedder, model, token, onError, auth, k, maxBodyBytes, fetch: fetchUpstream } = mergeOptions(defaults, options);
-  const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
-  if (!hasEmbedder && isDense(defaultSelector)) {
+  if (!hasEmbedder && selectors.isDense(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" needs an embedder, and none is configured`);
   }
-  if (!(Number.isInteger(k) && k >= 1 && k <= 64)) throw new RangeError(`proxy k must be an integer from 1 to 64, got ${k}`);
+  if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
+    throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
+  }
   const upstreams: Record<WireProtocol, string | undefined> = {
     openai: trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined)),
     anthropic: trimSlash(options.anthropicBaseURL ?? (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined))?.replace(
@@ -169,7 +172,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const refused = await gate(c, protocol);
       if (refused) return refused;
       const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k });
-      if (controls.explicitSelector && !hasEmbedder && isDense(controls.selector)) {
+      if (controls.explicitSelector && !hasEmbedder && selectors.isDense(controls.selector)) {
         throw new ProxyRequestError(
           400,
           `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`,
@@ -227,7 +230,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       });
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream could not be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      onError?.(new Error(`proxy: the ${protocol} upstream could not be reached: ${errorMessage(error)}`, { cause: error }));
       return providerError(protocol, 502, `the ${protocol} upstream could not be reached`);
     }
     const headers = clientHeaders(upstream.headers);
@@ -245,7 +248,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       answer = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
       return providerError(protocol, 502, `the ${protocol} upstream closed the connection before its answer was complete`);
     }
     return new Response(answer, { status: upstream.status, statusText: upstream.statusText, headers });
