@@ -257,9 +257,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     },
   );
 
-  // Routes of other loopctl APIs mount here (e.g. the selecting proxy from `./proxy/`):
-  // app.route('/', proxyRoutes(options))
-
   // A known path asked with another method: 405 with Allow, not a 404.
   const methods: Record<string, string> = { '/healthz': 'GET, HEAD', '/v1/tools': 'GET, HEAD', '/v1/select': 'POST', '/v1/runs': 'POST' };
   for (const [path, allow] of Object.entries(methods)) {

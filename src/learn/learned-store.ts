@@ -94,9 +94,11 @@ const ENCODER = new TextEncoder();
  * The learned examples of one selector (shared by its derived copies).
  *
  * @example
- * const store = new LearnedStore(memoryVectorCache(), 512)
- * await store.reconcile(corpusKey, all)
- * store.votes(queryVector, all)
+ * const store = new LearnedStore(memoryVectorCache(), { id: embedder.id, dimensions: embedder.dimensions })
+ * const { corpus } = await index.load(all)
+ * const warnings = await store.reconcile(corpus, all)
+ * store.votes(queryVector, all) // Float64Array aligned with all, or undefined
+ * store.project(queryVector, corpus.key) // the query through the learned map, or undefined
  */
 export class LearnedStore {
   readonly cache: VectorCache;
@@ -208,7 +210,10 @@ export class LearnedStore {
     return this.#projectionOptions === false || (this.#projection?.key === corpusKey && this.#projection.version === this.memory.version);
   }
 
-  /** Learn examples (see `EmbeddingSelector.learn`). */
+  /**
+   * Learn examples (see `EmbeddingSelector.learn`): `context` carries the selector's corpus
+   * index, its query embedder and, to refit right away, its corpus loader.
+   */
   learn(examples: readonly LearnExample[], context: LearnContext): Promise<LearnSummary> {
     if (!Array.isArray(examples)) return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
     const all = context.tools ?? this.#lastTools;

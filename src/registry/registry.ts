@@ -259,19 +259,12 @@ function assertHandler(schema: ToolSchema, handler: unknown): void {
   if (typeof handler !== 'function') throw new TypeError(`tool "${schema.name}": handler must be a function`);
 }
 
-/**
- * What is wrong with a call's arguments, or undefined when they pass the tool's schema. A
- * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
- * same way instead of throwing, so dispatch keeps its never-throws promise.
- */
+// The JSON Schema validator is a chunk of its own, out of the core's first load. The module is
+// cached, never the promise: on Workers a promise made while serving one request cannot be
+// awaited by another, while a fresh `import()` of a loaded module settles anywhere.
 type ValidateModule = typeof import('./validate.js');
 let validateModule: ValidateModule | undefined;
 
-/**
- * The JSON Schema validator is a chunk of its own, out of the core's first load. The module is
- * cached, never the promise: on Workers a promise made while serving one request cannot be
- * awaited by another, while a fresh `import()` of a loaded module settles anywhere.
- */
 /**
  * Hand the registry the validator module up front, for hosts that import it statically anyway
  * (the HTTP app dispatches tools on every run, so it carries the validator from the start).
@@ -286,6 +279,11 @@ async function loadValidator(): Promise<ValidateModule> {
   return validateModule;
 }
 
+/**
+ * What is wrong with a call's arguments, or undefined when they pass the tool's schema. A
+ * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
+ * same way instead of throwing, so dispatch keeps its never-throws promise.
+ */
 async function checkArguments(slot: Slot, args: unknown): Promise<string | undefined> {
   let module: ValidateModule;
   try {

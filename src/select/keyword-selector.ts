@@ -19,7 +19,7 @@ export interface KeywordSelectorOptions {
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
   /**
-   * Ranked mode (beyond the spec): keep only the best `topK` by IDF-weighted overlap.
+   * Ranked mode: keep only the best `topK` by IDF-weighted overlap.
    * Unset: the plain rule, any overlap selects.
    */
   topK?: number;

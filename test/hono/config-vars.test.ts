@@ -13,7 +13,9 @@ describe('configuration variables', () => {
 
   it('PROXY_K follows the one k limit of the API', () => {
     expect(proxySettingsFromVars({ PROXY_K: String(LIMITS.maxK) }).k).toBe(LIMITS.maxK);
-    expect(() => proxySettingsFromVars({ PROXY_K: String(LIMITS.maxK + 1) })).toThrow(`PROXY_K must be an integer from 1 to ${LIMITS.maxK}, got "${LIMITS.maxK + 1}"`);
+    expect(() => proxySettingsFromVars({ PROXY_K: String(LIMITS.maxK + 1) })).toThrow(
+      `PROXY_K must be an integer from 1 to ${LIMITS.maxK}, got "${LIMITS.maxK + 1}"`,
+    );
   });
 
   it('blank values are unset', () => {

@@ -4,7 +4,7 @@ import type { ToolSchema } from '../../src/registry/schema.js';
 
 const all: ToolSchema[] = [{ name: 'get_weather', description: 'Weather for a city.', parameters: {} }];
 const calls = [{ id: 'c1', name: 'get_weather', arguments: '{}' }];
-const results = [{ toolCallId: 'c1', name: 'get_weather', content: 'sunny' }];
+const results = [{ toolCallId: 'c1', name: 'get_weather', content: 'sunny', isError: false }];
 
 describe('recordTurn', () => {
   it("names the failure and its cause when the selector's learn rejects", async () => {

@@ -4,7 +4,7 @@
  *
  * @example
  * import { proxyRoutes } from './src/hono/proxy/index.js'
- * app.route('/', proxyRoutes({ selectors, token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
+ * app.route('/', proxyRoutes({ selectors, token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
  */
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';

@@ -66,7 +66,7 @@ export interface ProxyRoutesOptions extends ProxySettings {
   /** Whether the embedding selectors can run (an embedder is configured). */
   hasEmbedder?: boolean;
   /**
-   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. the app's `tokenCheck(token)`;
+   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. `tokenVerifier(env.LOOPCTL_TOKEN)`;
    * required in `token` mode (without it the proxy answers 503).
    */
   token?: TokenVerifier;
@@ -99,7 +99,7 @@ interface Outcome {
  *
  * @example
  * const app = new Hono()
- * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
+ * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
