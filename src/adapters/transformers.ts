@@ -6,6 +6,7 @@
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
+import { loadOnce } from '../embed/load-once.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 import { mergeOptions } from '../options.js';
@@ -95,9 +96,6 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
   const settings = mergeOptions({ device: 'auto' as TransformersDevice, batchSize: 32, allowRemoteModels: false }, options);
   const requested = settings.device;
   const batchSize = Math.max(1, Math.floor(settings.batchSize));
-  let loading: Promise<{ extractor: Extractor; backend: TransformersBackend }> | undefined;
-  let backend: TransformersBackend | undefined;
-
   const load = async (): Promise<{ extractor: Extractor; backend: TransformersBackend }> => {
     const started = performance.now();
     const device = await resolveTransformersDevice(requested);
@@ -138,29 +136,17 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     };
   };
 
-  const ensureLoaded = () => {
-    loading ??= load().then(
-      (result) => {
-        backend = result.backend;
-        return result;
-      },
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    );
-    return loading;
-  };
+  const model = loadOnce(load);
 
   const embed = async (texts: readonly string[], { signal }: EmbedOptions = {}): Promise<Float32Array[]> => {
-    if (signal?.aborted) throw abortError(signal);
+    signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    const { extractor } = await ensureLoaded();
+    const { extractor } = await model.get();
     // Length is a cheap proxy for token count: similar texts share a batch, less padding.
     const order = texts.map((_, i) => i).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
     const out: Float32Array[] = new Array(texts.length);
     for (let start = 0; start < order.length; start += batchSize) {
-      if (signal?.aborted) throw abortError(signal);
+      signal?.throwIfAborted();
       const slice = order.slice(start, start + batchSize);
       const vectors = await runPipeline(
         extractor,
@@ -177,21 +163,18 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
   return {
     id: `${options.model}/${options.dtype ?? 'default'}/mean`,
     get dimensions() {
-      return options.dimensions ?? backend?.dimensions ?? 0;
+      return options.dimensions ?? model.value?.backend.dimensions ?? 0;
     },
     get backend() {
-      return backend;
+      return model.value?.backend;
     },
     async load() {
-      return (await ensureLoaded()).backend;
+      return (await model.get()).backend;
     },
     // One session runs one batch at a time.
     embed: oneAtATime(embed),
     async dispose() {
-      const current = loading;
-      loading = undefined;
-      backend = undefined;
-      const extractor = current ? (await current.catch(() => undefined))?.extractor : undefined;
+      const extractor = (await model.reset())?.extractor;
       await (extractor as { dispose?: () => Promise<void> } | undefined)?.dispose?.();
     },
   };
@@ -208,8 +191,4 @@ async function runPipeline(extractor: Extractor, texts: string[]): Promise<Float
   const data = Float32Array.from(tensor.data as ArrayLike<number>);
   tensor.dispose?.();
   return texts.map((_, i) => data.slice(i * width, (i + 1) * width));
-}
-
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }

@@ -13,6 +13,7 @@
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { concatBytes } from '../concat-bytes.js';
+import { loadOnce } from '../embed/load-once.js';
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
@@ -175,10 +176,6 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
   return concatBytes(chunks, done);
 }
 
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
-
 interface Loaded {
   Tensor: Ort['Tensor'];
   session: OrtSession;
@@ -210,8 +207,6 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
   const { dtype, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
   const batchSize = Math.max(1, Math.floor(settings.batchSize));
-  let loading: Promise<Loaded> | undefined;
-  let loaded: Loaded | undefined;
 
   const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
     const ort = await importOrt(device);
@@ -320,19 +315,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return { Tensor, session, tokenizer, backend };
   };
 
-  const ensureLoaded = (): Promise<Loaded> => {
-    loading ??= load().then(
-      (result) => {
-        loaded = result;
-        return result;
-      },
-      (error: unknown) => {
-        loading = undefined; // a later call may retry (e.g. after the server comes up)
-        throw error;
-      },
-    );
-    return loading;
-  };
+  // A load that fails is retried by a later call (e.g. after the server comes up).
+  const model = loadOnce(load);
 
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
   const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
@@ -362,10 +346,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
 
   const embed = async (texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> => {
     const { signal } = embedOptions;
-    if (signal?.aborted) throw abortError(signal);
+    signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    const state = await ensureLoaded();
-    if (signal?.aborted) throw abortError(signal);
+    const state = await model.get();
+    signal?.throwIfAborted();
     const tokens = texts.map((text) => tokenize(state.tokenizer, text));
     // Similar lengths share a batch, so little compute is spent on padding.
     const batches = lengthBuckets(
@@ -375,7 +359,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const result: Float32Array[] = new Array(texts.length);
     let done = 0;
     for (const slice of batches) {
-      if (signal?.aborted) throw abortError(signal);
+      signal?.throwIfAborted();
       const vectors = await runBatch(
         state,
         slice.map((i) => tokens[i] ?? []),
@@ -395,18 +379,15 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     id: `use-lite/${dtype}/mean/tok2`,
     dimensions: USE_LITE_DIMENSIONS,
     get backend() {
-      return loaded?.backend;
+      return model.value?.backend;
     },
     async load() {
-      return (await ensureLoaded()).backend;
+      return (await model.get()).backend;
     },
     // onnxruntime-web rejects concurrent run() on one session, so calls queue.
     embed: oneAtATime(embed),
     async dispose() {
-      const current = loading;
-      loading = undefined;
-      loaded = undefined;
-      if (current) await (await current.catch(() => undefined))?.session.release();
+      await (await model.reset())?.session.release();
     },
   };
 }
