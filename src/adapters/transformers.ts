@@ -6,8 +6,7 @@
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
-import { loadOnce } from '../embed/load-once.js';
-import { oneAtATime } from '../embed/one-at-a-time.js';
+import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 import { mergeOptions } from '../options.js';
 
@@ -160,24 +159,16 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     return out;
   };
 
-  return {
+  return loadableEmbedder({
     id: `${options.model}/${options.dtype ?? 'default'}/mean`,
-    get dimensions() {
-      return options.dimensions ?? model.value?.backend.dimensions ?? 0;
+    dimensions: () => options.dimensions ?? model.value?.backend.dimensions ?? 0,
+    model,
+    // One session runs one batch at a time (the embedder queues the calls).
+    embed,
+    release: async ({ extractor }) => {
+      await (extractor as { dispose?: () => Promise<void> }).dispose?.();
     },
-    get backend() {
-      return model.value?.backend;
-    },
-    async load() {
-      return (await model.get()).backend;
-    },
-    // One session runs one batch at a time.
-    embed: oneAtATime(embed),
-    async dispose() {
-      const extractor = (await model.reset())?.extractor;
-      await (extractor as { dispose?: () => Promise<void> } | undefined)?.dispose?.();
-    },
-  };
+  });
 }
 
 /** One pipeline call: mean pooling + L2 norm, split into one Float32Array per text. */

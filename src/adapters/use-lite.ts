@@ -13,8 +13,7 @@
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { concatBytes } from '../concat-bytes.js';
-import { loadOnce } from '../embed/load-once.js';
-import { oneAtATime } from '../embed/one-at-a-time.js';
+import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
@@ -316,7 +315,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   // A load that fails is retried by a later call (e.g. after the server comes up).
-  const model = loadOnce(load);
+  const loaded = loadOnce(load);
 
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
   const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
@@ -348,7 +347,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const { signal } = embedOptions;
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    const state = await model.get();
+    const state = await loaded.get();
     signal?.throwIfAborted();
     const tokens = texts.map((text) => tokenize(state.tokenizer, text));
     // Similar lengths share a batch, so little compute is spent on padding.
@@ -373,21 +372,14 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return result;
   };
 
-  return {
+  return loadableEmbedder({
     // "tok2": the exact reference tokenizer; vectors cached under the earlier tokenizer differ
     // on tie texts, so they must not be reused.
     id: `use-lite/${dtype}/mean/tok2`,
-    dimensions: USE_LITE_DIMENSIONS,
-    get backend() {
-      return model.value?.backend;
-    },
-    async load() {
-      return (await model.get()).backend;
-    },
-    // onnxruntime-web rejects concurrent run() on one session, so calls queue.
-    embed: oneAtATime(embed),
-    async dispose() {
-      await (await model.reset())?.session.release();
-    },
-  };
+    dimensions: () => USE_LITE_DIMENSIONS,
+    model: loaded,
+    // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).
+    embed,
+    release: ({ session }) => session.release(),
+  });
 }
