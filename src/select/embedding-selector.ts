@@ -5,6 +5,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
 import { normalise } from '../embed/embedder.js';
+import { nameRecord } from '../registry/name-record.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
@@ -391,7 +392,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
       const isRanked = chosen.has(i);
@@ -569,7 +570,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   private failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.core.has(tool.name)) reasons[tool.name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
@@ -628,11 +629,6 @@ function spread(values: Float32Array): [number, number] {
     if (value > high) high = value;
   }
   return Number.isFinite(low) ? [low, high] : [0, 0];
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }
 
 function assertTimeout(ms: number | undefined): void {

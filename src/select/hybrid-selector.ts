@@ -4,6 +4,7 @@ import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from './adaptive-k.js';
+import { nameRecord } from '../registry/name-record.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
@@ -311,7 +312,7 @@ export class HybridSelector implements AsyncToolSelector {
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
@@ -390,7 +391,7 @@ export class HybridSelector implements AsyncToolSelector {
   }
 
   #failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     for (const name of this.#core) reasons[name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
