@@ -332,6 +332,21 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy whose learned examples vote with `learned` and persist in `learnedCache` (see
+   * {@link EmbeddingSelectorOptions}); an option left out keeps this selector's. A copy with
+   * other learning settings keeps its own examples; the warm corpus is still shared.
+   *
+   * @example
+   * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
+   */
+  withLearning(options: { learned?: LearnedVoteOptions; learnedCache?: VectorCache }): EmbeddingSelector {
+    return this.derive({
+      ...(options.learned !== undefined ? { learned: options.learned } : {}),
+      ...(options.learnedCache !== undefined ? { learnedCache: options.learnedCache } : {}),
+    });
+  }
+
+  /**
    * A copy that waits at most `ms` for the query embedding (and a cold corpus) before falling
    * open; `undefined` removes the timeout. The corpus build carries on in the background and
    * is shared with this selector, so the next turn finds it warm. See

@@ -96,9 +96,15 @@ export interface HybridSelectorOptions {
   timeoutMs?: number;
   /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
   multiIntent?: MultiIntentOptions | boolean;
-  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  /**
+   * How learned examples vote (see {@link HybridSelector.learn}); overrides the one of an
+   * {@link EmbeddingSelector} passed in.
+   */
   learned?: LearnedVoteOptions;
-  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  /**
+   * Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}.
+   * Overrides the one of an {@link EmbeddingSelector} passed in.
+   */
   learnedCache?: VectorCache;
 }
 
@@ -187,7 +193,10 @@ export class HybridSelector implements AsyncToolSelector {
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
-      this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
+      // Learning options apply to an embedding selector passed in too (the named table builds
+      // every hybrid that way); without them it keeps its own.
+      const learning = learned || learnedCache ? seeded.withLearning({ ...(learned ? { learned } : {}), ...(learnedCache ? { learnedCache } : {}) }) : seeded;
+      this.#dense = timeoutMs !== undefined ? learning.withTimeout(timeoutMs) : learning;
     } else {
       this.#dense = new EmbeddingSelector(embedder, {
         ...(cache ? { cache } : {}),
