@@ -6,16 +6,14 @@
  */
 
 /**
- * An empty record with no prototype, optionally filled from `[name, value]` pairs.
+ * An empty record with no prototype.
  *
  * @example
  * const reasons = nameRecord<ToolReason>()
  * reasons.__proto__ = { score: 1 } // an own entry, as for any other name
  */
-export function nameRecord<T>(entries?: Iterable<readonly [string, T]>): Record<string, T> {
-  const record = Object.create(null) as Record<string, T>;
-  if (entries) for (const [name, value] of entries) record[name] = value;
-  return record;
+export function nameRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 /**
@@ -26,15 +24,16 @@ export function nameRecord<T>(entries?: Iterable<readonly [string, T]>): Record<
  * ownEntry({}, 'toString') // undefined
  */
 export function ownEntry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
-  return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+  return record && Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 /**
- * A prototype-free copy of a record keyed by tool names (own entries only).
+ * A prototype-free copy of a record keyed by tool names (own enumerable entries only; a
+ * `__proto__` entry stays an entry).
  *
  * @example
  * const copy = copyNameRecord(selection.reasons)
  */
 export function copyNameRecord<T>(record: Readonly<Record<string, T>> | undefined): Record<string, T> {
-  return nameRecord(record ? (Object.entries(record) as [string, T][]) : undefined);
+  return Object.assign(nameRecord<T>(), record);
 }

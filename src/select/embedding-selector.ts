@@ -79,6 +79,12 @@ export interface EmbeddingSelectorOptions {
   learnedCache?: VectorCache;
 }
 
+/** The learning settings {@link EmbeddingSelector.withLearning} changes; one left out is kept. */
+export interface LearningSettings {
+  learned?: LearnedVoteOptions | undefined;
+  learnedCache?: VectorCache | undefined;
+}
+
 /** Scores for every tool of a list, or why there are none. */
 export type ToolScores =
   | { readonly ok: true; readonly scores: Float32Array; readonly warnings: readonly string[] }
@@ -339,11 +345,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
    */
-  withLearning(options: { learned?: LearnedVoteOptions; learnedCache?: VectorCache }): EmbeddingSelector {
-    return this.derive({
-      ...(options.learned !== undefined ? { learned: options.learned } : {}),
-      ...(options.learnedCache !== undefined ? { learnedCache: options.learnedCache } : {}),
-    });
+  withLearning({ learned = this.settings.learned, learnedCache = this.settings.learnedCache }: LearningSettings): EmbeddingSelector {
+    return this.derive({ learned, learnedCache });
   }
 
   /**

@@ -37,21 +37,15 @@ export function utf8Length(text: string): number {
 }
 
 /**
- * OpenAI's o200k_base tokenizer via `gpt-tokenizer` (an optional peer dependency, imported
- * only when this is called, so the core bundle never carries its tables). Rejects, naming
- * the package to install, when it cannot be loaded.
+ * OpenAI's o200k_base tokenizer via `gpt-tokenizer` (an optional dependency, imported only
+ * when this is called, so the core bundle never carries its tables).
  *
  * @example
  * const loop = new BareLoop({ client, registry, tokenCounter: await o200kTokenCounter() })
  */
 export async function o200kTokenCounter(): Promise<TokenCounter> {
   const specifier = 'gpt-tokenizer/encoding/o200k_base';
-  let module: { countTokens?: (text: string) => number; encode: (text: string) => number[] };
-  try {
-    module = await import(/* @vite-ignore */ specifier);
-  } catch (cause) {
-    throw new Error('o200k token counts need the optional package gpt-tokenizer (npm install gpt-tokenizer)', { cause });
-  }
+  const module = (await import(/* @vite-ignore */ specifier)) as { countTokens?: (text: string) => number; encode: (text: string) => number[] };
   const count = module.countTokens ?? ((text: string) => module.encode(text).length);
   return { id: 'o200k_base', count: (text) => count(text) };
 }
