@@ -141,7 +141,9 @@ describe('demo page (WASM)', () => {
     await page.setInputFiles('#tools-file', {
       name: 'tools.json',
       mimeType: 'application/json',
-      buffer: Buffer.from(JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope', { name: 'send email!' }])),
+      buffer: Buffer.from(
+        JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope', { name: 'send email!' }]),
+      ),
     });
     await page.waitForSelector('#tools-errors:not([hidden])');
     const errors = await page.locator('#tools-errors').textContent();

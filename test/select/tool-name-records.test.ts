@@ -32,6 +32,9 @@ const TOOLS: ToolSchema[] = [
 const PROMPT = 'inspect the prototype chain, build a constructor, render a string, check an own property';
 const ctx = { turn: 1, latestUserMessage: PROMPT, conversation: [{ role: 'user' as const, content: PROMPT }] };
 
+/** An own entry, read without the `__proto__` accessor. */
+const own = (reasons: Readonly<Record<string, ToolReason>>, name: string): ToolReason | undefined => Object.getOwnPropertyDescriptor(reasons, name)?.value;
+
 function expectOwnReasons(reasons: Readonly<Record<string, ToolReason>>, names: readonly string[]) {
   expect(Object.getPrototypeOf(reasons)).toBeNull();
   for (const name of names) {
@@ -55,7 +58,7 @@ describe('tools named like Object.prototype members', () => {
     expect(selection.fellOpen).toBeUndefined();
     for (const name of ODD) expect(selection.names, name).toContain(name);
     expectOwnReasons(selection.reasons, selection.names);
-    expect(selection.reasons.__proto__?.score).toBeGreaterThan(0);
+    expect(own(selection.reasons, '__proto__')?.score).toBeGreaterThan(0);
   });
 
   it('core tools named toString and constructor get their core reason (nothing inherited stands in)', async () => {
@@ -73,7 +76,7 @@ describe('tools named like Object.prototype members', () => {
     reasons.get_weather = { score: 1 };
     const selection = applySelection({ tools: TOOLS, reasons }, TOOLS);
     expectOwnReasons(selection.reasons, ['__proto__', 'get_weather']);
-    expect(selection.reasons.__proto__).toEqual({ score: 3 });
+    expect(own(selection.reasons, '__proto__')).toEqual({ score: 3 });
     expect(selection.reasons.toString).toBeUndefined();
   });
 
