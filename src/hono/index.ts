@@ -18,3 +18,4 @@ export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './worke
 export { denoHandler, serveDeno } from './deno.js';
 export type { DenoAppOptions } from './deno.js';
 export { generateToken } from './dev-token.js';
+export { UpstreamUnreachableError } from './proxy/index.js';
