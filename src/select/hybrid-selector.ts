@@ -195,7 +195,7 @@ export class HybridSelector implements AsyncToolSelector {
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
       // Learning options apply to an embedding selector passed in too (the named table builds
       // every hybrid that way); without them it keeps its own.
-      const learning = learned || learnedCache ? seeded.withLearning({ learned, learnedCache }) : seeded;
+      const learning = seeded.withLearning({ learned, learnedCache });
       this.#dense = timeoutMs !== undefined ? learning.withTimeout(timeoutMs) : learning;
     } else {
       this.#dense = new EmbeddingSelector(embedder, {
