@@ -91,7 +91,7 @@ export interface AppOptions {
   /**
    * Where internal errors are reported (never to clients). Default: `console.error`, except an
    * `UpstreamUnreachableError` (the proxy's model server is not running), which is one plain
-   * `console.log` line saying what to start.
+   * `console.info` line saying what to start (info: what wrangler dev shows as a plain line).
    */
   onError?: (error: unknown) => void;
   /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
@@ -115,7 +115,7 @@ const DEFAULTS = {
  * internal error, logged whole.
  */
 function reportError(error: unknown): void {
-  if (error instanceof UpstreamUnreachableError) console.log(`[loopctl] ${error.message}`);
+  if (error instanceof UpstreamUnreachableError) console.info(`[loopctl] ${error.message}`);
   else console.error('[loopctl]', error);
 }
 

@@ -9,7 +9,7 @@
  * No upstream answered at `url`. The message names the URL and what to do.
  *
  * @example
- * onError: (error) => error instanceof UpstreamUnreachableError ? console.log(error.message) : console.error(error)
+ * onError: (error) => error instanceof UpstreamUnreachableError ? console.info(error.message) : console.error(error)
  */
 export class UpstreamUnreachableError extends Error {
   override readonly name = 'UpstreamUnreachableError';
