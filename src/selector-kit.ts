@@ -1,6 +1,7 @@
 /**
  * `loopctl/selector-kit`: the pieces the built-in selectors are made of, for writing your own.
- * The selection contract (`applySelection`, `withCore`, `checkSelectorResult`), tokenising
+ * The selection contract (`applySelection`, `withCore`, `checkSelectorResult`; `nameRecord` for
+ * reasons keyed by tool names, which must have no prototype), tokenising
  * and query expansion, ranking (`topK`, `adaptiveCut`), vector maths, the corpus index that
  * caches tool vectors per registry generation, a tool's rendered cost, and abort helpers.
  *
@@ -16,6 +17,7 @@
  * }
  */
 export { applySelection, withCore } from './select/apply-selection.js';
+export { copyNameRecord, nameRecord, ownEntry } from './registry/name-record.js';
 export { checkSelectorResult } from './select/run-selection.js';
 export { topK, assertTopK } from './select/top-k.js';
 export { adaptiveCut } from './select/adaptive-k.js';

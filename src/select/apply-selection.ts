@@ -1,5 +1,6 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { sameSchema } from '../registry/schema.js';
+import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { SelectorOutput, ToolReason } from './selector.js';
 
 /**
@@ -52,9 +53,10 @@ export function applySelection(returned: SelectorOutput | readonly ToolSchema[],
 
   const tools = [...chosen].sort((a, b) => a - b).map((index) => all[index] as ToolSchema);
   const names = tools.map((tool) => tool.name);
-  const reasons: Record<string, ToolReason> = {};
+  const reasons = nameRecord<ToolReason>();
   for (const name of names) {
-    const reason = output.reasons?.[name];
+    // A selector's own record may be a plain object: only its own entries are reasons.
+    const reason = ownEntry(output.reasons, name);
     if (reason) reasons[name] = reason;
   }
 

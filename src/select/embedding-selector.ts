@@ -5,6 +5,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
 import { normalise } from '../embed/embedder.js';
+import { nameRecord } from '../registry/name-record.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
@@ -77,6 +78,12 @@ export interface EmbeddingSelectorOptions {
    * must not pick up earlier runs' examples passes a fresh `memoryVectorCache()`.
    */
   learnedCache?: VectorCache;
+}
+
+/** The learning settings {@link EmbeddingSelector.withLearning} changes; one left out is kept. */
+export interface LearningSettings {
+  learned?: LearnedVoteOptions | undefined;
+  learnedCache?: VectorCache | undefined;
 }
 
 /** Scores for every tool of a list, or why there are none. */
@@ -323,6 +330,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy whose learned examples vote with `learned` and persist in `learnedCache` (see
+   * {@link EmbeddingSelectorOptions}); an option left out keeps this selector's. A copy with
+   * other learning settings keeps its own examples; the warm corpus is still shared.
+   *
+   * @example
+   * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
+   */
+  withLearning({ learned = this.settings.learned, learnedCache = this.settings.learnedCache }: LearningSettings): EmbeddingSelector {
+    return this.derive({ learned, learnedCache });
+  }
+
+  /**
    * A copy that waits at most `ms` for the query embedding (and a cold corpus) before falling
    * open; `undefined` removes the timeout. The corpus build carries on in the background and
    * is shared with this selector, so the next turn finds it warm. See
@@ -383,7 +402,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
       const isRanked = chosen.has(i);
@@ -555,7 +574,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   private failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.core.has(tool.name)) reasons[tool.name] = { core: true };
     return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
@@ -609,11 +628,6 @@ function spread(values: Float32Array): [number, number] {
     if (value > high) high = value;
   }
   return Number.isFinite(low) ? [low, high] : [0, 0];
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }
 
 function assertTimeout(ms: number | undefined): void {

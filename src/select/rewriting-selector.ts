@@ -8,6 +8,7 @@ import type { Message } from '../message.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
+import { nameRecord } from '../registry/name-record.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
@@ -261,14 +262,14 @@ export class RewritingSelector implements AsyncToolSelector {
 
     const picked = new Set(answer.names);
     const chosen = all.filter((tool) => picked.has(tool.name));
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
     const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };
   }
 
   #failOpen(all: readonly ToolSchema[], reason: string): SelectorOutput {
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.#core.has(tool.name)) reasons[tool.name] = { core: true };
     return { tools: all, fellOpen: reason, reasons };
   }
@@ -311,9 +312,4 @@ async function completeWithin(client: ModelClient, request: ModelRequest, timeou
     if (deadline.expired()) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
     return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
   }
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }
