@@ -2,8 +2,9 @@
  * `loopctl/selector-kit`: what selectors are made of, for writing your own and for running one
  * the way the loop does. The selection contract (`runSelection`, which calls a selector once
  * and fails open on anything malformed; `applySelection`, `withCore`, `checkSelectorResult`,
- * `fullSurface`), the named table (`namedSelectors`), tokenising and query expansion, ranking
- * (`topK`, `adaptiveCut`), vector maths, the corpus index that caches tool vectors per registry
+ * `fullSurface`; `nameRecord` for reasons keyed by tool names, which must have no prototype),
+ * the named table (`namedSelectors`), tokenising and query expansion, ranking (`topK`,
+ * `adaptiveCut`), vector maths, the corpus index that caches tool vectors per registry
  * generation, a tool's rendered cost, and abort helpers.
  *
  * @example

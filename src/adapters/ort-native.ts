@@ -38,7 +38,7 @@ export async function importOrtNode(): Promise<NativeOrt> {
     // The error's own message (not its cause's): it names the module that was not found.
     const message = error instanceof Error ? error.message : String(error);
     if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /onnxruntime-node/.test(message) && !/onnxruntime-node[\\/]/.test(message)) {
-      throw new Error('onnxruntime-node is not installed (npm install onnxruntime-node)');
+      throw new Error('onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)');
     }
     throw new Error(`onnxruntime-node failed to load: ${firstLine(errorMessage(error))}`);
   }

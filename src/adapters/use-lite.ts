@@ -193,7 +193,7 @@ interface Loaded {
  * console.log(embedder.backend?.device) // 'webgpu' or 'wasm' in a browser; 'native' in Node
  *
  * @example
- * // Node, a batch job on every core: onnxruntime-node (npm install onnxruntime-node), or an error.
+ * // Node, a batch job on every core: onnxruntime-node (ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node), or an error.
  * const native = useLiteEmbedder({ modelPath: 'models/use-lite', device: 'native', numThreads: 4 })
  */
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {

@@ -24,6 +24,23 @@ export interface EvalReport {
   tokensSaved: number;
   p50Ms: number;
   p95Ms: number;
+  /** The cases whose expected tools were not all advertised, in file order (when asked for). */
+  misses?: EvalMiss[];
+}
+
+/** A case the selector missed: what it expected, what was advertised, what was left out. */
+export interface EvalMiss {
+  readonly id: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+  readonly advertised: readonly string[];
+  readonly missing: readonly string[];
+}
+
+/** Options for {@link evaluate}. */
+export interface EvaluateOptions {
+  /** List the missed cases in `report.misses` (off by default: big sets miss thousands). */
+  misses?: boolean;
 }
 
 /** One selection for `query` as the loop's first turn would make it. */
@@ -44,6 +61,7 @@ export async function evaluate(
   cases: readonly EvalCase[],
   counter: TokenCounter,
   label: { name: string; k: number | null },
+  options: EvaluateOptions = {},
 ): Promise<EvalReport> {
   const signal = new AbortController().signal;
   const registryTokens = toolsCost(tools, counter);
@@ -57,6 +75,7 @@ export async function evaluate(
   let advertisedTokens = 0;
   let fellOpen = 0;
   const times: number[] = [];
+  const misses: EvalMiss[] = [];
   for (const item of cases) {
     const start = performance.now();
     const selection = await selectFor(selector, item.query, tools, signal);
@@ -66,6 +85,10 @@ export async function evaluate(
     hit += found;
     expectedTotal += item.expected.length;
     if (found === item.expected.length) full += 1;
+    else if (options.misses) {
+      const missing = item.expected.filter((name) => !names.has(name));
+      misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
+    }
     advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
     if (selection.fellOpen) fellOpen += 1;
@@ -85,6 +108,7 @@ export async function evaluate(
     tokensSaved: registryTokens === 0 ? 0 : 1 - meanAdvertisedTokens / registryTokens,
     p50Ms: percentile(times, 0.5),
     p95Ms: percentile(times, 0.95),
+    ...(options.misses ? { misses } : {}),
   };
 }
 

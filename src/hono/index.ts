@@ -10,7 +10,7 @@ export type { ErrorBody, ErrorStatus } from './api-error.js';
 export { ConfigError } from './config-vars.js';
 export { optionsFromVars } from './env-options.js';
 export type { LoopctlVars, VarOptions } from './env-options.js';
-export { apiSelectors, yieldingEmbedder } from './api-selectors.js';
+export { apiSelectors, EmbedderUnavailableError, yieldingEmbedder } from './api-selectors.js';
 export type { ApiSelectors, ApiSelectorsOptions } from './api-selectors.js';
 export { LIMITS } from './limits.js';
 export { createWorker } from './workers.js';
@@ -18,3 +18,4 @@ export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './worke
 export { denoHandler, serveDeno } from './deno.js';
 export type { DenoAppOptions } from './deno.js';
 export { generateToken } from './dev-token.js';
+export { UpstreamUnreachableError } from './proxy/index.js';

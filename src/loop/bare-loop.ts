@@ -5,6 +5,7 @@ import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../selec
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
+import { copyNameRecord } from '../registry/name-record.js';
 import { BudgetGate } from '../limits/budget.js';
 import { describeError } from '../describe-error.js';
 import type { ModelClient } from '../model/client.js';
@@ -246,7 +247,7 @@ export class BareLoop {
       registryTokens: toolsCost(all, run.counter),
       selector: selectorName(installed),
       fellOpen: selection.fellOpen ?? null,
-      reasons: { ...selection.reasons },
+      reasons: copyNameRecord(selection.reasons),
       ms: performance.now() - started,
     });
     for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });

@@ -11,7 +11,8 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
-import type { AsyncToolSelector, ToolReason } from '../select/selector.js';
+import { copyNameRecord } from '../registry/name-record.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { errorMessage } from '../describe-error.js';
 
 /** Options for `BareLoop.withToolSearch`. */
@@ -82,7 +83,7 @@ export class ToolSearch {
     const found = all.filter((tool) => this.#found.has(tool.name) && !advertised.has(tool.name));
     const names = new Set([...selection.names, ...found.map((tool) => tool.name)]);
     const tools = [...all.filter((tool) => names.has(tool.name)), this.#schema];
-    const reasons: Record<string, ToolReason> = { ...selection.reasons };
+    const reasons = copyNameRecord(selection.reasons);
     for (const tool of found) reasons[tool.name] = { parts: { search: 1 } };
     reasons[FIND_TOOLS] = { core: true };
     return { ...selection, tools, names: tools.map((tool) => tool.name), reasons };

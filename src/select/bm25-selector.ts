@@ -1,5 +1,6 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { bm25Index } from './bm25.js';
 import { assertTopK, topK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
@@ -56,7 +57,7 @@ export class Bm25Selector implements ToolSelector {
     // Only tools that matched a word rank: a zero score is no evidence.
     const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen = top
       .sort((a, b) => a - b)
       .map((i) => {

@@ -5,13 +5,14 @@
 import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
 import { scoreRows } from '../embed/embedder.js';
+import { nameRecord } from '../registry/name-record.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
 import { assertTopK, topK } from '../rank/top-k.js';
@@ -19,7 +20,7 @@ import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
-import { fullSurface, reasonsRecord } from './apply-selection.js';
+import { fullSurface } from './apply-selection.js';
 import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import { mergeOptions } from '../options.js';
 
@@ -78,6 +79,12 @@ export interface EmbeddingSelectorOptions {
    * must not pick up earlier runs' examples passes a fresh `memoryVectorCache()`.
    */
   learnedCache?: VectorCache;
+}
+
+/** The learning settings {@link EmbeddingSelector.withLearning} changes; one left out is kept. */
+export interface LearningSettings {
+  learned?: LearnedVoteOptions | undefined;
+  learnedCache?: VectorCache | undefined;
 }
 
 /** Scores for every tool of a list, or why there are none. */
@@ -321,6 +328,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy whose learned examples vote with `learned` and persist in `learnedCache` (see
+   * {@link EmbeddingSelectorOptions}); an option left out keeps this selector's. A copy with
+   * other learning settings keeps its own examples; the warm corpus is still shared.
+   *
+   * @example
+   * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
+   */
+  withLearning({ learned = this.settings.learned, learnedCache = this.settings.learnedCache }: LearningSettings): EmbeddingSelector {
+    return this.derive({ learned, learnedCache });
+  }
+
+  /**
    * A copy that waits at most `ms` for the query embedding (and a cold corpus) before falling
    * open; `undefined` removes the timeout. The corpus build carries on in the background and
    * is shared with this selector, so the next turn finds it warm. See
@@ -362,7 +381,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
       const isRanked = chosen.has(i);

@@ -5,12 +5,13 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
-import { fullSurface, reasonsRecord } from './apply-selection.js';
+import { fullSurface } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
 import { assertTopK } from '../rank/top-k.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -98,9 +99,15 @@ export interface HybridSelectorOptions {
   timeoutMs?: number;
   /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
   multiIntent?: MultiIntentOptions | boolean;
-  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  /**
+   * How learned examples vote (see {@link HybridSelector.learn}); overrides the one of an
+   * {@link EmbeddingSelector} passed in.
+   */
   learned?: LearnedVoteOptions;
-  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  /**
+   * Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}.
+   * Overrides the one of an {@link EmbeddingSelector} passed in.
+   */
   learnedCache?: VectorCache;
 }
 
@@ -172,7 +179,10 @@ export class HybridSelector implements AsyncToolSelector {
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
-      this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
+      // Learning options apply to an embedding selector passed in too (the named table builds
+      // every hybrid that way); without them it keeps its own.
+      const learning = seeded.withLearning({ learned, learnedCache });
+      this.#dense = timeoutMs !== undefined ? learning.withTimeout(timeoutMs) : learning;
     } else {
       this.#dense = new EmbeddingSelector(embedder, { cache, timeoutMs, vectors, learned, learnedCache });
     }
@@ -294,7 +304,7 @@ export class HybridSelector implements AsyncToolSelector {
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {

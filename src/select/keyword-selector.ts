@@ -1,5 +1,6 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { keywordIndex } from './lexical-index.js';
 import { assertTopK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
@@ -121,7 +122,7 @@ export class KeywordSelector implements ToolSelector {
       picked = picked.sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b).slice(0, topK);
     }
 
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen: ToolSchema[] = [];
     for (const toolIndex of picked.sort((a, b) => a - b)) {
       const tool = all[toolIndex] as ToolSchema;

@@ -8,12 +8,13 @@ import type { Message } from '../message.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
+import { nameRecord } from '../registry/name-record.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { fullSurface, reasonsRecord, withCore } from './apply-selection.js';
+import { fullSurface, withCore } from './apply-selection.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { ToolAnswer } from './parse-tool-answer.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { errorMessage } from '../describe-error.js';
 import { mergeOptions } from '../options.js';
 
@@ -251,7 +252,7 @@ export class RewritingSelector implements AsyncToolSelector {
 
     const picked = new Set(answer.names);
     const chosen = all.filter((tool) => picked.has(tool.name));
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
     const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };

@@ -6,6 +6,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
+import { ownEntry } from '../registry/name-record.js';
 import type { AsyncToolSelector } from './selector.js';
 import { mergeOptions } from '../options.js';
 
@@ -75,7 +76,7 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
   }
   const output = bm25.select({ turn: 1, latestUserMessage: text, conversation: [] }, all);
   if (output.fellOpen) return [];
-  const hits = output.tools.map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, rankedBy: 'bm25' as const }));
+  const hits = output.tools.map((tool) => ({ name: tool.name, score: ownEntry(output.reasons, tool.name)?.score ?? 0, rankedBy: 'bm25' as const }));
   hits.sort((a, b) => b.score - a.score);
   return fresh(hits);
 }

@@ -243,3 +243,42 @@ describe('background refit', () => {
     }
   });
 });
+
+describe('a HybridSelector built from an EmbeddingSelector (as the named table builds every hybrid)', () => {
+  /** A memory cache that lists the keys written to it. */
+  function listingCache(): VectorCache & { keys: string[] } {
+    const inner = memoryVectorCache({ maxEntries: 64 });
+    const keys: string[] = [];
+    return {
+      keys,
+      get: (key) => inner.get(key),
+      set: (key, value) => {
+        keys.push(key);
+        return inner.set(key, value);
+      },
+    };
+  }
+
+  it('honours learned and learnedCache: the examples vote with its weight and persist in its learnedCache only', async () => {
+    const corpus = listingCache();
+    const learnedCache = listingCache();
+    const base = new EmbeddingSelector(countingEmbedder(), { cache: corpus });
+    const selector = new HybridSelector(base, { topK: 1, learned: LEARNED, learnedCache });
+    await selector.learn([EXAMPLE], { tools: TOOLS });
+    expect(await top(selector, PROMPT)).toEqual(['send_email']);
+    expect(learnedCache.keys.some((key) => key.startsWith('learned:v1:'))).toBe(true);
+    expect(corpus.keys.filter((key) => key.startsWith('learned:'))).toEqual([]);
+    // The embedding selector passed in keeps its own (default) learning settings and store.
+    expect(base.learnedCount).toBe(0);
+    // Derived copies keep the learning settings and the examples.
+    expect(await top(selector.withTopK(1), PROMPT)).toEqual(['send_email']);
+  });
+
+  it('learned options reach the vote: weight 0 leaves the ranking as it was', async () => {
+    const base = new EmbeddingSelector(countingEmbedder());
+    const silent = new HybridSelector(base, { topK: 1, learned: { weight: 0, projection: false } });
+    await silent.learn([EXAMPLE], { tools: TOOLS });
+    expect(silent.learnedCount).toBe(1);
+    expect(await top(silent, PROMPT)).not.toContain('send_email');
+  });
+});

@@ -200,7 +200,7 @@ console.log(JSON.stringify({ auto, autoWarnings, wasm, wasmWarnings, native }));
   const probe = (dir: string) => JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1) as string);
 
   it.each([
-    ['absent', /^onnxruntime-node is not installed \(npm install onnxruntime-node\)$/],
+    ['absent', /^onnxruntime-node is not installed \(ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node\)$/],
     ['without-binary', /^onnxruntime-node failed to load: .*onnxruntime_binding\.node/],
   ] as const)(
     'onnxruntime-node %s: WASM with one warning and the same vectors; native is a clear error',

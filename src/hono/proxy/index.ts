@@ -8,6 +8,7 @@
  */
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
+export { UpstreamUnreachableError } from './upstream-unreachable.js';
 export type { ProxyVars } from './proxy-env.js';
 export { proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';

@@ -23,6 +23,7 @@ import { providerError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
+import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
 import { selectTools } from './select-tools.js';
@@ -230,7 +231,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       });
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream could not be reached: ${errorMessage(error)}`, { cause: error }));
+      onError?.(new UpstreamUnreachableError(protocol, upstreams[protocol] ?? url, error));
       return providerError(protocol, 502, `the ${protocol} upstream could not be reached`);
     }
     const headers = clientHeaders(upstream.headers);
