@@ -6,7 +6,7 @@
  * reported with its path, so a bad file explains itself instead of half-loading.
  */
 import type { ToolSchema } from '../src/index.js';
-import { readToolDefinition } from '../src/index.js';
+import { readToolDefinition } from '../src/selector-kit.js';
 
 /** What parsing a file gives: tools, or every error found (never both). */
 export type ToolsFileResult = { readonly ok: true; readonly tools: readonly ToolSchema[] } | { readonly ok: false; readonly errors: readonly string[] };

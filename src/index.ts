@@ -6,7 +6,6 @@ export type { Message, SystemMessage, UserMessage, AssistantMessage, ToolMessage
 export type { ToolSchema, JsonSchema } from './registry/schema.js';
 export { ToolRegistry } from './registry/registry.js';
 export type { ToolHandler, ToolContext, ToolEntry, RegisterOptions, DispatchOptions } from './registry/registry.js';
-export { readToolDefinition, TOOL_NAME_RULE, toToolSchema } from './registry/tool-definition.js';
 export type { ToolDefinition, ToolReadResult } from './registry/tool-definition.js';
 export type { ArgumentIssue } from './registry/validate.js';
 export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';

@@ -2,7 +2,8 @@
  * `loopctl/selector-kit`: what selectors are made of, for writing your own and for running one
  * the way the loop does. The selection contract (`runSelection`, which calls a selector once
  * and fails open on anything malformed; `applySelection`, `withCore`, `checkSelectorResult`,
- * `fullSurface`; `nameRecord` for reasons keyed by tool names, which must have no prototype),
+ * `fullSurface`; `nameRecord` for reasons keyed by tool names, which must have no prototype;
+ * `readToolDefinition` for tool definitions in loopctl's, OpenAI's, Anthropic's or MCP's shape),
  * the named table (`namedSelectors`), tokenising and query expansion, ranking (`topK`,
  * `adaptiveCut`), vector maths, the corpus index that caches tool vectors per registry
  * generation, a tool's rendered cost, and abort helpers.
@@ -42,6 +43,7 @@ export type { CorpusIndexOptions } from './embed/corpus-index.js';
 export { lengthBuckets } from './embed/length-buckets.js';
 export type { LengthBucketOptions } from './embed/length-buckets.js';
 export { renderTool, toolCost, toolsCost } from './registry/tool-cost.js';
+export { readToolDefinition, TOOL_NAME_RULE, toToolSchema } from './registry/tool-definition.js';
 export { BudgetGate } from './limits/budget.js';
 export { raceAbort, withDeadline } from './limits/abort.js';
 export type { Deadline } from './limits/abort.js';
