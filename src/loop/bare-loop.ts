@@ -15,6 +15,7 @@ import type { Emit } from './loop-run.js';
 import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
+import type { DeferredSearch, DeferredTurn } from './deferred-search.js';
 import type { ToolSearch, ToolSearchOptions } from './tool-search.js';
 import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
@@ -104,13 +105,22 @@ export class BareLoop {
    * can search the whole registry (ranked by this loop's selector, or BM25); the top `k` tools
    * found ride every later request of the run. `false` turns it off. Returns this loop.
    *
+   * With `deferred: true` the selector's pick is the run's *loaded* set (chosen once, for the
+   * conversation's opening prompt) and every other tool is *deferred*: declared with
+   * `defer_loading` on Anthropic and Responses, kept back on Chat Completions, reachable through
+   * `find_tools` (or, with `hosted`, the provider's own search). Found tools are *revealed*:
+   * callable from the next request on; the loaded set never changes within a run.
+   *
    * @example
    * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withToolSearch({ k: 5 })
+   * const deferring = new BareLoop({ client: anthropic, registry }).withSelector(hybrid).withToolSearch({ deferred: true })
    */
   withToolSearch(options: ToolSearchOptions | false = {}): this {
     const k = options === false ? undefined : options.k;
     // Validated now, not mid-run (the search itself loads with the first run that uses it).
     if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
+    const hosted = options === false ? undefined : options.hosted;
+    if (hosted !== undefined && hosted !== 'bm25' && hosted !== 'regex') throw new RangeError(`toolSearch hosted must be 'bm25' or 'regex', got ${String(hosted)}`);
     this.#toolSearch = options === false ? undefined : { ...options };
     return this;
   }
@@ -166,18 +176,28 @@ export class BareLoop {
       // Inside the try: an invalid limit ends the run with an error event, like any failure.
       const gate = new BudgetGate(run.config.budget ?? {});
       // Tool search and learning are opt-in: their code loads with the first run that uses them.
-      const search = searchOptions ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
+      const deferred = searchOptions?.deferred
+        ? new (await import('./deferred-search.js')).DeferredSearch(searchOptions, installed?.selector, this.client)
+        : undefined;
+      const search = searchOptions && !deferred ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
       const recordTurn = learning ? (await import('./learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);
         const all = this.registry.schemas();
         const conversation = run.view();
-        // The registry's own tool named find_tools wins over the search tool.
-        const searching = search && !this.registry.has(search.toolName) ? search : undefined;
-        const selection = await this.#selectTurn(run, installed, all, conversation, searching);
+        // The registry's own tool named find_tools wins over the search tool (and deferral needs it).
+        const shadowed = this.registry.has(FIND_TOOLS_NAME) && (search || deferred);
+        if (shadowed && run.turn === 1) {
+          emit({ type: 'warning', turn: run.turn, code: 'tool_search', message: `the registry has its own ${FIND_TOOLS_NAME}, so the loop's tool search is off` });
+        }
+        const searching = shadowed ? undefined : search;
+        const deferring = shadowed ? undefined : deferred;
+        const { selection, surface } = await this.#selectTurn(run, installed, all, conversation, searching, deferring);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
-        const request = buildRequest(view, selection.tools, run.config);
+        const request = surface
+          ? buildRequest(deferring?.clean(view, all) ?? view, surface.wireTools, run.config, surface.deferral)
+          : buildRequest(view, selection.tools, run.config);
         emit({
           type: 'request',
           turn: run.turn,
@@ -188,16 +208,23 @@ export class BareLoop {
           estimatedInputTokens: estimate.tokens,
           anchored: estimate.anchored,
           ...contextFigures(estimate, figures),
+          ...(surface ? { surface: surface.surface } : {}),
         });
         const reply = await receiveReply(this.client, request, run);
         recordReply(run, gate, view, selection, reply);
         if (reply.calls.length === 0) return run.finish('stop');
 
         const { registry } = this;
-        const dispatcher = searching ? searching.dispatcher(registry, all, selection.names) : registry;
+        // A hosted search in the reply loaded its finds before the calls that follow them.
+        const found = deferring ? deferring.foundIn(reply.providerContent, all) : new Set<string>();
+        const dispatcher = deferring
+          ? deferring.dispatcher(registry, found)
+          : searching
+            ? searching.dispatcher(registry, all, selection.names)
+            : registry;
         const results = await dispatchAll(reply.calls, {
           registry: dispatcher,
-          selection,
+          selection: found.size > 0 ? { ...selection, names: [...selection.names, ...found] } : selection,
           constraint: run.config.constraint,
           signal: run.signal,
           turn: run.turn,
@@ -209,7 +236,7 @@ export class BareLoop {
           if (problem) emit({ type: 'warning', turn: run.turn, code: 'learning', message: problem });
         }
         if (run.signal.aborted) return run.finish('cancelled');
-        emitPostDispatchEstimate(run, selection, figures, registry.schemas());
+        emitPostDispatchEstimate(run, selection, figures, registry.schemas(), surface?.surface);
       }
     } catch (error) {
       if (run.signal.aborted) return run.finish('cancelled');
@@ -219,20 +246,32 @@ export class BareLoop {
     }
   }
 
-  /** Select this turn's tools, then report the selection (and any warnings it carries). */
+  /**
+   * Select this turn's tools, then report the selection (and any warnings it carries). In
+   * deferred mode the surface comes from the run's deferred search (the loaded set is
+   * selected on its first turn only).
+   */
   async #selectTurn(
     run: RunState,
     installed: InstalledSelector | undefined,
     all: readonly ToolSchema[],
     conversation: readonly Message[],
-    search?: ToolSearch,
-  ): Promise<RunSelectionResult> {
+    search: ToolSearch | undefined,
+    deferred: DeferredSearch | undefined,
+  ): Promise<{ selection: RunSelectionResult; surface?: DeferredTurn }> {
     const { turn, emit } = run;
-    const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
     const started = performance.now();
-    const selected = await this.#select(installed, ctx, all, run.signal);
-    // find_tools rides every request, with what it found so far (and they count in the estimate).
-    const selection = search ? search.widen(selected, all) : selected;
+    let selection: RunSelectionResult;
+    let surface: DeferredTurn | undefined;
+    if (deferred) {
+      surface = await deferred.turn(all, conversation, (ctx) => this.#select(installed, { turn, ...ctx }, all, run.signal));
+      selection = surface.selection;
+    } else {
+      const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
+      const selected = await this.#select(installed, ctx, all, run.signal);
+      // find_tools rides every request, with what it found so far (and they count in the estimate).
+      selection = search ? search.widen(selected, all) : selected;
+    }
     emit({
       type: 'selection',
       turn,
@@ -244,15 +283,20 @@ export class BareLoop {
       fellOpen: selection.fellOpen ?? null,
       reasons: { ...selection.reasons },
       ms: performance.now() - started,
+      ...(surface ? { surface: surface.surface } : {}),
     });
     for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
-    return selection;
+    for (const warning of surface?.warnings ?? []) emit({ type: 'warning', turn, ...warning });
+    return surface ? { selection, surface } : { selection };
   }
 
   #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
     return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'any' });
   }
 }
+
+/** The loop's search tool (the same name `tool-search.ts` exports, kept here so the core does not load that module). */
+const FIND_TOOLS_NAME = 'find_tools';
 
 function selectorName(installed: InstalledSelector | undefined): string | null {
   return installed ? (installed.selector.name ?? 'custom') : null;

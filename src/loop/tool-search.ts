@@ -7,6 +7,7 @@
  * never registered, so the registry (and its corpus vectors) stay as they are.
  */
 import type { ToolCall, ToolResult } from '../message.js';
+import type { HostedToolSearch } from '../model/client.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
@@ -17,6 +18,21 @@ import type { Selector, ToolReason } from '../select/selector.js';
 export interface ToolSearchOptions {
   /** Tools one search adds. Default 5. */
   k?: number;
+  /**
+   * Deferred loading. The selector's pick becomes the run's *loaded* tools (rendered, counted,
+   * callable), chosen once for the conversation's opening prompt so the prompt prefix holds
+   * from turn to turn; every other tool is *deferred*: declared with `defer_loading` where the
+   * protocol has it (Anthropic Messages, OpenAI Responses), kept back where it has not (Chat
+   * Completions), and reachable through search. A tool a search returns is *revealed*: callable
+   * from the next request on, counted from the request it rides. Default false: `find_tools`
+   * widens a per-turn selection instead.
+   */
+  deferred?: boolean;
+  /**
+   * In deferred mode, search with the provider's own tool (Anthropic's BM25 or regex search)
+   * instead of `find_tools`. A client without it falls back to `find_tools`, with a warning.
+   */
+  hosted?: HostedToolSearch;
 }
 
 /** The search tool's name. */
@@ -105,10 +121,11 @@ export class ToolSearch {
   }
 
   /**
-   * Run one `find_tools` call. Never throws: a bad query or a failing search is an error
-   * result (the run continues); an abort is the caller's to notice.
+   * Run one `find_tools` call over `all`, skipping the names in `skip` (the tools on offer).
+   * Never throws: a bad query or a failing search is an error result (the run continues); an
+   * abort is the caller's to notice. The found names ride the result as `references`.
    */
-  async handle(call: ToolCall, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<ToolResult> {
+  async handle(call: ToolCall, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<ToolResult> {
     const fail = (content: string): ToolResult => ({ toolCallId: call.id, name: call.name, content, isError: true });
     let query: unknown;
     try {
@@ -120,7 +137,7 @@ export class ToolSearch {
     const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
     let ranked: string[];
     try {
-      ranked = await this.#rank(text, all, advertised, signal);
+      ranked = await this.#rank(text, all, skip, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       return fail(`find_tools failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -134,13 +151,14 @@ export class ToolSearch {
       name: call.name,
       content: `Found ${ranked.length} tool${ranked.length === 1 ? '' : 's'}, available from your next step:\n${lines.join('\n')}`,
       isError: false,
+      references: ranked,
     };
   }
 
   // The loop's selector ranks the whole registry for the query (BM25 where it cannot), minus
   // the tools already on offer: the one search every door shares.
-  async #rank(query: string, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-    const exclude = new Set([...advertised, FIND_TOOLS]);
+  async #rank(query: string, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
+    const exclude = new Set([...skip, FIND_TOOLS]);
     const hits = await searchTools(query, all, { selector: this.#selector, k: this.k, exclude, signal });
     return hits.map((hit) => hit.name);
   }

@@ -9,6 +9,7 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { globalFetch, isRecord, type FetchLike } from './http.js';
 import { mergeOptions } from '../options.js';
 import { wireClient } from './wire-client.js';
@@ -39,6 +40,11 @@ export interface AnthropicMessagesOptions {
   readonly retry?: RetryOptions;
   /** Fields merged into every body after the standard ones (e.g. `{ metadata: {...} }`). */
   readonly extraBody?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the server understands deferred loading (`defer_loading`, `tool_reference`, the hosted
+   * tool searches). Default true; set false for an Anthropic-compatible server without them.
+   */
+  readonly deferLoading?: boolean;
 }
 
 const defaults = {
@@ -48,12 +54,17 @@ const defaults = {
 } as const;
 
 const provider = 'anthropic';
+const protocol = 'anthropic-messages';
+/** The beta that carries deferred loading and the hosted tool searches. */
+const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20';
 
 /**
  * A {@link ModelClient} for the Anthropic Messages protocol (`POST {baseURL}/v1/messages`).
  * System messages become the top-level `system`; tool results become `tool_result` blocks
  * in one user message per run of results; assistant calls become `tool_use` blocks. Usage
- * combines `message_start` (input) and `message_delta` (output).
+ * combines `message_start` (input) and `message_delta` (output). Deferred tools ride with
+ * `defer_loading: true`, a search's finds become `tool_reference` blocks, and a hosted search's
+ * `server_tool_use` / `tool_search_tool_result` blocks come back verbatim in `providerContent`.
  *
  * @example
  * const client = anthropicMessagesClient({ apiKey: env.ANTHROPIC_API_KEY, model: 'claude-haiku-4-5' })
@@ -64,13 +75,21 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
 
-  const headers = (streaming: boolean): Record<string, string> => ({
-    'content-type': 'application/json',
-    accept: streaming ? 'text/event-stream' : 'application/json',
-    'anthropic-version': settings.anthropicVersion,
-    ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
-    ...settings.headers,
-  });
+  const deferring = settings.deferLoading !== false;
+  const headers = (streaming: boolean, request: ModelRequest): Record<string, string> => {
+    const out: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: streaming ? 'text/event-stream' : 'application/json',
+      'anthropic-version': settings.anthropicVersion,
+      ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
+      ...settings.headers,
+    };
+    const beta = out['anthropic-beta'];
+    if (deferring && (request.deferredTools?.length || request.toolSearch) && !beta?.includes(TOOL_SEARCH_BETA)) {
+      out['anthropic-beta'] = beta ? `${beta},${TOOL_SEARCH_BETA}` : TOOL_SEARCH_BETA;
+    }
+    return out;
+  };
 
   return wireClient({
     provider,
@@ -78,8 +97,9 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
     url,
     fetch,
     retry: settings.retry,
+    ...(deferring ? { toolSearch: { deferLoading: true, hosted: ['bm25', 'regex'], maxTools: 10_000 } } : {}),
     headers,
-    body: (request, names) => anthropicBody(request, names, settings),
+    body: (request, names) => anthropicBody(request, names, settings, deferring),
     decoder: createAnthropicStreamDecoder,
     parse: parseAnthropicResponse,
   });
@@ -89,26 +109,36 @@ function anthropicBody(
   request: ModelRequest,
   names: ToolNameMap,
   settings: { model: string; maxTokens: number; extraBody?: Readonly<Record<string, unknown>> },
+  deferring: boolean,
 ): Record<string, unknown> {
   const system = request.messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
     .join('\n\n');
+  // A server without deferred loading never sees deferred tools (they stay back) or the beta.
+  const deferred = (deferring && request.deferredTools) || [];
+  const search = deferring ? request.toolSearch : undefined;
+  const tool = (schema: ToolSchema, defer: boolean): Block => ({
+    name: names.toWire(schema.name),
+    description: schema.description,
+    input_schema: schema.parameters,
+    ...(defer ? { defer_loading: true } : {}),
+  });
+  const tools = [
+    ...request.tools.map((schema) => tool(schema, false)),
+    ...(search && 'hosted' in search ? [{ type: `tool_search_tool_${search.hosted}_20251119`, name: `tool_search_tool_${search.hosted}` }] : []),
+    ...deferred.map((schema) => tool(schema, true)),
+  ];
+  // A search's finds load as tool_reference blocks only in deferred mode, and only for tools
+  // this request declares (a reference to an undeclared tool is refused).
+  const declared = deferring && request.deferredTools ? new Set([...request.tools, ...deferred].map((schema) => schema.name)) : undefined;
   const hasTools = request.tools.length > 0;
   return {
     model: settings.model,
     max_tokens: request.maxTokens ?? settings.maxTokens,
     ...(system !== '' ? { system } : {}),
-    messages: anthropicMessages(request.messages, names),
-    ...(hasTools
-      ? {
-          tools: request.tools.map((tool) => ({
-            name: names.toWire(tool.name),
-            description: tool.description,
-            input_schema: tool.parameters,
-          })),
-        }
-      : {}),
+    messages: anthropicMessages(request.messages, names, declared),
+    ...(tools.length > 0 ? { tools } : {}),
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) } : {}),
     temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
@@ -135,7 +165,7 @@ interface WireMessage {
  * (the protocol wants every result for a turn's calls in the message right after it), and
  * a user message that directly follows them joins that message after the results.
  */
-function anthropicMessages(messages: readonly Message[], names: ToolNameMap): WireMessage[] {
+function anthropicMessages(messages: readonly Message[], names: ToolNameMap, declared: ReadonlySet<string> | undefined): WireMessage[] {
   const out: WireMessage[] = [];
   // The user message collecting tool results, while more may still join it.
   let results: { message: WireMessage; blocks: Block[]; acceptsResults: boolean } | undefined;
@@ -161,13 +191,16 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
       case 'assistant': {
         results = undefined;
         const calls = message.toolCalls ?? [];
-        if (calls.length === 0) {
+        const kept = message.providerContent?.protocol === protocol ? message.providerContent.items : [];
+        if (calls.length === 0 && kept.length === 0) {
           out.push({ role: 'assistant', content: message.content });
           break;
         }
         out.push({
           role: 'assistant',
           content: [
+            // A hosted search's blocks first, as they came (the calls they revealed follow).
+            ...kept,
             // The protocol rejects empty text blocks.
             ...(message.content !== '' ? [{ type: 'text', text: message.content }] : []),
             ...calls.map((call) => ({
@@ -181,10 +214,11 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
         break;
       }
       case 'tool': {
+        const references = declared ? (message.references ?? []).filter((name) => declared.has(name)) : [];
         const block: Block = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: message.content,
+          content: references.length > 0 ? references.map((name) => ({ type: 'tool_reference', tool_name: names.toWire(name) })) : message.content,
           ...(message.isError ? { is_error: true } : {}),
         };
         if (results?.acceptsResults) results.blocks.push(block);
@@ -199,6 +233,12 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
     }
   }
   return out;
+}
+
+/** A block the server ran (`server_tool_use`, `mcp_tool_use`, `…_tool_result`): ours to send back, not to run. */
+function isServerBlock(block: Record<string, unknown>): boolean {
+  const type = String(block.type);
+  return type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
 }
 
 /** Our calls keep arguments as JSON text; the protocol wants an object (`{}` when unusable). */
@@ -276,6 +316,8 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
     input: unknown;
   }
   const tools = new Map<number, ToolBlock>();
+  // Server-side blocks (a hosted search's call and result), kept whole for the next request.
+  const kept = new Map<number, { block: Record<string, unknown>; json: string }>();
   const counts: UsageCounts = {};
   let stopReason: string | undefined;
   let calls = 0;
@@ -289,6 +331,14 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
     const hasInput = isRecord(block.input) && Object.keys(block.input).length > 0;
     const args = block.json !== '' ? block.json : hasInput ? JSON.stringify(block.input) : '{}';
     return [{ type: 'tool_call', call: toolCall(block.id, block.name, args, names) }];
+  };
+
+  const emitKept = (index: number): ModelEvent[] => {
+    const entry = kept.get(index);
+    if (!entry) return [];
+    kept.delete(index);
+    if (entry.json !== '') entry.block.input = parseInput(entry.json);
+    return [{ type: 'provider_content', protocol, item: entry.block }];
   };
 
   const finish = (): ModelEvent[] => {
@@ -333,6 +383,8 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
             });
           } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
             return [{ type: 'text', delta: block.text }];
+          } else if (isServerBlock(block)) {
+            kept.set(index, { block: { ...block }, json: '' });
           }
           return [];
         }
@@ -342,13 +394,13 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
             return [{ type: 'text', delta: delta.text }];
           }
           if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-            const block = tools.get(index);
+            const block = tools.get(index) ?? kept.get(index);
             if (block) block.json += delta.partial_json;
           }
           return [];
         }
         case 'content_block_stop':
-          return emitTool(index);
+          return [...emitTool(index), ...emitKept(index)];
         case 'message_delta': {
           const delta = isRecord(event.delta) ? event.delta : {};
           if (typeof delta.stop_reason === 'string') stopReason = delta.stop_reason;
@@ -391,7 +443,9 @@ export function parseAnthropicResponse(json: unknown, names: ToolNameMap): Model
   }
   const text: string[] = [];
   const toolCalls: ToolCall[] = [];
+  const items: Record<string, unknown>[] = [];
   json.content.filter(isRecord).forEach((block, index) => {
+    if (isServerBlock(block)) items.push(block);
     if (block.type === 'text' && typeof block.text === 'string') text.push(block.text);
     if (block.type === 'tool_use') {
       const id = typeof block.id === 'string' ? block.id : `toolu_${index}`;
@@ -406,6 +460,7 @@ export function parseAnthropicResponse(json: unknown, names: ToolNameMap): Model
   return {
     text: text.join(''),
     toolCalls,
+    ...(items.length > 0 ? { providerContent: { protocol, items } } : {}),
     ...(usage ? { usage } : {}),
     finishReason: anthropicFinishReason(raw, toolCalls.length > 0),
     ...(raw !== undefined ? { providerReason: raw } : {}),

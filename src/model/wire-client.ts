@@ -1,6 +1,7 @@
 import {
   ModelStreamError,
   collectResponse,
+  type ToolSearchSupport,
   type ModelCallOptions,
   type ModelClient,
   type ModelEvent,
@@ -27,7 +28,9 @@ export interface WireProtocol {
   readonly url: string;
   readonly fetch: FetchLike;
   readonly retry?: RetryOptions;
-  headers(streaming: boolean): Record<string, string>;
+  /** Deferred loading and hosted search, when the protocol has them. */
+  readonly toolSearch?: ToolSearchSupport;
+  headers(streaming: boolean, request: ModelRequest): Record<string, string>;
   body(request: ModelRequest, names: ToolNameMap): Record<string, unknown>;
   decoder(names: ToolNameMap): StreamDecoder;
   parse(json: unknown, names: ToolNameMap): ModelResponse;
@@ -48,12 +51,12 @@ export function wireClient(protocol: WireProtocol): ModelClient {
     return { body: JSON.stringify(protocol.body(request, names)), names };
   };
 
-  const send = (body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
+  const send = (request: ModelRequest, body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
     postModelRequest({
       provider,
       fetch: protocol.fetch,
       url: protocol.url,
-      headers: protocol.headers(streaming),
+      headers: protocol.headers(streaming, request),
       body,
       signal,
       retry: protocol.retry,
@@ -62,7 +65,7 @@ export function wireClient(protocol: WireProtocol): ModelClient {
   async function* stream(request: ModelRequest, call: ModelCallOptions = {}): AsyncGenerator<ModelEvent> {
     const { signal } = call;
     const { body, names } = prepare({ ...request, stream: true });
-    const response = await send(body, true, signal);
+    const response = await send(request, body, true, signal);
     if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
     const decoder = protocol.decoder(names);
     try {
@@ -79,13 +82,14 @@ export function wireClient(protocol: WireProtocol): ModelClient {
   return {
     provider,
     model: protocol.model,
+    ...(protocol.toolSearch ? { toolSearch: protocol.toolSearch } : {}),
     buildBody: (request) => prepare(request).body,
     stream,
     async complete(request, call = {}) {
       if (request.stream) return collectResponse(stream(request, call));
       const { signal } = call;
       const { body, names } = prepare({ ...request, stream: false });
-      const response = await send(body, false, signal);
+      const response = await send(request, body, false, signal);
       return protocol.parse(await readJson(provider, response, signal), names);
     },
   };
