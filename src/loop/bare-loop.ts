@@ -120,7 +120,8 @@ export class BareLoop {
     // Validated now, not mid-run (the search itself loads with the first run that uses it).
     if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     const hosted = options === false ? undefined : options.hosted;
-    if (hosted !== undefined && hosted !== 'bm25' && hosted !== 'regex') throw new RangeError(`toolSearch hosted must be 'bm25' or 'regex', got ${String(hosted)}`);
+    if (hosted !== undefined && hosted !== 'bm25' && hosted !== 'regex')
+      throw new RangeError(`toolSearch hosted must be 'bm25' or 'regex', got ${String(hosted)}`);
     this.#toolSearch = options === false ? undefined : { ...options };
     return this;
   }
@@ -189,7 +190,12 @@ export class BareLoop {
         // The registry's own tool named find_tools wins over the search tool (and deferral needs it).
         const shadowed = this.registry.has(FIND_TOOLS_NAME) && (search || deferred);
         if (shadowed && run.turn === 1) {
-          emit({ type: 'warning', turn: run.turn, code: 'tool_search', message: `the registry has its own ${FIND_TOOLS_NAME}, so the loop's tool search is off` });
+          emit({
+            type: 'warning',
+            turn: run.turn,
+            code: 'tool_search',
+            message: `the registry has its own ${FIND_TOOLS_NAME}, so the loop's tool search is off`,
+          });
         }
         const searching = shadowed ? undefined : search;
         const deferring = shadowed ? undefined : deferred;
@@ -217,11 +223,7 @@ export class BareLoop {
         const { registry } = this;
         // A hosted search in the reply loaded its finds before the calls that follow them.
         const found = deferring ? deferring.foundIn(reply.providerContent, all) : new Set<string>();
-        const dispatcher = deferring
-          ? deferring.dispatcher(registry, found)
-          : searching
-            ? searching.dispatcher(registry, all, selection.names)
-            : registry;
+        const dispatcher = deferring ? deferring.dispatcher(registry, found) : searching ? searching.dispatcher(registry, all, selection.names) : registry;
         const results = await dispatchAll(reply.calls, {
           registry: dispatcher,
           selection: found.size > 0 ? { ...selection, names: [...selection.names, ...found] } : selection,

@@ -118,9 +118,9 @@ export class DeferredSearch {
     const revealedNames: string[] = [];
     for (const name of revealedIn(conversation, all)) {
       if (deferrable.has(name)) revealedNames.push(name);
-      else if (!registered.has(name)) this.#warn(`revealed_tool_removed:${name}`, `revealed tool "${name}" is no longer registered; it was dropped from the request`);
+      else if (!registered.has(name))
+        this.#warn(`revealed_tool_removed:${name}`, `revealed tool "${name}" is no longer registered; it was dropped from the request`);
     }
-    const revealedSet = new Set(revealedNames);
     const byName = new Map(all.map((tool) => [tool.name, tool]));
     const revealed = revealedNames.map((name) => byName.get(name) as ToolSchema);
     const searching = rest.length > revealed.length;

@@ -48,7 +48,10 @@ function deeper(selector: Selector, depth: number): Selector {
   const withTopK = (selector as { withTopK?: (k: number) => Selector }).withTopK;
   if (typeof withTopK !== 'function') return selector;
   let copies = deeperCopies.get(selector);
-  if (!copies) deeperCopies.set(selector, (copies = new Map()));
+  if (!copies) {
+    copies = new Map();
+    deeperCopies.set(selector, copies);
+  }
   let copy = copies.get(depth);
   if (!copy) {
     try {
