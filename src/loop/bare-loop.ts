@@ -15,8 +15,7 @@ import type { Emit } from './loop-run.js';
 import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
-import type { DeferredSearch, DeferredTurn } from './deferred-search.js';
-import type { ToolSearch, ToolSearchOptions } from './tool-search.js';
+import type { SearchDoor, SearchTurn, ToolSearchOptions } from './tool-search.js';
 import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
@@ -177,33 +176,16 @@ export class BareLoop {
       // Inside the try: an invalid limit ends the run with an error event, like any failure.
       const gate = new BudgetGate(run.config.budget ?? {});
       // Tool search and learning are opt-in: their code loads with the first run that uses them.
-      const deferred = searchOptions?.deferred
-        ? new (await import('./deferred-search.js')).DeferredSearch(searchOptions, installed?.selector, this.client)
-        : undefined;
-      const search = searchOptions && !deferred ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
+      const search = searchOptions ? await openSearch(searchOptions, installed?.selector, this.client) : undefined;
       const recordTurn = learning ? (await import('./learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);
         const all = this.registry.schemas();
         const conversation = run.view();
-        // The registry's own tool named find_tools wins over the search tool (and deferral needs it).
-        const shadowed = this.registry.has(FIND_TOOLS_NAME) && (search || deferred);
-        if (shadowed && run.turn === 1) {
-          emit({
-            type: 'warning',
-            turn: run.turn,
-            code: 'tool_search',
-            message: `the registry has its own ${FIND_TOOLS_NAME}, so the loop's tool search is off`,
-          });
-        }
-        const searching = shadowed ? undefined : search;
-        const deferring = shadowed ? undefined : deferred;
-        const { selection, surface } = await this.#selectTurn(run, installed, all, conversation, searching, deferring);
+        const { selection, searched } = await this.#selectTurn(run, installed, all, conversation, search);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
-        const request = surface
-          ? buildRequest(deferring?.clean(view, all) ?? view, surface.wireTools, run.config, surface.deferral)
-          : buildRequest(view, selection.tools, run.config);
+        const request = buildRequest(searched?.wireView(view) ?? view, searched?.wireTools ?? selection.tools, run.config, searched?.deferral);
         emit({
           type: 'request',
           turn: run.turn,
@@ -214,19 +196,17 @@ export class BareLoop {
           estimatedInputTokens: estimate.tokens,
           anchored: estimate.anchored,
           ...contextFigures(estimate, figures),
-          ...(surface ? { surface: surface.surface } : {}),
+          ...(searched?.surface ? { surface: searched.surface } : {}),
         });
         const reply = await receiveReply(this.client, request, run);
         recordReply(run, gate, view, selection, reply);
         if (reply.calls.length === 0) return run.finish('stop');
 
         const { registry } = this;
-        // A hosted search in the reply loaded its finds before the calls that follow them.
-        const found = deferring ? deferring.foundIn(reply.providerContent, all) : new Set<string>();
-        const dispatcher = deferring ? deferring.dispatcher(registry, found) : searching ? searching.dispatcher(registry, all, selection.names) : registry;
+        const turn = searched?.dispatch(registry, reply) ?? { registry, selection };
         const results = await dispatchAll(reply.calls, {
-          registry: dispatcher,
-          selection: found.size > 0 ? { ...selection, names: [...selection.names, ...found] } : selection,
+          registry: turn.registry,
+          selection: turn.selection,
           constraint: run.config.constraint,
           signal: run.signal,
           turn: run.turn,
@@ -238,7 +218,7 @@ export class BareLoop {
           if (problem) emit({ type: 'warning', turn: run.turn, code: 'learning', message: problem });
         }
         if (run.signal.aborted) return run.finish('cancelled');
-        emitPostDispatchEstimate(run, selection, figures, registry.schemas(), surface?.surface);
+        emitPostDispatchEstimate(run, selection, figures, registry.schemas(), searched?.surface);
       }
     } catch (error) {
       if (run.signal.aborted) return run.finish('cancelled');
@@ -249,31 +229,22 @@ export class BareLoop {
   }
 
   /**
-   * Select this turn's tools, then report the selection (and any warnings it carries). In
-   * deferred mode the surface comes from the run's deferred search (the loaded set is
-   * selected on its first turn only).
+   * Select this turn's tools (through the run's tool search when there is one: `find_tools`
+   * widening, or the deferred surface), then report the selection and its warnings.
    */
   async #selectTurn(
     run: RunState,
     installed: InstalledSelector | undefined,
     all: readonly ToolSchema[],
     conversation: readonly Message[],
-    search: ToolSearch | undefined,
-    deferred: DeferredSearch | undefined,
-  ): Promise<{ selection: RunSelectionResult; surface?: DeferredTurn }> {
+    search: SearchDoor | undefined,
+  ): Promise<{ selection: RunSelectionResult; searched?: SearchTurn }> {
     const { turn, emit } = run;
     const started = performance.now();
-    let selection: RunSelectionResult;
-    let surface: DeferredTurn | undefined;
-    if (deferred) {
-      surface = await deferred.turn(all, conversation, (ctx) => this.#select(installed, { turn, ...ctx }, all, run.signal));
-      selection = surface.selection;
-    } else {
-      const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
-      const selected = await this.#select(installed, ctx, all, run.signal);
-      // find_tools rides every request, with what it found so far (and they count in the estimate).
-      selection = search ? search.widen(selected, all) : selected;
-    }
+    const select = (ctx: Partial<SelectionContext> = {}) =>
+      this.#select(installed, { turn, latestUserMessage: run.prompt, conversation, ...ctx }, all, run.signal);
+    const searched = search ? await search.turn(all, conversation, select) : undefined;
+    const selection = searched ? searched.selection : await select();
     emit({
       type: 'selection',
       turn,
@@ -285,11 +256,11 @@ export class BareLoop {
       fellOpen: selection.fellOpen ?? null,
       reasons: { ...selection.reasons },
       ms: performance.now() - started,
-      ...(surface ? { surface: surface.surface } : {}),
+      ...(searched?.surface ? { surface: searched.surface } : {}),
     });
     for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
-    for (const warning of surface?.warnings ?? []) emit({ type: 'warning', turn, ...warning });
-    return surface ? { selection, surface } : { selection };
+    for (const warning of searched?.warnings ?? []) emit({ type: 'warning', turn, ...warning });
+    return searched ? { selection, searched } : { selection };
   }
 
   #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
@@ -297,8 +268,12 @@ export class BareLoop {
   }
 }
 
-/** The loop's search tool (the same name `tool-search.ts` exports, kept here so the core does not load that module). */
-const FIND_TOOLS_NAME = 'find_tools';
+/** The run's tool search, loaded on first use: deferred loading, or `find_tools` widening. */
+async function openSearch(options: ToolSearchOptions, selector: Selector | undefined, client: ModelClient): Promise<SearchDoor> {
+  return options.deferred
+    ? new (await import('./deferred-search.js')).DeferredSearch(options, selector, client)
+    : new (await import('./tool-search.js')).ToolSearch(options, selector);
+}
 
 function selectorName(installed: InstalledSelector | undefined): string | null {
   return installed ? (installed.selector.name ?? 'custom') : null;

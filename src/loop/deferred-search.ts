@@ -9,46 +9,29 @@
  * Loaded in place of `tool-search.ts` when the option is on, so the core bundle does not carry it.
  */
 import type { Message, ProviderContent, ToolCall, ToolResult } from '../message.js';
-import type { HostedToolSearch, ModelClient, ModelRequest } from '../model/client.js';
+import type { HostedToolSearch, ModelClient } from '../model/client.js';
 import { createToolNameMap } from '../model/tool-names.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { RunSelectionResult } from '../select/run-selection.js';
 import { searchTools } from '../select/search-tools.js';
 import type { Selector, ToolReason } from '../select/selector.js';
-import { FIND_TOOLS, findToolsSchema, ToolSearch, type ToolSearchOptions } from './tool-search.js';
+import {
+  FIND_TOOLS,
+  findToolsSchema,
+  type SearchDoor,
+  type SearchTurn,
+  type SelectTurn,
+  type SurfaceWarning,
+  shadowWarning,
+  ToolSearch,
+  type ToolSearchOptions,
+} from './tool-search.js';
 
-/** The three sets a deferred-mode request is built from, as events report them. */
-export interface ToolSurface {
-  /** Rendered in the prompt and counted: the selector's pick (plus the loop's search tool). */
-  readonly loaded: readonly string[];
-  /** Deferred tools a search returned in this conversation: callable, counted from the request they ride. */
-  readonly revealed: readonly string[];
-  /** How many tools are deferred and not revealed (they cost nothing): registered − loaded − revealed. */
-  readonly deferred: number;
-}
+export type { ToolSurface } from './tool-search.js';
 
-/** A warning the loop emits once per run. */
-export interface SurfaceWarning {
-  readonly code: string;
-  readonly message: string;
-}
-
-/** One turn's surface in deferred mode. */
-export interface DeferredTurn {
-  /** What the turn advertises (loaded ∪ revealed ∪ the search tool), as the estimate counts it. */
-  readonly selection: RunSelectionResult;
-  /** The request's rendered tools. */
-  readonly wireTools: readonly ToolSchema[];
-  /** The request's deferred tools and how to search them (empty without native support). */
-  readonly deferral: Pick<ModelRequest, 'deferredTools' | 'toolSearch'>;
-  readonly surface: ToolSurface;
-  /** New warnings (each said once per run). */
-  readonly warnings: readonly SurfaceWarning[];
-}
-
-/** Picks the loaded set: one selection, as the loop runs it. */
-export type SelectLoaded = (ctx: { latestUserMessage: string | undefined; conversation: readonly Message[] }) => Promise<RunSelectionResult>;
+/** Picks the loaded set: one selection, as the loop runs it, for the given context. */
+export type SelectLoaded = SelectTurn;
 
 /**
  * One run's deferred surface: the loaded set (selected once), what the conversation revealed,
@@ -58,9 +41,9 @@ export type SelectLoaded = (ctx: { latestUserMessage: string | undefined; conver
  * @example
  * const deferred = new DeferredSearch({ deferred: true, k: 5 }, selector, client)
  * const turn = await deferred.turn(all, run.view(), select)
- * const request = buildRequest(view, turn.wireTools, config, turn.deferral)
+ * const request = buildRequest(turn.wireView(view), turn.wireTools, config, turn.deferral)
  */
-export class DeferredSearch {
+export class DeferredSearch implements SearchDoor {
   readonly #search: ToolSearch;
   readonly #selector: Selector | undefined;
   /** Deferred tools are declared on the wire (else kept back, and revealed ones ride as tools). */
@@ -92,8 +75,15 @@ export class DeferredSearch {
   /**
    * This turn's surface. The loaded set is selected on the first call (for the conversation's
    * opening user message) and kept for the run; revealed tools are read from `conversation`.
+   * A registry with its own `find_tools` turns deferral off (a plain selection, with a warning).
    */
-  async turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectLoaded): Promise<DeferredTurn> {
+  async turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectLoaded): Promise<SearchTurn> {
+    const shadow = shadowWarning(all);
+    if (shadow) {
+      this.#warn(shadow.code, shadow.message);
+      const selection = await select();
+      return { selection, wireTools: selection.tools, warnings: this.#drain(), wireView: (view) => view, dispatch: (registry) => ({ registry, selection }) };
+    }
     if (!this.#loaded) this.#loaded = await this.#selectLoaded(all, conversation, select);
     const loadedNames = new Set(this.#loaded.names);
     const registered = new Set(all.map((tool) => tool.name));
@@ -147,19 +137,28 @@ export class DeferredSearch {
     // tool, revealed ones included), so the prompt prefix and its cache hold; the references
     // in the conversation load what was found. Kept back: revealed tools ride as tools.
     const native = this.#native && rest.length > 0;
-    const wireTools = native ? [...loaded, ...searchTool] : counted;
-    const deferral: DeferredTurn['deferral'] = native
-      ? { deferredTools: rest, toolSearch: own ? { tool: FIND_TOOLS } : { hosted: this.#hosted as HostedToolSearch } }
-      : {};
-    const warnings = this.#pending;
-    this.#pending = [];
     return {
       selection,
-      wireTools,
-      deferral,
+      wireTools: native ? [...loaded, ...searchTool] : counted,
+      deferral: native ? { deferredTools: rest, toolSearch: own ? { tool: FIND_TOOLS } : { hosted: this.#hosted as HostedToolSearch } } : {},
       surface: { loaded: loaded.map((tool) => tool.name), revealed: revealedNames, deferred: all.length - loaded.length - revealed.length },
-      warnings,
+      warnings: this.#drain(),
+      wireView: (view) => this.clean(view, all),
+      dispatch: (registry, reply) => {
+        // A hosted search in the reply loaded its finds before the calls that follow them.
+        const found = this.foundIn(reply.providerContent, all);
+        return {
+          registry: this.dispatcher(registry, found),
+          selection: found.size > 0 ? { ...selection, names: [...selection.names, ...found] } : selection,
+        };
+      },
     };
+  }
+
+  #drain(): SurfaceWarning[] {
+    const warnings = this.#pending;
+    this.#pending = [];
+    return warnings;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { ToolCall, ToolResult } from '../message.js';
 import type { FinishReason, ModelUsage } from '../model/client.js';
 import type { ToolReason } from '../select/selector.js';
 import type { BudgetRefusal } from '../limits/budget.js';
-import type { ToolSurface } from './deferred-search.js';
+import type { ToolSurface } from './tool-search.js';
 
 /** Why a run ended. */
 export type StopReason = 'stop' | 'max_turns' | 'budget' | 'cancelled' | 'error';

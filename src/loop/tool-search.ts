@@ -6,11 +6,13 @@
  * next request until the run ends those tools ride every request. It is the loop's own tool,
  * never registered, so the registry (and its corpus vectors) stay as they are.
  */
-import type { ToolCall, ToolResult } from '../message.js';
-import type { HostedToolSearch } from '../model/client.js';
+import type { Message, ProviderContent, ToolCall, ToolResult } from '../message.js';
+import type { HostedToolSearch, ModelRequest } from '../model/client.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
+import type { RunSelectionResult } from '../select/run-selection.js';
+import type { SelectionContext } from '../select/selector.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
 import type { Selector, ToolReason } from '../select/selector.js';
 
@@ -37,6 +39,60 @@ export interface ToolSearchOptions {
 
 /** The search tool's name. */
 export const FIND_TOOLS = 'find_tools';
+
+/** The three sets a deferred-mode request is built from, as events report them. */
+export interface ToolSurface {
+  /** The selector's pick: rendered in the prompt and counted (the loop's search tool rides beside them). */
+  readonly loaded: readonly string[];
+  /** Deferred tools a search returned in this conversation: callable, counted from the request they ride. */
+  readonly revealed: readonly string[];
+  /** How many tools are deferred and not revealed (they cost nothing): registered − loaded − revealed. */
+  readonly deferred: number;
+}
+
+/** A warning the loop emits (each said once per run). */
+export interface SurfaceWarning {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The registry registry calls go through on one turn, and the surface they are checked against. */
+export interface TurnDispatch {
+  readonly registry: Pick<ToolRegistry, 'has' | 'dispatch'>;
+  readonly selection: Selection;
+}
+
+/** Runs the loop's selection for this turn; `ctx` replaces parts of the turn's own context. */
+export type SelectTurn = (ctx?: Partial<SelectionContext>) => Promise<RunSelectionResult>;
+
+/** One turn of a run with tool search: what it advertises, what goes on the wire, how calls are answered. */
+export interface SearchTurn {
+  /** What the turn advertises, as the estimate counts it. */
+  readonly selection: RunSelectionResult;
+  /** The request's rendered tools. */
+  readonly wireTools: readonly ToolSchema[];
+  /** Deferred mode on a protocol that has it: the deferred tools and how to search them. */
+  readonly deferral?: Pick<ModelRequest, 'deferredTools' | 'toolSearch'>;
+  /** Deferred mode: the loaded / revealed / deferred split. */
+  readonly surface?: ToolSurface;
+  readonly warnings: readonly SurfaceWarning[];
+  /** The view as the wire carries it. */
+  wireView(view: readonly Message[]): readonly Message[];
+  /** This turn's dispatch, given the reply (a hosted search in it may have loaded tools). */
+  dispatch(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, reply: { readonly providerContent?: ProviderContent | undefined }): TurnDispatch;
+}
+
+/** A run's tool search, as the loop drives it turn by turn (`find_tools` widening, or deferred loading). */
+export interface SearchDoor {
+  turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectTurn): Promise<SearchTurn>;
+}
+
+/** The registry holds its own `find_tools`: it wins, and the loop's search is off. */
+export function shadowWarning(all: readonly ToolSchema[]): SurfaceWarning | undefined {
+  return all.some((tool) => tool.name === FIND_TOOLS)
+    ? { code: 'tool_search', message: `the registry has its own ${FIND_TOOLS}, so the loop's tool search is off` }
+    : undefined;
+}
 
 /**
  * The `find_tools` schema the model sees.
@@ -67,11 +123,12 @@ export function findToolsSchema(): ToolSchema {
  * const selection = search.widen(applySelection(output, all), all)
  * const result = await search.handle(call, all, signal)
  */
-export class ToolSearch {
+export class ToolSearch implements SearchDoor {
   readonly k: number;
   readonly #selector: Selector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
+  #shadowSaid = false;
 
   constructor(options: ToolSearchOptions, selector: Selector | undefined) {
     const k = options.k ?? 5;
@@ -86,6 +143,22 @@ export class ToolSearch {
   /** Tool names found so far this run. */
   get found(): readonly string[] {
     return [...this.#found];
+  }
+
+  /** One turn: the selection widened with what was found (or as it is, when the registry has its own find_tools). */
+  async turn(all: readonly ToolSchema[], _conversation: readonly Message[], select: SelectTurn): Promise<SearchTurn> {
+    const selected = await select();
+    const shadow = shadowWarning(all);
+    const warnings = shadow && !this.#shadowSaid ? [shadow] : [];
+    this.#shadowSaid ||= shadow !== undefined;
+    const selection = shadow ? selected : this.widen(selected, all);
+    return {
+      selection,
+      wireTools: selection.tools,
+      warnings,
+      wireView: (view) => view,
+      dispatch: (registry) => ({ registry: shadow ? registry : this.dispatcher(registry, all, selection.names), selection }),
+    };
   }
 
   /**

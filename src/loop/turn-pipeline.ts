@@ -11,7 +11,7 @@ import type { Selection } from '../select/apply-selection.js';
 import { ToolConstraint } from './constraint.js';
 import type { ContextEstimate, ContextFigures } from './estimate.js';
 import { contextFit } from './estimate.js';
-import type { ToolSurface } from './deferred-search.js';
+import type { ToolSurface } from './tool-search.js';
 import type { ContextEventFigures, StopReason } from './events.js';
 import type { LoopConfig } from './loop-options.js';
 import type { ContextManager } from './managers.js';

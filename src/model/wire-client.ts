@@ -32,8 +32,9 @@ export interface WireProtocol {
   readonly toolSearch?: ToolSearchSupport;
   headers(streaming: boolean, request: ModelRequest): Record<string, string>;
   body(request: ModelRequest, names: ToolNameMap): Record<string, unknown>;
-  decoder(names: ToolNameMap, request: ModelRequest): StreamDecoder;
-  parse(json: unknown, names: ToolNameMap, request: ModelRequest): ModelResponse;
+  /** May resolve later (a protocol may load its reply reader with the first request). */
+  decoder(names: ToolNameMap, request: ModelRequest): StreamDecoder | Promise<StreamDecoder>;
+  parse(json: unknown, names: ToolNameMap, request: ModelRequest): ModelResponse | Promise<ModelResponse>;
 }
 
 /**
@@ -67,7 +68,7 @@ export function wireClient(protocol: WireProtocol): ModelClient {
     const { body, names } = prepare({ ...request, stream: true });
     const response = await send(request, body, true, signal);
     if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
-    const decoder = protocol.decoder(names, request);
+    const decoder = await protocol.decoder(names, request);
     try {
       for await (const event of readSseEvents(response.body, { signal })) {
         yield* decoder.push(event.data);
@@ -90,7 +91,7 @@ export function wireClient(protocol: WireProtocol): ModelClient {
       const { signal } = call;
       const { body, names } = prepare({ ...request, stream: false });
       const response = await send(request, body, false, signal);
-      return protocol.parse(await readJson(provider, response, signal), names, request);
+      return await protocol.parse(await readJson(provider, response, signal), names, request);
     },
   };
 }
