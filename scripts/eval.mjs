@@ -75,21 +75,25 @@ const curvePoints = values.curve.split(',');
 
 const rows = [];
 const curve = [];
+const learnTimes = [];
+const unseen = [];
 const reachable = [];
 const replays = [];
 if (values.merge) {
   const computed = new Set([...plainSelectors, ...(withLearned ? [LEARNED] : [])]);
   const earlier = JSON.parse(readFileSync(values.merge, 'utf8'));
   rows.push(...earlier.filter((row) => row.kind === undefined && sets.includes(row.set) && !computed.has(row.selector)));
-  if (!withLearned) curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
+  if (!withLearned) {
+    curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
+    learnTimes.push(...earlier.filter((row) => row.kind === 'learn-time' && sets.includes(row.set)));
+    unseen.push(...earlier.filter((row) => row.kind === 'unseen' && sets.includes(row.set)));
+  }
   if (!values.reachable) {
     reachable.push(...earlier.filter((row) => row.kind === 'reachable' && sets.includes(row.set)));
     replays.push(...earlier.filter((row) => row.kind === 'replay'));
   }
   console.error(`merged ${rows.length} rows from ${values.merge}`);
 }
-const learnTimes = [];
-const unseen = [];
 // The report is rewritten after every set, so a long run leaves its finished sets behind.
 function writeReport() {
   const HYBRID_NOTE = `**How the hybrid was fitted (dev split only).** The blend weight (dense 0.7, lexical 0.3; the lexical half
@@ -217,6 +221,8 @@ function writeReport() {
       [
         ...rows,
         ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point })),
+        ...learnTimes.map((row) => ({ ...row, kind: 'learn-time' })),
+        ...unseen.map((row) => ({ ...row, kind: 'unseen' })),
         ...reachable.map((row) => ({ kind: 'reachable', ...row })),
         ...replays.map((row) => ({ kind: 'replay', ...row })),
       ],

@@ -30,9 +30,6 @@ import {
 
 export type { ToolSurface } from './tool-search.js';
 
-/** Picks the loaded set: one selection, as the loop runs it, for the given context. */
-export type SelectLoaded = SelectTurn;
-
 /**
  * One run's deferred surface: the loaded set (selected once), what the conversation revealed,
  * the wire split, and a dispatcher that answers the search and refuses deferred tools that were
@@ -54,8 +51,6 @@ export class DeferredSearch implements SearchDoor {
   #pending: SurfaceWarning[] = [];
   #loaded: RunSelectionResult | undefined;
   #turns = 0;
-  #allowed: ReadonlySet<string> = new Set();
-  #searchable: { all: readonly ToolSchema[]; skip: ReadonlySet<string> } | undefined;
 
   constructor(options: ToolSearchOptions, selector: Selector | undefined, client: Pick<ModelClient, 'toolSearch' | 'provider' | 'model'>) {
     this.#search = new ToolSearch(options, selector);
@@ -69,15 +64,12 @@ export class DeferredSearch implements SearchDoor {
     this.#hosted = this.#native && options.hosted && support?.hosted.includes(options.hosted) ? options.hosted : undefined;
   }
 
-  /** The search tool's name on the wire when the loop's own search is used. */
-  readonly toolName = FIND_TOOLS;
-
   /**
    * This turn's surface. The loaded set is selected on the first call (for the conversation's
    * opening user message) and kept for the run; revealed tools are read from `conversation`.
    * A registry with its own `find_tools` turns deferral off (a plain selection, with a warning).
    */
-  async turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectLoaded): Promise<SearchTurn> {
+  async turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectTurn): Promise<SearchTurn> {
     const shadow = shadowWarning(all);
     if (shadow) {
       this.#warn(shadow.code, shadow.message);
@@ -122,8 +114,9 @@ export class DeferredSearch implements SearchDoor {
     for (const tool of loaded) reasons[tool.name] = this.#loaded.reasons[tool.name] ?? { core: true };
     for (const tool of revealed) reasons[tool.name] = { parts: { search: 1 } };
     if (searchTool.length > 0) reasons[FIND_TOOLS] = { core: true };
-    this.#allowed = new Set(counted.map((tool) => tool.name));
-    this.#searchable = { all, skip: new Set([...this.#allowed, ...keptBack.map((tool) => tool.name)]) };
+    const allowed = new Set(counted.map((tool) => tool.name));
+    // The search ranks the whole registry, skipping what is already callable and what is kept back.
+    const searchable = { all, skip: new Set([...allowed, ...keptBack.map((tool) => tool.name)]) };
 
     // The loaded set's own warnings (fell open, dropped fabrications) are said with the turn that chose it.
     const selection: RunSelectionResult = {
@@ -143,12 +136,12 @@ export class DeferredSearch implements SearchDoor {
       deferral: native ? { deferredTools: rest, toolSearch: own ? { tool: FIND_TOOLS } : { hosted: this.#hosted as HostedToolSearch } } : {},
       surface: { loaded: loaded.map((tool) => tool.name), revealed: revealedNames, deferred: all.length - loaded.length - revealed.length },
       warnings: this.#drain(),
-      wireView: (view) => this.clean(view, all),
+      wireView: (view) => this.#clean(view, all),
       dispatch: (registry, reply) => {
         // A hosted search in the reply loaded its finds before the calls that follow them.
-        const found = this.foundIn(reply.providerContent, all);
+        const found = this.#foundIn(reply.providerContent, all);
         return {
-          registry: this.dispatcher(registry, found),
+          registry: this.#dispatcher(registry, allowed, found, searchable),
           selection: found.size > 0 ? { ...selection, names: [...selection.names, ...found] } : selection,
         };
       },
@@ -165,7 +158,7 @@ export class DeferredSearch implements SearchDoor {
    * What a hosted search in one reply revealed (the provider loaded those before the calls
    * that follow them in the same reply).
    */
-  foundIn(content: ProviderContent | undefined, all: readonly ToolSchema[]): ReadonlySet<string> {
+  #foundIn(content: ProviderContent | undefined, all: readonly ToolSchema[]): ReadonlySet<string> {
     return new Set(content ? revealedIn([{ role: 'assistant', content: '', providerContent: content }], all) : []);
   }
 
@@ -174,9 +167,9 @@ export class DeferredSearch implements SearchDoor {
    * (a protocol refuses a reference it cannot resolve). Messages that need no change keep their
    * identity, so the usage anchor still recognises its prefix.
    */
-  clean(view: readonly Message[], all: readonly ToolSchema[]): readonly Message[] {
+  #clean(view: readonly Message[], all: readonly ToolSchema[]): readonly Message[] {
     const registered = new Set(all.map((tool) => tool.name));
-    const names = createToolNameMap(all.map((tool) => tool.name));
+    let names: ReturnType<typeof createToolNameMap> | undefined;
     let changed = false;
     const out = view.map((message) => {
       if (message.role === 'tool' && message.references?.some((name) => !registered.has(name))) {
@@ -184,7 +177,9 @@ export class DeferredSearch implements SearchDoor {
         return { ...message, references: message.references.filter((name) => registered.has(name)) };
       }
       if (message.role === 'assistant' && message.providerContent) {
-        const kept = keepResolvable(message.providerContent, (wire) => registered.has(names.fromWire(wire)));
+        names ??= createToolNameMap(all.map((tool) => tool.name));
+        const map = names;
+        const kept = keepResolvable(message.providerContent, (wire) => registered.has(map.fromWire(wire)));
         if (kept !== message.providerContent) {
           changed = true;
           return { ...message, providerContent: kept };
@@ -202,25 +197,23 @@ export class DeferredSearch implements SearchDoor {
    * holds what a hosted search in the same reply revealed: the provider loaded those before the
    * calls that follow them.
    */
-  dispatcher(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, foundInReply: ReadonlySet<string>): Pick<ToolRegistry, 'has' | 'dispatch'> {
-    const allowed = this.#allowed;
+  #dispatcher(
+    registry: Pick<ToolRegistry, 'has' | 'dispatch'>,
+    allowed: ReadonlySet<string>,
+    foundInReply: ReadonlySet<string>,
+    searchable: { all: readonly ToolSchema[]; skip: ReadonlySet<string> },
+  ): Pick<ToolRegistry, 'has' | 'dispatch'> {
     const own = this.#hosted === undefined;
     const callable = (name: string): boolean => allowed.has(name) || foundInReply.has(name);
     return {
       has: (name) => (own && name === FIND_TOOLS) || (registry.has(name) && callable(name)),
       dispatch: async (call, options) => {
         const signal = options?.signal ?? new AbortController().signal;
-        if (own && call.name === FIND_TOOLS && allowed.has(FIND_TOOLS)) return this.#find(call, signal);
+        if (own && call.name === FIND_TOOLS && allowed.has(FIND_TOOLS)) return this.#search.handle(call, searchable.all, searchable.skip, signal);
         if (registry.has(call.name) && !callable(call.name)) return this.#refuse(call, own);
         return registry.dispatch(call, options);
       },
     };
-  }
-
-  #find(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
-    const searchable = this.#searchable;
-    if (!searchable) return Promise.resolve({ toolCallId: call.id, name: call.name, content: 'find_tools: nothing to search', isError: true });
-    return this.#search.handle(call, searchable.all, searchable.skip, signal);
   }
 
   #refuse(call: ToolCall, own: boolean): ToolResult {
@@ -228,7 +221,7 @@ export class DeferredSearch implements SearchDoor {
     return { toolCallId: call.id, name: call.name, content: `tool "${call.name}" is deferred and was not loaded: ${how}`, isError: true };
   }
 
-  async #selectLoaded(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectLoaded): Promise<RunSelectionResult> {
+  async #selectLoaded(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectTurn): Promise<RunSelectionResult> {
     // The conversation's opening prompt, so every run of one conversation loads the same set.
     const opening = conversation.findIndex((message) => message.role === 'user');
     const prompt = opening >= 0 ? textOf(conversation[opening] as Message) : undefined;
