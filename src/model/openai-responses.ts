@@ -11,6 +11,7 @@ import {
   type ToolChoice,
 } from './client.js';
 import { globalFetch, isRecord, type FetchLike } from './http.js';
+import { mergeOptions } from '../options.js';
 import type { RetryOptions } from './retry.js';
 import type { ResponsesFunctionTool, ResponsesInputItem, ResponsesRequestBody, ResponsesTool, ResponsesToolChoice } from './responses-wire.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
@@ -52,7 +53,7 @@ const protocol = 'openai-responses';
  * const loop = new BareLoop({ client, registry }).withToolSelector(bm25).withToolSearch({ deferred: true })
  */
 export function openAIResponsesClient(options: OpenAIResponsesOptions): ModelClient {
-  const settings = { baseURL: 'https://api.openai.com/v1', ...options };
+  const settings = mergeOptions({ baseURL: 'https://api.openai.com/v1' }, options);
   const url = `${settings.baseURL.replace(/\/+$/, '')}/responses`;
   const headers = (streaming: boolean): Record<string, string> => ({
     'content-type': 'application/json',
@@ -65,7 +66,7 @@ export function openAIResponsesClient(options: OpenAIResponsesOptions): ModelCli
     model: settings.model,
     url,
     fetch: settings.fetch ?? globalFetch,
-    ...(settings.retry ? { retry: settings.retry } : {}),
+    retry: settings.retry,
     toolSearch: { deferLoading: true, hosted: [] },
     headers,
     body: (request, names) => responsesBody(request, names, settings) as unknown as Record<string, unknown>,
@@ -125,8 +126,8 @@ export function responsesBody(
     }),
     ...(tools.length > 0 ? { tools } : {}),
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: responsesToolChoice(request.toolChoice, request, names) } : {}),
-    ...(request.maxTokens !== undefined ? { max_output_tokens: request.maxTokens } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    max_output_tokens: request.maxTokens,
+    temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
     store: false,
     ...settings.extraBody,
