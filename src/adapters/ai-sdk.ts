@@ -12,10 +12,8 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { runSelection } from '../select/run-selection.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { checkK, queryOf, rankNames, stableList, type ToolSearchAdapterOptions } from './search-door.js';
-
-export type { ToolSearchAdapterOptions } from './search-door.js';
 
 /** What the SDK passes a `toolSearch` search callback. */
 export interface AiSdkSearchInput {
@@ -72,7 +70,7 @@ export interface AiSdkTool {
 /** Options for {@link activeToolsStep}. */
 export interface ActiveToolsStepOptions<NAME extends string> {
   /** Picks the tools for the prompt. */
-  readonly selector: Selector;
+  readonly selector: AsyncToolSelector;
   /** The same tools the call passes as `tools`. */
   readonly tools: Readonly<Record<NAME, AiSdkTool>>;
   /** Names offered on every step whatever the selector picks (e.g. a `toolSearch`). */

@@ -6,10 +6,9 @@
  * prefix holds). The shapes are the protocol's, written structurally: nothing here imports
  * the SDK.
  */
+import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
-
-export type { ToolSearchAdapterOptions } from './search-door.js';
 
 /** A custom tool as the Messages API declares it (other fields pass through). */
 export interface AnthropicToolDefinition {
@@ -99,7 +98,7 @@ export function anthropicToolSearch(options: AnthropicToolSearchOptions = {}): A
         names = await rankNames(query, deferred, options, signal);
       } catch (error) {
         if (signal?.aborted) throw error;
-        return fail(`tool search failed: ${error instanceof Error ? error.message : String(error)}`);
+        return fail(`tool search failed: ${errorMessage(error)}`);
       }
       if (names.length === 0) return { type: 'tool_result', tool_use_id: toolUse.id, content: `No tools match "${query}".` };
       return { type: 'tool_result', tool_use_id: toolUse.id, content: names.map((name) => ({ type: 'tool_reference', tool_name: name })) };

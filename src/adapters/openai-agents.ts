@@ -5,10 +5,9 @@
  * `tool_search_call` reaches this executor, which ranks the deferred tools for the query and
  * returns the ones to load. Structural types: nothing here imports the SDK.
  */
+import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
-
-export type { ToolSearchAdapterOptions } from './search-door.js';
 
 /** An Agents SDK tool as the executor reads it (function tools carry name, description, parameters). */
 export interface AgentsTool {
@@ -79,7 +78,7 @@ export function agentsToolSearch(options: AgentsToolSearchOptions = {}): AgentsT
         const byName = new Map(deferred.map((tool) => [tool.name, tool]));
         return names.flatMap((name) => byName.get(name) ?? []);
       } catch (error) {
-        options.onError?.(`tool search failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.onError?.(`tool search failed: ${errorMessage(error)}`);
         return [];
       }
     },

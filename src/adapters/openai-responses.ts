@@ -4,4 +4,22 @@
  */
 export { openAIResponsesClient } from '../model/openai-responses.js';
 export type { OpenAIResponsesOptions } from '../model/openai-responses.js';
-export type * from '../model/responses-wire.js';
+// Listed, not `export type *`: each name's one home stays checkable (test/package/entry-points).
+export type {
+  ResponsesFunctionTool,
+  ResponsesToolSearchTool,
+  ResponsesTool,
+  ResponsesMessageItem,
+  ResponsesFunctionCall,
+  ResponsesFunctionCallOutput,
+  ResponsesToolSearchCall,
+  ResponsesToolSearchOutput,
+  ResponsesInputItem,
+  ResponsesToolChoice,
+  ResponsesRequestBody,
+  ResponsesUsage,
+  ResponsesOutputMessage,
+  ResponsesOutputItem,
+  ResponsesResponse,
+  ResponsesStreamEvent,
+} from '../model/responses-wire.js';

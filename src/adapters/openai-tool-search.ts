@@ -5,10 +5,9 @@
  * with a `tool_search_output` carrying the found tools' definitions, which the API injects at
  * the end of the context (the cached prefix holds). Structural types: nothing here imports the SDK.
  */
+import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
-
-export type { ToolSearchAdapterOptions } from './search-door.js';
 
 /** A function tool as the Responses API declares it (other fields pass through). */
 export interface ResponsesFunctionDefinition {
@@ -111,7 +110,7 @@ export function responsesToolSearch(options: ResponsesToolSearchOptions = {}): R
         names = await rankNames(query, schemas, options, signal);
       } catch (error) {
         if (signal?.aborted) throw error;
-        options.onError?.(`tool search failed: ${error instanceof Error ? error.message : String(error)}`);
+        options.onError?.(`tool search failed: ${errorMessage(error)}`);
         return output([]);
       }
       const byName = new Map(deferred.map((t) => [t.name, t]));

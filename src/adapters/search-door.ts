@@ -7,12 +7,12 @@
 import { Hash64 } from '../hash.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 
 /** Options every loopctl tool search for an SDK takes. */
 export interface ToolSearchAdapterOptions {
   /** Ranks the tools for the query: any loopctl selector (a hybrid, BM25…). Without one, BM25. */
-  readonly selector?: Selector;
+  readonly selector?: AsyncToolSelector;
   /** Tools one search returns, best first. Default 5 (what the hosted searches return). */
   readonly k?: number;
 }

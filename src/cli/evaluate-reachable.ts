@@ -8,7 +8,7 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { searchTools } from '../select/search-tools.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import type { EvalCase } from './eval-data.js';
 import { selectFor } from './evaluate.js';
 import { aiSdkKeywordSearch, regexReferenceSearch } from './search-baselines.js';
@@ -27,7 +27,7 @@ export interface ReachableReport {
 export type SearchMethod = (query: string, tools: readonly ToolSchema[], k: number, exclude: ReadonlySet<string>) => Promise<string[]>;
 
 /** The methods compared: the AI SDK default, the regex reference, BM25, and loopctl's own search with `selector`. */
-export function searchMethods(selector: Selector): Record<string, SearchMethod> {
+export function searchMethods(selector: AsyncToolSelector): Record<string, SearchMethod> {
   const without = (names: string[], exclude: ReadonlySet<string>, k: number) => names.filter((name) => !exclude.has(name)).slice(0, k);
   return {
     'ai-sdk keyword': async (query, tools, k, exclude) => without(aiSdkKeywordSearch(query, tools, k + exclude.size), exclude, k),
@@ -45,7 +45,7 @@ export function searchMethods(selector: Selector): Record<string, SearchMethod> 
  * const rows = await evaluateReachable(hybridAt8, searchMethods(hybridAt8), tools, cases, 5)
  */
 export async function evaluateReachable(
-  loader: Selector,
+  loader: AsyncToolSelector,
   methods: Readonly<Record<string, SearchMethod>>,
   tools: readonly ToolSchema[],
   cases: readonly EvalCase[],

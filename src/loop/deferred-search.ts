@@ -15,7 +15,8 @@ import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { RunSelectionResult } from '../select/run-selection.js';
 import { searchTools } from '../select/search-tools.js';
-import type { Selector, ToolReason } from '../select/selector.js';
+import { nameRecord, ownEntry } from '../registry/name-record.js';
+import type { AsyncToolSelector, ToolReason } from '../select/selector.js';
 import {
   FIND_TOOLS,
   findToolsSchema,
@@ -42,7 +43,7 @@ export type { ToolSurface } from './tool-search.js';
  */
 export class DeferredSearch implements SearchDoor {
   readonly #search: ToolSearch;
-  readonly #selector: Selector | undefined;
+  readonly #selector: AsyncToolSelector | undefined;
   /** Deferred tools are declared on the wire (else kept back, and revealed ones ride as tools). */
   readonly #native: boolean;
   readonly #hosted: HostedToolSearch | undefined;
@@ -52,7 +53,7 @@ export class DeferredSearch implements SearchDoor {
   #loaded: RunSelectionResult | undefined;
   #turns = 0;
 
-  constructor(options: ToolSearchOptions, selector: Selector | undefined, client: Pick<ModelClient, 'toolSearch' | 'provider' | 'model'>) {
+  constructor(options: ToolSearchOptions, selector: AsyncToolSelector | undefined, client: Pick<ModelClient, 'toolSearch' | 'provider' | 'model'>) {
     this.#search = new ToolSearch(options, selector);
     this.#selector = selector;
     const support = client.toolSearch;
@@ -110,8 +111,8 @@ export class DeferredSearch implements SearchDoor {
 
     // What the request costs (the estimate) and what may be called: loaded ∪ revealed ∪ search.
     const counted = [...loaded, ...revealed, ...searchTool];
-    const reasons: Record<string, ToolReason> = {};
-    for (const tool of loaded) reasons[tool.name] = this.#loaded.reasons[tool.name] ?? { core: true };
+    const reasons = nameRecord<ToolReason>();
+    for (const tool of loaded) reasons[tool.name] = ownEntry(this.#loaded.reasons, tool.name) ?? { core: true };
     for (const tool of revealed) reasons[tool.name] = { parts: { search: 1 } };
     if (searchTool.length > 0) reasons[FIND_TOOLS] = { core: true };
     const allowed = new Set(counted.map((tool) => tool.name));
@@ -231,7 +232,9 @@ export class DeferredSearch implements SearchDoor {
     const [best] = prompt ? await searchTools(prompt, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: 1 }).catch(() => []) : [];
     const tool = all.find((candidate) => candidate.name === best?.name) ?? (all[0] as ToolSchema);
     this.#warn('deferred_only', `every tool would be deferred, and a request needs one loaded tool: loaded "${tool.name}"`);
-    return { ...selection, tools: [tool], names: [tool.name], reasons: { [tool.name]: best ? { score: best.score } : { core: true } } };
+    const reasons = nameRecord<ToolReason>();
+    reasons[tool.name] = best ? { score: best.score } : { core: true };
+    return { ...selection, tools: [tool], names: [tool.name], reasons };
   }
 
   #warn(key: string, message: string): void {

@@ -8,7 +8,7 @@ import { generateText, jsonSchema, stepCountIs, tool, toolSearch } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { activeToolsStep, toolSearchFunction } from '../../src/adapters/ai-sdk.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
-import type { Selector } from '../../src/select/selector.js';
+import type { AsyncToolSelector } from '../../src/select/selector.js';
 import { body, useScriptedServer } from '../loop/helpers.js';
 
 const server = useScriptedServer();
@@ -60,7 +60,7 @@ describe('toolSearchFunction: loopctl ranks the AI SDK toolSearch', () => {
 
   it('ranks with the given selector, over the deferred tools only, and the SDK keeps at most maxResults (its default finds nothing here)', async () => {
     const seen: string[][] = [];
-    const reversed: Selector = {
+    const reversed: AsyncToolSelector = {
       name: 'reversed',
       select: (_ctx, all) => {
         seen.push(all.map((t) => t.name));

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { anthropicToolSearch } from '../../src/adapters/anthropic-tool-search.js';
 import { agentsToolSearch } from '../../src/adapters/openai-agents.js';
 import { responsesToolSearch } from '../../src/adapters/openai-tool-search.js';
-import type { Selector } from '../../src/select/selector.js';
+import type { AsyncToolSelector } from '../../src/select/selector.js';
 import { useScriptedServer } from '../loop/helpers.js';
 
 const server = useScriptedServer();
@@ -67,7 +67,7 @@ describe('loopctl/anthropic with @anthropic-ai/sdk', () => {
       tool_use_id: 'd',
       content: 'No tools match "zzzz qqqq".',
     });
-    const broken: Selector = {
+    const broken: AsyncToolSelector = {
       name: 'broken',
       select: () => {
         throw new Error('index gone');
