@@ -20,11 +20,13 @@ import {
   usesK,
 } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
+import { reachableTable, writeReachableSection } from './reachable-table.mjs';
 
+const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const { values } = parseArgs({
   options: {
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
-    out: { type: 'string', default: resolve(import.meta.dirname, '../docs/benchmarks.md') },
+    out: { type: 'string', default: DEFAULT_OUT },
     split: { type: 'string', default: 'test' },
     selectors: { type: 'string' },
     sets: { type: 'string' },
@@ -192,10 +194,9 @@ function writeReport() {
     md += `and parameters, ranked by words matched); \`bm25\` is loopctl's BM25; \`loopctl hybrid\` is \`searchTools\` with the hybrid selector, `;
     md += `the one search behind \`find_tools\`, \`tool_reference\` results, \`tool_search_output\` and the SDK adapters (it ranks past the loaded tools, `;
     md += `so with the prompt as the query it reaches what hybrid@13 reaches). Test split.\n\n`;
-    md += `| set | cases | loaded only | search | search alone | reachable |\n| --- | --- | --- | --- | --- | --- |\n`;
-    for (const r of reachable)
-      md += `| ${r.set} | ${r.cases} | ${r.loadedOnly.toFixed(3)} | ${r.method} | ${r.searchOnly.toFixed(3)} | ${r.reachable.toFixed(3)} |\n`;
-    md += `\n`;
+    md += `${reachableTable(reachable)}\n`;
+    // The Tool search page carries the same table (the default report only: a --out run is a side run).
+    if (values.out === DEFAULT_OUT) writeReachableSection(resolve(import.meta.dirname, '../docs/tool-search.md'), reachable);
   }
   if (replays.length > 0) {
     md += `### Loaded-set stability: replayed bfcl_multi_turn conversations\n\n`;
