@@ -29,7 +29,12 @@ export interface SearchToolsOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Longest query a search takes, in characters (the rest is cut). */
+/**
+ * Longest query a search takes, in characters (the rest is cut).
+ *
+ * @example
+ * const query = modelQuery.trim().slice(0, MAX_SEARCH_QUERY_CHARS)
+ */
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
 // One BM25 index per (registry array, depth), so repeated searches of one registry reuse it.
