@@ -6,13 +6,27 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
-import { defaultEmbedder, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
+import {
+  defaultEmbedder,
+  evaluate,
+  evaluateReachable,
+  isDense,
+  loadCases,
+  loadTools,
+  makeSelector,
+  memoEmbedder,
+  SELECTOR_FACTORIES,
+  searchMethods,
+  usesK,
+} from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
+import { reachableTable, writeReachableSection } from './reachable-table.mjs';
 
+const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const { values } = parseArgs({
   options: {
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
-    out: { type: 'string', default: resolve(import.meta.dirname, '../docs/benchmarks.md') },
+    out: { type: 'string', default: DEFAULT_OUT },
     split: { type: 'string', default: 'test' },
     selectors: { type: 'string' },
     sets: { type: 'string' },
@@ -24,6 +38,9 @@ const { values } = parseArgs({
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
+    // Deferred loading: reachable recall of each search, and the replayed conversations.
+    reachable: { type: 'boolean', default: true },
+    'replay-limit': { type: 'string' },
   },
 });
 
@@ -44,7 +61,7 @@ const limit = values.limit ? Number(values.limit) : undefined;
 // all their configurations; their timings come from a separate pass that bypasses the memory
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
-const needsModel = selectors.some(isDense) || withLearned;
+const needsModel = selectors.some(isDense) || withLearned || values.reachable;
 const useLite = needsModel ? await defaultEmbedder() : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
@@ -60,15 +77,25 @@ const curvePoints = values.curve.split(',');
 
 const rows = [];
 const curve = [];
+const learnTimes = [];
+const unseen = [];
+const reachable = [];
+const replays = [];
 if (values.merge) {
   const computed = new Set([...plainSelectors, ...(withLearned ? [LEARNED] : [])]);
   const earlier = JSON.parse(readFileSync(values.merge, 'utf8'));
   rows.push(...earlier.filter((row) => row.kind === undefined && sets.includes(row.set) && !computed.has(row.selector)));
-  if (!withLearned) curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
+  if (!withLearned) {
+    curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
+    learnTimes.push(...earlier.filter((row) => row.kind === 'learn-time' && sets.includes(row.set)));
+    unseen.push(...earlier.filter((row) => row.kind === 'unseen' && sets.includes(row.set)));
+  }
+  if (!values.reachable) {
+    reachable.push(...earlier.filter((row) => row.kind === 'reachable' && sets.includes(row.set)));
+    replays.push(...earlier.filter((row) => row.kind === 'replay'));
+  }
   console.error(`merged ${rows.length} rows from ${values.merge}`);
 }
-const learnTimes = [];
-const unseen = [];
 // The report is rewritten after every set, so a long run leaves its finished sets behind.
 function writeReport() {
   const HYBRID_NOTE = `**How the hybrid was fitted (dev split only).** The blend weight (dense 0.7, lexical 0.3; the lexical half
@@ -155,11 +182,54 @@ function writeReport() {
       md += `${unseen.map((u) => `${u.set} ${pct(u.share)}`).join('; ')}.\n\n`;
     }
   }
+  if (reachable.length > 0) {
+    md += `## Deferred loading: reachable recall\n\n`;
+    md += `In deferred mode (\`withToolSearch({ deferred: true })\`) the selector's pick is *loaded* and every other tool is *deferred*, `;
+    md += `reachable through one search. **Reachable** = share of cases whose expected tools are all loaded (hybrid@8 for the prompt) `;
+    md += `or among what **one search for the prompt** returns (5 tools, as the hosted searches return 3–5; the loaded ones skipped). `;
+    md += `**Search alone** = the same search with nothing loaded (every tool deferred). The loaded set is the same for every row of a set, `;
+    md += `so rows differ only by the search. \`ai-sdk keyword\` is the AI SDK's default \`toolSearch()\` ranking (ai 7.0.173: +2 per query word `;
+    md += `in the name, +1 in the description; checked against the package in test/cli/search-baselines.test.ts); \`regex reference\` is a hosted `;
+    md += `regex search given the obvious pattern (the prompt's content words as one alternation, at most 200 characters, over names, descriptions `;
+    md += `and parameters, ranked by words matched); \`bm25\` is loopctl's BM25; \`loopctl hybrid\` is \`searchTools\` with the hybrid selector, `;
+    md += `the one search behind \`find_tools\`, \`tool_reference\` results, \`tool_search_output\` and the SDK adapters (it ranks past the loaded tools, `;
+    md += `so with the prompt as the query it reaches what hybrid@13 reaches). Test split.\n\n`;
+    md += `${reachableTable(reachable)}\n`;
+    // The Tool search page carries the same table (the default report only: a --out run is a side run).
+    if (values.out === DEFAULT_OUT) writeReachableSection(resolve(import.meta.dirname, '../docs/tool-search.md'), reachable);
+  }
+  if (replays.length > 0) {
+    md += `### Loaded-set stability: replayed bfcl_multi_turn conversations\n\n`;
+    md += `Each test conversation of bfcl_multi_turn replayed through \`BareLoop\` and the Anthropic client against the scripted model server, `;
+    md += `one run per user turn with the history carried over (scripts/replay-deferred.mjs), hybrid@8. The scripted model calls the turn's expected `;
+    md += `tools it can see and, when one is missing, calls \`find_tools\` with the turn's prompt once; the server never lets it see a deferred tool `;
+    md += `before a search reveals it. *Loaded changed*: requests whose loaded set differs from the conversation's first; *tools changed*: requests `;
+    md += `whose \`tools\` array differs from the previous request's (a prompt-cache miss from there on); *reveals shrank*: requests revealing less `;
+    md += `than the one before; *expected calls made*: the expected calls the model could make (on offer when made).\n\n`;
+    md += `| mode | conversations | requests | loaded changed | tools changed | reveals shrank | expected calls made | searches |\n`;
+    md += `| --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    for (const r of replays) {
+      md += `| ${r.mode} | ${r.conversations} | ${r.requests} | ${r.mode === 'deferred' ? r.loadedChanged : '–'} | ${r.toolsChanged} | ${r.mode === 'deferred' ? r.revealShrank : '–'} | `;
+      md += `${r.reachedCalls}/${r.expectedCalls} (${pct(r.reachedCalls / Math.max(1, r.expectedCalls))}) | ${r.searches} |\n`;
+    }
+    md += `\n`;
+  }
   mkdirSync(resolve(values.out, '..'), { recursive: true });
   writeFileSync(values.out, md);
   writeFileSync(
     values.out.replace(/\.md$/, '.json'),
-    `${JSON.stringify([...rows, ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point }))], null, 1)}\n`,
+    `${JSON.stringify(
+      [
+        ...rows,
+        ...curve.map((point) => ({ kind: 'learning-curve', selector: LEARNED, k: 8, ...point })),
+        ...learnTimes.map((row) => ({ ...row, kind: 'learn-time' })),
+        ...unseen.map((row) => ({ ...row, kind: 'unseen' })),
+        ...reachable.map((row) => ({ kind: 'reachable', ...row })),
+        ...replays.map((row) => ({ kind: 'replay', ...row })),
+      ],
+      null,
+      1,
+    )}\n`,
   );
   console.error(`wrote ${values.out}`);
 }
@@ -220,6 +290,23 @@ for (const set of sets) {
         `${set.padEnd(16)} ${name.padEnd(24)} k=${String(k ?? '-').padEnd(3)} fullRecall ${report.fullRecall.toFixed(3)} ` +
           `meanAdv ${report.meanAdvertised.toFixed(1)} p50 ${report.p50Ms.toFixed(3)} ms`,
       );
+    }
+  }
+  if (values.reachable) {
+    const hybrid = await makeSelector('hybrid', spec(8));
+    const { rows: found, loadedOnly, meanLoaded } = await evaluateReachable(hybrid, searchMethods(hybrid), tools, cases, 5);
+    for (const row of found) {
+      reachable.push({ set, ...row, loadedOnly, meanLoaded });
+      console.error(`${set.padEnd(16)} reachable ${row.method.padEnd(18)} alone ${row.searchOnly.toFixed(3)} loaded∪search ${row.reachable.toFixed(3)}`);
+    }
+    if (set === 'bfcl_multi_turn') {
+      const { replayConversations } = await import('./replay-deferred.mjs');
+      const limit = values['replay-limit'] ? Number(values['replay-limit']) : undefined;
+      const report = await replayConversations({ tools, cases, selector: hybrid, limit });
+      for (const [mode, figures] of Object.entries(report)) {
+        replays.push({ mode, ...figures });
+        console.error(`replay ${mode}: ${JSON.stringify(figures)}`);
+      }
     }
   }
   writeReport();

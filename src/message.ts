@@ -24,6 +24,29 @@ export interface ToolResult {
   name: string;
   content: string;
   isError: boolean;
+  /**
+   * Set by a tool search: the registered tools it found, best first. Protocols with deferred
+   * loading send them as references (Anthropic `tool_reference` blocks, a Responses
+   * `tool_search_output`), which load those tools from the next request on.
+   */
+  references?: readonly string[];
+}
+
+/**
+ * Reply content loopctl does not model (a hosted tool search's call and result, say), kept
+ * verbatim so the protocol it came from can send it back unchanged. Other protocols skip it.
+ *
+ * @example
+ * const kept: ProviderContent = {
+ *   protocol: 'anthropic-messages',
+ *   items: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'tool_search_tool_bm25', input: { query: 'weather' } }],
+ * }
+ */
+export interface ProviderContent {
+  /** The wire protocol the items came from; only it sends them back. */
+  readonly protocol: 'anthropic-messages' | 'openai-responses';
+  /** Anthropic content blocks or Responses output items, in the order they arrived. */
+  readonly items: readonly Readonly<Record<string, unknown>>[];
 }
 
 export interface SystemMessage {
@@ -45,6 +68,8 @@ export interface AssistantMessage {
   role: 'assistant';
   content: string;
   toolCalls?: readonly ToolCall[];
+  /** What the reply carried beyond text and calls, for its own protocol to send back (sent first). */
+  providerContent?: ProviderContent;
 }
 
 export interface ToolMessage {
@@ -53,6 +78,8 @@ export interface ToolMessage {
   name: string;
   content: string;
   isError?: boolean;
+  /** A tool search's finds (see {@link ToolResult.references}). */
+  references?: readonly string[];
 }
 
 /**

@@ -6,7 +6,8 @@
  * `readToolDefinition` for tool definitions in loopctl's, OpenAI's, Anthropic's or MCP's shape),
  * the named table (`namedSelectors`), tokenising and query expansion, ranking (`topK`,
  * `adaptiveCut`), vector maths, the corpus index that caches tool vectors per registry
- * generation, a tool's rendered cost, and abort helpers.
+ * generation, a tool's rendered cost, abort helpers, and `searchTools`: the one tool search
+ * behind `find_tools` and the SDK adapters, for a search door of your own.
  *
  * @example
  * import type { ToolSelector } from 'loopctl'
@@ -29,6 +30,8 @@ export type { EmbedderSource, NamedSelectorFactory, NamedSelectorSpec, NamedSele
 export type { ToolScores, QueryScores } from './select/embedding-selector.js';
 export { messageText } from './message.js';
 export { topK, assertTopK } from './rank/top-k.js';
+export { searchTools, MAX_SEARCH_QUERY_CHARS } from './select/search-tools.js';
+export type { SearchToolsOptions, ToolSearchHit } from './select/search-tools.js';
 export { adaptiveCut } from './rank/adaptive-k.js';
 export type { AdaptiveCutOptions } from './rank/adaptive-k.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';

@@ -6,3 +6,6 @@ export { loadCases, loadTools } from './eval-data.js';
 export type { EvalCase, SplitName } from './eval-data.js';
 export { splitKey, splitOf } from './split.js';
 export { defaultEmbedder, isDense, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from './selectors.js';
+export { evaluateReachable, searchMethods } from './evaluate-reachable.js';
+export type { ReachableReport, SearchMethod } from './evaluate-reachable.js';
+export { aiSdkKeywordSearch, regexPatternFor, regexReferenceSearch } from './search-baselines.js';

@@ -16,7 +16,7 @@ import type { Emit } from './loop-run.js';
 import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
-import type { ToolSearch, ToolSearchOptions } from './tool-search.js';
+import type { SearchDoor, SearchTurn, ToolSearchOptions } from './tool-search.js';
 import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
@@ -109,13 +109,23 @@ export class BareLoop {
    * can search the whole registry (ranked by this loop's selector, or BM25); the top `k` tools
    * found ride every later request of the run. `false` turns it off. Returns this loop.
    *
+   * With `deferred: true` the selector's pick is the run's *loaded* set (chosen once, for the
+   * conversation's opening prompt) and every other tool is *deferred*: declared with
+   * `defer_loading` on Anthropic and Responses, kept back on Chat Completions, reachable through
+   * `find_tools` (or, with `hosted`, the provider's own search). Found tools are *revealed*:
+   * callable from the next request on; the loaded set never changes within a run.
+   *
    * @example
    * const loop = new BareLoop({ client, registry }).withAsyncToolSelector(hybrid).withToolSearch({ k: 5 })
+   * const deferring = new BareLoop({ client: anthropic, registry }).withAsyncToolSelector(hybrid).withToolSearch({ deferred: true })
    */
   withToolSearch(options: ToolSearchOptions | false = {}): this {
     const k = options === false ? undefined : options.k;
     // Validated now, not mid-run (the search itself loads with the first run that uses it).
     if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
+    const hosted = options === false ? undefined : options.hosted;
+    if (hosted !== undefined && hosted !== 'bm25' && hosted !== 'regex')
+      throw new RangeError(`toolSearch hosted must be 'bm25' or 'regex', got ${String(hosted)}`);
     this.#toolSearch = options === false ? undefined : { ...options };
     return this;
   }
@@ -171,18 +181,16 @@ export class BareLoop {
       // Inside the try: an invalid limit ends the run with an error event, like any failure.
       const gate = new BudgetGate(run.config.budget ?? {});
       // Tool search and learning are opt-in: their code loads with the first run that uses them.
-      const search = searchOptions ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
+      const search = searchOptions ? await openSearch(searchOptions, installed?.selector, this.client) : undefined;
       const recordTurn = learning ? (await import('../learn/learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);
         const all = this.registry.schemas();
         const conversation = run.view();
-        // The registry's own tool named find_tools wins over the search tool.
-        const searching = search && !this.registry.has(search.toolName) ? search : undefined;
-        const selection = await this.#selectTurn(run, installed, all, conversation, searching);
+        const { selection, searched } = await this.#selectTurn(run, installed, all, conversation, search);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
-        const request = buildRequest(view, selection.tools, run.config);
+        const request = buildRequest(searched?.wireView(view) ?? view, searched?.wireTools ?? selection.tools, run.config, searched?.deferral);
         emit({
           type: 'request',
           turn: run.turn,
@@ -193,16 +201,17 @@ export class BareLoop {
           estimatedInputTokens: estimate.tokens,
           anchored: estimate.anchored,
           ...contextFigures(estimate, figures),
+          ...(searched?.surface ? { surface: searched.surface } : {}),
         });
         const reply = await receiveReply(this.client, request, run);
         recordReply(run, gate, view, selection, reply);
         if (reply.calls.length === 0) return run.finish('stop');
 
         const { registry } = this;
-        const dispatcher = searching ? searching.dispatcher(registry, all, selection.names) : registry;
+        const turn = searched?.dispatch(registry, reply) ?? { registry, selection };
         const results = await dispatchAll(reply.calls, {
-          registry: dispatcher,
-          selection,
+          registry: turn.registry,
+          selection: turn.selection,
           constraint: run.config.constraint,
           signal: run.signal,
           turn: run.turn,
@@ -214,7 +223,7 @@ export class BareLoop {
           if (problem) emit({ type: 'warning', turn: run.turn, code: 'learning', message: problem });
         }
         if (run.signal.aborted) return run.finish('cancelled');
-        emitPostDispatchEstimate(run, selection, figures, registry.schemas());
+        emitPostDispatchEstimate(run, selection, figures, registry.schemas(), searched?.surface);
       }
     } catch (error) {
       if (run.signal.aborted) return run.finish('cancelled');
@@ -224,20 +233,23 @@ export class BareLoop {
     }
   }
 
-  /** Select this turn's tools, then report the selection (and any warnings it carries). */
+  /**
+   * Select this turn's tools (through the run's tool search when there is one: `find_tools`
+   * widening, or the deferred surface), then report the selection and its warnings.
+   */
   async #selectTurn(
     run: RunState,
     installed: InstalledSelector | undefined,
     all: readonly ToolSchema[],
     conversation: readonly Message[],
-    search?: ToolSearch,
-  ): Promise<RunSelectionResult> {
+    search: SearchDoor | undefined,
+  ): Promise<{ selection: RunSelectionResult; searched?: SearchTurn }> {
     const { turn, emit } = run;
-    const ctx: SelectionContext = { turn, latestUserMessage: run.prompt, conversation };
     const started = performance.now();
-    const selected = await this.#select(installed, ctx, all, run.signal);
-    // find_tools rides every request, with what it found so far (and they count in the estimate).
-    const selection = search ? search.widen(selected, all) : selected;
+    const select = (ctx: Partial<SelectionContext> = {}) =>
+      this.#select(installed, { turn, latestUserMessage: run.prompt, conversation, ...ctx }, all, run.signal);
+    const searched = search ? await search.turn(all, conversation, select) : undefined;
+    const selection = searched ? searched.selection : await select();
     emit({
       type: 'selection',
       turn,
@@ -249,14 +261,23 @@ export class BareLoop {
       fellOpen: selection.fellOpen ?? null,
       reasons: copyNameRecord(selection.reasons),
       ms: performance.now() - started,
+      ...(searched?.surface ? { surface: searched.surface } : {}),
     });
     for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
-    return selection;
+    for (const warning of searched?.warnings ?? []) emit({ type: 'warning', turn, ...warning });
+    return searched ? { selection, searched } : { selection };
   }
 
   #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
     return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'async' });
   }
+}
+
+/** The run's tool search, loaded on first use: deferred loading, or `find_tools` widening. */
+async function openSearch(options: ToolSearchOptions, selector: AsyncToolSelector | undefined, client: ModelClient): Promise<SearchDoor> {
+  return options.deferred
+    ? new (await import('./deferred-search.js')).DeferredSearch(options, selector, client)
+    : new (await import('./tool-search.js')).ToolSearch(options, selector);
 }
 
 function selectorName(installed: InstalledSelector | undefined): string | null {

@@ -52,5 +52,12 @@ export async function dispatchAll(calls: readonly ToolCall[], { registry, select
 
 /** A tool result as the transcript's tool message. */
 export function toToolMessage(result: ToolResult): ToolMessage {
-  return { role: 'tool', toolCallId: result.toolCallId, name: result.name, content: result.content, ...(result.isError ? { isError: true } : {}) };
+  return {
+    role: 'tool',
+    toolCallId: result.toolCallId,
+    name: result.name,
+    content: result.content,
+    ...(result.isError ? { isError: true } : {}),
+    ...(result.references ? { references: result.references } : {}),
+  };
 }

@@ -29,7 +29,9 @@ export function messageCost(message: Message, counter: TokenCounter): number {
     if (message.role === 'assistant' && message.toolCalls) {
       for (const call of message.toolCalls) text += `${call.id}${call.name}${call.arguments}`;
     }
-    if (message.role === 'tool') text += message.toolCallId;
+    // A hosted search's blocks ride back verbatim; a reference's tool counts as a revealed tool.
+    if (message.role === 'assistant' && message.providerContent) text += JSON.stringify(message.providerContent.items);
+    if (message.role === 'tool') text += message.toolCallId + (message.references?.join(' ') ?? '');
     cost = counter.count(text) + MESSAGE_OVERHEAD;
     perCounter.set(message, cost);
   }

@@ -2,6 +2,7 @@ import type { ToolCall, ToolResult } from '../message.js';
 import type { FinishReason, ModelUsage } from '../model/client.js';
 import type { ToolReason } from '../select/selector.js';
 import type { BudgetRefusal } from '../limits/budget.js';
+import type { ToolSurface } from './tool-search.js';
 
 /** Why a run ended. */
 export type StopReason = 'stop' | 'max_turns' | 'budget' | 'cancelled' | 'error';
@@ -46,6 +47,8 @@ export type LoopEvent =
       fellOpen: string | null;
       reasons: Record<string, ToolReason>;
       ms: number;
+      /** Deferred mode: the loaded, revealed and deferred split behind `advertised`. */
+      surface?: ToolSurface;
     }
   | ({
       type: 'request';
@@ -57,11 +60,13 @@ export type LoopEvent =
       /** Messages plus the advertised tools. */
       estimatedInputTokens: number;
       anchored: boolean;
+      /** Deferred mode: which tools this request loads, reveals and defers (only loaded ∪ revealed count). */
+      surface?: ToolSurface;
     } & ContextEventFigures)
   | { type: 'text'; turn: number; delta: string }
   | { type: 'tool_call'; turn: number; call: ToolCall; advertised: boolean }
   | { type: 'tool_result'; turn: number; result: ToolResult; ms: number }
-  | ({ type: 'estimate'; turn: number; phase: 'post_dispatch'; tokens: number; anchored: boolean } & ContextEventFigures)
+  | ({ type: 'estimate'; turn: number; phase: 'post_dispatch'; tokens: number; anchored: boolean; surface?: ToolSurface } & ContextEventFigures)
   | { type: 'usage'; turn: number; usage: ModelUsage; totalTokens: number; finishReason: FinishReason }
   | { type: 'compaction'; turn: number; manager: string; beforeTokens: number; afterTokens: number; summary: string }
   | { type: 'warning'; turn: number; code: string; message: string }

@@ -6,10 +6,13 @@
  * next request until the run ends those tools ride every request. It is the loop's own tool,
  * never registered, so the registry (and its corpus vectors) stay as they are.
  */
-import type { ToolCall, ToolResult } from '../message.js';
+import type { Message, ProviderContent, ToolCall, ToolResult } from '../message.js';
+import type { HostedToolSearch, ModelRequest } from '../model/client.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
+import type { RunSelectionResult } from '../select/run-selection.js';
+import type { SelectionContext } from '../select/selector.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
 import { copyNameRecord } from '../registry/name-record.js';
 import type { AsyncToolSelector } from '../select/selector.js';
@@ -19,10 +22,79 @@ import { errorMessage } from '../describe-error.js';
 export interface ToolSearchOptions {
   /** Tools one search adds. Default 5. */
   k?: number;
+  /**
+   * Deferred loading. The selector's pick becomes the run's *loaded* tools (rendered, counted,
+   * callable), chosen once for the conversation's opening prompt so the prompt prefix holds
+   * from turn to turn; every other tool is *deferred*: declared with `defer_loading` where the
+   * protocol has it (Anthropic Messages, OpenAI Responses), kept back where it has not (Chat
+   * Completions), and reachable through search. A tool a search returns is *revealed*: callable
+   * from the next request on, counted from the request it rides. Default false: `find_tools`
+   * widens a per-turn selection instead.
+   */
+  deferred?: boolean;
+  /**
+   * In deferred mode, search with the provider's own tool (Anthropic's BM25 or regex search)
+   * instead of `find_tools`. A client without it falls back to `find_tools`, with a warning.
+   */
+  hosted?: HostedToolSearch;
 }
 
 /** The search tool's name. */
 export const FIND_TOOLS = 'find_tools';
+
+/** The three sets a deferred-mode request is built from, as events report them. */
+export interface ToolSurface {
+  /** The selector's pick: rendered in the prompt and counted (the loop's search tool rides beside them). */
+  readonly loaded: readonly string[];
+  /** Deferred tools a search returned in this conversation: callable, counted from the request they ride. */
+  readonly revealed: readonly string[];
+  /** How many tools are deferred and not revealed (they cost nothing): registered − loaded − revealed. */
+  readonly deferred: number;
+}
+
+/** A warning the loop emits (each said once per run). */
+export interface SurfaceWarning {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** The registry registry calls go through on one turn, and the surface they are checked against. */
+export interface TurnDispatch {
+  readonly registry: Pick<ToolRegistry, 'has' | 'dispatch'>;
+  readonly selection: Selection;
+}
+
+/** Runs the loop's selection for this turn; `ctx` replaces parts of the turn's own context. */
+export type SelectTurn = (ctx?: Partial<SelectionContext>) => Promise<RunSelectionResult>;
+
+/** One turn of a run with tool search: what it advertises, what goes on the wire, how calls are answered. */
+export interface SearchTurn {
+  /** What the turn advertises, as the estimate counts it. */
+  readonly selection: RunSelectionResult;
+  /** The request's rendered tools. */
+  readonly wireTools: readonly ToolSchema[];
+  /** Deferred mode on a protocol that has it: the deferred tools and how to search them. */
+  readonly deferral?: Pick<ModelRequest, 'deferredTools' | 'toolSearch'>;
+  /** Deferred mode: the loaded / revealed / deferred split. */
+  readonly surface?: ToolSurface;
+  readonly warnings: readonly SurfaceWarning[];
+  /** The view as the wire carries it. */
+  wireView(view: readonly Message[]): readonly Message[];
+  /** This turn's dispatch, given the reply (a hosted search in it may have loaded tools). */
+  dispatch(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, reply: { readonly providerContent?: ProviderContent | undefined }): TurnDispatch;
+}
+
+/** A run's tool search, as the loop drives it turn by turn (`find_tools` widening, or deferred loading). */
+export interface SearchDoor {
+  turn(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectTurn): Promise<SearchTurn>;
+}
+
+/** The registry holds its own `find_tools`: it wins, and the loop's search is off. */
+export function shadowWarning(all: readonly ToolSchema[]): SurfaceWarning | undefined {
+  return all.some((tool) => tool.name === FIND_TOOLS)
+    ? { code: 'tool_search', message: `the registry has its own ${FIND_TOOLS}, so the loop's tool search is off` }
+    : undefined;
+}
 
 /**
  * The `find_tools` schema the model sees.
@@ -53,11 +125,12 @@ export function findToolsSchema(): ToolSchema {
  * const selection = search.widen(applySelection(output, all), all)
  * const result = await search.handle(call, all, signal)
  */
-export class ToolSearch {
+export class ToolSearch implements SearchDoor {
   readonly k: number;
   readonly #selector: AsyncToolSelector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
+  #shadowSaid = false;
 
   constructor(options: ToolSearchOptions, selector: AsyncToolSelector | undefined) {
     const k = options.k ?? 5;
@@ -72,6 +145,22 @@ export class ToolSearch {
   /** Tool names found so far this run. */
   get found(): readonly string[] {
     return [...this.#found];
+  }
+
+  /** One turn: the selection widened with what was found (or as it is, when the registry has its own find_tools). */
+  async turn(all: readonly ToolSchema[], _conversation: readonly Message[], select: SelectTurn): Promise<SearchTurn> {
+    const selected = await select();
+    const shadow = shadowWarning(all);
+    const warnings = shadow && !this.#shadowSaid ? [shadow] : [];
+    this.#shadowSaid ||= shadow !== undefined;
+    const selection = shadow ? selected : this.widen(selected, all);
+    return {
+      selection,
+      wireTools: selection.tools,
+      warnings,
+      wireView: (view) => view,
+      dispatch: (registry) => ({ registry: shadow ? registry : this.dispatcher(registry, all, selection.names), selection }),
+    };
   }
 
   /**
@@ -107,10 +196,11 @@ export class ToolSearch {
   }
 
   /**
-   * Run one `find_tools` call. Never throws: a bad query or a failing search is an error
-   * result (the run continues); an abort is the caller's to notice.
+   * Run one `find_tools` call over `all`, skipping the names in `skip` (the tools on offer).
+   * Never throws: a bad query or a failing search is an error result (the run continues); an
+   * abort is the caller's to notice. The found names ride the result as `references`.
    */
-  async handle(call: ToolCall, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<ToolResult> {
+  async handle(call: ToolCall, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<ToolResult> {
     const fail = (content: string): ToolResult => ({ toolCallId: call.id, name: call.name, content, isError: true });
     let query: unknown;
     try {
@@ -122,7 +212,7 @@ export class ToolSearch {
     const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
     let ranked: string[];
     try {
-      ranked = await this.#rank(text, all, advertised, signal);
+      ranked = await this.#rank(text, all, skip, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       return fail(`find_tools failed: ${errorMessage(error)}`);
@@ -136,13 +226,14 @@ export class ToolSearch {
       name: call.name,
       content: `Found ${ranked.length} tool${ranked.length === 1 ? '' : 's'}, available from your next step:\n${lines.join('\n')}`,
       isError: false,
+      references: ranked,
     };
   }
 
   // The loop's selector ranks the whole registry for the query (BM25 where it cannot), minus
   // the tools already on offer: the one search every door shares.
-  async #rank(query: string, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
-    const exclude = new Set([...advertised, FIND_TOOLS]);
+  async #rank(query: string, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
+    const exclude = new Set([...skip, FIND_TOOLS]);
     const hits = await searchTools(query, all, { selector: this.#selector, k: this.k, exclude, signal });
     return hits.map((hit) => hit.name);
   }

@@ -3,14 +3,15 @@
  * fit the context (compacting if the request would overflow), build the request, receive the
  * reply, record it, and re-estimate after dispatch. Each step emits its own events.
  */
-import type { AssistantMessage, Message, ToolCall } from '../message.js';
-import type { FinishReason, ModelClient, ModelRequest, ModelUsage, ToolChoice } from '../model/client.js';
+import type { AssistantMessage, Message, ProviderContent, ToolCall } from '../message.js';
+import { keepContent, type FinishReason, type ModelClient, type ModelRequest, type ModelUsage, type ToolChoice } from '../model/client.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { BudgetGate } from '../limits/budget.js';
 import type { Selection } from '../select/apply-selection.js';
 import { ToolConstraint } from './constraint.js';
 import type { ContextEstimate, ContextFigures } from './estimate.js';
 import { contextFit } from './estimate.js';
+import type { ToolSurface } from './tool-search.js';
 import type { ContextEventFigures, StopReason } from './events.js';
 import type { LoopConfig } from './loop-options.js';
 import type { ContextManager } from './managers.js';
@@ -102,12 +103,21 @@ export function contextFigures(estimate: ContextEstimate, figures: ContextFigure
   };
 }
 
-/** The wire request: the view, exactly the advertised tools, and only the options that are set. */
-export function buildRequest(messages: readonly Message[], tools: readonly ToolSchema[], config: LoopConfig): ModelRequest {
+/**
+ * The wire request: the view, exactly the advertised tools (plus, in deferred mode, the
+ * deferred ones and how to search them), and only the options that are set.
+ */
+export function buildRequest(
+  messages: readonly Message[],
+  tools: readonly ToolSchema[],
+  config: LoopConfig,
+  deferral: Pick<ModelRequest, 'deferredTools' | 'toolSearch'> = {},
+): ModelRequest {
   const toolChoice = wireToolChoice(config.constraint ?? ToolConstraint.Auto);
   return {
     messages,
     tools,
+    ...deferral,
     ...(toolChoice && tools.length > 0 ? { toolChoice } : {}),
     // Left out rather than undefined: the request goes to any ModelClient, including a user's
     // own, which may spread it over its defaults.
@@ -128,6 +138,8 @@ function wireToolChoice(constraint: ToolConstraint): ToolChoice | undefined {
 export interface TurnReply {
   readonly text: string;
   readonly calls: ToolCall[];
+  /** What the reply carried beyond text and calls (a hosted search), sent back with it. */
+  readonly providerContent?: ProviderContent | undefined;
   readonly usage: ModelUsage | undefined;
   readonly finishReason: FinishReason;
 }
@@ -138,6 +150,7 @@ export async function receiveReply(client: ModelClient, request: ModelRequest, r
   const calls: ToolCall[] = [];
   let text = '';
   let usage: ModelUsage | undefined;
+  let kept: ProviderContent | undefined;
   let finishReason: FinishReason = 'other';
   if (run.config.stream) {
     for await (const event of client.stream(request, { signal })) {
@@ -146,13 +159,14 @@ export async function receiveReply(client: ModelClient, request: ModelRequest, r
         run.emit({ type: 'text', turn, delta: event.delta });
       } else if (event.type === 'tool_call') calls.push(event.call);
       else if (event.type === 'usage') usage = event.usage;
+      else if (event.type === 'provider_content') kept = keepContent(kept, event);
       else finishReason = event.reason;
     }
-    return { text, calls, usage, finishReason };
+    return { text, calls, usage, finishReason, providerContent: kept };
   }
   const reply = await client.complete(request, { signal });
   if (reply.text) run.emit({ type: 'text', turn, delta: reply.text });
-  return { text: reply.text, calls: [...reply.toolCalls], usage: reply.usage, finishReason: reply.finishReason };
+  return { text: reply.text, calls: [...reply.toolCalls], usage: reply.usage, finishReason: reply.finishReason, providerContent: reply.providerContent };
 }
 
 /**
@@ -169,8 +183,12 @@ export function recordReply(run: RunState, gate: BudgetGate, view: readonly Mess
     run.account.anchor(view, selection.tools, reported);
     run.emit({ type: 'usage', turn, usage: reported, totalTokens: usage.inputTokens + usage.outputTokens, finishReason: reply.finishReason });
   }
-  const message: AssistantMessage =
-    reply.calls.length > 0 ? { role: 'assistant', content: reply.text, toolCalls: reply.calls } : { role: 'assistant', content: reply.text };
+  const message: AssistantMessage = {
+    role: 'assistant',
+    content: reply.text,
+    ...(reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
+    ...(reply.providerContent ? { providerContent: reply.providerContent } : {}),
+  };
   run.transcript = [...run.transcript, message];
   run.text = reply.text;
   if (reply.finishReason === 'length') {
@@ -179,7 +197,13 @@ export function recordReply(run: RunState, gate: BudgetGate, view: readonly Mess
 }
 
 /** The post-dispatch re-feed: the transcript with its tool results, on the same advertised surface. */
-export function emitPostDispatchEstimate(run: RunState, selection: Selection, figures: ContextFigures, all: readonly ToolSchema[]): void {
+export function emitPostDispatchEstimate(
+  run: RunState,
+  selection: Selection,
+  figures: ContextFigures,
+  all: readonly ToolSchema[],
+  surface?: ToolSurface,
+): void {
   const after = run.account.estimate(run.view(), selection.tools);
   run.emit({
     type: 'estimate',
@@ -188,5 +212,6 @@ export function emitPostDispatchEstimate(run: RunState, selection: Selection, fi
     tokens: after.tokens,
     anchored: after.anchored,
     ...contextFigures(after, { ...figures, fullSurfaceReservation: run.account.reservation(all, run.maxOutput) }),
+    ...(surface ? { surface } : {}),
   });
 }

@@ -1,15 +1,7 @@
-import type { Message, ToolCall } from '../message.js';
-import {
-  ModelStreamError,
-  type FinishReason,
-  type ModelClient,
-  type ModelEvent,
-  type ModelRequest,
-  type ModelResponse,
-  type ModelUsage,
-  type ToolChoice,
-} from './client.js';
-import { globalFetch, isRecord, type FetchLike } from './http.js';
+import type { Message } from '../message.js';
+import type { ModelClient, ModelRequest, ToolChoice } from './client.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { globalFetch, parseJsonObject, type FetchLike } from './http.js';
 import { mergeOptions } from '../options.js';
 import { wireClient } from './wire-client.js';
 import type { RetryOptions } from './retry.js';
@@ -39,6 +31,11 @@ export interface AnthropicMessagesOptions {
   readonly retry?: RetryOptions;
   /** Fields merged into every body after the standard ones (e.g. `{ metadata: {...} }`). */
   readonly extraBody?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the server understands deferred loading (`defer_loading`, `tool_reference`, the hosted
+   * tool searches). Default true; set false for an Anthropic-compatible server without them.
+   */
+  readonly deferLoading?: boolean;
 }
 
 const defaults = {
@@ -48,12 +45,17 @@ const defaults = {
 } as const;
 
 const provider = 'anthropic';
+const protocol = 'anthropic-messages';
+/** The beta that carries deferred loading and the hosted tool searches. */
+const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20';
 
 /**
  * A {@link ModelClient} for the Anthropic Messages protocol (`POST {baseURL}/v1/messages`).
  * System messages become the top-level `system`; tool results become `tool_result` blocks
  * in one user message per run of results; assistant calls become `tool_use` blocks. Usage
- * combines `message_start` (input) and `message_delta` (output).
+ * combines `message_start` (input) and `message_delta` (output). Deferred tools ride with
+ * `defer_loading: true`, a search's finds become `tool_reference` blocks, and a hosted search's
+ * `server_tool_use` / `tool_search_tool_result` blocks come back verbatim in `providerContent`.
  *
  * @example
  * const client = anthropicMessagesClient({ apiKey: env.ANTHROPIC_API_KEY, model: 'claude-haiku-4-5' })
@@ -64,13 +66,21 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
 
-  const headers = (streaming: boolean): Record<string, string> => ({
-    'content-type': 'application/json',
-    accept: streaming ? 'text/event-stream' : 'application/json',
-    'anthropic-version': settings.anthropicVersion,
-    ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
-    ...settings.headers,
-  });
+  const deferring = settings.deferLoading !== false;
+  const headers = (streaming: boolean, request: ModelRequest): Record<string, string> => {
+    const out: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: streaming ? 'text/event-stream' : 'application/json',
+      'anthropic-version': settings.anthropicVersion,
+      ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
+      ...settings.headers,
+    };
+    const beta = out['anthropic-beta'];
+    if (deferring && (request.deferredTools?.length || request.toolSearch) && !beta?.includes(TOOL_SEARCH_BETA)) {
+      out['anthropic-beta'] = beta ? `${beta},${TOOL_SEARCH_BETA}` : TOOL_SEARCH_BETA;
+    }
+    return out;
+  };
 
   return wireClient({
     provider,
@@ -78,10 +88,12 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
     url,
     fetch,
     retry: settings.retry,
+    ...(deferring ? { toolSearch: { deferLoading: true, hosted: ['bm25', 'regex'], maxTools: 10_000 } } : {}),
     headers,
-    body: (request, names) => anthropicBody(request, names, settings),
-    decoder: createAnthropicStreamDecoder,
-    parse: parseAnthropicResponse,
+    body: (request, names) => anthropicBody(request, names, settings, deferring),
+    // The reply reader loads with the first request, so an app that never calls Anthropic skips it.
+    decoder: async (names) => (await import('./anthropic-reply.js')).createAnthropicStreamDecoder(names),
+    parse: async (json, names) => (await import('./anthropic-reply.js')).parseAnthropicResponse(json, names),
   });
 }
 
@@ -89,26 +101,36 @@ function anthropicBody(
   request: ModelRequest,
   names: ToolNameMap,
   settings: { model: string; maxTokens: number; extraBody?: Readonly<Record<string, unknown>> },
+  deferring: boolean,
 ): Record<string, unknown> {
   const system = request.messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
     .join('\n\n');
+  // A server without deferred loading never sees deferred tools (they stay back) or the beta.
+  const deferred = (deferring && request.deferredTools) || [];
+  const search = deferring ? request.toolSearch : undefined;
+  const tool = (schema: ToolSchema, defer: boolean): Block => ({
+    name: names.toWire(schema.name),
+    description: schema.description,
+    input_schema: schema.parameters,
+    ...(defer ? { defer_loading: true } : {}),
+  });
+  const tools = [
+    ...request.tools.map((schema) => tool(schema, false)),
+    ...(search && 'hosted' in search ? [{ type: `tool_search_tool_${search.hosted}_20251119`, name: `tool_search_tool_${search.hosted}` }] : []),
+    ...deferred.map((schema) => tool(schema, true)),
+  ];
+  // A search's finds load as tool_reference blocks only in deferred mode, and only for tools
+  // this request declares (a reference to an undeclared tool is refused).
+  const declared = deferring && request.deferredTools ? new Set([...request.tools, ...deferred].map((schema) => schema.name)) : undefined;
   const hasTools = request.tools.length > 0;
   return {
     model: settings.model,
     max_tokens: request.maxTokens ?? settings.maxTokens,
     ...(system !== '' ? { system } : {}),
-    messages: anthropicMessages(request.messages, names),
-    ...(hasTools
-      ? {
-          tools: request.tools.map((tool) => ({
-            name: names.toWire(tool.name),
-            description: tool.description,
-            input_schema: tool.parameters,
-          })),
-        }
-      : {}),
+    messages: anthropicMessages(request.messages, names, declared),
+    ...(tools.length > 0 ? { tools } : {}),
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) } : {}),
     temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
@@ -135,7 +157,7 @@ interface WireMessage {
  * (the protocol wants every result for a turn's calls in the message right after it), and
  * a user message that directly follows them joins that message after the results.
  */
-function anthropicMessages(messages: readonly Message[], names: ToolNameMap): WireMessage[] {
+function anthropicMessages(messages: readonly Message[], names: ToolNameMap, declared: ReadonlySet<string> | undefined): WireMessage[] {
   const out: WireMessage[] = [];
   // The user message collecting tool results, while more may still join it.
   let results: { message: WireMessage; blocks: Block[]; acceptsResults: boolean } | undefined;
@@ -161,30 +183,34 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
       case 'assistant': {
         results = undefined;
         const calls = message.toolCalls ?? [];
-        if (calls.length === 0) {
+        const kept = message.providerContent?.protocol === protocol ? message.providerContent.items : [];
+        if (calls.length === 0 && kept.length === 0) {
           out.push({ role: 'assistant', content: message.content });
           break;
         }
         out.push({
           role: 'assistant',
           content: [
+            // A hosted search's blocks first, as they came (the calls they revealed follow).
+            ...kept,
             // The protocol rejects empty text blocks.
             ...(message.content !== '' ? [{ type: 'text', text: message.content }] : []),
             ...calls.map((call) => ({
               type: 'tool_use',
               id: call.id,
               name: names.toWire(call.name),
-              input: parseInput(call.arguments),
+              input: parseJsonObject(call.arguments),
             })),
           ],
         });
         break;
       }
       case 'tool': {
+        const references = declared ? (message.references ?? []).filter((name) => declared.has(name)) : [];
         const block: Block = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: message.content,
+          content: references.length > 0 ? references.map((name) => ({ type: 'tool_reference', tool_name: names.toWire(name) })) : message.content,
           ...(message.isError ? { is_error: true } : {}),
         };
         if (results?.acceptsResults) results.blocks.push(block);
@@ -199,215 +225,4 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap): Wi
     }
   }
   return out;
-}
-
-/** Our calls keep arguments as JSON text; the protocol wants an object (`{}` when unusable). */
-function parseInput(args: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(args);
-    return isRecord(value) ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-/**
- * Map an Anthropic `stop_reason` to a {@link FinishReason}.
- *
- * @example
- * anthropicFinishReason('end_turn', false) // 'stop'
- */
-export function anthropicFinishReason(reason: string | undefined, hasToolCalls: boolean): FinishReason {
-  if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
-  if (reason === 'refusal') return 'content_filter';
-  if (hasToolCalls || reason === 'tool_use') return 'tool_calls';
-  if (reason === 'end_turn' || reason === 'stop_sequence') return 'stop';
-  return 'other';
-}
-
-/** Token counts as reported so far; later reports replace earlier ones field by field. */
-interface UsageCounts {
-  input?: number;
-  cacheCreation?: number;
-  cacheRead?: number;
-  output?: number;
-}
-
-function mergeUsage(counts: UsageCounts, value: unknown): void {
-  if (!isRecord(value)) return;
-  const read = (key: string): number | undefined => (typeof value[key] === 'number' ? (value[key] as number) : undefined);
-  counts.input = read('input_tokens') ?? counts.input;
-  counts.cacheCreation = read('cache_creation_input_tokens') ?? counts.cacheCreation;
-  counts.cacheRead = read('cache_read_input_tokens') ?? counts.cacheRead;
-  counts.output = read('output_tokens') ?? counts.output;
-}
-
-function usageOf(counts: UsageCounts): ModelUsage | undefined {
-  if (counts.input === undefined && counts.output === undefined) return undefined;
-  return {
-    inputTokens: (counts.input ?? 0) + (counts.cacheCreation ?? 0) + (counts.cacheRead ?? 0),
-    outputTokens: counts.output ?? 0,
-  };
-}
-
-function toolCall(id: string, wireName: string, args: string, names: ToolNameMap): ToolCall {
-  return { id, name: names.fromWire(wireName), arguments: args === '' ? '{}' : args };
-}
-
-/**
- * Incremental decoder for Messages stream events (the `data` of each SSE event; the JSON
- * `type` field names the event). `done` turns true at `message_stop`; `end` finishes a
- * stream that closed without it (an error unless `message_delta` brought a stop reason).
- *
- * @example
- * const decoder = createAnthropicStreamDecoder(createToolNameMap([]))
- * decoder.push('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}')
- * // [{ type: 'text', delta: 'Hi' }]
- */
-export function createAnthropicStreamDecoder(names: ToolNameMap): {
-  push(data: string): ModelEvent[];
-  end(): ModelEvent[];
-  readonly done: boolean;
-} {
-  interface ToolBlock {
-    id: string;
-    name: string;
-    json: string;
-    input: unknown;
-  }
-  const tools = new Map<number, ToolBlock>();
-  const counts: UsageCounts = {};
-  let stopReason: string | undefined;
-  let calls = 0;
-  let done = false;
-
-  const emitTool = (index: number): ModelEvent[] => {
-    const block = tools.get(index);
-    if (!block) return [];
-    tools.delete(index);
-    calls++;
-    const hasInput = isRecord(block.input) && Object.keys(block.input).length > 0;
-    const args = block.json !== '' ? block.json : hasInput ? JSON.stringify(block.input) : '{}';
-    return [{ type: 'tool_call', call: toolCall(block.id, block.name, args, names) }];
-  };
-
-  const finish = (): ModelEvent[] => {
-    done = true;
-    const events = [...tools.keys()].sort((a, b) => a - b).flatMap(emitTool);
-    const usage = usageOf(counts);
-    if (usage) events.push({ type: 'usage', usage });
-    events.push({
-      type: 'finish',
-      reason: anthropicFinishReason(stopReason, calls > 0),
-      ...(stopReason !== undefined ? { providerReason: stopReason } : {}),
-    });
-    return events;
-  };
-
-  return {
-    get done() {
-      return done;
-    },
-    push(data) {
-      if (done) return [];
-      let event: unknown;
-      try {
-        event = JSON.parse(data);
-      } catch (error) {
-        throw new ModelStreamError(provider, `malformed stream event: ${data.slice(0, 200)}`, { cause: error });
-      }
-      if (!isRecord(event)) throw new ModelStreamError(provider, `unexpected stream event: ${data.slice(0, 200)}`);
-      const index = typeof event.index === 'number' ? event.index : 0;
-      switch (event.type) {
-        case 'message_start':
-          mergeUsage(counts, isRecord(event.message) ? event.message.usage : undefined);
-          return [];
-        case 'content_block_start': {
-          const block = isRecord(event.content_block) ? event.content_block : {};
-          if (block.type === 'tool_use') {
-            tools.set(index, {
-              id: typeof block.id === 'string' ? block.id : `toolu_${index}`,
-              name: typeof block.name === 'string' ? block.name : '',
-              json: '',
-              input: block.input,
-            });
-          } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
-            return [{ type: 'text', delta: block.text }];
-          }
-          return [];
-        }
-        case 'content_block_delta': {
-          const delta = isRecord(event.delta) ? event.delta : {};
-          if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') {
-            return [{ type: 'text', delta: delta.text }];
-          }
-          if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
-            const block = tools.get(index);
-            if (block) block.json += delta.partial_json;
-          }
-          return [];
-        }
-        case 'content_block_stop':
-          return emitTool(index);
-        case 'message_delta': {
-          const delta = isRecord(event.delta) ? event.delta : {};
-          if (typeof delta.stop_reason === 'string') stopReason = delta.stop_reason;
-          mergeUsage(counts, event.usage);
-          return [];
-        }
-        case 'message_stop':
-          return finish();
-        case 'error': {
-          const error = isRecord(event.error) ? event.error : {};
-          const type = typeof error.type === 'string' ? error.type : undefined;
-          const message = typeof error.message === 'string' ? error.message : data.slice(0, 200);
-          throw new ModelStreamError(provider, `error in stream: ${message}`, {
-            ...(type !== undefined ? { errorType: type } : {}),
-            retryable: type === 'overloaded_error' || type === 'api_error' || type === 'rate_limit_error',
-          });
-        }
-        default:
-          // ping, thinking blocks, and event types added later: nothing for us.
-          return [];
-      }
-    },
-    end() {
-      if (done) return [];
-      if (stopReason === undefined) throw new ModelStreamError(provider, 'stream ended before message_stop');
-      return finish();
-    },
-  };
-}
-
-/**
- * Read a non-streaming Messages response.
- *
- * @example
- * const reply = parseAnthropicResponse(await response.json(), createToolNameMap([]))
- */
-export function parseAnthropicResponse(json: unknown, names: ToolNameMap): ModelResponse {
-  if (!isRecord(json) || !Array.isArray(json.content)) {
-    throw new ModelStreamError(provider, `unexpected response: ${JSON.stringify(json).slice(0, 200)}`);
-  }
-  const text: string[] = [];
-  const toolCalls: ToolCall[] = [];
-  json.content.filter(isRecord).forEach((block, index) => {
-    if (block.type === 'text' && typeof block.text === 'string') text.push(block.text);
-    if (block.type === 'tool_use') {
-      const id = typeof block.id === 'string' ? block.id : `toolu_${index}`;
-      const name = typeof block.name === 'string' ? block.name : '';
-      toolCalls.push(toolCall(id, name, JSON.stringify(isRecord(block.input) ? block.input : {}), names));
-    }
-  });
-  const counts: UsageCounts = {};
-  mergeUsage(counts, json.usage);
-  const usage = usageOf(counts);
-  const raw = typeof json.stop_reason === 'string' ? json.stop_reason : undefined;
-  return {
-    text: text.join(''),
-    toolCalls,
-    ...(usage ? { usage } : {}),
-    finishReason: anthropicFinishReason(raw, toolCalls.length > 0),
-    ...(raw !== undefined ? { providerReason: raw } : {}),
-  };
 }

@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../message.js';
+import type { Message, ProviderContent, ToolCall } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -21,6 +21,41 @@ export type Provider = 'openai' | 'anthropic';
 export type ToolChoice = 'auto' | 'required' | 'none' | { readonly name: string };
 
 /**
+ * A tool search the provider runs itself over a request's deferred tools (Anthropic's
+ * `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119`).
+ *
+ * @example
+ * const request: ModelRequest = { messages, tools: loaded, deferredTools: rest, toolSearch: { hosted: 'bm25' } }
+ */
+export type HostedToolSearch = 'bm25' | 'regex';
+
+/**
+ * How a request's deferred tools are reached: `{ tool }` names the advertised tool that is
+ * loopctl's own search (its results' `references` load tools; the Responses protocol renders it
+ * as a client-executed `tool_search`), `{ hosted }` asks for the provider's own search.
+ *
+ * @example
+ * const viaOwn: RequestToolSearch = { tool: 'find_tools' }
+ */
+export type RequestToolSearch = { readonly tool: string } | { readonly hosted: HostedToolSearch };
+
+/**
+ * What a client's protocol offers for tool search. Absent: no deferred loading (the loop keeps
+ * deferred tools back and widens the request with what `find_tools` finds).
+ *
+ * @example
+ * if (client.toolSearch?.deferLoading) console.log('tools can be declared deferred')
+ */
+export interface ToolSearchSupport {
+  /** Tools can be declared on the wire without being rendered (`defer_loading`). */
+  readonly deferLoading: boolean;
+  /** Searches the provider hosts. */
+  readonly hosted: readonly HostedToolSearch[];
+  /** The most tools one request may declare, loaded and deferred together. */
+  readonly maxTools?: number;
+}
+
+/**
  * One call to the model. `tools` is this turn's selection: an empty list serialises with no
  * `tools` field and no tool choice at all, so a turn without tools costs nothing extra.
  *
@@ -39,6 +74,14 @@ export type ToolChoice = 'auto' | 'required' | 'none' | { readonly name: string 
 export interface ModelRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSchema[];
+  /**
+   * Tools declared deferred: on the wire but not rendered, reachable through `toolSearch`, and
+   * callable once a search result in the conversation references them. Only clients whose
+   * {@link ModelClient.toolSearch} says `deferLoading` send them; others leave them out.
+   */
+  readonly deferredTools?: readonly ToolSchema[];
+  /** The search that reaches `deferredTools`. */
+  readonly toolSearch?: RequestToolSearch;
   readonly toolChoice?: ToolChoice;
   readonly maxTokens?: number;
   readonly temperature?: number;
@@ -80,6 +123,8 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' |
 export type ModelEvent =
   | { readonly type: 'text'; readonly delta: string }
   | { readonly type: 'tool_call'; readonly call: ToolCall }
+  /** Reply content kept verbatim for the protocol to send back (a hosted search's call or result). */
+  | { readonly type: 'provider_content'; readonly protocol: ProviderContent['protocol']; readonly item: Readonly<Record<string, unknown>> }
   | { readonly type: 'usage'; readonly usage: ModelUsage }
   | {
       readonly type: 'finish';
@@ -98,6 +143,8 @@ export type ModelEvent =
 export interface ModelResponse {
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
+  /** What the reply carried beyond text and calls, to send back with it. */
+  readonly providerContent?: ProviderContent;
   readonly usage?: ModelUsage;
   readonly finishReason: FinishReason;
   readonly providerReason?: string;
@@ -128,6 +175,8 @@ export interface ModelCallOptions {
 export interface ModelClient {
   readonly provider: Provider;
   readonly model: string;
+  /** Deferred loading and hosted search, when the protocol has them. */
+  readonly toolSearch?: ToolSearchSupport;
   /** The exact JSON body the request would send: same request, same bytes. */
   buildBody(request: ModelRequest): string;
   /** Stream the reply. Fails with a {@link ModelError} or the signal's reason. */
@@ -241,12 +290,14 @@ export class ModelNetworkError extends ModelError {
 export async function collectResponse(events: AsyncIterable<ModelEvent>): Promise<ModelResponse> {
   const text: string[] = [];
   const toolCalls: ToolCall[] = [];
+  let kept: ProviderContent | undefined;
   let usage: ModelUsage | undefined;
   let finishReason: FinishReason = 'other';
   let providerReason: string | undefined;
   for await (const event of events) {
     if (event.type === 'text') text.push(event.delta);
     else if (event.type === 'tool_call') toolCalls.push(event.call);
+    else if (event.type === 'provider_content') kept = keepContent(kept, event);
     else if (event.type === 'usage') usage = event.usage;
     else {
       finishReason = event.reason;
@@ -256,8 +307,19 @@ export async function collectResponse(events: AsyncIterable<ModelEvent>): Promis
   return {
     text: text.join(''),
     toolCalls,
+    ...(kept ? { providerContent: kept } : {}),
     ...(usage ? { usage } : {}),
     finishReason,
     ...(providerReason !== undefined ? { providerReason } : {}),
   };
+}
+
+/**
+ * Add one `provider_content` event to what a reply kept so far.
+ *
+ * @example
+ * kept = keepContent(kept, event)
+ */
+export function keepContent(kept: ProviderContent | undefined, event: Extract<ModelEvent, { type: 'provider_content' }>): ProviderContent {
+  return { protocol: event.protocol, items: [...(kept?.items ?? []), event.item] };
 }

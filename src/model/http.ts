@@ -156,3 +156,20 @@ function firstString(...values: unknown[]): string | undefined {
   for (const value of values) if (typeof value === 'string' && value !== '') return value;
   return undefined;
 }
+
+/**
+ * JSON text as an object: `{}` when it is not JSON or not an object (a call's arguments, as a
+ * protocol that wants an object receives them).
+ *
+ * @example
+ * parseJsonObject('{"city":"Oslo"}') // { city: 'Oslo' }
+ * parseJsonObject('not json')        // {}
+ */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : {};
+  } catch {
+    return {};
+  }
+}

@@ -129,8 +129,8 @@ export function assertAdvertised(name: string, tools: readonly ToolSchema[]): vo
 }
 
 /**
- * The mapping for one request: every name it advertises, forces, or mentions in past calls,
- * so a call made on an earlier turn (perhaps with a tool no longer selected) keeps a
+ * The mapping for one request: every name it advertises, declares deferred, forces, or
+ * mentions in past calls and search results, so a call made on an earlier turn (perhaps with a tool no longer selected) keeps a
  * consistent wire name in the transcript.
  *
  * @example
@@ -139,12 +139,14 @@ export function assertAdvertised(name: string, tools: readonly ToolSchema[]): vo
 export function requestToolNameMap(request: {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSchema[];
+  readonly deferredTools?: readonly ToolSchema[];
   readonly toolChoice?: ToolChoice;
 }): ToolNameMap {
   const names: string[] = request.tools.map((tool) => tool.name);
+  for (const tool of request.deferredTools ?? []) names.push(tool.name);
   for (const message of request.messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) names.push(call.name);
-    else if (message.role === 'tool') names.push(message.name);
+    else if (message.role === 'tool') names.push(message.name, ...(message.references ?? []));
   }
   if (typeof request.toolChoice === 'object') names.push(request.toolChoice.name);
   return createToolNameMap(names);

@@ -1,6 +1,7 @@
 import {
   ModelStreamError,
   collectResponse,
+  type ToolSearchSupport,
   type ModelCallOptions,
   type ModelClient,
   type ModelEvent,
@@ -27,10 +28,13 @@ export interface WireProtocol {
   readonly url: string;
   readonly fetch: FetchLike;
   readonly retry?: RetryOptions;
-  headers(streaming: boolean): Record<string, string>;
+  /** Deferred loading and hosted search, when the protocol has them. */
+  readonly toolSearch?: ToolSearchSupport;
+  headers(streaming: boolean, request: ModelRequest): Record<string, string>;
   body(request: ModelRequest, names: ToolNameMap): Record<string, unknown>;
-  decoder(names: ToolNameMap): StreamDecoder;
-  parse(json: unknown, names: ToolNameMap): ModelResponse;
+  /** May resolve later (a protocol may load its reply reader with the first request). */
+  decoder(names: ToolNameMap, request: ModelRequest): StreamDecoder | Promise<StreamDecoder>;
+  parse(json: unknown, names: ToolNameMap, request: ModelRequest): ModelResponse | Promise<ModelResponse>;
 }
 
 /**
@@ -48,12 +52,12 @@ export function wireClient(protocol: WireProtocol): ModelClient {
     return { body: JSON.stringify(protocol.body(request, names)), names };
   };
 
-  const send = (body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
+  const send = (request: ModelRequest, body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
     postModelRequest({
       provider,
       fetch: protocol.fetch,
       url: protocol.url,
-      headers: protocol.headers(streaming),
+      headers: protocol.headers(streaming, request),
       body,
       signal,
       retry: protocol.retry,
@@ -62,9 +66,9 @@ export function wireClient(protocol: WireProtocol): ModelClient {
   async function* stream(request: ModelRequest, call: ModelCallOptions = {}): AsyncGenerator<ModelEvent> {
     const { signal } = call;
     const { body, names } = prepare({ ...request, stream: true });
-    const response = await send(body, true, signal);
+    const response = await send(request, body, true, signal);
     if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
-    const decoder = protocol.decoder(names);
+    const decoder = await protocol.decoder(names, request);
     try {
       for await (const event of readSseEvents(response.body, { signal })) {
         yield* decoder.push(event.data);
@@ -79,14 +83,15 @@ export function wireClient(protocol: WireProtocol): ModelClient {
   return {
     provider,
     model: protocol.model,
+    ...(protocol.toolSearch ? { toolSearch: protocol.toolSearch } : {}),
     buildBody: (request) => prepare(request).body,
     stream,
     async complete(request, call = {}) {
       if (request.stream) return collectResponse(stream(request, call));
       const { signal } = call;
       const { body, names } = prepare({ ...request, stream: false });
-      const response = await send(body, false, signal);
-      return protocol.parse(await readJson(provider, response, signal), names);
+      const response = await send(request, body, false, signal);
+      return await protocol.parse(await readJson(provider, response, signal), names, request);
     },
   };
 }

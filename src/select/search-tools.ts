@@ -29,17 +29,53 @@ export interface SearchToolsOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Longest query a search takes, in characters (the rest is cut). */
+/**
+ * Longest query a search takes, in characters (the rest is cut).
+ *
+ * @example
+ * const query = modelQuery.trim().slice(0, MAX_SEARCH_QUERY_CHARS)
+ */
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
 // One BM25 index per (registry array, depth), so repeated searches of one registry reuse it.
 const bm25ByDepth = new Map<number, Bm25Selector>();
 
+/** Deepest a selector is asked to rank for one search (its picks past the excluded tools). */
+const MAX_SELECTOR_DEPTH = 64;
+// Deeper copies of a selector (`withTopK`), one per depth, kept as long as the selector is.
+const deeperCopies = new WeakMap<AsyncToolSelector, Map<number, AsyncToolSelector>>();
+
+/**
+ * The selector asked for `depth` tools when it can be (the built-ins have `withTopK`): the
+ * excluded tools (those already on offer) are often its own top picks, and a search must still
+ * find `k` more. Other selectors rank as they are.
+ */
+function deeper(selector: AsyncToolSelector, depth: number): AsyncToolSelector {
+  const withTopK = (selector as { withTopK?: (k: number) => AsyncToolSelector }).withTopK;
+  if (typeof withTopK !== 'function') return selector;
+  let copies = deeperCopies.get(selector);
+  if (!copies) {
+    copies = new Map();
+    deeperCopies.set(selector, copies);
+  }
+  let copy = copies.get(depth);
+  if (!copy) {
+    try {
+      copy = withTopK.call(selector, depth);
+    } catch {
+      copy = selector;
+    }
+    copies.set(depth, copy);
+  }
+  return copy;
+}
+
 /**
  * Rank `all` for `query` and return the top `k` hits not in `exclude`. The selector's ranking
- * is used when it scores tools for the query (it did not fall open and found something new);
- * otherwise BM25. A selector that throws rejects (callers turn that into an error result); an
- * empty or blank query returns no hits.
+ * (asked for `k` plus the excluded count, up to 64, when it has `withTopK`) is used when it
+ * scores tools for the query (it did not fall open and found something new); otherwise BM25.
+ * A selector that throws rejects (callers turn that into an error result); an empty or blank
+ * query returns no hits.
  *
  * @example
  * const hits = await searchTools('post a message to a channel', registry.schemas(), { selector: hybrid, k: 5 })
@@ -53,7 +89,8 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
   const fresh = (hits: ToolSearchHit[]) => hits.filter((hit) => !exclude.has(hit.name)).slice(0, k);
   if (selector) {
     const ctx = { turn: 1, latestUserMessage: text, conversation: [{ role: 'user' as const, content: text }] };
-    const selection = await runSelection(selector, ctx, all, { signal });
+    const ranker = deeper(selector, Math.min(MAX_SELECTOR_DEPTH, Math.max(k, k + exclude.size)));
+    const selection = await runSelection(ranker, ctx, all, { signal });
     if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
     if (!selection.fellOpen) {
       const hits: ToolSearchHit[] = [];

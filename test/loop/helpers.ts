@@ -13,6 +13,7 @@ import type { LoopEvent, LoopEventType } from '../../src/loop/events.js';
 import { anthropicMessagesClient, type AnthropicMessagesOptions } from '../../src/model/anthropic-messages.js';
 import type { ModelClient } from '../../src/model/client.js';
 import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai-chat.js';
+import { openAIResponsesClient, type OpenAIResponsesOptions } from '../../src/model/openai-responses.js';
 import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../../src/select/selector.js';
 import { ToolRegistry, type ToolHandler } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
@@ -54,6 +55,16 @@ export function anthropic(server: ScriptedModelServer, options: Partial<Anthropi
     baseURL: server.anthropicBaseURL,
     apiKey: 'sk-ant-test',
     model: 'scripted-claude',
+    retry: FAST_RETRY,
+    ...options,
+  });
+}
+
+export function responses(server: ScriptedModelServer, options: Partial<OpenAIResponsesOptions> = {}): ModelClient {
+  return openAIResponsesClient({
+    baseURL: server.openAIBaseURL,
+    apiKey: 'sk-test',
+    model: 'scripted-model',
     retry: FAST_RETRY,
     ...options,
   });
@@ -159,11 +170,11 @@ export function body(request: RecordedRequest | undefined): Record<string, any> 
   return request?.json as Record<string, any>;
 }
 
-/** Tool names a recorded request advertised, either protocol (undefined when `tools` is absent). */
+/** Tool names a recorded request advertised, any protocol (undefined when `tools` is absent); a Responses `tool_search` shows as `tool_search`. */
 export function wireToolNames(request: RecordedRequest | undefined): string[] | undefined {
   const json = body(request);
   if (json.tools === undefined) return undefined;
-  return (json.tools as any[]).map((tool) => (request?.provider === 'openai' ? tool.function.name : tool.name));
+  return (json.tools as any[]).map((tool) => (request?.provider === 'openai' ? tool.function.name : (tool.name ?? tool.type)));
 }
 
 /** A sync selector that records every context it is handed. */
@@ -206,7 +217,8 @@ export function named(all: readonly ToolSchema[], ...names: string[]): ToolSchem
   return all.filter((tool) => names.includes(tool.name));
 }
 
-/** A recorded request's wire messages, either protocol. */
+/** A recorded request's wire messages (Responses: input items), any protocol. */
 export function wireMessages(request: RecordedRequest | undefined): any[] {
-  return body(request).messages as any[];
+  const json = body(request);
+  return (json.messages ?? json.input) as any[];
 }

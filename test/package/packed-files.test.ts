@@ -20,6 +20,11 @@ describe('npm pack', () => {
     expect(packedFileProblems(paths, pkg)).toEqual([]);
     expect(paths.filter((p) => /\.(ts|tsx|html|css|onnx|wasm)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
     for (const required of ['package.json', 'README.md', 'LICENSE', 'bin/loopctl.mjs', 'dist/index.js', 'dist/cli.js']) expect(paths).toContain(required);
+    // The tool-search adapters, one small entry per SDK, and the Responses client.
+    for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses']) {
+      expect(paths).toContain(`dist/${entry}.js`);
+      expect(paths).toContain(`dist/types/adapters/${entry === 'anthropic' || entry === 'openai' ? `${entry}-tool-search` : entry}.d.ts`);
+    }
   });
 
   it('leaves out stray files that land in dist/ (a demo build, a model copy, copied sources)', () => {

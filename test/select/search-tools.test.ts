@@ -33,6 +33,24 @@ describe('searchTools', () => {
     expect((await searchTools('stock price', tools, { selector: open, k: 1 })).map((hit) => hit.name)).toEqual(['stock_price']);
   });
 
+  it('asks a selector with withTopK to rank past the excluded tools, so its own ranking still finds k', async () => {
+    // Ranks every tool by a fixed order and returns its top `topK` with scores.
+    const order = ['send_email', 'read_email', 'get_weather', 'stock_price'];
+    const ranked = (topK: number): ToolSelector & { withTopK(k: number): ToolSelector } => ({
+      name: `ranked@${topK}`,
+      select: (_ctx, all) => {
+        const top = order.slice(0, topK);
+        return { tools: all.filter((tool) => top.includes(tool.name)), reasons: Object.fromEntries(top.map((name, i) => [name, { score: 1 - i / 10 }])) };
+      },
+      withTopK: (k) => ranked(k),
+    });
+    const hits = await searchTools('mail', tools, { selector: ranked(2), k: 2, exclude: new Set(['send_email', 'read_email']) });
+    expect(hits).toEqual([
+      { name: 'get_weather', score: 0.8, rankedBy: 'selector' },
+      { name: 'stock_price', score: 0.7, rankedBy: 'selector' },
+    ]);
+  });
+
   it('returns nothing for a blank query, rejects a bad k and a throwing selector', async () => {
     expect(await searchTools('   ', tools)).toEqual([]);
     await expect(searchTools('email', tools, { k: 0 })).rejects.toThrow(RangeError);

@@ -1,12 +1,20 @@
 /**
  * A scripted model server on loopback HTTP that speaks the real wire protocols: OpenAI Chat
- * Completions (`POST …/chat/completions`) and Anthropic Messages (`POST …/messages`), as JSON
- * or SSE (chosen by the request's `stream` field). It is the project's only model stand-in:
- * the loop, worker (workerd, Deno) and selector tests all drive real clients against it.
+ * Completions (`POST …/chat/completions`), the OpenAI Responses API (`POST …/responses`) and
+ * Anthropic Messages (`POST …/messages`), as JSON or SSE (chosen by the request's `stream`
+ * field). It is the project's only model stand-in: the loop, worker (workerd, Deno) and
+ * selector tests all drive real clients against it.
  *
  * - `server.url` is the origin (`http://127.0.0.1:PORT`). Use `server.openAIBaseURL`
- *   (`url + '/v1'`) for `openAIChatClient` and `server.anthropicBaseURL` (`url`) for
- *   `anthropicMessagesClient`.
+ *   (`url + '/v1'`) for `openAIChatClient`, `openAIResponsesClient` and the `openai` SDK, and
+ *   `server.anthropicBaseURL` (`url`) for `anthropicMessagesClient`.
+ * - Deferred loading (Anthropic `defer_loading`, Responses `defer_loading` + `tool_search`):
+ *   the scripted model sees only tools that are not deferred or that a search result earlier
+ *   in the conversation referenced (`request.seenTools`); a script calling any other deferred
+ *   tool is refused (HTTP 500) unless the call says `hallucinated: true`. Anthropic's hosted
+ *   BM25 / regex searches run here (`hostedSearch` on a reply), and the requests the vendors
+ *   refuse are refused (every custom tool deferred, over 10,000 tools, a `tool_reference` to
+ *   an undeclared tool, deferred tools without a Responses `tool_search`).
  * - Replies come from the queue (`server.enqueue(...)`) first, then from the `script`
  *   option; with neither, the server answers 500 so a test fails loudly.
  * - `server.requests` records everything received: method, path, headers, raw body, parsed
@@ -26,11 +34,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicErrorType, anthropicEvents, anthropicJson, validateAnthropic } from './scripted-model/anthropic-wire.js';
+import { anthropicSurface, responsesSurface, runHostedSearch, type RequestSurface } from './scripted-model/deferred-tools.js';
 import { openAIEvents, openAIJson, validateOpenAI } from './scripted-model/openai-wire.js';
+import { responsesError, responsesEvents, responsesJson, validateResponses } from './scripted-model/responses-wire.js';
 import type {
   ExchangeOutcome,
   RecordedRequest,
   ScriptedInterrupt,
+  ScriptedMessage,
   ScriptedModelServer,
   ScriptedModelServerOptions,
   ScriptedReply,
@@ -42,6 +53,7 @@ import { CREATED, isObject, planMessage, serialiseEvent } from './scripted-model
 export type {
   WireProvider,
   ScriptedToolCall,
+  ScriptedHostedSearch,
   ScriptedInterrupt,
   ScriptedMessage,
   ScriptedError,
@@ -98,7 +110,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     }
     const path = req.url ?? '/';
     const pathname = path.split('?')[0] ?? '/';
-    const provider: WireProvider | undefined = pathname.endsWith('/chat/completions') ? 'openai' : pathname.endsWith('/messages') ? 'anthropic' : undefined;
+    const provider: WireProvider | undefined = pathname.endsWith('/chat/completions')
+      ? 'openai'
+      : pathname.endsWith('/messages')
+        ? 'anthropic'
+        : pathname.endsWith('/responses')
+          ? 'responses'
+          : undefined;
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
@@ -113,6 +131,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       resolveSettled(outcome);
     });
 
+    const surface = isObject(json)
+      ? provider === 'anthropic'
+        ? anthropicSurface(json)
+        : provider === 'responses'
+          ? responsesSurface(json)
+          : undefined
+      : undefined;
     const record: { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] } = {
       index: requests.length,
       method: req.method ?? 'GET',
@@ -124,6 +149,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       provider,
       stream: isObject(json) && json.stream === true,
       rejected: undefined,
+      seenTools: surface ? [...surface.seen] : [],
+      deferredTools: surface ? surface.deferred : [],
       get outcome() {
         return outcome;
       },
@@ -138,7 +165,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       return sendJson(res, 404, { error: { message: `scripted server: no route for ${req.method} ${path}`, type: 'not_found' } });
     }
     if (options.apiKey !== undefined) {
-      const given = provider === 'openai' ? headers.authorization?.replace(/^Bearer\s+/i, '') : headers['x-api-key'];
+      const given = provider === 'anthropic' ? headers['x-api-key'] : headers.authorization?.replace(/^Bearer\s+/i, '');
       if (given !== options.apiKey) {
         return sendJson(res, 401, errorBody(provider, 401, 'invalid api key', 'authentication_error'));
       }
@@ -155,6 +182,12 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     if (!reply) {
       return sendJson(res, 500, errorBody(provider, 500, 'scripted server: no reply queued', 'api_error'));
     }
+    let serverBlocks: Record<string, unknown>[] = [];
+    if (surface && (reply.kind === undefined || reply.kind === 'message')) {
+      const planned = deferredPlan(provider, surface, reply);
+      if (typeof planned === 'string') return sendJson(res, 500, errorBody(provider, 500, `scripted server: ${planned}`, 'api_error'));
+      serverBlocks = planned;
+    }
     const closed = (): boolean => res.destroyed || outcome !== undefined;
     const exchange: Exchange = {
       res,
@@ -165,7 +198,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       },
       untilClosed: () => settled.then(() => undefined),
     };
-    await answer(exchange, provider, record, reply);
+    await answer(exchange, provider, record, reply, serverBlocks);
   }
 
   if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
@@ -210,7 +243,53 @@ interface Exchange {
   untilClosed(): Promise<void>;
 }
 
-async function answer(exchange: Exchange, provider: WireProvider, request: RecordedRequest, reply: ScriptedReply): Promise<void> {
+/**
+ * What deferral changes about a scripted reply: a hosted search (Anthropic) runs here and its
+ * blocks go first; a call to a deferred tool the model cannot see (not revealed earlier, nor by
+ * that search) is a script error unless marked `hallucinated`. Returns the blocks, or the error.
+ */
+function deferredPlan(provider: WireProvider, surface: RequestSurface, reply: ScriptedMessage): Record<string, unknown>[] | string {
+  const blocks: Record<string, unknown>[] = [];
+  const seen = new Set(surface.seen);
+  const search = reply.hostedSearch;
+  if (search) {
+    const kind = search.pattern !== undefined ? 'regex' : 'bm25';
+    if (provider !== 'anthropic' || surface.hosted !== kind)
+      return `the script runs a hosted ${kind} search, but the request declares ${surface.hosted ?? 'no hosted search'}`;
+    const id = search.id ?? 'srvtoolu_scripted_0';
+    const input = kind === 'regex' ? { pattern: search.pattern } : { query: search.query ?? '' };
+    const answer = runHostedSearch(kind, input, surface.tools);
+    blocks.push({ type: 'server_tool_use', id, name: `tool_search_tool_${kind}`, input });
+    blocks.push({
+      type: 'tool_search_tool_result',
+      tool_use_id: id,
+      content:
+        'found' in answer
+          ? { type: 'tool_search_tool_search_result', tool_references: answer.found.map((name) => ({ type: 'tool_reference', tool_name: name })) }
+          : { type: 'tool_search_tool_result_error', error_code: answer.error, error_message: answer.message },
+    });
+    if ('found' in answer) for (const name of answer.found) seen.add(name);
+  }
+  for (const call of reply.toolCalls ?? []) {
+    if (call.kind === 'tool_search') {
+      if (provider !== 'responses' || !surface.clientSearch)
+        return 'the script makes a tool_search_call, but the request declares no client-executed tool_search';
+      continue;
+    }
+    if (surface.deferred.includes(call.name) && !seen.has(call.name) && !call.hallucinated) {
+      return `the script calls ${call.name}, a deferred tool this request has not revealed (a real model cannot see it; mark the call hallucinated to send it anyway)`;
+    }
+  }
+  return blocks;
+}
+
+async function answer(
+  exchange: Exchange,
+  provider: WireProvider,
+  request: RecordedRequest,
+  reply: ScriptedReply,
+  serverBlocks: Record<string, unknown>[],
+): Promise<void> {
   const { res } = exchange;
   if (reply.kind === 'hang') return exchange.untilClosed();
   if (reply.delayMs) await pause(reply.delayMs, exchange);
@@ -239,14 +318,24 @@ async function answer(exchange: Exchange, provider: WireProvider, request: Recor
   }
 
   const model = isObject(request.json) && typeof request.json.model === 'string' ? request.json.model : 'scripted';
-  const plan = planMessage(reply, request);
+  const plan = planMessage(reply, request, serverBlocks);
   if (!request.stream) {
-    const body = provider === 'openai' ? openAIJson(plan, model, request.index) : anthropicJson(plan, model, request.index);
+    const body =
+      provider === 'openai'
+        ? openAIJson(plan, model, request.index)
+        : provider === 'responses'
+          ? responsesJson(plan, model, request)
+          : anthropicJson(plan, model, request.index);
     return sendJson(res, 200, body, reply.headers);
   }
 
   const le = reply.lineEnding ?? '\n';
-  const events = provider === 'openai' ? openAIEvents(plan, model, request, reply.interleaveToolCalls ?? false) : anthropicEvents(plan, model, request.index);
+  const events =
+    provider === 'openai'
+      ? openAIEvents(plan, model, request, reply.interleaveToolCalls ?? false)
+      : provider === 'responses'
+        ? responsesEvents(plan, model, request)
+        : anthropicEvents(plan, model, request.index);
   const interrupt = reply.interrupt;
   const sent = interrupt ? events.slice(0, interrupt.afterEvents) : events;
   let text: (string | Uint8Array)[] = sent.map((event) => serialiseEvent(event, le) + (reply.comments ? `: keep-alive${le}${le}` : ''));
@@ -255,7 +344,9 @@ async function answer(exchange: Exchange, provider: WireProvider, request: Recor
       interrupt.data ??
         (provider === 'openai'
           ? `data: {"id":"chatcmpl-broken","choices":[{${le}${le}`
-          : `event: content_block_delta${le}data: {"type":"content_block_delta",${le}${le}`),
+          : provider === 'responses'
+            ? `event: response.output_text.delta${le}data: {"type":"response.output_text.delta",${le}${le}`
+            : `event: content_block_delta${le}data: {"type":"content_block_delta",${le}${le}`),
     );
   } else if (interrupt?.action === 'provider-error') {
     text.push(serialiseEvent(inStreamError(provider, interrupt), le));
@@ -284,6 +375,7 @@ async function answer(exchange: Exchange, provider: WireProvider, request: Recor
 
 function inStreamError(provider: WireProvider, interrupt: ScriptedInterrupt): WireEvent {
   const message = interrupt.message ?? 'Overloaded';
+  if (provider === 'responses') return responsesError(message, interrupt.errorType ?? 'server_error');
   return provider === 'openai'
     ? { data: { error: { message, type: interrupt.errorType ?? 'server_error', param: null, code: null } } }
     : { event: 'error', data: { type: 'error', error: { type: interrupt.errorType ?? 'overloaded_error', message } } };
@@ -316,6 +408,7 @@ function modelList(headers: Record<string, string>): Record<string, unknown> {
 
 function validate(provider: WireProvider, json: unknown, headers: Record<string, string>): string | undefined {
   if (!isObject(json)) return 'request body must be a JSON object';
+  if (provider === 'responses') return validateResponses(json);
   return provider === 'openai' ? validateOpenAI(json) : validateAnthropic(json, headers);
 }
 

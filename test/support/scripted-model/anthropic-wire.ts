@@ -1,6 +1,18 @@
 /** Anthropic Messages on the wire: SSE events, the JSON reply, error types and strict request validation. */
+import { anthropicReferences } from './deferred-tools.js';
 import type { Plan, WireEvent } from './wire-plan.js';
 import { WIRE_NAME, isObject } from './wire-plan.js';
+
+/** Hosted tool search tools: type → the name it must carry. */
+const HOSTED_SEARCH: Readonly<Record<string, string>> = {
+  tool_search_tool_bm25_20251119: 'tool_search_tool_bm25',
+  tool_search_tool_bm25: 'tool_search_tool_bm25',
+  tool_search_tool_regex_20251119: 'tool_search_tool_regex',
+  tool_search_tool_regex: 'tool_search_tool_regex',
+};
+
+/** The most tools one request may declare. */
+export const ANTHROPIC_MAX_TOOLS = 10_000;
 
 export function anthropicEvents(plan: Plan, model: string, index: number): WireEvent[] {
   const event = (type: string, data: Record<string, unknown>): WireEvent => ({ event: type, data: { type, ...data } });
@@ -20,6 +32,14 @@ export function anthropicEvents(plan: Plan, model: string, index: number): WireE
     event('ping', {}),
   ];
   let block = 0;
+  for (const server of plan.serverBlocks) {
+    if (server.type === 'server_tool_use') {
+      events.push(event('content_block_start', { index: block, content_block: { ...server, input: {} } }));
+      events.push(event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: JSON.stringify(server.input) } }));
+    } else events.push(event('content_block_start', { index: block, content_block: server }));
+    events.push(event('content_block_stop', { index: block }));
+    block++;
+  }
   if (plan.textChunks.length > 0) {
     events.push(event('content_block_start', { index: block, content_block: { type: 'text', text: '' } }));
     for (const piece of plan.textChunks) {
@@ -54,6 +74,7 @@ export function anthropicJson(plan: Plan, model: string, index: number): Record<
     role: 'assistant',
     model,
     content: [
+      ...plan.serverBlocks,
       ...(plan.text !== '' ? [{ type: 'text', text: plan.text }] : []),
       ...plan.calls.map((call, i) => ({
         type: 'tool_use',
@@ -90,16 +111,34 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
   if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) return 'system: must be a string or blocks';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   const toolNames = new Set<string>();
+  const serverTools = new Set<string>();
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return 'tools: must be an array';
+    if (body.tools.length > ANTHROPIC_MAX_TOOLS) return `tools: at most ${ANTHROPIC_MAX_TOOLS} tools may be provided, got ${body.tools.length}`;
+    let loaded = 0;
+    let deferred = 0;
     for (const [i, tool] of body.tools.entries()) {
+      const hosted = isObject(tool) && typeof tool.type === 'string' ? HOSTED_SEARCH[tool.type] : undefined;
+      if (hosted !== undefined && isObject(tool)) {
+        if (tool.name !== hosted) return `tools.${i}.name: Input should be '${hosted}'`;
+        if (tool.defer_loading === true) return `tools.${i}: the tool search tool itself cannot be deferred`;
+        if (toolNames.has(hosted)) return `tools: Tool names must be unique.`;
+        toolNames.add(hosted);
+        serverTools.add(hosted);
+        continue;
+      }
       if (!isObject(tool) || typeof tool.name !== 'string' || !WIRE_NAME.test(tool.name)) {
         return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
       }
       if (!isObject(tool.input_schema) || tool.input_schema.type !== 'object') return `tools.${i}.custom.input_schema: must be an object schema`;
+      if (tool.defer_loading !== undefined && typeof tool.defer_loading !== 'boolean')
+        return `tools.${i}.custom.defer_loading: Input should be a valid boolean`;
+      if (tool.defer_loading === true) deferred++;
+      else loaded++;
       if (toolNames.has(tool.name)) return `tools: Tool names must be unique.`;
       toolNames.add(tool.name);
     }
+    if (deferred > 0 && loaded === 0) return 'tools: at least one tool must not be deferred (every custom tool has defer_loading: true)';
   }
   if (body.tool_choice !== undefined) {
     if (body.tools === undefined) return 'tool_choice: may only be specified while providing tools (scripted server, strict)';
@@ -132,9 +171,14 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
     } else return `messages.${i}.content: must be a string or an array of blocks`;
 
     const toolUses = new Set<string>();
+    const serverUses = new Set<string>();
     let seenOther = false;
     const answered = new Set<string>();
     for (const [j, block] of blocks.entries()) {
+      for (const name of anthropicReferences(block)) {
+        if (!toolNames.has(name) || serverTools.has(name))
+          return `messages.${i}.content.${j}: tool_reference to "${name}", which is not among the request's tools`;
+      }
       if (block.type === 'text') {
         if (typeof block.text !== 'string' || block.text === '') return `messages.${i}.content.${j}.text: text content blocks must be non-empty`;
         seenOther = true;
@@ -145,6 +189,19 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
         }
         if (!isObject(block.input)) return `messages.${i}.content.${j}.tool_use.input: Input should be a valid dictionary`;
         toolUses.add(block.id);
+      } else if (block.type === 'server_tool_use') {
+        if (role !== 'assistant') return `messages.${i}.content.${j}: server_tool_use blocks are only allowed in assistant messages`;
+        if (typeof block.id !== 'string' || typeof block.name !== 'string' || !serverTools.has(block.name)) {
+          return `messages.${i}.content.${j}.server_tool_use: ${JSON.stringify(block.name)} is not a server tool of this request`;
+        }
+        serverUses.add(block.id);
+        seenOther = true;
+      } else if (block.type === 'tool_search_tool_result') {
+        if (role !== 'assistant') return `messages.${i}.content.${j}: tool_search_tool_result blocks are only allowed in assistant messages`;
+        if (typeof block.tool_use_id !== 'string' || !serverUses.delete(block.tool_use_id)) {
+          return `messages.${i}.content.${j}: tool_search_tool_result has no server_tool_use before it with id ${String(block.tool_use_id)}`;
+        }
+        seenOther = true;
       } else if (block.type === 'tool_result') {
         if (role !== 'user') return `messages.${i}.content.${j}: tool_result blocks are only allowed in user messages`;
         if (seenOther) return `messages.${i}: tool_result blocks must come before any other content`;
@@ -156,6 +213,7 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
         seenOther = true;
       }
     }
+    if (serverUses.size > 0) return `messages.${i}: server_tool_use ids were found without a result after them: ${[...serverUses].join(', ')}`;
     if (previousToolUses.size > 0) {
       const missing = [...previousToolUses].filter((id) => !answered.has(id));
       if (missing.length > 0) {

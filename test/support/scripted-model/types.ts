@@ -1,7 +1,7 @@
 /** The scripted model server's vocabulary: what a test scripts and what the server records. */
 
-/** The wire protocol a request used, from its path. */
-export type WireProvider = 'openai' | 'anthropic';
+/** The wire protocol a request used, from its path: Chat Completions, Anthropic Messages or the Responses API. */
+export type WireProvider = 'openai' | 'anthropic' | 'responses';
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {
@@ -13,6 +13,29 @@ export interface ScriptedToolCall {
   readonly arguments: string | Record<string, unknown>;
   /** Stream the arguments in this many fragments (split by code point), or exactly these. */
   readonly chunks?: number | readonly string[];
+  /**
+   * Responses API: a client-executed `tool_search_call` (the request must declare a
+   * `tool_search` tool with `execution: "client"`); `name` is then ignored.
+   */
+  readonly kind?: 'tool_search';
+  /**
+   * Send the call even though it names a deferred tool this request has not revealed. A real
+   * model cannot see such a tool, so without this the server refuses the script (HTTP 500):
+   * set it to play a model that invents the call anyway.
+   */
+  readonly hallucinated?: boolean;
+}
+
+/**
+ * Anthropic: the model runs the request's hosted tool search before its text and calls. `query`
+ * runs `tool_search_tool_bm25`, `pattern` runs `tool_search_tool_regex` (the request must
+ * declare that tool); the server searches the request's deferred tools itself and answers
+ * with a `server_tool_use` block and its `tool_search_tool_result` (at most 5 references).
+ */
+export interface ScriptedHostedSearch {
+  readonly id?: string;
+  readonly query?: string;
+  readonly pattern?: string;
 }
 
 /** What went wrong mid-stream, after `afterEvents` wire events were sent. */
@@ -41,6 +64,8 @@ export interface ScriptedMessage {
   /** Split `text` into this many chunks (by code point). Default: word by word. */
   readonly textChunks?: number;
   readonly toolCalls?: readonly ScriptedToolCall[];
+  /** Anthropic: a hosted tool search the model runs first (see {@link ScriptedHostedSearch}). */
+  readonly hostedSearch?: ScriptedHostedSearch;
   /** OpenAI only: interleave parallel calls' argument fragments (reassembly by index). */
   readonly interleaveToolCalls?: boolean;
   /** Reported usage; default estimated from sizes; `false` sends none. */
@@ -112,6 +137,13 @@ export interface RecordedRequest {
   readonly stream: boolean;
   /** Set when strict validation rejected the request (the 400's message). */
   readonly rejected: string | undefined;
+  /**
+   * The tools the model can see in this request (Anthropic, Responses): every tool not
+   * deferred, plus the deferred ones a search result earlier in the conversation referenced.
+   */
+  readonly seenTools: readonly string[];
+  /** The tools the request declares deferred (`defer_loading: true`), revealed or not. */
+  readonly deferredTools: readonly string[];
   /** Undefined while the exchange is in flight. */
   readonly outcome: ExchangeOutcome | undefined;
   /** Resolves when the exchange ends, with how it ended. */
@@ -137,7 +169,7 @@ export interface ScriptedModelServerOptions {
 export interface ScriptedModelServer {
   /** The origin, e.g. `http://127.0.0.1:53211`. */
   readonly url: string;
-  /** `url + '/v1'`: the `baseURL` for `openAIChatClient`. */
+  /** `url + '/v1'`: the `baseURL` for `openAIChatClient`, `openAIResponsesClient` and the `openai` SDK. */
   readonly openAIBaseURL: string;
   /** `url`: the `baseURL` for `anthropicMessagesClient`. */
   readonly anthropicBaseURL: string;

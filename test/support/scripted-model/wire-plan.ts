@@ -10,6 +10,7 @@ export interface PlannedCall {
   name: string;
   args: string;
   fragments: string[];
+  kind: 'tool_search' | undefined;
 }
 
 export interface Plan {
@@ -18,9 +19,11 @@ export interface Plan {
   calls: PlannedCall[];
   usage: { inputTokens: number; outputTokens: number } | undefined;
   finishReason: string | undefined;
+  /** Anthropic: a hosted search's `server_tool_use` and `tool_search_tool_result` blocks, sent first. */
+  serverBlocks: Record<string, unknown>[];
 }
 
-export function planMessage(reply: ScriptedMessage, request: RecordedRequest): Plan {
+export function planMessage(reply: ScriptedMessage, request: RecordedRequest, serverBlocks: Record<string, unknown>[] = []): Plan {
   const textChunks =
     reply.text === undefined
       ? []
@@ -33,7 +36,7 @@ export function planMessage(reply: ScriptedMessage, request: RecordedRequest): P
   const calls = (reply.toolCalls ?? []).map((call, i) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
     const fragments = call.chunks === undefined ? [args] : typeof call.chunks === 'number' ? splitInto(args, call.chunks) : [...call.chunks];
-    return { id: call.id ?? '', name: call.name, args: fragments.join(''), fragments, index: i };
+    return { id: call.id ?? '', name: call.name, args: fragments.join(''), fragments, index: i, kind: call.kind };
   });
   const outputChars = text.length + calls.reduce((sum, call) => sum + call.args.length, 0);
   const usage =
@@ -43,7 +46,7 @@ export function planMessage(reply: ScriptedMessage, request: RecordedRequest): P
           inputTokens: Math.ceil(request.rawBody.length / 4),
           outputTokens: Math.max(1, Math.ceil(outputChars / 4)),
         });
-  return { textChunks, text, calls, usage, finishReason: reply.finishReason };
+  return { textChunks, text, calls, usage, finishReason: reply.finishReason, serverBlocks };
 }
 
 export type WireEvent = { event?: string; data: unknown };

@@ -1,0 +1,85 @@
+/**
+ * What every SDK adapter's tool search shares: its options, the query check, and one call to
+ * `searchTools` (the loop's own search function) over the SDK's deferred tools. The SDKs hand
+ * over a fresh tool list on every search, so the list is kept per content: a selector's
+ * indexes (kept per tool-list identity) are built once per registry, not once per search.
+ */
+import { Hash64 } from '../hash.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
+import type { AsyncToolSelector } from '../select/selector.js';
+
+/** Options every loopctl tool search for an SDK takes. */
+export interface ToolSearchAdapterOptions {
+  /** Ranks the tools for the query: any loopctl selector (a hybrid, BM25…). Without one, BM25. */
+  readonly selector?: AsyncToolSelector;
+  /** Tools one search returns, best first. Default 5 (what the hosted searches return). */
+  readonly k?: number;
+}
+
+/** The JSON Schema of a search's arguments (a type alias, so SDKs' indexed schema types accept it). */
+export type QuerySchema = {
+  type: 'object';
+  properties: { query: { type: 'string'; description: string } };
+  required: string[];
+  additionalProperties: boolean;
+};
+
+/** The query schema the search tools declare (a fresh copy each time: SDKs may keep and change it). */
+export function querySchema(): QuerySchema {
+  return {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'What the tool should do, in a few words.' } },
+    required: ['query'],
+    additionalProperties: false,
+  };
+}
+
+/** What the search tools tell the model. */
+export const SEARCH_DESCRIPTION =
+  'Search the available tools by what you need done. The tools it finds can be called from your next step. Call it when none of the tools you have fits the task.';
+
+/** The query the model sent, checked: a clear message when there is none. */
+export function queryOf(args: unknown): string | { readonly error: string } {
+  const query = typeof args === 'object' && args !== null ? (args as { query?: unknown }).query : undefined;
+  if (typeof query !== 'string' || query.trim() === '') return { error: 'tool search needs a non-empty "query" string, like {"query": "send an email"}' };
+  return query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
+}
+
+// The last few tool lists searched, by content, so each keeps one identity (and one index).
+const lists = new Map<string, ToolSchema[]>();
+
+/** `tools` as one stable list per content. */
+export function stableList(tools: readonly ToolSchema[]): ToolSchema[] {
+  const hash = new Hash64();
+  for (const tool of tools) hash.update(`${tool.name}\u0000${tool.description}\u0000${JSON.stringify(tool.parameters ?? {})}\u0001`);
+  const key = hash.digest();
+  let list = lists.get(key);
+  if (!list) {
+    list = [...tools];
+    if (lists.size >= 8) lists.delete(lists.keys().next().value as string);
+    lists.set(key, list);
+  }
+  return list;
+}
+
+/**
+ * Rank `tools` for `query` with the options' selector (BM25 without one) and return the top
+ * `k` names, best first.
+ *
+ * @example
+ * const names = await rankNames('send an email', deferredSchemas, { selector: hybrid, k: 5 })
+ */
+export async function rankNames(query: string, tools: readonly ToolSchema[], options: ToolSearchAdapterOptions, signal?: AbortSignal): Promise<string[]> {
+  const hits = await searchTools(query, stableList(tools), {
+    ...(options.selector ? { selector: options.selector } : {}),
+    k: options.k ?? 5,
+    ...(signal ? { signal } : {}),
+  });
+  return hits.map((hit) => hit.name);
+}
+
+/** Checked at construction, so a bad k fails where it was written. */
+export function checkK(k: number | undefined): void {
+  if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`tool search k must be a positive integer, got ${k}`);
+}
