@@ -10,6 +10,7 @@ import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
+import { GATEWAY_CHECKS } from './gateway-suite.js';
 import type { ProxyEndpoint, ProxyTarget } from './proxy-suite.js';
 import { PROXY_CHECKS } from './proxy-suite.js';
 import type { UpstreamFixture } from './upstream-fixture.js';
@@ -43,6 +44,7 @@ beforeAll(async () => {
   const api = await start({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }, { embedder });
   const passthrough = await start({ PROXY_AUTH: 'passthrough', ...upstreams }, { embedder });
   const deadUpstream = await start({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`, PROXY_ANTHROPIC_BASE_URL: upstream.deadURL });
+  const slow = await start({ LOOPCTL_TOKEN: TOKEN, ...upstreams, PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' });
   // Warm: model load and the 150-tool corpus, once (the suite measures behaviour, not cold starts).
   const warm = await fetch(`${api.baseURL}/v1/chat/completions`, {
     method: 'POST',
@@ -50,7 +52,7 @@ beforeAll(async () => {
     body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'warm up [[id:warm]]' }], tools: openAITools(wideToolSet()) }),
   });
   if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status} ${await warm.text()}`);
-  target = { api, passthrough, deadUpstream, token: TOKEN, upstreamKey: API_KEY, controlURL: upstream.controlURL, defaultSelector: 'hybrid', k: 8 };
+  target = { api, passthrough, deadUpstream, slow, token: TOKEN, upstreamKey: API_KEY, controlURL: upstream.controlURL, defaultSelector: 'hybrid', k: 8 };
 }, 120_000);
 
 afterAll(async () => {
@@ -60,4 +62,8 @@ afterAll(async () => {
 
 describe('selecting proxy on Node, real clients', () => {
   for (const check of PROXY_CHECKS) it(check.name, () => check.run(target), 30_000);
+});
+
+describe('tool-search gateway on Node, real clients', () => {
+  for (const check of GATEWAY_CHECKS) it(check.name, () => check.run(target), 30_000);
 });

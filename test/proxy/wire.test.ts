@@ -133,7 +133,7 @@ describe('proxy on the wire', () => {
     });
     expect(response.status).toBe(200);
     await response.text();
-    const request = upstream.server.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
+    const request = upstream.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
     expect(request?.headers['content-type']).toBe('application/json');
   });
 
