@@ -329,8 +329,12 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return loading;
   };
 
-  /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
-  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+  /**
+   * The first 128 token ids, all the model reads: only the text they come from is tokenized, so
+   * a huge prompt costs what its first words cost. An empty text stays empty and is embedded as
+   * a masked row.
+   */
+  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS).ids;
 
   const runBatch = async (state: Pick<Loaded, 'Tensor' | 'session'>, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
@@ -397,6 +401,11 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     },
     // onnxruntime-web rejects concurrent run() on one session, so calls queue.
     embed: oneAtATime(embed),
+    vocabularyCoverage(text: string): number | undefined {
+      if (!loaded) return undefined;
+      const { chars, unknown } = loaded.tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS);
+      return chars === 0 ? undefined : 1 - unknown / chars;
+    },
     async dispose() {
       const current = loading;
       loading = undefined;

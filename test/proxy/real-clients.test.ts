@@ -3,7 +3,7 @@
  * driven by the real client libraries over loopback HTTP, with USE-lite as the embedder (so
  * the default selector is the warm `hybrid`) and the scripted upstream behind it.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDemoTools } from '../../demo/demo-tools.js';
 import { optionsFromVars } from '../../src/hono/index.js';
 import type { RunningServer } from '../../src/hono/node.js';
@@ -66,4 +66,23 @@ describe('selecting proxy on Node, real clients', () => {
 
 describe('tool-search gateway on Node, real clients', () => {
   for (const check of GATEWAY_CHECKS) it(check.name, () => check.run(target), 30_000);
+});
+
+describe('proxy on Node with the hybrid default: prompts the encoder cannot read', () => {
+  it('a Japanese prompt falls open to every tool, saying why, instead of forwarding unrelated ones', async () => {
+    const response = await fetch(`${target.api.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'scripted',
+        messages: [{ role: 'user', content: '東京の今日と明日の天気を詳しく教えてください。 [[id:ja1]]' }],
+        tools: openAITools(wideToolSet()),
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-loopctl-fell-open')).toMatch(/mostly outside the embedding model's vocabulary/);
+    await response.text();
+    const sent = (await (await fetch(`${upstream.controlURL}/requests?id=ja1`)).json()) as { tools: string[] }[];
+    expect(sent[0]?.tools).toHaveLength(150);
+  });
 });
