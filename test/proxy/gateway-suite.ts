@@ -409,6 +409,66 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
     },
   },
   {
+    name: 'stable policy, long conversation: the latest message selects tools that ride after the last message, called with no search round; the prefix is untouched',
+    async run(t) {
+      const id = newId();
+      const long = 'status record value '.repeat(22_000); // a tool result of ~66k tokens
+      const system = [{ type: 'text' as const, text: NEED, cache_control: { type: 'ephemeral' as const } }];
+      const client = recording(t.api);
+      const messages: Anthropic.MessageParam[] = [
+        { role: 'user', content: `${WEATHER} [[id:${id}]]` },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w1', name: 'get_current_weather', input: { city: 'Oslo' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w1', content: long, cache_control: { type: 'ephemeral' } }] },
+        { role: 'assistant', content: 'It is sunny.' },
+        { role: 'user', content: [{ type: 'text', text: 'Now delete my old Spotify playlist, the road trip one.', cache_control: { type: 'ephemeral' } }] },
+      ];
+      const { data, response } = await anthropic(t, t.api, client.fetch, { 'x-loopctl-k': '2' })
+        .messages.create({ model: 'scripted', max_tokens: 256, system, messages, tools: anthropicTools(TOOLS) as Anthropic.Tool[] })
+        .withResponse();
+      equal(response.headers.get('x-loopctl-policy'), 'stable', 'stable');
+      assert(Number(response.headers.get('x-loopctl-revealed')) >= 1, `tools revealed at the tail: ${response.headers.get('x-loopctl-revealed')}`);
+      const use = data.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock | undefined;
+      equal(use?.name, FAR, 'the client gets a call of its own tool');
+      const rounds = await upstream(t, id);
+      equal(rounds.length, 1, 'no search round');
+      assert(!rounds[0]!.tools.includes(FAR), 'the tool is not declared');
+      const sent = JSON.parse(rounds[0]!.rawBody) as { messages: { content: { type: string; text?: string }[] }[] };
+      const sentLast = sent.messages.at(-1)!.content;
+      const clientLast = (JSON.parse(client.bodies[0] as string) as typeof sent).messages.at(-1)!.content;
+      equal(JSON.stringify(sentLast.slice(0, clientLast.length)), JSON.stringify(clientLast), "the client's last message, breakpoint included, as it was");
+      assert(sentLast.at(-1)?.text?.includes(`"name":"${FAR}"`), 'the revealed tools follow it');
+      equal(
+        JSON.stringify(sent.messages.slice(0, -1)),
+        JSON.stringify((JSON.parse(client.bodies[0] as string) as typeof sent).messages.slice(0, -1)),
+        'every earlier message untouched',
+      );
+
+      // Chat Completions: after tool results, the list is a message of its own.
+      const chatId = newId();
+      const chat = recording(t.api);
+      await openai(t, t.api, chat.fetch, { 'x-loopctl-k': '2', 'x-loopctl-policy': 'stable' }).chat.completions.create({
+        model: 'scripted',
+        messages: [
+          { role: 'system', content: NEED },
+          { role: 'user', content: `${WEATHER} [[id:${chatId}]]` },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'call_w1', content: long },
+          { role: 'user', content: 'Now delete my old Spotify playlist, the road trip one.' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_w2', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'call_w2', content: 'sunny' },
+        ],
+        tools: openAITools(TOOLS),
+      });
+      const [chatRound] = await upstream(t, chatId);
+      const chatSent = JSON.parse(chatRound!.rawBody) as { messages: { role: string; content: unknown }[] };
+      const chatClient = JSON.parse(chat.bodies[0] as string) as typeof chatSent;
+      equal(chatSent.messages.length, chatClient.messages.length + 1, 'one message more');
+      equal(JSON.stringify(chatSent.messages.slice(0, -1)), JSON.stringify(chatClient.messages), 'the client messages as they were');
+      equal(chatSent.messages.at(-1)?.role, 'user', 'the list as a message of its own');
+      equal(chatRound?.rejected, null, 'valid');
+    },
+  },
+  {
     name: 'responses: POST /v1/responses selects, keeps called tools, and searches (create and stream)',
     async run(t) {
       const id = newId();

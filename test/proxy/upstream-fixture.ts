@@ -122,6 +122,54 @@ function toolResults(json: unknown, protocol: FixtureProtocol): string[] {
   return out;
 }
 
+/** The tool lists the proxy put after the last message (its tail reveal), as JSON texts. */
+function revealNotes(json: unknown): string[] {
+  const notes: string[] = [];
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 8) return;
+    if (typeof value === 'string') {
+      const at = value.indexOf('[loopctl] More tools for this request');
+      if (at !== -1) notes.push(value.slice(value.indexOf('{', at)));
+    } else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
+    else if (isObject(value)) for (const [key, child] of Object.entries(value)) if (key !== 'tools') walk(child, depth + 1);
+  };
+  walk(json, 0);
+  return notes;
+}
+
+/** Whether the conversation already holds a call of `name`, made directly or through a call tool. */
+function calledBefore(json: unknown, protocol: FixtureProtocol, name: string): boolean {
+  if (!isObject(json)) return false;
+  const calls: { name: unknown; args: unknown }[] = [];
+  if (protocol === 'responses') {
+    for (const item of Array.isArray(json.input) ? json.input : [])
+      if (isObject(item) && item.type === 'function_call') calls.push({ name: item.name, args: item.arguments });
+  } else {
+    for (const message of Array.isArray(json.messages) ? json.messages : []) {
+      if (!isObject(message) || message.role !== 'assistant') continue;
+      for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+        if (isObject(call) && isObject(call.function)) calls.push({ name: call.function.name, args: call.function.arguments });
+      }
+      for (const block of Array.isArray(message.content) ? message.content : []) {
+        if (isObject(block) && block.type === 'tool_use') calls.push({ name: block.name, args: block.input });
+      }
+    }
+  }
+  return calls.some((call) => {
+    if (call.name === name) return true;
+    const args = typeof call.args === 'string' ? safeParse(call.args) : call.args;
+    return isObject(args) && args.name === name;
+  });
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The latest user text of a request, markers removed. */
 export function userText(json: unknown, protocol: FixtureProtocol): string {
   if (!isObject(json)) return '';
@@ -181,7 +229,7 @@ export function modelTurn(json: unknown, protocol: FixtureProtocol, need: ModelN
   const search = declared.find((name) => /(?:^|_)find_tools(?:_\d+)?$/.test(name));
   const via = declared.find((name) => /(?:^|_)call_tool(?:_\d+)?$/.test(name));
   const results = toolResults(json, protocol);
-  const found = results.some((result) => {
+  const found = [...results, ...revealNotes(json)].some((result) => {
     try {
       const parsed = JSON.parse(result) as { tools?: { name?: string }[] };
       return Array.isArray(parsed.tools) && parsed.tools.some((tool) => tool.name === need.name);
@@ -189,10 +237,12 @@ export function modelTurn(json: unknown, protocol: FixtureProtocol, need: ModelN
       return false;
     }
   });
-  if (found && via) return call(via, { name: need.name, arguments: need.arguments });
+  // A tool the model called before (directly, or through the call tool) it can call again without a search.
+  const known = found || calledBefore(json, protocol, need.name);
+  if (known && via) return call(via, { name: need.name, arguments: need.arguments });
   const searched = results.filter((result) => result.startsWith('{"tools":')).length;
   const queries = need.queries ?? [userText(json, protocol), need.name.replace(/_/g, ' ')];
-  if (search && !found && searched < queries.length) return call(search, { query: queries[searched] ?? need.name });
+  if (search && !known && searched < queries.length) return call(search, { query: queries[searched] ?? need.name });
   return { text: `I cannot reach ${need.name} from here.` };
 }
 

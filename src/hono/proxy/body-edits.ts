@@ -141,3 +141,46 @@ export function appendEdit(request: ProxyRequest, entries: readonly string[]): E
   const empty = /^\[\s*$/.test(text.slice(conversationSpan.start, close));
   return { start: close, end: close, text: `${empty ? '' : ','}${entries.join(',')}` };
 }
+
+/**
+ * The edit that appends `text` to the conversation's last message: a text block (Anthropic, a
+ * Chat message with parts) or the end of its string content; after Chat tool results, a user
+ * message of its own (the results stay as they were). It sits after every breakpoint
+ * the client set, so the cached prefix holds. Undefined when there is no last message to carry
+ * it, and for Responses, where the note is an input item of its own ({@link tailItem}).
+ *
+ * @example
+ * tailEdit(request, '[loopctl] More tools …')
+ */
+export function tailEdit(request: ProxyRequest, text: string): Edit | undefined {
+  const { conversationSpan, body, protocol } = request;
+  if (!conversationSpan || protocol === 'responses') return undefined;
+  const entries = body.messages;
+  if (!Array.isArray(entries) || entries.length === 0) return undefined;
+  const last = entries[entries.length - 1];
+  if (!isObject(last)) return undefined;
+  const spans = arrayElementSpans(request.text, conversationSpan);
+  const span = spans[spans.length - 1];
+  if (!span || spans.length !== entries.length) return undefined;
+  // After tool results (Chat), a message of its own: the results stay byte for byte, so the next
+  // request's cached prefix runs through them.
+  if (protocol === 'openai' && last.role === 'tool') {
+    const close = conversationSpan.end - 1;
+    return { start: close, end: close, text: `,${JSON.stringify({ role: 'user', content: text })}` };
+  }
+  let changed: Json;
+  if (typeof last.content === 'string') changed = { ...last, content: `${last.content}\n\n${text}` };
+  else if (Array.isArray(last.content)) changed = { ...last, content: [...last.content, { type: 'text', text }] };
+  else return undefined;
+  return { start: span.start, end: span.end, text: JSON.stringify(changed) };
+}
+
+/**
+ * A Responses input item carrying `text` (a developer message), appended after the client's input.
+ *
+ * @example
+ * appendEdit(request, [tailItem('[loopctl] More tools …'), ...appended])
+ */
+export function tailItem(text: string): string {
+  return JSON.stringify({ type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
+}

@@ -99,3 +99,18 @@ export function searchResult(found: readonly ToolSchema[], call: string | undefi
   );
   return JSON.stringify(call ? { tools, call_with: call } : { tools, note: 'These tools are now available: call them directly.' });
 }
+
+/** The line that introduces a tail reveal (what `revealText` writes). */
+export const REVEAL_LEAD = '[loopctl] More tools for this request, called through';
+
+/**
+ * The stable policy's tail reveal: the tools the latest user message selects that the loaded
+ * set lacks, with their parameters, listed after the last message (where the cached prefix
+ * ends) so the model can call them through `call` without a search round.
+ *
+ * @example
+ * revealText([weather], 'call_tool') // '[loopctl] More tools for this request, called through call_tool: {"tools":[…],"call_with":"call_tool"}'
+ */
+export function revealText(found: readonly ToolSchema[], call: string): string {
+  return `${REVEAL_LEAD} ${call}: ${searchResult(found, call)}`;
+}

@@ -18,11 +18,11 @@ import type { SelectionContext } from '../../select/selector.js';
 import type { Selector } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import type { Edit } from './body-edits.js';
-import { appendEdit, applyEdits, historyEdits, toolsEdit } from './body-edits.js';
+import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
 import { messagesRounds } from './messages-rounds.js';
-import { metaEntries, SEARCH_RESULTS } from './meta-tools.js';
+import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
@@ -67,8 +67,14 @@ export interface ProxySettings {
    * `api.openai.com` or the request sets `prompt_cache_key`.
    */
   prefixCache?: PrefixCacheMode;
-  /** Stable policy: the fewest tokens of left-out tools worth a search (smaller registries go whole). Default 2048. */
+  /** Stable policy: the fewest tokens of left-out tools worth a search (smaller registries go whole). Default 8192. */
   minDeferredTokens?: number;
+  /**
+   * Stable policy: from a prompt of this many tokens (the conversation, tools aside), the tools
+   * the latest user message selects ride after its last message, callable through `call_tool`
+   * without a search round (a round re-reads the whole prompt). Default 16384.
+   */
+  tailRevealTokens?: number;
   /**
    * Milliseconds the upstream may take to begin its answer (`PROXY_FIRST_BYTE_TIMEOUT_MS`), else
    * a 504 (an error event once a stream's keep-alive has begun). Default 300000; 0: no limit.
@@ -117,6 +123,7 @@ const DEFAULT_K = 8;
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 const DEFAULT_FIRST_BYTE_MS = 300_000;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
+const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
 
 const CODECS: Record<WireProtocol, RoundCodec> = { openai: chatRounds, anthropic: messagesRounds, responses: responsesRounds };
 const PATHS: Record<WireProtocol, string> = { openai: '/chat/completions', anthropic: '/v1/messages', responses: '/responses' };
@@ -129,6 +136,8 @@ interface Outcome {
   readonly policy?: ResolvedPolicy;
   readonly fellOpen?: string;
   readonly skipped?: SkipReason;
+  /** Stable policy: tools listed after the last message, callable through `call_tool`. */
+  readonly revealed?: number;
   /** Milliseconds the proxy spent before calling the upstream (read, parse, select, splice). */
   readonly ms?: number;
 }
@@ -166,6 +175,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     minDeferredTokens: MIN_DEFERRED_TOKENS,
     firstByteTimeoutMs: DEFAULT_FIRST_BYTE_MS,
     keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
+    tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
   };
   const {
     selectors,
@@ -182,6 +192,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     minDeferredTokens,
     firstByteTimeoutMs: firstByteMs,
     keepAliveMs,
+    tailRevealTokens,
   } = mergeOptions(defaults, options);
   const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
@@ -226,18 +237,27 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
 
   /** The forwarded body and the headers' report for one request, by its tool plan. */
-  function planned(request: ProxyRequest, plan: ToolPlan): { body: (appended: readonly string[], revealed: ReadonlySet<string>) => string; outcome: Outcome } {
+  function planned(
+    request: ProxyRequest,
+    plan: ToolPlan,
+    tail: readonly ToolSchema[] = [],
+  ): { body: (appended: readonly string[], revealed: ReadonlySet<string>) => string; outcome: Outcome } {
     const { tools, costs } = request;
     const lead = plan.meta ? metaEntries(request.protocol, plan.meta) : [];
     const history: Edit[] = plan.meta?.call ? historyEdits(request, plan.rewritten, plan.meta.call) : [];
+    const note = tail.length > 0 && plan.meta?.call ? revealText(tail, plan.meta.call) : undefined;
+    const noteEdit = note !== undefined && request.protocol !== 'responses' ? tailEdit(request, note) : undefined;
+    const noteItems = note !== undefined && request.protocol === 'responses' ? [tailItem(note)] : [];
     const body = (appended: readonly string[], revealed: ReadonlySet<string>): string => {
       const kept = revealed.size === 0 ? plan.kept : tools.flatMap((tool, index) => (plan.kept.includes(index) || revealed.has(tool.name) ? [index] : []));
-      const edits = [toolsEdit(request, kept, plan.move, lead), ...history, appendEdit(request, appended)].filter((edit): edit is Edit => edit !== undefined);
+      const edits = [toolsEdit(request, kept, plan.move, lead), ...history, noteEdit, appendEdit(request, [...noteItems, ...appended])].filter(
+        (edit): edit is Edit => edit !== undefined,
+      );
       return applyEdits(request.text, edits);
     };
     const keptSet = new Set(plan.kept);
     // Only what would have been rendered counts: deferred tools cost nothing either way.
-    let tokensSaved = -lead.reduce((sum, entry) => sum + approxTokenCounter.count(entry), 0);
+    let tokensSaved = -[...lead, ...(note !== undefined ? [note] : [])].reduce((sum, entry) => sum + approxTokenCounter.count(entry), 0);
     costs.forEach((cost, index) => {
       if (!keptSet.has(index) && !(tools[index]?.deferred ?? false)) tokensSaved += cost;
     });
@@ -299,10 +319,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         const plan = planTools(request, policy, selection, { policy, prefixCache, upstreamCaches: openaiCaches, minDeferredTokens });
         if (typeof plan === 'string') outcome = untouched(plan, policy);
         else {
-          const forwarded = planned(request, plan);
+          const tail = await tailReveal(request, plan, resolve, signal);
+          const forwarded = planned(request, plan, tail);
           body = forwarded.body([], new Set());
-          outcome = forwarded.outcome;
-          if (plan.meta) rounds = searchRounds(request, plan, forwarded.body, () => selector, signal);
+          outcome = { ...forwarded.outcome, ...(tail.length > 0 ? { revealed: tail.length } : {}) };
+          if (plan.meta) rounds = searchRounds(request, plan, forwarded.body, () => selector, signal, tail);
         }
         // A cold corpus can hold the event loop for seconds (WASM embedding), long enough for
         // an idle keep-alive connection to the upstream to be closed by the other side. One
@@ -320,16 +341,38 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
   }
 
+  /**
+   * Stable policy, long prompts: the latest user message's own selection, minus the loaded set,
+   * to list at the tail. A search round would re-read the whole (long) prompt; the list costs
+   * its own few hundred tokens, after the cached prefix.
+   */
+  async function tailReveal(request: ProxyRequest, plan: ToolPlan, resolve: () => Promise<Selector>, signal: AbortSignal): Promise<ToolSchema[]> {
+    if (plan.policy !== 'stable' || !plan.meta?.call || request.query === undefined || request.query === request.firstQuery) return [];
+    if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
+    const conversationChars = request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
+    if (conversationChars / 4 < tailRevealTokens) return [];
+    const latest = await selectTools(
+      resolve,
+      { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation },
+      request.selectable,
+      signal,
+    );
+    if (latest.fellOpen !== undefined) return [];
+    const loaded = new Set(plan.kept);
+    return request.tools.flatMap((tool, index) => (tool.selectable && !loaded.has(index) && latest.names.has(tool.name) && tool.schema ? [tool.schema] : []));
+  }
+
   function searchRounds(
     request: ProxyRequest,
     plan: ToolPlan,
     body: (appended: readonly string[], revealed: ReadonlySet<string>) => string,
     selector: () => Selector | undefined,
     signal: AbortSignal,
+    tail: readonly ToolSchema[] = [],
   ): Omit<SearchRounds, 'send'> {
     const meta = plan.meta as NonNullable<ToolPlan['meta']>;
     const byName = new Map(request.selectable.map((tool) => [tool.name, tool]));
-    const surface = new Set(plan.kept.map((index) => request.tools[index]?.name ?? '').filter((name) => name !== ''));
+    const surface = new Set([...plan.kept.map((index) => request.tools[index]?.name ?? ''), ...tail.map((tool) => tool.name)].filter((name) => name !== ''));
     return {
       codec: CODECS[request.protocol],
       meta,
@@ -528,6 +571,7 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   headers.set('x-loopctl-advertised', String(outcome.advertised));
   headers.set('x-loopctl-tokens-saved', String(outcome.tokensSaved));
   if (outcome.policy !== undefined) headers.set('x-loopctl-policy', outcome.policy);
+  if (outcome.revealed !== undefined) headers.set('x-loopctl-revealed', String(outcome.revealed));
   if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
   if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
   if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);

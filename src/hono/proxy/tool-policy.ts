@@ -49,7 +49,7 @@ export interface PolicyOptions {
   readonly upstreamCaches: boolean;
   /**
    * Stable policy: the tools left out must come to at least this many tokens, else every tool
-   * is forwarded (a small registry costs less cached whole than searched). Default 2048.
+   * is forwarded (a small registry costs less cached whole than searched). Default 8192.
    */
   readonly minDeferredTokens: number;
 }
@@ -69,7 +69,7 @@ export interface ToolPlan {
 }
 
 /** The default {@link PolicyOptions.minDeferredTokens}. */
-export const MIN_DEFERRED_TOKENS = 2048;
+export const MIN_DEFERRED_TOKENS = 8192;
 
 /**
  * Whether the request's prefix is cached upstream, which makes a stable `tools` array worth more
