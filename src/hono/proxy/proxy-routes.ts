@@ -381,6 +381,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       declareFound: meta.call === undefined,
       body,
       keepAliveMs,
+      signal,
       async search(query: string, exclude: ReadonlySet<string>): Promise<ToolSchema[]> {
         const current = selector();
         const hits = await searchTools(query, request.selectable, { ...(current ? { selector: current } : {}), k: SEARCH_RESULTS, exclude, signal });

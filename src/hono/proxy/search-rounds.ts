@@ -39,6 +39,8 @@ export interface SearchRounds {
   /** The best tools for a query, not among `exclude` (the one search function, with the request's selector). */
   search(query: string, exclude: ReadonlySet<string>): Promise<ToolSchema[]>;
   readonly maxRounds?: number;
+  /** The client's request: when it is gone, a failed search is not answered but ends the rounds. */
+  readonly signal?: AbortSignal;
   /** Milliseconds between keep-alive comments while a later round waits (streams). */
   readonly keepAliveMs: number;
 }
@@ -58,9 +60,15 @@ async function decide(rounds: SearchRounds, calls: readonly ModelCall[], reveale
     if (call.name === meta.search) {
       const query = typeof args.query === 'string' ? args.query : call.args;
       const exclude = new Set([...rounds.surface, ...revealed, ...found]);
-      const hits = await rounds.search(query, exclude);
-      found.push(...hits.map((hit) => hit.name));
-      answers.set(call, { call, content: searchResult(hits, rounds.declareFound ? undefined : meta.call) });
+      try {
+        const hits = await rounds.search(query, exclude);
+        found.push(...hits.map((hit) => hit.name));
+        answers.set(call, { call, content: searchResult(hits, rounds.declareFound ? undefined : meta.call) });
+      } catch (error) {
+        if (rounds.signal?.aborted) throw error;
+        // The model hears that the search failed and goes on; the client's request does not fail for it.
+        answers.set(call, { call, content: `Error: the tool search failed (${error instanceof Error ? error.message : String(error)}).`, isError: true });
+      }
       translated.push(undefined);
     } else if (meta.call !== undefined && call.name === meta.call) {
       const name = typeof args.name === 'string' ? args.name : '';
