@@ -25,24 +25,12 @@ export interface MetaNames {
 /** Found tools to list per search. */
 export const SEARCH_RESULTS = 5;
 
-const SEARCH_DESCRIPTION =
-  'Search the other tools available to you: more exist than are listed. Use it when none of the listed tools fits. ' +
-  'Give a short description of the action you need; it answers with the best matching tools.';
-const SEARCH_DESCRIPTION_CALL = `${SEARCH_DESCRIPTION} Call a found tool through the call tool.`;
-const SEARCH_PARAMETERS = {
-  type: 'object',
-  properties: { query: { type: 'string', description: 'What the tool should do, in a few words' } },
-  required: ['query'],
-};
-const CALL_DESCRIPTION = 'Call a tool that the tool search found, by its name, with the arguments its parameters describe.';
-const CALL_PARAMETERS = {
-  type: 'object',
-  properties: {
-    name: { type: 'string', description: 'The found tool' },
-    arguments: { type: 'object', description: "The tool's arguments" },
-  },
-  required: ['name', 'arguments'],
-};
+// Short on purpose: these ride every request that keeps tools back.
+const SEARCH_DESCRIPTION = 'More tools exist than are listed. Find one by describing the action you need.';
+const SEARCH_DESCRIPTION_CALL = `${SEARCH_DESCRIPTION} Call what it finds with the call tool.`;
+const SEARCH_PARAMETERS = { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] };
+const CALL_DESCRIPTION = 'Call a tool the search found, with the arguments its parameters describe.';
+const CALL_PARAMETERS = { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'object' } }, required: ['name', 'arguments'] };
 
 /**
  * Names for the proxy's tools that no client tool already has.

@@ -39,7 +39,7 @@ import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
 import { KEEP_ALIVE } from './sse-events.js';
 import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
-import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, skipBeforeSelection } from './tool-policy.js';
+import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, selectionSize, skipBeforeSelection } from './tool-policy.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
 import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './upstream-wait.js';
@@ -307,7 +307,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         const started = Date.now();
         let selector: Selector | undefined;
         const resolve = async (): Promise<Selector> => {
-          selector ??= unwrap(await selectors.get(controls.selector, controls.k));
+          selector ??= unwrap(await selectors.get(controls.selector, selectionSize(request, policy, controls.k)));
           return selector;
         };
         const query = selectionQuery(request, policy);
