@@ -457,17 +457,17 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
     if (rounds && upstream.ok && !isEvents) {
       try {
-        const outcome = await jsonRounds(rounds, upstream);
-        if (outcome.kind === 'answer') {
-          const final = clientHeaders(outcome.last.headers);
+        const result = await jsonRounds(rounds, upstream);
+        if (result.kind === 'answer') {
+          const final = clientHeaders(result.last.headers);
           headers.forEach((value, name) => {
             if (name.startsWith('x-loopctl-') || name === 'server-timing') final.set(name, value);
           });
-          final.set('x-loopctl-search-rounds', String(outcome.rounds));
+          final.set('x-loopctl-search-rounds', String(result.rounds));
           final.set('content-type', 'application/json');
-          return new Response(outcome.body, { status: 200, headers: final });
+          return new Response(result.body, { status: 200, headers: final });
         }
-        upstream = outcome.response;
+        upstream = result.response;
       } catch (error) {
         return upstreamFailure(protocol, error, signal);
       }
