@@ -14,11 +14,11 @@ import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { searchTools } from '../../select/search-tools.js';
-import type { SelectionContext } from '../../select/selector.js';
-import type { Selector } from '../../select/selector.js';
+import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
+import { LIMITS } from '../limits.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
 import { messagesRounds } from './messages-rounds.js';
@@ -30,6 +30,7 @@ import { providerError, streamError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
+import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
 import { responsesRounds } from './responses-rounds.js';
@@ -44,6 +45,7 @@ import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
 import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './upstream-wait.js';
 import { mergeOptions } from '../../options.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
 export interface ProxySettings {
@@ -89,15 +91,12 @@ export interface ProxySettings {
   fetch?: FetchLike;
 }
 
-/**
- * The app's selectors by name (shared, so the proxy reuses warm corpora). `get` may answer
- * the selector itself or an entry holding it (`{ kind, selector }`).
- */
+/** The app's selectors by name (shared, so the proxy reuses warm corpora). */
 export interface ProxySelectorTable {
   readonly names: readonly string[];
-  get(name: string, k: number): Promise<Selector | { readonly selector: Selector }>;
-  /** Whether `name` needs an embedder. Default: names starting `embedding` or `hybrid`. */
-  isDense?(name: string): boolean;
+  get(name: string, k: number): Promise<AsyncToolSelector>;
+  /** Whether `name` needs an embedder (the table's own rule). */
+  isDense(name: string): boolean;
 }
 
 /** Options for {@link proxyRoutes}: the settings plus what the app shares with the proxy. */
@@ -106,7 +105,7 @@ export interface ProxyRoutesOptions extends ProxySettings {
   /** Whether the embedding selectors can run (an embedder is configured). */
   hasEmbedder?: boolean;
   /**
-   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. the app's `tokenCheck(token)`;
+   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. `tokenVerifier(env.LOOPCTL_TOKEN)`;
    * required in `token` mode (without it the proxy answers 503).
    */
   token?: TokenVerifier;
@@ -161,7 +160,7 @@ interface Forwarding {
  *
  * @example
  * const app = new Hono()
- * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
+ * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
@@ -194,15 +193,16 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     keepAliveMs,
     tailRevealTokens,
   } = mergeOptions(defaults, options);
-  const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
-  if (!hasEmbedder && isDense(defaultSelector)) {
+  if (!hasEmbedder && selectors.isDense(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" needs an embedder, and none is configured`);
   }
-  if (!(Number.isInteger(k) && k >= 1 && k <= 64)) throw new RangeError(`proxy k must be an integer from 1 to 64, got ${k}`);
+  if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
+    throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
+  }
   if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0)) throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
   if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0)) throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
   const openaiBase = trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined));
@@ -279,7 +279,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const refused = await gate(c, protocol);
       if (refused) return refused;
       const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k, policy: defaultPolicy });
-      if (controls.explicitSelector && !hasEmbedder && isDense(controls.selector)) {
+      if (controls.explicitSelector && !hasEmbedder && selectors.isDense(controls.selector)) {
         throw new ProxyRequestError(
           400,
           `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`,
@@ -305,9 +305,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       if (skipped) outcome = untouched(skipped, skipped === 'bypass' || skipped === 'no-tools' ? undefined : policy);
       else {
         const started = Date.now();
-        let selector: Selector | undefined;
-        const resolve = async (): Promise<Selector> => {
-          selector ??= unwrap(await selectors.get(controls.selector, selectionSize(request, policy, controls.k)));
+        let selector: AsyncToolSelector | undefined;
+        const resolve = async (): Promise<AsyncToolSelector> => {
+          selector ??= await selectors.get(controls.selector, selectionSize(request, policy, controls.k));
           return selector;
         };
         const query = selectionQuery(request, policy);
@@ -346,7 +346,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
    * to list at the tail. A search round would re-read the whole (long) prompt; the list costs
    * its own few hundred tokens, after the cached prefix.
    */
-  async function tailReveal(request: ProxyRequest, plan: ToolPlan, resolve: () => Promise<Selector>, signal: AbortSignal): Promise<ToolSchema[]> {
+  async function tailReveal(request: ProxyRequest, plan: ToolPlan, resolve: () => Promise<AsyncToolSelector>, signal: AbortSignal): Promise<ToolSchema[]> {
     if (plan.policy !== 'stable' || !plan.meta?.call || request.query === undefined || request.query === request.firstQuery) return [];
     if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
     const conversationChars = request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
@@ -366,7 +366,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     request: ProxyRequest,
     plan: ToolPlan,
     body: (appended: readonly string[], revealed: ReadonlySet<string>) => string,
-    selector: () => Selector | undefined,
+    selector: () => AsyncToolSelector | undefined,
     signal: AbortSignal,
     tail: readonly ToolSchema[] = [],
   ): Omit<SearchRounds, 'send'> {
@@ -405,11 +405,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
     if (error instanceof FirstByteTimeout)
       return providerError(protocol, 504, `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`);
-    onError?.(
-      new Error(`proxy: the ${upstreamName(protocol)} upstream could not be reached: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      }),
-    );
+    onError?.(new UpstreamUnreachableError(upstreamName(protocol), upstreams[protocol] ?? '', error));
     return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream could not be reached`);
   }
 
@@ -478,11 +474,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       body = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(
-        new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        }),
-      );
+      onError?.(new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
       return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream closed the connection before its answer was complete`);
     }
     return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
@@ -578,7 +570,7 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
 }
 
-function upstreamName(protocol: WireProtocol): string {
+function upstreamName(protocol: WireProtocol): 'openai' | 'anthropic' {
   return protocol === 'anthropic' ? 'anthropic' : 'openai';
 }
 
@@ -612,10 +604,6 @@ function eventStream(source: AsyncGenerator<string | Uint8Array>, controller: Ab
       void source.return(undefined).catch(() => undefined);
     },
   });
-}
-
-function unwrap(entry: Selector | { readonly selector: Selector }): Selector {
-  return 'select' in entry ? entry : entry.selector;
 }
 
 function trimSlash(url: string | undefined): string | undefined {
