@@ -91,14 +91,14 @@ const reported = (request: UpstreamRequest): number => Math.ceil(request.rawBody
 
 type AnthropicTool = Record<string, unknown>;
 
-/** 3 loaded tools (the last with a breakpoint), 147 deferred, Anthropic's BM25 tool search. */
-function toolSearchTools(): AnthropicTool[] {
+/** 3 loaded tools (the last with a breakpoint), 147 deferred, Anthropic's BM25 (or regex) tool search. */
+function toolSearchTools(search: 'bm25' | 'regex' = 'bm25'): AnthropicTool[] {
   const custom = anthropicTools(TOOLS) as AnthropicTool[];
   const loadedNames = new Set(['get_current_weather', 'read_file', 'send_email']);
   const loaded = custom.filter((tool) => loadedNames.has(tool.name as string));
   (loaded[2] as AnthropicTool).cache_control = { type: 'ephemeral' };
   const deferred = custom.filter((tool) => !loadedNames.has(tool.name as string)).map((tool) => ({ ...tool, defer_loading: true }));
-  return [...loaded, ...deferred, { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }];
+  return [...loaded, ...deferred, { type: `tool_search_tool_${search}_20251119`, name: `tool_search_tool_${search}` }];
 }
 
 const SEARCH_HISTORY = (id: string): Anthropic.MessageParam[] =>
@@ -145,30 +145,42 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
     },
   },
   {
-    name: 'anthropic tool search under x-loopctl-policy: narrow: deferred and referenced tools stay, the breakpoint never lands on a deferred tool',
+    name: 'anthropic tool search under x-loopctl-policy: narrow, every selector, BM25 and regex search: deferred and referenced tools stay, the breakpoint never lands on a deferred tool',
     async run(t) {
-      const id = newId();
-      const { response } = await anthropic(t, t.api, t.api.fetch, { 'x-loopctl-policy': 'narrow' })
-        .messages.create({
-          model: 'scripted',
-          max_tokens: 256,
-          messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
-          tools: toolSearchTools() as unknown as Anthropic.Tool[],
-        })
-        .withResponse();
-      const [request] = await upstream(t, id);
-      equal(request?.rejected, null, 'the upstream accepted it');
-      const sent = JSON.parse(request?.rawBody ?? '{}') as { tools: AnthropicTool[] };
-      equal(sent.tools.filter((tool) => tool.defer_loading === true).length, 147, 'every deferred tool forwarded');
-      assert(request?.tools.includes('tool_search_tool_bm25'), 'the search tool forwarded');
-      assert(request?.tools.includes('get_current_weather'), 'the selected loaded tool forwarded');
-      const marked = sent.tools.filter((tool) => tool.cache_control !== undefined);
-      equal(marked.length, 1, 'one breakpoint');
-      equal(marked[0]?.defer_loading, undefined, 'on a loaded tool');
-      assert(
-        Number(response.headers.get('x-loopctl-tokens-saved')) < 500,
-        `only removed loaded tools count: ${response.headers.get('x-loopctl-tokens-saved')}`,
-      );
+      const selectors = [...new Set([t.defaultSelector, 'keyword', 'bm25'])];
+      for (const [index, selector] of selectors.entries()) {
+        for (const search of ['bm25', 'regex'] as const) {
+          const label = `${selector}, ${search} search`;
+          const id = newId();
+          const { response } = await anthropic(t, t.api, t.api.fetch, { 'x-loopctl-policy': 'narrow', 'x-loopctl-selector': selector })
+            .messages.create({
+              model: 'scripted',
+              max_tokens: 256,
+              messages:
+                index === 0 && search === 'bm25'
+                  ? [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }]
+                  : [...SEARCH_HISTORY(id), { role: 'assistant', content: 'Filed.' }, { role: 'user', content: WEATHER }],
+              tools: toolSearchTools(search) as unknown as Anthropic.Tool[],
+            })
+            .withResponse();
+          const [request] = await upstream(t, id);
+          equal(request?.rejected, null, `${label}: the upstream accepted it`);
+          const sent = JSON.parse(request?.rawBody ?? '{}') as { tools: AnthropicTool[] };
+          equal(sent.tools.filter((tool) => tool.defer_loading === true).length, 147, `${label}: every deferred tool forwarded`);
+          assert(request?.tools.includes(`tool_search_tool_${search}`), `${label}: the search tool forwarded`);
+          assert(request?.tools.includes('get_current_weather'), `${label}: the selected loaded tool forwarded`);
+          for (const name of ['jira_create_issue', 'jira_update_issue', 'linear_create_ticket']) {
+            assert(request?.tools.includes(name), `${label}: ${name} forwarded`);
+          }
+          const marked = sent.tools.filter((tool) => tool.cache_control !== undefined);
+          equal(marked.length, 1, `${label}: one breakpoint`);
+          equal(marked[0]?.defer_loading, undefined, `${label}: on a loaded tool`);
+          assert(
+            Number(response.headers.get('x-loopctl-tokens-saved')) < 500,
+            `${label}: only removed loaded tools count: ${response.headers.get('x-loopctl-tokens-saved')}`,
+          );
+        }
+      }
     },
   },
   {
