@@ -292,7 +292,8 @@ async function replay(
       callCount++;
       if (calls(provider, answer, step.call)) reached++;
       // The conversation goes on as scripted whatever the model managed, so every policy bills the same conversation.
-      const id = `call_${hash(key).toString(36)}`;
+      // The same id under every policy: a random one would bill a token more or less at random.
+      const id = `call_${hash(`${scenario.id}:${index}`).toString(36).padStart(7, '0')}`;
       const result = words(resultTokens, key.split(':').slice(0, 2).join(':'));
       state.openai.push({
         role: 'assistant',
