@@ -523,6 +523,27 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
     },
   },
   {
+    name: 'a prompt in a script the selector cannot read: every tool is forwarded, the weather tool with them, and the response says why',
+    async run(t) {
+      const id = newId();
+      const { response } = await openai(t)
+        .chat.completions.create({
+          model: 'scripted',
+          messages: [
+            // The marker rides the system prompt: selection reads only the user's words.
+            { role: 'system', content: `[[id:${id}]]` },
+            { role: 'user', content: '東京の今の天気は？' },
+          ],
+          tools: openAITools(TOOLS),
+        })
+        .withResponse();
+      const [request] = await upstream(t, id);
+      assert(request?.tools.includes('get_current_weather'), `the weather tool forwarded: ${request?.tools.slice(0, 10).join(', ')}`);
+      equal(request?.tools.length, TOOLS.length, 'every tool, none of them invented');
+      assert((response.headers.get('x-loopctl-fell-open') ?? '') !== '', 'x-loopctl-fell-open says why');
+    },
+  },
+  {
     name: 'a silent upstream: 504 in the provider shape after the first-byte timeout; a stream gets keep-alive comments, then an error event',
     async run(t) {
       const slow = t.slow;
