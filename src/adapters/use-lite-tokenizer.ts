@@ -48,12 +48,37 @@ export function normalizeUseLite(text: string): string {
   return s.length > 0 ? SEPARATOR + s.replace(/ /g, SEPARATOR) : s;
 }
 
+/** The first ids of a text, and what producing them took. */
+export interface UseLitePrefix {
+  /** The first `maxTokens` ids of `encode(text)`. */
+  readonly ids: number[];
+  /** UTF-16 code units of `text` read to produce them: the work done, bounded by what is used. */
+  readonly read: number;
+  /** Code points those ids cover (separators `▁` not counted), and how many of them no piece matched. */
+  readonly chars: number;
+  readonly unknown: number;
+}
+
 /** Encodes text to USE-lite token ids (unclipped; the model reads the first 128). */
 export interface UseLiteTokenizer {
   encode(text: string): number[];
+  /**
+   * The first `maxTokens` ids of `encode(text)`, reading only the text they come from: a
+   * 7 MiB prompt costs what its first words cost. No piece spans a space, so the text is
+   * tokenized space-separated segment by segment (each normalised on its own, which NFKC
+   * allows at a space) until the ids are enough, and at most
+   * `maxTokens` × {@link USE_LITE_CODE_POINTS_PER_TOKEN} code points are read. The ids are
+   * exactly `encode(text).slice(0, maxTokens)` whenever those come from that much of the text
+   * (English prompts need about a sixth of it); past it, a long run without spaces (unknown
+   * script, base64) is cut, and the ids near the cut may differ.
+   */
+  encodePrefix(text: string, maxTokens: number): UseLitePrefix;
   /** Number of vocabulary entries (8000 for USE lite). */
   readonly size: number;
 }
+
+/** Code points per wanted id that {@link UseLiteTokenizer.encodePrefix} reads at most. */
+export const USE_LITE_CODE_POINTS_PER_TOKEN = 32;
 
 /**
  * Builds the tokenizer from the vocabulary, given as `[piece, score]` pairs in id order.
@@ -92,8 +117,12 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
     lengths[id] = length;
   }
 
-  const encode = (text: string): number[] => {
-    const chars = Array.from(normalizeUseLite(text));
+  /**
+   * Viterbi over normalised code points; `stats` counts covered and unknown code points. A
+   * segment of a longer text starts from that text's best total where it begins (`stats.total`),
+   * so the reference's "a best of exactly 0 is unset" quirk sees the same totals as a whole read.
+   */
+  const encodeChars = (chars: readonly string[], stats?: { chars: number; unknown: number; total: number }): number[] => {
     const n = chars.length;
     if (n === 0) return [];
     // Lattice edges grouped by end position, each group in ascending start order (the order the
@@ -114,6 +143,7 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
     }
 
     const best = new Float64Array(n + 1); // 0 doubles as "unset", as in the reference
+    best[0] = stats?.total ?? 0;
     const ids = new Int32Array(n + 1);
     for (let end = 1; end <= n; end++) {
       const group = edges[end] as number[];
@@ -131,10 +161,48 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
       const id = ids[at] as number;
       // Collapse runs of unknowns (id 0) into one.
       if (!(id === 0 && reversed.at(-1) === 0)) reversed.push(id);
+      if (stats && id === 0) stats.unknown++;
       at -= lengths[id] || 1;
+    }
+    if (stats) {
+      for (const ch of chars) if (ch !== SEPARATOR) stats.chars++;
+      stats.total = best[n] as number;
     }
     return reversed.reverse();
   };
 
-  return { encode, size: vocab.length };
+  const encode = (text: string): number[] => encodeChars(Array.from(normalizeUseLite(text)));
+
+  const encodePrefix = (text: string, maxTokens: number): UseLitePrefix => {
+    const ids: number[] = [];
+    const stats = { chars: 0, unknown: 0, total: 0 };
+    let budget = Math.max(0, maxTokens) * USE_LITE_CODE_POINTS_PER_TOKEN;
+    let at = 0;
+    let started = false;
+    while (at < text.length && ids.length < maxTokens && budget > 0) {
+      // The next segment: up to (not including) the next ASCII space after its first character,
+      // within what is left of the budget.
+      const space = text.indexOf(' ', at + 1);
+      const limit = space === -1 ? text.length : space;
+      let end = at;
+      while (end < limit && budget > 0) {
+        const code = text.charCodeAt(end);
+        end += code >= 0xd800 && code <= 0xdbff && end + 1 < limit ? 2 : 1;
+        budget--;
+      }
+      let normal = text.slice(at, end).normalize('NFKC');
+      if (!started && normal !== '') {
+        normal = SEPARATOR + normal;
+        started = true;
+      }
+      const segment = encodeChars(Array.from(normal.replace(/ /g, SEPARATOR)), stats);
+      // A run of unknowns continuing across segments collapses into one, as in a whole read.
+      const from = segment[0] === 0 && ids.at(-1) === 0 ? 1 : 0;
+      for (let i = from; i < segment.length && ids.length < maxTokens; i++) ids.push(segment[i] as number);
+      at = end;
+    }
+    return { ids, read: at, chars: stats.chars, unknown: stats.unknown };
+  };
+
+  return { encode, encodePrefix, size: vocab.length };
 }

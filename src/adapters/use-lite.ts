@@ -317,8 +317,12 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   // A load that fails is retried by a later call (e.g. after the server comes up).
   const loaded = loadOnce(load);
 
-  /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
-  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
+  /**
+   * The first 128 token ids, all the model reads: only the text they come from is tokenized, so
+   * a huge prompt costs what its first words cost. An empty text stays empty and is embedded as
+   * a masked row.
+   */
+  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS).ids;
 
   const runBatch = async (state: Pick<Loaded, 'Tensor' | 'session'>, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
@@ -380,6 +384,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     model: loaded,
     // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).
     embed,
+    vocabularyCoverage: ({ tokenizer }, text) => {
+      const { chars, unknown } = tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS);
+      return chars === 0 ? undefined : 1 - unknown / chars;
+    },
     release: ({ session }) => session.release(),
   });
 }

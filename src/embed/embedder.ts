@@ -18,6 +18,12 @@ export interface Embedder {
   readonly id: string;
   readonly dimensions: number;
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * The share (0–1) of a text's characters, as far as the model reads it, that its vocabulary
+   * knows; undefined when unknown (not loaded yet, nothing to read). A prompt in a script the
+   * model never saw embeds to a vector that says little, and a dense ranking should not trust it.
+   */
+  vocabularyCoverage?(text: string): number | undefined;
 }
 
 /**

@@ -59,6 +59,11 @@ export interface LoadableEmbedderParts<Model extends { readonly backend: Backend
   readonly model: LoadOnce<Model>;
   /** Embed with the model; calls are queued, so one session never runs two batches at once. */
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * How much of a text the model's vocabulary covers, 0 to 1 (see `Embedder.vocabularyCoverage`);
+   * asked only once the model has loaded.
+   */
+  vocabularyCoverage?(model: Model, text: string): number | undefined;
   /** Free a loaded model on `dispose()`. */
   release(model: Model): Promise<void> | void;
 }
@@ -88,6 +93,14 @@ export function loadableEmbedder<Model extends { readonly backend: Backend }, Ba
       return (await model.get()).backend;
     },
     embed: oneAtATime((texts: readonly string[], options?: EmbedOptions) => parts.embed(texts, options)),
+    ...(parts.vocabularyCoverage
+      ? {
+          vocabularyCoverage(text: string): number | undefined {
+            const loaded = model.value;
+            return loaded ? parts.vocabularyCoverage?.(loaded, text) : undefined;
+          },
+        }
+      : {}),
     async dispose() {
       const loaded = await model.reset();
       if (loaded) await parts.release(loaded);

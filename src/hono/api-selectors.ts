@@ -114,5 +114,6 @@ export function yieldingEmbedder(embedder: Embedder): Embedder {
       await new Promise((resolve) => setTimeout(resolve, 0));
       return embedder.embed(texts, options);
     },
+    ...(embedder.vocabularyCoverage ? { vocabularyCoverage: (text: string) => embedder.vocabularyCoverage?.(text) } : {}),
   };
 }

@@ -5,6 +5,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
 import { scoreRows } from '../embed/embedder.js';
+import { unreadableQuery } from '../embed/vocabulary-coverage.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
@@ -496,6 +497,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (corpus.count !== all.length) {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
+    const unread = unreadableQuery(this.embedder, texts);
+    if (unread) return { ok: false, reason: unread, warnings };
     // Learned examples follow the registry generation; a cold one loads them once.
     warnings.push(...(await (await this.learning.load()).reconcile(corpus, all, signal)));
     return { ok: true, corpus, vectors, warnings };

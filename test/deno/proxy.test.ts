@@ -10,6 +10,7 @@
  */
 import { denoHandler } from '../../src/hono/index.js';
 import { demoRegistry } from '../../worker/deno.js';
+import { GATEWAY_CHECKS } from '../proxy/gateway-suite.js';
 import type { ProxyEndpoint, ProxyTarget } from '../proxy/proxy-suite.js';
 import { PROXY_CHECKS } from '../proxy/proxy-suite.js';
 import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
@@ -38,13 +39,14 @@ Deno.test({
         api: serve({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }),
         passthrough: serve({ PROXY_AUTH: 'passthrough', ...upstreams }),
         deadUpstream: serve({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`, PROXY_ANTHROPIC_BASE_URL: upstream.deadURL }),
+        slow: serve({ LOOPCTL_TOKEN: TOKEN, ...upstreams, PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' }),
         token: TOKEN,
         upstreamKey: API_KEY,
         controlURL: upstream.controlURL,
         defaultSelector: 'keyword',
         k: 8,
       };
-      for (const check of PROXY_CHECKS) {
+      for (const check of [...PROXY_CHECKS, ...GATEWAY_CHECKS]) {
         await t.step(check.name, () => check.run(target));
       }
     } finally {

@@ -8,7 +8,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createUseLiteTokenizer, normalizeUseLite, type UseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
+import {
+  createUseLiteTokenizer,
+  normalizeUseLite,
+  USE_LITE_CODE_POINTS_PER_TOKEN,
+  type UseLiteTokenizer,
+  type UseLiteVocabEntry,
+} from '../../src/adapters/use-lite-tokenizer.js';
 import { generateSentences } from './use-lite-sentences.js';
 import { MODEL_DIR, ensureModel, loadReference, type Reference } from './use-lite-setup.js';
 
@@ -172,5 +178,54 @@ describe('USE-lite tokenizer vs the reference', () => {
     expect(tokenizer.encode('”5').at(-1)).toBe(reference.tokenize('”5').at(-1));
     // Lengths are walked back in code points; the reference uses UTF-16 length. Same here.
     expect(vocab.every(([piece]) => [...piece].length === piece.length)).toBe(true);
+  });
+});
+
+describe('USE-lite tokenizer: only the text the ids come from is read', () => {
+  const LIMIT = 128;
+
+  it('the first ids of a text are exactly those of a whole read (port texts, stress strings, long joins)', () => {
+    const texts = [...generateSentences(), ...stressStrings()];
+    // Long texts: many sentences joined, so the 128th id falls deep inside them.
+    for (let i = 0; i + 40 < texts.length; i += 40) texts.push(texts.slice(i, i + 40).join(' '), texts.slice(i, i + 40).join('  \t'));
+    const mismatched = texts.filter((t) => !same(tokenizer.encodePrefix(t, LIMIT).ids, tokenizer.encode(t).slice(0, LIMIT)));
+    expect(mismatched).toEqual([]);
+    for (const k of [1, 2, 7, 33]) {
+      const long = texts.at(-1) as string;
+      expect(tokenizer.encodePrefix(long, k).ids).toEqual(tokenizer.encode(long).slice(0, k));
+    }
+  });
+
+  it('a 7 MiB prompt: the same first 128 ids as a whole read, from a few KiB of it', () => {
+    const sentence = 'Please check the weather in Oslo and then email Ana the summary of the quarterly report. ';
+    const huge = sentence.repeat(Math.ceil((7 * 1024 * 1024) / sentence.length));
+    const prefix = tokenizer.encodePrefix(huge, LIMIT);
+    expect(prefix.ids).toEqual(tokenizer.encode(huge.slice(0, 20_000)).slice(0, LIMIT));
+    expect(prefix.ids).toHaveLength(LIMIT);
+    // The work is bounded by what is used, not by the prompt: about 128 words' worth read.
+    expect(prefix.read).toBeLessThan(2 * 1024);
+    expect(prefix.read).toBeGreaterThan(sentence.length);
+  });
+
+  it('a huge run without spaces (an unknown script, base64) is read at most maxTokens × 32 code points deep', () => {
+    const japanese = '東京の今の天気を教えてください。'.repeat(500_000);
+    const prefix = tokenizer.encodePrefix(japanese, LIMIT);
+    expect(prefix.read).toBeLessThanOrEqual(LIMIT * USE_LITE_CODE_POINTS_PER_TOKEN);
+    expect(prefix.unknown / prefix.chars).toBeGreaterThan(0.9);
+    expect(prefix.ids).toEqual(tokenizer.encode(japanese.slice(0, prefix.read)));
+    const base64 = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(200_000);
+    const b = tokenizer.encodePrefix(base64, LIMIT);
+    expect(b.read).toBeLessThanOrEqual(LIMIT * USE_LITE_CODE_POINTS_PER_TOKEN);
+    expect(b.ids.length).toBeGreaterThan(0);
+  });
+
+  it('counts the characters no piece matched: an English prompt is read, a Japanese one is not', () => {
+    const english = tokenizer.encodePrefix('What is the weather in Oslo right now?', LIMIT);
+    expect(english.unknown).toBe(0);
+    const mixed = tokenizer.encodePrefix('What is the weather in 東京 right now?', LIMIT);
+    expect(mixed.unknown).toBe(2);
+    expect(mixed.unknown / mixed.chars).toBeLessThan(0.1);
+    const japanese = tokenizer.encodePrefix('東京の今の天気は？', LIMIT);
+    expect(japanese.unknown / japanese.chars).toBeGreaterThan(0.8);
   });
 });

@@ -34,6 +34,8 @@ export interface ProxyTarget {
   readonly passthrough: ProxyEndpoint;
   /** Both upstreams point where nothing listens. */
   readonly deadUpstream: ProxyEndpoint;
+  /** Token mode with a 1.5 s first-byte timeout and keep-alive comments every 0.3 s. */
+  readonly slow: ProxyEndpoint;
   /** The upstream fixture's control URL. */
   readonly controlURL: string;
   /** The default selector in `api` (the header `x-loopctl-selector` is never needed). */
@@ -102,26 +104,37 @@ function anthropic(t: ProxyTarget, endpoint: ProxyEndpoint, fetch: FetchFn, apiK
   return new Anthropic({ apiKey, baseURL: endpoint.baseURL, fetch, maxRetries: 0 });
 }
 
+/** The proxy's own tools (server-side search), which lead the forwarded `tools`. */
+const META = /^(?:loopctl_)?(?:find_tools|call_tool)(?:_\d+)?$/;
+
+/** The client's tools among what the upstream saw. */
+function clientTools(request: UpstreamRequest): string[] {
+  return request.tools.filter((name) => !META.test(name));
+}
+
 /**
- * The client's body with only `tools` narrowed to `names` (the client's order): what the
- * upstream must receive byte for byte. Independent of the proxy's splicing: the SDKs send
- * `JSON.stringify` output, and reassigning a key keeps its place.
+ * The client's body with only `tools` narrowed to `names` (the client's order) after the
+ * proxy's own tools as the upstream received them: what the upstream must receive byte for
+ * byte. Independent of the proxy's splicing: the SDKs send `JSON.stringify` output, and
+ * reassigning a key keeps its place.
  */
-function expectedBody(clientBody: string, names: readonly string[]): string {
+function expectedBody(clientBody: string, names: readonly string[], upstreamBody?: string): string {
   const body = JSON.parse(clientBody) as { tools: { name?: string; function?: { name: string } }[] };
   const keep = new Set(names);
-  body.tools = body.tools.filter((entry) => keep.has(entry.function?.name ?? (entry.name as string)));
+  const nameOf = (entry: { name?: string; function?: { name: string } }): string => entry.function?.name ?? (entry.name as string);
+  const lead = upstreamBody ? (JSON.parse(upstreamBody) as typeof body).tools.filter((entry) => META.test(nameOf(entry))) : [];
+  body.tools = [...lead, ...body.tools.filter((entry) => keep.has(nameOf(entry)))];
   return JSON.stringify(body);
 }
 
 function checkNarrowed(t: ProxyTarget, request: UpstreamRequest, expected: string, what: string): void {
-  assert(
-    request.tools.length >= 1 && request.tools.length <= t.k,
-    `${what}: upstream saw ${request.tools.length} tools, expected 1..${t.k}: ${request.tools.join(', ')}`,
-  );
-  assert(request.tools.includes(expected), `${what}: ${expected} not among ${request.tools.join(', ')}`);
-  const order = TOOLS.map((tool) => tool.name).filter((name) => request.tools.includes(name));
-  equal(request.tools.join(), order.join(), `${what}: kept tools keep the client's order`);
+  const client = clientTools(request);
+  assert(client.length >= 1 && client.length <= t.k, `${what}: upstream saw ${client.length} client tools, expected 1..${t.k}: ${client.join(', ')}`);
+  assert(client.includes(expected), `${what}: ${expected} not among ${client.join(', ')}`);
+  const order = TOOLS.map((tool) => tool.name).filter((name) => client.includes(name));
+  equal(client.join(), order.join(), `${what}: kept tools keep the client's order`);
+  // The default policy without a cached prefix: re-selected per message, the rest reachable through the proxy's search.
+  equal(request.tools[0], 'find_tools', `${what}: the proxy's search tool leads the forwarded tools`);
 }
 
 async function rejects(promise: Promise<unknown>): Promise<any> {
@@ -156,9 +169,10 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(data.usage?.completion_tokens, 5, 'usage passes through');
       const request = await only(t, id);
       checkNarrowed(t, request, 'get_current_weather', 'openai');
-      equal(request.rawBody, expectedBody(client.bodies[0] as string, request.tools), 'upstream body = client body with only tools narrowed');
+      equal(request.rawBody, expectedBody(client.bodies[0] as string, request.tools, request.rawBody), 'upstream body = client body with only tools narrowed');
       equal(response.headers.get('x-loopctl-registered'), '150', 'x-loopctl-registered');
       equal(response.headers.get('x-loopctl-advertised'), String(request.tools.length), 'x-loopctl-advertised');
+      equal(response.headers.get('x-loopctl-policy'), 'per-message', 'x-loopctl-policy');
       assert(Number(response.headers.get('x-loopctl-tokens-saved')) > 5000, `tokens saved: ${response.headers.get('x-loopctl-tokens-saved')}`);
       equal(response.headers.get('x-loopctl-fell-open'), null, 'did not fall open');
       equal(request.headers.authorization, `Bearer ${t.upstreamKey}`, 'upstream sees MODEL_API_KEY, not the proxy token');
@@ -235,7 +249,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const request = await only(t, id);
       assert(request.tools.includes('spotify_delete_playlist'), `forced tool kept: ${request.tools.join(', ')}`);
       assert(request.tools.includes('get_current_weather'), 'selection still applied');
-      assert(request.tools.length <= t.k + 1, `at most k + the forced one: ${request.tools.length}`);
+      assert(clientTools(request).length <= t.k + 1, `at most k + the forced one: ${request.tools.length}`);
     },
   },
   {
@@ -253,7 +267,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const requests = await upstream(t, id);
       equal(requests.length, 2, 'two upstream requests');
       equal(requests[0]?.rawBody, requests[1]?.rawBody, 'identical bodies');
-      assert(requests[0]!.tools.length <= t.k, 'narrowed');
+      assert(clientTools(requests[0]!).length <= t.k, 'narrowed');
     },
   },
   {
@@ -408,7 +422,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(requests.length, 2, 'two upstream requests');
       for (const [i, request] of requests.entries()) {
         checkNarrowed(t, request, 'get_current_weather', `anthropic #${i}`);
-        equal(request.rawBody, expectedBody(client.bodies[i] as string, request.tools), 'byte for byte but tools');
+        equal(request.rawBody, expectedBody(client.bodies[i] as string, request.tools, request.rawBody), 'byte for byte but tools');
         equal(request.headers['x-api-key'], t.upstreamKey, 'upstream sees MODEL_API_KEY');
         assert(typeof request.headers['anthropic-version'] === 'string', 'anthropic-version forwarded');
       }
@@ -534,7 +548,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       // @anthropic-ai/sdk 1.x sends the key as a bearer token; older versions as x-api-key.
       const anthropicKey = viaAnthropic?.headers['x-api-key'] ?? viaAnthropic?.headers.authorization?.replace(/^Bearer /, '');
       equal(anthropicKey, 'sk-ant-client-key', 'client key forwarded (anthropic)');
-      assert(viaOpenAI!.tools.length <= t.k, 'still selecting in pass-through mode');
+      assert(clientTools(viaOpenAI!).length <= t.k, 'still selecting in pass-through mode');
     },
   },
   {

@@ -186,13 +186,19 @@ describe('controls and configuration', () => {
   const headers = (entries: Record<string, string>) => new Headers(entries);
 
   it('reads x-loopctl-selector, x-loopctl-k and x-loopctl-bypass', () => {
-    expect(proxyControls(headers({}), defaults)).toEqual({ selector: 'keyword', explicitSelector: false, k: 8, bypass: false });
-    expect(proxyControls(headers({ 'x-loopctl-selector': 'bm25', 'x-loopctl-k': ' 5 ', 'x-loopctl-bypass': '1' }), defaults)).toEqual({
+    expect(proxyControls(headers({}), defaults)).toEqual({ selector: 'keyword', explicitSelector: false, k: 8, policy: 'auto', bypass: false });
+    expect(
+      proxyControls(headers({ 'x-loopctl-selector': 'bm25', 'x-loopctl-k': ' 5 ', 'x-loopctl-bypass': '1', 'x-loopctl-policy': 'Stable' }), defaults),
+    ).toEqual({
       selector: 'bm25',
       explicitSelector: true,
       k: 5,
+      policy: 'stable',
       bypass: true,
     });
+    expect(() => proxyControls(headers({ 'x-loopctl-policy': 'cheapest' }), defaults)).toThrow(
+      /x-loopctl-policy must be one of auto, stable, per-message, narrow/,
+    );
   });
 
   it.each([['0'], ['65'], ['1.5'], ['-3'], ['eight'], ['']])('refuses x-loopctl-k %j', (value) => {
@@ -209,6 +215,13 @@ describe('controls and configuration', () => {
     expect(() => proxySettingsFromVars({ PROXY_K: '0' })).toThrow(ConfigError);
     expect(() => proxySettingsFromVars({ PROXY_AUTH: 'open' })).toThrow(ConfigError);
     expect(() => proxySettingsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(ConfigError);
+    expect(
+      proxySettingsFromVars({ PROXY_POLICY: 'per-message', PROXY_PREFIX_CACHE: 'on', PROXY_FIRST_BYTE_TIMEOUT_MS: '0', PROXY_KEEPALIVE_MS: '2500' }),
+    ).toEqual({ policy: 'per-message', prefixCache: 'on', firstByteTimeoutMs: 0, keepAliveMs: 2500 });
+    expect(() => proxySettingsFromVars({ PROXY_POLICY: 'cheap' })).toThrow(/PROXY_POLICY/);
+    expect(() => proxySettingsFromVars({ PROXY_PREFIX_CACHE: 'yes' })).toThrow(/PROXY_PREFIX_CACHE/);
+    expect(() => proxySettingsFromVars({ PROXY_KEEPALIVE_MS: '0' })).toThrow(/PROXY_KEEPALIVE_MS/);
+    expect(() => proxySettingsFromVars({ PROXY_FIRST_BYTE_TIMEOUT_MS: 'soon' })).toThrow(/PROXY_FIRST_BYTE_TIMEOUT_MS/);
   });
 });
 

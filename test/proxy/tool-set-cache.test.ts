@@ -143,7 +143,7 @@ describe('parsing with a tool-set cache', () => {
 });
 
 describe('toolSetCache bounds', () => {
-  const set = (name: string): ToolSet => ({ tools: [], all: [{ name, description: '', parameters: {} }], costs: [] });
+  const set = (name: string): ToolSet => ({ tools: [], all: [{ name, description: '', parameters: {} }], costs: [], nativeSearch: false });
   const tools = (name: string, pad = 0) => JSON.stringify([{ name, description: 'x'.repeat(pad) }]);
 
   it('keeps at most maxEntries sets, evicting the least recently used', () => {

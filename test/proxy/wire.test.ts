@@ -19,7 +19,17 @@ let upstream: UpstreamFixture;
 let server: RunningServer;
 const logged: unknown[] = [];
 
+/** What the recording selector was asked to rank. */
+const seenQueries: string[] = [];
+
 const selectors: Record<string, NamedSelectorFactory> = {
+  recording: () => ({
+    name: 'recording',
+    select: (ctx, all) => {
+      seenQueries.push(ctx.latestUserMessage ?? '');
+      return all.slice(0, 2);
+    },
+  }),
   broken: () => ({
     name: 'broken',
     select: () => {
@@ -133,7 +143,7 @@ describe('proxy on the wire', () => {
     });
     expect(response.status).toBe(200);
     await response.text();
-    const request = upstream.server.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
+    const request = upstream.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
     expect(request?.headers['content-type']).toBe('application/json');
   });
 
@@ -151,5 +161,22 @@ describe('proxy on the wire', () => {
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain('sk-secret');
     expect(JSON.stringify(logged.map(String))).not.toContain(TOKEN);
+  });
+
+  it('a 7 MiB prompt: the selector is asked about its head and tail, a few KiB, not the whole text', async () => {
+    const head = 'Please check the weather in Oslo. ';
+    const tail = ' Then email the summary to Ana. [[id:huge1]]';
+    const prompt = `${head}${'lorem ipsum dolor sit amet '.repeat(Math.ceil((7 * 1024 * 1024) / 27))}${tail}`;
+    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools: TOOLS }), {
+      'x-loopctl-selector': 'recording',
+      'x-loopctl-policy': 'narrow',
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const query = seenQueries.at(-1) ?? '';
+    expect(query.length).toBeLessThanOrEqual(4097);
+    expect(query.startsWith(head)).toBe(true);
+    expect(query.endsWith(tail)).toBe(true);
+    expect((await sentUpstream('huge1'))[0]?.tools).toHaveLength(2);
   });
 });

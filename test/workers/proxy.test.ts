@@ -9,6 +9,7 @@ import { env, SELF } from 'cloudflare:test';
 import { describe, it } from 'vitest';
 import type { WorkerEnv } from '../../src/hono/index.js';
 import { demoWorker as createWorker } from '../../worker/workers.js';
+import { GATEWAY_CHECKS } from '../proxy/gateway-suite.js';
 import type { ProxyEndpoint, ProxyTarget } from '../proxy/proxy-suite.js';
 import { PROXY_CHECKS } from '../proxy/proxy-suite.js';
 import { TEST_API_KEY, TEST_TOKEN } from './constants.js';
@@ -28,6 +29,7 @@ const target: ProxyTarget = {
   upstreamKey: TEST_API_KEY,
   passthrough: direct({ LOOPCTL_TOKEN: undefined, PROXY_AUTH: 'passthrough' }),
   deadUpstream: direct({ PROXY_OPENAI_BASE_URL: `${bindings.PROXY_DEAD_URL}/v1`, PROXY_ANTHROPIC_BASE_URL: bindings.PROXY_DEAD_URL }),
+  slow: direct({ PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' }),
   controlURL: bindings.PROXY_CONTROL_URL,
   defaultSelector: 'keyword',
   k: 8,
@@ -35,4 +37,8 @@ const target: ProxyTarget = {
 
 describe('selecting proxy in workerd, real clients', () => {
   for (const check of PROXY_CHECKS) it(check.name, () => check.run(target));
+});
+
+describe('tool-search gateway in workerd, real clients', () => {
+  for (const check of GATEWAY_CHECKS) it(check.name, () => check.run(target));
 });

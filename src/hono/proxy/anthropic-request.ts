@@ -1,7 +1,8 @@
 /**
  * The Anthropic Messages half of request parsing: `tools` entries (custom tools
- * `{ name, description, input_schema, cache_control? }`; server tools such as
- * `{ type: 'web_search_20250305', name }` are kept, never ranked), `tool_choice`
+ * `{ name, description, input_schema, cache_control?, defer_loading? }`; server tools such as
+ * `{ type: 'web_search_20250305', name }` and typed entries without a name such as
+ * `{ type: 'mcp_toolset', mcp_server_name }` are kept, never ranked), `tool_choice`
  * (`{ type: 'auto' | 'any' | 'none' }` or `{ type: 'tool', name }`) and the calls already made
  * (assistant `tool_use` / `server_tool_use` blocks).
  */
@@ -23,11 +24,16 @@ export const anthropicDialect: WireDialect = {
   tool(entry, index): Omit<ClientTool, 'span'> {
     if (!isObject(entry)) throw new ProxyRequestError(400, `tools.${index}: must be an object`, `tools.${index}`);
     const name = entry.name;
+    const typed = typeof entry.type === 'string' && entry.type !== 'custom';
+    // A typed entry may have no name (`mcp_toolset`, computer/browser toolsets): valid, kept as is.
+    if (typed && name === undefined) return { name: '', selectable: false, deferred: false, schema: undefined, cacheControl: entry.cache_control ?? undefined };
     if (typeof name !== 'string' || name === '') throw new ProxyRequestError(400, `tools.${index}.name: Field required`, `tools.${index}.name`);
-    const selectable = (entry.type === undefined || entry.type === 'custom') && isObject(entry.input_schema);
+    const deferred = entry.defer_loading === true;
+    const selectable = !typed && isObject(entry.input_schema) && !deferred;
     return {
       name,
       selectable,
+      deferred,
       schema: selectable
         ? { name, description: typeof entry.description === 'string' ? entry.description : '', parameters: entry.input_schema as Json }
         : undefined,
@@ -57,5 +63,6 @@ export const anthropicDialect: WireDialect = {
     return called;
   },
 
+  conversationKey: 'messages',
   context: anthropicSelectionQuery,
 };

@@ -1,7 +1,8 @@
 /**
  * Anthropic prompt caching across a narrowed `tools` array. A `cache_control` breakpoint
  * marks the end of a cached prefix; when it sat on a tool the proxy removed, it moves to the
- * last kept tool, so the client still gets a cached prefix ending at the tools. Breakpoints
+ * last kept tool that is rendered (never onto a deferred one: a deferred tool is not part of the
+ * cached prefix), so the client still gets a cached prefix ending at the tools. Breakpoints
  * on messages and system blocks are the client's and are never touched; the count of
  * breakpoints never grows (the provider allows four).
  */
@@ -17,13 +18,13 @@ export interface BreakpointMove {
 
 /**
  * The breakpoint move for a keep set, or undefined when none is needed: no removed tool
- * carried one, or the last kept tool already has its own.
+ * carried one, the last kept rendered tool already has its own, or no kept tool is rendered.
  *
  * @example
  * breakpointMove(tools, [0, 4]) // { to: 4, cacheControl: { type: 'ephemeral' } } when tools[9] had it
  */
 export function breakpointMove(tools: readonly ClientTool[], kept: readonly number[]): BreakpointMove | undefined {
-  const last = kept[kept.length - 1];
+  const last = kept.findLast((index) => !(tools[index] as ClientTool).deferred);
   if (last === undefined || (tools[last] as ClientTool).cacheControl !== undefined) return undefined;
   const keptSet = new Set(kept);
   let moved: unknown;

@@ -3,8 +3,8 @@
  * to the kept entries (each entry's own text, verbatim) and, for Anthropic, a moved
  * `cache_control`. Unknown fields, key order, whitespace and number formatting survive.
  */
+import { applyEdits, toolsEdit } from './body-edits.js';
 import type { BreakpointMove } from './cache-breakpoint.js';
-import { withCacheControl } from './cache-breakpoint.js';
 import type { ProxyRequest } from './proxy-types.js';
 
 /**
@@ -14,12 +14,6 @@ import type { ProxyRequest } from './proxy-types.js';
  * forwardBody(request, [2, 7]) // '{"model":"m","tools":[<tools[2]>,<tools[7]>],"messages":[…]}'
  */
 export function forwardBody(request: ProxyRequest, kept: readonly number[], move?: BreakpointMove): string {
-  const { text, toolsSpan, tools } = request;
-  if (!toolsSpan || (kept.length === tools.length && !move)) return text;
-  const entries = kept.map((index) => {
-    const span = tools[index]?.span ?? { start: 0, end: 0 };
-    const entry = text.slice(span.start, span.end);
-    return move && move.to === index ? withCacheControl(entry, move.cacheControl) : entry;
-  });
-  return `${text.slice(0, toolsSpan.start)}[${entries.join(',')}]${text.slice(toolsSpan.end)}`;
+  const edit = toolsEdit(request, kept, move);
+  return edit ? applyEdits(request.text, [edit]) : request.text;
 }

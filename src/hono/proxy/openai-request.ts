@@ -1,9 +1,9 @@
 /**
  * The OpenAI Chat Completions half of request parsing: `tools` entries
- * (`{ type: 'function', function: { name, description, parameters } }`), `tool_choice`
- * (`'auto' | 'none' | 'required'`, `{ type: 'function', function: { name } }`, or
- * `{ type: 'allowed_tools', allowed_tools: { mode, tools } }`) and the calls already made
- * (assistant `tool_calls`, legacy `function_call`).
+ * (`{ type: 'function', function: { name, description, parameters } }`; other kinds are kept,
+ * never ranked), `tool_choice` (`'auto' | 'none' | 'required'`,
+ * `{ type: 'function', function: { name } }`, or `{ type: 'allowed_tools', allowed_tools: { mode, tools } }`)
+ * and the calls already made (assistant `tool_calls`, legacy `function_call`).
  */
 import { openAISelectionQuery } from './latest-user-text.js';
 import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
@@ -14,11 +14,19 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A tool's name wherever its kind keeps it: `function.name`, `custom.name`, or `name`. */
-function nameOf(entry: Json): unknown {
+export function toolNameOf(entry: Json): unknown {
   const type = typeof entry.type === 'string' ? entry.type : 'function';
   const inner = entry[type];
   if (isObject(inner) && inner.name !== undefined) return inner.name;
   return entry.name;
+}
+
+/** The names an `allowed_tools` choice lists (Chat: under `allowed_tools`; Responses: at the top). */
+export function allowedToolNames(tools: unknown): string[] {
+  return (Array.isArray(tools) ? tools : [])
+    .filter(isObject)
+    .map(toolNameOf)
+    .filter((name): name is string => typeof name === 'string');
 }
 
 /**
@@ -30,15 +38,22 @@ function nameOf(entry: Json): unknown {
 export const openAIDialect: WireDialect = {
   tool(entry, index): Omit<ClientTool, 'span'> {
     if (!isObject(entry)) throw new ProxyRequestError(400, `tools[${index}] must be an object`, `tools[${index}]`);
-    const name = nameOf(entry);
+    const name = toolNameOf(entry);
+    const isFunction = entry.type === undefined || entry.type === 'function';
+    // Another kind may have no name of its own: kept as is.
+    if (!isFunction && typeof entry.type === 'string' && name === undefined) {
+      return { name: '', selectable: false, deferred: false, schema: undefined, cacheControl: undefined };
+    }
     if (typeof name !== 'string' || name === '') {
       throw new ProxyRequestError(400, `tools[${index}] has no name (expected tools[${index}].function.name)`, `tools[${index}].function.name`);
     }
     const fn = entry.function;
-    const selectable = (entry.type === undefined || entry.type === 'function') && isObject(fn);
+    const deferred = isObject(fn) && fn.defer_loading === true;
+    const selectable = isFunction && isObject(fn) && !deferred;
     return {
       name,
       selectable,
+      deferred,
       schema: selectable
         ? {
             name,
@@ -56,13 +71,9 @@ export const openAIDialect: WireDialect = {
     if (!isObject(choice)) return { kind: 'auto' };
     if (choice.type === 'allowed_tools' && isObject(choice.allowed_tools)) {
       const allowed = choice.allowed_tools;
-      const names = (Array.isArray(allowed.tools) ? allowed.tools : [])
-        .filter(isObject)
-        .map(nameOf)
-        .filter((name): name is string => typeof name === 'string');
-      return { kind: 'named', names, required: allowed.mode === 'required' };
+      return { kind: 'allowed', names: allowedToolNames(allowed.tools), required: allowed.mode === 'required' };
     }
-    const name = nameOf(choice);
+    const name = toolNameOf(choice);
     return typeof name === 'string' ? { kind: 'named', names: [name], required: true } : { kind: 'auto' };
   },
 
@@ -72,7 +83,7 @@ export const openAIDialect: WireDialect = {
       if (!isObject(message) || message.role !== 'assistant') continue;
       for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
         if (!isObject(call)) continue;
-        const name = nameOf(call);
+        const name = toolNameOf(call);
         if (typeof name === 'string') called.add(name);
       }
       if (isObject(message.function_call) && typeof message.function_call.name === 'string') called.add(message.function_call.name);
@@ -80,5 +91,6 @@ export const openAIDialect: WireDialect = {
     return called;
   },
 
+  conversationKey: 'messages',
   context: openAISelectionQuery,
 };

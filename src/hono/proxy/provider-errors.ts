@@ -2,7 +2,7 @@
  * Errors the proxy itself answers, in the provider's own JSON shape, so a client library
  * raises its usual exception (`BadRequestError`, `AuthenticationError`…):
  *
- * - OpenAI: `{"error":{"message","type","param","code"}}`
+ * - OpenAI (Chat Completions and Responses): `{"error":{"message","type","param","code"}}`
  * - Anthropic: `{"type":"error","error":{"type","message"}}`
  *
  * Upstream errors never come through here: they pass through unchanged.
@@ -10,7 +10,7 @@
 import type { WireProtocol } from './proxy-types.js';
 
 /** Statuses the proxy answers by itself. */
-export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503;
+export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503 | 504;
 
 const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
   400: 'invalid_request_error',
@@ -20,6 +20,7 @@ const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
   500: 'server_error',
   502: 'upstream_error',
   503: 'server_error',
+  504: 'upstream_error',
 };
 
 const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
@@ -30,6 +31,7 @@ const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
   500: 'api_error',
   502: 'api_error',
   503: 'api_error',
+  504: 'timeout_error',
 };
 
 const OPENAI_CODES: Partial<Record<ProxyErrorStatus, string>> = {
@@ -37,6 +39,7 @@ const OPENAI_CODES: Partial<Record<ProxyErrorStatus, string>> = {
   413: 'request_too_large',
   502: 'upstream_unreachable',
   503: 'not_configured',
+  504: 'upstream_timeout',
 };
 
 /**
@@ -59,4 +62,18 @@ export function providerError(
     status,
     headers: { 'content-type': 'application/json', ...options.headers },
   });
+}
+
+/**
+ * An error as an event in `protocol`'s stream shape, for a failure after the stream's status
+ * was sent (a keep-alive had begun): OpenAI `data: {"error":{…}}`, Anthropic `event: error`,
+ * Responses `event: error` with a `code`.
+ *
+ * @example
+ * streamError('anthropic', 'timeout_error', 'the upstream sent nothing within 300 s')
+ */
+export function streamError(protocol: WireProtocol, type: string, message: string): string {
+  if (protocol === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+  if (protocol === 'responses') return `event: error\ndata: ${JSON.stringify({ type: 'error', code: type, message, param: null, sequence_number: 0 })}\n\n`;
+  return `data: ${JSON.stringify({ error: { message, type, param: null, code: type } })}\n\n`;
 }

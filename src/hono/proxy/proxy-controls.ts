@@ -1,10 +1,13 @@
 /**
  * The per-request controls a client may send, all optional: `x-loopctl-selector` (a
- * selector name), `x-loopctl-k` (an integer from 1 to `LIMITS.maxK`) and `x-loopctl-bypass: 1` (forward
- * untouched). Bad values are refused, never guessed at.
+ * selector name), `x-loopctl-k` (an integer from 1 to `LIMITS.maxK`), `x-loopctl-policy` (a tool policy,
+ * see `tool-policy.ts`) and `x-loopctl-bypass: 1` (forward untouched). Bad values are refused,
+ * never guessed at.
  */
 import { LIMITS } from '../limits.js';
 import { ProxyRequestError } from './request-error.js';
+import type { ToolPolicy } from './tool-policy.js';
+import { TOOL_POLICIES } from './tool-policy.js';
 
 /** The controls of one request, defaults applied. */
 export interface ProxyControls {
@@ -12,6 +15,7 @@ export interface ProxyControls {
   /** Whether the selector was named by the request (not the server default). */
   readonly explicitSelector: boolean;
   readonly k: number;
+  readonly policy: ToolPolicy;
   readonly bypass: boolean;
 }
 
@@ -22,7 +26,10 @@ export interface ProxyControls {
  * @example
  * proxyControls(request.headers, { names: ['keyword', 'bm25'], selector: 'keyword', k: 8 })
  */
-export function proxyControls(headers: Headers, defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number }): ProxyControls {
+export function proxyControls(
+  headers: Headers,
+  defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number; readonly policy?: ToolPolicy },
+): ProxyControls {
   const bypassText = headers.get('x-loopctl-bypass')?.trim().toLowerCase();
   if (bypassText !== undefined && !['1', 'true', '0', 'false'].includes(bypassText)) {
     throw new ProxyRequestError(400, 'x-loopctl-bypass must be 1 (or true) to bypass selection', 'x-loopctl-bypass');
@@ -43,10 +50,15 @@ export function proxyControls(headers: Headers, defaults: { readonly names: read
       throw new ProxyRequestError(400, `x-loopctl-k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${kText.slice(0, 20)}"`, 'x-loopctl-k');
     }
   }
+  const policyText = headers.get('x-loopctl-policy')?.trim().toLowerCase();
+  if (policyText !== undefined && !(TOOL_POLICIES as readonly string[]).includes(policyText)) {
+    throw new ProxyRequestError(400, `x-loopctl-policy must be one of ${TOOL_POLICIES.join(', ')}, got "${policyText.slice(0, 20)}"`, 'x-loopctl-policy');
+  }
   return {
     selector: selectorText ?? defaults.selector,
     explicitSelector: selectorText !== undefined,
     k,
+    policy: (policyText as ToolPolicy | undefined) ?? defaults.policy ?? 'auto',
     bypass: bypassText === '1' || bypassText === 'true',
   };
 }

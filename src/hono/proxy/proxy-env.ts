@@ -5,6 +5,8 @@
 import { ConfigError, httpUrlVar, varText } from '../config-vars.js';
 import { LIMITS } from '../limits.js';
 import type { ProxySettings } from './proxy-routes.js';
+import type { PrefixCacheMode, ToolPolicy } from './tool-policy.js';
+import { TOOL_POLICIES } from './tool-policy.js';
 
 /** The variables the proxy reads. In Workers they are `[vars]`; elsewhere, the environment. */
 export interface ProxyVars {
@@ -20,6 +22,14 @@ export interface ProxyVars {
   PROXY_ANTHROPIC_BASE_URL?: string;
   /** Largest request body, in bytes (default 8 MiB). */
   PROXY_MAX_BODY_BYTES?: string;
+  /** `auto` (default), `stable`, `per-message` or `narrow`: see docs/proxy.md, "Tool policies". */
+  PROXY_POLICY?: string;
+  /** Whether the upstream caches prompt prefixes: `auto` (default), `on` or `off`. */
+  PROXY_PREFIX_CACHE?: string;
+  /** Milliseconds the upstream may take to begin its answer (default 300000; 0: no limit). */
+  PROXY_FIRST_BYTE_TIMEOUT_MS?: string;
+  /** Milliseconds between SSE keep-alive comments while a stream waits (default 10000). */
+  PROXY_KEEPALIVE_MS?: string;
 }
 
 /**
@@ -52,6 +62,28 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   ] as const) {
     const url = httpUrlVar(name, vars[name]);
     if (url !== undefined) settings[key] = url;
+  }
+  const policy = value(vars.PROXY_POLICY);
+  if (policy !== undefined) {
+    if (!(TOOL_POLICIES as readonly string[]).includes(policy))
+      throw new ConfigError(`PROXY_POLICY must be one of ${TOOL_POLICIES.join(', ')}, got "${policy.slice(0, 20)}"`);
+    settings.policy = policy as ToolPolicy;
+  }
+  const prefixCache = value(vars.PROXY_PREFIX_CACHE);
+  if (prefixCache !== undefined) {
+    if (!['auto', 'on', 'off'].includes(prefixCache)) throw new ConfigError(`PROXY_PREFIX_CACHE must be auto, on or off, got "${prefixCache.slice(0, 20)}"`);
+    settings.prefixCache = prefixCache as PrefixCacheMode;
+  }
+  for (const [name, key, min] of [
+    ['PROXY_FIRST_BYTE_TIMEOUT_MS', 'firstByteTimeoutMs', 0],
+    ['PROXY_KEEPALIVE_MS', 'keepAliveMs', 100],
+  ] as const) {
+    const ms = value(vars[name]);
+    if (ms === undefined) continue;
+    if (!/^\d{1,9}$/.test(ms) || (Number(ms) < min && Number(ms) !== 0) || (key === 'keepAliveMs' && Number(ms) === 0)) {
+      throw new ConfigError(`${name} must be an integer number of milliseconds${min > 0 ? ` of at least ${min}` : ''}`);
+    }
+    settings[key] = Number(ms);
   }
   const max = value(vars.PROXY_MAX_BODY_BYTES);
   if (max !== undefined) {

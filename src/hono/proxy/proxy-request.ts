@@ -8,9 +8,11 @@ import { approxTokenCounter } from '../../tokens/token-counter.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
+import { hasBreakpoints, isToolSearchEntry, referencedTools } from './native-search.js';
 import { openAIDialect } from './openai-request.js';
 import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
+import { responsesDialect } from './responses-request.js';
 import type { ToolSet, ToolSetCache } from './tool-set-cache.js';
 import { errorMessage } from '../../describe-error.js';
 
@@ -18,7 +20,7 @@ export { ProxyRequestError } from './request-error.js';
 
 export type { ClientTool, ProxyRequest, ToolChoice, WireDialect, WireProtocol } from './proxy-types.js';
 
-const DIALECTS: Record<WireProtocol, WireDialect> = { openai: openAIDialect, anthropic: anthropicDialect };
+const DIALECTS: Record<WireProtocol, WireDialect> = { openai: openAIDialect, anthropic: anthropicDialect, responses: responsesDialect };
 
 /**
  * Parse a client's request body. Throws {@link ProxyRequestError} (400) on malformed JSON, a
@@ -40,27 +42,29 @@ export function parseProxyRequest(protocol: WireProtocol, text: string, toolSets
   const known = toolSets ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
   if (known) return known;
   const record = parseObject(text);
-  let toolsSpan: Span | undefined;
+  let spans: Map<string, Span> | undefined;
   let toolSet: ToolSet | undefined;
   if (record.tools !== undefined && record.tools !== null) {
     if (!Array.isArray(record.tools)) throw new ProxyRequestError(400, '"tools" must be an array', 'tools');
-    toolsSpan = topLevelSpans(text).get('tools');
+    spans = topLevelSpans(text);
+    const toolsSpan = spans.get('tools');
     if (!toolsSpan) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
     const toolsText = text.slice(toolsSpan.start, toolsSpan.end);
     toolSet = readToolSet(toolsText, record.tools, dialect);
     toolSets?.add(toolsText, toolSet);
   }
-  return assemble(protocol, dialect, text, record, toolsSpan, toolSet);
+  return assemble(protocol, dialect, text, record, spans, toolSet);
 }
 
 /** The request when its `tools` text is a cached one and the rest is valid JSON; else undefined. */
 function parseKnownTools(protocol: WireProtocol, text: string, dialect: WireDialect, toolSets: ToolSetCache): ProxyRequest | undefined {
   let hit: { readonly toolsText: string; readonly set: ToolSet } | undefined;
-  const span = topLevelSpans(text, (key, start) => {
+  const spans = topLevelSpans(text, (key, start) => {
     if (key !== 'tools') return undefined;
     hit = toolSets.match(text, start);
     return hit ? start + hit.toolsText.length : undefined;
-  }).get('tools');
+  });
+  const span = spans.get('tools');
   // Only the last `tools` member counts (as in JSON.parse), and it must be the cached one.
   if (!span || !hit || span.end - span.start !== hit.toolsText.length || text.charCodeAt(span.start) !== 0x5b) return undefined;
   if (text.slice(span.start, span.end) !== hit.toolsText) return undefined;
@@ -71,7 +75,7 @@ function parseKnownTools(protocol: WireProtocol, text: string, dialect: WireDial
     return undefined; // the full parse reports it, with positions in the client's own text
   }
   if (!Array.isArray(record.tools) || record.tools.length !== 0) return undefined;
-  return assemble(protocol, dialect, text, record, span, hit.set);
+  return assemble(protocol, dialect, text, record, spans, hit.set);
 }
 
 function parseObject(text: string): Record<string, unknown> {
@@ -94,6 +98,7 @@ function readToolSet(toolsText: string, entries: readonly unknown[], dialect: Wi
   const tools: ClientTool[] = entries.map((entry, index) => ({ ...dialect.tool(entry, index), span: spans[index] as Span }));
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
+    if (tool.name === '') continue; // a typed entry without a name
     if (seen.has(tool.name)) throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);
     seen.add(tool.name);
   }
@@ -101,6 +106,7 @@ function readToolSet(toolsText: string, entries: readonly unknown[], dialect: Wi
     tools,
     all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
     costs: tools.map((tool) => approxTokenCounter.count(toolsText.slice(tool.span.start, tool.span.end))),
+    nativeSearch: tools.some((tool) => tool.deferred) || entries.some(isToolSearchEntry),
   };
 }
 
@@ -109,19 +115,28 @@ function assemble(
   dialect: WireDialect,
   text: string,
   record: Record<string, unknown>,
-  toolsSpan: Span | undefined,
+  spans: Map<string, Span> | undefined,
   toolSet: ToolSet | undefined,
 ): ProxyRequest {
+  const toolsSpan = spans?.get('tools');
   const offset = toolsSpan?.start ?? 0;
+  const conversation = record[dialect.conversationKey];
+  const conversationSpan = spans?.get(dialect.conversationKey);
   return {
     protocol,
     text,
+    body: record,
     toolsSpan,
     tools: (toolSet?.tools ?? []).map((tool) => ({ ...tool, span: { start: tool.span.start + offset, end: tool.span.end + offset } })),
     selectable: toolSet?.all ?? [],
     costs: toolSet?.costs ?? [],
     toolChoice: dialect.toolChoice(record),
     called: dialect.calledTools(record),
+    referenced: toolSet ? referencedTools(conversation) : new Set(),
+    nativeSearch: toolSet?.nativeSearch ?? false,
+    breakpoints: protocol === 'anthropic' ? hasBreakpoints(record) : undefined,
+    stream: record.stream === true,
+    conversationSpan,
     ...dialect.context(record),
   };
 }

@@ -1,34 +1,49 @@
 /**
- * The selecting proxy as a Hono sub-app: `POST /v1/chat/completions` (OpenAI),
- * `POST /v1/messages` (Anthropic) and `GET /v1/models` (passed through). Each request's own
- * `tools` are its registry; the selector narrows them from the latest user text, the keep
- * rules protect the conversation, and the request goes upstream byte for byte except for its
- * `tools` array. The answer (JSON or SSE) streams back unchanged, with `x-loopctl-*` headers
- * saying what happened.
+ * The selecting proxy as a Hono sub-app: `POST /v1/chat/completions` (OpenAI Chat
+ * Completions), `POST /v1/messages` (Anthropic Messages), `POST /v1/responses` (OpenAI
+ * Responses) and `GET /v1/models` (passed through). Each request's own `tools` are its
+ * registry; the tool policy (`tool-policy.ts`) decides what is forwarded and how the model
+ * reaches the rest (the proxy's server-side search, `search-rounds.ts`); the keep rules protect
+ * the conversation and the vendors' own tool search; the request goes upstream byte for byte
+ * except for what the policy rewrites. The answer (JSON or SSE) streams back, with
+ * `x-loopctl-*` headers saying what happened.
  */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
-import { LIMITS } from '../limits.js';
+import type { ToolSchema } from '../../registry/schema.js';
+import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
-import { breakpointMove } from './cache-breakpoint.js';
-import { forwardBody } from './forward-body.js';
+import { approxTokenCounter } from '../../tokens/token-counter.js';
+import type { Edit } from './body-edits.js';
+import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
+import { LIMITS } from '../limits.js';
+import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
-import { keepSet } from './keep-set.js';
+import { messagesRounds } from './messages-rounds.js';
+import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
-import { providerError } from './provider-errors.js';
+import { providerError, streamError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
 import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
+import { responsesRounds } from './responses-rounds.js';
+import type { RoundCodec } from './round-codec.js';
+import type { SearchRounds } from './search-rounds.js';
+import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
+import { KEEP_ALIVE } from './sse-events.js';
+import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
+import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, selectionSize, skipBeforeSelection } from './tool-policy.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
+import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './upstream-wait.js';
 import { mergeOptions } from '../../options.js';
 import { errorMessage } from '../../describe-error.js';
 
@@ -40,12 +55,35 @@ export interface ProxySettings {
   k?: number;
   /** `token` (default) or `passthrough` (`PROXY_AUTH`); see `proxy-auth.ts`. */
   auth?: ProxyAuthMode;
-  /** Upstream for `/v1/chat/completions`, including `/v1` (`PROXY_OPENAI_BASE_URL`). */
+  /** Upstream for `/v1/chat/completions` and `/v1/responses`, including `/v1` (`PROXY_OPENAI_BASE_URL`). */
   openaiBaseURL?: string;
   /** Upstream origin for `/v1/messages` (`PROXY_ANTHROPIC_BASE_URL`). */
   anthropicBaseURL?: string;
   /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
   maxBodyBytes?: number;
+  /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default `auto`. */
+  policy?: ToolPolicy;
+  /**
+   * Whether the upstream caches prompt prefixes (`PROXY_PREFIX_CACHE`). `auto` (default):
+   * Anthropic by the request's `cache_control` breakpoints; OpenAI when the upstream is
+   * `api.openai.com` or the request sets `prompt_cache_key`.
+   */
+  prefixCache?: PrefixCacheMode;
+  /** Stable policy: the fewest tokens of left-out tools worth a search (smaller registries go whole). Default 8192. */
+  minDeferredTokens?: number;
+  /**
+   * Stable policy: from a prompt of this many tokens (the conversation, tools aside), the tools
+   * the latest user message selects ride after its last message, callable through `call_tool`
+   * without a search round (a round re-reads the whole prompt). Default 16384.
+   */
+  tailRevealTokens?: number;
+  /**
+   * Milliseconds the upstream may take to begin its answer (`PROXY_FIRST_BYTE_TIMEOUT_MS`), else
+   * a 504 (an error event once a stream's keep-alive has begun). Default 300000; 0: no limit.
+   */
+  firstByteTimeoutMs?: number;
+  /** Milliseconds between SSE keep-alive comments while a stream waits (`PROXY_KEEPALIVE_MS`). Default 10000. */
+  keepAliveMs?: number;
   /**
    * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
    * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
@@ -82,16 +120,38 @@ export interface ProxyRoutesOptions extends ProxySettings {
 
 const DEFAULT_K = 8;
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+const DEFAULT_FIRST_BYTE_MS = 300_000;
+const DEFAULT_KEEP_ALIVE_MS = 10_000;
+const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
+
+const CODECS: Record<WireProtocol, RoundCodec> = { openai: chatRounds, anthropic: messagesRounds, responses: responsesRounds };
+const PATHS: Record<WireProtocol, string> = { openai: '/chat/completions', anthropic: '/v1/messages', responses: '/responses' };
 
 /** What the proxy decided for one request, reported in `x-loopctl-*` headers. */
 interface Outcome {
   readonly registered: number;
   readonly advertised: number;
   readonly tokensSaved: number;
+  readonly policy?: ResolvedPolicy;
   readonly fellOpen?: string;
-  readonly skipped?: 'bypass' | 'no-tools' | 'under-k';
+  readonly skipped?: SkipReason;
+  /** Stable policy: tools listed after the last message, callable through `call_tool`. */
+  readonly revealed?: number;
   /** Milliseconds the proxy spent before calling the upstream (read, parse, select, splice). */
   readonly ms?: number;
+}
+
+/** How one request goes upstream. */
+interface Forwarding {
+  readonly protocol: WireProtocol;
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly body: string | undefined;
+  readonly outcome: Outcome | undefined;
+  readonly signal: AbortSignal;
+  readonly stream: boolean;
+  /** Set when the proxy answers the model's searches. */
+  readonly rounds?: Omit<SearchRounds, 'send'>;
 }
 
 /**
@@ -104,8 +164,35 @@ interface Outcome {
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
-  const defaults = { auth: 'token' as ProxyAuthMode, k: DEFAULT_K, maxBodyBytes: DEFAULT_MAX_BODY, fetch: globalFetch };
-  const { selectors, hasEmbedder, model, token, onError, auth, k, maxBodyBytes, fetch: fetchUpstream } = mergeOptions(defaults, options);
+  const defaults = {
+    auth: 'token' as ProxyAuthMode,
+    k: DEFAULT_K,
+    maxBodyBytes: DEFAULT_MAX_BODY,
+    fetch: globalFetch,
+    policy: 'auto' as ToolPolicy,
+    prefixCache: 'auto' as PrefixCacheMode,
+    minDeferredTokens: MIN_DEFERRED_TOKENS,
+    firstByteTimeoutMs: DEFAULT_FIRST_BYTE_MS,
+    keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
+    tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
+  };
+  const {
+    selectors,
+    hasEmbedder,
+    model,
+    token,
+    onError,
+    auth,
+    k,
+    maxBodyBytes,
+    fetch: fetchUpstream,
+    policy: defaultPolicy,
+    prefixCache,
+    minDeferredTokens,
+    firstByteTimeoutMs: firstByteMs,
+    keepAliveMs,
+    tailRevealTokens,
+  } = mergeOptions(defaults, options);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
@@ -116,22 +203,28 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
     throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
   }
+  if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0)) throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
+  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0)) throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
+  const openaiBase = trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined));
   const upstreams: Record<WireProtocol, string | undefined> = {
-    openai: trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined)),
+    openai: openaiBase,
+    responses: openaiBase,
     anthropic: trimSlash(options.anthropicBaseURL ?? (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined))?.replace(
       /\/v1$/,
       '',
     ),
   };
+  // OpenAI's own API caches every prefix of 1,024 tokens or more, unasked.
+  const openaiCaches = openaiBase !== undefined && /^https:\/\/api\.openai\.com(?:\/|$)/i.test(openaiBase);
   const apiKey = auth === 'token' ? model?.apiKey : undefined;
   // Parsed tool lists per distinct tools text, one cache per protocol (the dialects differ).
-  const toolSets: Record<WireProtocol, ToolSetCache> = { openai: toolSetCache(), anthropic: toolSetCache() };
+  const toolSets: Record<WireProtocol, ToolSetCache> = { openai: toolSetCache(), anthropic: toolSetCache(), responses: toolSetCache() };
   const app = new Hono();
 
   async function gate(c: Context, protocol: WireProtocol): Promise<Response | undefined> {
     if (!upstreams[protocol]) {
-      const variable = protocol === 'openai' ? 'PROXY_OPENAI_BASE_URL' : 'PROXY_ANTHROPIC_BASE_URL';
-      return providerError(protocol, 503, `no ${protocol} upstream is configured on this proxy (set ${variable})`);
+      const variable = protocol === 'anthropic' ? 'PROXY_ANTHROPIC_BASE_URL' : 'PROXY_OPENAI_BASE_URL';
+      return providerError(protocol, 503, `no ${protocol === 'anthropic' ? 'anthropic' : 'openai'} upstream is configured on this proxy (set ${variable})`);
     }
     const outcome = await authorize(c.req.raw, auth, token);
     if (outcome === 'not_configured') return providerError(protocol, 503, 'the proxy token (LOOPCTL_TOKEN) is not set on this server');
@@ -143,26 +236,39 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     return undefined;
   }
 
-  async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
-    const { tools, selectable: all, costs } = request;
-    const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(() => selectors.get(selector, topK), ctx, all, signal);
-    const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
-    const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
-    const body = forwardBody(request, keep.kept, move);
-    const keptSet = new Set(keep.kept);
-    let tokensSaved = 0;
+  /** The forwarded body and the headers' report for one request, by its tool plan. */
+  function planned(
+    request: ProxyRequest,
+    plan: ToolPlan,
+    tail: readonly ToolSchema[] = [],
+  ): { body: (appended: readonly string[], revealed: ReadonlySet<string>) => string; outcome: Outcome } {
+    const { tools, costs } = request;
+    const lead = plan.meta ? metaEntries(request.protocol, plan.meta) : [];
+    const history: Edit[] = plan.meta?.call ? historyEdits(request, plan.rewritten, plan.meta.call) : [];
+    const note = tail.length > 0 && plan.meta?.call ? revealText(tail, plan.meta.call) : undefined;
+    const noteEdit = note !== undefined && request.protocol !== 'responses' ? tailEdit(request, note) : undefined;
+    const noteItems = note !== undefined && request.protocol === 'responses' ? [tailItem(note)] : [];
+    const body = (appended: readonly string[], revealed: ReadonlySet<string>): string => {
+      const kept = revealed.size === 0 ? plan.kept : tools.flatMap((tool, index) => (plan.kept.includes(index) || revealed.has(tool.name) ? [index] : []));
+      const edits = [toolsEdit(request, kept, plan.move, lead), ...history, noteEdit, appendEdit(request, [...noteItems, ...appended])].filter(
+        (edit): edit is Edit => edit !== undefined,
+      );
+      return applyEdits(request.text, edits);
+    };
+    const keptSet = new Set(plan.kept);
+    // Only what would have been rendered counts: deferred tools cost nothing either way.
+    let tokensSaved = -[...lead, ...(note !== undefined ? [note] : [])].reduce((sum, entry) => sum + approxTokenCounter.count(entry), 0);
     costs.forEach((cost, index) => {
-      if (!keptSet.has(index)) tokensSaved += cost;
+      if (!keptSet.has(index) && !(tools[index]?.deferred ?? false)) tokensSaved += cost;
     });
-    const fellOpen = selection.fellOpen ?? keep.fellOpen;
     return {
       body,
       outcome: {
         registered: tools.length,
-        advertised: keep.kept.length,
+        advertised: plan.kept.length + lead.length,
         tokensSaved,
-        ...(fellOpen !== undefined ? { fellOpen } : {}),
+        policy: plan.policy,
+        ...(plan.fellOpen !== undefined ? { fellOpen: plan.fellOpen } : {}),
       },
     };
   }
@@ -172,7 +278,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
-      const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k });
+      const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k, policy: defaultPolicy });
       if (controls.explicitSelector && !hasEmbedder && selectors.isDense(controls.selector)) {
         throw new ProxyRequestError(
           400,
@@ -183,23 +289,50 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const text = await readBodyText(c.req.raw, maxBodyBytes);
       const request = parseProxyRequest(protocol, text, toolSets[protocol]);
       const signal = requestSignal(c);
+      const count = request.tools.length;
+      const untouched = (skipped: SkipReason, policy?: ResolvedPolicy): Outcome => ({
+        registered: count,
+        advertised: count,
+        tokensSaved: 0,
+        skipped,
+        ...(policy ? { policy } : {}),
+      });
       let body = text;
       let outcome: Outcome;
-      const count = request.tools.length;
-      if (controls.bypass) outcome = { registered: count, advertised: count, tokensSaved: 0, skipped: 'bypass' };
-      else if (count === 0) outcome = { registered: 0, advertised: 0, tokensSaved: 0, skipped: 'no-tools' };
-      else if (count < controls.k) outcome = { registered: count, advertised: count, tokensSaved: 0, skipped: 'under-k' };
+      let rounds: Forwarding['rounds'];
+      const policy = resolvePolicy(request, { policy: controls.policy, prefixCache, upstreamCaches: openaiCaches, minDeferredTokens });
+      const skipped = controls.bypass ? 'bypass' : count === 0 ? 'no-tools' : count < controls.k ? 'under-k' : skipBeforeSelection(request, policy);
+      if (skipped) outcome = untouched(skipped, skipped === 'bypass' || skipped === 'no-tools' ? undefined : policy);
       else {
         const started = Date.now();
-        ({ body, outcome } = await select(request, controls.selector, controls.k, signal));
+        let selector: AsyncToolSelector | undefined;
+        const resolve = async (): Promise<AsyncToolSelector> => {
+          selector ??= await selectors.get(controls.selector, selectionSize(request, policy, controls.k));
+          return selector;
+        };
+        const query = selectionQuery(request, policy);
+        const ctx: SelectionContext =
+          policy === 'stable'
+            ? { turn: 1, latestUserMessage: query, conversation: query !== undefined ? [{ role: 'user', content: query }] : [] }
+            : { turn: request.turn, latestUserMessage: query, conversation: request.conversation };
+        const selection = await selectTools(resolve, ctx, request.selectable, signal);
+        const plan = planTools(request, policy, selection, { policy, prefixCache, upstreamCaches: openaiCaches, minDeferredTokens });
+        if (typeof plan === 'string') outcome = untouched(plan, policy);
+        else {
+          const tail = await tailReveal(request, plan, resolve, signal);
+          const forwarded = planned(request, plan, tail);
+          body = forwarded.body([], new Set());
+          outcome = { ...forwarded.outcome, ...(tail.length > 0 ? { revealed: tail.length } : {}) };
+          if (plan.meta) rounds = searchRounds(request, plan, forwarded.body, () => selector, signal, tail);
+        }
         // A cold corpus can hold the event loop for seconds (WASM embedding), long enough for
         // an idle keep-alive connection to the upstream to be closed by the other side. One
         // turn of the event loop lets the runtime notice before fetch reuses it.
         if (Date.now() - started > 1000) await new Promise((done) => setTimeout(done, 0));
       }
-      const path = protocol === 'openai' ? '/chat/completions' : '/v1/messages';
       outcome = { ...outcome, ms: performance.now() - arrived };
-      return await forward(c, protocol, `${upstreams[protocol]}${path}${search(c)}`, 'POST', body, outcome, signal);
+      const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
+      return await forward(c, { protocol, url, method: 'POST', body, outcome, signal, stream: request.stream, ...(rounds ? { rounds } : {}) });
     } catch (error) {
       if (error instanceof ProxyRequestError) return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
@@ -208,68 +341,269 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
   }
 
-  async function forward(
-    c: Context,
-    protocol: WireProtocol,
-    url: string,
-    method: 'GET' | 'POST',
-    body: string | undefined,
-    outcome: Outcome | undefined,
+  /**
+   * Stable policy, long prompts: the latest user message's own selection, minus the loaded set,
+   * to list at the tail. A search round would re-read the whole (long) prompt; the list costs
+   * its own few hundred tokens, after the cached prefix.
+   */
+  async function tailReveal(request: ProxyRequest, plan: ToolPlan, resolve: () => Promise<AsyncToolSelector>, signal: AbortSignal): Promise<ToolSchema[]> {
+    if (plan.policy !== 'stable' || !plan.meta?.call || request.query === undefined || request.query === request.firstQuery) return [];
+    if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
+    const conversationChars = request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
+    if (conversationChars / 4 < tailRevealTokens) return [];
+    const latest = await selectTools(
+      resolve,
+      { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation },
+      request.selectable,
+      signal,
+    );
+    if (latest.fellOpen !== undefined) return [];
+    const loaded = new Set(plan.kept);
+    return request.tools.flatMap((tool, index) => (tool.selectable && !loaded.has(index) && latest.names.has(tool.name) && tool.schema ? [tool.schema] : []));
+  }
+
+  function searchRounds(
+    request: ProxyRequest,
+    plan: ToolPlan,
+    body: (appended: readonly string[], revealed: ReadonlySet<string>) => string,
+    selector: () => AsyncToolSelector | undefined,
     signal: AbortSignal,
-  ): Promise<Response> {
-    const sent = upstreamHeaders(c.req.raw.headers, protocol, auth, apiKey);
+    tail: readonly ToolSchema[] = [],
+  ): Omit<SearchRounds, 'send'> {
+    const meta = plan.meta as NonNullable<ToolPlan['meta']>;
+    const byName = new Map(request.selectable.map((tool) => [tool.name, tool]));
+    const surface = new Set([...plan.kept.map((index) => request.tools[index]?.name ?? ''), ...tail.map((tool) => tool.name)].filter((name) => name !== ''));
+    return {
+      codec: CODECS[request.protocol],
+      meta,
+      registered: new Set(request.tools.map((tool) => tool.name).filter((name) => name !== '')),
+      surface,
+      declareFound: meta.call === undefined,
+      body,
+      keepAliveMs,
+      signal,
+      async search(query: string, exclude: ReadonlySet<string>): Promise<ToolSchema[]> {
+        const current = selector();
+        const hits = await searchTools(query, request.selectable, { ...(current ? { selector: current } : {}), k: SEARCH_RESULTS, exclude, signal });
+        return hits.map((hit) => byName.get(hit.name)).filter((tool): tool is ToolSchema => tool !== undefined);
+      },
+    };
+  }
+
+  /** One upstream call under the first-byte timeout. */
+  function call(c: Context, forwarding: Forwarding, body: string | undefined, signal: AbortSignal): Promise<Response> {
+    const { protocol, url, method } = forwarding;
+    const sent = upstreamHeaders(c.req.raw.headers, protocol === 'anthropic' ? 'anthropic' : 'openai', auth, apiKey);
     // fetch would label a string body text/plain; the body is JSON whatever the client said.
     if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
+    return firstByteWithin(firstByteMs, signal, (linked) =>
+      fetchUpstream(url, { method, headers: sent, ...(body !== undefined ? { body } : {}), signal: linked, redirect: 'manual' }),
+    );
+  }
+
+  function upstreamFailure(protocol: WireProtocol, error: unknown, signal: AbortSignal): Response {
+    if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
+    if (error instanceof FirstByteTimeout)
+      return providerError(protocol, 504, `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`);
+    onError?.(new UpstreamUnreachableError(upstreamName(protocol), upstreams[protocol] ?? '', error));
+    return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream could not be reached`);
+  }
+
+  async function forward(c: Context, forwarding: Forwarding): Promise<Response> {
+    const { protocol, body, outcome, stream } = forwarding;
+    // Our own link to the upstream calls: the client leaving, or the client's stream being cancelled, ends them.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const clientSignal = forwarding.signal;
+    const leave = (): void => controller.abort(clientSignal.reason);
+    if (clientSignal.aborted) leave();
+    else clientSignal.addEventListener('abort', leave, { once: true });
+    const rounds = forwarding.rounds ? { ...forwarding.rounds, send: (next: string) => call(c, forwarding, next, signal) } : undefined;
+    const pending = call(c, forwarding, body, signal);
+    pending.catch(() => undefined);
+    if (stream) {
+      const early = await settledWithin(pending, keepAliveMs);
+      if (early === 'waiting') return committedStream(protocol, outcome, pending, rounds, controller);
+      if ('error' in early) return upstreamFailure(protocol, early.error, signal);
+      return answer(protocol, early.value, outcome, rounds, signal, controller);
+    }
     let upstream: Response;
     try {
-      upstream = await fetchUpstream(url, {
-        method,
-        headers: sent,
-        ...(body !== undefined ? { body } : {}),
-        signal,
-        redirect: 'manual',
-      });
+      upstream = await pending;
     } catch (error) {
-      if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new UpstreamUnreachableError(protocol, upstreams[protocol] ?? url, error));
-      return providerError(protocol, 502, `the ${protocol} upstream could not be reached`);
+      return upstreamFailure(protocol, error, signal);
     }
+    return answer(protocol, upstream, outcome, rounds, signal, controller);
+  }
+
+  /** The client's answer once the upstream has begun its own. */
+  async function answer(
+    protocol: WireProtocol,
+    upstream: Response,
+    outcome: Outcome | undefined,
+    rounds: SearchRounds | undefined,
+    signal: AbortSignal,
+    controller: AbortController,
+  ): Promise<Response> {
     const headers = clientHeaders(upstream.headers);
-    if (outcome) {
-      headers.set('x-loopctl-registered', String(outcome.registered));
-      headers.set('x-loopctl-advertised', String(outcome.advertised));
-      headers.set('x-loopctl-tokens-saved', String(outcome.tokensSaved));
-      if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
-      if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
-      if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
+    if (outcome) reportOutcome(headers, outcome);
+    const isEvents = /^\s*text\/event-stream/i.test(upstream.headers.get('content-type') ?? '');
+    if (rounds && upstream.ok && isEvents) {
+      return new Response(eventStream(streamRounds(rounds, upstream), controller), { status: upstream.status, statusText: upstream.statusText, headers });
+    }
+    if (rounds && upstream.ok && !isEvents) {
+      try {
+        const result = await jsonRounds(rounds, upstream);
+        if (result.kind === 'answer') {
+          const final = clientHeaders(result.last.headers);
+          headers.forEach((value, name) => {
+            if (name.startsWith('x-loopctl-') || name === 'server-timing') final.set(name, value);
+          });
+          final.set('x-loopctl-search-rounds', String(result.rounds));
+          final.set('content-type', 'application/json');
+          return new Response(result.body, { status: 200, headers: final });
+        }
+        upstream = result.response;
+      } catch (error) {
+        return upstreamFailure(protocol, error, signal);
+      }
     }
     // The upstream body as is: SSE streamed through unbuffered, any other answer up to 256 KiB whole.
-    let answer: BodyInit | null;
+    let body: BodyInit | null;
     try {
-      answer = await clientBody(upstream);
+      body = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
-      return providerError(protocol, 502, `the ${protocol} upstream closed the connection before its answer was complete`);
+      onError?.(new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
+      return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream closed the connection before its answer was complete`);
     }
-    return new Response(answer, { status: upstream.status, statusText: upstream.statusText, headers });
+    return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
+  }
+
+  /**
+   * A stream whose upstream is slow to begin: the client gets its status and keep-alive comments
+   * now, then the upstream's events; a failure from here on is an error event in the stream.
+   */
+  function committedStream(
+    protocol: WireProtocol,
+    outcome: Outcome | undefined,
+    pending: Promise<Response>,
+    rounds: SearchRounds | undefined,
+    controller: AbortController,
+  ): Response {
+    const headers = new Headers({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    if (outcome) reportOutcome(headers, outcome);
+    async function* events(): AsyncGenerator<string | Uint8Array> {
+      yield KEEP_ALIVE;
+      let upstream: Response;
+      try {
+        upstream = yield* ticksUntilWith(pending, keepAliveMs);
+      } catch (error) {
+        if (controller.signal.aborted && !(error instanceof FirstByteTimeout)) return;
+        yield error instanceof FirstByteTimeout
+          ? streamError(protocol, 'timeout_error', `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`)
+          : streamError(protocol, 'api_error', `the ${upstreamName(protocol)} upstream could not be reached`);
+        return;
+      }
+      if (!upstream.ok) {
+        const detail = await upstream.text().catch(() => '');
+        yield streamError(
+          protocol,
+          upstream.status === 429 ? 'rate_limit_error' : 'api_error',
+          `the upstream answered ${upstream.status}: ${detail.slice(0, 500)}`,
+        );
+        return;
+      }
+      if (rounds && /^\s*text\/event-stream/i.test(upstream.headers.get('content-type') ?? '')) {
+        yield* streamRounds(rounds, upstream);
+        return;
+      }
+      if (!upstream.body) return;
+      const reader = upstream.body.getReader();
+      try {
+        while (true) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          yield value;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    }
+    return new Response(eventStream(events(), controller), { status: 200, headers });
   }
 
   app.post('/v1/chat/completions', (c) => handle(c, 'openai'));
   app.post('/v1/messages', (c) => handle(c, 'anthropic'));
+  app.post('/v1/responses', (c) => handle(c, 'responses'));
   app.get('/v1/models', async (c) => {
     const protocol: WireProtocol = upstreams.anthropic && (c.req.header('anthropic-version') !== undefined || !upstreams.openai) ? 'anthropic' : 'openai';
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
       const path = protocol === 'openai' ? '/models' : '/v1/models';
-      return await forward(c, protocol, `${upstreams[protocol]}${path}${search(c)}`, 'GET', undefined, undefined, requestSignal(c));
+      return await forward(c, {
+        protocol,
+        url: `${upstreams[protocol]}${path}${search(c)}`,
+        method: 'GET',
+        body: undefined,
+        outcome: undefined,
+        signal: requestSignal(c),
+        stream: false,
+      });
     } catch (error) {
       onError?.(error);
       return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');
     }
   });
   return app;
+}
+
+function reportOutcome(headers: Headers, outcome: Outcome): void {
+  headers.set('x-loopctl-registered', String(outcome.registered));
+  headers.set('x-loopctl-advertised', String(outcome.advertised));
+  headers.set('x-loopctl-tokens-saved', String(outcome.tokensSaved));
+  if (outcome.policy !== undefined) headers.set('x-loopctl-policy', outcome.policy);
+  if (outcome.revealed !== undefined) headers.set('x-loopctl-revealed', String(outcome.revealed));
+  if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
+  if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
+  if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
+}
+
+function upstreamName(protocol: WireProtocol): 'openai' | 'anthropic' {
+  return protocol === 'anthropic' ? 'anthropic' : 'openai';
+}
+
+/** `ticksUntil` as a delegate that turns its ticks into keep-alive comments. */
+async function* ticksUntilWith(pending: Promise<Response>, everyMs: number): AsyncGenerator<string, Response> {
+  const ticks = ticksUntil(pending, everyMs);
+  while (true) {
+    const step = await ticks.next();
+    if (step.done) return step.value;
+    yield KEEP_ALIVE;
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** A byte stream pulled from `source`; cancelling it (the client left) aborts the upstream calls. */
+function eventStream(source: AsyncGenerator<string | Uint8Array>, controller: AbortController): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      try {
+        const step = await source.next();
+        if (step.done) stream.close();
+        else stream.enqueue(typeof step.value === 'string' ? encoder.encode(step.value) : step.value);
+      } catch (error) {
+        if (controller.signal.aborted) stream.close();
+        else stream.error(error);
+      }
+    },
+    cancel(reason) {
+      controller.abort(reason);
+      void source.return(undefined).catch(() => undefined);
+    },
+  });
 }
 
 function trimSlash(url: string | undefined): string | undefined {

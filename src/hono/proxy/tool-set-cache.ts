@@ -24,6 +24,8 @@ export interface ToolSet {
   readonly all: readonly ToolSchema[];
   /** Approximate token cost of each client `tools` entry, by index. */
   readonly costs: readonly number[];
+  /** The list holds a vendor tool search tool or deferred (`defer_loading`) tools. */
+  readonly nativeSearch: boolean;
 }
 
 /** Bounds of a {@link ToolSetCache}. */

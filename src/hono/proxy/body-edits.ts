@@ -1,0 +1,186 @@
+/**
+ * The forwarded body as edits of the client's text: the `tools` array rewritten, (stable
+ * policy) earlier calls of tools the surface does not declare rewritten into `call_tool` form,
+ * and (server-side search) the search turns appended to the conversation. Every other byte is
+ * the client's. The edits are pure functions of the request, so the same request always gives
+ * the same bytes, on any isolate.
+ */
+import type { BreakpointMove } from './cache-breakpoint.js';
+import { withCacheControl } from './cache-breakpoint.js';
+import { arrayElementSpans } from './json-spans.js';
+import type { ProxyRequest, WireProtocol } from './proxy-types.js';
+
+/** Replace `text.slice(start, end)` by `text`. */
+export interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `text` with non-overlapping `edits` applied.
+ *
+ * @example
+ * applyEdits('{"a":1}', [{ start: 5, end: 6, text: '2' }]) // '{"a":2}'
+ */
+export function applyEdits(text: string, edits: readonly Edit[]): string {
+  if (edits.length === 0) return text;
+  const sorted = [...edits].sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const edit of sorted) {
+    out += text.slice(at, edit.start) + edit.text;
+    at = edit.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * The edit that rewrites the `tools` array to the kept entries (each entry's own text, in the
+ * client's order), `lead` entries first (the proxy's own tools), and a moved `cache_control`.
+ * Undefined when the array stays as it is.
+ *
+ * @example
+ * toolsEdit(request, [2, 7]) // { start, end, text: '[<tools[2]>,<tools[7]>]' }
+ */
+export function toolsEdit(request: ProxyRequest, kept: readonly number[], move?: BreakpointMove, lead: readonly string[] = []): Edit | undefined {
+  const { text, toolsSpan, tools } = request;
+  if (!toolsSpan || (kept.length === tools.length && !move && lead.length === 0)) return undefined;
+  const entries = kept.map((index) => {
+    const span = tools[index]?.span ?? { start: 0, end: 0 };
+    const entry = text.slice(span.start, span.end);
+    return move && move.to === index ? withCacheControl(entry, move.cacheControl) : entry;
+  });
+  return { start: toolsSpan.start, end: toolsSpan.end, text: `[${[...lead, ...entries].join(',')}]` };
+}
+
+/** An argument text as a value: the parsed JSON when it is valid, else the text itself. */
+export function argumentsValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Edits that rewrite earlier calls of `rewritten` tools (client tools the forwarded surface
+ * does not declare) into calls of `call` with `{ name, arguments }`, the form the model used
+ * to make them. The upstream then never sees a call to an undeclared tool, and the model sees
+ * its own history as it made it.
+ *
+ * @example
+ * historyEdits(request, new Set(['send_email']), 'call_tool') // one edit per assistant message that called send_email
+ */
+export function historyEdits(request: ProxyRequest, rewritten: ReadonlySet<string>, call: string): Edit[] {
+  const { conversationSpan, body, protocol, text } = request;
+  const key = protocol === 'responses' ? 'input' : 'messages';
+  const entries = body[key];
+  if (!conversationSpan || !Array.isArray(entries) || rewritten.size === 0) return [];
+  let spans: ReturnType<typeof arrayElementSpans> | undefined;
+  const edits: Edit[] = [];
+  entries.forEach((entry, index) => {
+    const changed = rewriteEntry(protocol, entry, rewritten, call);
+    if (changed === undefined) return;
+    spans ??= arrayElementSpans(text, conversationSpan);
+    const span = spans[index];
+    if (span) edits.push({ start: span.start, end: span.end, text: JSON.stringify(changed) });
+  });
+  return edits;
+}
+
+function rewriteEntry(protocol: WireProtocol, entry: unknown, rewritten: ReadonlySet<string>, call: string): unknown {
+  if (!isObject(entry)) return undefined;
+  if (protocol === 'responses') {
+    if (entry.type !== 'function_call' || typeof entry.name !== 'string' || !rewritten.has(entry.name)) return undefined;
+    const args = typeof entry.arguments === 'string' ? entry.arguments : '{}';
+    return { ...entry, name: call, arguments: JSON.stringify({ name: entry.name, arguments: argumentsValue(args) }) };
+  }
+  if (entry.role !== 'assistant') return undefined;
+  if (protocol === 'anthropic') {
+    if (!Array.isArray(entry.content)) return undefined;
+    let changed = false;
+    const content = entry.content.map((block: unknown) => {
+      if (!isObject(block) || block.type !== 'tool_use' || typeof block.name !== 'string' || !rewritten.has(block.name)) return block;
+      changed = true;
+      return { ...block, name: call, input: { name: block.name, arguments: block.input ?? {} } };
+    });
+    return changed ? { ...entry, content } : undefined;
+  }
+  if (!Array.isArray(entry.tool_calls)) return undefined;
+  let changed = false;
+  const calls = entry.tool_calls.map((item: unknown) => {
+    if (!isObject(item) || !isObject(item.function) || typeof item.function.name !== 'string' || !rewritten.has(item.function.name)) return item;
+    changed = true;
+    const args = typeof item.function.arguments === 'string' ? item.function.arguments : '{}';
+    return { ...item, function: { ...item.function, name: call, arguments: JSON.stringify({ name: item.function.name, arguments: argumentsValue(args) }) } };
+  });
+  return changed ? { ...entry, tool_calls: calls } : undefined;
+}
+
+/**
+ * The edit that appends `entries` (JSON texts) to the conversation: the `messages` array, or
+ * the Responses `input` (a string `input` becomes a one-message list first).
+ *
+ * @example
+ * appendEdit(request, ['{"role":"tool","tool_call_id":"c1","content":"…"}'])
+ */
+export function appendEdit(request: ProxyRequest, entries: readonly string[]): Edit | undefined {
+  if (entries.length === 0) return undefined;
+  const { conversationSpan, text, protocol, body } = request;
+  if (!conversationSpan) return undefined;
+  if (protocol === 'responses' && typeof body.input === 'string') {
+    const user = JSON.stringify({ role: 'user', content: body.input });
+    return { start: conversationSpan.start, end: conversationSpan.end, text: `[${user},${entries.join(',')}]` };
+  }
+  const close = conversationSpan.end - 1;
+  const empty = /^\[\s*$/.test(text.slice(conversationSpan.start, close));
+  return { start: close, end: close, text: `${empty ? '' : ','}${entries.join(',')}` };
+}
+
+/**
+ * The edit that appends `text` to the conversation's last message: a text block (Anthropic, a
+ * Chat message with parts) or the end of its string content; after Chat tool results, a user
+ * message of its own (the results stay as they were). It sits after every breakpoint
+ * the client set, so the cached prefix holds. Undefined when there is no last message to carry
+ * it, and for Responses, where the note is an input item of its own ({@link tailItem}).
+ *
+ * @example
+ * tailEdit(request, '[loopctl] More tools …')
+ */
+export function tailEdit(request: ProxyRequest, text: string): Edit | undefined {
+  const { conversationSpan, body, protocol } = request;
+  if (!conversationSpan || protocol === 'responses') return undefined;
+  const entries = body.messages;
+  if (!Array.isArray(entries) || entries.length === 0) return undefined;
+  const last = entries[entries.length - 1];
+  if (!isObject(last)) return undefined;
+  const spans = arrayElementSpans(request.text, conversationSpan);
+  const span = spans[spans.length - 1];
+  if (!span || spans.length !== entries.length) return undefined;
+  // After tool results (Chat), a message of its own: the results stay byte for byte, so the next
+  // request's cached prefix runs through them.
+  if (protocol === 'openai' && last.role === 'tool') {
+    const close = conversationSpan.end - 1;
+    return { start: close, end: close, text: `,${JSON.stringify({ role: 'user', content: text })}` };
+  }
+  let changed: Json;
+  if (typeof last.content === 'string') changed = { ...last, content: `${last.content}\n\n${text}` };
+  else if (Array.isArray(last.content)) changed = { ...last, content: [...last.content, { type: 'text', text }] };
+  else return undefined;
+  return { start: span.start, end: span.end, text: JSON.stringify(changed) };
+}
+
+/**
+ * A Responses input item carrying `text` (a developer message), appended after the client's input.
+ *
+ * @example
+ * appendEdit(request, [tailItem('[loopctl] More tools …'), ...appended])
+ */
+export function tailItem(text: string): string {
+  return JSON.stringify({ type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
+}
