@@ -101,13 +101,13 @@ function toolSearchTools(search: 'bm25' | 'regex' = 'bm25'): AnthropicTool[] {
   return [...loaded, ...deferred, { type: `tool_search_tool_${search}_20251119`, name: `tool_search_tool_${search}` }];
 }
 
-const SEARCH_HISTORY = (id: string): Anthropic.MessageParam[] =>
+const SEARCH_HISTORY = (id: string, search: 'bm25' | 'regex' = 'bm25'): Anthropic.MessageParam[] =>
   [
     { role: 'user', content: `File a Jira issue about the outage, then tell me the weather in Oslo [[id:${id}]]` },
     {
       role: 'assistant',
       content: [
-        { type: 'server_tool_use', id: 'srvtoolu_01', name: 'tool_search_tool_bm25', input: { query: 'jira issue' } },
+        { type: 'server_tool_use', id: 'srvtoolu_01', name: `tool_search_tool_${search}`, input: { query: 'jira issue' } },
         {
           type: 'tool_search_tool_result',
           tool_use_id: 'srvtoolu_01',
@@ -159,7 +159,7 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
               messages:
                 index === 0 && search === 'bm25'
                   ? [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }]
-                  : [...SEARCH_HISTORY(id), { role: 'assistant', content: 'Filed.' }, { role: 'user', content: WEATHER }],
+                  : [...SEARCH_HISTORY(id, search), { role: 'assistant', content: 'Filed.' }, { role: 'user', content: WEATHER }],
               tools: toolSearchTools(search) as unknown as Anthropic.Tool[],
             })
             .withResponse();

@@ -287,7 +287,12 @@ export function describeRequest(request: FrontRequest): UpstreamRequestInfo {
 function validateAnthropicRequest(json: Json, headers: Record<string, string>): string | undefined {
   const tools = Array.isArray(json.tools) ? json.tools : undefined;
   if (tools) {
-    const custom = tools.filter((tool) => isObject(tool) && (tool.type === undefined || tool.type === 'custom'));
+    // The scripted server checks custom tools, deferral and the hosted search tools itself (a
+    // server_tool_use must name a search tool of the request); other typed entries stop here.
+    const custom = tools.filter(
+      (tool) =>
+        isObject(tool) && (tool.type === undefined || tool.type === 'custom' || (typeof tool.type === 'string' && tool.type.startsWith('tool_search_tool_'))),
+    );
     const loaded = tools.filter((tool) => isObject(tool) && tool.defer_loading !== true);
     if (tools.length > 0 && loaded.length === 0) return 'tools: at least one tool must not have defer_loading set';
     for (const [i, tool] of tools.entries()) {
