@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
-import { defaultEmbedder, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
+import { defaultEmbedder, EXPECTED_GROUPS, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
 
 const { values } = parseArgs({
@@ -24,12 +24,25 @@ const { values } = parseArgs({
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
+    // The project's own dev registry (hand-written, tuning only), reported after the public sets
+    // on all its cases; '' leaves it out.
+    'dev-registry': { type: 'string', default: resolve(import.meta.dirname, '../test/fixtures/workdesk') },
   },
 });
 
 const dataDir = values.data;
 if (!existsSync(dataDir)) throw new Error(`no eval data at ${dataDir} (pass --data DIR)`);
 const sets = (values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => existsSync(join(dataDir, d, 'cases.jsonl')))).sort();
+// Where each set's files live, and which of its cases are scored: the public sets by --split,
+// the dev registry on all its cases (it is a tuning set; it has no test split).
+const setDirs = new Map(sets.map((set) => [set, join(dataDir, set)]));
+const devRegistry = values['dev-registry'] ? resolve(values['dev-registry']) : undefined;
+const DEV_SET = devRegistry && existsSync(join(devRegistry, 'cases.jsonl')) ? devRegistry.split('/').at(-1) : undefined;
+if (DEV_SET) {
+  if (values.sets === undefined) sets.push(DEV_SET);
+  if (sets.includes(DEV_SET)) setDirs.set(DEV_SET, devRegistry);
+}
+const splitFor = (set) => (set === DEV_SET ? 'all' : values.split);
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
@@ -99,7 +112,7 @@ function writeReport() {
   md += `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}. Do not edit by hand.\n\n`;
   md += `Split: **${values.split}** (the project's hash split of shared/eval; tuning uses dev only). `;
   md += `Tokens: tools rendered as an OpenAI request's \`tools\` entries, counted with o200k_base. `;
-  md += `fullRecall = share of cases whose expected tools are all advertised; recall = share of expected tools advertised; `;
+  md += `fullRecall = share of cases whose expected tools are all advertised; full 1 / full 2 / full 3+ = the same over the cases expecting one, two, three or more tools; recall = share of expected tools advertised; `;
   md += `meanAdvertised includes fall-open turns (the full surface); tokensSaved = 1 − mean advertised tokens / registry tokens; `;
   // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
   const backend = useLite?.backend;
@@ -118,11 +131,14 @@ function writeReport() {
     const setRows = rows.filter((r) => r.set === set).sort((a, b) => order.indexOf(a.selector) - order.indexOf(b.selector));
     const first = setRows[0];
     if (!first) continue;
-    md += `## ${set} (${first.tools} tools, ${first.cases} cases, ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
-    md += `| selector | k | fullRecall | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
-    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    const groups = first.byExpected ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ') : '';
+    const scored = set === DEV_SET ? 'all cases, a tuning set' : `${values.split} split`;
+    md += `## ${set}${set === DEV_SET ? ' — the dev registry' : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
+    md += `| selector | k | fullRecall | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
+    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    const byGroup = (r, group) => (r.byExpected?.[group]?.cases ? r.byExpected[group].fullRecall.toFixed(3) : '–');
     for (const r of setRows) {
-      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
+      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${byGroup(r, '1')} | ${byGroup(r, '2')} | ${byGroup(r, '3+')} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
     }
     md += `\n`;
   }
@@ -165,11 +181,12 @@ function writeReport() {
 }
 
 for (const set of sets) {
-  const tools = loadTools(join(dataDir, set, 'tools.json'));
-  let cases = loadCases(join(dataDir, set, 'cases.jsonl'), values.split);
+  const dir = setDirs.get(set) ?? join(dataDir, set);
+  const tools = loadTools(join(dir, 'tools.json'));
+  let cases = loadCases(join(dir, 'cases.jsonl'), splitFor(set));
   if (limit) cases = cases.slice(0, limit);
-  if (withLearned) {
-    const examples = shuffled(loadCases(join(dataDir, set, 'cases.jsonl'), 'dev'));
+  if (withLearned && set !== DEV_SET) {
+    const examples = shuffled(loadCases(join(dir, 'cases.jsonl'), 'dev'));
     // What learning can reach: test cases whose tools all appear in some dev example.
     const learnedTools = new Set(examples.flatMap((example) => example.tools));
     unseen.push({ set, share: cases.filter((item) => !item.expected.every((name) => learnedTools.has(name))).length / cases.length });

@@ -24,6 +24,30 @@ export interface EvalReport {
   tokensSaved: number;
   p50Ms: number;
   p95Ms: number;
+  /**
+   * Full recall split by how many tools a case expects (`'1'`, `'2'`, `'3+'`): a prompt that
+   * needs a lookup first, or several intents, is harder than a one-tool prompt, and a mean over
+   * a set that is mostly one-tool prompts hides it.
+   */
+  byExpected: Readonly<Record<ExpectedGroup, GroupRecall>>;
+}
+
+/** How many tools a case expects, grouped: one, two, three or more. */
+export type ExpectedGroup = '1' | '2' | '3+';
+
+/** Full recall over the cases of one {@link ExpectedGroup}. */
+export interface GroupRecall {
+  readonly cases: number;
+  /** Share of the group's cases whose expected tools are all advertised (0 when the group is empty). */
+  readonly fullRecall: number;
+}
+
+/** The groups of {@link EvalReport.byExpected}, in order. */
+export const EXPECTED_GROUPS: readonly ExpectedGroup[] = ['1', '2', '3+'];
+
+/** The group of a case expecting `count` tools (a case expecting none counts with one). */
+export function expectedGroup(count: number): ExpectedGroup {
+  return count >= 3 ? '3+' : count === 2 ? '2' : '1';
 }
 
 /** @deprecated Any {@link Selector}. */
@@ -59,6 +83,7 @@ export async function evaluate(
   let advertised = 0;
   let advertisedTokens = 0;
   let fellOpen = 0;
+  const groups = { '1': { cases: 0, full: 0 }, '2': { cases: 0, full: 0 }, '3+': { cases: 0, full: 0 } };
   const times: number[] = [];
   for (const item of cases) {
     const start = performance.now();
@@ -69,6 +94,9 @@ export async function evaluate(
     hit += found;
     expectedTotal += item.expected.length;
     if (found === item.expected.length) full += 1;
+    const group = groups[expectedGroup(item.expected.length)];
+    group.cases += 1;
+    if (found === item.expected.length) group.full += 1;
     advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
     if (selection.fellOpen) fellOpen += 1;
@@ -88,6 +116,11 @@ export async function evaluate(
     tokensSaved: registryTokens === 0 ? 0 : 1 - meanAdvertisedTokens / registryTokens,
     p50Ms: percentile(times, 0.5),
     p95Ms: percentile(times, 0.95),
+    byExpected: {
+      '1': { cases: groups['1'].cases, fullRecall: groups['1'].full / Math.max(groups['1'].cases, 1) },
+      '2': { cases: groups['2'].cases, fullRecall: groups['2'].full / Math.max(groups['2'].cases, 1) },
+      '3+': { cases: groups['3+'].cases, fullRecall: groups['3+'].full / Math.max(groups['3+'].cases, 1) },
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { o200kTokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { evaluate, selectFor, type AnySelector } from './evaluate.js';
+import { EXPECTED_GROUPS, evaluate, selectFor, type AnySelector } from './evaluate.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../select/example-memory.js';
 import type { LearnSummary } from '../select/learned-store.js';
@@ -142,6 +142,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
         );
       }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
+      out(
+        `  by expected    ${EXPECTED_GROUPS.map((group) => `${group}: ${round(report.byExpected[group].fullRecall, 4)} (${report.byExpected[group].cases})`).join('  ')}`,
+      );
       out(`  recall         ${round(report.recall, 4)}`);
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
       out(`  fellOpen       ${round(report.fellOpen, 4)}`);
