@@ -1,6 +1,8 @@
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
+import type { ToolNeeds } from './tool-needs.js';
+import { withToolNeeds } from './tool-needs.js';
 import type { ArgumentValidator } from './validate.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -23,12 +25,21 @@ export type ToolHandler<Args = any> = (args: Args, context: ToolContext) => unkn
 export interface ToolEntry {
   readonly schema: ToolSchema;
   readonly handler: ToolHandler;
+  /** Tools this one needs first (see {@link RegisterOptions.needs}). */
+  readonly needs?: readonly string[];
 }
 
 /** Options for {@link ToolRegistry.register}. */
 export interface RegisterOptions {
   /** Replace an existing tool of the same name (keeping its position) instead of failing. */
   replace?: boolean;
+  /**
+   * Tools this one needs first (best first): where the input it cannot get from a prompt comes
+   * from, e.g. `['search_tasks']` for an `assign_task` that takes a `task_id`. Selectors that
+   * follow links (the hybrid) use these instead of what they infer for this tool; `[]` says it
+   * needs none. Names not registered when a selection runs are ignored with a warning.
+   */
+  needs?: readonly string[];
 }
 
 /** Options for {@link ToolRegistry.dispatch}. */
@@ -40,6 +51,7 @@ interface Slot {
   schema: ToolSchema;
   handler: ToolHandler;
   digest: string;
+  needs?: readonly string[];
   validator?: ArgumentValidator;
 }
 
@@ -47,8 +59,8 @@ interface Slot {
  * Every tool the loop knows: the registered surface. Dispatch and unknown-name checks read
  * it; selectors narrow `schemas()` to the advertised surface each turn.
  *
- * `generation` changes whenever the ordered list of (name, description, parameters) changes,
- * and only then, so caches keyed on it (corpus vectors) survive no-op re-registrations.
+ * `generation` changes whenever the ordered list of (name, description, parameters) changes, or
+ * a tool's declared `needs`, and only then, so caches keyed on it (corpus vectors) survive no-op re-registrations.
  *
  * @example
  * const registry = new ToolRegistry()
@@ -91,26 +103,28 @@ export class ToolRegistry {
       description: schema.description,
       parameters: deepFreeze(structuredClone(schema.parameters)),
     });
-    const digest = digestOf(frozen);
+    const needs = options.needs === undefined ? undefined : assertNeeds(schema.name, options.needs);
+    const digest = digestOf(frozen, needs);
     // A no-op replacement keeps the old schema object, so caches keyed on identity survive.
-    const kept = previous && previous.digest === digest ? previous.schema : frozen;
-    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest });
+    const kept = previous && previous.digest === digest ? previous.schema : previous && sameSchemaDigest(previous, frozen) ? previous.schema : frozen;
+    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest, ...(needs ? { needs } : {}) });
   }
 
   /** Register many tools at once; all entries are checked before any is added. */
   registerMany(entries: Iterable<ToolEntry>, options: RegisterOptions = {}): this {
     const list = [...entries];
     const seen = new Set<string>();
-    for (const { schema, handler } of list) {
+    for (const { schema, handler, needs } of list) {
       assertSchema(schema);
       assertHandler(schema, handler);
+      if (needs !== undefined) assertNeeds(schema.name, needs);
       if (seen.has(schema.name)) throw new Error(`tool "${schema.name}" appears twice in one registerMany call`);
       seen.add(schema.name);
       if (this.#slots.has(schema.name) && !options.replace) {
         throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
       }
     }
-    for (const { schema, handler } of list) this.#put(schema, handler, { replace: true });
+    for (const { schema, handler, needs } of list) this.#put(schema, handler, { replace: true, ...(needs !== undefined ? { needs } : {}) });
     this.#changed();
     return this;
   }
@@ -183,12 +197,27 @@ export class ToolRegistry {
    */
   schemas(): readonly ToolSchema[] {
     if (this.#schemas === undefined) {
-      this.#schemas = Object.freeze([...this.#slots.values()].map((slot) => slot.schema));
+      const slots = [...this.#slots.values()];
+      this.#schemas = Object.freeze(slots.map((slot) => slot.schema));
+      if (slots.some((slot) => slot.needs)) withToolNeeds(this.#schemas, this.toolNeeds());
     }
     return this.#schemas;
   }
 
-  /** Changes whenever the ordered list of (name, description, parameters) changes, and only then. */
+  /**
+   * The links declared at registration (`needs`), by tool name.
+   *
+   * @example
+   * registry.register(assignTask, handler, { needs: ['search_tasks'] })
+   * registry.toolNeeds() // { assign_task: ['search_tasks'] }
+   */
+  toolNeeds(): ToolNeeds {
+    const out: Record<string, readonly string[]> = Object.create(null);
+    for (const [name, slot] of this.#slots) if (slot.needs) out[name] = slot.needs;
+    return Object.freeze(out);
+  }
+
+  /** Changes whenever the ordered list of (name, description, parameters, declared needs) changes, and only then. */
   get generation(): number {
     return this.#generation;
   }
@@ -314,8 +343,22 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function digestOf(schema: ToolSchema): string {
-  return stableStringify([schema.name, schema.description, schema.parameters]);
+// Declared needs are part of a tool's digest: changing them publishes a new list (and so a new
+// generation), which is what link caches are keyed on.
+function digestOf(schema: ToolSchema, needs?: readonly string[]): string {
+  const base = stableStringify([schema.name, schema.description, schema.parameters]);
+  return needs ? `${base}\u0000needs:${stableStringify(needs)}` : base;
+}
+
+function sameSchemaDigest(slot: Slot, schema: ToolSchema): boolean {
+  return slot.digest.split('\u0000needs:')[0] === digestOf(schema);
+}
+
+function assertNeeds(name: string, needs: unknown): readonly string[] {
+  if (!Array.isArray(needs) || needs.some((item) => typeof item !== 'string' || item === '')) {
+    throw new TypeError(`tool "${name}": needs must be a list of tool names`);
+  }
+  return Object.freeze([...new Set(needs as string[])]);
 }
 
 function renderResult(value: unknown): string {

@@ -435,6 +435,25 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return { ok: true, scores, vectors, warnings };
   }
 
+  /**
+   * The corpus's unit tool vectors (row-major, `all.length × dimensions`, registry order; do not
+   * mutate), for selectors that relate tools to one another (the hybrid's tool links). Undefined
+   * when the corpus cannot load. Never throws except on abort.
+   *
+   * @example
+   * const vectors = await selector.toolVectors(all)
+   * vectors?.matrix.subarray(0, vectors.dimensions) // all[0]'s vector
+   */
+  async toolVectors(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
+    try {
+      const { corpus } = await this.index.load(all, options?.signal ? { signal: options.signal } : {});
+      return corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined;
+    } catch (error) {
+      if (options?.signal?.aborted) throw error;
+      return undefined;
+    }
+  }
+
   private async rank(
     query: string | undefined,
     all: readonly ToolSchema[],

@@ -18,6 +18,8 @@ import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import { mergeOptions } from '../options.js';
+import type { Prerequisites, ToolLinkOptions, ToolLinks } from './tool-links.js';
+import { toolNeedsOf } from '../registry/tool-needs.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -34,6 +36,19 @@ export interface MultiIntentOptions extends ClauseOptions {
   mix?: number;
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
+  /**
+   * Give each clause of any multi-clause prompt its best tool: one the k picks left out is
+   * advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
+   */
+  clauseSlots?: boolean;
+  /**
+   * Added to a clause's score for the tools among its best few whose actions (from the name
+   * and the description's first words) match the clause's verb: "email him the details" picks
+   * send_email over reply_to_email. 0 turns it off.
+   */
+  action?: number;
+  /** Apply the action to a one-clause prompt's own ranking too. */
+  actionWhole?: boolean;
 }
 
 /**
@@ -100,6 +115,14 @@ export interface HybridSelectorOptions {
   learned?: LearnedVoteOptions;
   /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
   learnedCache?: VectorCache;
+  /**
+   * Whole-task selection: a picked tool whose required input is a handle the prompt does not
+   * give (`task_id`, `email_id`, a ticker…) brings the tool that finds it (`search_tasks`),
+   * within {@link ToolLinkOptions.budget} tools beyond k, with a `neededBy` reason. Links are
+   * inferred once per registry list, or declared (here, at registration with `needs`, or with
+   * `withToolNeeds`); see {@link HybridSelector.toolLinks}. `false` turns it off. Default on.
+   */
+  links?: ToolLinkOptions | false;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -111,7 +134,9 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: false, action: 0, actionWhole: false },
+  /** Picked tools whose prerequisites are followed: the best few, within this much of the top score. */
+  anchors: { count: 3, margin: 0.15 },
 } as const;
 
 interface Lexical {
@@ -150,13 +175,17 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
+  // Links per registry list: with the tools' vectors once the corpus is warm; lexical only
+  // (not kept) on a turn whose dense half is down.
+  readonly #linkCache = new WeakMap<readonly ToolSchema[], Promise<ToolLinks>>();
   // What a derived copy is built from: the options minus those already applied to #dense
   // (cache, timeout, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
-    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true } = derivable;
+    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true, links } = derivable;
     this.#derivable = derivable;
     // Only the numbers are read from #options; adaptive and multiIntent resolve below.
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
@@ -179,6 +208,24 @@ export class HybridSelector implements AsyncToolSelector {
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
     this.#core = new Set(coreTools);
+    const budget = links === false ? 0 : (links?.budget ?? 2);
+    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be an integer within 0..64, got ${budget}`);
+    this.#links = links === false ? undefined : { ...links, budget };
+  }
+
+  /**
+   * The tool links this selector follows for a registry list: inferred from the tools' names,
+   * parameters and descriptions (with their vectors once the corpus loads) and declared ones,
+   * with warnings for what was ignored. Computed once per list (registry generation). Check
+   * them, and correct a wrong one by declaring that tool's needs (`[]` for none).
+   *
+   * @example
+   * const { links, warnings } = await selector.toolLinks(registry.schemas())
+   * // [{ tool: 'assign_task', parameter: 'task_id', entity: 'task', providers: ['search_tasks'], source: 'inferred' }]
+   */
+  async toolLinks(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolLinks> {
+    const module = await import('./tool-links.js');
+    return this.#linksFor(all, module, options?.signal);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -277,6 +324,13 @@ export class HybridSelector implements AsyncToolSelector {
     const warnings = [...dense.warnings];
     const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
+    const actionWeight = this.#multiIntent?.action ?? 0;
+    if (intent && actionWeight > 0) {
+      const actions = intent.actionsOf(all);
+      const resolve = { top: 5, weight: actionWeight };
+      for (let t = 1; t < rankings.length; t++) intent.resolveAction((rankings[t] as Fused).fused, texts[t] as string, actions, resolve);
+      if (rankings.length === 1 && this.#multiIntent?.actionWhole) intent.resolveAction(whole.fused, query, actions, resolve);
+    }
     if (!dense.ok) {
       if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
@@ -288,12 +342,17 @@ export class HybridSelector implements AsyncToolSelector {
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
+    // Each clause's best tool: beyond k, from the same budget as prerequisites.
+    const intents = intent && rankings.length > 1 && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
+    const needed = await this.#prerequisites(all, picked, fused, query, intents, dense.ok, warnings, signal);
+    const extra = new Set(needed?.extra ?? []);
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
-      if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
+      if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
+      const neededBy = needed?.neededBy.get(i);
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
       const clause = clauseBest?.[i];
@@ -306,10 +365,61 @@ export class HybridSelector implements AsyncToolSelector {
           ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
           ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
-        ...(chosen.has(i) ? {} : { core: true }),
+        ...(neededBy ? { neededBy } : {}),
+        ...(needed?.intents.has(i) ? { intent: true } : extra.has(i) ? { prerequisite: true } : chosen.has(i) ? {} : { core: true }),
       };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * The picks' prerequisites: the best few picks (within the anchor margin of the top score)
+   * have their links followed; providers already picked cost nothing, others take the budget.
+   */
+  async #prerequisites(
+    all: readonly ToolSchema[],
+    picked: readonly number[],
+    fused: Float64Array,
+    query: string,
+    intents: readonly number[],
+    denseOk: boolean,
+    warnings: string[],
+    signal: AbortSignal | undefined,
+  ): Promise<Prerequisites | undefined> {
+    if (!this.#links || picked.length === 0) return undefined;
+    const module = await import('./tool-links.js');
+    const fresh = !this.#linkCache.has(all);
+    const links = denseOk ? await this.#linksFor(all, module, signal) : this.#lexicalLinks(all, module);
+    signal?.throwIfAborted();
+    if (fresh || !denseOk) warnings.push(...links.warnings);
+    if (links.needs.size === 0 && intents.length === 0) return undefined;
+    const order = [...picked].sort((a, b) => (fused[b] as number) - (fused[a] as number));
+    const top = fused[order[0] as number] as number;
+    const { count, margin } = mergeOptions(HYBRID_DEFAULTS.anchors, this.#links.anchors);
+    const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
+    return module.prerequisitesFor(links, { picked, anchors, intents, score: fused, prompt: query, budget: this.#links.budget });
+  }
+
+  #linksFor(all: readonly ToolSchema[], module: typeof import('./tool-links.js'), signal: AbortSignal | undefined): Promise<ToolLinks> {
+    let links = this.#linkCache.get(all);
+    if (!links) {
+      links = this.#dense.toolVectors(all, signal ? { signal } : {}).then((vectors) => module.inferToolLinks(all, { ...this.#linkInput(all), ...(vectors ? { vectors } : {}) }));
+      this.#linkCache.set(all, links);
+      links.catch(() => this.#linkCache.delete(all));
+    }
+    return links;
+  }
+
+  #lexicalLinks(all: readonly ToolSchema[], module: typeof import('./tool-links.js')): ToolLinks {
+    return module.inferToolLinks(all, this.#linkInput(all));
+  }
+
+  /** Declared links: the list's own (registration, `withToolNeeds`), then this selector's option over them. */
+  #linkInput(all: readonly ToolSchema[]): { declared?: Readonly<Record<string, readonly string[]>>; infer?: boolean } {
+    const fromList = toolNeedsOf(all);
+    const fromOption = this.#links?.declared;
+    const declared = fromList || fromOption ? { ...fromList, ...fromOption } : undefined;
+    return { ...(declared ? { declared } : {}), ...(this.#links?.infer === false ? { infer: false } : {}) };
   }
 
   /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
