@@ -268,7 +268,16 @@ function toolWords(tool: ToolSchema): ToolWords {
   const handleNeighbours = new Set<string>();
   raw.forEach((word, i) => {
     if (!HANDLE_WORDS.has(word)) return;
-    for (const near of [raw[i - 1], raw[i + 1], raw[i + 2]]) if (near && isEntityWord(near)) handleNeighbours.add(stem(near));
+    // "task IDs", "IDs of the tasks" (not "contact ID, email and phone": the email is no handle there).
+    const before = raw[i - 1];
+    if (before && isEntityWord(before)) handleNeighbours.add(stem(before));
+    let j = i + 1;
+    if (raw[j] === 'of' || raw[j] === 'for') {
+      j++;
+      while (j < raw.length && j <= i + 4 && GLUE.has(raw[j] as string)) j++;
+      const after = raw[j];
+      if (after && isEntityWord(after)) handleNeighbours.add(stem(after));
+    }
   });
   // A literal parameter name in the description ("each with its email_id") names the handle too.
   for (const match of (typeof tool?.description === 'string' ? tool.description.slice(0, 4000) : '').matchAll(/\b([a-z]+)_?(?:id|ids|Id|Ids)\b/g)) {
