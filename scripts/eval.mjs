@@ -6,7 +6,18 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
-import { defaultEmbedder, EXPECTED_GROUPS, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
+import {
+  defaultEmbedder,
+  EXPECTED_GROUPS,
+  evaluate,
+  isDense,
+  loadCases,
+  loadTools,
+  makeSelector,
+  memoEmbedder,
+  SELECTOR_FACTORIES,
+  usesK,
+} from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
 
 const { values } = parseArgs({

@@ -57,7 +57,11 @@ async function score(options, set, cases, learnFrom) {
   const { tools } = data[set];
   corpusCaches[set] ??= memoryVectorCache();
   const selector = new HybridSelector(embedder, { cache: corpusCaches[set], learnedCache: memoryVectorCache(), ...options });
-  if (learnFrom?.length) await selector.learn(learnFrom.map((c) => ({ query: c.query, tools: c.expected })), { tools });
+  if (learnFrom?.length)
+    await selector.learn(
+      learnFrom.map((c) => ({ query: c.query, tools: c.expected })),
+      { tools },
+    );
   const groups = Object.fromEntries(EXPECTED_GROUPS.map((g) => [g, { n: 0, full: 0 }]));
   let full = 0;
   let advertised = 0;
@@ -99,7 +103,8 @@ if (parts.includes('plain')) {
       const result = await score(options, set, data[set].cases);
       cells.push(fmt(result));
       console.error(`${label.padEnd(40)} ${set.padEnd(16)} ${fmt(result)}`);
-      if (values.misses && set === values.misses) for (const m of result.misses) console.error(`  MISS ${m.query}\n     missing ${m.missing.join(',')}  got ${m.got.join(',')}`);
+      if (values.misses && set === values.misses)
+        for (const m of result.misses) console.error(`  MISS ${m.query}\n     missing ${m.missing.join(',')}  got ${m.got.join(',')}`);
     }
     md += `| ${label} | ${cells.join(' | ')} |\n`;
     embedder.save?.();
@@ -152,7 +157,9 @@ if (parts.includes('unseen') || parts.includes('pairs')) {
         const before = merge(pooled.before, splits);
         const after = merge(pooled.after, splits);
         const examples = splits.map((s) => s.learn.length).join('+');
-        cells.push(`${fmt(before)} → ${fmt(after)} [${examples} examples, Δ ${(after.full - before.full >= 0 ? '+' : '') + (after.full - before.full).toFixed(3)}]`);
+        cells.push(
+          `${fmt(before)} → ${fmt(after)} [${examples} examples, Δ ${(after.full - before.full >= 0 ? '+' : '') + (after.full - before.full).toFixed(3)}]`,
+        );
         console.error(`${part} ${label.padEnd(36)} ${set.padEnd(16)} ${cells.at(-1)}`);
       }
       md += `| ${label} | ${cells.join(' | ')} |\n`;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ToolSchema } from '../registry/schema.js';
+import { withToolNeeds } from '../registry/tool-needs.js';
 import { splitOf } from './split.js';
 
 /** One labelled query of an eval set. */
@@ -11,17 +12,28 @@ export interface EvalCase {
 
 export type SplitName = 'dev' | 'test' | 'all';
 
-/** Read a `tools.json` registry, checking names are unique. */
+/**
+ * Read a `tools.json` registry, checking names are unique. A tool may carry `"needs": [names]`,
+ * the tools it needs first (declared links, see `withToolNeeds`); they travel with the list.
+ */
 export function loadTools(file: string): ToolSchema[] {
-  const tools = JSON.parse(readFileSync(file, 'utf8')) as ToolSchema[];
+  const tools = JSON.parse(readFileSync(file, 'utf8')) as (ToolSchema & { needs?: unknown })[];
   if (!Array.isArray(tools)) throw new Error(`${file}: expected a JSON array of tools`);
   const seen = new Set<string>();
-  return tools.map((tool, i) => {
+  const needs: Record<string, readonly string[]> = Object.create(null);
+  const list = tools.map((tool, i) => {
     if (!tool || typeof tool.name !== 'string') throw new Error(`${file}: tool ${i} has no name`);
     if (seen.has(tool.name)) throw new Error(`${file}: duplicate tool name "${tool.name}"`);
     seen.add(tool.name);
+    if (tool.needs !== undefined) {
+      if (!Array.isArray(tool.needs) || tool.needs.some((name) => typeof name !== 'string')) {
+        throw new Error(`${file}: tool "${tool.name}": "needs" must be a list of tool names`);
+      }
+      needs[tool.name] = tool.needs as string[];
+    }
     return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? {} };
   });
+  return Object.keys(needs).length > 0 ? withToolNeeds(list, needs) : list;
 }
 
 /** Read `cases.jsonl`, keeping the cases of one split. */

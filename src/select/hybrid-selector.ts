@@ -403,7 +403,9 @@ export class HybridSelector implements AsyncToolSelector {
   #linksFor(all: readonly ToolSchema[], module: typeof import('./tool-links.js'), signal: AbortSignal | undefined): Promise<ToolLinks> {
     let links = this.#linkCache.get(all);
     if (!links) {
-      links = this.#dense.toolVectors(all, signal ? { signal } : {}).then((vectors) => module.inferToolLinks(all, { ...this.#linkInput(all), ...(vectors ? { vectors } : {}) }));
+      links = this.#dense
+        .toolVectors(all, signal ? { signal } : {})
+        .then((vectors) => module.inferToolLinks(all, { ...this.#linkInput(all), ...(vectors ? { vectors } : {}) }));
       this.#linkCache.set(all, links);
       links.catch(() => this.#linkCache.delete(all));
     }

@@ -42,6 +42,8 @@ export interface ToolLink {
   readonly providers: readonly string[];
   /** Inferred from the registry, or declared by the user. */
   readonly source: 'inferred' | 'declared';
+  /** The input is optional: the link is followed only when the prompt names what it is about. */
+  readonly optional?: true;
 }
 
 /** A link with registry indices, for selection. */
@@ -118,11 +120,81 @@ const WEAK_FINDERS = new Set(['get', 'fetch', 'retrieve', 'view', 'show'].map(st
 const ACTIONS = new Set([
   ...FINDERS,
   ...WEAK_FINDERS,
-  'read', 'authenticate', 'login', 'upload', 'register', 'set', 'create', 'update', 'delete', 'remove', 'add', 'send', 'reply', 'forward', 'archive', 'cancel', 'write', 'edit',
-  'move', 'assign', 'reassign', 'complete', 'close', 'open', 'start', 'stop', 'restart', 'deploy', 'rollback', 'roll', 'back',
-  'acknowledge', 'escalate', 'share', 'post', 'submit', 'download', 'mark', 'log', 'respond', 'accept', 'decline', 'make',
-  'change', 'modify', 'rename', 'copy', 'check', 'run', 'execute', 'apply', 'put', 'patch', 'book', 'buy', 'sell', 'place',
-  'to', 'by', 'from', 'for', 'of', 'the', 'a', 'an', 'my', 'new', 'on', 'in', 'at', 'with', 'and', 'or', 'is', 'do',
+  'read',
+  'authenticate',
+  'login',
+  'upload',
+  'register',
+  'set',
+  'create',
+  'update',
+  'delete',
+  'remove',
+  'add',
+  'send',
+  'reply',
+  'forward',
+  'archive',
+  'cancel',
+  'write',
+  'edit',
+  'move',
+  'assign',
+  'reassign',
+  'complete',
+  'close',
+  'open',
+  'start',
+  'stop',
+  'restart',
+  'deploy',
+  'rollback',
+  'roll',
+  'back',
+  'acknowledge',
+  'escalate',
+  'share',
+  'post',
+  'submit',
+  'download',
+  'mark',
+  'log',
+  'respond',
+  'accept',
+  'decline',
+  'make',
+  'change',
+  'modify',
+  'rename',
+  'copy',
+  'check',
+  'run',
+  'execute',
+  'apply',
+  'put',
+  'patch',
+  'book',
+  'buy',
+  'sell',
+  'place',
+  'to',
+  'by',
+  'from',
+  'for',
+  'of',
+  'the',
+  'a',
+  'an',
+  'my',
+  'new',
+  'on',
+  'in',
+  'at',
+  'with',
+  'and',
+  'or',
+  'is',
+  'do',
 ]);
 // Description words that say an input is a handle.
 const HANDLE_TEXT = /\b(?:id|ids|identifier|identifiers|uuid|guid|ticker|symbol)\b/i;
@@ -132,9 +204,40 @@ const POINTER = /\b(?:from|by|see|via|using|calling|call)\s+`?(?:[a-z][a-z0-9]*(
 const GLUE = new Set(['of', 'the', 'a', 'an', 'for', 'that', 'which', 'uniquely', 'identifies', 'identify', 'to', 'this', 'unique', 'existing', 'given']);
 // Adjectives that are not the entity ("the new assignee", "unique identifier").
 const GENERIC = new Set([
-  'unique', 'new', 'existing', 'given', 'current', 'currently', 'target', 'source', 'specific', 'primary', 'internal', 'external',
-  'numeric', 'string', 'integer', 'number', 'name', 'value', 'type', 'code', 'data', 'info', 'information', 'detail', 'details',
-  'text', 'object', 'item', 'entry', 'record', 'optional', 'required', 'default', 'valid',
+  'unique',
+  'new',
+  'existing',
+  'given',
+  'current',
+  'currently',
+  'target',
+  'source',
+  'specific',
+  'primary',
+  'internal',
+  'external',
+  'numeric',
+  'string',
+  'integer',
+  'number',
+  'name',
+  'value',
+  'type',
+  'code',
+  'data',
+  'info',
+  'information',
+  'detail',
+  'details',
+  'text',
+  'object',
+  'item',
+  'entry',
+  'record',
+  'optional',
+  'required',
+  'default',
+  'valid',
 ]);
 
 /** Most tokens read from one description (a huge description must not cost more). */
@@ -230,7 +333,8 @@ export function handleInputs(tool: ToolSchema): HandleInput[] {
       if (j > i + 1 && after && isEntityWord(after)) add(after);
     }
     // A bare `id` or `ticker` says little: the tool's own name says what it is about (`update_event` → event).
-    if (nameWords.every((word) => HANDLE_WORDS.has(word) || !isEntityWord(word))) for (const word of identifierWords(tool.name)) if (isEntityWord(word)) add(word);
+    if (nameWords.every((word) => HANDLE_WORDS.has(word) || !isEntityWord(word)))
+      for (const word of identifierWords(tool.name)) if (isEntityWord(word)) add(word);
     if (entity.size === 0 && !pointer && handle.every((word) => word === 'id' || word === 'ids')) continue;
     out.push({
       parameter,
@@ -426,7 +530,8 @@ export function inferToolLinks(
         const { inName, inDescription } = entityHolders(input.entity);
         for (const i of inName) candidates.add(i);
         for (const i of inDescription) candidates.add(i);
-        for (const word of [...hints, ...input.handle.filter((w) => w !== 'id' && w !== 'ids')]) for (const i of byName.get(stem(word)) ?? []) candidates.add(i);
+        for (const word of [...hints, ...input.handle.filter((w) => w !== 'id' && w !== 'ids')])
+          for (const i of byName.get(stem(word)) ?? []) candidates.add(i);
         candidates.delete(consumer);
 
         const scored: { index: number; score: number }[] = [];
@@ -455,6 +560,7 @@ export function inferToolLinks(
             entity: input.words.join(' '),
             providers: kept.map((item) => (all[item.index] as ToolSchema).name),
             source: 'inferred',
+            ...(input.optional ? { optional: true as const } : {}),
           },
           providers: kept.map((item) => item.index),
           strength: kept.map((item) => item.score),
@@ -490,7 +596,9 @@ function providerEvidence(
   const finder = provider.finder;
   let handleInName = entityInName && provider.name.includes('id');
   for (const word of input.handle) if (word !== 'id' && word !== 'ids' && provider.name.includes(stem(word))) handleInName = true;
-  const handleInDescription = provider.mentionsHandle && (provider.description.has('id') || provider.description.has('ids') || input.handle.some((word) => provider.description.has(stem(word))));
+  const handleInDescription =
+    provider.mentionsHandle &&
+    (provider.description.has('id') || provider.description.has('ids') || input.handle.some((word) => provider.description.has(stem(word))));
   let namesHandle = false;
   for (const word of provider.handleNeighbours) if (mine(word)) namesHandle = true;
   const about = exact || hinted || entityInName || entityInDescription || handleInName;
@@ -513,11 +621,7 @@ function providerEvidence(
   );
 }
 
-function declaredLinks(
-  declared: ToolLinkOptions['declared'],
-  position: ReadonlyMap<string, number>,
-  warnings: string[],
-): Map<number, IndexedLink> {
+function declaredLinks(declared: ToolLinkOptions['declared'], position: ReadonlyMap<string, number>, warnings: string[]): Map<number, IndexedLink> {
   const out = new Map<number, IndexedLink>();
   if (!declared || typeof declared !== 'object') return out;
   for (const [tool, needed] of Object.entries(declared)) {
@@ -573,7 +677,8 @@ function declaredCycles(declared: ReadonlyMap<number, IndexedLink>, all: readonl
 // A literal that looks like a handle: INC-2041, d-7781, doc_8812, USR001, 4821, 7f3a9c, a UUID.
 const HANDLE_LITERAL = /^(?:#?\d{2,}|[A-Za-z]{1,8}[-_]?\d[\w-]*|\d[\w-]*[A-Za-z][\w-]*|[0-9a-f]{8}-[0-9a-f-]{27,})$/;
 // Digits that are a time, a date, an amount or a count, never a handle: 3pm, 10:30, 12th, $40k, 30min, 50%.
-const NOT_HANDLE = /^(?:\d{1,2}(?::\d{2})?(?:am|pm)|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)|\d+(?:[.,]\d+)*(?:k|m|bn|h|hr|hrs|min|mins|s|sec|secs|d|days?|w|wk|weeks?|%|x|gb|mb|kb|km|mi|kg|lb|lbs))$/i;
+const NOT_HANDLE =
+  /^(?:\d{1,2}(?::\d{2})?(?:am|pm)|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)|\d+(?:[.,]\d+)*(?:k|m|bn|h|hr|hrs|min|mins|s|sec|secs|d|days?|w|wk|weeks?|%|x|gb|mb|kb|km|mi|kg|lb|lbs))$/i;
 const FILLER = new Set(['is', 'id', 'ids', 'number', 'no', 'with', 'of', 'the', 'code', '=', ':', '#', 'called', 'named']);
 const TICKER = /(?:^|[\s"'($])[A-Z]{2,5}(?=$|[\s"'),.;:!?'])/;
 
@@ -592,7 +697,7 @@ export function suppliedIn(prompt: string, input: HandleInput): boolean {
   if (text === '') return false;
   if (input.handle.some((word) => word === 'ticker' || word === 'symbol') && TICKER.test(text)) return true;
   if (/(?:^|\s)#\d+\b/.test(text)) return true;
-  const words = text.split(/\s+/).map((word) => word.replace(/^["'(\[]+|["'),.;:!?\]]+$/g, ''));
+  const words = text.split(/\s+/).map((word) => word.replace(/^["'([]+|["'),.;:!?\]]+$/g, ''));
   for (let i = 0; i < words.length; i++) {
     const word = (words[i] as string).toLowerCase();
     const anchor = HANDLE_WORDS.has(word) || word === 'number' || word === 'no' || input.entity.some((entity) => sameEntity(stem(word), entity));

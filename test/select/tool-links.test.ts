@@ -91,10 +91,16 @@ describe('inferToolLinks on the dev registry', () => {
   });
 
   it('a tool name in a parameter description is a link on its own', () => {
-    const tools = [tool('cancel_thing', 'Cancel.', { ref: str('Reference of the thing (returned by fetch_all_refs)') }), tool('fetch_all_refs', 'All references.', {})];
+    const tools = [
+      tool('cancel_thing', 'Cancel.', { ref: str('Reference of the thing (returned by fetch_all_refs)') }),
+      tool('fetch_all_refs', 'All references.', {}),
+    ];
     expect(providersOf(inferToolLinks(tools), 'cancel_thing', 'ref')).toEqual(['fetch_all_refs']);
     // A plain word that happens to be a tool's name is not.
-    const math = [tool('add_to_list', 'Add to a list.', { list_id: str('the list symbol to add to') }), tool('add', 'Add two numbers.', { a: str(), b: str() })];
+    const math = [
+      tool('add_to_list', 'Add to a list.', { list_id: str('the list symbol to add to') }),
+      tool('add', 'Add two numbers.', { a: str(), b: str() }),
+    ];
     expect(providersOf(inferToolLinks(math), 'add_to_list')).toBeUndefined();
   });
 });
@@ -115,7 +121,9 @@ describe('declared links and bad input', () => {
   });
 
   it('ignores declared links to unknown tools or to itself, with a warning each', () => {
-    const links = inferToolLinks(tools, { declared: { open_box: ['nope', 'open_box', 'list_boxes'], ghost: ['open_box'], open_crate: 'list_boxes' as unknown as string[] } });
+    const links = inferToolLinks(tools, {
+      declared: { open_box: ['nope', 'open_box', 'list_boxes'], ghost: ['open_box'], open_crate: 'list_boxes' as unknown as string[] },
+    });
     expect(providersOf(links, 'open_box')).toEqual(['list_boxes']);
     expect(links.warnings.join('\n')).toMatch(/"open_box" needs "nope", which is not registered/);
     expect(links.warnings.join('\n')).toMatch(/"open_box" cannot need itself/);
@@ -179,7 +187,13 @@ describe('suppliedIn and prerequisitesFor', () => {
     const links = inferToolLinks(WORKDESK);
     const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
     const score = new Float64Array(WORKDESK.length);
-    const missing = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Reassign the onboarding tasks to Tom', budget: 2 });
+    const missing = prerequisitesFor(links, {
+      picked: [at('assign_task')],
+      anchors: [at('assign_task')],
+      score,
+      prompt: 'Reassign the onboarding tasks to Tom',
+      budget: 2,
+    });
     expect(missing.extra).toEqual([at('search_tasks')]);
     expect(missing.neededBy.get(at('search_tasks'))).toEqual(['assign_task']);
     const given = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Assign task 3307 to Tom', budget: 2 });

@@ -13,7 +13,8 @@ const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
 const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
 const signal = () => new AbortController().signal;
-const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) => selector.selectDetailed(ctx(prompt), tools, { signal: signal() });
+const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) =>
+  selector.selectDetailed(ctx(prompt), tools, { signal: signal() });
 const names = (output: { tools: readonly ToolSchema[] }) => output.tools.map((tool) => tool.name);
 
 describe('whole-task selection in the hybrid', () => {
@@ -24,7 +25,10 @@ describe('whole-task selection in the hybrid', () => {
     expect(names(output)).toContain('search_inbox');
     expect(output.reasons?.search_inbox?.neededBy).toEqual(['reply_to_email']);
     expect(output.tools.length).toBeLessThanOrEqual(3 + 2);
-    const plain = await select(new HybridSelector(countingEmbedder(), { topK: 3, links: false }), 'Reply to the email from Mark and say the budget is approved');
+    const plain = await select(
+      new HybridSelector(countingEmbedder(), { topK: 3, links: false }),
+      'Reply to the email from Mark and say the budget is approved',
+    );
     expect(names(plain)).not.toContain('search_inbox');
     expect(plain.tools).toHaveLength(3);
   });
@@ -47,7 +51,9 @@ describe('whole-task selection in the hybrid', () => {
 
   it('declared needs come from the registry and correct an inference', async () => {
     const registry = new ToolRegistry();
-    registry.registerMany(WORKDESK.map((schema) => ({ schema, handler: () => 'ok', ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}) })));
+    registry.registerMany(
+      WORKDESK.map((schema) => ({ schema, handler: () => 'ok', ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}) })),
+    );
     expect(registry.toolNeeds()).toEqual({ reply_to_email: ['list_my_tasks'] });
     expect(toolNeedsOf(registry.schemas())).toEqual({ reply_to_email: ['list_my_tasks'] });
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
