@@ -41,16 +41,18 @@ const publicSets = readdirSync(values.data).filter((d) => existsSync(join(values
 const sets = (values.sets?.split(',') ?? [...publicSets.sort(), ...(DEV ? [DEV] : [])]).filter(Boolean);
 const dirOf = (set) => (set === DEV ? resolve(values['dev-registry']) : join(values.data, set));
 const cap = Number(values.cap);
+const hash = (text) => parseInt(createHash('sha256').update(text).digest('hex').slice(0, 8), 16);
 const data = Object.fromEntries(
   sets.map((set) => {
     const cases = loadCases(join(dirOf(set), 'cases.jsonl'), set === DEV ? 'all' : 'dev');
-    return [set, { tools: loadTools(join(dirOf(set), 'tools.json')), cases: cases.slice(0, cap) }];
+    // --cap keeps a fixed pseudo-random sample (by a hash of the id), not the file's first cases.
+    const kept = cases.length <= cap ? cases : [...cases].sort((a, b) => hash(`cap:${a.id}`) - hash(`cap:${b.id}`)).slice(0, cap);
+    return [set, { tools: loadTools(join(dirOf(set), 'tools.json')), cases: kept }];
   }),
 );
 const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vectors) : memoEmbedder(await defaultEmbedder());
 const corpusCaches = {};
 const signal = new AbortController().signal;
-const hash = (text) => parseInt(createHash('sha256').update(text).digest('hex').slice(0, 8), 16);
 
 /** fullRecall@8 (all, and per expected-tools group) and mean advertised of one setting on `cases`. */
 async function score(options, set, cases, learnFrom) {

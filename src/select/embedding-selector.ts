@@ -247,6 +247,17 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return this.learning.store?.votes(vector, all);
   }
 
+  /**
+   * The learned partners of some selected tools (tools the examples used together with them),
+   * each with its lift on a 0..1 ranking scale. Empty when nothing is learned or pairs are off.
+   *
+   * @example
+   * selector.learnedPartners(['search_inbox']) // Map { 'reply_to_email' => 0.12 }
+   */
+  learnedPartners(anchors: readonly string[]): Map<string, number> {
+    return this.learning.store?.partners(anchors) ?? new Map();
+  }
+
   /** Tools advertised per turn (before core tools). */
   get topK(): number {
     return this.settings.topK;

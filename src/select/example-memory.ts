@@ -7,6 +7,9 @@
 import type { StoredExample } from '../embed/example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
 import { topK } from './top-k.js';
+import { neighbourFloor } from './vote-floor.js';
+import type { PairOptions, PairTable } from './tool-pairs.js';
+import { pairTable } from './tool-pairs.js';
 import { mergeOptions } from '../options.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
@@ -33,6 +36,15 @@ export interface LearnedVoteOptions {
   /** Cosine to a tool's prototype below which it gets no prototype vote. */
   prototypeFloor?: number;
   /**
+   * Raise the vote floor to this quantile of how close examples of *other* tools sit to one
+   * another (see `neighbourFloor`), so a prompt unlike any example (a neighbour no nearer than
+   * examples of different tools are to each other) gets no say from it. `false` keeps the
+   * fixed `minSimilarity` only.
+   */
+  calibrate?: number | false;
+  /** Tools used together ({@link PairOptions}): a selected tool lifts its learned partners. `false` turns it off. */
+  pairs?: PairOptions | false;
+  /**
    * The learned query projection ({@link ProjectionOptions}): a linear map of the query vector
    * fitted on the examples, applied to the dense half when a held-out check on the examples
    * says it helps. `false` turns it off.
@@ -41,7 +53,16 @@ export interface LearnedVoteOptions {
 }
 
 /** The fitted defaults (dev splits only). */
-export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.5, weight: 1.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
+export const LEARN_DEFAULTS = {
+  neighbours: 8,
+  minSimilarity: 0.5,
+  weight: 1.5,
+  maxExamples: 8192,
+  prototypeWeight: 0,
+  prototypeFloor: 0.5,
+  calibrate: false as number | false,
+  pairs: false as PairOptions | false,
+} as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
 export const MAX_EXAMPLE_CHARS = 2000;
@@ -69,6 +90,8 @@ export class ExampleMemory {
   #order: Entry[] = [];
   #prototypes: Map<string, Float32Array> | undefined;
   #version = 0;
+  #floor: { version: number; value: number } | undefined;
+  #pairs: { version: number; table: PairTable } | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -239,7 +262,8 @@ export class ExampleMemory {
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
     const { matrix, order } = this.#ensureMatrix();
-    const { neighbours, minSimilarity, weight } = this.#options;
+    const { neighbours, weight } = this.#options;
+    const minSimilarity = this.voteFloor;
     const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
     const sims = new Float64Array(size);
@@ -275,6 +299,40 @@ export class ExampleMemory {
     const scale = (weight * strongest) / total;
     for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
     return out;
+  }
+
+  /**
+   * Tools the examples used together, with each pair's confidence (see `pairTable`); empty
+   * when pairs are off. Recomputed when the examples change.
+   */
+  get pairs(): PairTable {
+    const options = this.#options.pairs;
+    if (options === false) return new Map();
+    if (this.#pairs?.version !== this.#version) {
+      this.#pairs = { version: this.#version, table: pairTable([...this.#entries.values()].map((entry) => entry.tools), options) };
+    }
+    return this.#pairs.table;
+  }
+
+  /**
+   * The similarity below which an earlier prompt does not vote: `minSimilarity`, raised by
+   * `calibrate` to how close examples of other tools sit together. Recomputed when the
+   * examples change.
+   */
+  get voteFloor(): number {
+    const { minSimilarity, calibrate } = this.#options;
+    if (calibrate === false || this.#entries.size < 4) return minSimilarity;
+    if (this.#floor?.version !== this.#version) {
+      const { matrix, order } = this.#ensureMatrix();
+      const measured = neighbourFloor(
+        matrix,
+        order.map((entry) => entry.tools),
+        this.dimensions,
+        calibrate,
+      );
+      this.#floor = { version: this.#version, value: Math.min(0.95, Math.max(minSimilarity, measured ?? minSimilarity)) };
+    }
+    return this.#floor.value;
   }
 
   #ensureMatrix(): { matrix: Float32Array; order: Entry[] } {

@@ -144,6 +144,8 @@ interface Lexical {
   readonly documents: readonly ReadonlySet<string>[];
   /** Each tool's distinct name words (stemmed). */
   readonly names: readonly (readonly string[])[];
+  /** Tool name → registry index. */
+  readonly position: ReadonlyMap<string, number>;
 }
 
 interface Fused {
@@ -337,6 +339,7 @@ export class HybridSelector implements AsyncToolSelector {
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
     if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
+    const paired = dense.ok && this.#dense.learnedCount > 0 ? this.#liftPartners(all, lexical, whole.fused) : undefined;
     const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
     const fused = whole.fused;
 
@@ -363,6 +366,7 @@ export class HybridSelector implements AsyncToolSelector {
           lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
           ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
           ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
+          ...(paired?.has(i) ? { paired: paired.get(i) as number } : {}),
           ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
         ...(neededBy ? { neededBy } : {}),
@@ -370,6 +374,27 @@ export class HybridSelector implements AsyncToolSelector {
       };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * In place: the learned partners of the best few tools (tools the examples used together
+   * with them) gain their lift. Returns the lifts by registry index.
+   */
+  #liftPartners(all: readonly ToolSchema[], lexical: Lexical, fused: Float64Array): Map<number, number> | undefined {
+    const { count, margin } = HYBRID_DEFAULTS.anchors;
+    const best = topK(fused, count);
+    const top = fused[best[0] as number] as number;
+    const anchors = best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name);
+    const lifts = this.#dense.learnedPartners(anchors);
+    if (lifts.size === 0) return undefined;
+    const out = new Map<number, number>();
+    for (const [name, lift] of lifts) {
+      const i = lexical.position.get(name);
+      if (i === undefined) continue;
+      fused[i] = (fused[i] as number) + lift;
+      out.set(i, lift);
+    }
+    return out;
   }
 
   /**
@@ -467,6 +492,7 @@ export class HybridSelector implements AsyncToolSelector {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
         documents: documents.map((words) => new Set(words)),
         names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stem))]),
+        position: new Map(all.map((tool, i) => [tool.name, i])),
       };
       this.#lexical.set(all, lexical);
     }
