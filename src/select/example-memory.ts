@@ -309,7 +309,13 @@ export class ExampleMemory {
     const options = this.#options.pairs;
     if (options === false) return new Map();
     if (this.#pairs?.version !== this.#version) {
-      this.#pairs = { version: this.#version, table: pairTable([...this.#entries.values()].map((entry) => entry.tools), options) };
+      this.#pairs = {
+        version: this.#version,
+        table: pairTable(
+          [...this.#entries.values()].map((entry) => entry.tools),
+          options,
+        ),
+      };
     }
     return this.#pairs.table;
   }

@@ -42,8 +42,8 @@ export function pairTable(examples: Iterable<ReadonlySet<string>>, options: Pair
       single.set(a, (single.get(a) ?? 0) + 1);
       for (const b of list) {
         if (a === b) continue;
-        let row = both.get(a);
-        if (!row) both.set(a, (row = new Map()));
+        const row = both.get(a) ?? new Map<string, number>();
+        both.set(a, row);
         row.set(b, (row.get(b) ?? 0) + 1);
       }
     }
@@ -53,8 +53,8 @@ export function pairTable(examples: Iterable<ReadonlySet<string>>, options: Pair
     const n = single.get(a) ?? 0;
     for (const [b, count] of row) {
       if (count < minCount) continue;
-      let out = table.get(a);
-      if (!out) table.set(a, (out = new Map()));
+      const out = table.get(a) ?? new Map<string, number>();
+      table.set(a, out);
       out.set(b, count / (n + prior));
     }
   }

@@ -80,6 +80,8 @@ describe('learned pairs in the hybrid', () => {
   const TOOLS = [
     tool('login_portal', 'Sign in to the customer portal.'),
     tool('download_report', 'Download the monthly report file.'),
+    tool('reset_portal_password', 'Reset the password to sign in to the customer portal.'),
+    tool('portal_status', 'Whether the customer portal is up.'),
     tool('get_weather', 'Weather for a city.'),
     tool('translate_text', 'Translate text.'),
     tool('run_sql_query', 'Run SQL.'),
@@ -92,15 +94,15 @@ describe('learned pairs in the hybrid', () => {
   const ctx = (prompt: string) => ({ turn: 1, latestUserMessage: prompt, conversation: [] });
 
   it('a selected tool lifts the partner the examples used with it, and says so', async () => {
-    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { pairs: { weight: 1 }, weight: 0 } });
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
     await selector.learn(EXAMPLES, { tools: TOOLS });
     const output = await selector.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(output.tools.map((t) => t.name)).toEqual(['login_portal']);
-    const wide = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { pairs: { weight: 1 }, weight: 0 } });
+    const wide = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
     await wide.learn(EXAMPLES, { tools: TOOLS });
     const both = await wide.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(both.tools.map((t) => t.name)).toEqual(['login_portal', 'download_report']);
-    expect(both.reasons?.download_report?.parts?.paired).toBeCloseTo(3 / 5);
+    expect(both.reasons?.download_report?.parts?.paired).toBeCloseTo((2 * 3) / 5);
     const off = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { weight: 0 } });
     await off.learn(EXAMPLES, { tools: TOOLS });
     const without = await off.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
