@@ -134,7 +134,7 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: false, action: 0, actionWhole: false },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, actionWhole: false },
   /** Picked tools whose prerequisites are followed: the best few, within this much of the top score. */
   anchors: { count: 3, margin: 0.15 },
 } as const;

@@ -521,9 +521,8 @@ export function inferToolLinks(
         for (const token of text.match(/[A-Za-z][\w.-]*/g) ?? []) {
           const name = token.replace(/[.]+$/, '');
           // Only a name that cannot be a plain word ("list_deployments", "getUser"): a tool called "add" is not meant by "to add".
-          if (identifierWords(name).length < 2) continue;
           const at = position.get(name);
-          if (at !== undefined && at !== consumer) exact.add(at);
+          if (at !== undefined && at !== consumer && identifierWords(name).length >= 2) exact.add(at);
         }
         const hints = hintsOf(text);
         const candidates = new Set<number>(exact);

@@ -248,7 +248,10 @@ const LEADS = new Set([
   'so',
 ]);
 // Phrases that ask for a class in two words, tested before single words.
+// An empty class stops the search: "check in" to a hotel asks for no action of the table.
 const PHRASES: readonly [RegExp, string][] = [
+  [/\bcheck(?:ing)?[\s-]+(?:in|out)\b/i, ''],
+  [/\blog(?:ging)?[\s-]+(?:in|out|on|off)\b/i, ''],
   [/\blet\s+\S+(?:\s+\S+)?\s+know\b/i, 'send'],
   [/\broll\s*back\b/i, 'rollback'],
   [/\bwrite\s+back\b/i, 'reply'],
@@ -295,7 +298,7 @@ export function requestAction(text: string): string | undefined {
     if (isNounVerb(word) && i > 0 && !LEADS.has(words[i - 1] as string)) continue;
     return action;
   }
-  return firstPhrase?.action;
+  return firstPhrase?.action || undefined;
 }
 
 /**

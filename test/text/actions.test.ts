@@ -15,6 +15,9 @@ describe('requestAction', () => {
     expect(requestAction('how many unread emails do I have')).toBeUndefined();
     expect(requestAction('what is in the email from Lena')).toBeUndefined();
     expect(requestAction('What is the weather in Paris?')).toBeUndefined();
+    // "check in" to a hotel, "log in" to an app: no action of the table, whatever follows.
+    expect(requestAction("I'd like to check in on April 21, and find me a place")).toBeUndefined();
+    expect(requestAction('log in as USR001 and send the note')).toBeUndefined();
   });
 
   it('phrases come first where they stand first', () => {
