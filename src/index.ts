@@ -6,6 +6,8 @@ export { messageText } from './message.js';
 export type { ToolSchema, JsonSchema } from './registry/schema.js';
 export { ToolRegistry } from './registry/registry.js';
 export type { ToolHandler, ToolContext, ToolEntry, RegisterOptions, DispatchOptions } from './registry/registry.js';
+export { withToolNeeds } from './registry/tool-needs.js';
+export type { ToolNeeds } from './registry/tool-needs.js';
 export type { ArgumentIssue } from './registry/validate.js';
 export { toolsCost } from './registry/tool-cost.js';
 export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';
@@ -40,6 +42,8 @@ export type { LearnOptions, LearnSummary, ProjectionState } from './select/learn
 export type { ProjectionOptions } from './select/query-projection.js';
 export { HybridSelector, HYBRID_DEFAULTS } from './select/hybrid-selector.js';
 export type { HybridSelectorOptions, HybridAdaptiveOptions, MultiIntentOptions } from './select/hybrid-selector.js';
+export type { ToolLink, ToolLinks, ToolLinkOptions, HandleInput } from './select/tool-links.js';
+export type { PairOptions } from './select/tool-pairs.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { RewritingSelector } from './select/rewriting-selector.js';
 export type { RewritingSelectorOptions } from './select/rewriting-selector.js';

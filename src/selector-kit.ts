@@ -1,7 +1,7 @@
 /**
  * `loopctl/selector-kit`: the pieces the built-in selectors are made of, for writing your own.
  * The selection contract (`applySelection`, `withCore`, `checkSelectorResult`), tokenising
- * and query expansion, ranking (`topK`, `adaptiveCut`), vector maths, the corpus index that
+ * and query expansion, request actions, tool links and learned pairs, ranking (`topK`, `adaptiveCut`), vector maths, the corpus index that
  * caches tool vectors per registry generation, a tool's rendered cost, and abort helpers.
  *
  * @example
@@ -23,6 +23,12 @@ export type { AdaptiveCutOptions } from './select/adaptive-k.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';
 export { stem } from './text/stem.js';
 export { splitClauses, splitEnumeration } from './text/clauses.js';
+export { requestAction, toolActions } from './text/actions.js';
+export { toolNeedsOf } from './registry/tool-needs.js';
+export { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn, LINK_DEFAULTS } from './select/tool-links.js';
+export type { IndexedLink, Prerequisites, ToolVectors } from './select/tool-links.js';
+export { pairTable, partnerLifts, PAIR_DEFAULTS } from './select/tool-pairs.js';
+export type { PairTable } from './select/tool-pairs.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from './text/synonyms.js';
 export type { SynonymPair, PhrasePair, SynonymTable } from './text/synonyms.js';

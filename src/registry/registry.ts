@@ -1,7 +1,6 @@
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
-import type { ToolNeeds } from './tool-needs.js';
 import { withToolNeeds } from './tool-needs.js';
 import type { ArgumentValidator } from './validate.js';
 import { errorMessage } from '../describe-error.js';
@@ -39,7 +38,7 @@ export interface RegisterOptions {
    * follow links (the hybrid) use these instead of what they infer for this tool; `[]` says it
    * needs none. Names not registered when a selection runs are ignored with a warning.
    */
-  needs?: readonly string[];
+  needs?: readonly string[] | undefined;
 }
 
 /** Options for {@link ToolRegistry.dispatch}. */
@@ -51,7 +50,8 @@ interface Slot {
   schema: ToolSchema;
   handler: ToolHandler;
   digest: string;
-  needs?: readonly string[];
+  schemaDigest: string;
+  needs: readonly string[] | undefined;
   validator?: ArgumentValidator;
 }
 
@@ -104,10 +104,12 @@ export class ToolRegistry {
       parameters: deepFreeze(structuredClone(schema.parameters)),
     });
     const needs = options.needs === undefined ? undefined : assertNeeds(schema.name, options.needs);
-    const digest = digestOf(frozen, needs);
+    const schemaDigest = digestOf(frozen);
+    // Needs are part of the digest: changing them publishes a new list (a new generation).
+    const digest = needs ? schemaDigest + stableStringify(needs) : schemaDigest;
     // A no-op replacement keeps the old schema object, so caches keyed on identity survive.
-    const kept = previous && previous.digest === digest ? previous.schema : previous && sameSchemaDigest(previous, frozen) ? previous.schema : frozen;
-    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest, ...(needs ? { needs } : {}) });
+    const kept = previous?.schemaDigest === schemaDigest ? previous.schema : frozen;
+    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest, schemaDigest, needs });
   }
 
   /** Register many tools at once; all entries are checked before any is added. */
@@ -124,7 +126,7 @@ export class ToolRegistry {
         throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
       }
     }
-    for (const { schema, handler, needs } of list) this.#put(schema, handler, { replace: true, ...(needs !== undefined ? { needs } : {}) });
+    for (const { schema, handler, needs } of list) this.#put(schema, handler, { replace: true, needs });
     this.#changed();
     return this;
   }
@@ -199,22 +201,11 @@ export class ToolRegistry {
     if (this.#schemas === undefined) {
       const slots = [...this.#slots.values()];
       this.#schemas = Object.freeze(slots.map((slot) => slot.schema));
-      if (slots.some((slot) => slot.needs)) withToolNeeds(this.#schemas, this.toolNeeds());
+      // Declared needs travel with the published list (read them back with toolNeedsOf).
+      const needs = slots.flatMap((slot) => (slot.needs ? [[slot.schema.name, slot.needs] as const] : []));
+      if (needs.length > 0) withToolNeeds(this.#schemas, Object.fromEntries(needs));
     }
     return this.#schemas;
-  }
-
-  /**
-   * The links declared at registration (`needs`), by tool name.
-   *
-   * @example
-   * registry.register(assignTask, handler, { needs: ['search_tasks'] })
-   * registry.toolNeeds() // { assign_task: ['search_tasks'] }
-   */
-  toolNeeds(): ToolNeeds {
-    const out: Record<string, readonly string[]> = Object.create(null);
-    for (const [name, slot] of this.#slots) if (slot.needs) out[name] = slot.needs;
-    return Object.freeze(out);
   }
 
   /** Changes whenever the ordered list of (name, description, parameters, declared needs) changes, and only then. */
@@ -343,15 +334,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-// Declared needs are part of a tool's digest: changing them publishes a new list (and so a new
-// generation), which is what link caches are keyed on.
-function digestOf(schema: ToolSchema, needs?: readonly string[]): string {
-  const base = stableStringify([schema.name, schema.description, schema.parameters]);
-  return needs ? `${base}\u0000needs:${stableStringify(needs)}` : base;
-}
-
-function sameSchemaDigest(slot: Slot, schema: ToolSchema): boolean {
-  return slot.digest.split('\u0000needs:')[0] === digestOf(schema);
+function digestOf(schema: ToolSchema): string {
+  return stableStringify([schema.name, schema.description, schema.parameters]);
 }
 
 function assertNeeds(name: string, needs: unknown): readonly string[] {

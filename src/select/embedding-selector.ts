@@ -102,6 +102,7 @@ type Embedded =
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
 
 const QUERY_MEMORY = 32;
+const NO_PARTNERS: ReadonlyMap<string, number> = new Map();
 
 interface Settings {
   readonly topK: number;
@@ -254,8 +255,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * selector.learnedPartners(['search_inbox']) // Map { 'reply_to_email' => 0.12 }
    */
-  learnedPartners(anchors: readonly string[]): Map<string, number> {
-    return this.learning.store?.partners(anchors) ?? new Map();
+  learnedPartners(anchors: readonly string[]): ReadonlyMap<string, number> {
+    return this.learning.store?.partners(anchors) ?? NO_PARTNERS;
   }
 
   /** Tools advertised per turn (before core tools). */
@@ -449,20 +450,17 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /**
    * The corpus's unit tool vectors (row-major, `all.length × dimensions`, registry order; do not
    * mutate), for selectors that relate tools to one another (the hybrid's tool links). Undefined
-   * when the corpus cannot load. Never throws except on abort.
+   * when the corpus cannot load (or the signal aborts: the caller checks it). Never rejects.
    *
    * @example
    * const vectors = await selector.toolVectors(all)
    * vectors?.matrix.subarray(0, vectors.dimensions) // all[0]'s vector
    */
-  async toolVectors(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
-    try {
-      const { corpus } = await this.index.load(all, options?.signal ? { signal: options.signal } : {});
-      return corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined;
-    } catch (error) {
-      if (options?.signal?.aborted) throw error;
-      return undefined;
-    }
+  toolVectors(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
+    return this.index.load(all, options).then(
+      ({ corpus }) => (corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined),
+      () => undefined,
+    );
   }
 
   private async rank(

@@ -42,6 +42,11 @@ export interface LearnedVoteOptions {
    * fixed `minSimilarity` only.
    */
   calibrate?: number | false;
+  /**
+   * How a neighbour's say grows with its similarity above the floor: `((sim − floor) / (1 − floor)) ** curve`.
+   * 1 is linear; above 1 a far neighbour says much less than a near one.
+   */
+  curve?: number;
   /** Tools used together ({@link PairOptions}): a selected tool lifts its learned partners. `false` turns it off. */
   pairs?: PairOptions | false;
   /**
@@ -61,6 +66,7 @@ export const LEARN_DEFAULTS = {
   prototypeWeight: 0,
   prototypeFloor: 0.5,
   calibrate: false as number | false,
+  curve: 1,
   pairs: false as PairOptions | false,
 } as const;
 
@@ -262,7 +268,7 @@ export class ExampleMemory {
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
     const { matrix, order } = this.#ensureMatrix();
-    const { neighbours, weight } = this.#options;
+    const { neighbours, weight, curve } = this.#options;
     const minSimilarity = this.voteFloor;
     const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
@@ -286,7 +292,8 @@ export class ExampleMemory {
     let total = 0;
     let strongest = 0;
     for (let n = 0; n < best.length; n++) {
-      const say = ((bestSims[n] as number) - minSimilarity) / (1 - minSimilarity || 1);
+      const linear = ((bestSims[n] as number) - minSimilarity) / (1 - minSimilarity || 1);
+      const say = curve === 1 ? linear : linear ** curve;
       total += say;
       if (say > strongest) strongest = say;
       const entry = order[best[n] as number] as Entry;

@@ -18,8 +18,8 @@ import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
 import { mergeOptions } from '../options.js';
-import type { Prerequisites, ToolLinkOptions, ToolLinks } from './tool-links.js';
-import { toolNeedsOf } from '../registry/tool-needs.js';
+import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
+import type { LinkSource } from './whole-task.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -47,8 +47,6 @@ export interface MultiIntentOptions extends ClauseOptions {
    * send_email over reply_to_email. 0 turns it off.
    */
   action?: number;
-  /** Apply the action to a one-clause prompt's own ranking too. */
-  actionWhole?: boolean;
 }
 
 /**
@@ -134,9 +132,7 @@ export const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, actionWhole: false },
-  /** Picked tools whose prerequisites are followed: the best few, within this much of the top score. */
-  anchors: { count: 3, margin: 0.15 },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1 },
 } as const;
 
 interface Lexical {
@@ -144,8 +140,6 @@ interface Lexical {
   readonly documents: readonly ReadonlySet<string>[];
   /** Each tool's distinct name words (stemmed). */
   readonly names: readonly (readonly string[])[];
-  /** Tool name → registry index. */
-  readonly position: ReadonlyMap<string, number>;
 }
 
 interface Fused {
@@ -178,9 +172,9 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
   readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
-  // Links per registry list: with the tools' vectors once the corpus is warm; lexical only
-  // (not kept) on a turn whose dense half is down.
-  readonly #linkCache = new WeakMap<readonly ToolSchema[], Promise<ToolLinks>>();
+  // The links' settings and their cache per registry list (with the tools' vectors once the
+  // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
+  readonly #linkSource: LinkSource;
   // What a derived copy is built from: the options minus those already applied to #dense
   // (cache, timeout, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
@@ -211,8 +205,9 @@ export class HybridSelector implements AsyncToolSelector {
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
-    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be an integer within 0..64, got ${budget}`);
+    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
+    this.#linkSource = { options: this.#links ?? { budget }, cache: new WeakMap(), dense: this.#dense };
   }
 
   /**
@@ -226,8 +221,7 @@ export class HybridSelector implements AsyncToolSelector {
    * // [{ tool: 'assign_task', parameter: 'task_id', entity: 'task', providers: ['search_tasks'], source: 'inferred' }]
    */
   async toolLinks(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolLinks> {
-    const module = await import('./tool-links.js');
-    return this.#linksFor(all, module, options?.signal);
+    return (await import('./whole-task.js')).linksFor(this.#linkSource, all, options?.signal);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -326,28 +320,25 @@ export class HybridSelector implements AsyncToolSelector {
     const warnings = [...dense.warnings];
     const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
-    const actionWeight = this.#multiIntent?.action ?? 0;
-    if (intent && actionWeight > 0) {
-      const actions = intent.actionsOf(all);
-      const resolve = { top: 5, weight: actionWeight };
-      for (let t = 1; t < rankings.length; t++) intent.resolveAction((rankings[t] as Fused).fused, texts[t] as string, actions, resolve);
-      if (rankings.length === 1 && this.#multiIntent?.actionWhole) intent.resolveAction(whole.fused, query, actions, resolve);
-    }
+    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent?.action ?? 0);
     if (!dense.ok) {
       if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
     if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
-    const paired = dense.ok && this.#dense.learnedCount > 0 ? this.#liftPartners(all, lexical, whole.fused) : undefined;
+    const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
+    const paired = dense.ok ? task?.liftPartners(all, whole.fused, this.#dense) : undefined;
     const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
     const fused = whole.fused;
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
-    const intents = intent && rankings.length > 1 && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
-    const needed = await this.#prerequisites(all, picked, fused, query, intents, dense.ok, warnings, signal);
+    const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
+    const needed = this.#links
+      ? await task?.prerequisites(this.#linkSource, { all, picked, fused, query, intents, denseOk: dense.ok, warnings, signal })
+      : undefined;
     const extra = new Set(needed?.extra ?? []);
     const reasons: Record<string, ToolReason> = {};
     const chosen = new Set(picked);
@@ -355,7 +346,6 @@ export class HybridSelector implements AsyncToolSelector {
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
       if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
-      const neededBy = needed?.neededBy.get(i);
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
       const clause = clauseBest?.[i];
@@ -366,87 +356,13 @@ export class HybridSelector implements AsyncToolSelector {
           lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
           ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
           ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
-          ...(paired?.has(i) ? { paired: paired.get(i) as number } : {}),
           ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
-        ...(neededBy ? { neededBy } : {}),
-        ...(needed?.intents.has(i) ? { intent: true } : extra.has(i) ? { prerequisite: true } : chosen.has(i) ? {} : { core: true }),
+        ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
       };
     }
+    task?.annotate(reasons, all, needed, paired);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  /**
-   * In place: the learned partners of the best few tools (tools the examples used together
-   * with them) gain their lift. Returns the lifts by registry index.
-   */
-  #liftPartners(all: readonly ToolSchema[], lexical: Lexical, fused: Float64Array): Map<number, number> | undefined {
-    const { count, margin } = HYBRID_DEFAULTS.anchors;
-    const best = topK(fused, count);
-    const top = fused[best[0] as number] as number;
-    const anchors = best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name);
-    const lifts = this.#dense.learnedPartners(anchors);
-    if (lifts.size === 0) return undefined;
-    const out = new Map<number, number>();
-    for (const [name, lift] of lifts) {
-      const i = lexical.position.get(name);
-      if (i === undefined) continue;
-      fused[i] = (fused[i] as number) + lift;
-      out.set(i, lift);
-    }
-    return out;
-  }
-
-  /**
-   * The picks' prerequisites: the best few picks (within the anchor margin of the top score)
-   * have their links followed; providers already picked cost nothing, others take the budget.
-   */
-  async #prerequisites(
-    all: readonly ToolSchema[],
-    picked: readonly number[],
-    fused: Float64Array,
-    query: string,
-    intents: readonly number[],
-    denseOk: boolean,
-    warnings: string[],
-    signal: AbortSignal | undefined,
-  ): Promise<Prerequisites | undefined> {
-    if (!this.#links || picked.length === 0) return undefined;
-    const module = await import('./tool-links.js');
-    const fresh = !this.#linkCache.has(all);
-    const links = denseOk ? await this.#linksFor(all, module, signal) : this.#lexicalLinks(all, module);
-    signal?.throwIfAborted();
-    if (fresh || !denseOk) warnings.push(...links.warnings);
-    if (links.needs.size === 0 && intents.length === 0) return undefined;
-    const order = [...picked].sort((a, b) => (fused[b] as number) - (fused[a] as number));
-    const top = fused[order[0] as number] as number;
-    const { count, margin } = mergeOptions(HYBRID_DEFAULTS.anchors, this.#links.anchors);
-    const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
-    return module.prerequisitesFor(links, { picked, anchors, intents, score: fused, prompt: query, budget: this.#links.budget });
-  }
-
-  #linksFor(all: readonly ToolSchema[], module: typeof import('./tool-links.js'), signal: AbortSignal | undefined): Promise<ToolLinks> {
-    let links = this.#linkCache.get(all);
-    if (!links) {
-      links = this.#dense
-        .toolVectors(all, signal ? { signal } : {})
-        .then((vectors) => module.inferToolLinks(all, { ...this.#linkInput(all), ...(vectors ? { vectors } : {}) }));
-      this.#linkCache.set(all, links);
-      links.catch(() => this.#linkCache.delete(all));
-    }
-    return links;
-  }
-
-  #lexicalLinks(all: readonly ToolSchema[], module: typeof import('./tool-links.js')): ToolLinks {
-    return module.inferToolLinks(all, this.#linkInput(all));
-  }
-
-  /** Declared links: the list's own (registration, `withToolNeeds`), then this selector's option over them. */
-  #linkInput(all: readonly ToolSchema[]): { declared?: Readonly<Record<string, readonly string[]>>; infer?: boolean } {
-    const fromList = toolNeedsOf(all);
-    const fromOption = this.#links?.declared;
-    const declared = fromList || fromOption ? { ...fromList, ...fromOption } : undefined;
-    return { ...(declared ? { declared } : {}), ...(this.#links?.infer === false ? { infer: false } : {}) };
   }
 
   /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
@@ -492,7 +408,6 @@ export class HybridSelector implements AsyncToolSelector {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
         documents: documents.map((words) => new Set(words)),
         names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stem))]),
-        position: new Map(all.map((tool, i) => [tool.name, i])),
       };
       this.#lexical.set(all, lexical);
     }

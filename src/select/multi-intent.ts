@@ -130,3 +130,16 @@ export function resolveAction(
   for (const i of order) if (actions[i]?.has(action)) fused[i] = (fused[i] as number) + options.weight;
   return action;
 }
+
+/**
+ * In place: each clause ranking (after the whole prompt's, `rankings[0]`) resolved by its
+ * clause's action (see {@link resolveAction}); nothing for a one-clause prompt or weight 0.
+ *
+ * @example
+ * resolveActions(rankings, [prompt, ...clauses], all, 0.1)
+ */
+export function resolveActions(rankings: readonly ClauseRanking[], texts: readonly string[], all: readonly ToolSchema[], weight: number): void {
+  if (!(weight > 0) || rankings.length < 2) return;
+  const actions = actionsOf(all);
+  for (let t = 1; t < rankings.length; t++) resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
+}

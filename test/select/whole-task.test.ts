@@ -54,7 +54,6 @@ describe('whole-task selection in the hybrid', () => {
     registry.registerMany(
       WORKDESK.map((schema) => ({ schema, handler: () => 'ok', ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}) })),
     );
-    expect(registry.toolNeeds()).toEqual({ reply_to_email: ['list_my_tasks'] });
     expect(toolNeedsOf(registry.schemas())).toEqual({ reply_to_email: ['list_my_tasks'] });
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
     const output = await select(selector, 'Reply to the email from Mark', registry.schemas());
