@@ -35,9 +35,13 @@ const { values } = parseArgs({
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
-    // The project's own dev registry (hand-written, tuning only), reported after the public sets
-    // on all its cases; '' leaves it out.
-    'dev-registry': { type: 'string', default: resolve(import.meta.dirname, '../test/fixtures/workdesk') },
+    // The project's own registries (hand-written), reported after the public sets on all their
+    // cases: workdesk is the dev registry the whole-task mechanisms were tuned on; holdout was
+    // written after them. Comma-separated folders; '' leaves them out.
+    'dev-registry': {
+      type: 'string',
+      default: ['workdesk', 'holdout'].map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`)).join(','),
+    },
   },
 });
 
@@ -47,13 +51,22 @@ const sets = (values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => exis
 // Where each set's files live, and which of its cases are scored: the public sets by --split,
 // the dev registry on all its cases (it is a tuning set; it has no test split).
 const setDirs = new Map(sets.map((set) => [set, join(dataDir, set)]));
-const devRegistry = values['dev-registry'] ? resolve(values['dev-registry']) : undefined;
-const DEV_SET = devRegistry && existsSync(join(devRegistry, 'cases.jsonl')) ? devRegistry.split('/').at(-1) : undefined;
-if (DEV_SET) {
-  if (values.sets === undefined) sets.push(DEV_SET);
-  if (sets.includes(DEV_SET)) setDirs.set(DEV_SET, devRegistry);
+const ownSets = new Map(
+  (values['dev-registry'] ? values['dev-registry'].split(',') : [])
+    .map((dir) => resolve(dir))
+    .filter((dir) => existsSync(join(dir, 'cases.jsonl')))
+    .map((dir) => [dir.split('/').at(-1), dir]),
+);
+for (const [name, dir] of ownSets) {
+  if (values.sets === undefined) sets.push(name);
+  if (sets.includes(name)) setDirs.set(name, dir);
 }
-const splitFor = (set) => (set === DEV_SET ? 'all' : values.split);
+const isOwn = (set) => ownSets.has(set);
+const splitFor = (set) => (isOwn(set) ? 'all' : values.split);
+const OWN_LABEL = {
+  workdesk: ' — the dev registry (hand-written; the whole-task mechanisms were tuned on it)',
+  holdout: ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
+};
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
@@ -114,7 +127,16 @@ function writeReport() {
   **Name coverage (dev split only).** Each tool's blend score gains \`0.2 × the share of its name words the prompt holds\` (a
   one-word name counts as two), so a prompt that names a tool outright ranks it above near-namesakes. The weight was chosen
   on the dev splits. Figures for both in [tuning-learn.md](tuning-learn.md), produced by \`npm run tune:learn\`
-  (scripts/tune-learn.mjs, dev split only).\n\n`;
+  (scripts/tune-learn.mjs, dev split only).
+
+  **Whole-task selection (dev splits and the dev registry only).** The hybrid rows also follow tool links: a tool among the
+  best three picks (within 0.15 of the top score) whose required input is a handle the prompt does not give (\`task_id\`,
+  \`email_id\`, a ticker, "the ID of the event") brings the tool that finds it, inferred once per registry from names,
+  parameter names and descriptions, tool descriptions and the tools' vectors; at most 2 tools beyond k (prerequisites, and
+  each clause's best tool when the picks left it out), so meanAdvertised may exceed k. A clause's ranking gives +0.1 to its
+  best five tools whose action (send, reply, forward…) matches the clause's verb. The budget, the anchors and the action
+  weight were chosen on the dev splits and on test/fixtures/workdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
+  produced by \`npm run tune:whole-task\` (scripts/tune-whole-task.mjs).\n\n`;
 
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   const ms = (x) => (x < 0.1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -143,8 +165,8 @@ function writeReport() {
     const first = setRows[0];
     if (!first) continue;
     const groups = first.byExpected ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ') : '';
-    const scored = set === DEV_SET ? 'all cases, a tuning set' : `${values.split} split`;
-    md += `## ${set}${set === DEV_SET ? ' — the dev registry' : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
+    const scored = isOwn(set) ? 'all cases' : `${values.split} split`;
+    md += `## ${set}${isOwn(set) ? (OWN_LABEL[set] ?? ' — a project registry') : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
     md += `| selector | k | fullRecall | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
     md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
     const byGroup = (r, group) => (r.byExpected?.[group]?.cases ? r.byExpected[group].fullRecall.toFixed(3) : '–');
@@ -196,7 +218,7 @@ for (const set of sets) {
   const tools = loadTools(join(dir, 'tools.json'));
   let cases = loadCases(join(dir, 'cases.jsonl'), splitFor(set));
   if (limit) cases = cases.slice(0, limit);
-  if (withLearned && set !== DEV_SET) {
+  if (withLearned && !isOwn(set)) {
     const examples = shuffled(loadCases(join(dir, 'cases.jsonl'), 'dev'));
     // What learning can reach: test cases whose tools all appear in some dev example.
     const learnedTools = new Set(examples.flatMap((example) => example.tools));

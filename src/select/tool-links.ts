@@ -111,7 +111,7 @@ export interface ToolVectors {
 }
 
 // Words that make a parameter a handle another tool produces.
-const HANDLE_WORDS = new Set(['id', 'ids', 'uuid', 'guid', 'identifier', 'identifiers', 'ticker', 'symbol', 'token', 'handle']);
+const HANDLE_WORDS = new Set(['id', 'ids', 'uuid', 'guid', 'identifier', 'identifiers', 'ticker', 'symbol', 'token', 'handle', 'ref', 'refs', 'reference', 'references', 'sku', 'skus']);
 // Name words of tools that find what exists (strong) or fetch one thing (weak).
 // (Stemmed, as name words are compared stemmed.)
 const FINDERS = new Set(['search', 'find', 'list', 'lookup', 'look', 'query', 'browse', 'discover', 'all', 'history', 'recent', 'locate'].map(stem));
@@ -197,7 +197,7 @@ const ACTIONS = new Set([
   'do',
 ]);
 // Description words that say an input is a handle.
-const HANDLE_TEXT = /\b(?:id|ids|identifier|identifiers|uuid|guid|ticker|symbol)\b/i;
+const HANDLE_TEXT = /\b(?:id|ids|identifier|identifiers|uuid|guid|ticker|symbol|sku|reference)\b/i;
 // A description pointing at another tool by an identifier-like name: "returned by list_refs", "see getSession".
 const POINTER = /\b(?:from|by|see|via|using|calling|call)\s+`?(?:[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)/;
 // Words skipped between a handle word and the entity it names ("ID of the task", "symbol that uniquely identifies the stock").
