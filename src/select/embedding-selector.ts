@@ -102,7 +102,6 @@ type Embedded =
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
 
 const QUERY_MEMORY = 32;
-const NO_PARTNERS: ReadonlyMap<string, number> = new Map();
 
 interface Settings {
   readonly topK: number;
@@ -248,15 +247,9 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return this.learning.store?.votes(vector, all);
   }
 
-  /**
-   * The learned partners of some selected tools (tools the examples used together with them),
-   * each with its lift on a 0..1 ranking scale. Empty when nothing is learned or pairs are off.
-   *
-   * @example
-   * selector.learnedPartners(['search_inbox']) // Map { 'reply_to_email' => 0.12 }
-   */
-  learnedPartners(anchors: readonly string[]): ReadonlyMap<string, number> {
-    return this.learning.store?.partners(anchors) ?? NO_PARTNERS;
+  /** @internal The learned-examples store, once loaded (for the hybrid's learned pairs and guard). */
+  get learnedStore(): LearnedStore | undefined {
+    return this.learning.store;
   }
 
   /** Tools advertised per turn (before core tools). */

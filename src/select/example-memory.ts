@@ -36,17 +36,12 @@ export interface LearnedVoteOptions {
   /** Cosine to a tool's prototype below which it gets no prototype vote. */
   prototypeFloor?: number;
   /**
-   * Raise the vote floor to this quantile of how close examples of *other* tools sit to one
-   * another (see `neighbourFloor`), so a prompt unlike any example (a neighbour no nearer than
-   * examples of different tools are to each other) gets no say from it. `false` keeps the
-   * fixed `minSimilarity` only.
+   * What was learned may not evict from a selection a tool no example used (see the hybrid's
+   * `keepUnseen`): learning cannot hurt the tools it has not seen. `true` always; a number `q`
+   * only for a prompt unlike any example: its nearest example no closer than the `q` quantile
+   * of how close examples of other tools sit together (see `neighbourFloor`).
    */
-  calibrate?: number | false;
-  /**
-   * How a neighbour's say grows with its similarity above the floor: `((sim − floor) / (1 − floor)) ** curve`.
-   * 1 is linear; above 1 a far neighbour says much less than a near one.
-   */
-  curve?: number;
+  protectUnseen?: boolean | number;
   /** Tools used together ({@link PairOptions}): a selected tool lifts its learned partners. `false` turns it off. */
   pairs?: PairOptions | false;
   /**
@@ -65,9 +60,8 @@ export const LEARN_DEFAULTS = {
   maxExamples: 8192,
   prototypeWeight: 0,
   prototypeFloor: 0.5,
-  calibrate: false as number | false,
-  curve: 1,
-  pairs: false as PairOptions | false,
+  protectUnseen: 0.75 as boolean | number,
+  pairs: {} as PairOptions | false,
 } as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
@@ -96,8 +90,9 @@ export class ExampleMemory {
   #order: Entry[] = [];
   #prototypes: Map<string, Float32Array> | undefined;
   #version = 0;
-  #floor: { version: number; value: number } | undefined;
   #pairs: { version: number; table: PairTable } | undefined;
+  #used: { version: number; tools: ReadonlySet<string> } | undefined;
+  #likeFloor: { version: number; value: number } | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -268,8 +263,7 @@ export class ExampleMemory {
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
     const { matrix, order } = this.#ensureMatrix();
-    const { neighbours, weight, curve } = this.#options;
-    const minSimilarity = this.voteFloor;
+    const { neighbours, minSimilarity, weight } = this.#options;
     const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
     const sims = new Float64Array(size);
@@ -292,8 +286,7 @@ export class ExampleMemory {
     let total = 0;
     let strongest = 0;
     for (let n = 0; n < best.length; n++) {
-      const linear = ((bestSims[n] as number) - minSimilarity) / (1 - minSimilarity || 1);
-      const say = curve === 1 ? linear : linear ** curve;
+      const say = ((bestSims[n] as number) - minSimilarity) / (1 - minSimilarity || 1);
       total += say;
       if (say > strongest) strongest = say;
       const entry = order[best[n] as number] as Entry;
@@ -306,6 +299,41 @@ export class ExampleMemory {
     const scale = (weight * strongest) / total;
     for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
     return out;
+  }
+
+  /** Whether a prompt is unlike every example, for `protectUnseen` (see there). */
+  unlike(query: Float32Array): boolean {
+    const q = this.#options.protectUnseen;
+    if (q === true) return true;
+    if (q === false || this.#entries.size === 0 || query.length !== this.dimensions) return false;
+    const { matrix, order } = this.#ensureMatrix();
+    if (this.#likeFloor?.version !== this.#version) {
+      const measured = neighbourFloor(
+        matrix,
+        order.map((entry) => entry.tools),
+        this.dimensions,
+        q,
+      );
+      // Too few examples of different tools to measure: no guard (only near neighbours vote anyway).
+      this.#likeFloor = { version: this.#version, value: measured ?? this.#options.minSimilarity };
+    }
+    let nearest = -1;
+    for (let row = 0, offset = 0; row < order.length; row++, offset += this.dimensions) {
+      let sum = 0;
+      for (let j = 0; j < this.dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+      if (sum > nearest) nearest = sum;
+    }
+    return nearest < this.#likeFloor.value;
+  }
+
+  /** Every tool some example used. Recomputed when the examples change. */
+  get usedTools(): ReadonlySet<string> {
+    if (this.#used?.version !== this.#version) {
+      const tools = new Set<string>();
+      for (const entry of this.#entries.values()) for (const tool of entry.tools) tools.add(tool);
+      this.#used = { version: this.#version, tools };
+    }
+    return this.#used.tools;
   }
 
   /**
@@ -325,27 +353,6 @@ export class ExampleMemory {
       };
     }
     return this.#pairs.table;
-  }
-
-  /**
-   * The similarity below which an earlier prompt does not vote: `minSimilarity`, raised by
-   * `calibrate` to how close examples of other tools sit together. Recomputed when the
-   * examples change.
-   */
-  get voteFloor(): number {
-    const { minSimilarity, calibrate } = this.#options;
-    if (calibrate === false || this.#entries.size < 4) return minSimilarity;
-    if (this.#floor?.version !== this.#version) {
-      const { matrix, order } = this.#ensureMatrix();
-      const measured = neighbourFloor(
-        matrix,
-        order.map((entry) => entry.tools),
-        this.dimensions,
-        calibrate,
-      );
-      this.#floor = { version: this.#version, value: Math.min(0.95, Math.max(minSimilarity, measured ?? minSimilarity)) };
-    }
-    return this.#floor.value;
   }
 
   #ensureMatrix(): { matrix: Float32Array; order: Entry[] } {

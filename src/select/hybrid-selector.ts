@@ -207,7 +207,7 @@ export class HybridSelector implements AsyncToolSelector {
     const budget = links === false ? 0 : (links?.budget ?? 2);
     if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
-    this.#linkSource = { options: this.#links ?? { budget }, cache: new WeakMap(), dense: this.#dense };
+    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense };
   }
 
   /**
@@ -220,8 +220,8 @@ export class HybridSelector implements AsyncToolSelector {
    * const { links, warnings } = await selector.toolLinks(registry.schemas())
    * // [{ tool: 'assign_task', parameter: 'task_id', entity: 'task', providers: ['search_tasks'], source: 'inferred' }]
    */
-  async toolLinks(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolLinks> {
-    return (await import('./whole-task.js')).linksFor(this.#linkSource, all, options?.signal);
+  async toolLinks(all: readonly ToolSchema[], signal?: AbortSignal): Promise<ToolLinks> {
+    return (await import('./whole-task.js')).linksFor(this.#linkSource, all, signal);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -325,14 +325,17 @@ export class HybridSelector implements AsyncToolSelector {
       if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
-    const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
-    if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
     const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
-    const paired = dense.ok ? task?.liftPartners(all, whole.fused, this.#dense) : undefined;
-    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
+    // In place: the learned votes and pairs; `unlearned` keeps the ranking without them.
+    const learned = dense.ok ? task?.applyLearned(all, whole.fused, dense.vectors[0] as Float32Array, this.#dense) : undefined;
+    const votes = learned?.votes;
+    const mix = this.#multiIntent?.mix ?? 0;
+    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), mix) : undefined;
+    if (learned && clauseBest) intent?.mixClauses(learned.unlearned, rankings.slice(1), mix);
     const fused = whole.fused;
 
-    const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const ranking = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const ranked = task ? task.keepUnseen(all, ranking, learned, fused, this.#dense) : ranking;
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
     const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
@@ -361,7 +364,7 @@ export class HybridSelector implements AsyncToolSelector {
         ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
       };
     }
-    task?.annotate(reasons, all, needed, paired);
+    task?.annotate(reasons, all, needed, learned?.paired);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }
 

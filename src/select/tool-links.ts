@@ -111,7 +111,24 @@ export interface ToolVectors {
 }
 
 // Words that make a parameter a handle another tool produces.
-const HANDLE_WORDS = new Set(['id', 'ids', 'uuid', 'guid', 'identifier', 'identifiers', 'ticker', 'symbol', 'token', 'handle', 'ref', 'refs', 'reference', 'references', 'sku', 'skus']);
+const HANDLE_WORDS = new Set([
+  'id',
+  'ids',
+  'uuid',
+  'guid',
+  'identifier',
+  'identifiers',
+  'ticker',
+  'symbol',
+  'token',
+  'handle',
+  'ref',
+  'refs',
+  'reference',
+  'references',
+  'sku',
+  'skus',
+]);
 // Name words of tools that find what exists (strong) or fetch one thing (weak).
 // (Stemmed, as name words are compared stemmed.)
 const FINDERS = new Set(['search', 'find', 'list', 'lookup', 'look', 'query', 'browse', 'discover', 'all', 'history', 'recent', 'locate'].map(stem));

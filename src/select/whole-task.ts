@@ -7,6 +7,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { mergeOptions } from '../options.js';
 import { topK } from './top-k.js';
+import type { LearnedStore } from './learned-store.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -89,19 +90,20 @@ export async function prerequisites(
  * them) gain their lift. Returns the lifts by registry index, undefined when none.
  *
  * @example
- * const paired = liftPartners(all, fused, selector.dense)
+ * const paired = liftPartners(all, fused, hybrid.dense)
  */
 export function liftPartners(
   all: readonly ToolSchema[],
   fused: Float64Array,
-  dense: { readonly learnedCount: number; learnedPartners(anchors: readonly string[]): ReadonlyMap<string, number> },
+  dense: { readonly learnedStore: LearnedStore | undefined },
 ): Map<number, number> | undefined {
-  if (dense.learnedCount === 0) return undefined;
+  const store = dense.learnedStore;
+  if (!store || store.size === 0) return undefined;
   const { count, margin } = ANCHOR_DEFAULTS;
   const best = topK(fused, count);
   if (best.length === 0) return undefined;
   const top = fused[best[0] as number] as number;
-  const lifts = dense.learnedPartners(best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name));
+  const lifts = store.partners(best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name));
   if (lifts.size === 0) return undefined;
   const position = positions(all);
   const out = new Map<number, number>();
@@ -149,4 +151,62 @@ export function annotate(
   if (!needed) return;
   for (const [i, neededBy] of needed.neededBy) mark(i, (reason) => ({ ...reason, neededBy }));
   for (const i of needed.extra) mark(i, (reason) => ({ ...reason, ...(needed.intents.has(i) ? { intent: true } : { prerequisite: true }) }));
+}
+
+/**
+ * In place: what was learned, added to a ranking: the learned examples' votes and the lift
+ * of the best tools' learned partners. Returns them with a copy of the ranking without them
+ * (undefined when nothing is learned).
+ *
+ * @example
+ * const learned = applyLearned(all, fused, queryVector, hybrid.dense)
+ */
+export function applyLearned(
+  all: readonly ToolSchema[],
+  fused: Float64Array,
+  vector: Float32Array,
+  dense: { readonly learnedStore: LearnedStore | undefined; learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined },
+): { unlearned: Float64Array; vector: Float32Array; votes: Float64Array | undefined; paired: Map<number, number> | undefined } | undefined {
+  if (!dense.learnedStore || dense.learnedStore.size === 0) return undefined;
+  const unlearned = Float64Array.from(fused);
+  const votes = dense.learnedVotes(vector, all);
+  if (votes) for (let i = 0; i < fused.length; i++) fused[i] = (fused[i] as number) + (votes[i] as number);
+  return { unlearned, vector, votes, paired: liftPartners(all, fused, dense) };
+}
+
+/**
+ * What was learned may reorder the ranking, but not evict a tool no example used: each such
+ * tool the unlearned ranking put in the picks and the learned one left out takes back the slot
+ * of the lowest-scored tool that only learning brought in. Learning can tell nothing about a
+ * tool it never saw, so for a prompt that needs one (a prompt unlike any example) the ranking's
+ * own choice stands. Off unless `learned.protectUnseen`.
+ *
+ * @example
+ * const ranked = keepUnseen(all, learnedPicks, applyLearned(all, scores, vector, hybrid.dense), scores, hybrid.dense)
+ */
+export function keepUnseen(
+  all: readonly ToolSchema[],
+  ranked: readonly number[],
+  applied: { unlearned: Float64Array; vector: Float32Array } | undefined,
+  learned: Float64Array,
+  dense: { readonly learnedStore: LearnedStore | undefined },
+): readonly number[] {
+  const store = dense.learnedStore;
+  if (!applied || !store?.memory.options.protectUnseen || ranked.length === 0) return ranked;
+  const { unlearned } = applied;
+  const used = store.memory.usedTools;
+  const before = topK(unlearned, ranked.length);
+  const inRanked = new Set(ranked);
+  const inBefore = new Set(before);
+  const evicted = before.filter((i) => !inRanked.has(i) && !used.has((all[i] as ToolSchema).name));
+  if (evicted.length === 0 || !store.memory.unlike(applied.vector)) return ranked;
+  // Learning's newcomers, lowest learned score first.
+  const newcomers = ranked.filter((i) => !inBefore.has(i)).sort((a, b) => (learned[a] as number) - (learned[b] as number));
+  const out = [...ranked];
+  for (const tool of evicted) {
+    const newcomer = newcomers.shift();
+    if (newcomer === undefined) break;
+    out[out.indexOf(newcomer)] = tool;
+  }
+  return out;
 }

@@ -47,9 +47,9 @@ describe('the calibrated vote floor', () => {
     expect(neighbourFloor(matrix.subarray(0, 9), tools.slice(0, 3), 3, 0.5)).toBeUndefined(); // nobody of another tool
   });
 
-  it('a prompt no nearer to an example than other tools’ examples are gets no vote', () => {
-    const make = (calibrate: number | false) => {
-      const memory = new ExampleMemory(3, { calibrate, minSimilarity: 0.5 });
+  it('a prompt no nearer to an example than other tools’ examples are is unlike every example', () => {
+    const make = (protectUnseen: number | boolean) => {
+      const memory = new ExampleMemory(3, { protectUnseen });
       const rows: [Float32Array, string][] = [
         [unit(1, 0, 0), 'a'],
         [unit(1, 0.02, 0), 'a'],
@@ -63,15 +63,40 @@ describe('the calibrated vote floor', () => {
       });
       return memory;
     };
-    // Near neither cluster: cosine ≈ 0.70 and ≈ 0.74, above the fixed floor (0.5), below the clusters' 0.8.
+    // Near neither cluster: cosine ≈ 0.70 and ≈ 0.74, below the clusters' 0.8 to each other.
     const far = unit(0.7, 0.3, 0.65);
-    expect(make(false).votes(far, ['a', 'b'])).toBeDefined();
-    expect(make(0.5).voteFloor).toBeGreaterThan(0.75);
-    expect(make(0.5).votes(far, ['a', 'b'])).toBeUndefined();
-    // A prompt right on one cluster still votes.
-    const near = make(0.5).votes(unit(1, 0.01, 0.01), ['a', 'b']);
-    expect(near?.[0]).toBeGreaterThan(0);
-    expect(near?.[1] ?? 0).toBeLessThan((near?.[0] as number) / 10);
+    const near = unit(1, 0.01, 0.01);
+    expect(make(0.5).unlike(far)).toBe(true);
+    expect(make(0.5).unlike(near)).toBe(false);
+    expect(make(true).unlike(near)).toBe(true);
+    expect(make(false).unlike(far)).toBe(false);
+    expect(make(0.5).usedTools).toEqual(new Set(['a', 'b']));
+  });
+});
+
+describe('learning cannot evict a tool it has not seen', () => {
+  const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+  const TOOLS = [tool('book_flight', 'Book a flight ticket.'), tool('book_train', 'Book a train ticket to a city.'), tool('get_weather', 'Weather.')];
+  const EXAMPLES = [
+    { query: 'book me a flight ticket to Rome', tools: ['book_flight'] },
+    { query: 'reserve a flight ticket for Friday', tools: ['book_flight'] },
+  ];
+  const prompt = 'book a train ticket to Rome';
+  const top = async (protectUnseen: boolean) => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { weight: 3, protectUnseen, projection: false } });
+    await selector.learn(EXAMPLES, { tools: TOOLS });
+    return (await selector.selectDetailed({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map(
+      (t) => t.name,
+    );
+  };
+
+  it('votes lift an example tool over the ranking’s own unseen pick, unless guarded', async () => {
+    const plain = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    expect(
+      (await plain.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).map((t) => t.name),
+    ).toEqual(['book_train']);
+    expect(await top(false)).toEqual(['book_flight']);
+    expect(await top(true)).toEqual(['book_train']);
   });
 });
 
@@ -103,7 +128,7 @@ describe('learned pairs in the hybrid', () => {
     const both = await wide.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(both.tools.map((t) => t.name)).toEqual(['login_portal', 'download_report']);
     expect(both.reasons?.download_report?.parts?.paired).toBeCloseTo((2 * 3) / 5);
-    const off = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { weight: 0 } });
+    const off = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { weight: 0, pairs: false } });
     await off.learn(EXAMPLES, { tools: TOOLS });
     const without = await off.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(without.tools.map((t) => t.name)).not.toContain('download_report');
