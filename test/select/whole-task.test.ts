@@ -84,6 +84,18 @@ describe('whole-task selection in the hybrid', () => {
     expect(names(output)).toContain('search_inbox');
   });
 
+  it('tools without a parameters schema and a registry of cycles rank without a loop or a crash', async () => {
+    const bare = [
+      { name: 'ping', description: 'Ping the server.' },
+      { name: 'open_box', description: 'Open a box.', parameters: { type: 'object', properties: { box_id: { type: 'string' } }, required: ['box_id'] } },
+      { name: 'open_crate', description: 'Open a crate.', parameters: { type: 'object', properties: { crate_id: { type: 'string' } }, required: ['crate_id'] } },
+    ] as unknown as ToolSchema[];
+    const tools = withToolNeeds(bare, { open_box: ['open_crate'], open_crate: ['open_box'] });
+    const output = await select(new HybridSelector(countingEmbedder(), { topK: 1 }), 'open the box', tools);
+    expect(names(output).sort()).toEqual(['open_box', 'open_crate']);
+    expect(output.warnings?.join('\n')).toMatch(/cycle \(open_box → open_crate → open_box\)/);
+  });
+
   it('registration rejects needs that are not a list of names; changing needs changes the generation', () => {
     const registry = new ToolRegistry();
     const schema = WORKDESK[0] as ToolSchema;
