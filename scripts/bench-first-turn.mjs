@@ -34,7 +34,7 @@ const loaded = performance.now();
 
 const Selector = values.selector === 'hybrid' ? HybridSelector : EmbeddingSelector;
 const selector = new Selector(embedder, { cache: memoryVectorCache(), vectors: file });
-const output = await selector.selectDetailed({ turn: 1, latestUserMessage: values.query, conversation: [] }, tools, {});
+const output = await selector.select({ turn: 1, latestUserMessage: values.query, conversation: [] }, tools, {});
 const done = performance.now();
 if (output.fellOpen) throw new Error(`first turn fell open: ${output.fellOpen}`);
 

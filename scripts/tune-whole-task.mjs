@@ -69,7 +69,7 @@ async function score(options, set, cases, learnFrom) {
   let advertised = 0;
   const misses = [];
   for (const c of cases) {
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
+    const output = await selector.select({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
     const names = new Set(output.tools.map((t) => t.name));
     advertised += output.tools.length;
     const ok = c.expected.every((name) => names.has(name));

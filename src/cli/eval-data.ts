@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ToolSchema } from '../registry/schema.js';
+import { nameRecord } from '../registry/name-record.js';
+import { readToolDefinition } from '../registry/tool-definition.js';
 import { withToolNeeds } from '../registry/tool-needs.js';
 import { splitOf } from './split.js';
 
@@ -12,28 +14,59 @@ export interface EvalCase {
 
 export type SplitName = 'dev' | 'test' | 'all';
 
+/** Problems listed before the rest are counted. */
+const MAX_TOOL_ERRORS = 12;
+
 /**
- * Read a `tools.json` registry, checking names are unique. A tool may carry `"needs": [names]`,
- * the tools it needs first (declared links, see `withToolNeeds`); they travel with the list.
+ * Read a `tools.json` registry: an array of tools (or `{ "tools": [...] }`) in any shape a
+ * `ToolRegistry` takes (loopctl's, OpenAI's, Anthropic's, MCP's), each read by the registry's
+ * own `readToolDefinition`, names unique. So the CLI takes exactly the files the library takes.
+ * A tool may carry `"needs": [names]`, the tools it needs first (declared links, see
+ * `withToolNeeds`); they travel with the list. Throws listing every problem with its path.
  */
 export function loadTools(file: string): ToolSchema[] {
-  const tools = JSON.parse(readFileSync(file, 'utf8')) as (ToolSchema & { needs?: unknown })[];
-  if (!Array.isArray(tools)) throw new Error(`${file}: expected a JSON array of tools`);
-  const seen = new Set<string>();
-  const needs: Record<string, readonly string[]> = Object.create(null);
-  const list = tools.map((tool, i) => {
-    if (!tool || typeof tool.name !== 'string') throw new Error(`${file}: tool ${i} has no name`);
-    if (seen.has(tool.name)) throw new Error(`${file}: duplicate tool name "${tool.name}"`);
-    seen.add(tool.name);
-    if (tool.needs !== undefined) {
-      if (!Array.isArray(tool.needs) || tool.needs.some((name) => typeof name !== 'string')) {
-        throw new Error(`${file}: tool "${tool.name}": "needs" must be a list of tool names`);
-      }
-      needs[tool.name] = tool.needs as string[];
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(`${file}: not valid JSON (${error.message})`);
+    throw error;
+  }
+  const list = Array.isArray(json) ? json : Array.isArray((json as { tools?: unknown } | null)?.tools) ? (json as { tools: unknown[] }).tools : undefined;
+  if (!list) throw new Error(`${file}: expected an array of tools, or an object with a "tools" array`);
+  const where = Array.isArray(json) ? '' : 'tools';
+  const errors: string[] = [];
+  const tools: ToolSchema[] = [];
+  const seen = new Map<string, number>();
+  const needs = nameRecord<readonly string[]>();
+  list.forEach((item: unknown, index) => {
+    const at = `${where}[${index}]`;
+    const read = readToolDefinition(item);
+    if (!read.ok) {
+      for (const error of read.errors) errors.push(error.startsWith('must') ? `${at}: ${error}` : `${at}.${error}`);
+      return;
     }
-    return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? {} };
+    const first = seen.get(read.tool.name);
+    if (first !== undefined) {
+      errors.push(`${at}.name: "${read.tool.name}" is already used by ${where}[${first}]`);
+      return;
+    }
+    const declared = (item as { needs?: unknown }).needs;
+    if (declared !== undefined) {
+      if (!Array.isArray(declared) || declared.some((name) => typeof name !== 'string' || name === '')) {
+        errors.push(`${at}.needs: must be a list of tool names`);
+        return;
+      }
+      needs[read.tool.name] = declared as string[];
+    }
+    seen.set(read.tool.name, index);
+    tools.push(read.tool);
   });
-  return Object.keys(needs).length > 0 ? withToolNeeds(list, needs) : list;
+  if (errors.length > 0) {
+    const shown = errors.length > MAX_TOOL_ERRORS ? [...errors.slice(0, MAX_TOOL_ERRORS), `…and ${errors.length - MAX_TOOL_ERRORS} more`] : errors;
+    throw new Error(`${file}: ${shown.length === 1 ? shown[0] : `\n  ${shown.join('\n  ')}`}`);
+  }
+  return Object.keys(needs).length > 0 ? withToolNeeds(tools, needs) : tools;
 }
 
 /** Read `cases.jsonl`, keeping the cases of one split. */

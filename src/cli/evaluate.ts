@@ -1,6 +1,6 @@
 import type { Selection } from '../select/apply-selection.js';
 import { runSelection } from '../select/run-selection.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -30,6 +30,8 @@ export interface EvalReport {
    * a set that is mostly one-tool prompts hides it.
    */
   byExpected: Readonly<Record<ExpectedGroup, GroupRecall>>;
+  /** The cases whose expected tools were not all advertised, in file order (when asked for). */
+  misses?: EvalMiss[];
 }
 
 /** How many tools a case expects, grouped: one, two, three or more. */
@@ -50,11 +52,23 @@ export function expectedGroup(count: number): ExpectedGroup {
   return count >= 3 ? '3+' : count === 2 ? '2' : '1';
 }
 
-/** @deprecated Any {@link Selector}. */
-export type AnySelector = Selector;
+/** A case the selector missed: what it expected, what was advertised, what was left out. */
+export interface EvalMiss {
+  readonly id: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+  readonly advertised: readonly string[];
+  readonly missing: readonly string[];
+}
+
+/** Options for {@link evaluate}. */
+export interface EvaluateOptions {
+  /** List the missed cases in `report.misses` (off by default: big sets miss thousands). */
+  misses?: boolean;
+}
 
 /** One selection for `query` as the loop's first turn would make it. */
-export function selectFor(selector: Selector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
+export function selectFor(selector: AsyncToolSelector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
   const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
   return runSelection(selector, ctx, all, { signal });
 }
@@ -66,11 +80,12 @@ export function selectFor(selector: Selector, query: string, all: readonly ToolS
  * const report = await evaluate(new Bm25Selector(), tools, cases, counter, { name: 'bm25', k: 8 })
  */
 export async function evaluate(
-  selector: Selector,
+  selector: AsyncToolSelector,
   tools: readonly ToolSchema[],
   cases: readonly EvalCase[],
   counter: TokenCounter,
   label: { name: string; k: number | null },
+  options: EvaluateOptions = {},
 ): Promise<EvalReport> {
   const signal = new AbortController().signal;
   const registryTokens = toolsCost(tools, counter);
@@ -85,6 +100,7 @@ export async function evaluate(
   let fellOpen = 0;
   const groups = { '1': { cases: 0, full: 0 }, '2': { cases: 0, full: 0 }, '3+': { cases: 0, full: 0 } };
   const times: number[] = [];
+  const misses: EvalMiss[] = [];
   for (const item of cases) {
     const start = performance.now();
     const selection = await selectFor(selector, item.query, tools, signal);
@@ -93,10 +109,15 @@ export async function evaluate(
     const found = item.expected.filter((name) => names.has(name)).length;
     hit += found;
     expectedTotal += item.expected.length;
-    if (found === item.expected.length) full += 1;
     const group = groups[expectedGroup(item.expected.length)];
     group.cases += 1;
-    if (found === item.expected.length) group.full += 1;
+    if (found === item.expected.length) {
+      full += 1;
+      group.full += 1;
+    } else if (options.misses) {
+      const missing = item.expected.filter((name) => !names.has(name));
+      misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
+    }
     advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
     if (selection.fellOpen) fellOpen += 1;
@@ -121,6 +142,7 @@ export async function evaluate(
       '2': { cases: groups['2'].cases, fullRecall: groups['2'].full / Math.max(groups['2'].cases, 1) },
       '3+': { cases: groups['3+'].cases, fullRecall: groups['3+'].full / Math.max(groups['3+'].cases, 1) },
     },
+    ...(options.misses ? { misses } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { EmbeddingSelector } from '../select/embedding-selector.js';
 import { HybridSelector } from '../select/hybrid-selector.js';
 import type { NamedSelectorFactory } from '../select/named-selectors.js';
 import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import type { ToolLinks } from '../select/tool-links.js';
 import type { ToolSchema } from '../registry/schema.js';
 
@@ -75,7 +75,7 @@ export const isDense = (name: string): boolean => table.isDense(name);
  * const before = corpusEmbeds(selector); await selectFor(selector, prompt, tools, signal)
  * const embeddedNow = corpusEmbeds(selector) - before
  */
-export function corpusEmbeds(selector: Selector): number {
+export function corpusEmbeds(selector: AsyncToolSelector): number {
   if (selector instanceof EmbeddingSelector) return selector.stats.corpusEmbeds;
   if (selector instanceof HybridSelector) return selector.dense.stats.corpusEmbeds;
   return 0;
@@ -89,7 +89,7 @@ export function corpusEmbeds(selector: Selector): number {
  * const links = await toolLinksOf(selector, tools)
  * links?.links // [{ tool: 'assign_task', parameter: 'task_id', providers: ['search_tasks'], … }]
  */
-export async function toolLinksOf(selector: Selector, tools: readonly ToolSchema[]): Promise<ToolLinks | undefined> {
+export async function toolLinksOf(selector: AsyncToolSelector, tools: readonly ToolSchema[]): Promise<ToolLinks | undefined> {
   return selector instanceof HybridSelector ? selector.toolLinks(tools) : undefined;
 }
 
@@ -99,7 +99,7 @@ export async function toolLinksOf(selector: Selector, tools: readonly ToolSchema
  * `vectors` when given. Learned examples (`--learn`) stay in memory for this selector only: an
  * eval must not pick up an earlier run's examples.
  */
-export async function makeSelector(name: string, spec: SelectorSpec): Promise<Selector> {
+export async function makeSelector(name: string, spec: SelectorSpec): Promise<AsyncToolSelector> {
   const embedder = () => needEmbedder(spec);
   return namedSelectors({
     embedder,

@@ -29,7 +29,7 @@ import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import type { ProxySettings } from './proxy/index.js';
-import { proxyRoutes, tokenVerifier } from './proxy/index.js';
+import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
 import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
 import { provideValidator } from '../registry/registry.js';
@@ -89,7 +89,11 @@ export interface AppOptions {
   probeGraceMs?: number;
   /** How often a quiet run stream writes an SSE comment, to notice a client that left. Default 250 ms. */
   heartbeatMs?: number;
-  /** Where internal errors are reported (never to clients). Default `console.error`. */
+  /**
+   * Where internal errors are reported (never to clients). Default: `console.error`, except an
+   * `UpstreamUnreachableError` (the proxy's model server is not running), which is one plain
+   * `console.info` line saying what to start (info: what wrangler dev shows as a plain line).
+   */
   onError?: (error: unknown) => void;
   /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
   proxy?: ProxySettings;
@@ -103,8 +107,18 @@ const DEFAULTS = {
   probeGraceMs: 1500,
   heartbeatMs: 250,
   fetch: globalFetch,
-  onError: (error: unknown) => console.error('[loopctl]', error),
+  onError: reportError,
 };
+
+/**
+ * The default `onError`: an upstream that is not running yet is one plain line saying what to
+ * start (no stack: it is the normal first state of a local set-up); anything else is an
+ * internal error, logged whole.
+ */
+function reportError(error: unknown): void {
+  if (error instanceof UpstreamUnreachableError) console.info(`[loopctl] ${error.message}`);
+  else console.error('[loopctl]', error);
+}
 
 /** RFC 6750 `b64token`: what `Authorization: Bearer` can carry. */
 const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
@@ -245,7 +259,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         registry,
         config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, { constraint: input.constraint, maxTurns: input.maxTurns }),
       });
-      loop.withSelector(selector);
+      loop.withAsyncToolSelector(selector);
       return streamRun(c, {
         start: (signal) => loop.run(input.input, { signal }),
         probe: probe.first,
@@ -256,9 +270,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       });
     },
   );
-
-  // Routes of other loopctl APIs mount here (e.g. the selecting proxy from `./proxy/`):
-  // app.route('/', proxyRoutes(options))
 
   // A known path asked with another method: 405 with Allow, not a 404.
   const methods: Record<string, string> = { '/healthz': 'GET, HEAD', '/v1/tools': 'GET, HEAD', '/v1/select': 'POST', '/v1/runs': 'POST' };

@@ -16,6 +16,7 @@ import type { LoopEvent } from '../loop/events.js';
 import { ApiError } from './api-error.js';
 import type { ProbeOutcome } from './model-probe.js';
 import { mergeOptions } from '../options.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for {@link streamRun}. */
 export interface StreamRunOptions {
@@ -82,7 +83,7 @@ export async function streamRun(c: Context, options: StreamRunOptions): Promise<
       }
     } catch (error) {
       // Unreachable with a well-behaved loop; still, never drop the connection silently.
-      const event: LoopEvent = { type: 'error', turn: 0, code: 'stream_failed', message: error instanceof Error ? error.message : String(error) };
+      const event: LoopEvent = { type: 'error', turn: 0, code: 'stream_failed', message: errorMessage(error) };
       await stream.writeSSE({ event: event.type, data: scrub(JSON.stringify(event)) });
     } finally {
       clearInterval(beat);

@@ -17,7 +17,8 @@ import { ApiError, errorResponse } from './api-error.js';
 import type { AppEnv, AppOptions } from './app.js';
 import { createApp } from './app.js';
 import type { LoopctlVars } from './env-options.js';
-import { ConfigError, optionsFromVars } from './env-options.js';
+import { ConfigError } from './config-vars.js';
+import { optionsFromVars } from './env-options.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
 import { mergeOptions } from '../options.js';
 

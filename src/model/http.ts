@@ -1,5 +1,6 @@
 import { ModelError, ModelHttpError, ModelNetworkError, ModelStreamError, type Provider } from './client.js';
 import { isRetryableStatus, retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.js';
+import { errorMessage } from '../describe-error.js';
 
 /**
  * The `fetch` a client calls. Defaults to the global one, called unbound-safe (browsers and
@@ -137,7 +138,7 @@ export async function readJson(provider: Provider, response: Response, signal?: 
 export function streamFailure(provider: Provider, error: unknown, signal?: AbortSignal): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof ModelError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new ModelStreamError(provider, `stream interrupted: ${detail}`, { cause: error });
 }
 

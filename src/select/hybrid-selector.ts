@@ -3,20 +3,23 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
-import { adaptiveCut } from './adaptive-k.js';
+import { adaptiveCut } from '../rank/adaptive-k.js';
+import { minMax } from '../rank/min-max.js';
+import { fullSurface } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
-import { assertTopK } from './top-k.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { assertTopK } from '../rank/top-k.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
-import { topK } from './top-k.js';
+import { topK } from '../rank/top-k.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
+import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
 import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
 import type { LinkSource } from './whole-task.js';
@@ -109,9 +112,15 @@ export interface HybridSelectorOptions {
   timeoutMs?: number;
   /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
   multiIntent?: MultiIntentOptions | boolean;
-  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  /**
+   * How learned examples vote (see {@link HybridSelector.learn}); overrides the one of an
+   * {@link EmbeddingSelector} passed in.
+   */
   learned?: LearnedVoteOptions;
-  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  /**
+   * Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}.
+   * Overrides the one of an {@link EmbeddingSelector} passed in.
+   */
   learnedCache?: VectorCache;
   /**
    * Whole-task selection: a picked tool whose required input is a handle the prompt does not
@@ -124,7 +133,7 @@ export interface HybridSelectorOptions {
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
-export const HYBRID_DEFAULTS = {
+const HYBRID_DEFAULTS = {
   topK: 8,
   denseWeight: 0.7,
   lexicalFloor: 0,
@@ -195,7 +204,10 @@ export class HybridSelector implements AsyncToolSelector {
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
-      this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
+      // Learning options apply to an embedding selector passed in too (the named table builds
+      // every hybrid that way); without them it keeps its own.
+      const learning = seeded.withLearning({ learned, learnedCache });
+      this.#dense = timeoutMs !== undefined ? learning.withTimeout(timeoutMs) : learning;
     } else {
       this.#dense = new EmbeddingSelector(embedder, { cache, timeoutMs, vectors, learned, learnedCache });
     }
@@ -296,11 +308,15 @@ export class HybridSelector implements AsyncToolSelector {
     return this.#dense.learnedProjection;
   }
 
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  /**
+   * The tools to advertise this turn (registry order) with each one's blended score and its
+   * parts, ranking on the lexical half alone (with a warning) when the embedding cannot rank,
+   * or the full surface with `fellOpen` when neither half can.
+   *
+   * @example
+   * const { tools, reasons, warnings } = await selector.select(ctx, all, { signal })
+   */
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
@@ -322,7 +338,7 @@ export class HybridSelector implements AsyncToolSelector {
     const whole = rankings[0] as Fused;
     if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent?.action ?? 0);
     if (!dense.ok) {
-      if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0) return fullSurface(all, this.#core, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
@@ -343,7 +359,7 @@ export class HybridSelector implements AsyncToolSelector {
       ? await task?.prerequisites(this.#linkSource, { all, picked, fused, query, intents, denseOk: dense.ok, warnings, signal })
       : undefined;
     const extra = new Set(needed?.extra ?? []);
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
@@ -374,7 +390,7 @@ export class HybridSelector implements AsyncToolSelector {
     const lexicalMax = max(lexicalScores);
     const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
     const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = denseScores ? range(denseScores) : [0, 0];
+    const [low, high] = denseScores ? minMax(denseScores) : [0, 0];
     const span = high - low || 1;
     const fused = new Float64Array(lexicalScores.length);
     const present = new Set(words);
@@ -416,12 +432,6 @@ export class HybridSelector implements AsyncToolSelector {
     }
     return lexical;
   }
-
-  #failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons: Record<string, ToolReason> = {};
-    for (const name of this.#core) reasons[name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
 }
 
 // Share of a tool's name words the query holds: "calculate the present value" names
@@ -444,14 +454,4 @@ function positives(values: ArrayLike<number>): number {
   let count = 0;
   for (let i = 0; i < values.length; i++) if ((values[i] as number) > 0) count++;
   return count;
-}
-
-function range(values: Float32Array): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const value of values) {
-    if (value < low) low = value;
-    if (value > high) high = value;
-  }
-  return [low, high];
 }

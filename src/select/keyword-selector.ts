@@ -1,7 +1,8 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { keywordIndex } from './lexical-index.js';
-import { assertTopK } from './top-k.js';
+import { assertTopK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -19,12 +20,10 @@ export interface KeywordSelectorOptions {
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
   /**
-   * Ranked mode (beyond the spec): keep only the best `topK` by IDF-weighted overlap.
+   * Ranked mode: keep only the best `topK` by IDF-weighted overlap.
    * Unset: the plain rule, any overlap selects.
    */
   topK?: number;
-  /** @deprecated The old name of {@link KeywordSelectorOptions.topK}. */
-  maxTools?: number;
 }
 
 /**
@@ -46,9 +45,7 @@ export class KeywordSelector implements ToolSelector {
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
-    const { maxTools, ...rest } = options;
-    // The deprecated `maxTools` is `topK`'s fallback.
-    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [], topK: maxTools }, rest);
+    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
     const { synonyms, phrases, coreTools, topK: k } = this.#options;
     const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
     const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
@@ -80,21 +77,19 @@ export class KeywordSelector implements ToolSelector {
     return new KeywordSelector({ ...this.#options, topK: k });
   }
 
-  /** @deprecated The old name of {@link withTopK}. */
-  withMaxTools(n: number): KeywordSelector {
-    return this.withTopK(n);
-  }
-
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
     return expandQuery(textTokens(prompt), prompt, this.#table);
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * The tools whose words overlap the prompt's (registry order, core tools unioned in), with
+   * the matched words and IDF scores, or the full surface with `fellOpen` on a total miss.
+   *
+   * @example
+   * const { tools, reasons } = new KeywordSelector().select(ctx, registry.schemas())
+   */
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const prompt = ctx.latestUserMessage ?? '';
     const words = this.queryWords(prompt);
     const index = keywordIndex(all);
@@ -127,7 +122,7 @@ export class KeywordSelector implements ToolSelector {
       picked = picked.sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b).slice(0, topK);
     }
 
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen: ToolSchema[] = [];
     for (const toolIndex of picked.sort((a, b) => a - b)) {
       const tool = all[toolIndex] as ToolSchema;

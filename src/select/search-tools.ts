@@ -6,7 +6,8 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
-import type { Selector } from './selector.js';
+import { ownEntry } from '../registry/name-record.js';
+import type { AsyncToolSelector } from './selector.js';
 import { mergeOptions } from '../options.js';
 
 /** One tool a search found, with the score it was ranked by (higher is better). */
@@ -20,7 +21,7 @@ export interface ToolSearchHit {
 /** Options for {@link searchTools}. */
 export interface SearchToolsOptions {
   /** Ranks the registry for the query; without one (or where it cannot rank) BM25 does. */
-  readonly selector?: Selector;
+  readonly selector?: AsyncToolSelector;
   /** How many tools to return. Default 5. */
   readonly k?: number;
   /** Tool names never returned (e.g. those already on offer). */
@@ -73,9 +74,9 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
     if (bm25ByDepth.size > 32) bm25ByDepth.clear();
     bm25ByDepth.set(depth, bm25);
   }
-  const output = bm25.selectDetailed({ turn: 1, latestUserMessage: text, conversation: [] }, all);
+  const output = bm25.select({ turn: 1, latestUserMessage: text, conversation: [] }, all);
   if (output.fellOpen) return [];
-  const hits = output.tools.map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, rankedBy: 'bm25' as const }));
+  const hits = output.tools.map((tool) => ({ name: tool.name, score: ownEntry(output.reasons, tool.name)?.score ?? 0, rankedBy: 'bm25' as const }));
   hits.sort((a, b) => b.score - a.score);
   return fresh(hits);
 }

@@ -4,10 +4,11 @@
  * a selection's prerequisites, and the lift learned pairs give a selected tool's partners.
  */
 import type { ToolSchema } from '../registry/schema.js';
+import { nameRecord } from '../registry/name-record.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { mergeOptions } from '../options.js';
-import { topK } from './top-k.js';
-import type { LearnedStore } from './learned-store.js';
+import { topK } from '../rank/top-k.js';
+import type { LearnedStore } from '../learn/learned-store.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -45,7 +46,7 @@ export function linksFor(source: LinkSource, all: readonly ToolSchema[], signal:
 function linkInput(source: LinkSource, all: readonly ToolSchema[]): { declared?: Readonly<Record<string, readonly string[]>>; infer?: boolean } {
   const fromList = toolNeedsOf(all);
   const fromOption = source.options.declared;
-  const declared = fromList || fromOption ? { ...fromList, ...fromOption } : undefined;
+  const declared = fromList || fromOption ? Object.assign(nameRecord<readonly string[]>(), fromList, fromOption) : undefined;
   return { ...(declared ? { declared } : {}), ...(source.options.infer === false ? { infer: false } : {}) };
 }
 

@@ -36,7 +36,7 @@ describe('loopctl select --explain', () => {
     );
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^search_tasks .*← needed first by assign_task/m);
+    expect(result.stdout).toMatch(/^ *\d+ +search_tasks .*← needed first by assign_task/m);
     expect(result.stdout).toMatch(/^ {2}assign_task\.task_id ← search_tasks, list_my_tasks \(inferred\)$/m);
     expect(result.stdout).toMatch(/^ {2}create_task\.project_id ← list_projects \(inferred, optional: when the prompt names it\)$/m);
   });
@@ -70,7 +70,7 @@ describe('loopctl select --explain', () => {
     writeFileSync(file, JSON.stringify([{ name: 'a', description: '', parameters: {}, needs: 'b' }]));
     const bad = loopctl('select', '--tools', file, '--selector', 'keyword', 'anything');
     expect(bad.status).not.toBe(0);
-    expect(bad.stderr).toMatch(/tool "a": "needs" must be a list of tool names/);
+    expect(bad.stderr).toMatch(/\[0\]\.needs: must be a list of tool names/);
   });
 
   it('a selector without links says so', () => {

@@ -13,8 +13,7 @@ const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
 const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
 const signal = () => new AbortController().signal;
-const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) =>
-  selector.selectDetailed(ctx(prompt), tools, { signal: signal() });
+const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) => selector.select(ctx(prompt), tools, { signal: signal() });
 const names = (output: { tools: readonly ToolSchema[] }) => output.tools.map((tool) => tool.name);
 
 describe('whole-task selection in the hybrid', () => {
@@ -88,7 +87,11 @@ describe('whole-task selection in the hybrid', () => {
     const bare = [
       { name: 'ping', description: 'Ping the server.' },
       { name: 'open_box', description: 'Open a box.', parameters: { type: 'object', properties: { box_id: { type: 'string' } }, required: ['box_id'] } },
-      { name: 'open_crate', description: 'Open a crate.', parameters: { type: 'object', properties: { crate_id: { type: 'string' } }, required: ['crate_id'] } },
+      {
+        name: 'open_crate',
+        description: 'Open a crate.',
+        parameters: { type: 'object', properties: { crate_id: { type: 'string' } }, required: ['crate_id'] },
+      },
     ] as unknown as ToolSchema[];
     const tools = withToolNeeds(bare, { open_box: ['open_crate'], open_crate: ['open_box'] });
     const output = await select(new HybridSelector(countingEmbedder(), { topK: 1 }), 'open the box', tools);

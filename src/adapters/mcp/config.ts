@@ -6,6 +6,7 @@ import type { ToolRegistry } from '../../registry/registry.js';
 import { mountMcp } from './mount.js';
 import type { McpCommonOptions, McpHttpMountOptions, McpMount } from './options.js';
 import { mergeOptions } from '../../options.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** What every configured server may say. */
 interface McpCommonConfig {
@@ -71,7 +72,7 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
   try {
     parsed = JSON.parse(value);
   } catch (error) {
-    throw new Error(`${source} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${source} is not valid JSON (${errorMessage(error)})`);
   }
   if (!Array.isArray(parsed)) throw new Error(`${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`);
   const servers = parsed.map((entry, index) => parseEntry(entry, `${source}[${index}]`));

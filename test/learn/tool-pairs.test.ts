@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { ExampleMemory } from '../../src/select/example-memory.js';
+import { ExampleMemory } from '../../src/learn/example-memory.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { pairTable, partnerLifts } from '../../src/select/tool-pairs.js';
-import { neighbourFloor } from '../../src/select/vote-floor.js';
+import { pairTable, partnerLifts } from '../../src/learn/tool-pairs.js';
+import { neighbourFloor } from '../../src/learn/vote-floor.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const unit = (...values: number[]) => {
@@ -85,7 +85,7 @@ describe('learning cannot evict a tool it has not seen', () => {
   const top = async (protectUnseen: boolean) => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { weight: 3, protectUnseen, projection: false } });
     await selector.learn(EXAMPLES, { tools: TOOLS });
-    return (await selector.selectDetailed({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map(
+    return (await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map(
       (t) => t.name,
     );
   };
@@ -93,7 +93,7 @@ describe('learning cannot evict a tool it has not seen', () => {
   it('votes lift an example tool over the ranking’s own unseen pick, unless guarded', async () => {
     const plain = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     expect(
-      (await plain.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).map((t) => t.name),
+      (await plain.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map((t) => t.name),
     ).toEqual(['book_train']);
     expect(await top(false)).toEqual(['book_flight']);
     expect(await top(true)).toEqual(['book_train']);
@@ -121,16 +121,16 @@ describe('learned pairs in the hybrid', () => {
   it('a selected tool lifts the partner the examples used with it, and says so', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
     await selector.learn(EXAMPLES, { tools: TOOLS });
-    const output = await selector.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
+    const output = await selector.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(output.tools.map((t) => t.name)).toEqual(['login_portal']);
     const wide = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
     await wide.learn(EXAMPLES, { tools: TOOLS });
-    const both = await wide.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
+    const both = await wide.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(both.tools.map((t) => t.name)).toEqual(['login_portal', 'download_report']);
     expect(both.reasons?.download_report?.parts?.paired).toBeCloseTo((2 * 3) / 5);
     const off = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { weight: 0, pairs: false } });
     await off.learn(EXAMPLES, { tools: TOOLS });
-    const without = await off.selectDetailed(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
+    const without = await off.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(without.tools.map((t) => t.name)).not.toContain('download_report');
   });
 });

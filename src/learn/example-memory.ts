@@ -4,9 +4,9 @@
  * close enough vote for their tools. Votes are bounded extra evidence on top of the ranking,
  * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
  */
-import type { StoredExample } from '../embed/example-codec.js';
+import type { StoredExample } from './example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
-import { topK } from './top-k.js';
+import { topK } from '../rank/top-k.js';
 import { neighbourFloor } from './vote-floor.js';
 import type { PairOptions, PairTable } from './tool-pairs.js';
 import { pairTable } from './tool-pairs.js';
