@@ -2,6 +2,7 @@
  * The Node helper (`loopctl/hono/node`): {@link createApp} on `@hono/node-server` (an optional
  * peer dependency, imported when a server starts), and USE-lite from a model folder on disk.
  */
+import { errorMessage } from '../describe-error.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -138,7 +139,7 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource {
     try {
       await embedder.load();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new EmbedderUnavailableError(`the USE-lite model in ${modelPath} cannot be loaded (${reason}); rebuild it with ${build} --force`, { cause: error });
     }
     return embedder;

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../describe-error.js';
 /**
  * The proxy's upstream did not answer at all (connection refused, DNS, reset before a response).
  * With a local model server that is simply not started yet this is the normal first state, not
@@ -19,7 +20,7 @@ export class UpstreamUnreachableError extends Error {
     cause: unknown,
   ) {
     const variable = protocol === 'openai' ? 'MODEL_BASE_URL or PROXY_OPENAI_BASE_URL' : 'PROXY_ANTHROPIC_BASE_URL';
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = errorMessage(cause);
     super(`proxy: no ${protocol} upstream answered at ${url} (${why}); start the model server there (e.g. ollama serve), or point ${variable} at one`, {
       cause,
     });
