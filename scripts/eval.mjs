@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import {
   defaultEmbedder,
   EXPECTED_GROUPS,
@@ -38,6 +39,12 @@ const { values } = parseArgs({
     // The project's own registries (hand-written), reported after the public sets on all their
     // cases: workdesk is the dev registry the whole-task mechanisms were tuned on; holdout was
     // written after them. Comma-separated folders; '' leaves them out.
+    // Another build of loopctl (a folder holding its dist/, e.g. main's) whose selectors run
+    // in this same process, on the same embedder and cases, as rows named NAME@LABEL: a
+    // before/after comparison in one run on one machine.
+    baseline: { type: 'string' },
+    'baseline-selectors': { type: 'string', default: 'hybrid' },
+    'baseline-label': { type: 'string', default: 'main' },
     'dev-registry': {
       type: 'string',
       default: ['workdesk', 'holdout'].map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`)).join(','),
@@ -75,13 +82,16 @@ const LEARNED = 'hybrid+learned';
 const withLearned = values.learned && values.split === 'test' && (values.selectors === undefined || selectors.includes(LEARNED));
 const plainSelectors = selectors.filter((name) => name !== LEARNED);
 const counter = await o200kTokenCounter();
+const baseline = values.baseline ? await import(pathToFileURL(join(resolve(values.baseline), 'dist/cli.js')).href) : undefined;
+const baselineSelectors = baseline ? values['baseline-selectors'].split(',').filter(Boolean) : [];
+const baselineName = (name) => `${name}@${values['baseline-label']}`;
 const limit = values.limit ? Number(values.limit) : undefined;
 
 // Dense selectors share one memoising embedder per run, so each query is embedded once for
 // all their configurations; their timings come from a separate pass that bypasses the memory
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
-const needsModel = selectors.some(isDense) || withLearned;
+const needsModel = selectors.some(isDense) || withLearned || baselineSelectors.some(isDense);
 const useLite = needsModel ? await defaultEmbedder() : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
@@ -154,6 +164,10 @@ function writeReport() {
     : 'USE-lite';
   md += `times are one warm selection; for dense selectors they include a real query embedding (${runtime}) `;
   md += `measured on the first ${timingCases} cases.\n\n`;
+  if (baseline) {
+    md += `Rows named \`NAME@${values['baseline-label']}\` are that selector from another build of loopctl (\`--baseline ${values.baseline}\`), `;
+    md += `run in this same process on the same embedder and cases: the selector as it was before this code.\n\n`;
+  }
   if (values.merge) {
     md += `This report was finished in two runs of the same script on the same selector code: the rows of selectors this run did not compute `;
     md += `come from the earlier run's \`${values.merge.split('/').at(-1)}\` (\`--merge\`).\n\n`;
@@ -161,7 +175,9 @@ function writeReport() {
   md += HYBRID_NOTE;
   for (const set of sets) {
     const order = [...Object.keys(SELECTOR_FACTORIES), LEARNED];
-    const setRows = rows.filter((r) => r.set === set).sort((a, b) => order.indexOf(a.selector) - order.indexOf(b.selector));
+    // A baseline row (NAME@LABEL) goes just before the row of the same selector now.
+    const place = (name) => 2 * order.indexOf(name.split('@')[0]) + (name.includes('@') ? 0 : 1);
+    const setRows = rows.filter((r) => r.set === set).sort((a, b) => place(a.selector) - place(b.selector));
     const first = setRows[0];
     if (!first) continue;
     const groups = first.byExpected ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ') : '';
@@ -254,11 +270,15 @@ for (const set of sets) {
       console.error(`${set.padEnd(16)} curve ${String(point).padEnd(4)} (${n} examples) fullRecall@8 ${report.fullRecall.toFixed(3)}`);
     }
   }
-  for (const name of plainSelectors) {
-    for (const k of usesK(name) ? ks : [null]) {
-      const selector = await makeSelector(name, spec(k));
+  const runs = [
+    ...baselineSelectors.map((name) => ({ name, label: baselineName(name), factory: baseline })),
+    ...plainSelectors.map((name) => ({ name, label: name, factory: { makeSelector, usesK, isDense } })),
+  ];
+  for (const { name: base, label: name, factory } of runs) {
+    for (const k of factory.usesK(base) ? ks : [null]) {
+      const selector = await factory.makeSelector(base, spec(k));
       const report = await evaluate(selector, tools, cases, counter, { name, k });
-      if (isDense(name) && memo) {
+      if (factory.isDense(base) && memo) {
         memo.bypass = true;
         const timing = await evaluate(selector, tools, cases.slice(0, timingCases), counter, { name, k });
         memo.bypass = false;
