@@ -36,6 +36,8 @@ const { values } = parseArgs({
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
+    // Where the merged rows come from, when not this code (said in the report).
+    'merge-note': { type: 'string' },
     // The project's own registries (hand-written), reported after the public sets on all their
     // cases: workdesk is the dev registry the whole-task mechanisms were tuned on; holdout was
     // written after them. Comma-separated folders; '' leaves them out.
@@ -169,8 +171,8 @@ function writeReport() {
     md += `run in this same process on the same embedder and cases: the selector as it was before this code.\n\n`;
   }
   if (values.merge) {
-    md += `This report was finished in two runs of the same script on the same selector code: the rows of selectors this run did not compute `;
-    md += `come from the earlier run's \`${values.merge.split('/').at(-1)}\` (\`--merge\`).\n\n`;
+    md += `This report was finished in two runs of the same script: the rows of selectors this run did not compute `;
+    md += `come from the earlier run's \`${values.merge.split('/').at(-1)}\` (\`--merge\`)${values['merge-note'] ? `, ${values['merge-note']}` : ' on the same selector code'}.\n\n`;
   }
   md += HYBRID_NOTE;
   for (const set of sets) {
