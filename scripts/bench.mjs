@@ -206,8 +206,29 @@ if (want('embedding') || want('hybrid')) {
     rmSync(dir, { recursive: true, force: true });
   }
   if (want('hybrid')) {
-    const { samples, warmupMs } = await timeAsync(new HybridSelector(embedder, { cache }));
-    report('HybridSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs) });
+    // Side by side: the shipped hybrid, and the same without whole-task selection (no tool
+    // links, no clause slots, no action resolution), on the same warm corpus, alternating.
+    const whole = new HybridSelector(embedder, { cache });
+    const plain = new HybridSelector(embedder, { cache, links: false, multiIntent: { clauseSlots: false, action: 0 } });
+    const first = await timeAsync(whole, 0);
+    await timeAsync(plain, 0);
+    const rounds = { whole: [], plain: [] };
+    for (let round = 0; round < 3; round++) {
+      rounds.whole.push(...(await timeAsync(whole, 100)).samples);
+      rounds.plain.push(...(await timeAsync(plain, 100)).samples);
+    }
+    report('HybridSelector.select, bfcl, warm cache', rounds.whole, { firstTurnMs: Math.round(first.warmupMs) });
+    report('HybridSelector.select, bfcl, warm cache, whole-task off', rounds.plain);
+    const linkTimes = [];
+    for (let i = 0; i < 5; i++) {
+      const fresh = new HybridSelector(embedder, { cache });
+      await fresh.dense.toolVectors(tools);
+      const t = performance.now();
+      const { links } = await fresh.toolLinks(tools);
+      linkTimes.push(performance.now() - t);
+      if (i === 0) console.log(`tool links inferred for bfcl: ${links.length}`);
+    }
+    report('tool links, inferred once per registry list, bfcl 1,857 tools', linkTimes);
   }
 }
 

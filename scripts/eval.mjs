@@ -6,8 +6,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import {
   defaultEmbedder,
+  EXPECTED_GROUPS,
   evaluate,
   evaluateReachable,
   isDense,
@@ -41,12 +43,46 @@ const { values } = parseArgs({
     // Deferred loading: reachable recall of each search, and the replayed conversations.
     reachable: { type: 'boolean', default: true },
     'replay-limit': { type: 'string' },
+    // Where the merged rows come from, when not this code (said in the report).
+    'merge-note': { type: 'string' },
+    // The project's own registries (hand-written), reported after the public sets on all their
+    // cases: workdesk is the dev registry the whole-task mechanisms were tuned on; holdout was
+    // written after them. Comma-separated folders; '' leaves them out.
+    // Another build of loopctl (a folder holding its dist/, e.g. main's) whose selectors run
+    // in this same process, on the same embedder and cases, as rows named NAME@LABEL: a
+    // before/after comparison in one run on one machine.
+    baseline: { type: 'string' },
+    'baseline-selectors': { type: 'string', default: 'hybrid' },
+    'baseline-label': { type: 'string', default: 'main' },
+    'dev-registry': {
+      type: 'string',
+      default: ['workdesk', 'holdout'].map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`)).join(','),
+    },
   },
 });
 
 const dataDir = values.data;
 if (!existsSync(dataDir)) throw new Error(`no eval data at ${dataDir} (pass --data DIR)`);
 const sets = (values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => existsSync(join(dataDir, d, 'cases.jsonl')))).sort();
+// Where each set's files live, and which of its cases are scored: the public sets by --split,
+// the dev registry on all its cases (it is a tuning set; it has no test split).
+const setDirs = new Map(sets.map((set) => [set, join(dataDir, set)]));
+const ownSets = new Map(
+  (values['dev-registry'] ? values['dev-registry'].split(',') : [])
+    .map((dir) => resolve(dir))
+    .filter((dir) => existsSync(join(dir, 'cases.jsonl')))
+    .map((dir) => [dir.split('/').at(-1), dir]),
+);
+for (const [name, dir] of ownSets) {
+  if (values.sets === undefined) sets.push(name);
+  if (sets.includes(name)) setDirs.set(name, dir);
+}
+const isOwn = (set) => ownSets.has(set);
+const splitFor = (set) => (isOwn(set) ? 'all' : values.split);
+const OWN_LABEL = {
+  workdesk: ' — the dev registry (hand-written; the whole-task mechanisms were tuned on it)',
+  holdout: ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
+};
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
@@ -55,13 +91,16 @@ const LEARNED = 'hybrid+learned';
 const withLearned = values.learned && values.split === 'test' && (values.selectors === undefined || selectors.includes(LEARNED));
 const plainSelectors = selectors.filter((name) => name !== LEARNED);
 const counter = await o200kTokenCounter();
+const baseline = values.baseline ? await import(pathToFileURL(join(resolve(values.baseline), 'dist/cli.js')).href) : undefined;
+const baselineSelectors = baseline ? values['baseline-selectors'].split(',').filter(Boolean) : [];
+const baselineName = (name) => `${name}@${values['baseline-label']}`;
 const limit = values.limit ? Number(values.limit) : undefined;
 
 // Dense selectors share one memoising embedder per run, so each query is embedded once for
 // all their configurations; their timings come from a separate pass that bypasses the memory
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
-const needsModel = selectors.some(isDense) || withLearned || values.reachable;
+const needsModel = selectors.some(isDense) || withLearned || values.reachable || baselineSelectors.some(isDense);
 const useLite = needsModel ? await defaultEmbedder() : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
@@ -117,7 +156,16 @@ function writeReport() {
   **Name coverage (dev split only).** Each tool's blend score gains \`0.2 × the share of its name words the prompt holds\` (a
   one-word name counts as two), so a prompt that names a tool outright ranks it above near-namesakes. The weight was chosen
   on the dev splits. Figures for both in [tuning-learn.md](tuning-learn.md), produced by \`npm run tune:learn\`
-  (scripts/tune-learn.mjs, dev split only).\n\n`;
+  (scripts/tune-learn.mjs, dev split only).
+
+  **Whole-task selection (dev splits and the dev registry only).** The hybrid rows also follow tool links: a tool among the
+  best three picks (within 0.15 of the top score) whose required input is a handle the prompt does not give (\`task_id\`,
+  \`email_id\`, a ticker, "the ID of the event") brings the tool that finds it, inferred once per registry from names,
+  parameter names and descriptions, tool descriptions and the tools' vectors; at most 2 tools beyond k (prerequisites, and
+  each clause's best tool when the picks left it out), so meanAdvertised may exceed k. A clause's ranking gives +0.1 to its
+  best five tools whose action (send, reply, forward…) matches the clause's verb. The budget, the anchors and the action
+  weight were chosen on the dev splits and on test/fixtures/workdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
+  produced by \`npm run tune:whole-task\` (scripts/tune-whole-task.mjs).\n\n`;
 
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
   const ms = (x) => (x < 0.1 ? x.toFixed(3) : x < 10 ? x.toFixed(2) : x.toFixed(1));
@@ -126,7 +174,7 @@ function writeReport() {
   md += `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}. Do not edit by hand.\n\n`;
   md += `Split: **${values.split}** (the project's hash split of shared/eval; tuning uses dev only). `;
   md += `Tokens: tools rendered as an OpenAI request's \`tools\` entries, counted with o200k_base. `;
-  md += `fullRecall = share of cases whose expected tools are all advertised; recall = share of expected tools advertised; `;
+  md += `fullRecall = share of cases whose expected tools are all advertised; full 1 / full 2 / full 3+ = the same over the cases expecting one, two, three or more tools; recall = share of expected tools advertised; `;
   md += `meanAdvertised includes fall-open turns (the full surface); tokensSaved = 1 − mean advertised tokens / registry tokens; `;
   // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
   const backend = useLite?.backend;
@@ -135,21 +183,30 @@ function writeReport() {
     : 'USE-lite';
   md += `times are one warm selection; for dense selectors they include a real query embedding (${runtime}) `;
   md += `measured on the first ${timingCases} cases.\n\n`;
+  if (baseline) {
+    md += `Rows named \`NAME@${values['baseline-label']}\` are that selector from another build of loopctl (\`--baseline ${values.baseline}\`), `;
+    md += `run in this same process on the same embedder and cases: the selector as it was before this code.\n\n`;
+  }
   if (values.merge) {
-    md += `This report was finished in two runs of the same script on the same selector code: the rows of selectors this run did not compute `;
-    md += `come from the earlier run's \`${values.merge.split('/').at(-1)}\` (\`--merge\`).\n\n`;
+    md += `This report was finished in two runs of the same script: the rows of selectors this run did not compute `;
+    md += `come from the earlier run's \`${values.merge.split('/').at(-1)}\` (\`--merge\`)${values['merge-note'] ? `, ${values['merge-note']}` : ' on the same selector code'}.\n\n`;
   }
   md += HYBRID_NOTE;
   for (const set of sets) {
     const order = [...Object.keys(SELECTOR_FACTORIES), LEARNED];
-    const setRows = rows.filter((r) => r.set === set).sort((a, b) => order.indexOf(a.selector) - order.indexOf(b.selector));
+    // A baseline row (NAME@LABEL) goes just before the row of the same selector now.
+    const place = (name) => 2 * order.indexOf(name.split('@')[0]) + (name.includes('@') ? 0 : 1);
+    const setRows = rows.filter((r) => r.set === set).sort((a, b) => place(a.selector) - place(b.selector));
     const first = setRows[0];
     if (!first) continue;
-    md += `## ${set} (${first.tools} tools, ${first.cases} cases, ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
-    md += `| selector | k | fullRecall | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
-    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    const groups = first.byExpected ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ') : '';
+    const scored = isOwn(set) ? 'all cases' : `${values.split} split`;
+    md += `## ${set}${isOwn(set) ? (OWN_LABEL[set] ?? ' — a project registry') : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
+    md += `| selector | k | fullRecall | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
+    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    const byGroup = (r, group) => (r.byExpected?.[group]?.cases ? r.byExpected[group].fullRecall.toFixed(3) : '–');
     for (const r of setRows) {
-      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
+      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${byGroup(r, '1')} | ${byGroup(r, '2')} | ${byGroup(r, '3+')} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
     }
     md += `\n`;
   }
@@ -235,11 +292,12 @@ function writeReport() {
 }
 
 for (const set of sets) {
-  const tools = loadTools(join(dataDir, set, 'tools.json'));
-  let cases = loadCases(join(dataDir, set, 'cases.jsonl'), values.split);
+  const dir = setDirs.get(set) ?? join(dataDir, set);
+  const tools = loadTools(join(dir, 'tools.json'));
+  let cases = loadCases(join(dir, 'cases.jsonl'), splitFor(set));
   if (limit) cases = cases.slice(0, limit);
-  if (withLearned) {
-    const examples = shuffled(loadCases(join(dataDir, set, 'cases.jsonl'), 'dev'));
+  if (withLearned && !isOwn(set)) {
+    const examples = shuffled(loadCases(join(dir, 'cases.jsonl'), 'dev'));
     // What learning can reach: test cases whose tools all appear in some dev example.
     const learnedTools = new Set(examples.flatMap((example) => example.tools));
     unseen.push({ set, share: cases.filter((item) => !item.expected.every((name) => learnedTools.has(name))).length / cases.length });
@@ -274,11 +332,15 @@ for (const set of sets) {
       console.error(`${set.padEnd(16)} curve ${String(point).padEnd(4)} (${n} examples) fullRecall@8 ${report.fullRecall.toFixed(3)}`);
     }
   }
-  for (const name of plainSelectors) {
-    for (const k of usesK(name) ? ks : [null]) {
-      const selector = await makeSelector(name, spec(k));
+  const runs = [
+    ...baselineSelectors.map((name) => ({ name, label: baselineName(name), factory: baseline })),
+    ...plainSelectors.map((name) => ({ name, label: name, factory: { makeSelector, usesK, isDense } })),
+  ];
+  for (const { name: base, label: name, factory } of runs) {
+    for (const k of factory.usesK(base) ? ks : [null]) {
+      const selector = await factory.makeSelector(base, spec(k));
       const report = await evaluate(selector, tools, cases, counter, { name, k });
-      if (isDense(name) && memo) {
+      if (factory.isDense(base) && memo) {
         memo.bypass = true;
         const timing = await evaluate(selector, tools, cases.slice(0, timingCases), counter, { name, k });
         memo.bypass = false;

@@ -4,7 +4,8 @@
  * and fails open on anything malformed; `applySelection`, `withCore`, `checkSelectorResult`,
  * `fullSurface`; `nameRecord` for reasons keyed by tool names, which must have no prototype;
  * `readToolDefinition` for tool definitions in loopctl's, OpenAI's, Anthropic's or MCP's shape),
- * the named table (`namedSelectors`), tokenising and query expansion, ranking (`topK`,
+ * the named table (`namedSelectors`), tokenising and query expansion, request actions, tool
+ * links (`withToolNeeds` declares them on a tool list) and learned pairs, ranking (`topK`,
  * `adaptiveCut`), vector maths, the corpus index that caches tool vectors per registry
  * generation, a tool's rendered cost, abort helpers, and `searchTools`: the one tool search
  * behind `find_tools` and the SDK adapters, for a search door of your own.
@@ -37,6 +38,12 @@ export type { AdaptiveCutOptions } from './rank/adaptive-k.js';
 export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';
 export { stem } from './text/stem.js';
 export { splitClauses, splitEnumeration } from './text/clauses.js';
+export { requestAction, toolActions } from './text/actions.js';
+export { toolNeedsOf, withToolNeeds } from './registry/tool-needs.js';
+export { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn, LINK_DEFAULTS } from './select/tool-links.js';
+export type { IndexedLink, Prerequisites, ToolVectors } from './select/tool-links.js';
+export { pairTable, partnerLifts, PAIR_DEFAULTS } from './learn/tool-pairs.js';
+export type { PairTable } from './learn/tool-pairs.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from './text/synonyms.js';
 export type { SynonymTable } from './text/synonyms.js';

@@ -125,6 +125,7 @@ async function run(...argv: string[]): Promise<{ code: number; lines: string[]; 
 }
 
 const REPORT_KEYS = [
+  'byExpected',
   'selector',
   'tokenCounter',
   'k',
@@ -249,6 +250,8 @@ describe('loopctl eval', () => {
     expect(report.recall).toBeCloseTo(10 / 12, 12);
     expect(report.meanAdvertised).toBeCloseTo(2.8, 12);
     expect(report.fellOpen).toBeCloseTo(0.1, 12);
+    // Split by expected tools: 7 of the 8 one-tool cases (the compile case misses), 1 of the 2 two-tool ones.
+    expect(report.byExpected).toEqual({ '1': { cases: 8, fullRecall: 7 / 8 }, '2': { cases: 2, fullRecall: 1 / 2 }, '3+': { cases: 0, fullRecall: 0 } });
     const figures = expectedFigures(cases.map((c) => c.id));
     expect(report.registryTokens).toBe(figures.registryTokens);
     expect(report.meanAdvertisedTokens).toBeCloseTo(figures.meanAdvertisedTokens, 9);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ToolSchema } from '../registry/schema.js';
+import { nameRecord } from '../registry/name-record.js';
 import { readToolDefinition } from '../registry/tool-definition.js';
+import { withToolNeeds } from '../registry/tool-needs.js';
 import { splitOf } from './split.js';
 
 /** One labelled query of an eval set. */
@@ -19,7 +21,8 @@ const MAX_TOOL_ERRORS = 12;
  * Read a `tools.json` registry: an array of tools (or `{ "tools": [...] }`) in any shape a
  * `ToolRegistry` takes (loopctl's, OpenAI's, Anthropic's, MCP's), each read by the registry's
  * own `readToolDefinition`, names unique. So the CLI takes exactly the files the library takes.
- * Throws listing every problem with its path.
+ * A tool may carry `"needs": [names]`, the tools it needs first (declared links, see
+ * `withToolNeeds`); they travel with the list. Throws listing every problem with its path.
  */
 export function loadTools(file: string): ToolSchema[] {
   let json: unknown;
@@ -35,6 +38,7 @@ export function loadTools(file: string): ToolSchema[] {
   const errors: string[] = [];
   const tools: ToolSchema[] = [];
   const seen = new Map<string, number>();
+  const needs = nameRecord<readonly string[]>();
   list.forEach((item: unknown, index) => {
     const at = `${where}[${index}]`;
     const read = readToolDefinition(item);
@@ -47,6 +51,14 @@ export function loadTools(file: string): ToolSchema[] {
       errors.push(`${at}.name: "${read.tool.name}" is already used by ${where}[${first}]`);
       return;
     }
+    const declared = (item as { needs?: unknown }).needs;
+    if (declared !== undefined) {
+      if (!Array.isArray(declared) || declared.some((name) => typeof name !== 'string' || name === '')) {
+        errors.push(`${at}.needs: must be a list of tool names`);
+        return;
+      }
+      needs[read.tool.name] = declared as string[];
+    }
     seen.set(read.tool.name, index);
     tools.push(read.tool);
   });
@@ -54,7 +66,7 @@ export function loadTools(file: string): ToolSchema[] {
     const shown = errors.length > MAX_TOOL_ERRORS ? [...errors.slice(0, MAX_TOOL_ERRORS), `…and ${errors.length - MAX_TOOL_ERRORS} more`] : errors;
     throw new Error(`${file}: ${shown.length === 1 ? shown[0] : `\n  ${shown.join('\n  ')}`}`);
   }
-  return tools;
+  return Object.keys(needs).length > 0 ? withToolNeeds(tools, needs) : tools;
 }
 
 /** Read `cases.jsonl`, keeping the cases of one split. */

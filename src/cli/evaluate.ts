@@ -24,8 +24,32 @@ export interface EvalReport {
   tokensSaved: number;
   p50Ms: number;
   p95Ms: number;
+  /**
+   * Full recall split by how many tools a case expects (`'1'`, `'2'`, `'3+'`): a prompt that
+   * needs a lookup first, or several intents, is harder than a one-tool prompt, and a mean over
+   * a set that is mostly one-tool prompts hides it.
+   */
+  byExpected: Readonly<Record<ExpectedGroup, GroupRecall>>;
   /** The cases whose expected tools were not all advertised, in file order (when asked for). */
   misses?: EvalMiss[];
+}
+
+/** How many tools a case expects, grouped: one, two, three or more. */
+export type ExpectedGroup = '1' | '2' | '3+';
+
+/** Full recall over the cases of one {@link ExpectedGroup}. */
+export interface GroupRecall {
+  readonly cases: number;
+  /** Share of the group's cases whose expected tools are all advertised (0 when the group is empty). */
+  readonly fullRecall: number;
+}
+
+/** The groups of {@link EvalReport.byExpected}, in order. */
+export const EXPECTED_GROUPS: readonly ExpectedGroup[] = ['1', '2', '3+'];
+
+/** The group of a case expecting `count` tools (a case expecting none counts with one). */
+export function expectedGroup(count: number): ExpectedGroup {
+  return count >= 3 ? '3+' : count === 2 ? '2' : '1';
 }
 
 /** A case the selector missed: what it expected, what was advertised, what was left out. */
@@ -74,6 +98,7 @@ export async function evaluate(
   let advertised = 0;
   let advertisedTokens = 0;
   let fellOpen = 0;
+  const groups = { '1': { cases: 0, full: 0 }, '2': { cases: 0, full: 0 }, '3+': { cases: 0, full: 0 } };
   const times: number[] = [];
   const misses: EvalMiss[] = [];
   for (const item of cases) {
@@ -84,8 +109,12 @@ export async function evaluate(
     const found = item.expected.filter((name) => names.has(name)).length;
     hit += found;
     expectedTotal += item.expected.length;
-    if (found === item.expected.length) full += 1;
-    else if (options.misses) {
+    const group = groups[expectedGroup(item.expected.length)];
+    group.cases += 1;
+    if (found === item.expected.length) {
+      full += 1;
+      group.full += 1;
+    } else if (options.misses) {
       const missing = item.expected.filter((name) => !names.has(name));
       misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
     }
@@ -108,6 +137,11 @@ export async function evaluate(
     tokensSaved: registryTokens === 0 ? 0 : 1 - meanAdvertisedTokens / registryTokens,
     p50Ms: percentile(times, 0.5),
     p95Ms: percentile(times, 0.95),
+    byExpected: {
+      '1': { cases: groups['1'].cases, fullRecall: groups['1'].full / Math.max(groups['1'].cases, 1) },
+      '2': { cases: groups['2'].cases, fullRecall: groups['2'].full / Math.max(groups['2'].cases, 1) },
+      '3+': { cases: groups['3+'].cases, fullRecall: groups['3+'].full / Math.max(groups['3+'].cases, 1) },
+    },
     ...(options.misses ? { misses } : {}),
   };
 }

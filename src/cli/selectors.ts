@@ -9,6 +9,8 @@ import { HybridSelector } from '../select/hybrid-selector.js';
 import type { NamedSelectorFactory } from '../select/named-selectors.js';
 import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
 import type { AsyncToolSelector } from '../select/selector.js';
+import type { ToolLinks } from '../select/tool-links.js';
+import type { ToolSchema } from '../registry/schema.js';
 
 /** What a CLI selector factory is given. */
 export interface SelectorSpec {
@@ -77,6 +79,18 @@ export function corpusEmbeds(selector: AsyncToolSelector): number {
   if (selector instanceof EmbeddingSelector) return selector.stats.corpusEmbeds;
   if (selector instanceof HybridSelector) return selector.dense.stats.corpusEmbeds;
   return 0;
+}
+
+/**
+ * The tool links a selector follows for `tools` (the hybrid's), or undefined for selectors
+ * that follow none.
+ *
+ * @example
+ * const links = await toolLinksOf(selector, tools)
+ * links?.links // [{ tool: 'assign_task', parameter: 'task_id', providers: ['search_tasks'], … }]
+ */
+export async function toolLinksOf(selector: AsyncToolSelector, tools: readonly ToolSchema[]): Promise<ToolLinks | undefined> {
+  return selector instanceof HybridSelector ? selector.toolLinks(tools) : undefined;
 }
 
 /**

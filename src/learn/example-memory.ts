@@ -7,6 +7,9 @@
 import type { StoredExample } from './example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
 import { topK } from '../rank/top-k.js';
+import { neighbourFloor } from './vote-floor.js';
+import type { PairOptions, PairTable } from './tool-pairs.js';
+import { pairTable } from './tool-pairs.js';
 import { mergeOptions } from '../options.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
@@ -33,6 +36,15 @@ export interface LearnedVoteOptions {
   /** Cosine to a tool's prototype below which it gets no prototype vote. */
   prototypeFloor?: number;
   /**
+   * What was learned may not evict from a selection a tool no example used (see the hybrid's
+   * `keepUnseen`): learning cannot hurt the tools it has not seen. `true` always; a number `q`
+   * only for a prompt unlike any example: its nearest example no closer than the `q` quantile
+   * of how close examples of other tools sit together (see `neighbourFloor`).
+   */
+  protectUnseen?: boolean | number;
+  /** Tools used together ({@link PairOptions}): a selected tool lifts its learned partners. `false` turns it off. */
+  pairs?: PairOptions | false;
+  /**
    * The learned query projection ({@link ProjectionOptions}): a linear map of the query vector
    * fitted on the examples, applied to the dense half when a held-out check on the examples
    * says it helps. `false` turns it off.
@@ -41,7 +53,16 @@ export interface LearnedVoteOptions {
 }
 
 /** The fitted defaults (dev splits only). */
-export const LEARN_DEFAULTS = { neighbours: 8, minSimilarity: 0.5, weight: 1.5, maxExamples: 8192, prototypeWeight: 0, prototypeFloor: 0.5 } as const;
+export const LEARN_DEFAULTS = {
+  neighbours: 8,
+  minSimilarity: 0.5,
+  weight: 1.5,
+  maxExamples: 8192,
+  prototypeWeight: 0,
+  prototypeFloor: 0.5,
+  protectUnseen: 0.75 as boolean | number,
+  pairs: {} as PairOptions | false,
+} as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
 export const MAX_EXAMPLE_CHARS = 2000;
@@ -69,6 +90,9 @@ export class ExampleMemory {
   #order: Entry[] = [];
   #prototypes: Map<string, Float32Array> | undefined;
   #version = 0;
+  #pairs: { version: number; table: PairTable } | undefined;
+  #used: { version: number; tools: ReadonlySet<string> } | undefined;
+  #likeFloor: { version: number; value: number } | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -275,6 +299,60 @@ export class ExampleMemory {
     const scale = (weight * strongest) / total;
     for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
     return out;
+  }
+
+  /** Whether a prompt is unlike every example, for `protectUnseen` (see there). */
+  unlike(query: Float32Array): boolean {
+    const q = this.#options.protectUnseen;
+    if (q === true) return true;
+    if (q === false || this.#entries.size === 0 || query.length !== this.dimensions) return false;
+    const { matrix, order } = this.#ensureMatrix();
+    if (this.#likeFloor?.version !== this.#version) {
+      const measured = neighbourFloor(
+        matrix,
+        order.map((entry) => entry.tools),
+        this.dimensions,
+        q,
+      );
+      // Too few examples of different tools to measure: no guard (only near neighbours vote anyway).
+      this.#likeFloor = { version: this.#version, value: measured ?? this.#options.minSimilarity };
+    }
+    let nearest = -1;
+    for (let row = 0, offset = 0; row < order.length; row++, offset += this.dimensions) {
+      let sum = 0;
+      for (let j = 0; j < this.dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+      if (sum > nearest) nearest = sum;
+    }
+    return nearest < this.#likeFloor.value;
+  }
+
+  /** Every tool some example used. Recomputed when the examples change. */
+  get usedTools(): ReadonlySet<string> {
+    if (this.#used?.version !== this.#version) {
+      const tools = new Set<string>();
+      for (const entry of this.#entries.values()) for (const tool of entry.tools) tools.add(tool);
+      this.#used = { version: this.#version, tools };
+    }
+    return this.#used.tools;
+  }
+
+  /**
+   * Tools the examples used together, with each pair's confidence (see `pairTable`); empty
+   * when pairs are off. Recomputed when the examples change.
+   */
+  get pairs(): PairTable {
+    const options = this.#options.pairs;
+    if (options === false) return new Map();
+    if (this.#pairs?.version !== this.#version) {
+      this.#pairs = {
+        version: this.#version,
+        table: pairTable(
+          [...this.#entries.values()].map((entry) => entry.tools),
+          options,
+        ),
+      };
+    }
+    return this.#pairs.table;
   }
 
   #ensureMatrix(): { matrix: Float32Array; order: Entry[] } {

@@ -20,6 +20,7 @@ import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { type Pacer, timeSlices } from './pacer.js';
 import { fitProjection, projectQuery } from './query-projection.js';
+import { PAIR_DEFAULTS, partnerLifts } from './tool-pairs.js';
 import { errorMessage } from '../describe-error.js';
 
 /** Options for a `learn` call. */
@@ -125,6 +126,16 @@ export class LearnedStore {
 
   get size(): number {
     return this.memory.size;
+  }
+
+  /**
+   * The learned partners of `anchors` (tools used together with them) and each one's lift, on
+   * the ranking's 0..1 scale; empty when pairs are off or nothing pairs.
+   */
+  partners(anchors: readonly string[]): Map<string, number> {
+    const options = this.memory.options.pairs;
+    if (this.memory.size === 0 || options === false) return new Map();
+    return partnerLifts(this.memory.pairs, anchors, options.weight ?? PAIR_DEFAULTS.weight);
   }
 
   /** Votes for `all`'s tools (see {@link ExampleMemory.votes}). */

@@ -3,6 +3,8 @@ import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { toToolSchema } from './tool-definition.js';
+import { nameRecord } from './name-record.js';
+import { withToolNeeds } from './tool-needs.js';
 import type { ArgumentValidator } from './validate.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -25,12 +27,21 @@ export type ToolHandler<Args = any> = (args: Args, context: ToolContext) => unkn
 export interface ToolEntry {
   readonly schema: ToolSchema;
   readonly handler: ToolHandler;
+  /** Tools this one needs first (see {@link RegisterOptions.needs}). */
+  readonly needs?: readonly string[];
 }
 
 /** Options for {@link ToolRegistry.register}. */
 export interface RegisterOptions {
   /** Replace an existing tool of the same name (keeping its position) instead of failing. */
   replace?: boolean;
+  /**
+   * Tools this one needs first (best first): where the input it cannot get from a prompt comes
+   * from, e.g. `['search_tasks']` for an `assign_task` that takes a `task_id`. Selectors that
+   * follow links (the hybrid) use these instead of what they infer for this tool; `[]` says it
+   * needs none. Names not registered when a selection runs are ignored with a warning.
+   */
+  needs?: readonly string[] | undefined;
 }
 
 /** Options for {@link ToolRegistry.dispatch}. */
@@ -42,6 +53,8 @@ interface Slot {
   schema: ToolSchema;
   handler: ToolHandler;
   digest: string;
+  schemaDigest: string;
+  needs: readonly string[] | undefined;
   validator?: ArgumentValidator;
 }
 
@@ -49,8 +62,8 @@ interface Slot {
  * Every tool the loop knows: the registered surface. Dispatch and unknown-name checks read
  * it; selectors narrow `schemas()` to the advertised surface each turn.
  *
- * `generation` changes whenever the ordered list of (name, description, parameters) changes,
- * and only then, so caches keyed on it (corpus vectors) survive no-op re-registrations.
+ * `generation` changes whenever the ordered list of (name, description, parameters) changes, or
+ * a tool's declared `needs`, and only then, so caches keyed on it (corpus vectors) survive no-op re-registrations.
  *
  * @example
  * const registry = new ToolRegistry()
@@ -96,25 +109,32 @@ export class ToolRegistry {
       description: schema.description,
       parameters: deepFreeze(structuredClone(schema.parameters)),
     });
-    const digest = digestOf(frozen);
+    const needs = options.needs === undefined ? undefined : assertNeeds(schema.name, options.needs);
+    const schemaDigest = digestOf(frozen);
+    // Needs are part of the digest: changing them publishes a new list (a new generation).
+    const digest = needs ? schemaDigest + stableStringify(needs) : schemaDigest;
     // A no-op replacement keeps the old schema object, so caches keyed on identity survive.
-    const kept = previous && previous.digest === digest ? previous.schema : frozen;
-    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest });
+    const kept = previous?.schemaDigest === schemaDigest ? previous.schema : frozen;
+    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest, schemaDigest, needs });
   }
 
   /** Register many tools at once (any {@link ToolDefinition} shape); all entries are checked before any is added. */
-  registerMany(entries: Iterable<{ readonly schema: ToolDefinition; readonly handler: ToolHandler }>, options: RegisterOptions = {}): this {
-    const list = [...entries].map(({ schema, handler }) => ({ schema: toToolSchema(schema), handler }));
+  registerMany(
+    entries: Iterable<{ readonly schema: ToolDefinition; readonly handler: ToolHandler; readonly needs?: readonly string[] }>,
+    options: RegisterOptions = {},
+  ): this {
+    const list = [...entries].map(({ schema, handler, needs }) => ({ schema: toToolSchema(schema), handler, needs }));
     const seen = new Set<string>();
-    for (const { schema, handler } of list) {
+    for (const { schema, handler, needs } of list) {
       assertHandler(schema, handler);
+      if (needs !== undefined) assertNeeds(schema.name, needs);
       if (seen.has(schema.name)) throw new Error(`tool "${schema.name}" appears twice in one registerMany call`);
       seen.add(schema.name);
       if (this.#slots.has(schema.name) && !options.replace) {
         throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
       }
     }
-    for (const { schema, handler } of list) this.#put(schema, handler, { replace: true });
+    for (const { schema, handler, needs } of list) this.#put(schema, handler, { replace: true, needs });
     this.#changed();
     return this;
   }
@@ -188,12 +208,17 @@ export class ToolRegistry {
    */
   schemas(): readonly ToolSchema[] {
     if (this.#schemas === undefined) {
-      this.#schemas = Object.freeze([...this.#slots.values()].map((slot) => slot.schema));
+      const slots = [...this.#slots.values()];
+      this.#schemas = Object.freeze(slots.map((slot) => slot.schema));
+      // Declared needs travel with the published list (read them back with toolNeedsOf).
+      const needs = nameRecord<readonly string[]>();
+      for (const slot of slots) if (slot.needs) needs[slot.schema.name] = slot.needs;
+      if (Object.keys(needs).length > 0) withToolNeeds(this.#schemas, needs);
     }
     return this.#schemas;
   }
 
-  /** Changes whenever the ordered list of (name, description, parameters) changes, and only then. */
+  /** Changes whenever the ordered list of (name, description, parameters, declared needs) changes, and only then. */
   get generation(): number {
     return this.#generation;
   }
@@ -307,6 +332,13 @@ function deepFreeze<T>(value: T): T {
 
 function digestOf(schema: ToolSchema): string {
   return stableStringify([schema.name, schema.description, schema.parameters]);
+}
+
+function assertNeeds(name: string, needs: unknown): readonly string[] {
+  if (!Array.isArray(needs) || needs.some((item) => typeof item !== 'string' || item === '')) {
+    throw new TypeError(`tool "${name}": needs must be a list of tool names`);
+  }
+  return Object.freeze([...new Set(needs as string[])]);
 }
 
 function renderResult(value: unknown): string {

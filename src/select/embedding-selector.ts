@@ -21,6 +21,7 @@ import { errorMessage } from '../describe-error.js';
 import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
+import type { LearnedStore } from '../learn/learned-store.js';
 import { fullSurface } from './apply-selection.js';
 import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import { mergeOptions } from '../options.js';
@@ -253,6 +254,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return this.learning.store?.votes(vector, all);
   }
 
+  /** @internal The learned-examples store, once loaded (for the hybrid's learned pairs and guard). */
+  get learnedStore(): LearnedStore | undefined {
+    return this.learning.store;
+  }
+
   /** Tools advertised per turn (before core tools). */
   get topK(): number {
     return this.settings.topK;
@@ -432,6 +438,22 @@ export class EmbeddingSelector implements AsyncToolSelector {
       return out;
     });
     return { ok: true, scores, vectors, warnings };
+  }
+
+  /**
+   * The corpus's unit tool vectors (row-major, `all.length × dimensions`, registry order; do not
+   * mutate), for selectors that relate tools to one another (the hybrid's tool links). Undefined
+   * when the corpus cannot load (or the signal aborts: the caller checks it). Never rejects.
+   *
+   * @example
+   * const vectors = await selector.toolVectors(all)
+   * vectors?.matrix.subarray(0, vectors.dimensions) // all[0]'s vector
+   */
+  toolVectors(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
+    return this.index.load(all, options).then(
+      ({ corpus }) => (corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined),
+      () => undefined,
+    );
   }
 
   private async rank(

@@ -21,6 +21,8 @@ import type { ClauseOptions } from '../text/clauses.js';
 import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
 import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
+import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
+import type { LinkSource } from './whole-task.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -37,6 +39,17 @@ export interface MultiIntentOptions extends ClauseOptions {
   mix?: number;
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
+  /**
+   * Give each clause of any multi-clause prompt its best tool: one the k picks left out is
+   * advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
+   */
+  clauseSlots?: boolean;
+  /**
+   * Added to a clause's score for the tools among its best few whose actions (from the name
+   * and the description's first words) match the clause's verb: "email him the details" picks
+   * send_email over reply_to_email. 0 turns it off.
+   */
+  action?: number;
 }
 
 /**
@@ -109,6 +122,14 @@ export interface HybridSelectorOptions {
    * Overrides the one of an {@link EmbeddingSelector} passed in.
    */
   learnedCache?: VectorCache;
+  /**
+   * Whole-task selection: a picked tool whose required input is a handle the prompt does not
+   * give (`task_id`, `email_id`, a ticker…) brings the tool that finds it (`search_tasks`),
+   * within {@link ToolLinkOptions.budget} tools beyond k, with a `neededBy` reason. Links are
+   * inferred once per registry list, or declared (here, at registration with `needs`, or with
+   * `withToolNeeds`); see {@link HybridSelector.toolLinks}. `false` turns it off. Default on.
+   */
+  links?: ToolLinkOptions | false;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
@@ -120,7 +141,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1 },
 } as const;
 
 interface Lexical {
@@ -159,13 +180,17 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
+  // The links' settings and their cache per registry list (with the tools' vectors once the
+  // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
+  readonly #linkSource: LinkSource;
   // What a derived copy is built from: the options minus those already applied to #dense
   // (cache, timeout, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
-    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true } = derivable;
+    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true, links } = derivable;
     this.#derivable = derivable;
     // Only the numbers are read from #options; adaptive and multiIntent resolve below.
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
@@ -191,6 +216,24 @@ export class HybridSelector implements AsyncToolSelector {
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
     this.#core = new Set(coreTools);
+    const budget = links === false ? 0 : (links?.budget ?? 2);
+    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be 0..64, got ${budget}`);
+    this.#links = links === false ? undefined : { ...links, budget };
+    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense };
+  }
+
+  /**
+   * The tool links this selector follows for a registry list: inferred from the tools' names,
+   * parameters and descriptions (with their vectors once the corpus loads) and declared ones,
+   * with warnings for what was ignored. Computed once per list (registry generation). Check
+   * them, and correct a wrong one by declaring that tool's needs (`[]` for none).
+   *
+   * @example
+   * const { links, warnings } = await selector.toolLinks(registry.schemas())
+   * // [{ tool: 'assign_task', parameter: 'task_id', entity: 'task', providers: ['search_tasks'], source: 'inferred' }]
+   */
+  async toolLinks(all: readonly ToolSchema[], signal?: AbortSignal): Promise<ToolLinks> {
+    return (await import('./whole-task.js')).linksFor(this.#linkSource, all, signal);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -293,23 +336,35 @@ export class HybridSelector implements AsyncToolSelector {
     const warnings = [...dense.warnings];
     const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
+    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent?.action ?? 0);
     if (!dense.ok) {
       if (whole.lexicalMax <= 0) return fullSurface(all, this.#core, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
-    const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
-    if (votes) for (let i = 0; i < all.length; i++) whole.fused[i] = (whole.fused[i] as number) + (votes[i] as number);
-    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), this.#multiIntent?.mix ?? 0) : undefined;
+    const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
+    // In place: the learned votes and pairs; `unlearned` keeps the ranking without them.
+    const learned = dense.ok ? task?.applyLearned(all, whole.fused, dense.vectors[0] as Float32Array, this.#dense) : undefined;
+    const votes = learned?.votes;
+    const mix = this.#multiIntent?.mix ?? 0;
+    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), mix) : undefined;
+    if (learned && clauseBest) intent?.mixClauses(learned.unlearned, rankings.slice(1), mix);
     const fused = whole.fused;
 
-    const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const ranking = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
+    const ranked = task ? task.keepUnseen(all, ranking, learned, fused, this.#dense) : ranking;
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
+    // Each clause's best tool: beyond k, from the same budget as prerequisites.
+    const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
+    const needed = this.#links
+      ? await task?.prerequisites(this.#linkSource, { all, picked, fused, query, intents, denseOk: dense.ok, warnings, signal })
+      : undefined;
+    const extra = new Set(needed?.extra ?? []);
     const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
-      if (!chosen.has(i) && !this.#core.has(tool.name)) continue;
+      if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
       const matched = words.filter((word) => lexical.documents[i]?.has(word));
       const clause = clauseBest?.[i];
@@ -322,9 +377,10 @@ export class HybridSelector implements AsyncToolSelector {
           ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
           ...(clause !== undefined && clause > 0 ? { clause } : {}),
         },
-        ...(chosen.has(i) ? {} : { core: true }),
+        ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
       };
     }
+    task?.annotate(reasons, all, needed, learned?.paired);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }
 

@@ -3,6 +3,8 @@
  * clauses of a prompt to rank, how their scores mix into the whole prompt's, and the slots an
  * enumerated prompt's items keep.
  */
+import type { ToolSchema } from '../registry/schema.js';
+import { requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 
@@ -84,4 +86,60 @@ export function sharePicks(picked: readonly number[], required: readonly number[
     if (lowest >= 0) out[lowest] = index;
   }
   return out;
+}
+
+const actionMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>();
+
+/** Each tool's actions (see `toolActions`), computed once per registry list. */
+export function actionsOf(all: readonly ToolSchema[]): readonly ReadonlySet<string>[] {
+  let actions = actionMemo.get(all);
+  if (!actions) {
+    actions = all.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? ''));
+    actionMemo.set(all, actions);
+  }
+  return actions;
+}
+
+/**
+ * In place: the tools among a ranking's best `top` whose actions include the text's action
+ * gain `weight`, so a verb shared by many tools ("email him" among send_email, reply_to_email
+ * and forward_email) is resolved by what the text asks done. Returns the action, if any.
+ *
+ * @example
+ * resolveAction(clauseScores, 'email him the details', actionsOf(all), { top: 5, weight: 0.1 }) // 'send'
+ */
+export function resolveAction(
+  fused: Float64Array,
+  text: string,
+  actions: readonly ReadonlySet<string>[],
+  options: { top: number; weight: number },
+): string | undefined {
+  const action = requestAction(text);
+  if (!action || options.weight <= 0) return action;
+  const order: number[] = [];
+  for (let i = 0; i < fused.length; i++) {
+    if (!((fused[i] as number) > 0)) continue;
+    // Keep the best `top` indices (insertion into a short sorted list).
+    let at = order.length;
+    while (at > 0 && (fused[order[at - 1] as number] as number) < (fused[i] as number)) at--;
+    if (at < options.top) {
+      order.splice(at, 0, i);
+      if (order.length > options.top) order.pop();
+    }
+  }
+  for (const i of order) if (actions[i]?.has(action)) fused[i] = (fused[i] as number) + options.weight;
+  return action;
+}
+
+/**
+ * In place: each clause ranking (after the whole prompt's, `rankings[0]`) resolved by its
+ * clause's action (see {@link resolveAction}); nothing for a one-clause prompt or weight 0.
+ *
+ * @example
+ * resolveActions(rankings, [prompt, ...clauses], all, 0.1)
+ */
+export function resolveActions(rankings: readonly ClauseRanking[], texts: readonly string[], all: readonly ToolSchema[], weight: number): void {
+  if (!(weight > 0) || rankings.length < 2) return;
+  const actions = actionsOf(all);
+  for (let t = 1; t < rankings.length; t++) resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
 }

@@ -26,6 +26,15 @@ export interface ToolReason {
   core?: boolean;
   /** The evidence a blended score was made of (e.g. `{ lexical, dense }`), each in 0..1. */
   parts?: Readonly<Record<string, number>>;
+  /**
+   * Selected tools that need this one first: it produces an input of theirs the prompt does
+   * not give (an id, a ticker), so an agent calls it before them.
+   */
+  neededBy?: readonly string[];
+  /** The tool was advertised beyond k as a prerequisite (see `neededBy`). */
+  prerequisite?: boolean;
+  /** The tool was advertised beyond k as the best tool of one clause of the prompt. */
+  intent?: boolean;
 }
 
 /**

@@ -238,13 +238,14 @@ describe('HybridSelector timeout', () => {
 
 describe('HybridSelector multi-intent prompts', () => {
   const TWO = 'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
-  const pick = async (selector: HybridSelector, prompt: string) => (await selector.select(ctx(prompt), TOOLS, { signal: signal() })).tools.map((t) => t.name);
+  const pick = async (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = TOOLS) =>
+    (await selector.select(ctx(prompt), tools, { signal: signal() })).tools.map((t) => t.name);
 
   it('ranks each clause too, so a second intent is not crowded out', async () => {
     const embedder = countingEmbedder();
     // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
     // nameWeight 0: the clause mix alone.
-    const on = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: { mix: 1, share: false } });
+    const on = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: { mix: 1, share: false, clauseSlots: false } });
     const off = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: false });
     expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
@@ -271,7 +272,7 @@ describe('HybridSelector multi-intent prompts', () => {
     const embedder = countingEmbedder();
     const cache = memoryVectorCache();
     const share = new HybridSelector(embedder, { topK: 2, cache });
-    const noShare = new HybridSelector(embedder, { topK: 2, cache, multiIntent: { share: false } });
+    const noShare = new HybridSelector(embedder, { topK: 2, cache, multiIntent: { share: false, clauseSlots: false } });
     expect(await pick(noShare, LIST)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(share, LIST)).toEqual(['send_email', 'search_web']);
     // The items are the clauses, each kept whole across its sentences.
@@ -283,6 +284,37 @@ describe('HybridSelector multi-intent prompts', () => {
     // k stays k, and a prompt that is not an enumeration ranks as without sharing.
     const plain = 'search the web for pages about the sql query planner and send an email';
     expect(await share.select(ctx(plain), TOOLS, { signal: signal() })).toEqual(await noShare.select(ctx(plain), TOOLS, { signal: signal() }));
+  });
+
+  it("each clause's best tool is advertised beyond k when the ranking left it out", async () => {
+    const cache = memoryVectorCache();
+    // mix 0 and no enumeration share: the clauses add nothing to the ranking itself, only their slots.
+    const slots = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false } });
+    const none = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false, clauseSlots: false } });
+    expect(await pick(none, TWO)).toEqual(['search_web', 'run_sql_query']);
+    const output = await slots.select(ctx(TWO), TOOLS, { signal: signal() });
+    expect(output.tools.map((t) => t.name)).toEqual(['search_web', 'translate_text', 'run_sql_query']);
+    expect(output.reasons?.translate_text?.intent).toBe(true);
+    // From the links budget: none beyond k without one.
+    const noBudget = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false }, links: { budget: 0 } });
+    expect(await pick(noBudget, TWO)).toEqual(['search_web', 'run_sql_query']);
+  });
+
+  it('a clause is resolved by its action: "email him" is send, not reply', async () => {
+    const MAIL: ToolSchema[] = [
+      tool('create_task', 'Create a task and assign it.', { title: { type: 'string' } }),
+      tool('send_email', 'Compose and send a new email.', { to: { type: 'string' } }),
+      tool('reply_to_email', 'Reply to an email thread, to him or to everyone.', { email_id: { type: 'string' }, body: { type: 'string' } }),
+      tool('forward_email', 'Forward an email to someone.', { email_id: { type: 'string' } }),
+      tool('search_inbox', 'Search received mail.', { query: { type: 'string' } }),
+    ];
+    const prompt = 'Create a task for Luis to fix the login bug, then email him the details';
+    const cache = memoryVectorCache();
+    const base = { topK: 2, cache, links: false as const };
+    const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0, clauseSlots: false } });
+    const resolved = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0.3, clauseSlots: false } });
+    expect(await pick(plain, prompt, MAIL)).not.toContain('send_email');
+    expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
   });
 
   it('rejects a mix outside 0..1', () => {

@@ -1,0 +1,217 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn } from '../../src/select/tool-links.js';
+
+const root = join(import.meta.dirname, '../..');
+const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
+
+const tool = (name: string, description: string, properties: Record<string, unknown> = {}, required: string[] = Object.keys(properties)): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties, required },
+});
+const str = (description = '') => ({ type: 'string', description });
+
+const providersOf = (links: ReturnType<typeof inferToolLinks>, name: string, parameter?: string) =>
+  links.links.find((link) => link.tool === name && (parameter === undefined || link.parameter === parameter))?.providers;
+
+describe('handleInputs', () => {
+  it('finds required handles by name and by description, with the entity each identifies', () => {
+    const inputs = handleInputs(
+      tool('update_ticket', 'Change a ticket.', {
+        ticket_id: { type: 'integer', description: 'Ticket number' },
+        assignee: str('User ID of the support agent'),
+        note: str('Free text'),
+      }),
+    );
+    expect(inputs.map((input) => [input.parameter, input.entity[0]])).toEqual([
+      ['ticket_id', 'ticket'],
+      ['assignee', 'assigne'],
+    ]);
+    expect(inputs[1]?.entity).toContain('user');
+  });
+
+  it('reads a bare `id` through the tool name, and a camelCase handle', () => {
+    expect(handleInputs(tool('update_event', 'Edit an event.', { id: str('Identifier of the thing to change') }))[0]?.entity).toContain('event');
+    expect(handleInputs(tool('get_customer', 'One customer.', { customerId: str() }))[0]?.entity).toEqual(['customer']);
+  });
+
+  it('keeps optional handles apart, and ignores inputs that are not handles', () => {
+    const inputs = handleInputs(tool('create_task', 'New task.', { title: str('Title'), project_id: str('ID of the project') }, ['title']));
+    expect(inputs).toEqual([expect.objectContaining({ parameter: 'project_id', optional: true })]);
+    expect(handleInputs(tool('get_weather', 'Weather.', { city: str('City name') }))).toEqual([]);
+  });
+
+  it('copes with tools without a parameters schema', () => {
+    for (const parameters of [undefined, null, {}, { type: 'object' }, { properties: 'nope' }, { properties: [], required: 'x' }]) {
+      expect(handleInputs({ name: 'bare', description: 'x', parameters } as unknown as ToolSchema)).toEqual([]);
+    }
+  });
+});
+
+describe('inferToolLinks on the dev registry', () => {
+  const links = inferToolLinks(WORKDESK);
+
+  it('links each tool that needs an id to the tool that finds it', () => {
+    expect(providersOf(links, 'assign_task', 'task_id')?.[0]).toBe('search_tasks');
+    expect(providersOf(links, 'reply_to_email', 'email_id')?.[0]).toBe('search_inbox');
+    expect(providersOf(links, 'update_event', 'id')).toEqual(['list_events']);
+    expect(providersOf(links, 'log_activity', 'customer_id')).toEqual(['find_customer']);
+    expect(providersOf(links, 'get_stock_quote', 'ticker')).toEqual(['lookup_ticker']);
+    expect(providersOf(links, 'rollback_deployment')).toEqual(['list_deployments']);
+    expect(providersOf(links, 'share_document', 'docId')).toEqual(['search_documents']);
+    expect(providersOf(links, 'submit_expense', 'receipt_id')).toEqual(['upload_receipt']);
+    expect(links.warnings).toEqual([]);
+  });
+
+  it('never links a tool that needs the same handle itself, nor tools without handles', () => {
+    for (const link of links.links) {
+      expect(link.providers).not.toContain(link.tool);
+      expect(link.providers).not.toContain('read_email');
+      expect(link.providers).not.toContain('get_customer');
+    }
+    expect(providersOf(links, 'send_email')).toBeUndefined();
+    expect(providersOf(links, 'get_weather')).toBeUndefined();
+  });
+
+  it('ranks providers with the tools’ vectors when there are some', () => {
+    // Two finders of one entity; the vectors say the second belongs with the consumer.
+    const tools = [
+      tool('pick_widget', 'Use a widget.', { widget_id: str('ID of the widget') }),
+      tool('search_widgets', 'Search widgets; returns widget IDs.', { query: str() }),
+      tool('list_widgets', 'List widgets with their IDs.', {}),
+    ];
+    const lexical = inferToolLinks(tools);
+    const matrix = Float32Array.from([1, 0, 0, 1, 0.8, 0.6]);
+    const dense = inferToolLinks(tools, { vectors: { matrix, dimensions: 2 } });
+    expect(providersOf(lexical, 'pick_widget')?.[0]).toBe('search_widgets');
+    expect(providersOf(dense, 'pick_widget')?.[0]).toBe('list_widgets');
+  });
+
+  it('a tool name in a parameter description is a link on its own', () => {
+    const tools = [
+      tool('cancel_thing', 'Cancel.', { ref: str('Reference of the thing (returned by fetch_all_refs)') }),
+      tool('fetch_all_refs', 'All references.', {}),
+    ];
+    expect(providersOf(inferToolLinks(tools), 'cancel_thing', 'ref')).toEqual(['fetch_all_refs']);
+    // A plain word that happens to be a tool's name is not.
+    const math = [
+      tool('add_to_list', 'Add to a list.', { list_id: str('the list symbol to add to') }),
+      tool('add', 'Add two numbers.', { a: str(), b: str() }),
+    ];
+    expect(providersOf(inferToolLinks(math), 'add_to_list')).toBeUndefined();
+  });
+});
+
+describe('declared links and bad input', () => {
+  const tools = [
+    tool('open_box', 'Open a box.', { box_id: str('ID of the box') }),
+    tool('open_crate', 'Open a crate.', { crate_id: str('ID of the crate') }),
+    tool('list_boxes', 'List boxes with their IDs.', {}),
+  ];
+
+  it('a declared entry replaces what is inferred for that tool, [] included', () => {
+    const inferred = inferToolLinks(tools);
+    expect(providersOf(inferred, 'open_box')).toEqual(['list_boxes']);
+    const declared = inferToolLinks(tools, { declared: { open_box: ['open_crate'], open_crate: [] } });
+    expect(declared.links).toEqual([{ tool: 'open_box', providers: ['open_crate'], source: 'declared' }]);
+    expect(inferToolLinks(tools, { infer: false }).links).toEqual([]);
+  });
+
+  it('ignores declared links to unknown tools or to itself, with a warning each', () => {
+    const links = inferToolLinks(tools, {
+      declared: { open_box: ['nope', 'open_box', 'list_boxes'], ghost: ['open_box'], open_crate: 'list_boxes' as unknown as string[] },
+    });
+    expect(providersOf(links, 'open_box')).toEqual(['list_boxes']);
+    expect(links.warnings.join('\n')).toMatch(/"open_box" needs "nope", which is not registered/);
+    expect(links.warnings.join('\n')).toMatch(/"open_box" cannot need itself/);
+    expect(links.warnings.join('\n')).toMatch(/declared links of "ghost" ignored/);
+    expect(links.warnings.join('\n')).toMatch(/declared links of "open_crate" ignored: expected a list/);
+  });
+
+  it('a cycle of declared links is reported and walked once', () => {
+    const links = inferToolLinks(tools, { declared: { open_box: ['open_crate'], open_crate: ['open_box'] } });
+    expect(links.warnings.join('\n')).toMatch(/cycle \(open_box → open_crate → open_box\)/);
+    const result = prerequisitesFor(links, { picked: [0], anchors: [0], score: [1, 0.5, 0], prompt: 'open the box', budget: 8 });
+    expect(result.extra).toEqual([1]);
+    expect(result.neededBy.get(1)).toEqual(['open_box']);
+    expect(result.neededBy.get(0)).toEqual(['open_crate']);
+  });
+
+  it('hundreds of candidates for one id: the best three are kept, with one warning', () => {
+    const many = [
+      tool('assign_order', 'Assign an order.', { order_id: str('ID of the order') }),
+      ...Array.from({ length: 300 }, (_, i) => tool(`search_orders_${i}`, `Search orders in region ${i}; returns order IDs.`, { query: str() })),
+    ];
+    const start = performance.now();
+    const links = inferToolLinks(many);
+    expect(performance.now() - start).toBeLessThan(5000);
+    expect(providersOf(links, 'assign_order')).toHaveLength(3);
+    expect(links.warnings.join('\n')).toMatch(/16 or more candidate providers \(e\.g\. assign_order\.order_id: 300\)/);
+    const { extra } = prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(many.length), prompt: 'assign the order', budget: 2 });
+    expect(extra).toHaveLength(1);
+  });
+
+  it('a tool whose every input is an id stays within the budget', () => {
+    const ids = [
+      tool('link_all', 'Link things.', { task_id: str(), event_id: str(), email_id: str(), deal_id: str() }),
+      tool('search_tasks', 'Search tasks; returns task IDs.', { q: str() }, []),
+      tool('list_events', 'List events with their IDs.', {}),
+      tool('search_inbox', 'Search mail; each has an email_id.', { q: str() }, []),
+      tool('list_deals', 'List deals with deal IDs.', {}),
+    ];
+    const links = inferToolLinks(ids);
+    expect(links.links).toHaveLength(4);
+    const { extra } = prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(5), prompt: 'link them', budget: 2 });
+    expect(extra).toHaveLength(2);
+  });
+});
+
+describe('suppliedIn and prerequisitesFor', () => {
+  const input = { parameter: 'task_id', entity: ['task'], handle: ['id'], words: ['task'], mentions: ['task'] };
+
+  it('a handle the prompt spells out needs no lookup', () => {
+    expect(suppliedIn('Mark task 4821 as done', input)).toBe(true);
+    expect(suppliedIn('Comment on task #921', input)).toBe(true);
+    expect(suppliedIn('my id is USR002, message Bob', input)).toBe(true);
+    expect(suppliedIn("Reassign all of Dana's onboarding tasks to Luis", input)).toBe(false);
+    expect(suppliedIn('Move the task to 3pm on 12 March', input)).toBe(false);
+    const ticker = { parameter: 'ticker', entity: ['stock'], handle: ['ticker'], words: ['stock'], mentions: [] };
+    expect(suppliedIn('Quote for TSLA please', ticker)).toBe(true);
+    expect(suppliedIn("What's the share price of Northwind Traders?", ticker)).toBe(false);
+  });
+
+  it('adds the best provider of an anchor within the budget, or names one already picked', () => {
+    const links = inferToolLinks(WORKDESK);
+    const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
+    const score = new Float64Array(WORKDESK.length);
+    const missing = prerequisitesFor(links, {
+      picked: [at('assign_task')],
+      anchors: [at('assign_task')],
+      score,
+      prompt: 'Reassign the onboarding tasks to Tom',
+      budget: 2,
+    });
+    expect(missing.extra).toEqual([at('search_tasks')]);
+    expect(missing.neededBy.get(at('search_tasks'))).toEqual(['assign_task']);
+    const given = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Assign task 3307 to Tom', budget: 2 });
+    expect(given.extra).toEqual([]);
+    const picked = [at('assign_task'), at('list_my_tasks')];
+    const inside = prerequisitesFor(links, { picked, anchors: [at('assign_task')], score, prompt: 'Reassign my tasks to Tom', budget: 2 });
+    expect(inside.extra).toEqual([]);
+    expect(inside.neededBy.get(at('list_my_tasks'))).toEqual(['assign_task']);
+    const none = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Reassign the tasks', budget: 0 });
+    expect(none.extra).toEqual([]);
+  });
+
+  it('an optional handle counts only when the prompt names what it is about', () => {
+    const links = inferToolLinks(WORKDESK);
+    const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
+    const score = new Float64Array(WORKDESK.length);
+    const run = (prompt: string) => prerequisitesFor(links, { picked: [at('create_task')], anchors: [at('create_task')], score, prompt, budget: 2 }).extra;
+    expect(run('Create a kickoff task in the Website project due Friday')).toEqual([at('list_projects')]);
+    expect(run('Create a task to renew the SSL certificate')).toEqual([]);
+  });
+});

@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { toolNeedsOf, withToolNeeds } from '../../src/registry/tool-needs.js';
+import { runSelection } from '../../src/select/run-selection.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import type { SelectionContext } from '../../src/select/selector.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
+
+const root = join(import.meta.dirname, '../..');
+const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
+const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
+const signal = () => new AbortController().signal;
+const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) => selector.select(ctx(prompt), tools, { signal: signal() });
+const names = (output: { tools: readonly ToolSchema[] }) => output.tools.map((tool) => tool.name);
+
+describe('whole-task selection in the hybrid', () => {
+  it('a picked tool that needs an id the prompt lacks brings its lookup, beyond k, saying who needs it', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const output = await select(selector, 'Reply to the email from Mark and say the budget is approved');
+    expect(names(output)).toContain('reply_to_email');
+    expect(names(output)).toContain('search_inbox');
+    expect(output.reasons?.search_inbox?.neededBy).toEqual(['reply_to_email']);
+    expect(output.tools.length).toBeLessThanOrEqual(3 + 2);
+    const plain = await select(
+      new HybridSelector(countingEmbedder(), { topK: 3, links: false }),
+      'Reply to the email from Mark and say the budget is approved',
+    );
+    expect(names(plain)).not.toContain('search_inbox');
+    expect(plain.tools).toHaveLength(3);
+  });
+
+  it('an id in the prompt needs no lookup', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const output = await select(selector, 'Forward email 55120 to legal');
+    expect(names(output)).toContain('forward_email');
+    expect(names(output)).not.toContain('search_inbox');
+  });
+
+  it('a budget of 0 adds nothing; a provider already picked costs nothing', async () => {
+    const none = await select(new HybridSelector(countingEmbedder(), { topK: 3, links: { budget: 0 } }), 'Reply to the email from Mark');
+    expect(none.tools).toHaveLength(3);
+    const wide = await select(new HybridSelector(countingEmbedder(), { topK: 16 }), 'Reply to the email from Mark');
+    expect(wide.tools).toHaveLength(16);
+    expect(wide.reasons?.search_inbox?.neededBy).toEqual(expect.arrayContaining(['reply_to_email']));
+    expect(wide.reasons?.search_inbox?.prerequisite).toBeUndefined();
+  });
+
+  it('declared needs come from the registry and correct an inference', async () => {
+    const registry = new ToolRegistry();
+    registry.registerMany(
+      WORKDESK.map((schema) => ({ schema, handler: () => 'ok', ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}) })),
+    );
+    expect(toolNeedsOf(registry.schemas())).toEqual({ reply_to_email: ['list_my_tasks'] });
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const output = await select(selector, 'Reply to the email from Mark', registry.schemas());
+    expect(names(output)).toContain('list_my_tasks');
+    expect(names(output)).not.toContain('search_inbox');
+    const { links } = await selector.toolLinks(registry.schemas());
+    expect(links.find((link) => link.tool === 'reply_to_email')).toEqual({ tool: 'reply_to_email', providers: ['list_my_tasks'], source: 'declared' });
+    // The option wins over the list's own, per tool.
+    const corrected = new HybridSelector(countingEmbedder(), { topK: 3, links: { declared: { reply_to_email: [] } } });
+    expect(names(await select(corrected, 'Reply to the email from Mark', registry.schemas()))).not.toContain('list_my_tasks');
+  });
+
+  it('warns once per registry list for what it ignored, and ignores an unknown declared tool', async () => {
+    const tools = withToolNeeds([...WORKDESK], { reply_to_email: ['search_mailbox'] });
+    const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
+    const first = await runSelection(selector, ctx('Reply to the email from Mark'), tools, { signal: signal() });
+    expect(first.warnings.join('\n')).toMatch(/"reply_to_email" needs "search_mailbox", which is not registered; ignored/);
+    expect(first.names).not.toContain('search_mailbox');
+    const second = await runSelection(selector, ctx('Reply to the email from Mark'), tools, { signal: signal() });
+    expect(second.warnings).toEqual([]);
+  });
+
+  it('follows links on the lexical half alone when the embedder is down', async () => {
+    const embedder = countingEmbedder();
+    embedder.behaviour = () => 'reject';
+    const output = await select(new HybridSelector(embedder, { topK: 3 }), 'Reply to the email from Mark');
+    expect(output.fellOpen).toBeUndefined();
+    expect(names(output)).toContain('search_inbox');
+  });
+
+  it('tools without a parameters schema and a registry of cycles rank without a loop or a crash', async () => {
+    const bare = [
+      { name: 'ping', description: 'Ping the server.' },
+      { name: 'open_box', description: 'Open a box.', parameters: { type: 'object', properties: { box_id: { type: 'string' } }, required: ['box_id'] } },
+      {
+        name: 'open_crate',
+        description: 'Open a crate.',
+        parameters: { type: 'object', properties: { crate_id: { type: 'string' } }, required: ['crate_id'] },
+      },
+    ] as unknown as ToolSchema[];
+    const tools = withToolNeeds(bare, { open_box: ['open_crate'], open_crate: ['open_box'] });
+    const output = await select(new HybridSelector(countingEmbedder(), { topK: 1 }), 'open the box', tools);
+    expect(names(output).sort()).toEqual(['open_box', 'open_crate']);
+    expect(output.warnings?.join('\n')).toMatch(/cycle \(open_box → open_crate → open_box\)/);
+  });
+
+  it('registration rejects needs that are not a list of names; changing needs changes the generation', () => {
+    const registry = new ToolRegistry();
+    const schema = WORKDESK[0] as ToolSchema;
+    expect(() => registry.register(schema, () => 'ok', { needs: 'search_tasks' as unknown as string[] })).toThrow(/needs must be a list of tool names/);
+    registry.register(schema, () => 'ok');
+    const before = registry.generation;
+    const list = registry.schemas();
+    registry.register(schema, () => 'ok', { replace: true });
+    expect(registry.generation).toBe(before);
+    registry.register(schema, () => 'ok', { replace: true, needs: ['x'] });
+    expect(registry.generation).toBe(before + 1);
+    expect(registry.schemas()).not.toBe(list);
+    expect(registry.schemas()[0]).toBe(list[0]);
+  });
+});
