@@ -8,6 +8,7 @@ import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
 import { defaultEmbedder, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
+import { useLiteEmbedder } from '../dist/transformers.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +25,9 @@ const { values } = parseArgs({
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
+    // The encoder: base (default) or the tuned 'tools' variant (loopctl model --variant tools), from --model DIR.
+    variant: { type: 'string', default: 'base' },
+    model: { type: 'string' },
   },
 });
 
@@ -45,7 +49,9 @@ const limit = values.limit ? Number(values.limit) : undefined;
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
 const needsModel = selectors.some(isDense) || withLearned;
-const useLite = needsModel ? await defaultEmbedder() : undefined;
+const custom = values.variant !== 'base' || values.model !== undefined;
+const modelDir = values.model ?? resolve(import.meta.dirname, '../models/use-lite');
+const useLite = needsModel ? (custom ? useLiteEmbedder({ modelPath: modelDir, variant: values.variant, numThreads: 1 }) : await defaultEmbedder()) : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
 
@@ -104,7 +110,7 @@ function writeReport() {
   // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
   const backend = useLite?.backend;
   const runtime = backend
-    ? `${backend.device === 'native' ? 'onnxruntime-node, native' : `onnxruntime-web ${backend.device}`}, ${backend.numThreads ?? 'default'} thread(s), USE-lite ${backend.dtype}`
+    ? `${backend.device === 'native' ? 'onnxruntime-node, native' : `onnxruntime-web ${backend.device}`}, ${backend.numThreads ?? 'default'} thread(s), USE-lite ${backend.dtype}${backend.variant === 'tools' ? ', tuned encoder (variant tools)' : ''}`
     : 'USE-lite';
   md += `times are one warm selection; for dense selectors they include a real query embedding (${runtime}) `;
   md += `measured on the first ${timingCases} cases.\n\n`;

@@ -9,7 +9,7 @@ import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '..
 import { oneAtATime } from '../embed/one-at-a-time.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 
-export { useLiteEmbedder, resolveModelFile, USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite.js';
+export { useLiteEmbedder, useLiteEmbedderId, useLiteModelFile, resolveModelFile, USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite.js';
 export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
 export type { OrtDevice } from './ort-runtime.js';
 export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
@@ -19,6 +19,7 @@ export type {
   UseLiteEmbedder,
   UseLiteBackend,
   UseLiteDtype,
+  UseLiteVariant,
   UseLiteDevice,
   ModelFileLoader,
 } from './use-lite.js';
