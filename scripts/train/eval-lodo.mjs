@@ -30,6 +30,8 @@ const { values } = parseArgs({
     out: { type: 'string' },
     limit: { type: 'string' },
     device: { type: 'string', default: 'auto' },
+    // 'dev' only to choose a recipe (the held-out set's dev split); reported figures are 'test'.
+    split: { type: 'string', default: 'test' },
   },
 });
 const runs = Object.fromEntries(values.run.map((r) => r.split('=')).map(([set, dir]) => [set, resolve(dir)]));
@@ -56,7 +58,7 @@ const shipped = values.shipped ? embedderFor(join(resolve(values.shipped), 'mode
 const base = embedderFor(values.base, 'base');
 for (const [set, run] of Object.entries(runs)) {
   const tools = loadTools(join(values.data, set, 'tools.json'));
-  let cases = loadCases(join(values.data, set, 'cases.jsonl'), 'test');
+  let cases = loadCases(join(values.data, set, 'cases.jsonl'), values.split);
   if (values.limit) cases = cases.slice(0, Number(values.limit));
   const started = performance.now();
   const row = { set, cases: cases.length, base: await score(base, tools, cases), lodo: await score(embedderFor(join(run, 'model'), 'tools'), tools, cases) };
