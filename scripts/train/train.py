@@ -126,6 +126,8 @@ def evaluate_dev(model, regs, chunk):
 def main():
     args = parse_args()
     torch.set_num_threads(args.threads)
+    # Deterministic kernels (the embedding table's gradient otherwise accumulates in thread order).
+    torch.use_deterministic_algorithms(True)
     os.makedirs(args.out, exist_ok=True)
     exclude = {s for s in args.exclude.split(",") if s}
     unknown = exclude - set(EVAL_SETS)
