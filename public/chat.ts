@@ -109,7 +109,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
     const client = openAIChatClient({ baseURL: url, model: model.value.trim(), ...(apiKey.value ? { apiKey: apiKey.value } : {}) });
     const loop = new BareLoop({ client, registry: deps.registry(), config: { maxTurns: 6 } });
     const chosen = selector.value === 'none' ? undefined : deps.engine.selector(selector.value as SelectorId);
-    if (chosen) loop.withSelector(chosen).withLearning(learn.checked);
+    if (chosen) loop.withAsyncToolSelector(chosen).withLearning(learn.checked);
 
     running = new AbortController();
     send.disabled = true;

@@ -5,18 +5,18 @@
  * `window.__loopctl`.
  */
 import { idbVectorCache } from '../src/adapters/idb.js';
-import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/transformers.js';
-import { useLiteEmbedder } from '../src/adapters/transformers.js';
+import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/use-lite.js';
+import { useLiteEmbedder } from '../src/adapters/use-lite.js';
 import type { CorpusStats } from '../src/index.js';
 import type { VectorCache } from '../src/index.js';
-import type { Selection } from '../src/index.js';
+import type { Selection } from '../src/selector-kit.js';
 import type { EmbeddingSelector } from '../src/index.js';
-import type { NamedSelectors } from '../src/index.js';
-import { namedSelectors } from '../src/index.js';
-import { runSelection } from '../src/index.js';
-import type { SelectionContext, Selector } from '../src/index.js';
+import type { NamedSelectors } from '../src/selector-kit.js';
+import { namedSelectors } from '../src/selector-kit.js';
+import { runSelection } from '../src/selector-kit.js';
+import type { AsyncToolSelector, SelectionContext } from '../src/index.js';
 import type { ToolSchema } from '../src/index.js';
-import { toolsCost } from '../src/index.js';
+import { toolsCost } from '../src/selector-kit.js';
 import { approxTokenCounter } from '../src/index.js';
 
 /** The selectors the page compares, in display order. */
@@ -120,7 +120,7 @@ export class DemoEngine {
   readonly cache: VectorCache;
   readonly #table: NamedSelectors;
   #options: EngineOptions;
-  #selectors: Partial<Record<SelectorId, Selector>> = {};
+  #selectors: Partial<Record<SelectorId, AsyncToolSelector>> = {};
   #ready: Promise<void>;
   #tools: readonly ToolSchema[] = [];
   // When the model finished loading (performance.now()), once it has.
@@ -212,7 +212,7 @@ export class DemoEngine {
   }
 
   /** The selectors as the loop would install them, by id (for the chat panel). */
-  selector(id: SelectorId): Selector | undefined {
+  selector(id: SelectorId): AsyncToolSelector | undefined {
     return this.#selectors[id];
   }
 

@@ -4,10 +4,10 @@
  * URL parameters (for links, tests and the benchmark): `device=auto|wasm|webgpu`,
  * `dtype=int8|fp32`, `k=1..15`, `prompt=…`, `registry=tools.json` (a same-origin tools file).
  */
-import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/transformers.js';
+import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
 import { ToolRegistry } from '../src/index.js';
 import type { ToolSchema } from '../src/index.js';
-import { toolsCost } from '../src/index.js';
+import { toolsCost } from '../src/selector-kit.js';
 import { approxTokenCounter } from '../src/index.js';
 import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
 import { type ChatPanel, mountChat } from './chat.js';

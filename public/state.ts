@@ -3,7 +3,7 @@
  * screenshot and benchmark scripts) wait on `ready`, then read `state` or call the helpers;
  * the page itself renders from the same object, so what a test reads is what a user sees.
  */
-import type { UseLiteBackend, UseLiteDevice, UseLiteDtype } from '../src/adapters/transformers.js';
+import type { UseLiteBackend, UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
 import type { CorpusInfo, EngineProgress, SelectorResult } from './engine.js';
 
 /** Everything the page shows, as plain data. */

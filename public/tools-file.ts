@@ -1,10 +1,12 @@
 /**
  * Reads a user's `tools.json`: a list of tool schemas in loopctl's own shape or the shapes
  * providers use (OpenAI `{type:'function',function:{…}}`, Anthropic `input_schema`, MCP
- * `inputSchema`), at the top level or under `tools`. Every problem is reported with its path,
- * so a bad file explains itself instead of half-loading.
+ * `inputSchema`), at the top level or under `tools`, each read by the library's
+ * `readToolDefinition` (what `ToolRegistry.register` takes, names included). Every problem is
+ * reported with its path, so a bad file explains itself instead of half-loading.
  */
 import type { ToolSchema } from '../src/index.js';
+import { readToolDefinition } from '../src/selector-kit.js';
 
 /** What parsing a file gives: tools, or every error found (never both). */
 export type ToolsFileResult = { readonly ok: true; readonly tools: readonly ToolSchema[] } | { readonly ok: false; readonly errors: readonly string[] };
@@ -71,48 +73,13 @@ export function validateTools(json: unknown): ToolsFileResult {
 }
 
 function normaliseTool(item: unknown, path: string, errors: string[]): ToolSchema | undefined {
-  if (!isRecord(item)) {
-    errors.push(`${path}: expected an object, got ${describe(item)}`);
-    return undefined;
-  }
-  // OpenAI wraps the schema: { type: 'function', function: { name, description, parameters } }.
-  const wrapped = item.type === 'function' && isRecord(item.function);
-  const body = wrapped ? (item.function as Record<string, unknown>) : item;
-  const at = wrapped ? `${path}.function` : path;
-  const before = errors.length;
-
-  const { name, description } = body;
-  if (typeof name !== 'string' || name.trim() === '') {
-    errors.push(`${at}.name: expected a non-empty string, got ${describe(name)}`);
-  } else if (name.length > 128) {
-    errors.push(`${at}.name: "${name.slice(0, 24)}…" is longer than 128 characters`);
-  }
-  if (description !== undefined && typeof description !== 'string') {
-    errors.push(`${at}.description: expected a string, got ${describe(description)}`);
-  }
-  const key = 'parameters' in body ? 'parameters' : 'input_schema' in body ? 'input_schema' : 'inputSchema' in body ? 'inputSchema' : undefined;
-  const parameters = key ? body[key] : { type: 'object', properties: {} };
-  if (!isRecord(parameters)) {
-    errors.push(`${at}.${key}: expected a JSON Schema object, got ${describe(parameters)}`);
-  } else if (parameters.type !== undefined && parameters.type !== 'object') {
-    errors.push(`${at}.${key}.type: a tool's parameters must be an object schema, got ${JSON.stringify(parameters.type)}`);
-  }
-  if (errors.length > before) return undefined;
-  return {
-    name: name as string,
-    description: typeof description === 'string' ? description : '',
-    parameters: parameters as Record<string, unknown>,
-  };
+  // The registry's own reader: the demo takes exactly what a ToolRegistry takes.
+  const read = readToolDefinition(item);
+  if (read.ok) return read.tool;
+  for (const error of read.errors) errors.push(error.startsWith('must') ? `${path}: ${error}` : `${path}.${error}`);
+  return undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value === '' ? 'an empty string' : `the string ${JSON.stringify(value.slice(0, 24))}`;
-  return `a ${typeof value}`;
 }

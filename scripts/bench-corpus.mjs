@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadTools } from '../dist/cli.js';
 import { toolText } from '../dist/selector-kit.js';
-import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/transformers.js';
+import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/use-lite.js';
 import { runnerImport } from 'vite';
 
 // The ONNX writer the model builder uses, loaded from its TypeScript source (no build step).

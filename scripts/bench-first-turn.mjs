@@ -24,7 +24,7 @@ const { values } = parseArgs({
 if (!values.vectors) throw new Error('--vectors FILE is required');
 const { loadTools } = await import('../dist/cli.js');
 const { EmbeddingSelector, HybridSelector, memoryVectorCache } = await import('../dist/index.js');
-const { useLiteEmbedder } = await import('../dist/transformers.js');
+const { useLiteEmbedder } = await import('../dist/use-lite.js');
 
 const tools = loadTools(join(values.data, 'bfcl', 'tools.json'));
 const file = new Uint8Array(readFileSync(values.vectors));
@@ -34,7 +34,7 @@ const loaded = performance.now();
 
 const Selector = values.selector === 'hybrid' ? HybridSelector : EmbeddingSelector;
 const selector = new Selector(embedder, { cache: memoryVectorCache(), vectors: file });
-const output = await selector.selectDetailed({ turn: 1, latestUserMessage: values.query, conversation: [] }, tools, {});
+const output = await selector.select({ turn: 1, latestUserMessage: values.query, conversation: [] }, tools, {});
 const done = performance.now();
 if (output.fellOpen) throw new Error(`first turn fell open: ${output.fellOpen}`);
 

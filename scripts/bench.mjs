@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadCases, loadTools, memoEmbedder, percentile } from '../dist/cli.js';
 import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
 import { encodeVectorsFile } from '../dist/vectors.js';
-import { useLiteEmbedder } from '../dist/transformers.js';
+import { useLiteEmbedder } from '../dist/use-lite.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,7 +53,7 @@ function timeSelect(selector, n = 2000) {
 }
 
 if (want('keyword')) report('KeywordSelector.select, bfcl 1,857 tools', timeSelect(new KeywordSelector()));
-if (want('keyword')) report('KeywordSelector ranked (n=8).select, bfcl', timeSelect(new KeywordSelector().withMaxTools(8)));
+if (want('keyword')) report('KeywordSelector ranked (n=8).select, bfcl', timeSelect(new KeywordSelector().withTopK(8)));
 if (want('bm25')) report('Bm25Selector(k=8).select, bfcl', timeSelect(new Bm25Selector({ topK: 8 })));
 
 if (want('loop')) {

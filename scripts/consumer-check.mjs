@@ -8,7 +8,8 @@
  *   1. the packed file list is the library alone (scripts/packed-files.mjs);
  *   2. the README's "Ten lines" and "complete run" run against the scripted model server;
  *   3. the README's offline set-up: `npx loopctl model --out …`, then its Node `HybridSelector`
- *      example selects by meaning, offline;
+ *      example selects by meaning, offline, and the CLI's `select` (keyword and hybrid) and
+ *      `eval` run from the installed package on a user's own files;
  *   4. a browser entry (a keyword-only app) bundles with Vite; its gzip size is reported;
  *   5. Deno imports the package from node_modules and selects;
  *   6. a Node-only TypeScript project type-checks every public subpath (scripts/node-types-project.mjs).
@@ -262,6 +263,51 @@ try {
   }
   done();
 
+  // 4b. The CLI from the installed package, with only the README's install (no gpt-tokenizer):
+  // `select` (keyword and hybrid on the model just built) and `eval` on a user's own files.
+  done = step('loopctl select + eval');
+  const cliTools = [
+    { name: 'get_weather', description: 'Current weather and forecast for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    { name: 'send_email', description: 'Send an email to a recipient.', parameters: { type: 'object', properties: { to: { type: 'string' } } } },
+    { name: 'stock_price', description: 'Latest trading price of a ticker.', parameters: { type: 'object', properties: { ticker: { type: 'string' } } } },
+  ];
+  writeFileSync(join(app, 'tools.json'), `${JSON.stringify(cliTools, null, 2)}\n`);
+  const cliCases = [
+    { id: 'weather', query: 'What is the weather in Oslo?', expected: ['get_weather'] },
+    { id: 'mail', query: 'Send an email to Ana', expected: ['send_email'] },
+    { id: 'stock', query: 'Latest price of the AAPL ticker', expected: ['stock_price'] },
+  ];
+  writeFileSync(join(app, 'cases.jsonl'), cliCases.map((c) => JSON.stringify(c)).join('\n'));
+  const modelFlag = setupLines.find((l) => l.startsWith('npx loopctl model'))?.match(/--out\s+(\S+)/)?.[1];
+  const cli = async (label, args, expect) => {
+    const result = await run('npx', ['--no-install', 'loopctl', ...args, '--json'], { cwd: app });
+    if (!result.ok) return;
+    try {
+      const figures = JSON.parse(result.stdout.trim());
+      const problem = expect(figures);
+      check(!problem, `loopctl ${label}: ${problem}\n${result.output}`);
+    } catch (error) {
+      failures.push(`loopctl ${label} printed no JSON (${error.message}):\n${result.output}`);
+    }
+  };
+  await cli('select (keyword)', ['select', '--tools', 'tools.json', 'What is the weather in Oslo?'], (f) =>
+    JSON.stringify(f.advertised) === '["get_weather"]' ? undefined : `advertised ${JSON.stringify(f.advertised)}`,
+  );
+  if (check(Boolean(modelFlag), 'README set-up has no `npx loopctl model --out DIR`')) {
+    await cli(
+      'select (hybrid)',
+      ['select', '--tools', 'tools.json', '--selector', 'hybrid', '--k', '1', '--model', modelFlag, 'Will I need an umbrella in Paris tomorrow?'],
+      (f) =>
+        JSON.stringify(f.advertised) === '["get_weather"]' && f.fellOpen === null
+          ? undefined
+          : `advertised ${JSON.stringify(f.advertised)}, fell open ${f.fellOpen}`,
+    );
+  }
+  await cli('eval', ['eval', '--tools', 'tools.json', '--cases', 'cases.jsonl'], (f) =>
+    f.cases === 3 && f.fullRecall === 1 ? undefined : `scored ${f.cases} cases, fullRecall ${f.fullRecall}`,
+  );
+  done();
+
   // 5. A keyword-only browser app bundled with Vite.
   done = step('vite bundle');
   mkdirSync(join(app, 'web'));
@@ -316,7 +362,7 @@ const files = denoFileSystem(Deno.cwd())
 registerFileTools(registry, files, { readOnly: true })
 const picked = new KeywordSelector().select({ turn: 1, latestUserMessage: 'open the notes file', conversation: [] }, registry.schemas())
 const listed = (await files.list('.')).map((entry) => entry.name)
-console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.map((t) => t.name), listed }))
+console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.tools.map((t) => t.name), listed }))
 `,
   );
   const deno = await run(join(root, 'node_modules/.bin/deno'), ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'], {

@@ -8,7 +8,7 @@ import { cpus } from 'node:os';
 import { createHash } from 'node:crypto';
 import { defaultEmbedder, evaluate, isDense, loadCases, loadTools, makeSelector, memoEmbedder, SELECTOR_FACTORIES, usesK } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
-import { useLiteEmbedder } from '../dist/transformers.js';
+import { useLiteEmbedder } from '../dist/use-lite.js';
 
 const { values } = parseArgs({
   options: {

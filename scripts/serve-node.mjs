@@ -34,5 +34,9 @@ export async function buildNodeEntry() {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const entry = await import(pathToFileURL(await buildNodeEntry()).href);
-  await entry.main();
+  // A busy port or a wrong model folder is the operator's to fix: one line, no stack.
+  await entry.main().catch((error) => {
+    console.error(`loopctl: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
 }

@@ -77,7 +77,7 @@ async function score(options, set, cases, learnFrom, Selector = HybridSelector) 
     multi = 0,
     multiN = 0;
   for (const c of cases) {
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
+    const output = await selector.select({ turn: 1, latestUserMessage: c.query, conversation: [] }, tools, { signal });
     const names = new Set(output.tools.map((t) => t.name));
     const hit = c.expected.every((name) => names.has(name)) ? 1 : 0;
     full += hit;
@@ -257,7 +257,7 @@ if (values.part.includes('learn')) {
   ];
   md += `## Learning: nearest-prompt vote and query projection (two-fold cross-validation inside dev)\n\n`;
   md += `Cells: no learning → learning the other fold → 20 examples of it (mean of two draws). Multi-intent off here, so learning is measured alone. `;
-  md += `Rows with \`projection:false\` are the vote alone; the others add the learned query projection (src/select/query-projection.ts) at ridge strength λ. `;
+  md += `Rows with \`projection:false\` are the vote alone; the others add the learned query projection (src/learn/query-projection.ts) at ridge strength λ. `;
   md += `The projection is a closed-form ridge map of the query vector toward the mean of each example's tool vectors, shrunk toward identity; `;
   md += `its blend α ∈ {0, ¼, ½, ¾, 1} is chosen per fit by exact leave-one-out and leave-a-rare-tool-out predictions on the learned `;
   md += `examples themselves (weighted by the chance of a tool no example used, α = 0 unless the gain beats twice its paired noise), `;

@@ -14,4 +14,4 @@ export type { BuildVectorsOptions } from './embed/vectors-build.js';
 export { encodeVectorsFile, readVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
 export type { VectorsEntry, VectorsFile, VectorsFileHeader, VectorsFileResult, VectorsPrecision } from './embed/vectors-file.js';
 export { loadVectors } from './embed/vectors-source.js';
-export type { LoadedVectors, VectorsBytes, VectorsSource } from './embed/vectors-source.js';
+export type { LoadedVectors } from './embed/vectors-source.js';

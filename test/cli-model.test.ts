@@ -148,14 +148,18 @@ describe('loopctl model: bad input', () => {
   const setpriv = '/usr/bin/setpriv';
   const asRoot = process.getuid?.() === 0;
   it.runIf(!asRoot || existsSync(setpriv))('refuses a read-only parent folder and writes nothing', () => {
-    const parent = mkdtempSync(join(work, 'readonly-'));
+    // The bin runs from an installed copy in the temp folder, not from the checkout: `nobody`
+    // may not reach a checkout that lives under a private folder (a clone in `mktemp -d`).
     chmodSync(work, 0o755);
+    const app = project(() => undefined);
+    chmodSync(app, 0o755);
+    const parent = mkdtempSync(join(work, 'readonly-'));
     chmodSync(parent, 0o555);
     try {
-      const argv = [bin, 'model', '--out', join(parent, 'm')];
+      const argv = [join(app, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', join(parent, 'm')];
       const result = asRoot
-        ? spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], { cwd: work, encoding: 'utf8' })
-        : spawnSync(process.execPath, argv, { cwd: work, encoding: 'utf8' });
+        ? spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], { cwd: app, encoding: 'utf8' })
+        : spawnSync(process.execPath, argv, { cwd: app, encoding: 'utf8' });
       expectRefused(result, /cannot create .*m: EACCES: permission denied/, parent, []);
     } finally {
       chmodSync(parent, 0o755);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
@@ -111,15 +112,21 @@ function expectedFigures(ids: readonly string[]) {
   };
 }
 
-/** Run the CLI in-process, capturing what it prints. */
-async function run(...argv: string[]): Promise<{ code: number; lines: string[] }> {
+/** Run the CLI in-process, capturing what it prints (and what it warns about). */
+async function run(...argv: string[]): Promise<{ code: number; lines: string[]; warnings: string[] }> {
   const lines: string[] = [];
-  const code = await main(argv, (line) => lines.push(line));
-  return { code, lines };
+  const warnings: string[] = [];
+  const code = await main(
+    argv,
+    (line) => lines.push(line),
+    (line) => warnings.push(line),
+  );
+  return { code, lines, warnings };
 }
 
 const REPORT_KEYS = [
   'selector',
+  'tokenCounter',
   'k',
   'cases',
   'fullRecall',
@@ -131,6 +138,9 @@ const REPORT_KEYS = [
   'tokensSaved',
   'p50Ms',
   'p95Ms',
+  'split',
+  'leftOut',
+  'misses',
 ];
 
 describe('the fixture', () => {
@@ -170,12 +180,17 @@ describe('loopctl select', () => {
     expect(figures.reasons.write_file.matched).toEqual(['file']);
   });
 
-  it('prints the advertised names in registry order, then the figures', async () => {
+  it('prints the advertised tools best first with their scores and matched words, then the figures', async () => {
     const { code, lines } = await run('select', '--tools', toolsFile, 'Look', 'up', 'the', 'price', 'of', 'AAPL');
     expect(code).toBe(0);
-    const names = lines.filter((line) => /^\S/.test(line) && !/tools advertised/.test(line)).map((l) => l.split(/\s/)[0]);
-    expect(names).toEqual(['grep_search', 'stock_price']);
-    expect(lines.find((l) => l.startsWith('stock_price'))).toContain('[price]');
+    const rows = lines.map((line) => /^(\d+)\s+(\S+)\s+(\d+\.\d{3})(?:\s+\[(.*)\])?$/.exec(line)).filter((m) => m !== null);
+    expect(rows.map((m) => [m[1], m[2], m[4]])).toEqual([
+      ['1', 'grep_search', 'search'],
+      ['2', 'stock_price', 'price'],
+    ]);
+    // The scores are the selector's, best first.
+    const json = JSON.parse((await run('select', '--tools', toolsFile, '--json', 'Look up the price of AAPL')).lines[0]!);
+    expect(rows.map((m) => Number(m[3]))).toEqual(json.ranking.map((t: { score: number }) => Number(t.score.toFixed(3))));
     const summary = lines.at(-1)!;
     const match = /^\n?2 of 12 tools advertised; (\d+) of (\d+) schema tokens; [\d.]+ ms$/.exec(summary);
     expect(match, summary).not.toBeNull();
@@ -183,9 +198,25 @@ describe('loopctl select', () => {
     expect(Number(match![2])).toBe(sumTokens(allNames));
   });
 
+  it('ranks by score, not file order: a later tool that scores higher comes first; --json has the ranking too', async () => {
+    // bm25 on "edit the file and apply the patch": edit_file (5th in the file) outscores read_file (2nd).
+    const { lines } = await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '3', 'edit the file and apply the patch');
+    const ranked = lines.map((line) => /^\d+\s+(\S+)\s+(\d+\.\d{3})/.exec(line)).filter((m) => m !== null);
+    expect(ranked[0]?.[1]).toBe('edit_file');
+    const scores = ranked.map((m) => Number(m[2]));
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const json = JSON.parse(
+      (await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '3', '--json', 'edit the file and apply the patch')).lines[0]!,
+    );
+    expect(json.ranking.map((t: { name: string }) => t.name)).toEqual(ranked.map((m) => m[1]));
+    // `advertised` stays what the wire gets: registry order.
+    expect(json.advertised).toEqual(allNames.filter((name) => json.advertised.includes(name)));
+  });
+
   it('says when it fell open', async () => {
     const { lines } = await run('select', '--tools', toolsFile, 'Schedule a meeting with Alice tomorrow');
-    expect(lines.filter((line) => allNames.includes(line.split(/\s/)[0]!))).toHaveLength(12);
+    // Nothing ranked: every tool, unnumbered, in registry order.
+    expect(lines.filter((line) => allNames.includes(line.trim()))).toEqual(allNames);
     expect(lines.at(-1)).toMatch(/12 of 12 tools advertised \(fell open: no tool matched the prompt\)/);
   });
 
@@ -226,12 +257,20 @@ describe('loopctl eval', () => {
     expect(report.p95Ms).toBeGreaterThanOrEqual(report.p50Ms);
   });
 
-  it('--split dev and --split test keep their sides; test is the default', async () => {
+  it('--split dev and --split test keep their sides and say how many they left out; every case is the default', async () => {
     const devIds = DEV_IDS;
     const testIds = cases.map((c) => c.id).filter((id) => !devIds.includes(id));
-    const dev = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'dev', '--json')).lines[0]!);
+    const devRun = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'dev', '--json');
+    const dev = JSON.parse(devRun.lines[0]!);
+    expect(devRun.warnings).toEqual([`--split dev scores 4 of the 10 cases in ${casesFile} (6 left out; --split all scores every case)`]);
     const test = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'test', '--json')).lines[0]!);
-    const byDefault = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--json')).lines[0]!);
+    const defaultRun = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--json');
+    const byDefault = JSON.parse(defaultRun.lines[0]!);
+    const all = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--json')).lines[0]!);
+    expect(dev).toMatchObject({ split: 'dev', leftOut: 6 });
+    expect(test).toMatchObject({ split: 'test', leftOut: 4 });
+    expect(defaultRun.warnings).toEqual([]);
+    expect(byDefault).toMatchObject({ split: 'all', leftOut: 0, cases: 10 });
     // dev: weather, notes file, schedule (fell open), Spanish (miss) → 3 of 4; 4 of 5 tools.
     expect(dev).toMatchObject({ cases: 4, fullRecall: 0.75, recall: 0.8, meanAdvertised: 4.5, fellOpen: 0.25 });
     // test: typo, AAPL, email, folder, unit tests, compile (miss) → 5 of 6; 6 of 7 tools.
@@ -248,7 +287,67 @@ describe('loopctl eval', () => {
       expect(report.meanAdvertisedTokens).toBeCloseTo(figures.meanAdvertisedTokens, 9);
       expect(report.tokensSaved).toBeCloseTo(figures.tokensSaved, 9);
     }
-    expect({ ...byDefault, p50Ms: 0, p95Ms: 0 }).toEqual({ ...test, p50Ms: 0, p95Ms: 0 });
+    expect({ ...byDefault, p50Ms: 0, p95Ms: 0 }).toEqual({ ...all, p50Ms: 0, p95Ms: 0 });
+  });
+
+  it("a user's three-case file is scored whole: no case silently left out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopctl-cases-'));
+    try {
+      const file = join(dir, 'mine.jsonl');
+      writeFileSync(
+        file,
+        [
+          '{"query":"What is the weather in Paris?","expected":["get_weather"]}',
+          '{"query":"Open the notes file","expected":["read_file"]}',
+          '{"query":"Email Bob","expected":["send_email"]}',
+        ].join('\n'),
+      );
+      const { lines, warnings } = await run('eval', '--tools', toolsFile, '--cases', file);
+      expect(lines[0]).toBe('selector keyword on 3 cases');
+      expect(warnings).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the missed cases: expected, missing and advertised (readable and --json)', async () => {
+    const { lines } = await run('eval', '--tools', toolsFile, '--cases', casesFile);
+    const at = lines.indexOf('\nmissed 2 of 10 cases (expected tools not all advertised):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1)).toEqual([
+      '  simple_python_13: "Say hello in Spanish and email it to Maria"',
+      '    expected   translate_text, send_email',
+      '    missing    translate_text',
+      '    advertised send_email',
+      '  live_multiple_14-5-0: "Check whether my code compiles"',
+      '    expected   run_tests',
+      '    missing    run_tests',
+      '    advertised grep_search',
+    ]);
+    const report = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--json')).lines[0]!);
+    expect(report.misses).toEqual([
+      {
+        id: 'simple_python_13',
+        query: 'Say hello in Spanish and email it to Maria',
+        expected: ['translate_text', 'send_email'],
+        advertised: ['send_email'],
+        missing: ['translate_text'],
+      },
+      { id: 'live_multiple_14-5-0', query: 'Check whether my code compiles', expected: ['run_tests'], advertised: ['grep_search'], missing: ['run_tests'] },
+    ]);
+  });
+
+  it('warns when cases expect tools the tools file does not have', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopctl-cases-'));
+    try {
+      const file = join(dir, 'typo.jsonl');
+      writeFileSync(file, '{"query":"weather in Oslo","expected":["get_wether"]}\n');
+      const { warnings, lines } = await run('eval', '--tools', toolsFile, '--cases', file);
+      expect(warnings).toEqual([`${file} expects tools that ${toolsFile} does not have, so those cases always miss: get_wether`]);
+      expect(lines).toContain('    missing    get_wether');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('static advertises everything: full recall, nothing saved; k is null for k-free selectors', async () => {
@@ -279,7 +378,7 @@ describe('loopctl eval', () => {
 
   it('prints a readable report without --json', async () => {
     const { lines } = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'dev');
-    expect(lines[0]).toBe('selector keyword on 4 dev cases');
+    expect(lines[0]).toBe('selector keyword on 4 dev cases (6 of 10 in the file left out by --split dev)');
     expect(lines.find((l) => l.includes('fullRecall'))).toMatch(/0\.75$/);
   });
 });
@@ -399,6 +498,29 @@ describe('bin/loopctl.mjs (the built CLI)', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr.startsWith(`loopctl: ${message}`)).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('select and eval run where only loopctl is installed (no gpt-tokenizer): estimated tokens, said once', () => {
+    // What `npm install loopctl` gives: the package alone, none of its optional peers.
+    const app = mkdtempSync(join(tmpdir(), 'loopctl-bare-'));
+    try {
+      const pkg = join(app, 'node_modules/loopctl');
+      mkdirSync(pkg, { recursive: true });
+      for (const entry of ['bin', 'dist', 'package.json']) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+      const bare = (...argv: string[]) => spawnSync(process.execPath, [join(pkg, 'bin/loopctl.mjs'), ...argv], { cwd: app, encoding: 'utf8' });
+      const selected = bare('select', '--tools', toolsFile, '--json', 'Fix the typo in the config');
+      expect(selected.stderr).toBe('loopctl: token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts\n');
+      expect(selected.status).toBe(0);
+      const figures = JSON.parse(selected.stdout);
+      expect(figures.advertised).toEqual(['edit_file']);
+      expect(figures.tokenCounter).toBe('approx-bytes/4');
+      expect(figures.registryTokens).toBeGreaterThan(0);
+      const evaluated = bare('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--json');
+      expect(evaluated.status, evaluated.stderr).toBe(0);
+      expect(JSON.parse(evaluated.stdout)).toMatchObject({ cases: 10, tokenCounter: 'approx-bytes/4' });
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   it('a missing tools file fails (exit 1) with a message naming it', () => {

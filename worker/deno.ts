@@ -8,7 +8,7 @@
  * generates and prints a dev token instead.
  */
 import { registerDemoTools } from '../demo/demo-tools.js';
-import type { EmbedderSource } from '../src/hono/index.js';
+import type { EmbedderSource } from '../src/selector-kit.js';
 import { generateToken, serveDeno } from '../src/hono/index.js';
 import { ToolRegistry } from '../src/index.js';
 

@@ -1,7 +1,8 @@
 /**
  * The demo deployment's Node entry: the loopctl API over the demo tools on
  * `@hono/node-server`. `main()` is the local dev server: it reads the environment, generates a
- * dev token when `LOOPCTL_TOKEN` is unset, serves on `127.0.0.1:8787` (or `PORT`/`HOST`) and
+ * dev token when `LOOPCTL_TOKEN` is unset, serves on `127.0.0.1:8787` (or `HOST`, and `PORT`,
+ * which `startNodeServer` reads from the process environment) and
  * prints how to authenticate.
  *
  *   node scripts/serve-node.mjs        (bundles this file, then calls main())
@@ -24,7 +25,13 @@ export async function main(env: Record<string, string | undefined> = process.env
   const options = optionsFromVars(env);
   const generated = options.token === undefined;
   const token = options.token ?? generateToken();
-  const embedder = useLiteFromDisk(env.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
+  // LOOPCTL_MODEL_PATH names a model folder: a wrong one stops the start (useLiteFromDisk says
+  // which folder and how to build it). Unset, the repository's models/use-lite is used if built.
+  const embedder = env.LOOPCTL_MODEL_PATH
+    ? useLiteFromDisk(env.LOOPCTL_MODEL_PATH)
+    : existsSync('models/use-lite/vocab.json')
+      ? useLiteFromDisk('models/use-lite')
+      : undefined;
   // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
   const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
   // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
@@ -40,7 +47,6 @@ export async function main(env: Record<string, string | undefined> = process.env
     token,
     ...(embedder ? { embedder } : {}),
     ...(vectorsPath ? { vectors: vectorsFromDisk(vectorsPath) } : {}),
-    port: env.PORT ? Number(env.PORT) : 8787,
     hostname: env.HOST ?? '127.0.0.1',
   });
   const model = options.model ?? {};

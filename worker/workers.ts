@@ -2,12 +2,32 @@
  * The demo deployment's Workers entry (light): the loopctl API over the demo tools, and the
  * demo page from the static-assets binding. Bindings: see `createWorker` in `loopctl/hono`
  * and wrangler.toml. `[assets] run_worker_first` sends every request here, so the page is
- * served for GET/HEAD and anything else outside the API is a JSON error, never an empty 405.
+ * served for GET/HEAD (cross-origin isolated) and anything else outside the API is a JSON error,
+ * never an empty 405.
  */
 import { ToolRegistry } from '../src/index.js';
 import type { ModuleWorker, WorkerEnv, WorkerOptions } from '../src/hono/index.js';
 import { ApiError, createWorker, errorResponse } from '../src/hono/index.js';
 import { registerDemoTools } from '../demo/demo-tools.js';
+
+/**
+ * The demo page's cross-origin isolation, on every file it is served with (as the Vite dev
+ * server and `vite preview` send them, scripts/vite-local-assets.mjs): with COOP/COEP the page
+ * is `crossOriginIsolated`, so onnxruntime-web embeds on several WASM threads; CORP lets the
+ * page load its own files under COEP.
+ */
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+});
+
+/** An asset response with {@link ISOLATION_HEADERS} (the binding's headers are immutable). */
+function isolated(page: Response): Response {
+  const response = new Response(page.body, page);
+  for (const [name, value] of Object.entries(ISOLATION_HEADERS)) response.headers.set(name, value);
+  return response;
+}
 
 /**
  * The demo worker: demo tools, the embedder and vectors file chosen from the bindings, the page
@@ -26,7 +46,7 @@ export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): Modul
         return errorResponse(new ApiError(405, 'method_not_allowed', 'the demo page accepts GET and HEAD'), { allow: 'GET, HEAD' });
       }
       const page = await env.ASSETS.fetch(request);
-      if (page.status !== 404) return page;
+      if (page.status !== 404) return isolated(page);
       await page.body?.cancel();
       return api.fetch(request, env, ctx);
     },

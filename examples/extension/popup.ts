@@ -5,7 +5,7 @@
  * IndexedDB, so reopening the popup embeds only the prompt.
  */
 import { idbVectorCache } from '../../src/adapters/idb.js';
-import { useLiteEmbedder } from '../../src/adapters/transformers.js';
+import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { EmbeddingSelector } from '../../src/index.js';
 import type { ToolSchema } from '../../src/index.js';
 import { parseToolsFile } from '../../public/tools-file.js';
@@ -86,7 +86,7 @@ async function loadCorpus(): Promise<void> {
 async function select(text: string): Promise<string[]> {
   const started = performance.now();
   const ctx = { turn: 1, latestUserMessage: text, conversation: [{ role: 'user' as const, content: text }] };
-  const output = await selector.selectDetailed(ctx, tools, { signal: new AbortController().signal });
+  const output = await selector.select(ctx, tools, { signal: new AbortController().signal });
   state.queryMs = performance.now() - started;
   const ranked = output.tools
     .map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, description: tool.description }))

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, percentile } from '../../dist/cli.js';
 import { toolText } from '../../dist/selector-kit.js';
-import { useLiteEmbedder } from '../../dist/transformers.js';
+import { useLiteEmbedder } from '../../dist/use-lite.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const { values } = parseArgs({

@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools } from '../../dist/cli.js';
 import { toolText } from '../../dist/selector-kit.js';
-import { createUseLiteTokenizer } from '../../dist/transformers.js';
+import { createUseLiteTokenizer } from '../../dist/use-lite.js';
 import { SOURCES } from './sources.mjs';
 
 const here = import.meta.dirname;

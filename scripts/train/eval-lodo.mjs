@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { evaluate, loadCases, loadTools, makeSelector, memoEmbedder } from '../../dist/cli.js';
 import { o200kTokenCounter } from '../../dist/index.js';
-import { useLiteEmbedder } from '../../dist/transformers.js';
+import { useLiteEmbedder } from '../../dist/use-lite.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const { values } = parseArgs({

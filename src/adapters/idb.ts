@@ -5,6 +5,7 @@
  * @module loopctl/idb
  */
 import type { VectorCache } from '../embed/vector-cache.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link idbVectorCache}. */
 export interface IdbVectorCacheOptions {
@@ -30,7 +31,7 @@ type Store = ReturnType<IdbKeyval['createStore']>;
  * const selector = new EmbeddingSelector(embedder, { cache: idbVectorCache() })
  */
 export function idbVectorCache(options: IdbVectorCacheOptions = {}): VectorCache {
-  const { dbName, storeName } = { dbName: 'loopctl', storeName: 'vectors', ...options };
+  const { dbName, storeName } = mergeOptions({ dbName: 'loopctl', storeName: 'vectors' }, options);
   let opened: Promise<{ idb: IdbKeyval; store: Store }> | undefined;
 
   const open = (): Promise<{ idb: IdbKeyval; store: Store }> => {

@@ -8,6 +8,7 @@
  */
 import type { VectorCache } from '../embed/vector-cache.js';
 import { checksumBytes, hashStrings } from '../hash.js';
+import { mergeOptions } from '../options.js';
 
 /**
  * The part of a Workers `KVNamespace` binding this adapter uses. Structural, so no
@@ -75,11 +76,7 @@ const CHUNK_SUFFIX_ROOM = 16;
  * }
  */
 export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCacheOptions = {}): VectorCache {
-  const { prefix, chunkBytes, expirationTtl } = {
-    prefix: 'loopctl:',
-    chunkBytes: 20 * 1024 * 1024,
-    ...options,
-  } as Required<Omit<KvVectorCacheOptions, 'expirationTtl'>> & Pick<KvVectorCacheOptions, 'expirationTtl'>;
+  const { prefix, chunkBytes, expirationTtl } = mergeOptions({ prefix: 'loopctl:', chunkBytes: 20 * 1024 * 1024 }, options);
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }

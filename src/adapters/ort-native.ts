@@ -5,6 +5,7 @@
  * and it stays an optional peer dependency.
  */
 import { isNode, nodeImport, type Ort } from './ort-runtime.js';
+import { errorMessage } from '../describe-error.js';
 
 /**
  * The part of onnxruntime-node the embedder uses. Its API is onnxruntime-web's (both implement
@@ -34,11 +35,12 @@ export async function importOrtNode(): Promise<NativeOrt> {
     module = await nodeImport<NativeOrt & { default?: NativeOrt }>('onnxruntime-node');
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
+    // The error's own message (not its cause's): it names the module that was not found.
     const message = error instanceof Error ? error.message : String(error);
     if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /onnxruntime-node/.test(message) && !/onnxruntime-node[\\/]/.test(message)) {
-      throw new Error('onnxruntime-node is not installed (npm install onnxruntime-node)');
+      throw new Error('onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)');
     }
-    throw new Error(`onnxruntime-node failed to load: ${firstLine(message)}`);
+    throw new Error(`onnxruntime-node failed to load: ${firstLine(errorMessage(error))}`);
   }
   // A CommonJS package: Node gives named exports when it can detect them, always a default.
   const ort = typeof module.InferenceSession?.create === 'function' ? module : module.default;

@@ -1,29 +1,14 @@
 /**
- * Embedders for the browser and edge: {@link useLiteEmbedder} (the offline default, re-exported;
- * onnxruntime-web plus its own tokenizer, no transformers.js) and {@link transformersEmbedder} for any feature-extraction model. `@huggingface/transformers`
- * is imported lazily, so importing this subpath costs nothing until the first load.
+ * {@link transformersEmbedder}: any transformers.js feature-extraction model as an embedder
+ * (the offline default, USE-lite, is `loopctl/use-lite`). `@huggingface/transformers` is
+ * imported lazily, so importing this subpath costs nothing until the first load.
  *
  * @module loopctl/transformers
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
-import { oneAtATime } from '../embed/one-at-a-time.js';
+import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
-
-export { useLiteEmbedder, useLiteEmbedderId, useLiteModelFile, resolveModelFile, USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite.js';
-export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
-export type { OrtDevice } from './ort-runtime.js';
-export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
-export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
-export type {
-  UseLiteOptions,
-  UseLiteEmbedder,
-  UseLiteBackend,
-  UseLiteDtype,
-  UseLiteVariant,
-  UseLiteDevice,
-  ModelFileLoader,
-} from './use-lite.js';
-export type { WasmPaths } from './ort-runtime.js';
+import { mergeOptions } from '../options.js';
 
 type Transformers = typeof import('@huggingface/transformers');
 type Extractor = Awaited<ReturnType<Transformers['pipeline']>>;
@@ -107,17 +92,15 @@ export async function resolveTransformersDevice(
  * const [vector] = await embedder.embed(['book a flight to Lisbon'])
  */
 export function transformersEmbedder(options: TransformersEmbedderOptions): TransformersEmbedder {
-  const requested = options.device ?? 'auto';
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
-  let loading: Promise<{ extractor: Extractor; backend: TransformersBackend }> | undefined;
-  let backend: TransformersBackend | undefined;
-
+  const settings = mergeOptions({ device: 'auto' as TransformersDevice, batchSize: 32, allowRemoteModels: false }, options);
+  const requested = settings.device;
+  const batchSize = Math.max(1, Math.floor(settings.batchSize));
   const load = async (): Promise<{ extractor: Extractor; backend: TransformersBackend }> => {
     const started = performance.now();
     const device = await resolveTransformersDevice(requested);
     const transformers = await import('@huggingface/transformers');
     const { env } = transformers;
-    env.allowRemoteModels = options.allowRemoteModels ?? false;
+    env.allowRemoteModels = settings.allowRemoteModels;
     if (options.localModelPath !== undefined) {
       env.allowLocalModels = true;
       env.localModelPath = options.localModelPath;
@@ -152,29 +135,17 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     };
   };
 
-  const ensureLoaded = () => {
-    loading ??= load().then(
-      (result) => {
-        backend = result.backend;
-        return result;
-      },
-      (error: unknown) => {
-        loading = undefined;
-        throw error;
-      },
-    );
-    return loading;
-  };
+  const model = loadOnce(load);
 
   const embed = async (texts: readonly string[], { signal }: EmbedOptions = {}): Promise<Float32Array[]> => {
-    if (signal?.aborted) throw abortError(signal);
+    signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    const { extractor } = await ensureLoaded();
+    const { extractor } = await model.get();
     // Length is a cheap proxy for token count: similar texts share a batch, less padding.
     const order = texts.map((_, i) => i).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
     const out: Float32Array[] = new Array(texts.length);
     for (let start = 0; start < order.length; start += batchSize) {
-      if (signal?.aborted) throw abortError(signal);
+      signal?.throwIfAborted();
       const slice = order.slice(start, start + batchSize);
       const vectors = await runPipeline(
         extractor,
@@ -188,27 +159,16 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     return out;
   };
 
-  return {
+  return loadableEmbedder({
     id: `${options.model}/${options.dtype ?? 'default'}/mean`,
-    get dimensions() {
-      return options.dimensions ?? backend?.dimensions ?? 0;
+    dimensions: () => options.dimensions ?? model.value?.backend.dimensions ?? 0,
+    model,
+    // One session runs one batch at a time (the embedder queues the calls).
+    embed,
+    release: async ({ extractor }) => {
+      await (extractor as { dispose?: () => Promise<void> }).dispose?.();
     },
-    get backend() {
-      return backend;
-    },
-    async load() {
-      return (await ensureLoaded()).backend;
-    },
-    // One session runs one batch at a time.
-    embed: oneAtATime(embed),
-    async dispose() {
-      const current = loading;
-      loading = undefined;
-      backend = undefined;
-      const extractor = current ? (await current.catch(() => undefined))?.extractor : undefined;
-      await (extractor as { dispose?: () => Promise<void> } | undefined)?.dispose?.();
-    },
-  };
+  });
 }
 
 /** One pipeline call: mean pooling + L2 norm, split into one Float32Array per text. */
@@ -222,8 +182,4 @@ async function runPipeline(extractor: Extractor, texts: string[]): Promise<Float
   const data = Float32Array.from(tensor.data as ArrayLike<number>);
   tensor.dispose?.();
   return texts.map((_, i) => data.slice(i * width, (i + 1) * width));
-}
-
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
 }

@@ -6,15 +6,25 @@
  * model's own tokenizer, so no transformers.js is needed. Both runtimes are imported lazily,
  * so the core bundle carries neither.
  *
- * @module loopctl/use-lite (also re-exported by loopctl/transformers)
+ * The ONNX Runtime set-up (`pickDevice`, `hasWebGpuAdapter`, `configureOrtWasm`) and the
+ * tokenizer are exported here too; `loopctl/transformers` holds the transformers.js embedder.
+ *
+ * @module loopctl/use-lite
  */
 import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
 import { concatBytes } from '../concat-bytes.js';
-import { oneAtATime } from '../embed/one-at-a-time.js';
+import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
 import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
 import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
+import { mergeOptions } from '../options.js';
+import { errorMessage } from '../describe-error.js';
+
+export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
+export type { OrtDevice, WasmPaths } from './ort-runtime.js';
+export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
+export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 type OrtSession = import('onnxruntime-web').InferenceSession;
 
@@ -204,14 +214,6 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
   return concatBytes(chunks, done);
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
-
 interface Loaded {
   Tensor: Ort['Tensor'];
   session: OrtSession;
@@ -224,25 +226,27 @@ interface Loaded {
  * once the model folder is served (or on disk in Node).
  *
  * @example
- * import { useLiteEmbedder } from 'loopctl/transformers'
+ * import { useLiteEmbedder } from 'loopctl/use-lite'
  * const embedder = useLiteEmbedder({ modelPath: '/models/use-lite', wasmPaths: '/ort/' })
  * const [query] = await embedder.embed(['weather in Paris tomorrow'])
  * console.log(embedder.backend?.device) // 'webgpu' or 'wasm' in a browser; 'native' in Node
  *
  * @example
- * // Node, a batch job on every core: onnxruntime-node (npm install onnxruntime-node), or an error.
+ * // Node, a batch job on every core: onnxruntime-node (ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node), or an error.
  * const native = useLiteEmbedder({ modelPath: 'models/use-lite', device: 'native', numThreads: 4 })
  */
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
-  const dtype: UseLiteDtype = options.dtype ?? 'int8';
-  const variant: UseLiteVariant = options.variant ?? 'base';
+  const defaults = {
+    dtype: 'int8' as UseLiteDtype,
+    variant: 'base' as UseLiteVariant,
+    batchSize: 32,
+    fetch: defaultLoader,
+    device: 'auto' as UseLiteDevice,
+    onWarning: (message: string) => console.warn(message),
+  };
+  const { dtype, variant, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
   if (variant !== 'base' && variant !== 'tools') throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
-  const batchSize = Math.max(1, Math.floor(options.batchSize ?? 32));
-  const loader = options.fetch ?? defaultLoader;
-  const requested: UseLiteDevice = options.device ?? 'auto';
-  const warn = options.onWarning ?? ((message: string) => console.warn(message));
-  let loading: Promise<Loaded> | undefined;
-  let loaded: Loaded | undefined;
+  const batchSize = Math.max(1, Math.floor(settings.batchSize));
 
   const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
     const ort = await importOrt(device);
@@ -271,7 +275,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     } catch (error) {
       if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
       // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      const fallbackReason = `webgpu session failed: ${errorText(error)}`;
+      const fallbackReason = `webgpu session failed: ${errorMessage(error)}`;
       return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
     }
   };
@@ -309,14 +313,14 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       try {
         created = { device: 'native', ...(await createNative(model)) };
       } catch (error) {
-        throw new Error(`use-lite: ${errorText(error)}`);
+        throw new Error(`use-lite: ${errorMessage(error)}`);
       }
     } else if (requested === 'auto' && nativeRefused === undefined) {
       try {
         created = { device: 'native', ...(await createNative(model)) };
       } catch (error) {
         // The same vectors come out of WASM, only slower: say so once and carry on.
-        const fallbackReason = errorText(error);
+        const fallbackReason = errorMessage(error);
         warn(`use-lite: ${fallbackReason}; embedding on onnxruntime-web WASM instead (several times slower)`);
         created = { ...(await createWeb(model, 'wasm')), fallbackReason };
       }
@@ -352,19 +356,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return { Tensor, session, tokenizer, backend };
   };
 
-  const ensureLoaded = (): Promise<Loaded> => {
-    loading ??= load().then(
-      (result) => {
-        loaded = result;
-        return result;
-      },
-      (error: unknown) => {
-        loading = undefined; // a later call may retry (e.g. after the server comes up)
-        throw error;
-      },
-    );
-    return loading;
-  };
+  // A load that fails is retried by a later call (e.g. after the server comes up).
+  const loaded = loadOnce(load);
 
   /** Token ids clipped to 128; an empty text stays empty and is embedded as a masked row. */
   const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encode(text).slice(0, USE_LITE_MAX_TOKENS);
@@ -394,10 +387,10 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
 
   const embed = async (texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> => {
     const { signal } = embedOptions;
-    if (signal?.aborted) throw abortError(signal);
+    signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    const state = await ensureLoaded();
-    if (signal?.aborted) throw abortError(signal);
+    const state = await loaded.get();
+    signal?.throwIfAborted();
     const tokens = texts.map((text) => tokenize(state.tokenizer, text));
     // Similar lengths share a batch, so little compute is spent on padding.
     const batches = lengthBuckets(
@@ -407,7 +400,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const result: Float32Array[] = new Array(texts.length);
     let done = 0;
     for (const slice of batches) {
-      if (signal?.aborted) throw abortError(signal);
+      signal?.throwIfAborted();
       const vectors = await runBatch(
         state,
         slice.map((i) => tokens[i] ?? []),
@@ -421,22 +414,12 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return result;
   };
 
-  return {
+  return loadableEmbedder({
     id: useLiteEmbedderId(variant, dtype),
-    dimensions: USE_LITE_DIMENSIONS,
-    get backend() {
-      return loaded?.backend;
-    },
-    async load() {
-      return (await ensureLoaded()).backend;
-    },
-    // onnxruntime-web rejects concurrent run() on one session, so calls queue.
-    embed: oneAtATime(embed),
-    async dispose() {
-      const current = loading;
-      loading = undefined;
-      loaded = undefined;
-      if (current) await (await current.catch(() => undefined))?.session.release();
-    },
-  };
+    dimensions: () => USE_LITE_DIMENSIONS,
+    model: loaded,
+    // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).
+    embed,
+    release: ({ session }) => session.release(),
+  });
 }

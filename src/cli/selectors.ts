@@ -8,7 +8,7 @@ import { EmbeddingSelector } from '../select/embedding-selector.js';
 import { HybridSelector } from '../select/hybrid-selector.js';
 import type { NamedSelectorFactory } from '../select/named-selectors.js';
 import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 
 /** What a CLI selector factory is given. */
 export interface SelectorSpec {
@@ -50,9 +50,7 @@ export function defaultEmbedder(modelPath?: string, numThreads?: number, device?
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
-    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
-      useLiteEmbedder({ modelPath: path, ...(numThreads !== undefined ? { numThreads } : {}), ...(device !== undefined ? { device } : {}) }),
-    );
+    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path, numThreads, device }));
   }
   return cached;
 }
@@ -75,7 +73,7 @@ export const isDense = (name: string): boolean => table.isDense(name);
  * const before = corpusEmbeds(selector); await selectFor(selector, prompt, tools, signal)
  * const embeddedNow = corpusEmbeds(selector) - before
  */
-export function corpusEmbeds(selector: Selector): number {
+export function corpusEmbeds(selector: AsyncToolSelector): number {
   if (selector instanceof EmbeddingSelector) return selector.stats.corpusEmbeds;
   if (selector instanceof HybridSelector) return selector.dense.stats.corpusEmbeds;
   return 0;
@@ -87,12 +85,12 @@ export function corpusEmbeds(selector: Selector): number {
  * `vectors` when given. Learned examples (`--learn`) stay in memory for this selector only: an
  * eval must not pick up an earlier run's examples.
  */
-export async function makeSelector(name: string, spec: SelectorSpec): Promise<Selector> {
+export async function makeSelector(name: string, spec: SelectorSpec): Promise<AsyncToolSelector> {
   const embedder = () => needEmbedder(spec);
   return namedSelectors({
     embedder,
     cache: corpusCache(spec),
-    embeddingOptions: { learnedCache: memoryVectorCache(), ...(spec.vectors !== undefined ? { vectors: spec.vectors } : {}) },
+    embeddingOptions: { learnedCache: memoryVectorCache(), vectors: spec.vectors },
   }).get(name, spec.k);
 }
 

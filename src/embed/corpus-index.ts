@@ -15,6 +15,7 @@ import { Hash64 } from '../hash.js';
 import { lruSet, lruTrim } from './lru.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
 import { errorMessage } from '../describe-error.js';
+import { mergeOptions } from '../options.js';
 
 /** Counters for tests, demos and dashboards. */
 export interface CorpusStats {
@@ -154,7 +155,7 @@ export class CorpusIndex {
   constructor(embedder: Embedder, cache: VectorCache, options: CorpusIndexOptions = {}) {
     this.embedder = embedder;
     this.cache = cache;
-    this.options = { batchSize: 256, maxTexts: 8192, ...options };
+    this.options = mergeOptions({ batchSize: 256, maxTexts: 8192 }, options);
     this.state = sharedState(cache);
   }
 

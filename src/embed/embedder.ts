@@ -67,3 +67,19 @@ export function normalise(vector: Float32Array): Float32Array | undefined {
   for (let i = 0; i < vector.length; i++) out[i] = (vector[i] as number) * scale;
   return out;
 }
+
+/**
+ * Dot every row of a row-major matrix of unit vectors with a unit query: the cosine of each
+ * row, written into `out` (one entry per row).
+ *
+ * @example
+ * const out = new Float32Array(corpus.count)
+ * scoreRows(corpus.matrix, corpus.count, corpus.dimensions, query, out)
+ */
+export function scoreRows(matrix: Float32Array, count: number, dimensions: number, query: Float32Array, out: Float32Array): void {
+  for (let row = 0, offset = 0; row < count; row++, offset += dimensions) {
+    let sum = 0;
+    for (let j = 0; j < dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+    out[row] = sum;
+  }
+}

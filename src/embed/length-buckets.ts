@@ -4,6 +4,7 @@
  * makes every row pay for 40. Texts are taken shortest first; a batch grows while its padded
  * size stays within `maxPadding` of its real tokens and under the row and token caps.
  */
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link lengthBuckets}. */
 export interface LengthBucketOptions {
@@ -23,7 +24,7 @@ export interface LengthBucketOptions {
  * lengthBuckets([12, 40, 12, 13]) // [[0, 2, 3], [1]]
  */
 export function lengthBuckets(lengths: readonly number[], options: LengthBucketOptions = {}): number[][] {
-  const { maxRows, maxTokens, maxPadding } = { maxRows: 32, maxTokens: 4096, maxPadding: 0.1, ...options };
+  const { maxRows, maxTokens, maxPadding } = mergeOptions({ maxRows: 32, maxTokens: 4096, maxPadding: 0.1 }, options);
   const order = lengths.map((_, i) => i).sort((a, b) => (lengths[a] as number) - (lengths[b] as number) || a - b);
   const batches: number[][] = [];
   let batch: number[] = [];

@@ -8,6 +8,7 @@
  * await cache.set('key', new Uint8Array([1, 2, 3]))
  */
 import { lruGet, lruSet } from './lru.js';
+import { mergeOptions } from '../options.js';
 export interface VectorCache {
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
@@ -27,7 +28,7 @@ export interface MemoryVectorCacheOptions {
  * const selector = new EmbeddingSelector(embedder, { cache: memoryVectorCache() })
  */
 export function memoryVectorCache(options: MemoryVectorCacheOptions = {}): VectorCache {
-  const { maxEntries } = { maxEntries: 16, ...options };
+  const { maxEntries } = mergeOptions({ maxEntries: 16 }, options);
   const entries = new Map<string, Uint8Array>();
   return {
     async get(key) {

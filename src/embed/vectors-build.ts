@@ -7,6 +7,7 @@ import { toolText } from '../text/words.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import type { VectorsPrecision } from './vectors-file.js';
 import { encodeVectorsFile } from './vectors-file.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link buildVectorsFile}. */
 export interface BuildVectorsOptions {
@@ -27,7 +28,7 @@ export interface BuildVectorsOptions {
  * await writeFile('tools.lcv', bytes)
  */
 export async function buildVectorsFile(embedder: Embedder, tools: readonly ToolSchema[], options: BuildVectorsOptions = {}): Promise<Uint8Array> {
-  const { precision, batchSize, onProgress, signal } = { precision: 'f16' as VectorsPrecision, batchSize: 256, ...options };
+  const { precision, batchSize, onProgress, signal } = mergeOptions({ precision: 'f16' as VectorsPrecision, batchSize: 256 }, options);
   const texts = [...new Set(tools.map((tool) => toolText(tool.name, tool.description ?? '')))];
   const step = Math.max(1, Math.floor(batchSize));
   const entries: { text: string; vector: Float32Array }[] = [];

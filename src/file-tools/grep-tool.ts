@@ -6,6 +6,7 @@ import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
 import { clipLine, decodeText, formatSize, plural, splitLines } from './text.js';
 import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Arguments of the Grep tool. */
 export interface GrepArgs {
@@ -111,9 +112,7 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (error) {
-    throw new Error(
-      `invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(error instanceof Error ? error.message : String(error), SHOWN_PATH_CHARS)}`,
-    );
+    throw new Error(`invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(errorMessage(error), SHOWN_PATH_CHARS)}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DirEntry, FileErrorCode, FileStat, FileSystem } from './file-system.js';
 import { FileSystemError, normalizePath, pathSegments, toBytes } from './file-system.js';
+import { errorMessage } from '../describe-error.js';
 
 type DirectoryHandle = FileSystemDirectoryHandle;
 
@@ -176,6 +177,6 @@ function opfsError(error: unknown, path: string, mismatch: FileErrorCode): FileS
     case 'NoModificationAllowedError':
       return new FileSystemError('io', canonical, `the file is locked or cannot be modified (${(error as Error).message})`);
     default:
-      return new FileSystemError('io', canonical, error instanceof Error ? error.message : String(error));
+      return new FileSystemError('io', canonical, errorMessage(error));
   }
 }

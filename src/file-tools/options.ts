@@ -1,4 +1,5 @@
 /** Options shared by the file tools, and their defaults. */
+import { mergeOptions } from '../options.js';
 
 /**
  * Options for {@link registerFileTools} and the single-tool factories.
@@ -67,17 +68,10 @@ export const FILE_TOOLS_DEFAULTS = {
 
 /** Fill in defaults and check limits (a bad limit throws at registration, not mid-run). */
 export function fileToolsConfig(options: FileToolsOptions = {}): FileToolsConfig {
-  const prefix = options.prefix ?? '';
+  const { prefix, readOnly, replace, ignoreDirs, ...limits } = mergeOptions({ prefix: '', ...FILE_TOOLS_DEFAULTS }, options);
   const config: FileToolsConfig = {
-    maxFileBytes: options.maxFileBytes ?? FILE_TOOLS_DEFAULTS.maxFileBytes,
-    maxScanBytes: options.maxScanBytes ?? FILE_TOOLS_DEFAULTS.maxScanBytes,
-    maxLines: options.maxLines ?? FILE_TOOLS_DEFAULTS.maxLines,
-    maxLineChars: options.maxLineChars ?? FILE_TOOLS_DEFAULTS.maxLineChars,
-    maxOutputChars: options.maxOutputChars ?? FILE_TOOLS_DEFAULTS.maxOutputChars,
-    maxMatches: options.maxMatches ?? FILE_TOOLS_DEFAULTS.maxMatches,
-    maxPaths: options.maxPaths ?? FILE_TOOLS_DEFAULTS.maxPaths,
-    maxFilesVisited: options.maxFilesVisited ?? FILE_TOOLS_DEFAULTS.maxFilesVisited,
-    ignoreDirs: [...(options.ignoreDirs ?? FILE_TOOLS_DEFAULTS.ignoreDirs)],
+    ...limits,
+    ignoreDirs: [...ignoreDirs],
     names: {
       read: `${prefix}Read`,
       write: `${prefix}Write`,

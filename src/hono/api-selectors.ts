@@ -7,7 +7,7 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource, NamedSelectorFactory, NamedSelectors } from '../select/named-selectors.js';
 import { namedSelectors, SelectorUnavailableError, UnknownSelectorError } from '../select/named-selectors.js';
-import type { Selector } from '../select/selector.js';
+import type { AsyncToolSelector } from '../select/selector.js';
 import { ApiError } from './api-error.js';
 
 /** Options for {@link apiSelectors}. */
@@ -24,10 +24,26 @@ export interface ApiSelectorsOptions {
   onError?: (error: unknown) => void;
 }
 
+/**
+ * Thrown by an embedder source (`useLiteFromDisk`'s loader, or your own) that cannot load, with a
+ * message meant for the API's clients: the 503 of the dense selectors quotes it (say what is
+ * missing and how to fix it, e.g. the model folder to build), where any other load error stays
+ * behind "see the server log".
+ *
+ * @example
+ * const embedder = async () => {
+ *   if (!existsSync(dir)) throw new EmbedderUnavailableError(`no model in ${dir}: run npx loopctl model --out ${dir}`)
+ *   return useLiteEmbedder({ modelPath: dir })
+ * }
+ */
+export class EmbedderUnavailableError extends Error {
+  override readonly name = 'EmbedderUnavailableError';
+}
+
 /** The named selectors, with a `get` that rejects with {@link ApiError}s. */
 export interface ApiSelectors {
   readonly names: readonly string[];
-  get(name: string, k: number | undefined): Promise<Selector>;
+  get(name: string, k: number | undefined): Promise<AsyncToolSelector>;
   /** Whether `name` needs an embedder. */
   isDense(name: string): boolean;
 }
@@ -44,11 +60,11 @@ export interface ApiSelectors {
 export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   const { embedder } = options;
   const table: NamedSelectors = namedSelectors({
-    ...(embedder ? { embedder: async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) } : {}),
-    ...(options.cache ? { cache: options.cache } : {}),
-    ...(options.vectors !== undefined ? { embeddingOptions: { vectors: options.vectors } } : {}),
-    ...(options.extra ? { extra: options.extra } : {}),
-    ...(options.onError ? { onError: options.onError } : {}),
+    embedder: embedder ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) : undefined,
+    cache: options.cache,
+    embeddingOptions: { vectors: options.vectors },
+    extra: options.extra,
+    onError: options.onError,
   });
   return {
     names: table.names,
@@ -59,12 +75,15 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
       } catch (error) {
         if (error instanceof UnknownSelectorError) throw new ApiError(400, 'invalid_field', `unknown selector "${name.slice(0, 40)}"`, 'selector');
         if (error instanceof SelectorUnavailableError) {
+          const cause = error.cause;
           throw new ApiError(
             503,
             'selector_unavailable',
-            embedder
-              ? 'the embedding model failed to load on this server; see the server log'
-              : 'the embedding and hybrid selectors are not configured on this server (no embedder); use keyword, keyword-ranked, bm25 or static',
+            cause instanceof EmbedderUnavailableError
+              ? `the embedding model is unavailable on this server: ${cause.message}`
+              : embedder
+                ? 'the embedding model failed to load on this server; see the server log'
+                : 'the embedding and hybrid selectors are not configured on this server (no embedder); use keyword, keyword-ranked, bm25 or static',
           );
         }
         throw error;

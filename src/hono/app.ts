@@ -29,11 +29,12 @@ import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import type { ProxySettings } from './proxy/index.js';
-import { proxyRoutes, tokenVerifier } from './proxy/index.js';
+import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
 import { streamRun } from './run-stream.js';
 import { apiSelectors } from './api-selectors.js';
 import { provideValidator } from '../registry/registry.js';
 import * as argumentValidator from '../registry/validate.js';
+import { mergeOptions } from '../options.js';
 
 // The app dispatches tools on every run: it carries the argument validator from the start
 // instead of loading it mid-request (the core loads it lazily).
@@ -88,7 +89,11 @@ export interface AppOptions {
   probeGraceMs?: number;
   /** How often a quiet run stream writes an SSE comment, to notice a client that left. Default 250 ms. */
   heartbeatMs?: number;
-  /** Where internal errors are reported (never to clients). Default `console.error`. */
+  /**
+   * Where internal errors are reported (never to clients). Default: `console.error`, except an
+   * `UpstreamUnreachableError` (the proxy's model server is not running), which is one plain
+   * `console.info` line saying what to start (info: what wrangler dev shows as a plain line).
+   */
   onError?: (error: unknown) => void;
   /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
   proxy?: ProxySettings;
@@ -102,8 +107,18 @@ const DEFAULTS = {
   probeGraceMs: 1500,
   heartbeatMs: 250,
   fetch: globalFetch,
-  onError: (error: unknown) => console.error('[loopctl]', error),
+  onError: reportError,
 };
+
+/**
+ * The default `onError`: an upstream that is not running yet is one plain line saying what to
+ * start (no stack: it is the normal first state of a local set-up); anything else is an
+ * internal error, logged whole.
+ */
+function reportError(error: unknown): void {
+  if (error instanceof UpstreamUnreachableError) console.info(`[loopctl] ${error.message}`);
+  else console.error('[loopctl]', error);
+}
 
 /** RFC 6750 `b64token`: what `Authorization: Bearer` can carry. */
 const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
@@ -124,7 +139,7 @@ export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
  * export default app // Workers, Deno.serve(app.fetch), or @hono/node-server's serve(app)
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
-  const settings = { ...DEFAULTS, ...stripUndefined(options) };
+  const settings = mergeOptions(DEFAULTS, options);
   const { registry } = settings;
   if (!registry) throw new TypeError('createApp: "registry" is required (a ToolRegistry of the tools to serve)');
   const model = resolveModel(settings.model);
@@ -134,10 +149,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
   const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
   const selectors = apiSelectors({
-    ...(settings.embedder ? { embedder: settings.embedder } : {}),
-    ...(settings.cache ? { cache: settings.cache } : {}),
-    ...(settings.vectors !== undefined ? { vectors: settings.vectors } : {}),
-    ...(settings.selectors ? { extra: settings.selectors } : {}),
+    embedder: settings.embedder,
+    cache: settings.cache,
+    vectors: settings.vectors,
+    extra: settings.selectors,
     onError: settings.onError,
   });
   if (!selectors.names.includes(settings.defaultSelector)) {
@@ -184,7 +199,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       ...settings.proxy,
       selectors,
       hasEmbedder: Boolean(settings.embedder),
-      ...(token ? { token: tokenVerifier(token) } : {}),
+      token: token ? tokenVerifier(token) : undefined,
       model,
       fetch: settings.proxy?.fetch ?? settings.fetch,
       onError: settings.onError,
@@ -242,9 +257,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const loop = new BareLoop({
         client: makeClient(model, probe.fetch),
         registry,
-        config: { system: SYSTEM_PROMPT, ...settings.loop, constraint: input.constraint, maxTurns: input.maxTurns },
+        config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, { constraint: input.constraint, maxTurns: input.maxTurns }),
       });
-      loop.withSelector(selector);
+      loop.withAsyncToolSelector(selector);
       return streamRun(c, {
         start: (signal) => loop.run(input.input, { signal }),
         probe: probe.first,
@@ -255,9 +270,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       });
     },
   );
-
-  // Routes of other loopctl APIs mount here (e.g. the selecting proxy from `./proxy/`):
-  // app.route('/', proxyRoutes(options))
 
   // A known path asked with another method: 405 with Allow, not a 404.
   const methods: Record<string, string> = { '/healthz': 'GET, HEAD', '/v1/tools': 'GET, HEAD', '/v1/select': 'POST', '/v1/runs': 'POST' };
@@ -295,15 +307,16 @@ function fromHttpException(error: HTTPException): ApiError {
 function resolveModel(options: ModelOptions | undefined): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
   const provider = options?.provider ?? 'openai';
   const defaults = provider === 'anthropic' ? { model: 'claude-haiku-4-5' } : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
-  return { provider, ...defaults, ...stripUndefined(options ?? {}) };
+  return mergeOptions({ provider, ...defaults }, options);
 }
 
 function makeClient(model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string }, fetch: FetchLike): ModelClient {
   const common = {
     model: model.model,
     fetch,
-    ...(model.baseURL ? { baseURL: model.baseURL } : {}),
-    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+    // An empty baseURL (a blank variable) means the client's default too.
+    baseURL: model.baseURL || undefined,
+    apiKey: model.apiKey,
   };
   return model.provider === 'anthropic' ? anthropicMessagesClient(common) : openAIChatClient(common);
 }
@@ -315,8 +328,4 @@ function requestSignal(c: Context): AbortSignal | undefined {
   } catch {
     return undefined;
   }
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

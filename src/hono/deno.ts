@@ -5,6 +5,7 @@
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { optionsFromVars } from './env-options.js';
+import { mergeOptions } from '../options.js';
 
 /** The few Deno APIs used here, typed structurally. */
 interface DenoLike {
@@ -33,7 +34,7 @@ export type DenoAppOptions = Partial<AppOptions> & Pick<AppOptions, 'registry'> 
  */
 export function denoHandler(options: DenoAppOptions): (request: Request) => Promise<Response> {
   const { vars, ...rest } = options;
-  const app = createApp({ ...optionsFromVars(vars ?? deno().env.toObject()), ...rest });
+  const app = createApp(mergeOptions(optionsFromVars(vars ?? deno().env.toObject()), rest));
   return async (request) => app.fetch(request);
 }
 

@@ -2,9 +2,11 @@
  * One mapping from configuration variables to {@link AppOptions}, shared by the Workers,
  * Deno and Node entries so the three runtimes read the same names.
  */
-import type { AppOptions } from './app.js';
+import type { AppOptions, ModelOptions } from './app.js';
+import { ConfigError, httpUrlVar, varText } from './config-vars.js';
 import type { ProxyVars } from './proxy/index.js';
-import { ProxyConfigError, proxySettingsFromVars } from './proxy/index.js';
+import { proxySettingsFromVars } from './proxy/index.js';
+import { mergeOptions } from '../options.js';
 
 /** The app options configuration variables set. */
 export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
@@ -28,11 +30,6 @@ export interface LoopctlVars extends ProxyVars {
   CORS_ORIGINS?: string;
 }
 
-/** A configuration variable holds a value the app cannot use. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /**
  * Read {@link LoopctlVars} into app options. Throws {@link ConfigError} on a bad value.
  *
@@ -40,15 +37,12 @@ export class ConfigError extends Error {
  * const app = createApp({ ...optionsFromVars(env), registry, cache: kvVectorCache(env.VECTORS) })
  */
 export function optionsFromVars(vars: LoopctlVars): VarOptions {
-  const value = (text: string | undefined): string | undefined => (text && text.trim() !== '' ? text.trim() : undefined);
+  const value = varText;
   const provider = value(vars.MODEL_PROVIDER);
   if (provider !== undefined && provider !== 'openai' && provider !== 'anthropic') {
     throw new ConfigError(`MODEL_PROVIDER must be "openai" or "anthropic", got "${provider.slice(0, 40)}"`);
   }
-  const baseURL = value(vars.MODEL_BASE_URL);
-  if (baseURL !== undefined && !/^https?:\/\/[^\s]+$/i.test(baseURL)) {
-    throw new ConfigError('MODEL_BASE_URL must be an http(s) URL');
-  }
+  const baseURL = httpUrlVar('MODEL_BASE_URL', vars.MODEL_BASE_URL);
   const origins = value(vars.CORS_ORIGINS)
     ?.split(',')
     .map((origin) => origin.trim())
@@ -56,21 +50,8 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const token = value(vars.LOOPCTL_TOKEN);
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
-  let proxy: AppOptions['proxy'];
-  try {
-    proxy = proxySettingsFromVars(vars);
-  } catch (error) {
-    throw error instanceof ProxyConfigError ? new ConfigError(error.message) : error;
-  }
-  return {
-    ...(token ? { token } : {}),
-    model: {
-      ...(provider ? { provider } : {}),
-      ...(baseURL ? { baseURL } : {}),
-      ...(model ? { model } : {}),
-      ...(apiKey ? { apiKey } : {}),
-    },
-    ...(origins?.length ? { corsOrigins: origins } : {}),
-    proxy,
-  };
+  const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
+  // No key set to undefined: callers spread these under their own options.
+  const corsOrigins = origins?.length ? origins : undefined;
+  return mergeOptions({ model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) }, { token, corsOrigins, proxy });
 }

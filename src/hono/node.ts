@@ -8,12 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
+import { EmbedderUnavailableError } from './api-selectors.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
 export interface NodeServerOptions extends AppOptions {
-  /** Default 8787; 0 picks a free port. */
+  /** Default: the `PORT` environment variable, else 8787; 0 picks a free port. */
   port?: number;
   /** Default `127.0.0.1` (loopback only). */
   hostname?: string;
@@ -27,8 +29,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A server that could not start listening: the port is taken, or not ours to use. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError';
+}
+
 /**
- * Serve the app over HTTP from Node.
+ * Serve the app over HTTP from Node. Listens on `port`, else `PORT` from the environment,
+ * else 8787. Rejects with a {@link ListenError} saying what to do when the port is in use or
+ * not allowed, and with a `RangeError` for a port that is not one.
  *
  * @example
  * const server = await startNodeServer({ registry, port: 0, token: 'secret' })
@@ -36,14 +45,19 @@ export interface RunningServer {
  * await server.close()
  */
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const { port, hostname, ...appOptions } = { port: 8787, hostname: '127.0.0.1', ...options };
+  const { port: given, hostname, ...appOptions } = mergeOptions({ hostname: '127.0.0.1' }, options);
+  const port = listenPort(given);
   // The proxy's upstream calls go through one keep-alive node:http pool, unless a fetch was given.
   const upstream = appOptions.fetch || appOptions.proxy?.fetch ? undefined : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
   const app = createApp(upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions);
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;
-  const info = await new Promise<AddressInfo>((done) => {
+  const info = await new Promise<AddressInfo>((done, fail) => {
     server = serve({ fetch: app.fetch, port, hostname }, done);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      upstream?.close();
+      fail(listenError(error, hostname, port));
+    });
   });
   // Node's HTTP parser refuses some requests before the app sees them (a malformed
   // Content-Length, oversized headers): answer those in the API's JSON error shape too.
@@ -73,22 +87,60 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   };
 }
 
+/** `port`, else `PORT` from the environment, else 8787; a value that is no port is a RangeError. */
+function listenPort(port: number | undefined): number {
+  const fromEnv = process.env.PORT?.trim();
+  const value = port ?? (fromEnv ? Number(fromEnv) : 8787);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new RangeError(`${port === undefined ? `PORT=${JSON.stringify(fromEnv)}` : `port ${port}`} is not a port number (0 to 65535; 0 picks a free one)`);
+  }
+  return value;
+}
+
+function listenError(error: NodeJS.ErrnoException, hostname: string, port: number): Error {
+  const where = `${hostname}:${port}`;
+  if (error.code === 'EADDRINUSE') {
+    return new ListenError(
+      `cannot listen on ${where}: the port is in use (EADDRINUSE); stop what listens there, or choose another port (the port option or PORT; 0 picks a free one)`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (error.code === 'EACCES')
+    return new ListenError(`cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, choose another`, { cause: error });
+  if (error.code === 'EADDRNOTAVAIL')
+    return new ListenError(`cannot listen on ${where}: ${hostname} is not an address of this machine (EADDRNOTAVAIL)`, { cause: error });
+  return new ListenError(`cannot listen on ${where}: ${error.message}`, { cause: error });
+}
+
 /**
  * USE-lite (int8) from a built model folder (`npx loopctl model --out DIR` or, in this
  * repository, `npm run build:model`), loaded on first use: on onnxruntime-node when it is
- * installed (several times faster), else on WASM after one warning. Undefined when the folder
- * is missing, so `embedding` and `hybrid` answer 503.
+ * installed (several times faster), else on WASM after one warning. Throws at once, naming the
+ * folder and the command that builds it, when `modelPath` holds no model (check first where the
+ * model is optional). A folder that fails to load later (damaged, removed) makes `embedding` and
+ * `hybrid` answer 503 naming the folder and the fix.
  *
  * @example
  * const server = await startNodeServer({ registry, embedder: useLiteFromDisk('models/use-lite') })
  */
-export function useLiteFromDisk(modelPath: string): EmbedderSource | undefined {
+export function useLiteFromDisk(modelPath: string): EmbedderSource {
   const folder = resolve(modelPath);
-  if (!existsSync(resolve(folder, 'vocab.json'))) return undefined;
+  const build = `npx loopctl model --out ${modelPath}`;
+  if (!existsSync(resolve(folder, 'vocab.json'))) {
+    const what = existsSync(folder) ? `${folder} holds no USE-lite model (no vocab.json)` : `${folder} does not exist`;
+    throw new Error(`useLiteFromDisk: ${what}; build the model there with ${build} (or npm run build:model in the loopctl repository)`);
+  }
   return async () => {
     const { useLiteEmbedder } = await import('../adapters/use-lite.js');
     const embedder = useLiteEmbedder({ modelPath: folder, dtype: 'int8', device: 'auto' });
-    await embedder.load();
+    try {
+      await embedder.load();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new EmbedderUnavailableError(`the USE-lite model in ${modelPath} cannot be loaded (${reason}); rebuild it with ${build} --force`, { cause: error });
+    }
     return embedder;
   };
 }

@@ -6,16 +6,7 @@ import type { Message } from '../message.js';
 import type { ToolConstraint } from '../loop/constraint.js';
 import { TOOL_CONSTRAINTS } from '../loop/constraint.js';
 import { ApiError } from './api-error.js';
-
-/** Limits the validators enforce. */
-export const LIMITS = {
-  minK: 1,
-  maxK: 64,
-  minTurns: 1,
-  maxTurns: 20,
-  maxMessages: 200,
-  maxPromptChars: 32_000,
-} as const;
+import { LIMITS } from './limits.js';
 
 /** A validated `POST /v1/select` body. */
 export interface SelectInput {

@@ -15,6 +15,8 @@ import type { LoopRun } from '../loop/bare-loop.js';
 import type { LoopEvent } from '../loop/events.js';
 import { ApiError } from './api-error.js';
 import type { ProbeOutcome } from './model-probe.js';
+import { mergeOptions } from '../options.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for {@link streamRun}. */
 export interface StreamRunOptions {
@@ -41,7 +43,7 @@ export interface StreamRunOptions {
  * return streamRun(c, { start: (signal) => loop.run(prompt, { signal }), probe: probe.first, requestSignal: c.req.raw.signal })
  */
 export async function streamRun(c: Context, options: StreamRunOptions): Promise<Response> {
-  const { graceMs, heartbeatMs, secrets } = { graceMs: 1500, heartbeatMs: 250, secrets: [] as readonly string[], ...options };
+  const { graceMs, heartbeatMs, secrets } = mergeOptions({ graceMs: 1500, heartbeatMs: 250, secrets: [] as readonly string[] }, options);
   const streamGone = new AbortController();
   const signals = options.requestSignal ? [options.requestSignal, streamGone.signal] : [streamGone.signal];
   const signal = AbortSignal.any(signals);
@@ -81,7 +83,7 @@ export async function streamRun(c: Context, options: StreamRunOptions): Promise<
       }
     } catch (error) {
       // Unreachable with a well-behaved loop; still, never drop the connection silently.
-      const event: LoopEvent = { type: 'error', turn: 0, code: 'stream_failed', message: error instanceof Error ? error.message : String(error) };
+      const event: LoopEvent = { type: 'error', turn: 0, code: 'stream_failed', message: errorMessage(error) };
       await stream.writeSSE({ event: event.type, data: scrub(JSON.stringify(event)) });
     } finally {
       clearInterval(beat);

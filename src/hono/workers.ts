@@ -17,8 +17,10 @@ import { ApiError, errorResponse } from './api-error.js';
 import type { AppEnv, AppOptions } from './app.js';
 import { createApp } from './app.js';
 import type { LoopctlVars } from './env-options.js';
-import { ConfigError, optionsFromVars } from './env-options.js';
+import { ConfigError } from './config-vars.js';
+import { optionsFromVars } from './env-options.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
+import { mergeOptions } from '../options.js';
 
 /** The static-assets binding, typed structurally. */
 export interface AssetsLike {
@@ -78,14 +80,8 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
           const embedder = pickEmbedder(env);
           const vectors = pickVectors(env);
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
-          app = createApp({
-            ...optionsFromVars(env),
-            registry,
-            ...(embedder ? { embedder } : {}),
-            ...(vectors !== undefined ? { vectors } : {}),
-            ...(env.VECTORS ? { cache: kvVectorCache(env.VECTORS) } : {}),
-            ...options.app?.(env),
-          });
+          const cache = env.VECTORS ? kvVectorCache(env.VECTORS) : undefined;
+          app = createApp(mergeOptions({ ...optionsFromVars(env), registry, embedder, vectors, cache }, options.app?.(env)));
         } catch (error) {
           if (error instanceof ConfigError || error instanceof RangeError) return errorResponse(new ApiError(503, 'not_configured', error.message));
           throw error;

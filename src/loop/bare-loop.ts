@@ -1,10 +1,11 @@
 import type { Message } from '../message.js';
 import type { RunSelectionResult } from '../select/run-selection.js';
 import { runSelection } from '../select/run-selection.js';
-import type { AsyncToolSelector, SelectionContext, Selector, ToolSelector } from '../select/selector.js';
+import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../select/selector.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
+import { copyNameRecord } from '../registry/name-record.js';
 import { BudgetGate } from '../limits/budget.js';
 import { describeError } from '../describe-error.js';
 import type { ModelClient } from '../model/client.js';
@@ -23,7 +24,7 @@ export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-
 export { LoopRun } from './loop-run.js';
 
 /** The selector a loop consults, and how it was installed (a Promise from a `sync` one is warned about). */
-type InstalledSelector = { kind: 'sync' | 'async' | 'any'; selector: Selector };
+type InstalledSelector = { kind: 'sync' | 'async'; selector: AsyncToolSelector };
 
 /**
  * The agent loop: per turn it selects the advertised tools (exactly once, at request build),
@@ -54,48 +55,52 @@ export class BareLoop {
   }
 
   /**
-   * Install the selector the loop consults once per turn: sync or async, returning a list or a
-   * `SelectorOutput`. Replaces any selector installed before. Returns this loop.
+   * Install a synchronous selector, consulted once per turn; it replaces any selector (sync or
+   * async) installed before. A Promise it returns anyway is awaited, with a warning. Returns
+   * this loop.
    *
    * @example
-   * loop.withSelector(new HybridSelector(embedder, { topK: 8 }))
+   * loop.withToolSelector(new KeywordSelector())
    */
-  withSelector(selector: Selector): this {
-    this.setSelector(selector);
-    return this;
-  }
-
-  /**
-   * Change the selector; `undefined` removes selection (every tool is advertised). A run keeps
-   * the selector it started with; the change applies from the next run.
-   */
-  setSelector(selector: Selector | undefined): void {
-    this.#install(selector, 'any');
-  }
-
-  /** {@link withSelector} for a sync selector (a Promise it returns is awaited, with a warning). */
   withToolSelector(selector: ToolSelector): this {
     this.setToolSelector(selector);
     return this;
   }
 
-  /** {@link setSelector} for a sync selector. */
+  /**
+   * Change the selector to a synchronous one; `undefined` removes selection (every tool is
+   * advertised). A run keeps the selector it started with; the change applies from the next run.
+   *
+   * @example
+   * loop.setToolSelector(undefined) // back to the full surface
+   */
   setToolSelector(selector: ToolSelector | undefined): void {
     this.#install(selector, 'sync');
   }
 
-  /** {@link withSelector} for an async selector. */
+  /**
+   * Install a selector that may answer with a Promise (embeddings, a model call), consulted
+   * once per turn; it replaces any selector installed before. Returns this loop.
+   *
+   * @example
+   * loop.withAsyncToolSelector(new HybridSelector(embedder, { topK: 8 }))
+   */
   withAsyncToolSelector(selector: AsyncToolSelector): this {
     this.setAsyncToolSelector(selector);
     return this;
   }
 
-  /** {@link setSelector} for an async selector. */
+  /**
+   * {@link setToolSelector} for a selector that may answer with a Promise.
+   *
+   * @example
+   * loop.setAsyncToolSelector(new EmbeddingSelector(embedder))
+   */
   setAsyncToolSelector(selector: AsyncToolSelector | undefined): void {
     this.#install(selector, 'async');
   }
 
-  #install(selector: Selector | undefined, kind: InstalledSelector['kind']): void {
+  #install(selector: AsyncToolSelector | undefined, kind: InstalledSelector['kind']): void {
     this.#selector = selector ? { kind, selector } : undefined;
   }
 
@@ -105,7 +110,7 @@ export class BareLoop {
    * found ride every later request of the run. `false` turns it off. Returns this loop.
    *
    * @example
-   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withToolSearch({ k: 5 })
+   * const loop = new BareLoop({ client, registry }).withAsyncToolSelector(hybrid).withToolSearch({ k: 5 })
    */
   withToolSearch(options: ToolSearchOptions | false = {}): this {
     const k = options === false ? undefined : options.k;
@@ -121,7 +126,7 @@ export class BareLoop {
    * in the selector's own cache. Returns this loop.
    *
    * @example
-   * const loop = new BareLoop({ client, registry }).withSelector(hybrid).withLearning()
+   * const loop = new BareLoop({ client, registry }).withAsyncToolSelector(hybrid).withLearning()
    */
   withLearning(enabled = true): this {
     this.#learning = enabled;
@@ -129,7 +134,7 @@ export class BareLoop {
   }
 
   /** The installed selector, if any. */
-  get toolSelector(): Selector | undefined {
+  get toolSelector(): AsyncToolSelector | undefined {
     return this.#selector?.selector;
   }
 
@@ -167,7 +172,7 @@ export class BareLoop {
       const gate = new BudgetGate(run.config.budget ?? {});
       // Tool search and learning are opt-in: their code loads with the first run that uses them.
       const search = searchOptions ? new (await import('./tool-search.js')).ToolSearch(searchOptions, installed?.selector) : undefined;
-      const recordTurn = learning ? (await import('./learning-recorder.js')).recordTurn : undefined;
+      const recordTurn = learning ? (await import('../learn/learning-recorder.js')).recordTurn : undefined;
       while (true) {
         const stop = admitTurn(run, gate);
         if (stop) return run.finish(stop);
@@ -242,7 +247,7 @@ export class BareLoop {
       registryTokens: toolsCost(all, run.counter),
       selector: selectorName(installed),
       fellOpen: selection.fellOpen ?? null,
-      reasons: { ...selection.reasons },
+      reasons: copyNameRecord(selection.reasons),
       ms: performance.now() - started,
     });
     for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
@@ -250,7 +255,7 @@ export class BareLoop {
   }
 
   #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
-    return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'any' });
+    return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'async' });
   }
 }
 

@@ -4,6 +4,7 @@ import type { ModelClient, ModelUsage } from '../model/client.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { mergeOptions } from '../options.js';
 import { ToolConstraint } from './constraint.js';
 import type { StopReason } from './events.js';
 import type { ContextManager } from './managers.js';
@@ -97,7 +98,7 @@ const DEFAULTS = {
   stream: true,
 };
 
-/** The loop's config with its defaults spread in. */
+/** The loop's config with its defaults filled in (an option set to `undefined` keeps its default). */
 export function resolveLoopConfig(config: Readonly<LoopConfig>): ResolvedLoopConfig {
-  return { ...DEFAULTS, ...config };
+  return mergeOptions(DEFAULTS, config);
 }

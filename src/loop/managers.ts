@@ -1,6 +1,7 @@
 import type { Message, ToolMessage } from '../message.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { messageCost } from './estimate.js';
+import { mergeOptions } from '../options.js';
 
 /** What a context manager is asked to do: bring `messages` under `limit` tokens if it can. */
 export interface CompactionRequest {
@@ -53,7 +54,7 @@ export interface ToolResultCompactorOptions {
  * const managers = [toolResultCompactor({ keepRecent: 3 })]
  */
 export function toolResultCompactor(options: ToolResultCompactorOptions = {}): ContextManager {
-  const { keepRecent } = { keepRecent: 2, ...options };
+  const { keepRecent } = mergeOptions({ keepRecent: 2 }, options);
   return {
     name: 'tool-result-compactor',
     compact({ messages, tokens, limit, counter }) {

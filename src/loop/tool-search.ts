@@ -11,7 +11,9 @@ import type { ToolSchema } from '../registry/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
-import type { Selector, ToolReason } from '../select/selector.js';
+import { copyNameRecord } from '../registry/name-record.js';
+import type { AsyncToolSelector } from '../select/selector.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for `BareLoop.withToolSearch`. */
 export interface ToolSearchOptions {
@@ -53,11 +55,11 @@ export function findToolsSchema(): ToolSchema {
  */
 export class ToolSearch {
   readonly k: number;
-  readonly #selector: Selector | undefined;
+  readonly #selector: AsyncToolSelector | undefined;
   readonly #schema = findToolsSchema();
   readonly #found = new Set<string>();
 
-  constructor(options: ToolSearchOptions, selector: Selector | undefined) {
+  constructor(options: ToolSearchOptions, selector: AsyncToolSelector | undefined) {
     const k = options.k ?? 5;
     if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     this.k = k;
@@ -81,7 +83,7 @@ export class ToolSearch {
     const found = all.filter((tool) => this.#found.has(tool.name) && !advertised.has(tool.name));
     const names = new Set([...selection.names, ...found.map((tool) => tool.name)]);
     const tools = [...all.filter((tool) => names.has(tool.name)), this.#schema];
-    const reasons: Record<string, ToolReason> = { ...selection.reasons };
+    const reasons = copyNameRecord(selection.reasons);
     for (const tool of found) reasons[tool.name] = { parts: { search: 1 } };
     reasons[FIND_TOOLS] = { core: true };
     return { ...selection, tools, names: tools.map((tool) => tool.name), reasons };
@@ -123,7 +125,7 @@ export class ToolSearch {
       ranked = await this.#rank(text, all, advertised, signal);
     } catch (error) {
       if (signal.aborted) throw error;
-      return fail(`find_tools failed: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(`find_tools failed: ${errorMessage(error)}`);
     }
     if (ranked.length === 0) return { toolCallId: call.id, name: call.name, content: `No tools match "${text}".`, isError: false };
     for (const name of ranked) this.#found.add(name);
@@ -141,7 +143,7 @@ export class ToolSearch {
   // the tools already on offer: the one search every door shares.
   async #rank(query: string, all: readonly ToolSchema[], advertised: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
     const exclude = new Set([...advertised, FIND_TOOLS]);
-    const hits = await searchTools(query, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: this.k, exclude, signal });
+    const hits = await searchTools(query, all, { selector: this.#selector, k: this.k, exclude, signal });
     return hits.map((hit) => hit.name);
   }
 }

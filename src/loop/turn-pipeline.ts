@@ -109,6 +109,8 @@ export function buildRequest(messages: readonly Message[], tools: readonly ToolS
     messages,
     tools,
     ...(toolChoice && tools.length > 0 ? { toolChoice } : {}),
+    // Left out rather than undefined: the request goes to any ModelClient, including a user's
+    // own, which may spread it over its defaults.
     ...(config.maxOutputTokens !== undefined ? { maxTokens: config.maxOutputTokens } : {}),
     ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
   };

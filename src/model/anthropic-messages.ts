@@ -10,6 +10,7 @@ import {
   type ToolChoice,
 } from './client.js';
 import { globalFetch, isRecord, type FetchLike } from './http.js';
+import { mergeOptions } from '../options.js';
 import { wireClient } from './wire-client.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
@@ -59,7 +60,7 @@ const provider = 'anthropic';
  * const reply = await client.complete({ messages, tools: selection.tools, toolChoice: 'auto' })
  */
 export function anthropicMessagesClient(options: AnthropicMessagesOptions): ModelClient {
-  const settings = { ...defaults, ...options };
+  const settings = mergeOptions(defaults, options);
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
 
@@ -76,7 +77,7 @@ export function anthropicMessagesClient(options: AnthropicMessagesOptions): Mode
     model: settings.model,
     url,
     fetch,
-    ...(settings.retry ? { retry: settings.retry } : {}),
+    retry: settings.retry,
     headers,
     body: (request, names) => anthropicBody(request, names, settings),
     decoder: createAnthropicStreamDecoder,
@@ -109,7 +110,7 @@ function anthropicBody(
         }
       : {}),
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
     ...settings.extraBody,
   };

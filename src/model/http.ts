@@ -1,5 +1,6 @@
 import { ModelError, ModelHttpError, ModelNetworkError, ModelStreamError, type Provider } from './client.js';
 import { isRetryableStatus, retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.js';
+import { errorMessage } from '../describe-error.js';
 
 /**
  * The `fetch` a client calls. Defaults to the global one, called unbound-safe (browsers and
@@ -42,7 +43,7 @@ export function postModelRequest(init: {
     async () => {
       let response: Response;
       try {
-        response = await fetch(url, { method: 'POST', headers, body, ...(signal ? { signal } : {}) });
+        response = await fetch(url, { method: 'POST', headers, body, signal });
       } catch (error) {
         signal?.throwIfAborted();
         throw new ModelNetworkError(provider, error);
@@ -50,7 +51,7 @@ export function postModelRequest(init: {
       if (!response.ok) throw await httpErrorFromResponse(provider, response, signal);
       return response;
     },
-    { ...init.retry, ...(signal ? { signal } : {}) },
+    { ...init.retry, signal },
   );
 }
 
@@ -77,9 +78,9 @@ export async function httpErrorFromResponse(provider: Provider, response: Respon
     status: response.status,
     body,
     retryable,
-    ...(message !== undefined ? { providerMessage: message } : {}),
-    ...(type !== undefined ? { errorType: type } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    providerMessage: message,
+    errorType: type,
+    retryAfterMs,
   });
 }
 
@@ -137,7 +138,7 @@ export async function readJson(provider: Provider, response: Response, signal?: 
 export function streamFailure(provider: Provider, error: unknown, signal?: AbortSignal): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof ModelError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return new ModelStreamError(provider, `stream interrupted: ${detail}`, { cause: error });
 }
 

@@ -11,6 +11,7 @@ import {
   type ToolChoice,
 } from './client.js';
 import { globalFetch, isRecord, type FetchLike } from './http.js';
+import { mergeOptions } from '../options.js';
 import { wireClient } from './wire-client.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
@@ -64,7 +65,7 @@ const provider = 'openai';
  * }
  */
 export function openAIChatClient(options: OpenAIChatOptions): ModelClient {
-  const settings = { ...defaults, ...options };
+  const settings = mergeOptions(defaults, options);
   const fetch = settings.fetch ?? globalFetch;
   const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
 
@@ -80,7 +81,7 @@ export function openAIChatClient(options: OpenAIChatOptions): ModelClient {
     model: settings.model,
     url,
     fetch,
-    ...(settings.retry ? { retry: settings.retry } : {}),
+    retry: settings.retry,
     headers,
     body: (request, names) => openAIBody(request, names, settings),
     decoder: createOpenAIStreamDecoder,
@@ -99,8 +100,8 @@ function openAIBody(
     messages: request.messages.map((message) => openAIMessage(message, names)),
     ...(hasTools ? { tools: request.tools.map((tool) => openAITool(tool, names)) } : {}),
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: openAIToolChoice(request.toolChoice, request.tools, names) } : {}),
-    ...(request.maxTokens !== undefined ? { [settings.maxTokensField]: request.maxTokens } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    [settings.maxTokensField]: request.maxTokens,
+    temperature: request.temperature,
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     ...settings.extraBody,
   };

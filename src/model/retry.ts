@@ -1,3 +1,5 @@
+import { mergeOptions } from '../options.js';
+
 /**
  * What a retry is about to do, for logging and loop events.
  *
@@ -34,7 +36,7 @@ export interface RetryOptions {
 }
 
 /**
- * The defaults {@link withRetry} spreads under the caller's options.
+ * The defaults {@link withRetry} fills in under the caller's options (an option set to `undefined` keeps its default).
  *
  * @example
  * const patient = { ...defaultRetryOptions, maxAttempts: 6 }
@@ -100,7 +102,7 @@ export function retryAfterFromHeaders(headers: Headers, now: number = Date.now()
  * backoffDelay(3, { baseDelayMs: 100, jitter: 0 }) // 400
  */
 export function backoffDelay(failedAttempt: number, options: RetryOptions = {}): number {
-  const { baseDelayMs, maxDelayMs, jitter, random = Math.random } = { ...defaultRetryOptions, ...options };
+  const { baseDelayMs, maxDelayMs, jitter, random = Math.random } = mergeOptions(defaultRetryOptions, options);
   const exponential = baseDelayMs * 2 ** Math.max(0, failedAttempt - 1);
   const jittered = exponential * (1 - Math.min(1, Math.max(0, jitter)) * random());
   return Math.round(Math.min(maxDelayMs, jittered));
@@ -138,7 +140,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * const response = await withRetry((attempt) => send(body), { maxAttempts: 3, signal })
  */
 export async function withRetry<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions & { readonly signal?: AbortSignal } = {}): Promise<T> {
-  const settings = { ...defaultRetryOptions, ...options };
+  const settings = mergeOptions(defaultRetryOptions, options);
   const { signal } = options;
   const maxAttempts = Math.max(1, Math.floor(settings.maxAttempts));
   for (let attempt = 1; ; attempt++) {

@@ -44,6 +44,7 @@ export function wireClient(protocol: WireProtocol): ModelClient {
   const { provider } = protocol;
   const prepare = (request: ModelRequest): { body: string; names: ToolNameMap } => {
     const names = requestToolNameMap(request);
+    // A body may hold fields set to undefined (an unset temperature): JSON leaves them out.
     return { body: JSON.stringify(protocol.body(request, names)), names };
   };
 
@@ -54,8 +55,8 @@ export function wireClient(protocol: WireProtocol): ModelClient {
       url: protocol.url,
       headers: protocol.headers(streaming),
       body,
-      ...(signal ? { signal } : {}),
-      ...(protocol.retry ? { retry: protocol.retry } : {}),
+      signal,
+      retry: protocol.retry,
     });
 
   async function* stream(request: ModelRequest, call: ModelCallOptions = {}): AsyncGenerator<ModelEvent> {
@@ -65,7 +66,7 @@ export function wireClient(protocol: WireProtocol): ModelClient {
     if (!response.body) throw new ModelStreamError(provider, 'streaming response has no body');
     const decoder = protocol.decoder(names);
     try {
-      for await (const event of readSseEvents(response.body, signal ? { signal } : {})) {
+      for await (const event of readSseEvents(response.body, { signal })) {
         yield* decoder.push(event.data);
         if (decoder.done) return;
       }

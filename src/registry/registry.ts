@@ -1,6 +1,8 @@
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
+import type { ToolDefinition } from './tool-definition.js';
+import { toToolSchema } from './tool-definition.js';
 import type { ArgumentValidator } from './validate.js';
 import { errorMessage } from '../describe-error.js';
 
@@ -68,9 +70,13 @@ export class ToolRegistry {
   #listeners = new Set<(generation: number) => void>();
   #batchDepth = 0;
 
-  /** Register one tool. A duplicate name is an error unless `replace` is set. */
-  register(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions = {}): this {
-    this.#put(schema, handler, options);
+  /**
+   * Register one tool, in loopctl's shape or a provider's (OpenAI `{ type: 'function', function }`,
+   * Anthropic `input_schema`, MCP `inputSchema`; see {@link ToolDefinition}). A duplicate name is
+   * an error unless `replace` is set; so is a name outside `TOOL_NAME_RULE` (the error says it).
+   */
+  register(schema: ToolDefinition, handler: ToolHandler, options: RegisterOptions = {}): this {
+    this.#put(toToolSchema(schema), handler, options);
     this.#changed();
     return this;
   }
@@ -78,7 +84,6 @@ export class ToolRegistry {
   #put(schema: ToolSchema, handler: ToolHandler, options: RegisterOptions): void {
     // Start loading the validator now, so the first dispatch usually finds it (and stays synchronous).
     if (!validateModule) loadValidator().catch(() => undefined); // a failed load is reported by the dispatch that needs it
-    assertSchema(schema);
     assertHandler(schema, handler);
     if (this.#slots.has(schema.name) && !options.replace) {
       throw new Error(`tool "${schema.name}" is already registered (pass { replace: true } to replace it)`);
@@ -97,12 +102,11 @@ export class ToolRegistry {
     this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest });
   }
 
-  /** Register many tools at once; all entries are checked before any is added. */
-  registerMany(entries: Iterable<ToolEntry>, options: RegisterOptions = {}): this {
-    const list = [...entries];
+  /** Register many tools at once (any {@link ToolDefinition} shape); all entries are checked before any is added. */
+  registerMany(entries: Iterable<{ readonly schema: ToolDefinition; readonly handler: ToolHandler }>, options: RegisterOptions = {}): this {
+    const list = [...entries].map(({ schema, handler }) => ({ schema: toToolSchema(schema), handler }));
     const seen = new Set<string>();
     for (const { schema, handler } of list) {
-      assertSchema(schema);
       assertHandler(schema, handler);
       if (seen.has(schema.name)) throw new Error(`tool "${schema.name}" appears twice in one registerMany call`);
       seen.add(schema.name);
@@ -116,9 +120,10 @@ export class ToolRegistry {
   }
 
   /** Replace a registered tool's schema and handler, keeping its position. */
-  replace(schema: ToolSchema, handler: ToolHandler): this {
-    if (!this.#slots.has(schema.name)) throw new Error(`tool "${schema.name}" is not registered`);
-    return this.register(schema, handler, { replace: true });
+  replace(schema: ToolDefinition, handler: ToolHandler): this {
+    const tool = toToolSchema(schema);
+    if (!this.#slots.has(tool.name)) throw new Error(`tool "${tool.name}" is not registered`);
+    return this.register(tool, handler, { replace: true });
   }
 
   /** Remove a tool. Returns whether it was there. */
@@ -243,35 +248,16 @@ export class ToolRegistry {
   }
 }
 
-function assertSchema(schema: ToolSchema): void {
-  if (!schema || typeof schema.name !== 'string' || schema.name.length === 0) {
-    throw new TypeError('a tool schema needs a non-empty string name');
-  }
-  if (typeof schema.description !== 'string') {
-    throw new TypeError(`tool "${schema.name}": description must be a string`);
-  }
-  if (!schema.parameters || typeof schema.parameters !== 'object' || Array.isArray(schema.parameters)) {
-    throw new TypeError(`tool "${schema.name}": parameters must be a JSON Schema object`);
-  }
-}
-
 function assertHandler(schema: ToolSchema, handler: unknown): void {
   if (typeof handler !== 'function') throw new TypeError(`tool "${schema.name}": handler must be a function`);
 }
 
-/**
- * What is wrong with a call's arguments, or undefined when they pass the tool's schema. A
- * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
- * same way instead of throwing, so dispatch keeps its never-throws promise.
- */
+// The JSON Schema validator is a chunk of its own, out of the core's first load. The module is
+// cached, never the promise: on Workers a promise made while serving one request cannot be
+// awaited by another, while a fresh `import()` of a loaded module settles anywhere.
 type ValidateModule = typeof import('./validate.js');
 let validateModule: ValidateModule | undefined;
 
-/**
- * The JSON Schema validator is a chunk of its own, out of the core's first load. The module is
- * cached, never the promise: on Workers a promise made while serving one request cannot be
- * awaited by another, while a fresh `import()` of a loaded module settles anywhere.
- */
 /**
  * Hand the registry the validator module up front, for hosts that import it statically anyway
  * (the HTTP app dispatches tools on every run, so it carries the validator from the start).
@@ -286,6 +272,11 @@ async function loadValidator(): Promise<ValidateModule> {
   return validateModule;
 }
 
+/**
+ * What is wrong with a call's arguments, or undefined when they pass the tool's schema. A
+ * schema the validator cannot use (an unresolved `$ref`, a bad `pattern`) is reported the
+ * same way instead of throwing, so dispatch keeps its never-throws promise.
+ */
 async function checkArguments(slot: Slot, args: unknown): Promise<string | undefined> {
   let module: ValidateModule;
   try {

@@ -1,5 +1,6 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { sameSchema } from '../registry/schema.js';
+import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { SelectorOutput, ToolReason } from './selector.js';
 
 /**
@@ -52,9 +53,10 @@ export function applySelection(returned: SelectorOutput | readonly ToolSchema[],
 
   const tools = [...chosen].sort((a, b) => a - b).map((index) => all[index] as ToolSchema);
   const names = tools.map((tool) => tool.name);
-  const reasons: Record<string, ToolReason> = {};
+  const reasons = nameRecord<ToolReason>();
   for (const name of names) {
-    const reason = output.reasons?.[name];
+    // A selector's own record may be a plain object: only its own entries are reasons.
+    const reason = ownEntry(output.reasons, name);
     if (reason) reasons[name] = reason;
   }
 
@@ -86,4 +88,17 @@ export function withCore(selected: readonly ToolSchema[], all: readonly ToolSche
   if (selected.length === 0 || core.size === 0) return [...selected];
   const picked = new Set(selected.map((tool) => tool.name));
   return all.filter((tool) => picked.has(tool.name) || core.has(tool.name));
+}
+
+/**
+ * What a selector that cannot rank returns: the full surface, `fellOpen` naming why, its core
+ * tools marked as such, and any warnings gathered on the way.
+ *
+ * @example
+ * return fullSurface(all, core, 'no query to rank against')
+ */
+export function fullSurface(all: readonly ToolSchema[], core: ReadonlySet<string>, reason: string, warnings: readonly string[] = []): SelectorOutput {
+  const reasons = nameRecord<ToolReason>();
+  for (const tool of all) if (core.has(tool.name)) reasons[tool.name] = { core: true };
+  return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
 }

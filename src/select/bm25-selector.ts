@@ -1,9 +1,11 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { bm25Index } from './bm25.js';
-import { assertTopK, topK } from './top-k.js';
+import { assertTopK, topK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import { textTokens } from '../text/words.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link Bm25Selector}. */
 export interface Bm25SelectorOptions {
@@ -26,8 +28,7 @@ export class Bm25Selector implements ToolSelector {
   readonly #options: Required<Bm25SelectorOptions>;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    // `??`, not a spread: an explicitly undefined option means the default, not undefined.
-    this.#options = { topK: options.topK ?? 8, coreTools: options.coreTools ?? [] };
+    this.#options = mergeOptions({ topK: 8, coreTools: [] }, options);
     const { topK } = this.#options;
     assertTopK(topK);
   }
@@ -42,18 +43,21 @@ export class Bm25Selector implements ToolSelector {
     return new Bm25Selector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * The `topK` best BM25 matches (registry order, core tools unioned in) with their scores, or
+   * the full surface with `fellOpen` when no tool matches.
+   *
+   * @example
+   * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
+   */
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const words = textTokens(ctx.latestUserMessage ?? '');
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.
     const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen = top
       .sort((a, b) => a - b)
       .map((i) => {

@@ -4,22 +4,25 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import type { Embedder, EmbedProgress } from '../embed/embedder.js';
-import { normalise } from '../embed/embedder.js';
+import { scoreRows } from '../embed/embedder.js';
+import { nameRecord } from '../registry/name-record.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
-import { adaptiveCut } from './adaptive-k.js';
-import { assertTopK, topK } from './top-k.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { adaptiveCut } from '../rank/adaptive-k.js';
+import { minMax } from '../rank/min-max.js';
+import { assertTopK, topK } from '../rank/top-k.js';
 import { errorMessage } from '../describe-error.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
-import type { LearnedStore } from './learned-store.js';
-
-export { topK } from './top-k.js';
+import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
+import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
+import { fullSurface } from './apply-selection.js';
+import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
+import { mergeOptions } from '../options.js';
 
 /** Adaptive k for {@link EmbeddingSelector}: keep between `floor` and `ceiling` by score fall-off. */
 export interface EmbeddingAdaptiveOptions {
@@ -78,6 +81,12 @@ export interface EmbeddingSelectorOptions {
   learnedCache?: VectorCache;
 }
 
+/** The learning settings {@link EmbeddingSelector.withLearning} changes; one left out is kept. */
+export interface LearningSettings {
+  learned?: LearnedVoteOptions | undefined;
+  learnedCache?: VectorCache | undefined;
+}
+
 /** Scores for every tool of a list, or why there are none. */
 export type ToolScores =
   | { readonly ok: true; readonly scores: Float32Array; readonly warnings: readonly string[] }
@@ -99,8 +108,6 @@ export type QueryScores =
 type Embedded =
   | { readonly ok: true; readonly corpus: CorpusLoad['corpus']; readonly vectors: Float32Array[]; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
-
-const QUERY_MEMORY = 32;
 
 interface Settings {
   readonly topK: number;
@@ -127,7 +134,7 @@ interface Settings {
  * const selector = new EmbeddingSelector(embedder, { cache: idbVectorCache() })
  *   .withTopK(6)
  *   .withCoreTools(['read_file'])
- * const output = await selector.selectDetailed(ctx, registry.schemas(), { signal })
+ * const output = await selector.select(ctx, registry.schemas(), { signal })
  * output.fellOpen ?? output.reasons // per-tool scores
  */
 export class EmbeddingSelector implements AsyncToolSelector {
@@ -137,10 +144,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
   private readonly core: ReadonlySet<string>;
   private index: CorpusIndex;
   // Reused across turns so a warm turn allocates no per-tool scores array.
-  private scratch = new Float32Array(0);
-  private scratchBusy = false;
-  // Recent query vectors by text: the loop's learning records the prompt it just ranked.
-  private queries = new Map<string, Float32Array>();
+  private readonly scratch = new ScoreBuffer();
+  private queries: QueryVectors;
   private learning: LazyLearnedStore;
 
   constructor(embedder: Embedder, options: EmbeddingSelectorOptions = {}) {
@@ -155,12 +160,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       learned,
       learnedCache,
       vectors,
-    } = {
-      topK: 8,
-      coreTools: [] as readonly string[],
-      batchSize: 256,
-      ...options,
-    };
+    } = mergeOptions({ topK: 8, coreTools: [] as readonly string[], batchSize: 256 }, options);
     assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;
@@ -177,11 +177,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
       vectors,
     };
     this.core = new Set(this.settings.coreTools);
-    this.index = new CorpusIndex(embedder, this.settings.cache, {
-      batchSize,
-      ...(onProgress ? { onProgress } : {}),
-      ...(vectors !== undefined ? { vectors } : {}),
-    });
+    this.index = new CorpusIndex(embedder, this.settings.cache, { batchSize, onProgress, vectors });
+    this.queries = new QueryVectors(embedder);
     this.learning = new LazyLearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }
 
@@ -189,7 +186,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * Learn from examples of this registry's own traffic: each `{ query, tools }` is a prompt and
    * the tool names that served it (what the model called, or a user's correction). Later
    * prompts close to a learned one see its tools voted up, and, once enough examples agree, a
-   * learned linear map of the query vector (see `src/select/query-projection.ts`) moves every
+   * learned linear map of the query vector (see `src/learn/query-projection.ts`) moves every
    * query toward the registry's own tool vectors; a held-out check on the examples decides
    * whether and how much to apply it (`summary.projection`). Examples are kept per registry
    * generation and embedder in this selector's {@link VectorCache} (so they survive a reload
@@ -210,7 +207,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       store.learn(examples, {
         ...options,
         index: this.index,
-        embed: (texts, signal) => this.embedQueries(texts, signal),
+        embed: (texts, signal) => this.queries.embed(texts, signal),
         corpus: async (all, signal) => (await this.index.load(all, signal ? { signal } : {})).corpus,
       }),
     );
@@ -331,6 +328,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy whose learned examples vote with `learned` and persist in `learnedCache` (see
+   * {@link EmbeddingSelectorOptions}); an option left out keeps this selector's. A copy with
+   * other learning settings keeps its own examples; the warm corpus is still shared.
+   *
+   * @example
+   * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
+   */
+  withLearning({ learned = this.settings.learned, learnedCache = this.settings.learnedCache }: LearningSettings): EmbeddingSelector {
+    return this.derive({ learned, learnedCache });
+  }
+
+  /**
    * A copy that waits at most `ms` for the query embedding (and a cold corpus) before falling
    * open; `undefined` removes the timeout. The corpus build carries on in the background and
    * is shared with this selector, so the next turn finds it warm. See
@@ -344,46 +353,27 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The tools to advertise this turn, registry order.
-   *
-   * @example
-   * const tools = await selector.select(ctx, all, { signal })
-   */
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  /**
    * The tools to advertise this turn (registry order) with each one's cosine score, or the
    * full surface with `fellOpen` when the selector could not rank.
    *
    * @example
-   * const { tools, reasons, fellOpen } = await selector.selectDetailed(ctx, all, { signal })
+   * const { tools, reasons, fellOpen } = await selector.select(ctx, all, { signal })
    */
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
-    // Concurrent turns on one selector must not score into the same buffer.
-    const borrowed = !this.scratchBusy;
-    if (borrowed) {
-      if (this.scratch.length !== all.length) this.scratch = new Float32Array(all.length);
-      this.scratchBusy = true;
-    }
-    try {
-      const into = borrowed ? this.scratch : new Float32Array(all.length);
+    return this.scratch.use(all.length, async (into) => {
       const ranked = await this.rank(ctx.latestUserMessage, all, signal, into);
-      if (!ranked.ok) return this.failOpen(all, ranked.reason, ranked.warnings);
+      if (!ranked.ok) return fullSurface(all, this.core, ranked.reason, ranked.warnings);
       const votes = ranked.vector ? this.learning.store?.votes(ranked.vector, all) : undefined;
       if (votes) {
         // Votes are on a 0..1 scale; cosines spread over less, so scale by their own spread.
-        const [low, high] = spread(ranked.scores);
+        const [low, high] = minMax(ranked.scores);
         for (let i = 0; i < all.length; i++) ranked.scores[i] = (ranked.scores[i] as number) + (votes[i] as number) * (high - low);
       }
       return this.output(all, ranked.scores, ranked.warnings, votes);
-    } finally {
-      if (borrowed) this.scratchBusy = false;
-    }
+    });
   }
 
   private output(all: readonly ToolSchema[], scores: Float32Array, warnings: readonly string[], votes?: Float64Array): SelectorOutput {
@@ -391,7 +381,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (let i = 0; i < all.length; i++) {
       const tool = all[i] as ToolSchema;
       const isRanked = chosen.has(i);
@@ -475,7 +465,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
     // outlive a timeout so a later turn finds it warm.
     const deadline = withDeadline(signal, timeoutMs);
     const corpusLoad = this.index.load(all, signal ? { signal } : {});
-    const queryEmbed = this.embedQueries(texts, deadline.signal, true);
+    const queryEmbed = this.queries.embed(texts, deadline.signal, true);
     let settled: [PromiseSettledResult<CorpusLoad>, PromiseSettledResult<Float32Array[]>];
     try {
       // allSettled: neither promise can go unhandled, whether we wait for it or not.
@@ -511,44 +501,6 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return { ok: true, corpus, vectors, warnings };
   }
 
-  /**
-   * Unit vectors for query texts in one embed call. Ranking embeds afresh every turn (`fresh`);
-   * learning takes a just-ranked prompt's vector from the recent-query memory. Rejects with a
-   * {@link QueryVectorError} when the embedder's answer cannot rank.
-   */
-  private async embedQueries(texts: readonly string[], signal: AbortSignal | undefined, fresh = false): Promise<Float32Array[]> {
-    const missing = [...new Set(fresh ? texts : texts.filter((text) => !this.queries.has(text)))];
-    const found = new Map<string, Float32Array>();
-    if (!fresh) for (const text of texts) if (this.queries.has(text)) found.set(text, this.queries.get(text) as Float32Array);
-    if (missing.length > 0) {
-      const raw = await embedMany(this.embedder, missing, signal);
-      if (!Array.isArray(raw) || raw.length !== missing.length) {
-        throw new QueryVectorError(
-          `query embedding returned ${Array.isArray(raw) ? raw.length : 'no'} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`,
-        );
-      }
-      missing.forEach((text, i) => {
-        const vector = raw[i];
-        if (!(vector instanceof Float32Array))
-          throw new QueryVectorError(`query embedding returned ${raw.length} vectors for ${missing.length} text${missing.length === 1 ? '' : 's'}`);
-        if (vector.length !== this.embedder.dimensions) {
-          throw new QueryVectorError(`query vector has ${vector.length} dimensions, expected ${this.embedder.dimensions}`);
-        }
-        const unit = normalise(vector);
-        if (!unit) throw new QueryVectorError('query vector cannot rank (zero or non-finite)');
-        found.set(text, unit);
-        this.queries.delete(text);
-        this.queries.set(text, unit);
-        while (this.queries.size > QUERY_MEMORY) {
-          const oldest = this.queries.keys().next().value;
-          if (oldest === undefined) break;
-          this.queries.delete(oldest);
-        }
-      });
-    }
-    return texts.map((text) => found.get(text) as Float32Array);
-  }
-
   private pick(scores: Float32Array): number[] {
     const { topK: k, adaptive } = this.settings;
     if (!adaptive) return topK(scores, k);
@@ -557,31 +509,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const ranked = topK(scores, Math.max(floor, ceiling));
     const keep = adaptiveCut(
       ranked.map((i) => scores[i] as number),
-      {
-        floor,
-        ceiling,
-        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
-        ...(adaptive.gap !== undefined ? { gap: adaptive.gap } : {}),
-        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
-      },
+      { floor, ceiling, relative: adaptive.relative, gap: adaptive.gap, span: adaptive.span },
     );
     return ranked.slice(0, keep);
   }
 
-  private failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons = reasonsRecord();
-    for (const tool of all) if (this.core.has(tool.name)) reasons[tool.name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
   private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
-    const { onProgress, adaptive, vectors, ...rest } = { ...this.settings, ...changes };
-    const next = new EmbeddingSelector(this.embedder, {
-      ...rest,
-      ...(onProgress ? { onProgress } : {}),
-      ...(adaptive !== undefined ? { adaptive } : {}),
-      ...(vectors !== undefined ? { vectors } : {}),
-    });
+    // A spread, not mergeOptions: a change to undefined clears (withTimeout(undefined), withVectors(undefined)).
+    const next = new EmbeddingSelector(this.embedder, { ...this.settings, ...changes });
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
     // Same cache and settings: share the learned examples too.
@@ -597,42 +532,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 }
 
-/** Dot every row of a row-major unit matrix with a unit query: cosine per row. */
-function scoreRows(matrix: Float32Array, count: number, dimensions: number, query: Float32Array, out: Float32Array): void {
-  for (let row = 0, offset = 0; row < count; row++, offset += dimensions) {
-    let sum = 0;
-    for (let j = 0; j < dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
-    out[row] = sum;
-  }
-}
-
 function allSettledPair<A, B>(a: Promise<A>, b: Promise<B>): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
   return Promise.allSettled([a, b]) as Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]>;
-}
-
-// `async` turns a synchronous throw from a hand-written embedder into a rejection.
-async function embedMany(embedder: Embedder, texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
-  return embedder.embed(texts, signal ? { signal } : {});
-}
-
-/** The embedder answered, but not with vectors that can rank (the reason is the message). */
-class QueryVectorError extends Error {
-  override readonly name = 'QueryVectorError';
-}
-
-function spread(values: Float32Array): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const value of values) {
-    if (value < low) low = value;
-    if (value > high) high = value;
-  }
-  return Number.isFinite(low) ? [low, high] : [0, 0];
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }
 
 function assertTimeout(ms: number | undefined): void {
@@ -642,23 +543,21 @@ function assertTimeout(ms: number | undefined): void {
 }
 
 /**
- * The learned-examples store, loaded on first use (the first ranking or `learn` call), so the
- * core's first load does not carry the example memory and its codec.
+ * One reusable scores array: a warm turn allocates none, and a turn that starts while another
+ * is still scoring (concurrent turns on one selector) gets an array of its own.
  */
-class LazyLearnedStore {
-  store: LearnedStore | undefined;
-  #loading: Promise<LearnedStore> | undefined;
-  constructor(
-    readonly cache: VectorCache,
-    readonly embedder: { readonly id: string; readonly dimensions: number },
-    readonly options: LearnedVoteOptions | undefined,
-  ) {}
+class ScoreBuffer {
+  #buffer = new Float32Array(0);
+  #busy = false;
 
-  load(): Promise<LearnedStore> {
-    this.#loading ??= import('./learned-store.js').then(({ LearnedStore }) => {
-      this.store = new LearnedStore(this.cache, this.embedder, this.options);
-      return this.store;
-    });
-    return this.#loading;
+  async use<T>(length: number, work: (into: Float32Array) => Promise<T>): Promise<T> {
+    if (this.#busy) return work(new Float32Array(length));
+    if (this.#buffer.length !== length) this.#buffer = new Float32Array(length);
+    this.#busy = true;
+    try {
+      return await work(this.#buffer);
+    } finally {
+      this.#busy = false;
+    }
   }
 }

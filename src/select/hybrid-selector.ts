@@ -3,20 +3,24 @@ import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
-import { adaptiveCut } from './adaptive-k.js';
+import { adaptiveCut } from '../rank/adaptive-k.js';
+import { minMax } from '../rank/min-max.js';
+import { fullSurface } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { buildBm25, type Bm25Index } from './bm25.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { bm25Document } from './lexical-index.js';
-import { assertTopK } from './top-k.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { assertTopK } from '../rank/top-k.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
-import { topK } from './top-k.js';
+import { topK } from '../rank/top-k.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from './learned-store.js';
+import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
+import { mergeOptions } from '../options.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
@@ -95,14 +99,20 @@ export interface HybridSelectorOptions {
   timeoutMs?: number;
   /** Rank each clause of a multi-intent prompt too (`false` turns it off). Default on. */
   multiIntent?: MultiIntentOptions | boolean;
-  /** How learned examples vote (see {@link HybridSelector.learn}). */
+  /**
+   * How learned examples vote (see {@link HybridSelector.learn}); overrides the one of an
+   * {@link EmbeddingSelector} passed in.
+   */
   learned?: LearnedVoteOptions;
-  /** Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}. */
+  /**
+   * Where learned examples persist (default: `cache`); see {@link EmbeddingSelectorOptions.learnedCache}.
+   * Overrides the one of an {@link EmbeddingSelector} passed in.
+   */
   learnedCache?: VectorCache;
 }
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
-export const HYBRID_DEFAULTS = {
+const HYBRID_DEFAULTS = {
   topK: 8,
   denseWeight: 0.7,
   lexicalFloor: 0,
@@ -143,12 +153,7 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<
-    Omit<
-      HybridSelectorOptions,
-      'cache' | 'adaptive' | 'synonyms' | 'phrases' | 'coreTools' | 'timeoutMs' | 'vectors' | 'multiIntent' | 'learned' | 'learnedCache'
-    >
-  >;
+  readonly #options: Required<Pick<HybridSelectorOptions, 'topK' | 'denseWeight' | 'lexicalFloor' | 'nameWeight' | 'k1' | 'b'>>;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
@@ -159,49 +164,33 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
-    const { adaptive, cache, synonyms, phrases, coreTools, timeoutMs, vectors, multiIntent, learned, learnedCache, ...rest } = options;
-    this.#derivable = {
-      ...rest,
-      ...(adaptive !== undefined ? { adaptive } : {}),
-      ...(synonyms ? { synonyms } : {}),
-      ...(phrases ? { phrases } : {}),
-      ...(coreTools ? { coreTools } : {}),
-      ...(multiIntent !== undefined ? { multiIntent } : {}),
-    };
-    this.#options = {
-      topK: rest.topK ?? HYBRID_DEFAULTS.topK,
-      denseWeight: rest.denseWeight ?? HYBRID_DEFAULTS.denseWeight,
-      lexicalFloor: rest.lexicalFloor ?? HYBRID_DEFAULTS.lexicalFloor,
-      nameWeight: rest.nameWeight ?? HYBRID_DEFAULTS.nameWeight,
-      k1: rest.k1 ?? HYBRID_DEFAULTS.k1,
-      b: rest.b ?? HYBRID_DEFAULTS.b,
-    };
+    const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
+    const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true } = derivable;
+    this.#derivable = derivable;
+    // Only the numbers are read from #options; adaptive and multiIntent resolve below.
+    this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
     const { topK: k, denseWeight } = this.#options;
     assertTopK(k);
     if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
     if (!(this.#options.nameWeight >= 0 && this.#options.nameWeight <= 1))
       throw new RangeError(`nameWeight must be within 0..1, got ${this.#options.nameWeight}`);
-    this.#adaptive = adaptive ? { ...HYBRID_DEFAULTS.adaptive, ...(adaptive === true ? {} : adaptive) } : undefined;
+    this.#adaptive = adaptive ? mergeOptions(HYBRID_DEFAULTS.adaptive, adaptive === true ? {} : adaptive) : undefined;
     this.name = this.#adaptive ? 'hybrid-adaptive' : 'hybrid';
     if (embedder instanceof EmbeddingSelector) {
       const cached = cache ? embedder.withCache(cache) : embedder;
       const seeded = vectors !== undefined ? cached.withVectors(vectors) : cached;
-      this.#dense = timeoutMs !== undefined ? seeded.withTimeout(timeoutMs) : seeded;
+      // Learning options apply to an embedding selector passed in too (the named table builds
+      // every hybrid that way); without them it keeps its own.
+      const learning = seeded.withLearning({ learned, learnedCache });
+      this.#dense = timeoutMs !== undefined ? learning.withTimeout(timeoutMs) : learning;
     } else {
-      this.#dense = new EmbeddingSelector(embedder, {
-        ...(cache ? { cache } : {}),
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        ...(vectors !== undefined ? { vectors } : {}),
-        ...(learned ? { learned } : {}),
-        ...(learnedCache ? { learnedCache } : {}),
-      });
+      this.#dense = new EmbeddingSelector(embedder, { cache, timeoutMs, vectors, learned, learnedCache });
     }
-    const intent = multiIntent ?? true;
-    this.#multiIntent = intent ? { ...HYBRID_DEFAULTS.multiIntent, ...(intent === true ? {} : intent) } : undefined;
+    this.#multiIntent = multiIntent ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent) : undefined;
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
-    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...(synonyms ?? [])], [...DEFAULT_PHRASES, ...(phrases ?? [])]);
-    this.#core = new Set(coreTools ?? []);
+    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
+    this.#core = new Set(coreTools);
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -276,11 +265,15 @@ export class HybridSelector implements AsyncToolSelector {
     return this.#dense.learnedProjection;
   }
 
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  /**
+   * The tools to advertise this turn (registry order) with each one's blended score and its
+   * parts, ranking on the lexical half alone (with a warning) when the embedding cannot rank,
+   * or the full surface with `fellOpen` when neither half can.
+   *
+   * @example
+   * const { tools, reasons, warnings } = await selector.select(ctx, all, { signal })
+   */
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
@@ -301,7 +294,7 @@ export class HybridSelector implements AsyncToolSelector {
     const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
     const whole = rankings[0] as Fused;
     if (!dense.ok) {
-      if (whole.lexicalMax <= 0) return this.#failOpen(all, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0) return fullSurface(all, this.#core, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const votes = dense.ok ? this.#dense.learnedVotes(dense.vectors[0] as Float32Array, all) : undefined;
@@ -311,7 +304,7 @@ export class HybridSelector implements AsyncToolSelector {
 
     const ranked = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
     for (let i = 0; i < all.length; i++) {
@@ -341,7 +334,7 @@ export class HybridSelector implements AsyncToolSelector {
     const lexicalMax = max(lexicalScores);
     const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
     const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = denseScores ? range(denseScores) : [0, 0];
+    const [low, high] = denseScores ? minMax(denseScores) : [0, 0];
     const span = high - low || 1;
     const fused = new Float64Array(lexicalScores.length);
     const present = new Set(words);
@@ -365,12 +358,7 @@ export class HybridSelector implements AsyncToolSelector {
     const ranked = topK(fused, Math.min(Math.max(adaptive.floor, adaptive.ceiling), limit));
     const keep = adaptiveCut(
       ranked.map((i) => fused[i] as number),
-      {
-        floor: adaptive.floor,
-        ceiling: adaptive.ceiling,
-        ...(adaptive.span !== undefined ? { span: adaptive.span } : {}),
-        ...(adaptive.relative !== undefined ? { relative: adaptive.relative } : {}),
-      },
+      { floor: adaptive.floor, ceiling: adaptive.ceiling, span: adaptive.span, relative: adaptive.relative },
     );
     return ranked.slice(0, keep);
   }
@@ -387,12 +375,6 @@ export class HybridSelector implements AsyncToolSelector {
       this.#lexical.set(all, lexical);
     }
     return lexical;
-  }
-
-  #failOpen(all: readonly ToolSchema[], reason: string, warnings: readonly string[]): SelectorOutput {
-    const reasons: Record<string, ToolReason> = {};
-    for (const name of this.#core) reasons[name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };
   }
 }
 
@@ -416,14 +398,4 @@ function positives(values: ArrayLike<number>): number {
   let count = 0;
   for (let i = 0; i < values.length; i++) if ((values[i] as number) > 0) count++;
   return count;
-}
-
-function range(values: Float32Array): [number, number] {
-  let low = Infinity;
-  let high = -Infinity;
-  for (const value of values) {
-    if (value < low) low = value;
-    if (value > high) high = value;
-  }
-  return [low, high];
 }

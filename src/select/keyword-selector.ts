@@ -1,11 +1,13 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { withCore } from './apply-selection.js';
+import { nameRecord } from '../registry/name-record.js';
 import { keywordIndex } from './lexical-index.js';
-import { assertTopK } from './top-k.js';
+import { assertTopK } from '../rank/top-k.js';
 import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { textTokens } from '../text/words.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link KeywordSelector}. */
 export interface KeywordSelectorOptions {
@@ -18,12 +20,10 @@ export interface KeywordSelectorOptions {
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
   /**
-   * Ranked mode (beyond the spec): keep only the best `topK` by IDF-weighted overlap.
+   * Ranked mode: keep only the best `topK` by IDF-weighted overlap.
    * Unset: the plain rule, any overlap selects.
    */
   topK?: number;
-  /** @deprecated The old name of {@link KeywordSelectorOptions.topK}. */
-  maxTools?: number;
 }
 
 /**
@@ -40,18 +40,17 @@ export interface KeywordSelectorOptions {
  */
 export class KeywordSelector implements ToolSelector {
   readonly name: string = 'keyword';
-  readonly #options: KeywordSelectorOptions;
+  readonly #options: KeywordSelectorOptions & Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools'>>;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
-    const { maxTools, ...rest } = options;
-    const k = rest.topK ?? maxTools;
-    this.#options = { ...rest, ...(k !== undefined ? { topK: k } : {}) };
+    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
+    const { synonyms, phrases, coreTools, topK: k } = this.#options;
     const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
     const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
-    this.#table = compileSynonyms([...base, ...(options.synonyms ?? [])], [...basePhrases, ...(options.phrases ?? [])]);
-    this.#core = new Set(options.coreTools ?? []);
+    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases]);
+    this.#core = new Set(coreTools);
     if (k !== undefined) {
       assertTopK(k);
       this.name = 'keyword-ranked';
@@ -60,17 +59,17 @@ export class KeywordSelector implements ToolSelector {
 
   /** A copy with more bidirectional synonym pairs. A pair that can never fire throws, naming it. */
   withSynonyms(pairs: readonly SynonymPair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, synonyms: [...(this.#options.synonyms ?? []), ...pairs] });
+    return new KeywordSelector({ ...this.#options, synonyms: [...this.#options.synonyms, ...pairs] });
   }
 
   /** A copy with more phrase pairs ("look up" → "search"), matched on word boundaries. */
   withPhrases(pairs: readonly PhrasePair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, phrases: [...(this.#options.phrases ?? []), ...pairs] });
+    return new KeywordSelector({ ...this.#options, phrases: [...this.#options.phrases, ...pairs] });
   }
 
   /** A copy that unions these tools into every non-empty selection and the fail-open surface. */
   withCoreTools(names: readonly string[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, coreTools: [...(this.#options.coreTools ?? []), ...names] });
+    return new KeywordSelector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
   }
 
   /** A copy in ranked mode: IDF-weighted overlap, the best `k` kept. */
@@ -78,21 +77,19 @@ export class KeywordSelector implements ToolSelector {
     return new KeywordSelector({ ...this.#options, topK: k });
   }
 
-  /** @deprecated The old name of {@link withTopK}. */
-  withMaxTools(n: number): KeywordSelector {
-    return this.withTopK(n);
-  }
-
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
     return expandQuery(textTokens(prompt), prompt, this.#table);
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * The tools whose words overlap the prompt's (registry order, core tools unioned in), with
+   * the matched words and IDF scores, or the full surface with `fellOpen` on a total miss.
+   *
+   * @example
+   * const { tools, reasons } = new KeywordSelector().select(ctx, registry.schemas())
+   */
+  select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const prompt = ctx.latestUserMessage ?? '';
     const words = this.queryWords(prompt);
     const index = keywordIndex(all);
@@ -125,7 +122,7 @@ export class KeywordSelector implements ToolSelector {
       picked = picked.sort((a, b) => (scores.get(b) as number) - (scores.get(a) as number) || a - b).slice(0, topK);
     }
 
-    const reasons: Record<string, ToolReason> = {};
+    const reasons = nameRecord<ToolReason>();
     const chosen: ToolSchema[] = [];
     for (const toolIndex of picked.sort((a, b) => a - b)) {
       const tool = all[toolIndex] as ToolSchema;

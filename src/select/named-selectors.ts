@@ -5,8 +5,9 @@ import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import { HybridSelector } from './hybrid-selector.js';
 import { KeywordSelector } from './keyword-selector.js';
-import type { Selector } from './selector.js';
+import type { AsyncToolSelector } from './selector.js';
 import { StaticSelector } from './static-selector.js';
+import { mergeOptions } from '../options.js';
 
 /** Where the dense selectors get their model: an embedder, or a lazy (async) factory called once. */
 export type EmbedderSource = Embedder | (() => Embedder | Promise<Embedder>);
@@ -23,7 +24,7 @@ export interface NamedSelectorSpec {
 }
 
 /** Builds one selector by name. */
-export type NamedSelectorFactory = (spec: NamedSelectorSpec) => Selector | Promise<Selector>;
+export type NamedSelectorFactory = (spec: NamedSelectorSpec) => AsyncToolSelector | Promise<AsyncToolSelector>;
 
 /** A selector name no table entry answers to. */
 export class UnknownSelectorError extends Error {
@@ -51,7 +52,11 @@ export interface NamedSelectorsOptions {
   embeddingOptions?: Omit<EmbeddingSelectorOptions, 'topK' | 'cache'>;
   /** k when a caller names none. Default 8. */
   defaultK?: number;
-  /** Extra or replacement entries, merged over the built-in ones. */
+  /**
+   * Extra or replacement entries, merged over the built-in ones. An entry that needs the
+   * embedder (it calls `spec.embedding()`) is named `embedding…` or `hybrid…`, like the
+   * built-in dense ones: that is how the table tells dense entries apart ({@link NamedSelectors.isDense}).
+   */
   extra?: Readonly<Record<string, NamedSelectorFactory>>;
   /** Told when the embedder fails to load (the thrown error stays generic). */
   onError?: (error: unknown) => void;
@@ -61,8 +66,8 @@ export interface NamedSelectorsOptions {
 export interface NamedSelectors {
   readonly names: readonly string[];
   /** The selector called `name` at `k` (default `defaultK`); rejects with a typed error. */
-  get(name: string, k?: number): Promise<Selector>;
-  /** Whether `name` needs an embedder. */
+  get(name: string, k?: number): Promise<AsyncToolSelector>;
+  /** Whether `name` needs an embedder: the entries named `embedding…` or `hybrid…`. */
   isDense(name: string): boolean;
   /** Whether `name`'s output size follows k (static, plain keyword and adaptive ones ignore it). */
   usesK(name: string): boolean;
@@ -82,6 +87,8 @@ export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> 
 });
 
 const IGNORES_K = new Set(['static', 'keyword', 'embedding-adaptive', 'hybrid-adaptive']);
+// The one rule for which entries need the embedder (the proxy and the API ask the table).
+const DENSE_NAME = /^(?:embedding|hybrid)/;
 
 /**
  * The one table of selectors by name, used by the worker, the CLI and the demo page: `static`,
@@ -95,7 +102,7 @@ const IGNORES_K = new Set(['static', 'keyword', 'embedding-adaptive', 'hybrid-ad
  * const selection = await runSelection(selector, ctx, registry.schemas(), { signal })
  */
 export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelectors {
-  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = { defaultK: 8, ...options };
+  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = mergeOptions({ defaultK: 8 }, options);
   const factories: Record<string, NamedSelectorFactory> = { ...BUILT_IN_SELECTORS, ...extra };
   const names = Object.keys(factories);
 
@@ -106,7 +113,7 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
     }
     base ??= (async () => {
       const model = typeof embedder === 'function' ? await embedder() : embedder;
-      return new EmbeddingSelector(model, { ...embeddingOptions, topK: defaultK, ...(cache ? { cache } : {}) });
+      return new EmbeddingSelector(model, mergeOptions(embeddingOptions ?? {}, { topK: defaultK, cache }));
     })().catch((error: unknown) => {
       base = undefined; // A later call may retry the load.
       onError?.(error);
@@ -115,10 +122,10 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
     return base;
   };
 
-  const memo = new Map<string, Promise<Selector>>();
+  const memo = new Map<string, Promise<AsyncToolSelector>>();
   return {
     names,
-    isDense: (name) => name.startsWith('embedding') || name.startsWith('hybrid'),
+    isDense: (name) => DENSE_NAME.test(name),
     usesK: (name) => !IGNORES_K.has(name),
     get(name, k = defaultK) {
       const factory = Object.hasOwn(factories, name) ? factories[name] : undefined;

@@ -8,7 +8,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { SelectionContext } from './selector.js';
 
-/** Each conversation excerpt in the rewrite prompt is capped at this many UTF-8 bytes (the spec's figure). */
+/** Each conversation excerpt in the rewrite prompt is capped at this many UTF-8 bytes. */
 export const REWRITE_EXCERPT_BYTES = 400;
 
 /**

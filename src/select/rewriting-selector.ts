@@ -8,13 +8,15 @@ import type { Message } from '../message.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
+import { nameRecord } from '../registry/name-record.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { withCore } from './apply-selection.js';
+import { fullSurface, withCore } from './apply-selection.js';
 import { truncateUtf8 } from '../text/truncate-utf8.js';
 import type { ToolAnswer } from './parse-tool-answer.js';
-import type { AsyncSelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
 import { errorMessage } from '../describe-error.js';
+import { mergeOptions } from '../options.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_TOKENS = 256;
@@ -98,14 +100,9 @@ export class RewritingSelector implements AsyncToolSelector {
   #latest: RunBudget | undefined;
 
   constructor(client: ModelClient, options: RewritingSelectorOptions = {}) {
-    const settings: Settings = {
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      budget: { ...options.budget },
-      allowEmpty: options.allowEmpty ?? false,
-      coreTools: [...(options.coreTools ?? [])],
-      maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-      recentMessages: options.recentMessages ?? 4,
-    };
+    const defaults = { timeoutMs: DEFAULT_TIMEOUT_MS, budget: {}, allowEmpty: false, coreTools: [], maxTokens: DEFAULT_MAX_TOKENS, recentMessages: 4 };
+    const { budget, coreTools, ...rest } = mergeOptions(defaults, options);
+    const settings: Settings = { ...rest, budget: { ...budget }, coreTools: [...coreTools] };
     if (!(Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0)) {
       throw new RangeError(`timeoutMs must be a positive number, got ${settings.timeoutMs}`);
     }
@@ -183,23 +180,13 @@ export class RewritingSelector implements AsyncToolSelector {
   }
 
   /**
-   * The tools to advertise this turn, registry order.
-   *
-   * @example
-   * const tools = await selector.select(ctx, registry.schemas(), { signal })
-   */
-  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<readonly ToolSchema[]> {
-    return (await this.selectDetailed(ctx, all, options)).tools;
-  }
-
-  /**
    * The tools to advertise this turn (registry order), or the full surface with `fellOpen`
    * naming why. Rejects only when `options.signal` aborts, with its reason.
    *
    * @example
-   * const { tools, fellOpen, warnings } = await selector.selectDetailed(ctx, all, { signal })
+   * const { tools, fellOpen, warnings } = await selector.select(ctx, all, { signal })
    */
-  async selectDetailed(ctx: SelectionContext, all: readonly ToolSchema[], options?: AsyncSelectOptions): Promise<SelectorOutput> {
+  async select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): Promise<SelectorOutput> {
     const signal = options?.signal;
     signal?.throwIfAborted();
     if (all.length === 0) return { tools: [] };
@@ -211,11 +198,11 @@ export class RewritingSelector implements AsyncToolSelector {
     ]);
     signal?.throwIfAborted();
     const prompt = buildRewritePrompt(ctx, all, this.#settings.recentMessages);
-    if (prompt === undefined) return this.#failOpen(all, 'no prompt to select for (the run has no opening prompt or conversation)');
+    if (prompt === undefined) return fullSurface(all, this.#core, 'no prompt to select for (the run has no opening prompt or conversation)');
 
     const run = this.#budgetFor(ctx);
     const refusal = run.gate.admit();
-    if (refusal) return this.#failOpen(all, refusal.message);
+    if (refusal) return fullSurface(all, this.#core, refusal.message);
 
     const request: ModelRequest = {
       messages: [
@@ -235,7 +222,7 @@ export class RewritingSelector implements AsyncToolSelector {
       // Timed-out and failed calls spent wall-clock too.
       run.spentMs += performance.now() - started;
     }
-    if (!outcome.ok) return this.#failOpen(all, outcome.reason);
+    if (!outcome.ok) return fullSurface(all, this.#core, outcome.reason);
     run.gate.record(outcome.reply.usage);
     return this.#fromAnswer(
       outcome.reply,
@@ -250,7 +237,7 @@ export class RewritingSelector implements AsyncToolSelector {
   #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[], answer: ToolAnswer): SelectorOutput {
     if (answer.kind === 'empty') {
       if (this.#settings.allowEmpty) return { tools: [] };
-      return this.#failOpen(all, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');
+      return fullSurface(all, this.#core, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');
     }
     if (answer.kind === 'none') {
       const cut = reply.finishReason === 'length' ? ' (the answer was cut off at maxTokens)' : '';
@@ -260,21 +247,15 @@ export class RewritingSelector implements AsyncToolSelector {
           : reply.text.trim() === ''
             ? 'the answer was empty'
             : `the answer named no tool: ${JSON.stringify(truncateUtf8(reply.text.trim(), 120))}`;
-      return this.#failOpen(all, reason + cut);
+      return fullSurface(all, this.#core, reason + cut);
     }
 
     const picked = new Set(answer.names);
     const chosen = all.filter((tool) => picked.has(tool.name));
-    const reasons = reasonsRecord();
+    const reasons = nameRecord<ToolReason>();
     for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
     const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  #failOpen(all: readonly ToolSchema[], reason: string): SelectorOutput {
-    const reasons = reasonsRecord();
-    for (const tool of all) if (this.#core.has(tool.name)) reasons[tool.name] = { core: true };
-    return { tools: all, fellOpen: reason, reasons };
   }
 
   // A turn-1 context starts a run; later turns find it by their first message's identity.
@@ -315,9 +296,4 @@ async function completeWithin(client: ModelClient, request: ModelRequest, timeou
     if (deadline.expired()) return { ok: false, reason: `rewrite call timed out after ${timeoutMs} ms` };
     return { ok: false, reason: `rewrite call failed: ${errorMessage(error)}` };
   }
-}
-
-// No prototype: a tool named `__proto__` must not turn into a prototype assignment.
-function reasonsRecord(): Record<string, ToolReason> {
-  return Object.create(null) as Record<string, ToolReason>;
 }

@@ -3,17 +3,17 @@ import { raceAbort } from '../limits/abort.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { Selection } from './apply-selection.js';
 import { applySelection } from './apply-selection.js';
-import type { SelectionContext, Selector, SelectorOutput } from './selector.js';
+import type { AsyncToolSelector, SelectionContext, SelectorOutput } from './selector.js';
 
 /** Options for {@link runSelection}. */
 export interface RunSelectionOptions {
   /** Cancels the selection: `runSelection` rejects with the signal's reason and stops waiting. */
   signal?: AbortSignal;
   /**
-   * How the selector was installed. A Promise from one installed as `sync` is still awaited,
-   * with a warning that it should be installed with `withSelector` / `withAsyncToolSelector`.
+   * How the selector was installed (default `async`). A Promise from one installed as `sync`
+   * is still awaited, with a warning that it should be installed with `withAsyncToolSelector`.
    */
-  installedAs?: 'sync' | 'async' | 'any';
+  installedAs?: 'sync' | 'async';
 }
 
 /** What made a selection fall open, by kind. */
@@ -42,7 +42,7 @@ export interface RunSelectionResult extends Selection {
  * selection.warnings  // one line per problem, ready for a `warning` event
  */
 export async function runSelection(
-  selector: Selector | undefined,
+  selector: AsyncToolSelector | undefined,
   ctx: SelectionContext,
   all: readonly ToolSchema[],
   options: RunSelectionOptions = {},
@@ -54,10 +54,10 @@ export async function runSelection(
   let returned: unknown;
   try {
     signal.throwIfAborted();
-    returned = selector.selectDetailed ? selector.selectDetailed(ctx, all, { signal }) : selector.select(ctx, all, { signal });
+    returned = selector.select(ctx, all, { signal });
     if (isThenable(returned)) {
       if (options.installedAs === 'sync') {
-        notes.push(`selector ${name} was installed as sync but returned a Promise; it was awaited (install it with withSelector or withAsyncToolSelector)`);
+        notes.push(`selector ${name} was installed as sync but returned a Promise; it was awaited (install it with withAsyncToolSelector)`);
       }
       returned = await raceAbort(Promise.resolve(returned), signal);
     }

@@ -6,7 +6,9 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
-import type { Selector } from './selector.js';
+import { ownEntry } from '../registry/name-record.js';
+import type { AsyncToolSelector } from './selector.js';
+import { mergeOptions } from '../options.js';
 
 /** One tool a search found, with the score it was ranked by (higher is better). */
 export interface ToolSearchHit {
@@ -19,7 +21,7 @@ export interface ToolSearchHit {
 /** Options for {@link searchTools}. */
 export interface SearchToolsOptions {
   /** Ranks the registry for the query; without one (or where it cannot rank) BM25 does. */
-  readonly selector?: Selector;
+  readonly selector?: AsyncToolSelector;
   /** How many tools to return. Default 5. */
   readonly k?: number;
   /** Tool names never returned (e.g. those already on offer). */
@@ -44,16 +46,14 @@ const bm25ByDepth = new Map<number, Bm25Selector>();
  * hits.map((hit) => hit.name) // ['slack_post_message', …]
  */
 export async function searchTools(query: string, all: readonly ToolSchema[], options: SearchToolsOptions = {}): Promise<ToolSearchHit[]> {
-  const k = options.k ?? 5;
+  const { k, exclude, selector, signal } = mergeOptions({ k: 5, exclude: new Set<string>() as ReadonlySet<string> }, options);
   if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`search k must be a positive integer, got ${k}`);
   const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
   if (text === '') return [];
-  const exclude = options.exclude ?? new Set<string>();
   const fresh = (hits: ToolSearchHit[]) => hits.filter((hit) => !exclude.has(hit.name)).slice(0, k);
-  const { selector } = options;
   if (selector) {
     const ctx = { turn: 1, latestUserMessage: text, conversation: [{ role: 'user' as const, content: text }] };
-    const selection = await runSelection(selector, ctx, all, options.signal ? { signal: options.signal } : {});
+    const selection = await runSelection(selector, ctx, all, { signal });
     if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
     if (!selection.fellOpen) {
       const hits: ToolSearchHit[] = [];
@@ -74,9 +74,9 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
     if (bm25ByDepth.size > 32) bm25ByDepth.clear();
     bm25ByDepth.set(depth, bm25);
   }
-  const output = bm25.selectDetailed({ turn: 1, latestUserMessage: text, conversation: [] }, all);
+  const output = bm25.select({ turn: 1, latestUserMessage: text, conversation: [] }, all);
   if (output.fellOpen) return [];
-  const hits = output.tools.map((tool) => ({ name: tool.name, score: output.reasons?.[tool.name]?.score ?? 0, rankedBy: 'bm25' as const }));
+  const hits = output.tools.map((tool) => ({ name: tool.name, score: ownEntry(output.reasons, tool.name)?.score ?? 0, rankedBy: 'bm25' as const }));
   hits.sort((a, b) => b.score - a.score);
   return fresh(hits);
 }

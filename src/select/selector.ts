@@ -29,8 +29,8 @@ export interface ToolReason {
 }
 
 /**
- * What a built-in selector returns: the tools, plus why. A selector that falls open says so
- * in `fellOpen` (the reason), so the loop can emit a warning.
+ * What a selector may return in place of a plain list: the tools, plus why. A selector that
+ * falls open says so in `fellOpen` (the reason), so the loop can emit a warning.
  */
 export interface SelectorOutput {
   readonly tools: readonly ToolSchema[];
@@ -48,54 +48,37 @@ export interface SelectOptions {
   readonly signal: AbortSignal;
 }
 
-/** @deprecated Use {@link SelectOptions}; the same shape under its old name. */
-export type AsyncSelectOptions = SelectOptions;
-
 /**
- * What a selector may return: the tools to advertise, or the tools with their evidence. A list
- * of tool *names* is accepted too (each must be a registered name; see `runSelection`).
+ * What `select` returns: the tools to advertise, or the tools with their evidence (a
+ * {@link SelectorOutput}). A list of tool *names* is accepted too (each must be a registered
+ * name).
  */
 export type SelectorResult = readonly ToolSchema[] | SelectorOutput;
 
 /**
- * The one selector contract: narrow the registry's schemas to what this turn advertises.
- * `select` may answer synchronously or with a Promise, with a list or a {@link SelectorOutput};
- * it always receives `{ signal }`. Return members of `all`; an empty list advertises no tools.
- * Anything malformed (or a throw) makes the loop serve the full surface with a warning.
- *
- * Built-in selectors also implement `selectDetailed`, which callers prefer, so the reasons come
- * with the one call the turn makes.
- *
- * @example
- * const onlyWeather: Selector = {
- *   name: 'only-weather',
- *   select: (_ctx, all) => all.filter((tool) => tool.name.startsWith('weather_')),
- * }
- * loop.withSelector(onlyWeather)
- */
-export interface Selector {
-  readonly name?: string;
-  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorResult | Promise<SelectorResult>;
-  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorOutput | Promise<SelectorOutput>;
-}
-
-/**
- * A selector that answers synchronously (keyword, BM25, static). Keep it deterministic.
+ * A selector that answers synchronously (keyword, BM25, static): narrow the registry's
+ * schemas to what this turn advertises. Return members of `all`, as a list or a
+ * {@link SelectorOutput}; an empty list advertises no tools. Keep it deterministic. Anything
+ * malformed (or a throw) makes the loop serve the full surface with a warning. Install it
+ * with `withToolSelector`.
  *
  * @example
  * const onlyWeather: ToolSelector = {
  *   name: 'only-weather',
  *   select: (_ctx, all) => all.filter((tool) => tool.name.startsWith('weather_')),
  * }
+ * loop.withToolSelector(onlyWeather)
  */
-export interface ToolSelector extends Selector {
-  select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): readonly ToolSchema[];
-  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): SelectorOutput;
+export interface ToolSelector {
+  readonly name?: string;
+  select(ctx: SelectionContext, all: readonly ToolSchema[], options?: SelectOptions): SelectorResult;
 }
 
 /**
- * A selector that answers with a Promise (embeddings, an LLM call). Determinism is relaxed; the
- * signal tells it the run was cancelled.
+ * A selector that may answer with a Promise (embeddings, an LLM call). Determinism is relaxed;
+ * the signal tells it the run was cancelled, and the loop stops waiting then. Every
+ * {@link ToolSelector} is one too (an answer need not be a Promise). Install it with
+ * `withAsyncToolSelector`.
  *
  * @example
  * const remote: AsyncToolSelector = {
@@ -106,8 +89,9 @@ export interface ToolSelector extends Selector {
  *     return all.filter((tool) => names.has(tool.name))
  *   },
  * }
+ * loop.withAsyncToolSelector(remote)
  */
-export interface AsyncToolSelector extends Selector {
-  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): Promise<readonly ToolSchema[]>;
-  selectDetailed?(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): Promise<SelectorOutput>;
+export interface AsyncToolSelector {
+  readonly name?: string;
+  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorResult | Promise<SelectorResult>;
 }

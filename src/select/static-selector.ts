@@ -17,11 +17,13 @@ export class StaticSelector implements ToolSelector {
     this.#names = names ? new Set(names) : undefined;
   }
 
-  select(ctx: SelectionContext, all: readonly ToolSchema[]): readonly ToolSchema[] {
-    return this.selectDetailed(ctx, all).tools;
-  }
-
-  selectDetailed(_ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
+  /**
+   * Every tool, or the named ones, in registry order.
+   *
+   * @example
+   * new StaticSelector(['grep']).select(ctx, registry.schemas()).tools // [grep's schema]
+   */
+  select(_ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const names = this.#names;
     return { tools: names ? all.filter((tool) => names.has(tool.name)) : all };
   }

@@ -5,6 +5,7 @@
  * selector still ranks the whole prompt, so a wrong split costs a share of k, not the turn.
  */
 import { rawWords } from './words.js';
+import { mergeOptions } from '../options.js';
 
 /** Options for {@link splitClauses}. */
 export interface ClauseOptions {
@@ -49,7 +50,7 @@ const LEADING = /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finall
  * splitClauses('convert 10 dollars to euros') // ['convert 10 dollars to euros']
  */
 export function splitClauses(prompt: string, options: ClauseOptions = {}): string[] {
-  const { maxClauses, andMinWords, minWords, commaMinWords } = { ...CLAUSE_DEFAULTS, ...options };
+  const { maxClauses, andMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
   const text = typeof prompt === 'string' ? prompt.trim() : '';
   if (text === '') return [];
   // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).

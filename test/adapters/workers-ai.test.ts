@@ -43,7 +43,7 @@ describe('workersAIEmbedder', () => {
     const ragged = workersAIEmbedder(fakeAi(384, (texts) => ({ data: texts.map(() => [1, 2, 3]) })));
     await expect(ragged.embed(['a'])).rejects.toThrow(/384-dimensional/);
     const selector = new EmbeddingSelector(ragged, { topK: 3 });
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: 'weather', conversation: [] }, DEMO_TOOLS);
+    const output = await selector.select({ turn: 1, latestUserMessage: 'weather', conversation: [] }, DEMO_TOOLS);
     expect(output.fellOpen).toMatch(/embedding failed/);
     expect(output.tools).toHaveLength(DEMO_TOOLS.length);
   });

@@ -141,12 +141,16 @@ describe('demo page (WASM)', () => {
     await page.setInputFiles('#tools-file', {
       name: 'tools.json',
       mimeType: 'application/json',
-      buffer: Buffer.from(JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope'])),
+      buffer: Buffer.from(
+        JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope', { name: 'send email!' }]),
+      ),
     });
     await page.waitForSelector('#tools-errors:not([hidden])');
     const errors = await page.locator('#tools-errors').textContent();
-    expect(errors).toContain('[1].name: expected a non-empty string');
-    expect(errors).toContain('[2]: expected an object');
+    // The library's reader, as ToolRegistry.register: the same messages, the name rule said.
+    expect(errors).toContain('[1].name: 3 is refused: tool names are 1-64 printable ASCII characters');
+    expect(errors).toContain('[2]: must be an object');
+    expect(errors).toContain('[3].name: "send email!" is refused: tool names are 1-64 printable ASCII characters, no spaces');
 
     const tools = [
       {

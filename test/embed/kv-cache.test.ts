@@ -157,7 +157,7 @@ describe('kvVectorCache', () => {
 
     const embedder = countingEmbedder();
     const second = new EmbeddingSelector(embedder, { cache: kvVectorCache(kv, { chunkBytes: 1000 }) });
-    const output = await second.selectDetailed(ctx('weather'), all, { signal: new AbortController().signal });
+    const output = await second.select(ctx('weather'), all, { signal: new AbortController().signal });
     expect(second.stats).toMatchObject({ corpusEmbeds: 0, cacheHits: 1 });
     expect(output.tools.map((tool) => tool.name)).toContain('get_weather');
 
@@ -165,7 +165,7 @@ describe('kvVectorCache', () => {
     const chunk = [...kv.store.keys()].find((key) => key.endsWith('#chunk2')) as string;
     kv.store.delete(chunk);
     const third = new EmbeddingSelector(countingEmbedder(), { cache: kvVectorCache(kv, { chunkBytes: 1000 }) });
-    const rebuilt = await third.selectDetailed(ctx('weather'), all, { signal: new AbortController().signal });
+    const rebuilt = await third.select(ctx('weather'), all, { signal: new AbortController().signal });
     expect(third.stats).toMatchObject({ cacheHits: 0, cacheMisses: 1, corpusEmbeds: all.length });
     expect(rebuilt.tools).toEqual(output.tools);
   });

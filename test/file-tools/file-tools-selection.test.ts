@@ -132,7 +132,7 @@ describe('tool-side recall: the descriptions carry the lookup vocabulary', () =>
 
   it.each(PROMPTS)('the default KeywordSelector reaches the right tool: %s → %s', (prompt, target, selection) => {
     const all = fileRegistry().schemas();
-    const output = applySelection(new KeywordSelector().selectDetailed(ctx(prompt), all), all);
+    const output = applySelection(new KeywordSelector().select(ctx(prompt), all), all);
     expect(output.fellOpen).toBeUndefined();
     expect(output.names).toContain(target);
     // The whole selection, so a description change that widens or narrows recall shows here.
@@ -145,7 +145,7 @@ describe('tool-side recall: the descriptions carry the lookup vocabulary', () =>
       .map((tool) => ({ ...tool, description: 'File operation.' }));
     const selector = new KeywordSelector();
     const missed = PROMPTS.filter(([prompt, target]) => {
-      const output = applySelection(selector.selectDetailed(ctx(prompt), terse), terse);
+      const output = applySelection(selector.select(ctx(prompt), terse), terse);
       return output.fellOpen !== undefined || !output.names.includes(target) || output.names.length === terse.length;
     });
     // Open, show and fix still land: the names Read and Edit meet the table's synonyms.
@@ -166,7 +166,7 @@ describe('every selector serves the file tools', () => {
   const selectors = [
     ['static', () => new StaticSelector(), true],
     ['keyword', () => new KeywordSelector(), true],
-    ['keyword (ranked, 2)', () => new KeywordSelector({ maxTools: 2 }), true],
+    ['keyword (ranked, 2)', () => new KeywordSelector({ topK: 2 }), true],
     ['bm25 (top 2)', () => new Bm25Selector({ topK: 2 }), true],
     ['hybrid (top 2)', () => new HybridSelector(countingEmbedder(), { topK: 2 }), true],
     ['embedding (top 2)', () => new EmbeddingSelector(countingEmbedder(), { topK: 2 }), false],
@@ -176,10 +176,7 @@ describe('every selector serves the file tools', () => {
     const all = fileRegistry().schemas();
     const selector = make();
     for (const [prompt, target] of PROMPTS) {
-      const output =
-        'selectDetailed' in selector && selector.selectDetailed
-          ? await selector.selectDetailed(ctx(prompt), all, { signal: new AbortController().signal })
-          : { tools: await selector.select(ctx(prompt), all, { signal: new AbortController().signal }) };
+      const output = await selector.select(ctx(prompt), all, { signal: new AbortController().signal });
       expect(output.tools.length, `${name}: ${prompt}`).toBeGreaterThan(0);
       for (const tool of output.tools) expect(all, `${name}: ${prompt}`).toContain(tool);
       if (recall)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
-import { collect, ofType, openAI, shape, toolbox, useScriptedServer } from './helpers.js';
+import { body, collect, ofType, openAI, shape, toolbox, useScriptedServer } from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -67,6 +67,17 @@ describe('BudgetLimits', () => {
     expect(ofType(events, 'budget_stop')).toEqual([]);
     expect(ofType(events, 'done')[0]).toMatchObject({ stopReason: 'max_turns', turns: 2 });
     expect(server.current.requests).toHaveLength(2);
+  });
+
+  it('config fields set to undefined keep their defaults: 10 turns, streamed', async () => {
+    const { registry } = toolbox();
+    server.current.enqueue(...Array.from({ length: 10 }, () => toolTurn({ inputTokens: 1, outputTokens: 1 })));
+    const config = { maxTurns: undefined, stream: undefined, contextWindow: undefined, constraint: undefined };
+    const run = new BareLoop({ client: openAI(server.current), registry, config }).run('weather');
+    const events = await collect(run);
+    expect(ofType(events, 'done')[0]).toMatchObject({ stopReason: 'max_turns', turns: 10 });
+    expect(server.current.requests).toHaveLength(10);
+    expect(body(server.current.requests[0])).toMatchObject({ stream: true });
   });
 
   it('an invalid limit is reported through the run (error event, then done), not thrown', async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
-import type { Selector } from '../../src/select/selector.js';
+import type { AsyncToolSelector, ToolSelector } from '../../src/select/selector.js';
 import { body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from './helpers.js';
 
 const server = useScriptedServer();
@@ -33,11 +33,11 @@ describe('a malformed selection falls open with one warning', () => {
   for (const [label, value, problem] of MALFORMED) {
     for (const kind of ['sync', 'async'] as const) {
       it(`${kind} selector returning ${label}`, async () => {
-        const selector = {
-          name: 'sloppy',
-          select: kind === 'sync' ? () => value : async () => value,
-        } as unknown as Selector;
-        const { events, all, request } = await runWith((loop) => loop.withSelector(selector));
+        const { events, all, request } = await runWith((loop) =>
+          kind === 'sync'
+            ? loop.withToolSelector({ name: 'sloppy', select: () => value } as unknown as ToolSelector)
+            : loop.withAsyncToolSelector({ name: 'sloppy', select: async () => value } as unknown as AsyncToolSelector),
+        );
         const selection = onTurn(events, 'selection', 1);
         expect(selection.advertised).toEqual(all);
         expect(selection.fellOpen).toMatch(problem);
@@ -54,7 +54,7 @@ describe('a malformed selection falls open with one warning', () => {
 
   it('a throwing selector gives one selector_failed warning, not two', async () => {
     const { events } = await runWith((loop) =>
-      loop.withSelector({
+      loop.withToolSelector({
         name: 'broken',
         select: () => {
           throw new Error('index not loaded');
@@ -80,14 +80,14 @@ describe('a malformed selection falls open with one warning', () => {
   });
 
   it('a list of registered names is accepted as those tools', async () => {
-    const { events, request } = await runWith((loop) => loop.withSelector({ name: 'by-name', select: () => ['search_docs', 'get_weather'] as never }));
+    const { events, request } = await runWith((loop) => loop.withToolSelector({ name: 'by-name', select: () => ['search_docs', 'get_weather'] as never }));
     expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: ['get_weather', 'search_docs'], fellOpen: null });
     expect(wireToolNames(request)).toEqual(['get_weather', 'search_docs']);
     expect(ofType(events, 'warning')).toEqual([]);
   });
 
   it('an intentional empty list stays an empty, tool-less request', async () => {
-    const { events, request } = await runWith((loop) => loop.withSelector({ name: 'none', select: () => [] }));
+    const { events, request } = await runWith((loop) => loop.withToolSelector({ name: 'none', select: () => [] }));
     expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: [], fellOpen: null });
     expect(body(request)).not.toHaveProperty('tools');
     expect(ofType(events, 'warning')).toEqual([]);
@@ -95,7 +95,7 @@ describe('a malformed selection falls open with one warning', () => {
 
   it('a SelectorOutput from select() is honoured with its reasons', async () => {
     const { events } = await runWith((loop) =>
-      loop.withSelector({
+      loop.withToolSelector({
         name: 'detailed',
         select: (_ctx, all) => ({ tools: all.filter((tool) => tool.name === 'get_weather'), reasons: { get_weather: { score: 0.9 } } }),
       }),

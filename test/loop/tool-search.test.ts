@@ -103,10 +103,7 @@ describe('find_tools failures and ranking', () => {
     // Scores that disagree with BM25: for any search it ranks lookup_order over send_email.
     const scoring: AsyncToolSelector = {
       name: 'scoring',
-      async select(_ctx, all) {
-        return all.filter((tool) => tool.name === 'get_weather');
-      },
-      async selectDetailed(ctx, all) {
+      async select(ctx, all) {
         if (ctx.latestUserMessage === 'Plan my day.') return { tools: all.filter((tool) => tool.name === 'get_weather') };
         const pick = all.filter((tool) => ['send_email', 'lookup_order', 'get_weather'].includes(tool.name));
         return { tools: pick, reasons: { send_email: { score: 0.2 }, lookup_order: { score: 0.9 }, get_weather: { score: 0.95 } } };

@@ -328,3 +328,14 @@ describe('anthropicMessagesClient abort', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('anthropicMessagesClient options set to undefined', () => {
+  it('sends the default max_tokens when maxTokens is undefined', async () => {
+    server.enqueue({ text: 'ok' });
+    const reply = await client({ maxTokens: undefined, anthropicVersion: undefined }).complete({ messages: ask, tools: [] });
+    expect(reply.text).toBe('ok');
+    expect(server.requests[0]?.rejected).toBeUndefined();
+    expect(json().max_tokens).toBe(1024);
+    expect(server.requests[0]?.headers['anthropic-version']).toBe('2023-06-01');
+  });
+});

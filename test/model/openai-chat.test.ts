@@ -384,3 +384,33 @@ describe('openAIChatClient abort', () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('openAIChatClient options set to undefined', () => {
+  it('keeps the default base URL when baseURL is undefined (an unset environment variable)', async () => {
+    const unset: string | undefined = process.env.LOOPCTL_TEST_SURELY_UNSET;
+    const asked: string[] = [];
+    // The default is a local Ollama; the fetch records where the client sends, then reaches the scripted server.
+    const via = (url: string, init: RequestInit): Promise<Response> => {
+      asked.push(url);
+      return fetch(url.replace('http://127.0.0.1:11434/v1', server.openAIBaseURL), init);
+    };
+    const c = openAIChatClient({ model: 'scripted-model', baseURL: unset, fetch: via });
+    server.enqueue({ text: 'ok' });
+    expect((await c.complete({ messages: ask, tools: [] })).text).toBe('ok');
+    expect(asked).toEqual(['http://127.0.0.1:11434/v1/chat/completions']);
+  });
+
+  it('keeps the default max_tokens field when maxTokensField is undefined', async () => {
+    server.enqueue({ text: 'ok' });
+    await client({ maxTokensField: undefined }).complete({ messages: ask, tools: [], maxTokens: 50 });
+    expect(json()).toMatchObject({ max_tokens: 50 });
+    expect(json()).not.toHaveProperty('undefined');
+  });
+
+  it('leaves out of the body a temperature and max tokens the request does not set', async () => {
+    server.enqueue({ text: 'ok' });
+    await client().complete({ messages: ask, tools: [], temperature: undefined, maxTokens: undefined });
+    expect(server.requests[0]?.rawBody).not.toContain('temperature');
+    expect(server.requests[0]?.rawBody).not.toContain('max_tokens');
+  });
+});

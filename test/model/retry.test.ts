@@ -150,3 +150,22 @@ describe('sleep', () => {
     await expect(pending).rejects.toThrow('bye');
   });
 });
+
+describe('retry options set to undefined', () => {
+  it('keeps the default attempts and delays', async () => {
+    let attempts = 0;
+    const delays: number[] = [];
+    const run = withRetry(
+      async () => {
+        attempts++;
+        if (attempts > 10) throw new Error('kept retrying');
+        throw Object.assign(new Error('busy'), { retryable: true, retryAfterMs: 1 });
+      },
+      { maxAttempts: undefined, maxDelayMs: undefined, onRetry: (info) => delays.push(info.delayMs) },
+    );
+    await expect(run).rejects.toThrow('busy');
+    expect(attempts).toBe(3);
+    expect(delays).toEqual([1, 1]);
+    expect(backoffDelay(2, { baseDelayMs: undefined, jitter: 0 })).toBe(1000);
+  });
+});

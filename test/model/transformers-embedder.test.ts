@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import { resolveTransformersDevice, transformersEmbedder, useLiteEmbedder } from '../../src/adapters/transformers.js';
+import { resolveTransformersDevice, transformersEmbedder } from '../../src/adapters/transformers.js';
 import type { EmbedProgress } from '../../src/embed/embedder.js';
 import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';
 
@@ -103,10 +103,6 @@ describe('resolveTransformersDevice', () => {
 });
 
 describe('transformersEmbedder', () => {
-  it('re-exports useLiteEmbedder', () => {
-    expect(useLiteEmbedder({ modelPath: MODEL_DIR }).id).toBe('use-lite/int8/mean/tok2');
-  });
-
   it('ids differ by model and dtype; dimensions come from the option or detection', () => {
     const a = transformersEmbedder({ model: 'tiny-bert', dtype: 'fp32' });
     const b = transformersEmbedder({ model: 'tiny-bert', dtype: 'q8' });

@@ -126,12 +126,12 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     ] as const) {
       const file = await buildVectorsFile(builder, tools);
       const seeded = new EmbeddingSelector(user, { topK: 3, cache: memoryVectorCache(), vectors: file });
-      const output = await seeded.selectDetailed(ctx(prompt), tools, noSignal);
+      const output = await seeded.select(ctx(prompt), tools, noSignal);
       expect(output.warnings ?? []).toEqual([]);
       expect(seeded.stats).toMatchObject({ corpusEmbeds: 0, seededTexts: tools.length });
       // Ranked exactly as the user's own runtime would, having embedded everything itself.
       const own = new EmbeddingSelector(user, { topK: 3, cache: memoryVectorCache() });
-      const ownOutput = await own.selectDetailed(ctx(prompt), tools, noSignal);
+      const ownOutput = await own.select(ctx(prompt), tools, noSignal);
       expect(own.stats.corpusEmbeds).toBe(tools.length);
       expect(applySelection(output, tools).names).toEqual(applySelection(ownOutput, tools).names);
     }
@@ -200,7 +200,7 @@ console.log(JSON.stringify({ auto, autoWarnings, wasm, wasmWarnings, native }));
   const probe = (dir: string) => JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1) as string);
 
   it.each([
-    ['absent', /^onnxruntime-node is not installed \(npm install onnxruntime-node\)$/],
+    ['absent', /^onnxruntime-node is not installed \(ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node\)$/],
     ['without-binary', /^onnxruntime-node failed to load: .*onnxruntime_binding\.node/],
   ] as const)(
     'onnxruntime-node %s: WASM with one warning and the same vectors; native is a clear error',

@@ -8,7 +8,8 @@ import { breakpointMove } from '../../src/hono/proxy/cache-breakpoint.js';
 import { forwardBody } from '../../src/hono/proxy/forward-body.js';
 import { keepSet } from '../../src/hono/proxy/keep-set.js';
 import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
-import { ProxyConfigError, proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
+import { ConfigError } from '../../src/hono/config-vars.js';
+import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 import { parseProxyRequest, type ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
 import { tokenVerifier } from '../../src/hono/proxy/proxy-auth.js';
@@ -205,9 +206,9 @@ describe('controls and configuration', () => {
 
   it('reads PROXY_* variables and refuses bad ones', () => {
     expect(proxySettingsFromVars({ PROXY_K: '6', PROXY_AUTH: 'passthrough', PROXY_SELECTOR: 'bm25' })).toEqual({ k: 6, auth: 'passthrough', selector: 'bm25' });
-    expect(() => proxySettingsFromVars({ PROXY_K: '0' })).toThrow(ProxyConfigError);
-    expect(() => proxySettingsFromVars({ PROXY_AUTH: 'open' })).toThrow(ProxyConfigError);
-    expect(() => proxySettingsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(ProxyConfigError);
+    expect(() => proxySettingsFromVars({ PROXY_K: '0' })).toThrow(ConfigError);
+    expect(() => proxySettingsFromVars({ PROXY_AUTH: 'open' })).toThrow(ConfigError);
+    expect(() => proxySettingsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(ConfigError);
   });
 });
 

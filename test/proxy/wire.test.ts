@@ -3,7 +3,7 @@
  * buffering, the exact bytes survive (UTF-8 included), and every selector fault fails open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NamedSelectorFactory } from '../../src/hono/index.js';
+import type { NamedSelectorFactory } from '../../src/selector-kit.js';
 import { optionsFromVars } from '../../src/hono/index.js';
 import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer } from '../../src/hono/node.js';

@@ -119,9 +119,9 @@ describe('ToolRegistry: registration', () => {
 
   it('rejects malformed schemas and handlers at registration', () => {
     const registry = new ToolRegistry();
-    expect(() => registry.register({ ...weather, name: '' }, ok)).toThrow(/non-empty string name/);
-    expect(() => registry.register({ ...weather, description: undefined as never }, ok)).toThrow(/description/);
-    expect(() => registry.register({ ...weather, parameters: [] as never }, ok)).toThrow(/parameters/);
+    expect(() => registry.register({ ...weather, name: '' }, ok)).toThrow(/name: "" is refused: tool names are 1-64/);
+    expect(() => registry.register({ ...weather, description: 42 as never }, ok)).toThrow(/description: must be a string/);
+    expect(() => registry.register({ ...weather, parameters: [] as never }, ok)).toThrow(/parameters: must be a JSON Schema of type object/);
     expect(() => registry.register(weather, undefined as never)).toThrow(/handler must be a function/);
     expect(registry.size).toBe(0);
   });

@@ -14,7 +14,7 @@ const ctx = (prompt: string | undefined): SelectionContext => ({
   latestUserMessage: prompt,
   conversation: [],
 });
-const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) => applySelection(selector.selectDetailed(ctx(prompt), all), all).names;
+const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) => applySelection(selector.select(ctx(prompt), all), all).names;
 
 // Documents (split name, description, parameter names and parameter descriptions), counted by hand:
 //   geocode: geocode coordinates place city name city   (6 words; "city" twice, both from the parameter)
@@ -38,7 +38,7 @@ function bm25Term(tf: number, df: number, length: number, n = 3, avgLength = 4):
 
 describe('Bm25Selector', () => {
   it('scores with BM25 and reports each score as the reason', () => {
-    const output = new Bm25Selector().selectDetailed(ctx('weather for my city'), corpus);
+    const output = new Bm25Selector().select(ctx('weather for my city'), corpus);
     expect(output.reasons?.weather?.score).toBeCloseTo(bm25Term(2, 1, 3), 10);
     expect(output.reasons?.geocode?.score).toBeCloseTo(bm25Term(2, 1, 6), 10);
     expect(output.reasons?.clock).toBeUndefined();
@@ -78,31 +78,31 @@ describe('Bm25Selector', () => {
   });
 
   it('stopwords carry no score', () => {
-    const withStopwords = new Bm25Selector().selectDetailed(ctx('the weather for the city'), corpus);
-    const without = new Bm25Selector().selectDetailed(ctx('weather city'), corpus);
+    const withStopwords = new Bm25Selector().select(ctx('the weather for the city'), corpus);
+    const without = new Bm25Selector().select(ctx('weather city'), corpus);
     expect(withStopwords.reasons).toEqual(without.reasons);
   });
 
   it('falls open to the full surface on a total miss, saying why', () => {
-    const miss = new Bm25Selector().selectDetailed(ctx('zebra migration'), corpus);
+    const miss = new Bm25Selector().select(ctx('zebra migration'), corpus);
     expect(miss.tools).toEqual(corpus);
     expect(miss.fellOpen).toBe('no tool matched the prompt');
-    const empty = new Bm25Selector().selectDetailed(ctx('the of and'), corpus);
+    const empty = new Bm25Selector().select(ctx('the of and'), corpus);
     expect(empty.tools).toEqual(corpus);
     expect(empty.fellOpen).toBe('the prompt has no words to match');
-    expect(new Bm25Selector().selectDetailed(ctx(undefined), corpus).fellOpen).toBeDefined();
+    expect(new Bm25Selector().select(ctx(undefined), corpus).fellOpen).toBeDefined();
   });
 
   it('unions core tools into a non-empty selection', () => {
     const selector = new Bm25Selector({ topK: 1 }).withCoreTools(['clock']);
-    const selection = applySelection(selector.selectDetailed(ctx('weather'), corpus), corpus);
+    const selection = applySelection(selector.select(ctx('weather'), corpus), corpus);
     expect(selection.names).toEqual(['clock', 'weather']);
     expect(selection.reasons.clock).toEqual({ core: true });
   });
 
   it('is deterministic', () => {
     const selector = new Bm25Selector({ topK: 2 });
-    expect(selector.selectDetailed(ctx('weather city time'), corpus)).toEqual(selector.selectDetailed(ctx('weather city time'), [...corpus]));
+    expect(selector.select(ctx('weather city time'), corpus)).toEqual(selector.select(ctx('weather city time'), [...corpus]));
   });
 
   describe('withTopK', () => {

@@ -58,7 +58,7 @@ describe.skipIf(!haveModel)('EmbeddingSelector with the real use-lite model', ()
 
   it.each(CASES)('%j ranks %s in the top 3', async (prompt, expected) => {
     const selector = new EmbeddingSelector(embedder, { topK: 3, cache: sharedCache });
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: prompt, conversation: [] }, REGISTRY, { signal: new AbortController().signal });
+    const output = await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, REGISTRY, { signal: new AbortController().signal });
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools.map((t) => t.name)).toContain(expected);
   });

@@ -12,7 +12,7 @@ describe('EmbeddingSelector ranking', () => {
   it('advertises the top k by cosine, in registry order, with scores', async () => {
     const selector = new EmbeddingSelector(countingEmbedder()).withTopK(2);
     const all = registry();
-    const output = await selector.selectDetailed(ctx('Translate this text into another language'), all, noSignal);
+    const output = await selector.select(ctx('Translate this text into another language'), all, noSignal);
     expect(output.fellOpen).toBeUndefined();
     expect(names(output.tools)).toContain('translate_text');
     expect(output.tools).toHaveLength(2);
@@ -36,16 +36,14 @@ describe('EmbeddingSelector ranking', () => {
       ['Run a shell command to check disk usage', 'run_shell_command'],
     ];
     for (const [prompt, expected] of cases) {
-      expect(names(await selector.select(ctx(prompt), registry(), noSignal))).toEqual([expected]);
+      expect(names((await selector.select(ctx(prompt), registry(), noSignal)).tools)).toEqual([expected]);
     }
   });
 
-  it('select() returns what selectDetailed() returns, and applySelection keeps it', async () => {
+  it('applySelection keeps what select() returns', async () => {
     const selector = new EmbeddingSelector(countingEmbedder(), { topK: 3 });
     const all = registry();
-    const tools = await selector.select(ctx('read a file'), all, noSignal);
-    const detailed = await selector.selectDetailed(ctx('read a file'), all, noSignal);
-    expect(names(tools)).toEqual(names(detailed.tools));
+    const detailed = await selector.select(ctx('read a file'), all, noSignal);
     const selection = applySelection(detailed, all);
     expect(selection.names).toEqual(names(detailed.tools));
     expect(selection.dropped).toEqual([]);
@@ -57,8 +55,8 @@ describe('EmbeddingSelector ranking', () => {
     const all = registry();
     const selector = new EmbeddingSelector(countingEmbedder());
     expect(selector.topK).toBe(8);
-    expect((await selector.select(ctx('weather'), all, noSignal)).length).toBe(8);
-    const wide = await selector.withTopK(50).selectDetailed(ctx('weather'), all, noSignal);
+    expect((await selector.select(ctx('weather'), all, noSignal)).tools.length).toBe(8);
+    const wide = await selector.withTopK(50).select(ctx('weather'), all, noSignal);
     expect(wide.tools).toEqual(all);
     expect(wide.fellOpen).toBeUndefined();
   });
@@ -68,7 +66,7 @@ describe('EmbeddingSelector ranking', () => {
   });
 
   it('an empty registry selects nothing', async () => {
-    const output = await new EmbeddingSelector(countingEmbedder()).selectDetailed(ctx('weather'), [], noSignal);
+    const output = await new EmbeddingSelector(countingEmbedder()).select(ctx('weather'), [], noSignal);
     expect(output).toEqual({ tools: [] });
   });
 
@@ -79,7 +77,7 @@ describe('EmbeddingSelector ranking', () => {
 
   it('unions core tools into every non-empty selection, flagged as core', async () => {
     const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools(['read_file', 'missing_tool']);
-    const output = await selector.selectDetailed(ctx('What is the weather in Oslo?'), registry(), noSignal);
+    const output = await selector.select(ctx('What is the weather in Oslo?'), registry(), noSignal);
     expect(names(output.tools)).toEqual(['get_weather', 'read_file']);
     expect(output.reasons?.read_file).toMatchObject({ core: true });
     expect(output.reasons?.read_file?.score).toBeTypeOf('number');
@@ -89,7 +87,7 @@ describe('EmbeddingSelector ranking', () => {
 
   it('does not double-count a core tool that also ranked', async () => {
     const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1, coreTools: ['get_weather'] });
-    const output = await selector.selectDetailed(ctx('weather in Oslo'), registry(), noSignal);
+    const output = await selector.select(ctx('weather in Oslo'), registry(), noSignal);
     expect(names(output.tools)).toEqual(['get_weather']);
     expect(output.reasons?.get_weather?.core).toBeUndefined();
   });
@@ -99,11 +97,11 @@ describe('EmbeddingSelector ranking', () => {
     const fixed = new EmbeddingSelector(countingEmbedder(), { topK: 6 });
     const adaptive = fixed.withAdaptive({ floor: 1, relative: 0.6 });
     const prompt = 'weather forecast temperature rain wind city';
-    expect((await fixed.select(ctx(prompt), all, noSignal)).length).toBe(6);
-    expect(names(await adaptive.select(ctx(prompt), all, noSignal))).toEqual(['get_weather']);
+    expect((await fixed.select(ctx(prompt), all, noSignal)).tools.length).toBe(6);
+    expect(names((await adaptive.select(ctx(prompt), all, noSignal)).tools)).toEqual(['get_weather']);
     // floor defaults to min(3, k): recall bias
     const defaults = new EmbeddingSelector(countingEmbedder(), { topK: 6, adaptive: true });
-    const picked = await defaults.select(ctx(prompt), all, noSignal);
+    const picked = (await defaults.select(ctx(prompt), all, noSignal)).tools;
     expect(picked.length).toBeGreaterThanOrEqual(3);
     expect(picked.length).toBeLessThanOrEqual(6);
   });
@@ -128,7 +126,7 @@ describe('EmbeddingSelector caching', () => {
 
     const embedder = countingEmbedder();
     const second = new EmbeddingSelector(embedder).withCache(cache);
-    const output = await second.selectDetailed(ctx('weather'), all, noSignal);
+    const output = await second.select(ctx('weather'), all, noSignal);
     expect(second.stats.corpusEmbeds).toBe(0);
     expect(embedder.texts).toEqual(['weather']);
     expect(names(output.tools)).toContain('get_weather');
@@ -164,13 +162,13 @@ describe('EmbeddingSelector caching', () => {
     await selector.select(ctx('weather'), all, noSignal);
 
     const reordered = [...all].reverse();
-    const output = await selector.selectDetailed(ctx('weather'), reordered, noSignal);
+    const output = await selector.select(ctx('weather'), reordered, noSignal);
     expect(names(output.tools)).toEqual(['get_weather']);
     expect(selector.stats).toMatchObject({ corpusEmbeds: all.length, cacheMisses: 2 });
     expect(cache.map.size).toBe(2);
 
     const renamed = all.map((tool) => (tool.name === 'get_weather' ? { ...tool, name: 'weather_lookup' } : tool));
-    const again = await selector.selectDetailed(ctx('weather'), renamed, noSignal);
+    const again = await selector.select(ctx('weather'), renamed, noSignal);
     expect(names(again.tools)).toEqual(['weather_lookup']);
     expect(selector.stats).toMatchObject({ corpusEmbeds: all.length + 1, cacheMisses: 3 });
   });
@@ -200,11 +198,11 @@ describe('EmbeddingSelector caching', () => {
     const storage = new Map<string, Uint8Array>();
     const all = registry();
     const prompt = 'Schedule a calendar meeting with attendees';
-    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).selectDetailed(ctx(prompt), all, noSignal);
+    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).select(ctx(prompt), all, noSignal);
     for (const [key, bytes] of storage) storage.set(key, bytes.slice(0, bytes.length >> 1));
 
     const selector = new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) });
-    const output = await selector.selectDetailed(ctx(prompt), all, noSignal);
+    const output = await selector.select(ctx(prompt), all, noSignal);
     expect(selector.stats.rebuiltCorrupt).toBe(1);
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools).toEqual(clean.tools);
@@ -223,8 +221,8 @@ describe('EmbeddingSelector caching', () => {
     const b = selector.select(ctx('send an email'), [...all], noSignal);
     await new Promise((resolve) => setTimeout(resolve, 5));
     release();
-    expect(names(await a)).toEqual(['get_weather']);
-    expect(names(await b)).toEqual(['send_email']);
+    expect(names((await a).tools)).toEqual(['get_weather']);
+    expect(names((await b).tools)).toEqual(['send_email']);
     expect(selector.stats.corpusEmbeds).toBe(all.length);
     expect(embedder.texts.filter((text) => text === 'weather' || text === 'send an email')).toHaveLength(2);
   });
@@ -254,7 +252,7 @@ describe('EmbeddingSelector fails open', () => {
       embedder.behaviour = () => behaviour;
       const all = registry();
       const selector = new EmbeddingSelector(embedder, { topK: 2, coreTools: ['read_file'] });
-      const output = await selector.selectDetailed(ctx('weather'), all, noSignal);
+      const output = await selector.select(ctx('weather'), all, noSignal);
       expect(output.tools).toEqual(all);
       expect(output.fellOpen).toMatch(/corpus embedding failed/);
       expect(output.reasons?.read_file).toEqual({ core: true });
@@ -265,7 +263,7 @@ describe('EmbeddingSelector fails open', () => {
       const embedder = countingEmbedder();
       embedder.behaviour = (texts) => (texts.length === 1 && texts[0] === 'weather' ? behaviour : 'ok');
       const all = registry();
-      const output = await new EmbeddingSelector(embedder, { topK: 2 }).selectDetailed(ctx('weather'), all, noSignal);
+      const output = await new EmbeddingSelector(embedder, { topK: 2 }).select(ctx('weather'), all, noSignal);
       expect(output.tools).toEqual(all);
       expect(output.fellOpen).toMatch(/query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/);
     });
@@ -275,7 +273,7 @@ describe('EmbeddingSelector fails open', () => {
     const run = async (behaviour: Behaviour) => {
       const embedder = countingEmbedder();
       embedder.behaviour = (texts) => (texts[0] === 'weather' ? behaviour : 'ok');
-      return (await new EmbeddingSelector(embedder).selectDetailed(ctx('weather'), registry(), noSignal)).fellOpen;
+      return (await new EmbeddingSelector(embedder).select(ctx('weather'), registry(), noSignal)).fellOpen;
     };
     expect(await run('throw')).toBe('query embedding failed: embedder exploded');
     expect(await run('reject')).toBe('query embedding failed: embedding service unavailable');
@@ -288,7 +286,7 @@ describe('EmbeddingSelector fails open', () => {
   it.each([undefined, '', '   \n'])('when there is no query (%j)', async (prompt) => {
     const embedder = countingEmbedder();
     const all = registry();
-    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).selectDetailed(ctx(prompt), all, noSignal);
+    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).select(ctx(prompt), all, noSignal);
     expect(output.tools).toEqual(all);
     expect(output.fellOpen).toMatch(/no query/);
     expect(embedder.calls).toBe(0);
@@ -298,9 +296,9 @@ describe('EmbeddingSelector fails open', () => {
     const embedder = countingEmbedder();
     embedder.behaviour = () => 'reject';
     const selector = new EmbeddingSelector(embedder, { topK: 1 });
-    expect((await selector.selectDetailed(ctx('weather'), registry(), noSignal)).fellOpen).toBeDefined();
+    expect((await selector.select(ctx('weather'), registry(), noSignal)).fellOpen).toBeDefined();
     embedder.behaviour = () => 'ok';
-    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
+    const output = await selector.select(ctx('weather'), registry(), noSignal);
     expect(output.fellOpen).toBeUndefined();
     expect(names(output.tools)).toEqual(['get_weather']);
   });
@@ -320,14 +318,14 @@ describe('EmbeddingSelector abort', () => {
     embedder.hold = new Promise(() => {});
     const controller = new AbortController();
     const selector = new EmbeddingSelector(embedder);
-    const pending = selector.selectDetailed(ctx('weather'), registry(), { signal: controller.signal });
+    const pending = selector.select(ctx('weather'), registry(), { signal: controller.signal });
     await new Promise((resolve) => setTimeout(resolve, 1));
     const reason = new DOMException('stop', 'AbortError');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
 
     embedder.hold = undefined;
-    const output = await selector.selectDetailed(ctx('weather'), registry(), noSignal);
+    const output = await selector.select(ctx('weather'), registry(), noSignal);
     expect(output.fellOpen).toBeUndefined();
   });
 
@@ -369,7 +367,7 @@ describe('EmbeddingSelector hot path', () => {
 
     embedded.length = 0;
     for (let turn = 0; turn < 30; turn++) {
-      const output = await warm.selectDetailed(ctx('weather tasks for project 7', turn), all, noSignal);
+      const output = await warm.select(ctx('weather tasks for project 7', turn), all, noSignal);
       expect(output.tools.length).toBe(8);
     }
     expect(embedded).toEqual(Array(30).fill(1)); // one query text per turn, no corpus text
@@ -415,7 +413,7 @@ describe('EmbeddingSelector timeout', () => {
 
     const seen = await unhandledDuring(async () => {
       const started = performance.now();
-      const output = await selector.selectDetailed(ctx('weather'), all, noSignal);
+      const output = await selector.select(ctx('weather'), all, noSignal);
       expect(performance.now() - started).toBeLessThan(1_000);
       expect(output.tools).toEqual(all);
       expect(output.fellOpen).toBe('embedding timed out after 20 ms');
@@ -430,7 +428,7 @@ describe('EmbeddingSelector timeout', () => {
       expect(selector.stats.corpusEmbeds).toBe(all.length);
       const callsBefore = embedder.calls;
 
-      const next = await selector.selectDetailed(ctx('weather', 2), all, noSignal);
+      const next = await selector.select(ctx('weather', 2), all, noSignal);
       expect(next.fellOpen).toBeUndefined();
       expect(names(next.tools)).toEqual(['get_weather', 'read_file']);
       expect(selector.stats.corpusEmbeds).toBe(all.length);
@@ -444,12 +442,12 @@ describe('EmbeddingSelector timeout', () => {
     const embedder = countingEmbedder();
     const selector = new EmbeddingSelector(embedder, { topK: 1, timeoutMs: 20 });
     const all = registry();
-    expect((await selector.selectDetailed(ctx('weather'), all, noSignal)).fellOpen).toBeUndefined();
+    expect((await selector.select(ctx('weather'), all, noSignal)).fellOpen).toBeUndefined();
     embedder.hold = new Promise(() => undefined);
-    const output = await selector.selectDetailed(ctx('send an email', 2), all, noSignal);
+    const output = await selector.select(ctx('send an email', 2), all, noSignal);
     expect(output.fellOpen).toBe('embedding timed out after 20 ms');
     embedder.hold = undefined;
-    expect(names(await selector.select(ctx('send an email', 3), all, noSignal))).toEqual(['send_email']);
+    expect(names((await selector.select(ctx('send an email', 3), all, noSignal)).tools)).toEqual(['send_email']);
     expect(selector.stats.corpusEmbeds).toBe(all.length);
   });
 
@@ -461,14 +459,14 @@ describe('EmbeddingSelector timeout', () => {
     const all = registry();
     const selector = new EmbeddingSelector(embedder, { topK: 1, timeoutMs: 20 });
     const seen = await unhandledDuring(async () => {
-      expect((await selector.selectDetailed(ctx('weather'), all, noSignal)).fellOpen).toBe('embedding timed out after 20 ms');
+      expect((await selector.select(ctx('weather'), all, noSignal)).fellOpen).toBe('embedding timed out after 20 ms');
       embedder.hold = undefined;
       release();
       await tick();
     });
     expect(seen).toEqual([]);
     embedder.behaviour = () => 'ok';
-    const output = await selector.selectDetailed(ctx('weather', 2), all, noSignal);
+    const output = await selector.select(ctx('weather', 2), all, noSignal);
     expect(output.fellOpen).toBeUndefined();
     expect(names(output.tools)).toEqual(['get_weather']);
   });
@@ -478,7 +476,7 @@ describe('EmbeddingSelector timeout', () => {
     let release!: () => void;
     embedder.hold = new Promise((resolve) => (release = resolve));
     let done = false;
-    const pending = new EmbeddingSelector(embedder, { topK: 1 }).selectDetailed(ctx('weather'), registry(), noSignal).finally(() => (done = true));
+    const pending = new EmbeddingSelector(embedder, { topK: 1 }).select(ctx('weather'), registry(), noSignal).finally(() => (done = true));
     await tick(40);
     expect(done).toBe(false);
     embedder.hold = undefined;
@@ -495,7 +493,7 @@ describe('EmbeddingSelector timeout', () => {
     const controller = new AbortController();
     const seen = await unhandledDuring(async () => {
       const started = performance.now();
-      const pending = selector.selectDetailed(ctx('weather'), registry(), { signal: controller.signal });
+      const pending = selector.select(ctx('weather'), registry(), { signal: controller.signal });
       await tick(1);
       const reason = new DOMException('stop', 'AbortError');
       controller.abort(reason);

@@ -16,7 +16,7 @@ import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { RewritingSelector } from '../../src/select/rewriting-selector.js';
-import type { AsyncToolSelector, SelectorOutput, ToolSelector } from '../../src/select/selector.js';
+import type { AsyncToolSelector, SelectorOutput, SelectorResult, ToolSelector } from '../../src/select/selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { bagOfWords } from '../embed/counting-embedder.js';
 import { body, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
@@ -159,17 +159,17 @@ function fabricating(inner: Installed): Installed {
   };
   if (inner.kind === 'sync') {
     const { selector } = inner;
-    const detailed = (ctx: Parameters<ToolSelector['select']>[0], all: readonly ToolSchema[]): SelectorOutput =>
-      forge(selector.selectDetailed ? selector.selectDetailed(ctx, all) : { tools: selector.select(ctx, all) }, all);
-    return { kind: 'sync', selector: { name: `fabricating-${selector.name}`, select: (c, a) => detailed(c, a).tools, selectDetailed: detailed } };
+    return { kind: 'sync', selector: { name: `fabricating-${selector.name}`, select: (c, a) => forge(asOutput(selector.select(c, a)), a) } };
   }
   const { selector } = inner;
-  const detailed: NonNullable<AsyncToolSelector['selectDetailed']> = async (ctx, all, options) =>
-    forge(selector.selectDetailed ? await selector.selectDetailed(ctx, all, options) : { tools: await selector.select(ctx, all, options) }, all);
   return {
     kind: 'async',
-    selector: { name: `fabricating-${selector.name}`, select: async (c, a, o) => (await detailed(c, a, o)).tools, selectDetailed: detailed },
+    selector: { name: `fabricating-${selector.name}`, select: async (c, a, o) => forge(asOutput(await selector.select(c, a, o)), a) },
   };
+}
+
+function asOutput(result: SelectorResult): SelectorOutput {
+  return Array.isArray(result) ? { tools: result } : (result as SelectorOutput);
 }
 
 const EMBED_FAULTS: Partial<Record<FaultId, { fault: EmbedFault; queryOnly: boolean }>> = {

@@ -260,7 +260,7 @@ export const SYSTEM_FAULTS: readonly SystemFault[] = [
   },
   {
     fault: 'A selector installed as sync returns a Promise',
-    outcome: 'awaited, used as returned; one warning pointing at `withSelector` / `withAsyncToolSelector`',
+    outcome: 'awaited, used as returned; one warning pointing at `withAsyncToolSelector`',
     test: '`test/loop/malformed-selection.test.ts`',
   },
   {

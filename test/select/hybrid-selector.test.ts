@@ -36,7 +36,7 @@ const signal = () => new AbortController().signal;
 describe('HybridSelector', () => {
   it('ranks by lexical and dense evidence together, advertising members of all in registry order', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
-    const output = await selector.selectDetailed(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
     const selection = applySelection(output, TOOLS);
     expect(selection.dropped).toEqual([]);
     expect(selection.names).toContain('get_weather');
@@ -59,7 +59,7 @@ describe('HybridSelector', () => {
 
   it('reaches a tool through its parameter names and descriptions', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, denseWeight: 0 });
-    const output = await selector.selectDetailed(ctx('which target_language should I use'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('which target_language should I use'), TOOLS, { signal: signal() });
     expect(output.tools.map((t) => t.name)).toEqual(['translate_text']);
   });
 
@@ -67,7 +67,7 @@ describe('HybridSelector', () => {
     const embedder = countingEmbedder();
     embedder.behaviour = () => 'reject';
     const selector = new HybridSelector(embedder, { topK: 2 });
-    const output = await selector.selectDetailed(ctx('send an email to Ana'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('send an email to Ana'), TOOLS, { signal: signal() });
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools.map((t) => t.name)).toContain('send_email');
     expect(output.tools.length).toBeLessThanOrEqual(2);
@@ -78,7 +78,7 @@ describe('HybridSelector', () => {
     const embedder = countingEmbedder();
     embedder.behaviour = (texts) => (texts.length === 1 && texts[0]?.startsWith('deploy') ? 'nan' : 'ok');
     const selector = new HybridSelector(embedder, { topK: 2 });
-    const output = await selector.selectDetailed(ctx('deploy the billing service'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('deploy the billing service'), TOOLS, { signal: signal() });
     expect(output.tools.map((t) => t.name)).toContain('deploy_service');
     expect(output.warnings?.join(' ')).toMatch(/lexical/);
   });
@@ -87,7 +87,7 @@ describe('HybridSelector', () => {
     const embedder = countingEmbedder();
     embedder.behaviour = () => 'throw';
     const selector = new HybridSelector(embedder, { coreTools: ['read_file'] });
-    const output = await selector.selectDetailed(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
     expect(output.tools).toEqual(TOOLS);
     expect(output.fellOpen).toMatch(/no lexical match/);
     expect(output.reasons?.read_file?.core).toBe(true);
@@ -95,14 +95,14 @@ describe('HybridSelector', () => {
 
   it('ranks on the dense half alone when the query shares no word with any tool', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 2 });
-    const output = await selector.selectDetailed(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('zzqx vvbn'), TOOLS, { signal: signal() });
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools).toHaveLength(2);
   });
 
   it('unions core tools into every non-empty selection', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, coreTools: ['read_file'] });
-    const output = await selector.selectDetailed(ctx('convert 10 euros to dollars'), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx('convert 10 euros to dollars'), TOOLS, { signal: signal() });
     const names = output.tools.map((t) => t.name);
     expect(names).toContain('convert_currency');
     expect(names).toContain('read_file');
@@ -115,18 +115,18 @@ describe('HybridSelector', () => {
     for (const prompt of prompts) {
       const first = await selector.select(ctx(prompt), TOOLS, { signal: signal() });
       const second = await selector.select(ctx(prompt, 3), TOOLS, { signal: signal() });
-      expect(second.map((t) => t.name)).toEqual(first.map((t) => t.name));
+      expect(second.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
     }
   });
 
   it('adaptive k keeps between floor and ceiling, fewer for a clear query', async () => {
     const selector = new HybridSelector(countingEmbedder(), { adaptive: { floor: 1, ceiling: 6, relative: 0.8 } });
     expect(selector.name).toBe('hybrid-adaptive');
-    const clear = await selector.select(ctx('weather forecast city'), TOOLS, { signal: signal() });
+    const clear = (await selector.select(ctx('weather forecast city'), TOOLS, { signal: signal() })).tools;
     expect(clear.length).toBeGreaterThanOrEqual(1);
     expect(clear.length).toBeLessThanOrEqual(6);
     expect(clear.map((t) => t.name)).toContain('get_weather');
-    const vague = await selector.select(ctx('help me with something'), TOOLS, { signal: signal() });
+    const vague = (await selector.select(ctx('help me with something'), TOOLS, { signal: signal() })).tools;
     expect(vague.length).toBeGreaterThanOrEqual(clear.length);
   });
 
@@ -190,7 +190,7 @@ describe('HybridSelector timeout', () => {
     const selector = new HybridSelector(embedder, { topK: 1, timeoutMs: 20 });
 
     const seen = await unhandledDuring(async () => {
-      const output = await selector.selectDetailed(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
+      const output = await selector.select(ctx('what is the weather forecast in Paris'), TOOLS, { signal: signal() });
       expect(output.fellOpen).toBeUndefined();
       expect(output.tools.map((tool) => tool.name)).toEqual(['get_weather']);
       expect(output.reasons?.get_weather?.parts).not.toHaveProperty('dense');
@@ -202,7 +202,7 @@ describe('HybridSelector timeout', () => {
       expect(selector.dense.stats.corpusEmbeds).toBe(TOOLS.length);
       const callsBefore = embedder.calls;
 
-      const next = await selector.selectDetailed(ctx('what is the weather forecast in Paris', 2), TOOLS, { signal: signal() });
+      const next = await selector.select(ctx('what is the weather forecast in Paris', 2), TOOLS, { signal: signal() });
       expect(next.warnings).toBeUndefined();
       expect(next.tools.map((tool) => tool.name)).toEqual(['get_weather']);
       expect(next.reasons?.get_weather?.parts).toHaveProperty('dense');
@@ -215,7 +215,7 @@ describe('HybridSelector timeout', () => {
   it('falls open only when the lexical half has no match either', async () => {
     const embedder = countingEmbedder();
     embedder.hold = new Promise(() => undefined);
-    const output = await new HybridSelector(embedder, { timeoutMs: 20 }).selectDetailed(ctx('xylophone quokka'), TOOLS, {
+    const output = await new HybridSelector(embedder, { timeoutMs: 20 }).select(ctx('xylophone quokka'), TOOLS, {
       signal: signal(),
     });
     expect(output.tools).toEqual(TOOLS);
@@ -238,8 +238,7 @@ describe('HybridSelector timeout', () => {
 
 describe('HybridSelector multi-intent prompts', () => {
   const TWO = 'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
-  const pick = async (selector: HybridSelector, prompt: string) =>
-    (await selector.selectDetailed(ctx(prompt), TOOLS, { signal: signal() })).tools.map((t) => t.name);
+  const pick = async (selector: HybridSelector, prompt: string) => (await selector.select(ctx(prompt), TOOLS, { signal: signal() })).tools.map((t) => t.name);
 
   it('ranks each clause too, so a second intent is not crowded out', async () => {
     const embedder = countingEmbedder();
@@ -250,7 +249,7 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
     const calls = embedder.calls;
-    const output = await on.selectDetailed(ctx(TWO), TOOLS, { signal: signal() });
+    const output = await on.select(ctx(TWO), TOOLS, { signal: signal() });
     expect(embedder.calls - calls).toBe(1);
     expect(output.reasons?.translate_text?.parts?.clause).toBeGreaterThan(0);
     // The clause texts ride the same embed call as the prompt.
@@ -261,8 +260,8 @@ describe('HybridSelector multi-intent prompts', () => {
     const on = new HybridSelector(countingEmbedder(), { topK: 3 });
     const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
     for (const prompt of ['what is the weather forecast in Paris', 'run a sql query against the orders database', 'deploy the billing service']) {
-      const a = await on.selectDetailed(ctx(prompt), TOOLS, { signal: signal() });
-      const b = await off.selectDetailed(ctx(prompt), TOOLS, { signal: signal() });
+      const a = await on.select(ctx(prompt), TOOLS, { signal: signal() });
+      const b = await off.select(ctx(prompt), TOOLS, { signal: signal() });
       expect(a).toEqual(b);
     }
   });
@@ -283,7 +282,7 @@ describe('HybridSelector multi-intent prompts', () => {
     ]);
     // k stays k, and a prompt that is not an enumeration ranks as without sharing.
     const plain = 'search the web for pages about the sql query planner and send an email';
-    expect(await share.selectDetailed(ctx(plain), TOOLS, { signal: signal() })).toEqual(await noShare.selectDetailed(ctx(plain), TOOLS, { signal: signal() }));
+    expect(await share.select(ctx(plain), TOOLS, { signal: signal() })).toEqual(await noShare.select(ctx(plain), TOOLS, { signal: signal() }));
   });
 
   it('rejects a mix outside 0..1', () => {
@@ -298,7 +297,7 @@ describe('HybridSelector name coverage', () => {
     ...TOOLS,
   ];
   const top = async (selector: HybridSelector, prompt: string) =>
-    (await selector.selectDetailed(ctx(prompt), NAMESAKES, { signal: signal() })).tools.map((t) => t.name);
+    (await selector.select(ctx(prompt), NAMESAKES, { signal: signal() })).tools.map((t) => t.name);
 
   it('a prompt that names a tool outright ranks it above a near-namesake', async () => {
     const embedder = countingEmbedder();
@@ -317,10 +316,10 @@ describe('HybridSelector odd prompts', () => {
   it('a huge multi-sentence prompt ranks (clause splitting is bounded), an empty one falls open', async () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
     const huge = 'What is the weather in Paris. Then send an email to Kim. '.repeat(20_000);
-    const output = await selector.selectDetailed(ctx(huge), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx(huge), TOOLS, { signal: signal() });
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_weather', 'send_email']));
-    const empty = await selector.selectDetailed(ctx('   '), TOOLS, { signal: signal() });
+    const empty = await selector.select(ctx('   '), TOOLS, { signal: signal() });
     expect(empty.fellOpen).toMatch(/no lexical match/);
   });
 });

@@ -18,8 +18,7 @@ const ctx = (prompt: string | undefined, extra: Partial<SelectionContext> = {}):
 });
 
 /** Names a selector advertises for a prompt, after the selection contract. */
-const pick = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) =>
-  applySelection(selector.selectDetailed(ctx(prompt), all), all);
+const pick = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) => applySelection(selector.select(ctx(prompt), all), all);
 const names = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) => pick(selector, all, prompt).names;
 
 // Descriptions avoid the default synonym table's words unless a test is about the table.
@@ -92,13 +91,13 @@ describe('KeywordSelector: the selection rule', () => {
   });
 
   it('reports the matched words as the reason', () => {
-    const output = plain.selectDetailed(ctx('weather in the city of Oslo'), surface);
+    const output = plain.select(ctx('weather in the city of Oslo'), surface);
     expect(output.reasons?.get_weather?.matched).toEqual(['weather', 'city']);
     expect(output.fellOpen).toBeUndefined();
   });
 
   it('a total miss falls open to the full surface, saying why', () => {
-    const output = plain.selectDetailed(ctx('schedule lunch tomorrow'), surface);
+    const output = plain.select(ctx('schedule lunch tomorrow'), surface);
     expect(output.tools.map((t) => t.name)).toEqual(all);
     expect(output.fellOpen).toBe('no tool matched the prompt');
   });
@@ -109,13 +108,13 @@ describe('KeywordSelector: the selection rule', () => {
   });
 
   it('an empty registry gives an empty selection', () => {
-    expect(plain.select(ctx('weather'), [])).toEqual([]);
+    expect(plain.select(ctx('weather'), []).tools).toEqual([]);
   });
 
   it('is deterministic: the same context gives the same selection', () => {
-    const first = plain.selectDetailed(ctx('check the weather and open a file'), surface);
-    const again = plain.selectDetailed(ctx('check the weather and open a file'), surface);
-    const fresh = new KeywordSelector().selectDetailed(ctx('check the weather and open a file'), [...surface]);
+    const first = plain.select(ctx('check the weather and open a file'), surface);
+    const again = plain.select(ctx('check the weather and open a file'), surface);
+    const fresh = new KeywordSelector().select(ctx('check the weather and open a file'), [...surface]);
     expect(again).toEqual(first);
     expect(fresh).toEqual(first);
   });
@@ -131,7 +130,7 @@ describe('KeywordSelector: the selection rule', () => {
         { role: 'user', content: 'now fetch the page and parse the xml' },
       ],
     };
-    expect(plain.select(context, surface).map((t) => t.name)).toEqual(['get_weather']);
+    expect(plain.select(context, surface).tools.map((t) => t.name)).toEqual(['get_weather']);
   });
 });
 
@@ -252,7 +251,7 @@ describe('KeywordSelector: core tools', () => {
   });
 });
 
-describe('KeywordSelector: ranked mode (withMaxTools)', () => {
+describe('KeywordSelector: ranked mode (withTopK)', () => {
   // "file" is common (three tools hold it); "archive" and "disk" are rare (one tool each).
   const ranked: readonly ToolSchema[] = [
     tool('zip_archive', 'Compress folders into an archive.'),
@@ -263,13 +262,13 @@ describe('KeywordSelector: ranked mode (withMaxTools)', () => {
   ];
 
   it('a rare-word match beats a common-word match', () => {
-    expect(names(plain.withMaxTools(1), ranked, 'archive file')).toEqual(['zip_archive']);
+    expect(names(plain.withTopK(1), ranked, 'archive file')).toEqual(['zip_archive']);
   });
 
   it('keeps the best n by IDF-weighted overlap and returns them in registry order', () => {
     // read_file: file + disk (common + rare) outranks zip_archive: archive (rare) alone; both beat
     // write_file and edit_file (file only).
-    const output = plain.withMaxTools(2).selectDetailed(ctx('archive the file to disk'), ranked);
+    const output = plain.withTopK(2).select(ctx('archive the file to disk'), ranked);
     const selection = applySelection(output, ranked);
     expect(selection.names).toEqual(['zip_archive', 'read_file']);
     expect(selection.reasons.read_file!.score!).toBeGreaterThan(selection.reasons.zip_archive!.score!);
@@ -277,15 +276,15 @@ describe('KeywordSelector: ranked mode (withMaxTools)', () => {
 
   it('weights by rarity: idf(word) = ln(1 + (N − df + 0.5) / (df + 0.5)), summed over matched words', () => {
     const idf = (df: number) => Math.log(1 + (ranked.length - df + 0.5) / (df + 0.5));
-    const reasons = plain.withMaxTools(5).selectDetailed(ctx('archive the file to disk'), ranked).reasons!;
+    const reasons = plain.withTopK(5).select(ctx('archive the file to disk'), ranked).reasons!;
     expect(reasons.zip_archive?.score).toBeCloseTo(idf(1), 10);
     expect(reasons.read_file?.score).toBeCloseTo(idf(3) + idf(1), 10);
     expect(reasons.write_file?.score).toBeCloseTo(idf(3), 10);
   });
 
   it('does not cut when n or fewer tools match, and still falls open on a total miss', () => {
-    expect(names(plain.withMaxTools(3), ranked, 'weather')).toEqual(['get_weather']);
-    expect(pick(plain.withMaxTools(3), ranked, 'lunch').names).toHaveLength(ranked.length);
+    expect(names(plain.withTopK(3), ranked, 'weather')).toEqual(['get_weather']);
+    expect(pick(plain.withTopK(3), ranked, 'lunch').names).toHaveLength(ranked.length);
   });
 
   it('the plain rule keeps every match', () => {
@@ -298,6 +297,6 @@ describe('KeywordSelector: ranked mode (withMaxTools)', () => {
 
   it('names itself keyword-ranked', () => {
     expect(plain.name).toBe('keyword');
-    expect(plain.withMaxTools(3).name).toBe('keyword-ranked');
+    expect(plain.withTopK(3).name).toBe('keyword-ranked');
   });
 });

@@ -9,7 +9,7 @@ import { RewritingSelector } from '../../src/select/rewriting-selector.js';
 import { REWRITE_EXCERPT_BYTES, buildRewritePrompt, toolSummary } from '../../src/select/rewrite-prompt.js';
 import { parseToolAnswer, type ToolAnswer } from '../../src/select/parse-tool-answer.js';
 import { truncateUtf8 } from '../../src/text/truncate-utf8.js';
-import type { AsyncToolSelector, SelectionContext, SelectorOutput } from '../../src/select/selector.js';
+import type { AsyncToolSelector, SelectionContext } from '../../src/select/selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import type { ScriptedMessage } from '../support/scripted-model-server.js';
 import { anthropic, body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
@@ -142,7 +142,7 @@ describe('the rewrite prompt', () => {
 
   it('one small non-streaming call: summaries, never schemas; no tools on the call; temperature 0', async () => {
     picker.current.enqueue(answer('["get_weather"]'));
-    const output = await new RewritingSelector(pickerClient()).selectDetailed(ctx(), tools, live());
+    const output = await new RewritingSelector(pickerClient()).select(ctx(), tools, live());
     expect(names(output.tools)).toEqual(['get_weather']);
     expect(picker.current.requests).toHaveLength(1);
     const request = picker.current.requests[0];
@@ -213,7 +213,7 @@ describe('the rewrite prompt', () => {
   it('works over the Anthropic protocol too (strict server accepts the call)', async () => {
     picker.current.enqueue(answer('get_weather and lookup_order'));
     const selector = new RewritingSelector(anthropic(picker.current, { model: 'picker-haiku' }));
-    const output = await selector.selectDetailed(ctx(), ALL, live());
+    const output = await selector.select(ctx(), ALL, live());
     expect(names(output.tools)).toEqual(['get_weather', 'lookup_order']);
     const request = picker.current.requests[0];
     expect(request?.rejected).toBeUndefined();
@@ -233,7 +233,7 @@ describe('answers in several formats, exact names only, registry order', () => {
   ];
   it.each(formats)('%s', async (_label, text, expected) => {
     picker.current.enqueue(answer(text));
-    const output = await new RewritingSelector(pickerClient()).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient()).select(ctx(), ALL, live());
     expect(output.fellOpen).toBeUndefined();
     expect(names(output.tools)).toEqual(expected);
     const selection = applySelection(output, ALL);
@@ -244,7 +244,7 @@ describe('answers in several formats, exact names only, registry order', () => {
 
   it('core tools join a non-empty selection', async () => {
     picker.current.enqueue(answer('["get_weather"]'));
-    const output = await new RewritingSelector(pickerClient()).withCoreTools(['lookup_order', 'not_registered']).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient()).withCoreTools(['lookup_order', 'not_registered']).select(ctx(), ALL, live());
     expect(names(output.tools)).toEqual(['get_weather', 'lookup_order']);
     expect(output.reasons?.lookup_order).toEqual({ core: true });
   });
@@ -254,7 +254,7 @@ describe('fails open, with the cause', () => {
   it('a slow answer past the timeout: full surface, quickly, and the request is closed', async () => {
     picker.current.enqueue({ ...answer('["get_weather"]'), delayMs: 5_000 });
     const started = performance.now();
-    const output = await new RewritingSelector(pickerClient()).withTimeout(150).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient()).withTimeout(150).select(ctx(), ALL, live());
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toBe('rewrite call timed out after 150 ms');
@@ -263,7 +263,7 @@ describe('fails open, with the cause', () => {
 
   it('a hung server past the timeout', async () => {
     picker.current.enqueue({ kind: 'hang' });
-    const output = await new RewritingSelector(pickerClient(), { timeoutMs: 100 }).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient(), { timeoutMs: 100 }).select(ctx(), ALL, live());
     expect(output.fellOpen).toMatch(/timed out after 100 ms/);
     expect(output.tools).toEqual(ALL);
   });
@@ -271,7 +271,7 @@ describe('fails open, with the cause', () => {
   it("500s after the client's retries", async () => {
     picker.current.enqueue({ kind: 'error', status: 500, message: 'boom' }, { kind: 'error', status: 500, message: 'boom' });
     const client = pickerClient({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, jitter: 0 } });
-    const output = await new RewritingSelector(client).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(client).select(ctx(), ALL, live());
     expect(picker.current.requests).toHaveLength(2);
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toBe('rewrite call failed: openai HTTP 500: boom');
@@ -280,32 +280,32 @@ describe('fails open, with the cause', () => {
   it('a 429 the retries ride out selects normally; a persistent 429 falls open', async () => {
     const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 20, jitter: 0 };
     picker.current.enqueue({ kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after-ms': '5' } }, answer('["search_docs"]'));
-    const ok = await new RewritingSelector(pickerClient({ retry })).selectDetailed(ctx(), ALL, live());
+    const ok = await new RewritingSelector(pickerClient({ retry })).select(ctx(), ALL, live());
     expect(names(ok.tools)).toEqual(['search_docs']);
 
     picker.current.enqueue({ kind: 'error', status: 429, message: 'slow down' });
-    const refused = await new RewritingSelector(pickerClient({ retry: { maxAttempts: 1 } })).selectDetailed(ctx(), ALL, live());
+    const refused = await new RewritingSelector(pickerClient({ retry: { maxAttempts: 1 } })).select(ctx(), ALL, live());
     expect(refused.tools).toEqual(ALL);
     expect(refused.fellOpen).toBe('rewrite call failed: openai HTTP 429: slow down');
   });
 
   it('a transport error (connection refused)', async () => {
     const client = openAI(picker.current, { baseURL: `http://127.0.0.1:${await closedPort()}/v1`, retry: { maxAttempts: 1 } });
-    const output = await new RewritingSelector(client).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(client).select(ctx(), ALL, live());
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toMatch(/^rewrite call failed: openai request failed/);
   });
 
   it('a 200 whose body is not JSON', async () => {
     picker.current.enqueue({ kind: 'raw', headers: { 'content-type': 'application/json' }, chunks: ['<html>oops</html>'] });
-    const output = await new RewritingSelector(pickerClient()).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient()).select(ctx(), ALL, live());
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toMatch(/^rewrite call failed: /);
   });
 
   it('an answer naming only unregistered or mis-cased names', async () => {
     picker.current.enqueue(answer('["delete_everything", "Get_Weather"]'));
-    const output = await new RewritingSelector(pickerClient()).selectDetailed(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient()).select(ctx(), ALL, live());
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toBe('the answer named no registered tool (it named "delete_everything", "Get_Weather")');
   });
@@ -313,18 +313,18 @@ describe('fails open, with the cause', () => {
   it('a garbage answer, and an answer cut off at maxTokens', async () => {
     picker.current.enqueue(answer('Sure! Let me think about which tools'), { ...answer('The best tool would be'), finishReason: 'length' });
     const selector = new RewritingSelector(pickerClient());
-    const garbage = await selector.selectDetailed(ctx(), ALL, live());
+    const garbage = await selector.select(ctx(), ALL, live());
     expect(garbage.fellOpen).toBe('the answer named no tool: "Sure! Let me think about which tools"');
-    const cut = await selector.selectDetailed(ctx(), ALL, live());
+    const cut = await selector.select(ctx(), ALL, live());
     expect(cut.fellOpen).toMatch(/cut off at maxTokens/);
     expect(cut.tools).toEqual(ALL);
   });
 
   it('nothing to select for: no call at all; an empty registry selects nothing', async () => {
     const selector = new RewritingSelector(pickerClient());
-    const output = await selector.selectDetailed({ turn: 1, latestUserMessage: undefined, conversation: [] }, ALL, live());
+    const output = await selector.select({ turn: 1, latestUserMessage: undefined, conversation: [] }, ALL, live());
     expect(output.fellOpen).toMatch(/no prompt to select for/);
-    expect(await selector.selectDetailed(ctx(), [], live())).toEqual({ tools: [] });
+    expect(await selector.select(ctx(), [], live())).toEqual({ tools: [] });
     expect(picker.current.requests).toHaveLength(0);
   });
 });
@@ -332,22 +332,22 @@ describe('fails open, with the cause', () => {
 describe('allowEmpty', () => {
   it('an intentional "no tool" answer is empty only when the caller opts in', async () => {
     picker.current.enqueue(answer('[]'), answer('[]'), answer('No tools are needed.'));
-    const strict = await new RewritingSelector(pickerClient()).selectDetailed(ctx(), ALL, live());
+    const strict = await new RewritingSelector(pickerClient()).select(ctx(), ALL, live());
     expect(strict.tools).toEqual(ALL);
     expect(strict.fellOpen).toMatch(/allowEmpty is off/);
 
     const opted = new RewritingSelector(pickerClient()).withAllowEmpty().withCoreTools(['lookup_order']);
     expect(opted.allowEmpty).toBe(true);
-    const empty = await opted.selectDetailed(ctx(), ALL, live());
+    const empty = await opted.select(ctx(), ALL, live());
     expect(empty).toEqual({ tools: [] });
-    expect(await opted.selectDetailed(ctx(), ALL, live())).toEqual({ tools: [] });
+    expect(await opted.select(ctx(), ALL, live())).toEqual({ tools: [] });
   });
 
   it('emptiness from inability to rank never yields an empty selection, even with allowEmpty', async () => {
     picker.current.enqueue(answer('hmm'), { kind: 'error', status: 500 });
     const selector = new RewritingSelector(pickerClient({ retry: { maxAttempts: 1 } }), { allowEmpty: true });
     for (let i = 0; i < 2; i++) {
-      const output = await selector.selectDetailed(ctx(), ALL, live());
+      const output = await selector.select(ctx(), ALL, live());
       expect(output.tools).toEqual(ALL);
       expect(output.fellOpen).toBeDefined();
     }
@@ -359,10 +359,10 @@ describe('budget', () => {
     picker.current.enqueue(answer('["get_weather"]'), answer('["send_email"]'));
     const selector = new RewritingSelector(pickerClient()).withBudget({ maxTokens: 100 });
     const conversation: Message[] = [{ role: 'user', content: PROMPT }];
-    expect(names((await selector.selectDetailed(ctx(1, conversation), ALL, live())).tools)).toEqual(['get_weather']); // 60 used
-    expect(names((await selector.selectDetailed(ctx(2, conversation), ALL, live())).tools)).toEqual(['send_email']); // 120 used
+    expect(names((await selector.select(ctx(1, conversation), ALL, live())).tools)).toEqual(['get_weather']); // 60 used
+    expect(names((await selector.select(ctx(2, conversation), ALL, live())).tools)).toEqual(['send_email']); // 120 used
     for (const turn of [3, 4]) {
-      const refused = await selector.selectDetailed(ctx(turn, conversation), ALL, live());
+      const refused = await selector.select(ctx(turn, conversation), ALL, live());
       expect(refused.tools).toEqual(ALL);
       expect(refused.fellOpen).toBe('budget exhausted: 120 of 100 tokens (tokens)');
     }
@@ -370,19 +370,19 @@ describe('budget', () => {
 
     // A new run starts a new budget.
     picker.current.enqueue(answer('["lookup_order"]'));
-    expect(names(await selector.select(ctx(1, [{ role: 'user', content: PROMPT }]), ALL, live()))).toEqual(['lookup_order']);
+    expect(names((await selector.select(ctx(1, [{ role: 'user', content: PROMPT }]), ALL, live())).tools)).toEqual(['lookup_order']);
   });
 
   it('calls (maxTurns) and wall-clock (time spent waiting on calls) are limits too', async () => {
     picker.current.enqueue(answer('["get_weather"]'));
     const calls = new RewritingSelector(pickerClient(), { budget: { maxTurns: 1 } });
-    await calls.selectDetailed(ctx(1), ALL, live());
-    expect((await calls.selectDetailed(ctx(2), ALL, live())).fellOpen).toBe('budget exhausted: 1 of 1 turns (turns)');
+    await calls.select(ctx(1), ALL, live());
+    expect((await calls.select(ctx(2), ALL, live())).fellOpen).toBe('budget exhausted: 1 of 1 turns (turns)');
 
     picker.current.enqueue({ ...answer('["get_weather"]'), delayMs: 120 });
     const clock = new RewritingSelector(pickerClient()).withBudget({ maxWallClockMs: 50 });
-    expect(names((await clock.selectDetailed(ctx(1), ALL, live())).tools)).toEqual(['get_weather']);
-    expect((await clock.selectDetailed(ctx(2), ALL, live())).fellOpen).toMatch(/^budget exhausted: \d+ of 50 ms \(wall_clock\)$/);
+    expect(names((await clock.select(ctx(1), ALL, live())).tools)).toEqual(['get_weather']);
+    expect((await clock.select(ctx(2), ALL, live())).fellOpen).toMatch(/^budget exhausted: \d+ of 50 ms \(wall_clock\)$/);
     expect(picker.current.requests).toHaveLength(2);
   });
 
@@ -391,11 +391,11 @@ describe('budget', () => {
     const runA: Message[] = [{ role: 'user', content: PROMPT }];
     const runB: Message[] = [{ role: 'user', content: PROMPT }];
     picker.current.enqueue(answer('["get_weather"]'), answer('["get_weather"]'), answer('["send_email"]'), answer('["send_email"]'));
-    await selector.selectDetailed(ctx(1, runA), ALL, live());
-    await selector.selectDetailed(ctx(2, runA), ALL, live());
-    await selector.selectDetailed(ctx(1, runB), ALL, live());
-    expect((await selector.selectDetailed(ctx(3, runA), ALL, live())).fellOpen).toMatch(/budget exhausted: 2 of 2 turns/);
-    expect((await selector.selectDetailed(ctx(2, runB), ALL, live())).fellOpen).toBeUndefined();
+    await selector.select(ctx(1, runA), ALL, live());
+    await selector.select(ctx(2, runA), ALL, live());
+    await selector.select(ctx(1, runB), ALL, live());
+    expect((await selector.select(ctx(3, runA), ALL, live())).fellOpen).toMatch(/budget exhausted: 2 of 2 turns/);
+    expect((await selector.select(ctx(2, runB), ALL, live())).fellOpen).toBeUndefined();
     expect(picker.current.requests).toHaveLength(4);
   });
 
@@ -411,7 +411,7 @@ describe("the caller's abort is not a failure", () => {
     picker.current.enqueue({ kind: 'hang' });
     const controller = new AbortController();
     const reason = new Error('the user went away');
-    const pending = new RewritingSelector(pickerClient()).selectDetailed(ctx(), ALL, { signal: controller.signal });
+    const pending = new RewritingSelector(pickerClient()).select(ctx(), ALL, { signal: controller.signal });
     await picker.current.waitForRequests(1);
     const abortedAt = performance.now();
     controller.abort(reason);
@@ -435,10 +435,10 @@ describe("the caller's abort is not a failure", () => {
       stream: () => (async function* () {})(),
       complete: () => new Promise(() => undefined),
     };
-    const timedOut = await new RewritingSelector(stuck, { timeoutMs: 50 }).selectDetailed(ctx(), ALL, live());
+    const timedOut = await new RewritingSelector(stuck, { timeoutMs: 50 }).select(ctx(), ALL, live());
     expect(timedOut.fellOpen).toBe('rewrite call timed out after 50 ms');
     const controller = new AbortController();
-    const pending = new RewritingSelector(stuck).selectDetailed(ctx(), ALL, { signal: controller.signal });
+    const pending = new RewritingSelector(stuck).select(ctx(), ALL, { signal: controller.signal });
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
   });
@@ -451,10 +451,9 @@ describe('through BareLoop', () => {
     return {
       name: inner.name ?? 'counted',
       calls,
-      select: (c, all, options) => inner.select(c, all, options),
-      selectDetailed: (c, all, options): Promise<SelectorOutput> => {
+      select: (c, all, options) => {
         calls.push(c.turn);
-        return (inner.selectDetailed as NonNullable<AsyncToolSelector['selectDetailed']>)(c, all, options);
+        return inner.select(c, all, options);
       },
     };
   }

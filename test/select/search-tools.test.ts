@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { searchTools } from '../../src/select/search-tools.js';
-import type { Selector } from '../../src/select/selector.js';
+import type { ToolSelector } from '../../src/select/selector.js';
 
 const tools: ToolSchema[] = [
   { name: 'get_weather', description: 'Current weather and forecast for a city.', parameters: {} },
@@ -20,7 +20,7 @@ describe('searchTools', () => {
   });
 
   it('uses the selector ranking by score, and falls back to BM25 when the selector falls open', async () => {
-    const scoring: Selector = {
+    const scoring: ToolSelector = {
       name: 'scoring',
       select: (_ctx, all) => ({ tools: all.slice(0, 3), reasons: { get_weather: { score: 0.2 }, send_email: { score: 0.9 }, read_email: { score: 0.5 } } }),
     };
@@ -29,14 +29,14 @@ describe('searchTools', () => {
       { name: 'send_email', score: 0.9, rankedBy: 'selector' },
       { name: 'read_email', score: 0.5, rankedBy: 'selector' },
     ]);
-    const open: Selector = { name: 'open', select: (_ctx, all) => ({ tools: all, fellOpen: 'no idea' }) };
+    const open: ToolSelector = { name: 'open', select: (_ctx, all) => ({ tools: all, fellOpen: 'no idea' }) };
     expect((await searchTools('stock price', tools, { selector: open, k: 1 })).map((hit) => hit.name)).toEqual(['stock_price']);
   });
 
   it('returns nothing for a blank query, rejects a bad k and a throwing selector', async () => {
     expect(await searchTools('   ', tools)).toEqual([]);
     await expect(searchTools('email', tools, { k: 0 })).rejects.toThrow(RangeError);
-    const broken: Selector = {
+    const broken: ToolSelector = {
       name: 'broken',
       select: () => {
         throw new Error('index missing');

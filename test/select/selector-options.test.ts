@@ -25,12 +25,11 @@ describe('topK means the same on every ranked selector', () => {
     });
   }
 
-  it('keyword: topK and withTopK rank, and the old maxTools name still works', () => {
+  it('keyword: topK and withTopK rank the same', () => {
     const all = registry();
     const byOption = new KeywordSelector({ topK: 1 }).select(ctx('read the weather file'), all);
-    expect(byOption).toHaveLength(1);
+    expect(byOption.tools).toHaveLength(1);
     expect(new KeywordSelector().withTopK(1).select(ctx('read the weather file'), all)).toEqual(byOption);
-    expect(new KeywordSelector({ maxTools: 1 }).select(ctx('read the weather file'), all)).toEqual(byOption);
     expect(new KeywordSelector({ topK: 1 }).name).toBe('keyword-ranked');
   });
 });
@@ -47,10 +46,43 @@ describe('withCoreTools appends on every selector', () => {
   };
   for (const [name, make] of Object.entries(cases)) {
     it(`${name}: both core sets ride a non-empty selection`, async () => {
-      const names = (await make().select(ctx('weather'), all, { signal })).map((tool) => tool.name);
+      const names = (await make().select(ctx('weather'), all, { signal })).tools.map((tool) => tool.name);
       expect(names).toContain(first);
       expect(names).toContain(second);
       expect(names).toHaveLength(3);
     });
   }
+});
+
+describe('an option set to undefined means its default on every selector', () => {
+  const all = registry();
+  const prompt = ctx('read the weather file, then list the directory');
+
+  it('embedding: topK, coreTools and batchSize', async () => {
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: undefined, coreTools: undefined, batchSize: undefined });
+    expect(selector.topK).toBe(8);
+    expect(selector.coreTools).toEqual([]);
+    expect((await selector.select(prompt, all, { signal })).tools).toHaveLength(Math.min(8, all.length));
+  });
+
+  it('hybrid: undefined fields inside adaptive and multiIntent keep the fitted defaults', async () => {
+    const unset = new HybridSelector(countingEmbedder(), {
+      topK: undefined,
+      denseWeight: undefined,
+      adaptive: { floor: undefined, ceiling: undefined, span: undefined },
+      multiIntent: { mix: undefined, share: undefined },
+    });
+    const defaults = new HybridSelector(countingEmbedder(), { adaptive: true });
+    const got = await unset.select(prompt, all, { signal });
+    const want = await defaults.select(prompt, all, { signal });
+    expect(got.fellOpen).toBeUndefined();
+    expect(got.tools.map((tool) => tool.name)).toEqual(want.tools.map((tool) => tool.name));
+    expect(got.reasons).toEqual(want.reasons);
+  });
+
+  it('bm25 and keyword: topK undefined is the default, not a refusal', () => {
+    expect(new Bm25Selector({ topK: undefined }).select(prompt, all).tools.length).toBeLessThanOrEqual(8);
+    expect(new KeywordSelector({ topK: undefined }).select(prompt, all).fellOpen).toBeUndefined();
+    expect(new KeywordSelector({ topK: undefined }).name).toBe('keyword');
+  });
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
 /** Select once with a fresh embedder and cache; what it embedded and what it said. */
 async function firstTurn(vectors: VectorsSource | undefined, tools: readonly ToolSchema[] = all, embedder = countingEmbedder()) {
   const selector = new EmbeddingSelector(embedder, { topK: 3, cache: mapCache(), ...(vectors !== undefined ? { vectors } : {}) });
-  const output = await selector.selectDetailed(ctx(PROMPT), tools, noSignal);
+  const output = await selector.select(ctx(PROMPT), tools, noSignal);
   return { embedder, selector, output, selection: applySelection(output, tools), warnings: output.warnings ?? [] };
 }
 
@@ -59,7 +59,7 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
       expect(embedder.texts).toEqual([PROMPT]);
       expect(warnings).toEqual([]);
       // A new generation (a tool added) does not reload the file.
-      await selector.selectDetailed(ctx(PROMPT), [...all, tool('ping_host', 'Ping a host on the network.')], noSignal);
+      await selector.select(ctx(PROMPT), [...all, tool('ping_host', 'Ping a host on the network.')], noSignal);
     }
     expect(calls).toBe(1);
   });
@@ -124,7 +124,7 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
       expect(selection.fellOpen).toBeUndefined();
       expect(selection.names).toContain('get_weather');
       // The warning is said once, not on every turn.
-      const again = await selector.selectDetailed(ctx('send an email'), all, noSignal);
+      const again = await selector.select(ctx('send an email'), all, noSignal);
       expect(again.warnings ?? []).toEqual([]);
     });
   }
@@ -155,12 +155,12 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
     const cache = mapCache();
     const embedder = countingEmbedder();
     const selector = new EmbeddingSelector(embedder, { cache }).withVectors(file);
-    await selector.selectDetailed(ctx(PROMPT), all, noSignal);
+    await selector.select(ctx(PROMPT), all, noSignal);
     expect(embedder.texts).toEqual([PROMPT]);
     expect(cache.sets).toBe(1);
     // Another process with the same cache and no file reads the generation back.
     const later = countingEmbedder();
-    await new EmbeddingSelector(later, { cache: mapCache(cache.map) }).selectDetailed(ctx(PROMPT), all, noSignal);
+    await new EmbeddingSelector(later, { cache: mapCache(cache.map) }).select(ctx(PROMPT), all, noSignal);
     expect(later.texts).toEqual([PROMPT]);
   });
 });
@@ -192,14 +192,14 @@ describe('HybridSelector seeded from a vectors file', () => {
   it('its embedding half embeds only the query; a bad file keeps both halves ranking', async () => {
     const embedder = countingEmbedder();
     const hybrid = new HybridSelector(embedder, { vectors: file, cache: mapCache() });
-    const output = await hybrid.selectDetailed(ctx(PROMPT), all, noSignal);
+    const output = await hybrid.select(ctx(PROMPT), all, noSignal);
     expect(embedder.texts).toEqual([PROMPT]);
     expect(hybrid.dense.stats.seededTexts).toBe(all.length);
     expect(applySelection(output, all).names).toContain('get_weather');
 
     const other = countingEmbedder();
     const fromSelector = new HybridSelector(new EmbeddingSelector(other), { vectors: flipped(file, 40) });
-    const bad = await fromSelector.selectDetailed(ctx(PROMPT), all, noSignal);
+    const bad = await fromSelector.select(ctx(PROMPT), all, noSignal);
     expect(bad.warnings?.[0]).toMatch(/vectors file refused \(checksum mismatch/);
     expect(bad.fellOpen).toBeUndefined();
     expect(other.texts).toHaveLength(all.length + 1);

@@ -31,12 +31,12 @@ function make(): HybridSelector {
 
 it('learned examples survive a new isolate through KV, and a corrupt entry is rebuilt with a warning', async () => {
   const first = make();
-  const before = await first.selectDetailed(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
+  const before = await first.select(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
   expect(before.tools.map((t) => t.name)).not.toContain(target);
   expect((await first.learn([EXAMPLE])).learned).toBe(1);
 
   const second = make();
-  const after = await second.selectDetailed(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
+  const after = await second.select(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
   expect(after.tools.map((t) => t.name)).toEqual([target]);
   expect(second.learnedCount).toBe(1);
 
@@ -45,7 +45,7 @@ it('learned examples survive a new isolate through KV, and a corrupt entry is re
   // A well-formed KV value holding bytes that are not an examples entry.
   await kvVectorCache(kv, { prefix: 'learned-test:' }).set(entry!, new Uint8Array([1, 2, 3, 4]));
   const third = make();
-  const output = await third.selectDetailed(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
+  const output = await third.select(ctx, DEMO_TOOLS, { signal: new AbortController().signal });
   expect(output.fellOpen).toBeUndefined();
   expect(output.warnings?.join('\n')).toMatch(/learned examples entry discarded/);
   expect(third.learnedCount).toBe(0);

@@ -5,6 +5,8 @@
 import type { ToolRegistry } from '../../registry/registry.js';
 import { mountMcp } from './mount.js';
 import type { McpCommonOptions, McpHttpMountOptions, McpMount } from './options.js';
+import { mergeOptions } from '../../options.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** What every configured server may say. */
 interface McpCommonConfig {
@@ -70,7 +72,7 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
   try {
     parsed = JSON.parse(value);
   } catch (error) {
-    throw new Error(`${source} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${source} is not valid JSON (${errorMessage(error)})`);
   }
   if (!Array.isArray(parsed)) throw new Error(`${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`);
   const servers = parsed.map((entry, index) => parseEntry(entry, `${source}[${index}]`));
@@ -88,21 +90,13 @@ function parseEntry(entry: unknown, where: string): McpServerConfig {
     throw new Error(
       `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...keys].join(', ')})`,
     );
-  const common = {
-    ...optional('prefix', parsePrefix(entry.prefix, where)),
-    ...optional('name', parseName(entry.name, where)),
-    ...optional('timeoutMs', parseTimeout(entry.timeoutMs, where)),
-  };
+  // A config holds only the keys its entry gave (mergeOptions drops the undefined ones).
+  const common = { prefix: parsePrefix(entry.prefix, where), name: parseName(entry.name, where), timeoutMs: parseTimeout(entry.timeoutMs, where) };
   if (stdio) {
-    return {
-      command: parseCommand(entry.command, where),
-      ...optional('args', parseArgs(entry.args, where)),
-      ...optional('env', parseEnv(entry.env, where)),
-      ...optional('cwd', parseCwd(entry.cwd, where)),
-      ...common,
-    };
+    const command = parseCommand(entry.command, where);
+    return mergeOptions({ command }, { args: parseArgs(entry.args, where), env: parseEnv(entry.env, where), cwd: parseCwd(entry.cwd, where), ...common });
   }
-  return { url: parseUrl(entry.url, where), ...optional('headers', parseHeaders(entry.headers, where)), ...common };
+  return mergeOptions({ url: parseUrl(entry.url, where) }, { headers: parseHeaders(entry.headers, where), ...common });
 }
 
 function parseCommand(value: unknown, where: string): string {
@@ -208,8 +202,8 @@ export async function mountAll(registry: ToolRegistry, servers: readonly McpServ
   const { onMountError, onStderr, fetch, ...shared } = options;
   const mountOne = (server: McpServerConfig): Promise<McpMount> =>
     'command' in server
-      ? mountMcp(registry, { ...shared, ...server, ...(onStderr ? { onStderr: (text: string) => onStderr(text, server) } : {}) })
-      : mountMcp(registry, { ...shared, ...(fetch ? { fetch } : {}), ...server });
+      ? mountMcp(registry, mergeOptions(shared, server, { onStderr: onStderr ? (text: string) => onStderr(text, server) : undefined }))
+      : mountMcp(registry, mergeOptions(shared, { fetch }, server));
   const settled = await Promise.allSettled(servers.map(mountOne));
   const mounts: McpMount[] = [];
   const failures: { error: Error; server: McpServerConfig }[] = [];
@@ -227,10 +221,6 @@ export async function mountAll(registry: ToolRegistry, servers: readonly McpServ
   const first = failures[0] as { error: Error };
   const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : '';
   throw new Error(`mounting MCP servers failed: ${first.error.message}${more}`, { cause: first.error });
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -18,7 +18,7 @@ import type { JsonSchema, ToolSchema } from '../../registry/schema.js';
 export function toSchema(local: string, tool: McpTool): ToolSchema {
   const description = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
   const input = tool.inputSchema as unknown;
-  // The spec requires an object schema; a server that sends none still gets a callable tool.
+  // The MCP specification requires an object schema; a server that sends none still gets a callable tool.
   const parameters: JsonSchema = isPlainObject(input) ? input : { type: 'object', properties: {} };
   return { name: local, description, parameters };
 }

@@ -2,6 +2,7 @@
 import { httpTransport, type McpFetch, parseHttpUrl } from './http-transport.js';
 import { stdioTransport, stdioUnsupported } from './stdio-transport.js';
 import type { ServerTransport } from './transport.js';
+import { mergeOptions } from '../../options.js';
 
 /** What every mount accepts, whatever the transport. */
 export interface McpCommonOptions {
@@ -107,7 +108,8 @@ const PREFIX_PATTERN = /^[a-zA-Z0-9_-]{1,48}$/;
  */
 export function checkOptions(options: McpMountOptions): MountSettings {
   if (!options || typeof options !== 'object') throw new TypeError('mountMcp: options with a url or a command are required');
-  const { prefix, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const warn = (error: Error): void => console.warn(`loopctl/mcp: ${error.message}`);
+  const { prefix, timeoutMs, clientInfo, onError } = mergeOptions({ timeoutMs: DEFAULT_TIMEOUT_MS, clientInfo: DEFAULT_CLIENT_INFO, onError: warn }, options);
   if (prefix !== undefined && (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix))) {
     throw new TypeError(`mountMcp: prefix must match ${PREFIX_PATTERN} so tool names stay valid, got ${JSON.stringify(prefix)}`);
   }
@@ -117,8 +119,8 @@ export function checkOptions(options: McpMountOptions): MountSettings {
     name: options.name ?? prefix ?? label,
     prefix,
     timeoutMs,
-    clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    onError: options.onError ?? ((error) => console.warn(`loopctl/mcp: ${error.message}`)),
+    clientInfo,
+    onError,
     transport,
   };
 }

@@ -4,11 +4,12 @@
  *
  * @example
  * import { proxyRoutes } from './src/hono/proxy/index.js'
- * app.route('/', proxyRoutes({ selectors, token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
+ * app.route('/', proxyRoutes({ selectors, token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
  */
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
+export { UpstreamUnreachableError } from './upstream-unreachable.js';
 export type { ProxyVars } from './proxy-env.js';
-export { ProxyConfigError, proxySettingsFromVars } from './proxy-env.js';
+export { proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 export { tokenVerifier } from './proxy-auth.js';

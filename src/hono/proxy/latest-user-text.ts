@@ -1,9 +1,8 @@
 /**
- * The selection query of a proxied request, by the spec's selection-context rules: the text
- * of the latest user message, never a tool result. In an agent loop the client resends the
- * conversation every turn, with tool results appended after the prompt, so every turn of one
- * task selects from the same prompt and advertises the same tools: the provider's prompt
- * cache prefix holds from turn to turn.
+ * The selection query of a proxied request: the text of the latest user message, never a
+ * tool result. In an agent loop the client resends the conversation every turn, with tool
+ * results appended after the prompt, so every turn of one task selects from the same prompt
+ * and advertises the same tools: the provider's prompt cache prefix holds from turn to turn.
  *
  * - OpenAI: the last `role: "user"` message with text (tool results are `role: "tool"`).
  * - Anthropic: the last `role: "user"` message with text blocks; a user message that carries

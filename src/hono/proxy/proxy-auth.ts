@@ -26,7 +26,7 @@ export type AuthOutcome = 'ok' | 'unauthorized' | 'not_configured';
  * `passthrough` always admits: the upstream checks the client's own key.
  *
  * @example
- * if ((await authorize(request, 'token', tokenCheck(env.LOOPCTL_TOKEN))) !== 'ok') return unauthorized()
+ * if ((await authorize(request, 'token', tokenVerifier(env.LOOPCTL_TOKEN))) !== 'ok') return unauthorized()
  */
 export async function authorize(request: Request, mode: ProxyAuthMode, check: TokenVerifier | undefined): Promise<AuthOutcome> {
   if (mode === 'passthrough') return 'ok';

@@ -1,8 +1,9 @@
 /**
  * The per-request controls a client may send, all optional: `x-loopctl-selector` (a
- * selector name), `x-loopctl-k` (an integer from 1 to 64) and `x-loopctl-bypass: 1` (forward
+ * selector name), `x-loopctl-k` (an integer from 1 to `LIMITS.maxK`) and `x-loopctl-bypass: 1` (forward
  * untouched). Bad values are refused, never guessed at.
  */
+import { LIMITS } from '../limits.js';
 import { ProxyRequestError } from './request-error.js';
 
 /** The controls of one request, defaults applied. */
@@ -14,12 +15,9 @@ export interface ProxyControls {
   readonly bypass: boolean;
 }
 
-/** Largest `k` a request may ask for. */
-export const MAX_K = 64;
-
 /**
  * Read the controls from `headers`. Throws {@link ProxyRequestError} (400) on an unknown
- * selector, a `k` outside 1..64, or a bypass value other than `1`/`true`/`0`/`false`.
+ * selector, a `k` outside 1..`LIMITS.maxK`, or a bypass value other than `1`/`true`/`0`/`false`.
  *
  * @example
  * proxyControls(request.headers, { names: ['keyword', 'bm25'], selector: 'keyword', k: 8 })
@@ -41,8 +39,8 @@ export function proxyControls(headers: Headers, defaults: { readonly names: read
   let k = defaults.k;
   if (kText !== undefined) {
     k = /^\d{1,3}$/.test(kText) ? Number(kText) : Number.NaN;
-    if (!(k >= 1 && k <= MAX_K)) {
-      throw new ProxyRequestError(400, `x-loopctl-k must be an integer from 1 to ${MAX_K}, got "${kText.slice(0, 20)}"`, 'x-loopctl-k');
+    if (!(k >= LIMITS.minK && k <= LIMITS.maxK)) {
+      throw new ProxyRequestError(400, `x-loopctl-k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${kText.slice(0, 20)}"`, 'x-loopctl-k');
     }
   }
   return {

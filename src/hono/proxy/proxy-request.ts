@@ -12,6 +12,7 @@ import { openAIDialect } from './openai-request.js';
 import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './proxy-types.js';
 import { ProxyRequestError } from './request-error.js';
 import type { ToolSet, ToolSetCache } from './tool-set-cache.js';
+import { errorMessage } from '../../describe-error.js';
 
 export { ProxyRequestError } from './request-error.js';
 
@@ -78,7 +79,7 @@ function parseObject(text: string): Record<string, unknown> {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new ProxyRequestError(400, `the request body is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new ProxyRequestError(400, `the request body is not valid JSON (${errorMessage(error)})`);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ProxyRequestError(400, 'the request body must be a JSON object');

@@ -10,8 +10,8 @@ import { Hono } from 'hono';
 import type { Context } from 'hono';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
-import type { SelectionContext } from '../../select/selector.js';
-import type { Selector } from '../../select/selector.js';
+import { LIMITS } from '../limits.js';
+import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { forwardBody } from './forward-body.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
@@ -23,11 +23,14 @@ import { providerError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
+import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
 import { selectTools } from './select-tools.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
+import { mergeOptions } from '../../options.js';
+import { errorMessage } from '../../describe-error.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
 export interface ProxySettings {
@@ -50,15 +53,12 @@ export interface ProxySettings {
   fetch?: FetchLike;
 }
 
-/**
- * The app's selectors by name (shared, so the proxy reuses warm corpora). `get` may answer
- * the selector itself or an entry holding it (`{ kind, selector }`).
- */
+/** The app's selectors by name (shared, so the proxy reuses warm corpora). */
 export interface ProxySelectorTable {
   readonly names: readonly string[];
-  get(name: string, k: number): Promise<Selector | { readonly selector: Selector }>;
-  /** Whether `name` needs an embedder. Default: names starting `embedding` or `hybrid`. */
-  isDense?(name: string): boolean;
+  get(name: string, k: number): Promise<AsyncToolSelector>;
+  /** Whether `name` needs an embedder (the table's own rule). */
+  isDense(name: string): boolean;
 }
 
 /** Options for {@link proxyRoutes}: the settings plus what the app shares with the proxy. */
@@ -67,7 +67,7 @@ export interface ProxyRoutesOptions extends ProxySettings {
   /** Whether the embedding selectors can run (an embedder is configured). */
   hasEmbedder?: boolean;
   /**
-   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. the app's `tokenCheck(token)`;
+   * Checks the proxy token (`LOOPCTL_TOKEN`) in constant time, e.g. `tokenVerifier(env.LOOPCTL_TOKEN)`;
    * required in `token` mode (without it the proxy answers 503).
    */
   token?: TokenVerifier;
@@ -100,24 +100,22 @@ interface Outcome {
  *
  * @example
  * const app = new Hono()
- * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenCheck(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
+ * app.route('/', proxyRoutes({ selectors: namedSelectors(), token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL: 'https://api.openai.com/v1', apiKey: env.MODEL_API_KEY } }))
  * // client: new OpenAI({ baseURL: 'https://proxy.example/v1', apiKey: env.LOOPCTL_TOKEN })
  */
 export function proxyRoutes(options: ProxyRoutesOptions): Hono {
-  const { selectors, hasEmbedder, model, token, onError } = options;
-  const isDense = (name: string): boolean => selectors.isDense?.(name) ?? /^(?:embedding|hybrid)/.test(name);
-  const auth: ProxyAuthMode = options.auth ?? 'token';
-  const k = options.k ?? DEFAULT_K;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const fetchUpstream = options.fetch ?? globalFetch;
+  const defaults = { auth: 'token' as ProxyAuthMode, k: DEFAULT_K, maxBodyBytes: DEFAULT_MAX_BODY, fetch: globalFetch };
+  const { selectors, hasEmbedder, model, token, onError, auth, k, maxBodyBytes, fetch: fetchUpstream } = mergeOptions(defaults, options);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
-  if (!hasEmbedder && isDense(defaultSelector)) {
+  if (!hasEmbedder && selectors.isDense(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" needs an embedder, and none is configured`);
   }
-  if (!(Number.isInteger(k) && k >= 1 && k <= 64)) throw new RangeError(`proxy k must be an integer from 1 to 64, got ${k}`);
+  if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
+    throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
+  }
   const upstreams: Record<WireProtocol, string | undefined> = {
     openai: trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined)),
     anthropic: trimSlash(options.anthropicBaseURL ?? (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined))?.replace(
@@ -148,7 +146,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   async function select(request: ProxyRequest, selector: string, topK: number, signal: AbortSignal): Promise<{ body: string; outcome: Outcome }> {
     const { tools, selectable: all, costs } = request;
     const ctx: SelectionContext = { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation };
-    const selection = await selectTools(async () => unwrap(await selectors.get(selector, topK)), ctx, all, signal);
+    const selection = await selectTools(() => selectors.get(selector, topK), ctx, all, signal);
     const keep = keepSet(tools, selection.names, request.toolChoice, request.called);
     const move = request.protocol === 'anthropic' ? breakpointMove(tools, keep.kept) : undefined;
     const body = forwardBody(request, keep.kept, move);
@@ -175,7 +173,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const refused = await gate(c, protocol);
       if (refused) return refused;
       const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k });
-      if (controls.explicitSelector && !hasEmbedder && isDense(controls.selector)) {
+      if (controls.explicitSelector && !hasEmbedder && selectors.isDense(controls.selector)) {
         throw new ProxyRequestError(
           400,
           `x-loopctl-selector: "${controls.selector}" needs an embedder, and none is configured on this server`,
@@ -233,7 +231,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       });
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream could not be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      onError?.(new UpstreamUnreachableError(protocol, upstreams[protocol] ?? url, error));
       return providerError(protocol, 502, `the ${protocol} upstream could not be reached`);
     }
     const headers = clientHeaders(upstream.headers);
@@ -251,7 +249,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       answer = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      onError?.(new Error(`proxy: the ${protocol} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
       return providerError(protocol, 502, `the ${protocol} upstream closed the connection before its answer was complete`);
     }
     return new Response(answer, { status: upstream.status, statusText: upstream.statusText, headers });
@@ -272,10 +270,6 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     }
   });
   return app;
-}
-
-function unwrap(entry: Selector | { readonly selector: Selector }): Selector {
-  return 'select' in entry ? entry : entry.selector;
 }
 
 function trimSlash(url: string | undefined): string | undefined {

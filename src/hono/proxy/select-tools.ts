@@ -8,7 +8,7 @@
 import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { runSelection } from '../../select/run-selection.js';
-import type { SelectionContext, Selector } from '../../select/selector.js';
+import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 
 /** What one selection decided. */
 export interface ToolSelection {
@@ -27,12 +27,12 @@ export interface ToolSelection {
  * selection.fellOpen ?? [...selection.names]
  */
 export async function selectTools(
-  selector: () => Promise<Selector>,
+  selector: () => Promise<AsyncToolSelector>,
   ctx: SelectionContext,
   all: readonly ToolSchema[],
   signal: AbortSignal,
 ): Promise<ToolSelection> {
-  let resolved: Selector;
+  let resolved: AsyncToolSelector;
   try {
     resolved = await selector();
   } catch (error) {

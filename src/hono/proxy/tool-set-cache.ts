@@ -14,6 +14,7 @@
 import type { ToolSchema } from '../../registry/schema.js';
 import { lruGet, lruSet } from '../../embed/lru.js';
 import type { ClientTool } from './proxy-types.js';
+import { mergeOptions } from '../../options.js';
 
 /** What is kept per tool set. */
 export interface ToolSet {
@@ -59,7 +60,7 @@ const DEFAULTS: Required<ToolSetCacheOptions> = { maxEntries: 32, maxChars: 8 * 
  * cache.match(body, toolsStart)?.set.all // the same list object on every hit
  */
 export function toolSetCache(options: ToolSetCacheOptions = {}): ToolSetCache {
-  const { maxEntries, maxChars } = { ...DEFAULTS, ...options };
+  const { maxEntries, maxChars } = mergeOptions(DEFAULTS, options);
   const entries = new Map<string, ToolSet>();
   let chars = 0;
   // Most requests repeat the previous tool set: try it before walking the rest.

@@ -11,7 +11,8 @@
  */
 import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
 import { Hash64 } from '../hash.js';
-import { decodeExamples, encodeExamples } from '../embed/example-codec.js';
+import { taskQueue } from '../embed/one-at-a-time.js';
+import { decodeExamples, encodeExamples } from './example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
@@ -19,6 +20,7 @@ import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { type Pacer, timeSlices } from './pacer.js';
 import { fitProjection, projectQuery } from './query-projection.js';
+import { errorMessage } from '../describe-error.js';
 
 /** Options for a `learn` call. */
 export interface LearnOptions {
@@ -92,9 +94,11 @@ const ENCODER = new TextEncoder();
  * The learned examples of one selector (shared by its derived copies).
  *
  * @example
- * const store = new LearnedStore(memoryVectorCache(), 512)
- * await store.reconcile(corpusKey, all)
- * store.votes(queryVector, all)
+ * const store = new LearnedStore(memoryVectorCache(), { id: embedder.id, dimensions: embedder.dimensions })
+ * const { corpus } = await index.load(all)
+ * const warnings = await store.reconcile(corpus, all)
+ * store.votes(queryVector, all) // Float64Array aligned with all, or undefined
+ * store.project(queryVector, corpus.key) // the query through the learned map, or undefined
  */
 export class LearnedStore {
   readonly cache: VectorCache;
@@ -104,7 +108,8 @@ export class LearnedStore {
   #generation: string | undefined;
   #loaded = false;
   #lastTools: readonly ToolSchema[] | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  // One at a time: two learns (or a learn and a generation change) never interleave writes.
+  readonly #serial = taskQueue();
   readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
   readonly #projectionOptions: ProjectionOptions | false;
   #projection: FittedProjection | undefined;
@@ -205,7 +210,10 @@ export class LearnedStore {
     return this.#projectionOptions === false || (this.#projection?.key === corpusKey && this.#projection.version === this.memory.version);
   }
 
-  /** Learn examples (see `EmbeddingSelector.learn`). */
+  /**
+   * Learn examples (see `EmbeddingSelector.learn`): `context` carries the selector's corpus
+   * index, its query embedder and, to refit right away, its corpus loader.
+   */
   learn(examples: readonly LearnExample[], context: LearnContext): Promise<LearnSummary> {
     if (!Array.isArray(examples)) return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
     const all = context.tools ?? this.#lastTools;
@@ -290,7 +298,7 @@ export class LearnedStore {
           await this.refit(await corpus(all, context.signal), all, pace);
         } catch (error) {
           context.signal?.throwIfAborted();
-          warnings.push(`query projection not fitted yet (${error instanceof Error ? error.message : String(error)})`);
+          warnings.push(`query projection not fitted yet (${errorMessage(error)})`);
         }
       }
       const projection = this.projection;
@@ -381,7 +389,7 @@ export class LearnedStore {
       const bytes = await this.cache.get(key);
       return bytes instanceof Uint8Array ? bytes : undefined;
     } catch (error) {
-      warnings.push(`learned examples read failed (${error instanceof Error ? error.message : String(error)})`);
+      warnings.push(`learned examples read failed (${errorMessage(error)})`);
       return undefined;
     }
   }
@@ -393,15 +401,8 @@ export class LearnedStore {
       await this.cache.set(this.#latest, ENCODER.encode(key));
       return [];
     } catch (error) {
-      return [`learned examples write failed (${error instanceof Error ? error.message : String(error)}); they stay in memory only`];
+      return [`learned examples write failed (${errorMessage(error)}); they stay in memory only`];
     }
-  }
-
-  // One at a time: two learns (or a learn and a generation change) never interleave writes.
-  #serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
 

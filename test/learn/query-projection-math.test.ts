@@ -4,10 +4,10 @@
  * Δ = (XᵀX + λI)⁻¹XᵀZ, on dimensions that are and are not a multiple of the tile size.
  */
 import { describe, expect, it } from 'vitest';
-import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/select/query-projection.js';
-import { cholesky, rowGram, rowProducts, solveRows } from '../../src/select/ridge-algebra.js';
+import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/learn/query-projection.js';
+import { cholesky, rowGram, rowProducts, solveRows } from '../../src/learn/ridge-algebra.js';
 import { checksumBytes } from '../../src/hash.js';
-import { type Pacer, timeSlices } from '../../src/select/pacer.js';
+import { type Pacer, timeSlices } from '../../src/learn/pacer.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;

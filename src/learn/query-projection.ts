@@ -21,6 +21,7 @@
 import { checksumBytes } from '../hash.js';
 import { type Pacer, UNPACED } from './pacer.js';
 import { backward, cholesky, columnGram, dot, forward, rowGram, rowProducts, solveInPlace, solveRows, transpose } from './ridge-algebra.js';
+import { mergeOptions } from '../options.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
 export interface ProjectionOptions {
@@ -140,7 +141,7 @@ export async function fitProjection(
   options: ProjectionOptions = {},
   pace: Pacer = UNPACED,
 ): Promise<QueryProjection | ProjectionDeclined> {
-  const settings = { ...PROJECTION_DEFAULTS, ...options };
+  const settings = mergeOptions(PROJECTION_DEFAULTS, options);
   // Ordered by a hash of each prompt: the fit, the sample beyond `maxExamples` and the held-out
   // check's sample are then the same whatever order the examples arrived in.
   const encoder = new TextEncoder();
@@ -380,7 +381,7 @@ export async function heldOutResiduals(
   options: { contrast?: number; negatives?: number; contrastBudget?: number } = {},
 ): Promise<Float64Array> {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
-  const settings = { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY, ...options };
+  const settings = mergeOptions({ lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY }, options);
   const { fit } = await fitRidge(examples, tools64, toolCount, dimensions, settings, UNPACED);
   return fit.heldOut(groups, UNPACED);
 }

@@ -6,7 +6,7 @@ import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import type { LearnExample } from '../../src/select/example-memory.js';
+import type { LearnExample } from '../../src/learn/example-memory.js';
 
 // The learned query projection with the real offline model (USE lite, ONNX). Skipped when the
 // model has not been built (`models/` is git-ignored; `npm run build` builds it).
@@ -145,7 +145,7 @@ const ctx = (prompt: string) => ({ turn: 1, latestUserMessage: prompt, conversat
 async function recall(selector: EmbeddingSelector | HybridSelector, cases: ReadonlyArray<[string, string]>, all = REGISTRY): Promise<number> {
   let hits = 0;
   for (const [query, expected] of cases) {
-    const output = await selector.selectDetailed(ctx(query), all, { signal: signal() });
+    const output = await selector.select(ctx(query), all, { signal: signal() });
     if (output.tools.some((t) => t.name === expected)) hits++;
   }
   return hits / cases.length;
@@ -237,7 +237,7 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
       await cache.set(key, broken);
     }
     const reloaded = projectionOnly(cache);
-    const output = await reloaded.selectDetailed(ctx('hello there'), REGISTRY, { signal: signal() });
+    const output = await reloaded.select(ctx('hello there'), REGISTRY, { signal: signal() });
     expect(output.warnings?.join(' ')).toMatch(/learned examples entry discarded/);
     expect(reloaded.learnedCount).toBe(0);
     expect(await recall(reloaded, heldOut())).toBe(plain);
@@ -246,7 +246,7 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     expect(await recall(reloaded, heldOut())).toBe(learned);
     // And the rebuilt entry loads cleanly.
     const again = projectionOnly(cache);
-    const warm = await again.selectDetailed(ctx('hello there'), REGISTRY, { signal: signal() });
+    const warm = await again.select(ctx('hello there'), REGISTRY, { signal: signal() });
     expect(warm.warnings ?? []).toEqual([]);
     expect(await recall(again, heldOut())).toBe(learned);
   }, 180_000);
@@ -257,7 +257,7 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     const total = training().length;
     expect(selector.learnedProjection).toMatchObject({ applied: true, examples: total });
     const without = REGISTRY.filter((t) => t.name !== 'pager_escalate');
-    const output = await selector.selectDetailed(ctx('wake up whoever is on call'), without, { signal: signal() });
+    const output = await selector.select(ctx('wake up whoever is on call'), without, { signal: signal() });
     expect(output.tools.map((t) => t.name)).not.toContain('pager_escalate');
     expect(selector.learnedCount).toBe(total - LEARNED_PER_TOOL);
     expect(selector.learnedProjection?.examples).toBe(total - LEARNED_PER_TOOL);
@@ -292,7 +292,7 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     const { corpus } = await selector['index'].load(REGISTRY);
     const store = selector['learning'].store;
     if (!store) throw new Error('the learned store loads with the first learn');
-    const query = (await selector['embedQueries'](['text my mom that I will be home late'], undefined))[0] as Float32Array;
+    const query = (await selector['queries'].embed(['text my mom that I will be home late'], undefined))[0] as Float32Array;
     const firstMap = store.project(query, corpus.key);
     const more = heldOut().map(([prompt, name]) => ({ query: prompt, tools: [name] }));
     const later = await selector.learn(more, { tools: REGISTRY, fit: 'background' });
@@ -318,18 +318,18 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
   it('a learn that lands during selections: every selection is whole (before or after), later ones use the map', async () => {
     const selector = projectionOnly();
     const cases = heldOut();
-    const plain = await Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const plain = await Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
     const reference = projectionOnly();
     await reference.learn(training(), { tools: REGISTRY });
-    const mapped = await Promise.all(cases.map(async ([q]) => (await reference.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const mapped = await Promise.all(cases.map(async ([q]) => (await reference.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
     const [picked] = await Promise.all([
-      Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name)),
+      Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name)),
       selector.learn(training(), { tools: REGISTRY }),
     ]);
     picked.forEach((name, i) => {
       expect([plain[i], mapped[i]]).toContain(name);
     });
-    const after = await Promise.all(cases.map(async ([q]) => (await selector.selectDetailed(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const after = await Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
     expect(after).toEqual(mapped);
   }, 120_000);
 });

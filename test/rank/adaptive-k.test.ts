@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adaptiveCut } from '../../src/select/adaptive-k.js';
-import { topK } from '../../src/select/top-k.js';
-import { topK as reexported } from '../../src/select/embedding-selector.js';
+import { adaptiveCut } from '../../src/rank/adaptive-k.js';
+import { topK } from '../../src/rank/top-k.js';
 
 describe('topK', () => {
   it('returns indices of the highest scores, best first', () => {
@@ -38,10 +37,6 @@ describe('topK', () => {
       .slice(0, 17)
       .map((entry) => entry.index);
     expect(topK(scores, 17)).toEqual(expected);
-  });
-
-  it('is re-exported by the embedding selector module', () => {
-    expect(reexported).toBe(topK);
   });
 });
 

@@ -4,9 +4,10 @@
  * close enough vote for their tools. Votes are bounded extra evidence on top of the ranking,
  * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
  */
-import type { StoredExample } from '../embed/example-codec.js';
+import type { StoredExample } from './example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
-import { topK } from './top-k.js';
+import { topK } from '../rank/top-k.js';
+import { mergeOptions } from '../options.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
 export interface LearnExample {
@@ -71,14 +72,8 @@ export class ExampleMemory {
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
-    this.#options = {
-      neighbours: options.neighbours ?? LEARN_DEFAULTS.neighbours,
-      minSimilarity: options.minSimilarity ?? LEARN_DEFAULTS.minSimilarity,
-      weight: options.weight ?? LEARN_DEFAULTS.weight,
-      maxExamples: options.maxExamples ?? LEARN_DEFAULTS.maxExamples,
-      prototypeWeight: options.prototypeWeight ?? LEARN_DEFAULTS.prototypeWeight,
-      prototypeFloor: options.prototypeFloor ?? LEARN_DEFAULTS.prototypeFloor,
-    };
+    const { projection, ...votes } = options;
+    this.#options = mergeOptions(LEARN_DEFAULTS, votes);
   }
 
   /** The voting settings in force. */

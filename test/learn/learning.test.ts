@@ -29,7 +29,7 @@ const EXAMPLE = { query: 'ping the oncall crew about the outage today', tools: [
 const LEARNED = { weight: 2 };
 
 async function top(selector: HybridSelector | EmbeddingSelector, prompt: string, all = TOOLS): Promise<string[]> {
-  return (await selector.selectDetailed(ctx(prompt), all, { signal: signal() })).tools.map((t) => t.name);
+  return (await selector.select(ctx(prompt), all, { signal: signal() })).tools.map((t) => t.name);
 }
 
 describe.each([
@@ -41,7 +41,7 @@ describe.each([
     expect(await top(selector, PROMPT)).not.toContain('send_email');
     const summary = await selector.learn([EXAMPLE], { tools: TOOLS });
     expect(summary).toMatchObject({ learned: 1, updated: 0, duplicates: 0, unknownTools: 0, ignored: 0, total: 1 });
-    const output = await selector.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const output = await selector.select(ctx(PROMPT), TOOLS, { signal: signal() });
     expect(output.tools.map((t) => t.name)).toEqual(['send_email']);
     expect(output.reasons?.send_email?.parts?.learned).toBeGreaterThan(0);
     // An unrelated prompt is not dragged by the example.
@@ -137,7 +137,7 @@ describe.each([
     await cache.set(key, flipped);
 
     const reloaded = make(spy);
-    const output = await reloaded.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const output = await reloaded.select(ctx(PROMPT), TOOLS, { signal: signal() });
     expect(output.fellOpen).toBeUndefined();
     expect(output.warnings?.join('\n')).toMatch(/learned examples entry discarded \(payload checksum mismatch\)/);
     expect(reloaded.learnedCount).toBe(0);
@@ -164,7 +164,7 @@ describe('learn during a selection', () => {
     await top(selector, 'warm');
     let release!: () => void;
     embedder.hold = new Promise<void>((resolve) => (release = resolve));
-    const selecting = selector.selectDetailed(ctx(PROMPT), TOOLS, { signal: signal() });
+    const selecting = selector.select(ctx(PROMPT), TOOLS, { signal: signal() });
     const learning = selector.learn([EXAMPLE]);
     release();
     embedder.hold = undefined;
@@ -241,5 +241,44 @@ describe('background refit', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('a HybridSelector built from an EmbeddingSelector (as the named table builds every hybrid)', () => {
+  /** A memory cache that lists the keys written to it. */
+  function listingCache(): VectorCache & { keys: string[] } {
+    const inner = memoryVectorCache({ maxEntries: 64 });
+    const keys: string[] = [];
+    return {
+      keys,
+      get: (key) => inner.get(key),
+      set: (key, value) => {
+        keys.push(key);
+        return inner.set(key, value);
+      },
+    };
+  }
+
+  it('honours learned and learnedCache: the examples vote with its weight and persist in its learnedCache only', async () => {
+    const corpus = listingCache();
+    const learnedCache = listingCache();
+    const base = new EmbeddingSelector(countingEmbedder(), { cache: corpus });
+    const selector = new HybridSelector(base, { topK: 1, learned: LEARNED, learnedCache });
+    await selector.learn([EXAMPLE], { tools: TOOLS });
+    expect(await top(selector, PROMPT)).toEqual(['send_email']);
+    expect(learnedCache.keys.some((key) => key.startsWith('learned:v1:'))).toBe(true);
+    expect(corpus.keys.filter((key) => key.startsWith('learned:'))).toEqual([]);
+    // The embedding selector passed in keeps its own (default) learning settings and store.
+    expect(base.learnedCount).toBe(0);
+    // Derived copies keep the learning settings and the examples.
+    expect(await top(selector.withTopK(1), PROMPT)).toEqual(['send_email']);
+  });
+
+  it('learned options reach the vote: weight 0 leaves the ranking as it was', async () => {
+    const base = new EmbeddingSelector(countingEmbedder());
+    const silent = new HybridSelector(base, { topK: 1, learned: { weight: 0, projection: false } });
+    await silent.learn([EXAMPLE], { tools: TOOLS });
+    expect(silent.learnedCount).toBe(1);
+    expect(await top(silent, PROMPT)).not.toContain('send_email');
   });
 });

@@ -6,7 +6,8 @@
  */
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
-import type { LearnExample } from '../select/example-memory.js';
+import type { LearnExample } from './example-memory.js';
+import { errorMessage } from '../describe-error.js';
 
 /** A selector that can learn from examples. */
 export interface LearningSelector {
@@ -49,6 +50,6 @@ export async function recordTurn(
     return undefined;
   } catch (error) {
     if (signal.aborted) return undefined;
-    return `learning from this turn failed: ${error instanceof Error ? error.message : String(error)}`;
+    return `learning from this turn failed: ${errorMessage(error)}`;
   }
 }

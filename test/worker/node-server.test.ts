@@ -1,0 +1,123 @@
+/**
+ * `startNodeServer` and `useLiteFromDisk` (loopctl/hono/node) as an operator meets them: `PORT`
+ * is honoured, a busy port is a clear error (from the library and from `node
+ * scripts/serve-node.mjs`), and a wrong model folder fails at once, naming it, while a folder
+ * that cannot load later gets a 503 that names it too.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ListenError, type RunningServer, startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TOKEN = 'node-server-token-0123456789';
+const registry = () => new ToolRegistry().register({ name: 'get_weather', description: 'Weather for a city.' }, () => 'sunny');
+const servers: RunningServer[] = [];
+const work = mkdtempSync(join(tmpdir(), 'loopctl-node-server-'));
+const savedPort = process.env.PORT;
+
+afterEach(() => {
+  if (savedPort === undefined) delete process.env.PORT;
+  else process.env.PORT = savedPort;
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const probe = await startNodeServer({ registry: registry(), port: 0 });
+  await probe.close();
+  return probe.port;
+}
+
+describe('startNodeServer', () => {
+  it('listens on PORT from the environment when no port is given', async () => {
+    const port = await freePort();
+    process.env.PORT = String(port);
+    const server = await startNodeServer({ registry: registry() });
+    servers.push(server);
+    expect(server.port).toBe(port);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it('an explicit port wins over PORT', async () => {
+    process.env.PORT = '1';
+    const server = await startNodeServer({ registry: registry(), port: 0 });
+    servers.push(server);
+    expect(server.port).not.toBe(1);
+  });
+
+  it('a PORT that is not a port number is a RangeError saying so', async () => {
+    process.env.PORT = 'eighty';
+    await expect(startNodeServer({ registry: registry() })).rejects.toThrow(/PORT="eighty" is not a port number \(0 to 65535/);
+    await expect(startNodeServer({ registry: registry(), port: 70_000 })).rejects.toThrow(RangeError);
+  });
+
+  it('a busy port rejects with a ListenError that says what to do; the server already there keeps serving', async () => {
+    const first = await startNodeServer({ registry: registry(), port: 0 });
+    servers.push(first);
+    const refused = await startNodeServer({ registry: registry(), port: first.port }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ListenError);
+    expect((refused as Error).message).toBe(
+      `cannot listen on 127.0.0.1:${first.port}: the port is in use (EADDRINUSE); stop what listens there, or choose another port (the port option or PORT; 0 picks a free one)`,
+    );
+    expect(((refused as Error).cause as NodeJS.ErrnoException).code).toBe('EADDRINUSE');
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  });
+
+  it('node scripts/serve-node.mjs on a busy port exits 1 with one line, no stack', async () => {
+    const first = await startNodeServer({ registry: registry(), port: 0 });
+    servers.push(first);
+    const result = spawnSync(process.execPath, [join(root, 'scripts/serve-node.mjs')], {
+      cwd: root,
+      env: { ...process.env, PORT: String(first.port), LOOPCTL_TOKEN: TOKEN, LOOPCTL_MCP_SERVERS: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `loopctl: cannot listen on 127.0.0.1:${first.port}: the port is in use (EADDRINUSE); stop what listens there, or choose another port (the port option or PORT; 0 picks a free one)`,
+    );
+  }, 90_000);
+});
+
+describe('useLiteFromDisk', () => {
+  it('a folder that does not exist throws at once, naming it and the command that builds it', () => {
+    const missing = join(work, 'no-such-model');
+    expect(() => useLiteFromDisk(missing)).toThrow(
+      `useLiteFromDisk: ${missing} does not exist; build the model there with npx loopctl model --out ${missing} (or npm run build:model in the loopctl repository)`,
+    );
+  });
+
+  it('a folder without a model throws, saying what is missing', () => {
+    const empty = join(work, 'empty');
+    mkdirSync(empty);
+    expect(() => useLiteFromDisk(empty)).toThrow(`useLiteFromDisk: ${empty} holds no USE-lite model (no vocab.json)`);
+  });
+
+  it('a folder that cannot load gets a 503 from the dense selectors that names it; keyword still answers', async () => {
+    const damaged = join(work, 'damaged');
+    mkdirSync(damaged);
+    writeFileSync(join(damaged, 'vocab.json'), '[]'); // looks built, but has no weights
+    const server = await startNodeServer({ registry: registry(), port: 0, token: TOKEN, embedder: useLiteFromDisk(damaged), onError: () => undefined });
+    servers.push(server);
+    const select = (selector: string) =>
+      fetch(`${server.url}/v1/select`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'weather in Oslo', selector }),
+      });
+    const refused = await select('hybrid');
+    expect(refused.status).toBe(503);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('selector_unavailable');
+    expect(body.error.message).toContain(`the embedding model is unavailable on this server: the USE-lite model in ${damaged} cannot be loaded (`);
+    expect(body.error.message).toContain(`rebuild it with npx loopctl model --out ${damaged} --force`);
+    expect((await select('keyword')).status).toBe(200);
+  });
+});
