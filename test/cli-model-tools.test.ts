@@ -22,6 +22,12 @@ const work = mkdtempSync(join(tmpdir(), 'loopctl-model-tools-'));
 
 const loopctl = (cwd: string, ...argv: string[]) => spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8' });
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+/**
+ * The tuned int8 file that the shipped delta and the pinned weights package build (docs/model.md
+ * records it): a change to the port, the delta code or the delta shows here, not only a change
+ * between two builds on one machine.
+ */
+const TOOLS_INT8_SHA256 = '49ce163e0767c0d55fff2b4764d895b3e34944f221d11dddc5371ff980779661';
 const SIDE_FILES = ['LICENSE', 'README.md', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'vocab.json'];
 
 function listFiles(dir: string, prefix = ''): string[] {
@@ -49,6 +55,7 @@ describe('loopctl model --variant tools', () => {
     expect(listFiles(a)).toEqual([...SIDE_FILES, 'onnx/model_tools_quantized.onnx'].sort());
     expect(loopctl(work, 'model', '--out', b, '--variant', 'tools', '--dtype', 'int8,fp32').status).toBe(0);
     expect(sha(join(b, 'onnx/model_tools_quantized.onnx'))).toBe(sha(join(a, 'onnx/model_tools_quantized.onnx')));
+    expect(sha(join(a, 'onnx/model_tools_quantized.onnx'))).toBe(TOOLS_INT8_SHA256);
     // The same graph: only the weights and a line of metadata differ.
     expect(Math.abs(statSync(join(b, 'onnx/model_tools.onnx')).size - statSync(join(MODEL_DIR, 'onnx/model.onnx')).size)).toBeLessThan(200);
 
