@@ -11,15 +11,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/data"
 cp "$root"/.cache/train/data/{tooltalk,restbench_tmdb,restbench_spotify}.json "$work/data/"
-train() { /usr/bin/python3 "$root/scripts/train/train.py" --data "$work/data" --steps 8 --batch 8 --pool 16 --warmup 2 --ckpt-every 1 --out "$1"; }
-train "$work/a" > "$work/a.out" 2>&1
-train "$work/b" > "$work/b.out" 2>&1 &
+train=(/usr/bin/python3 "$root/scripts/train/train.py" --data "$work/data" --steps 8 --batch 8 --pool 16 --warmup 2 --ckpt-every 1)
+"${train[@]}" --out "$work/a" > "$work/a.out" 2>&1 || { cat "$work/a.out"; exit 1; }
+# A plain command, not a function: $! is then python itself, which the kill must reach.
+"${train[@]}" --out "$work/b" > "$work/b.out" 2>&1 &
 pid=$!
 until grep -q "step 3/8" "$work/b.out" 2>/dev/null; do sleep 0.2; done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
-train "$work/b" >> "$work/b.out" 2>&1
-grep -h "resumed at" "$work/b.out"
+"${train[@]}" --out "$work/b" >> "$work/b.out" 2>&1 || { cat "$work/b.out"; exit 1; }
+grep -h "resumed at" "$work/b.out" || { echo "the rerun did not resume"; cat "$work/b.out"; exit 1; }
 a=$(sha256sum < "$work/a/weights.bin" | cut -d' ' -f1)
 b=$(sha256sum < "$work/b/weights.bin" | cut -d' ' -f1)
 echo "uninterrupted $a"

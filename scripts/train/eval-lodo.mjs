@@ -64,7 +64,8 @@ for (const [set, run] of Object.entries(runs)) {
   const row = { set, cases: cases.length, base: await score(base, tools, cases), lodo: await score(embedderFor(join(run, 'model'), 'tools'), tools, cases) };
   if (shipped) row.shipped = await score(shipped, tools, cases);
   rows.push(row);
-  console.error(`${set}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  // Each set's figures as it finishes, so a run cut short still reports the sets it did.
+  console.error(`${set}: ${((performance.now() - started) / 1000).toFixed(0)} s ${JSON.stringify(row)}`);
 }
 
 const cols = selectors.flatMap((s) => ks.map((k) => `${s}@${k}`));
