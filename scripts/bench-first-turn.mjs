@@ -24,7 +24,7 @@ const { values } = parseArgs({
 if (!values.vectors) throw new Error('--vectors FILE is required');
 const { loadTools } = await import('../dist/cli.js');
 const { EmbeddingSelector, HybridSelector, memoryVectorCache } = await import('../dist/index.js');
-const { useLiteEmbedder } = await import('../dist/transformers.js');
+const { useLiteEmbedder } = await import('../dist/use-lite.js');
 
 const tools = loadTools(join(values.data, 'bfcl', 'tools.json'));
 const file = new Uint8Array(readFileSync(values.vectors));

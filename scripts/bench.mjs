@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadCases, loadTools, memoEmbedder, percentile } from '../dist/cli.js';
 import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
 import { encodeVectorsFile } from '../dist/vectors.js';
-import { useLiteEmbedder } from '../dist/transformers.js';
+import { useLiteEmbedder } from '../dist/use-lite.js';
 
 const { values } = parseArgs({
   options: {

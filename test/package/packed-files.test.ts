@@ -14,12 +14,14 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default;
 
 describe('npm pack', () => {
-  it('ships only dist/*.js(.map), dist/types/**/*.d.ts, bin, README, LICENSE and package.json', () => {
+  it('ships only dist/*.js(.map), dist/types/**/*.d.ts, bin, the tuned encoder delta, README, LICENSE and package.json', () => {
     const { files } = packDryRun(root);
     const paths: string[] = files.map((f: { path: string }) => f.path);
     expect(packedFileProblems(paths, pkg)).toEqual([]);
     expect(paths.filter((p) => /\.(ts|tsx|html|css|onnx|wasm)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
-    for (const required of ['package.json', 'README.md', 'LICENSE', 'bin/loopctl.mjs', 'dist/index.js', 'dist/cli.js']) expect(paths).toContain(required);
+    for (const required of ['package.json', 'README.md', 'LICENSE', 'bin/loopctl.mjs', 'dist/index.js', 'dist/cli.js', 'assets/use-lite-tools.delta']) {
+      expect(paths).toContain(required);
+    }
     // The tool-search adapters, one small entry per SDK, and the Responses client.
     for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses']) {
       expect(paths).toContain(`dist/${entry}.js`);

