@@ -1,23 +1,35 @@
 // `npm run bench:big-prompt`: how far one body-limit-sized prompt moves the latency of small
 // requests served alongside it (test/proxy/big-prompt-bench.ts; issue 29's target: < 50 ms).
+// The proxy, the upstream and the client run in three processes.
 //
-//   node scripts/bench-big-prompt.mjs [--model models/use-lite]
+//   node scripts/bench-big-prompt.mjs [--model models/use-lite] [--rounds 3] [--alone 60] [--interval 20] [--cpu-prof DIR]
 //
+// --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile) into DIR.
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock npm run bench:big-prompt
 import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { model: { type: 'string', default: join(root, 'models', 'use-lite') } } });
+const { values } = parseArgs({
+  options: {
+    model: { type: 'string', default: join(root, 'models', 'use-lite') },
+    rounds: { type: 'string', default: '3' },
+    alone: { type: 'string', default: '60' },
+    interval: { type: 'string', default: '20' },
+    'cpu-prof': { type: 'string' },
+  },
+});
 
 const { build } = await import('esbuild');
-const outfile = join(root, '.wrangler', 'bench-build-big-prompt', 'big-prompt-bench.mjs');
-mkdirSync(dirname(outfile), { recursive: true });
+const outdir = join(root, '.wrangler', 'bench-build-big-prompt');
+mkdirSync(outdir, { recursive: true });
 await build({
-  entryPoints: [join(root, 'test', 'proxy', 'big-prompt-bench.ts')],
-  outfile,
+  entryPoints: ['big-prompt-bench', 'big-prompt-proxy-child', 'big-prompt-upstream-child'].map((name) => join(root, 'test', 'proxy', `${name}.ts`)),
+  outdir,
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -25,15 +37,31 @@ await build({
   packages: 'external',
   logLevel: 'warning',
 });
-const { runBigPromptBench } = await import(pathToFileURL(outfile).href);
+const { runBigPromptBench } = await import(pathToFileURL(join(outdir, 'big-prompt-bench.mjs')).href);
 
-const figures = await runBigPromptBench(values.model);
+const profileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
+const before = loadavg();
+const figures = await runBigPromptBench({
+  modelDir: resolve(values.model),
+  proxyChild: join(outdir, 'big-prompt-proxy-child.mjs'),
+  upstreamChild: join(outdir, 'big-prompt-upstream-child.mjs'),
+  bigRounds: Number(values.rounds),
+  aloneCount: Number(values.alone),
+  intervalMs: Number(values.interval),
+  ...(profileDir ? { proxyExecArgv: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+});
+const after = loadavg();
 const ms = (value) => `${value.toFixed(1)} ms`;
+const line = (name, s) => `small requests ${name}: n=${s.n} p50 ${ms(s.p50)} p90 ${ms(s.p90)} max ${ms(s.max)}`;
 const moved = { p50: figures.during.p50 - figures.alone.p50, max: figures.during.max - figures.alone.max };
-console.log(`big prompt: ${(figures.bigBytes / 1024 / 1024).toFixed(2)} MiB, answered in ${ms(figures.bigMs)}`);
-console.log(`small requests alone:  n=${figures.alone.n} p50 ${ms(figures.alone.p50)} max ${ms(figures.alone.max)}`);
-console.log(`small requests during: n=${figures.during.n} p50 ${ms(figures.during.p50)} max ${ms(figures.during.max)}`);
+console.log(`load average (1 min) before ${before[0].toFixed(2)}, after ${after[0].toFixed(2)}; one small request every ${values.interval} ms`);
+console.log(
+  `big prompt: ${(figures.bigBytes / 1024 / 1024).toFixed(2)} MiB body, ${figures.bigMs.length} rounds answered in ${figures.bigMs.map(ms).join(', ')}`,
+);
+console.log(line('alone ', figures.alone));
+console.log(line('during', figures.during));
 console.log(`moved: p50 ${ms(moved.p50)}, max ${ms(moved.max)}`);
+if (profileDir) console.log(`proxy CPU profile: ${profileDir}`);
 const met = moved.max < 50;
 console.log(met ? 'Target (< 50 ms, worst request): met.' : 'Target (< 50 ms, worst request): missed.');
 process.exitCode = met ? 0 : 1;

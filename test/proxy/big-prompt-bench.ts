@@ -1,85 +1,168 @@
 /**
  * `npm run bench:big-prompt`: issue 29's "one large prompt stalls every request", measured.
  * The Node entry with USE-lite and the default `hybrid` selector, 150 tools per request, the
- * recording upstream. Small requests are timed one after another, first alone, then while one
- * prompt as large as the body limit allows is being selected; the figure is how far the small
- * requests' latency moves (the issue's target: under 50 ms).
+ * recording upstream. Three processes: the proxy (`big-prompt-proxy-child.ts`), the upstream
+ * (`big-prompt-upstream-child.ts`) and the client (this one), so the figure is the proxy's own
+ * stall, not the upstream's read of the body it is forwarded nor the client's send.
  *
- * The client, the proxy and the recording upstream share one process and one event loop, so
- * the figure also holds the upstream's own read and parse of the 8 MiB body it is forwarded:
- * it bounds what the proxy adds from above.
+ * Small requests start on a fixed schedule (one every `intervalMs`, whether or not the last one
+ * answered, so a stall shows in every request it holds up), first alone, then while a prompt as
+ * large as the body limit allows is in flight, `bigRounds` times. A request counts as "during"
+ * when it began after the big one was sent and before its answer arrived. The figure is how far
+ * the small requests' latency moves (the issue's target: under 50 ms).
  */
-import { optionsFromVars } from '../../src/hono/index.js';
-import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
-import { ToolRegistry } from '../../src/index.js';
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
-import { startUpstreamFixture } from './upstream-fixture.js';
+
+/** Latencies of one group of small requests, in milliseconds. */
+export interface LatencySummary {
+  readonly n: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly max: number;
+}
 
 /** What {@link runBigPromptBench} measured, in milliseconds. */
 export interface BigPromptFigures {
   readonly bigBytes: number;
-  readonly bigMs: number;
-  readonly alone: { readonly n: number; readonly p50: number; readonly max: number };
-  readonly during: { readonly n: number; readonly p50: number; readonly max: number };
+  /** Each big request's answer time. */
+  readonly bigMs: readonly number[];
+  readonly alone: LatencySummary;
+  readonly during: LatencySummary;
+}
+
+/** Options for {@link runBigPromptBench}. */
+export interface BigPromptBenchOptions {
+  /** The USE-lite folder. */
+  readonly modelDir: string;
+  /** The built proxy and upstream child scripts. */
+  readonly proxyChild: string;
+  readonly upstreamChild: string;
+  /** The proxy's body limit. Default 8 MiB (the Node entry's default). */
+  readonly bodyLimit?: number;
+  /** Small requests timed alone. Default 60. */
+  readonly aloneCount?: number;
+  /** Big requests, one after another. Default 3. */
+  readonly bigRounds?: number;
+  /** One small request starts every this many ms. Default 20. */
+  readonly intervalMs?: number;
+  /** Extra `node` flags for the proxy child (e.g. `--cpu-prof --cpu-prof-dir=…`). */
+  readonly proxyExecArgv?: readonly string[];
 }
 
 const TOKEN = 'big-prompt-token-0123456789abcdef';
 const SENTENCE = 'Please check the weather in Oslo and then email Ana the summary of the quarterly report. ';
 
-/** Run the measurement: `modelDir` is the USE-lite folder, `bodyLimit` the proxy's (default 8 MiB). */
-export async function runBigPromptBench(modelDir: string, bodyLimit = 8 * 1024 * 1024, aloneCount = 40): Promise<BigPromptFigures> {
-  const upstream = await startUpstreamFixture();
-  const embedder = useLiteFromDisk(modelDir);
-  if (!embedder) throw new Error(`no USE-lite model in ${modelDir}`);
-  const server = await startNodeServer({
-    ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL }),
-    registry: new ToolRegistry(),
-    embedder,
-    port: 0,
-  });
+/** Run the measurement. */
+export async function runBigPromptBench(options: BigPromptBenchOptions): Promise<BigPromptFigures> {
+  const { modelDir, bodyLimit = 8 * 1024 * 1024, aloneCount = 60, bigRounds = 3, intervalMs = 20 } = options;
+  const children: ChildProcess[] = [];
   try {
+    const upstream = await start<{ openAIBaseURL: string; anthropicBaseURL: string }>(options.upstreamChild, [], [], children);
+    const proxy = await start<{ url: string }>(
+      options.proxyChild,
+      [modelDir, upstream.openAIBaseURL, upstream.anthropicBaseURL, TOKEN],
+      options.proxyExecArgv ?? [],
+      children,
+    );
+    const endpoint = new URL(`${proxy.url}/v1/chat/completions`);
     const tools = openAITools(wideToolSet());
-    const bodyOf = (content: string): string => JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools });
-    const post = async (content: string, body = bodyOf(content)): Promise<void> => {
-      const response = await fetch(`${server.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body,
+    const bodyOf = (content: string): Buffer => Buffer.from(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools }));
+    const post = (body: Buffer): Promise<void> =>
+      new Promise((done, fail) => {
+        const sent = httpRequest(
+          endpoint,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': String(body.byteLength) },
+          },
+          (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              if (response.statusCode === 200) done();
+              else fail(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
+            });
+            response.on('error', fail);
+          },
+        );
+        sent.on('error', fail);
+        sent.end(body);
       });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+    const small = (label: string): Buffer => bodyOf(`weather in Oslo ${label}`);
+    const timed = async (body: Buffer): Promise<{ began: number; ms: number }> => {
+      const began = performance.now();
+      await post(body);
+      return { began, ms: performance.now() - began };
     };
-    const timed = async (content: string): Promise<number> => {
-      const started = performance.now();
-      await post(content);
-      return performance.now() - started;
+    // Small requests on a schedule until `until()` says stop; bodies built before each clock starts.
+    const schedule = async (until: () => boolean, label: string): Promise<{ began: number; ms: number }[]> => {
+      const runs: Promise<{ began: number; ms: number }>[] = [];
+      for (let i = 0; !until(); i += 1) {
+        const body = small(`${label} ${i}`);
+        runs.push(timed(body));
+        await new Promise((done) => setTimeout(done, intervalMs));
+      }
+      return Promise.all(runs);
     };
-    await post('warm up: the weather in Oslo'); // loads the model and embeds the corpus
-    for (let i = 0; i < 5; i += 1) await post(`warm up ${i}: the weather in Bergen`);
-    const alone: number[] = [];
-    for (let i = 0; i < aloneCount; i += 1) alone.push(await timed(`weather in Oslo ${i}`));
+
+    await post(small('warm up')); // loads the model and embeds the corpus
+    for (let i = 0; i < 10; i += 1) await post(small(`warm up ${i}`));
+    let aloneLeft = aloneCount;
+    const alone = (await schedule(() => aloneLeft-- <= 0, 'alone')).map((run) => run.ms);
+
     // The largest prompt the body limit admits, with the request's own JSON around it.
-    const room = bodyLimit - JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: '' }], tools }).length - 1024;
-    const big = SENTENCE.repeat(Math.floor(room / SENTENCE.length));
-    const bigBody = bodyOf(big); // built before the clock starts: the client's own work is not the proxy's
-    const bigStarted = performance.now();
-    let done = false;
-    const bigRequest = post(big, bigBody).then(() => {
-      done = true;
-      return performance.now() - bigStarted;
-    });
+    const room = bodyLimit - bodyOf('').byteLength - 1024;
+    const bigBody = bodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
     const during: number[] = [];
-    // Only requests that began while the big one was in the proxy count.
-    while (!done) during.push(await timed(`weather in Oslo during ${during.length}`));
-    const bigMs = await bigRequest;
-    return { bigBytes: big.length, bigMs, alone: summary(alone), during: summary(during) };
+    const bigMs: number[] = [];
+    for (let round = 0; round < bigRounds; round += 1) {
+      await new Promise((done) => setTimeout(done, 200)); // the last round's small requests drain
+      let answered = Number.POSITIVE_INFINITY;
+      const sent = performance.now();
+      const big = post(bigBody).then(() => {
+        answered = performance.now();
+      });
+      const runs = await schedule(() => answered !== Number.POSITIVE_INFINITY, `during ${round}`);
+      await big;
+      bigMs.push(answered - sent);
+      for (const run of runs) if (run.began >= sent && run.began < answered) during.push(run.ms);
+    }
+    return { bigBytes: bigBody.byteLength, bigMs, alone: summary(alone), during: summary(during) };
   } finally {
-    await server.close();
-    await upstream.close();
+    await Promise.all(children.map(stop));
   }
 }
 
-function summary(values: readonly number[]): { n: number; p50: number; max: number } {
+/** Fork `script`, wait for its first message (its addresses). */
+function start<T>(script: string, args: readonly string[], execArgv: readonly string[], children: ChildProcess[]): Promise<T> {
+  const child = fork(script, [...args], { execArgv: [...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(child);
+  return new Promise((done, fail) => {
+    child.once('message', (message) => done(message as T));
+    child.once('error', fail);
+    child.once('exit', (code) => fail(new Error(`${script} exited with ${code} before it listened`)));
+  });
+}
+
+/** Disconnect a child and wait for it to exit (it writes its CPU profile on the way out). */
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      done();
+    });
+    if (child.connected) child.disconnect();
+    else child.kill();
+  });
+}
+
+function summary(values: readonly number[]): LatencySummary {
   const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: sorted[Math.floor((sorted.length - 1) / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { n: sorted.length, p50: at(0.5), p90: at(0.9), max: sorted.at(-1) ?? 0 };
 }

@@ -28,6 +28,7 @@ import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
 import { providerError, streamError } from './provider-errors.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
+import { largeBodyTurn } from './large-body-turn.js';
 import { parseProxyRequest } from './proxy-request.js';
 import { readBodyText } from './read-body.js';
 import { UpstreamUnreachableError } from './upstream-unreachable.js';
@@ -287,7 +288,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         );
       }
       const text = await readBodyText(c.req.raw, maxBodyBytes);
+      await largeBodyTurn(text.length);
       const request = parseProxyRequest(protocol, text, toolSets[protocol]);
+      await largeBodyTurn(text.length);
       const signal = requestSignal(c);
       const count = request.tools.length;
       const untouched = (skipped: SkipReason, policy?: ResolvedPolicy): Outcome => ({
@@ -330,6 +333,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         // turn of the event loop lets the runtime notice before fetch reuses it.
         if (Date.now() - started > 1000) await new Promise((done) => setTimeout(done, 0));
       }
+      await largeBodyTurn(body.length); // encoding the forwarded body is one more step
       outcome = { ...outcome, ms: performance.now() - arrived };
       const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
       return await forward(c, { protocol, url, method: 'POST', body, outcome, signal, stream: request.stream, ...(rounds ? { rounds } : {}) });

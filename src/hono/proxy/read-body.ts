@@ -2,8 +2,10 @@
  * The proxy's request body as text: the API's one body reader (`../read-body.ts`: a declared
  * `Content-Length` over the limit refused before reading, a chunked upload counted as it
  * streams and drained when it goes over, strict UTF-8), its refusals in the proxy's error type.
+ * A large body's decode waits one event-loop turn after its read (see `large-body-turn.ts`).
  */
 import { BodyReadError, decodeBody, readBody } from '../read-body.js';
+import { largeBodyTurn } from './large-body-turn.js';
 import { ProxyRequestError } from './request-error.js';
 
 /**
@@ -15,7 +17,9 @@ import { ProxyRequestError } from './request-error.js';
  */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   try {
-    return decodeBody(await readBody(request, { maxBytes: limit }));
+    const bytes = await readBody(request, { maxBytes: limit });
+    await largeBodyTurn(bytes.byteLength); // reading and decoding a large body: two steps, not one
+    return decodeBody(bytes);
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw error;
     if (error.reason === 'too_large') throw new ProxyRequestError(413, `the request body exceeds the proxy's limit of ${Math.floor(limit / 1024)} KiB`);

@@ -1,0 +1,21 @@
+/**
+ * One turn of the event loop between the steps of a large request. Reading, decoding, parsing
+ * and re-encoding an 8 MiB body each hold the loop for several to tens of milliseconds; done back
+ * to back they stall every other request for their sum. A turn between them lets requests that
+ * arrived meanwhile go ahead, so no other request waits for more than one step. Small bodies
+ * (the usual case) never wait.
+ */
+
+/** Bodies at or above this many bytes (or UTF-16 units) yield between steps. */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Resolve after one macrotask turn when `size` is a large body's; at once otherwise.
+ *
+ * @example
+ * await largeBodyTurn(bytes.byteLength)
+ */
+export function largeBodyTurn(size: number): Promise<void> | undefined {
+  if (size < LARGE_BODY_BYTES) return undefined;
+  return new Promise((done) => setTimeout(done, 0));
+}
