@@ -309,7 +309,9 @@ describe('docs/tool-search.md figures and versions', () => {
       set: string;
     }[];
     const rows = benchmarks.filter((row) => row.kind === 'reachable');
-    expect(new Set(rows.map((row) => row.set))).toEqual(new Set(['bfcl', 'bfcl_multi_turn', 'metatool']));
+    // The three public sets, and the project's own registries (workdesk, holdout) when the eval had them.
+    const sets = new Set(rows.map((row) => row.set));
+    for (const set of ['bfcl', 'bfcl_multi_turn', 'metatool']) expect(sets, set).toContain(set);
     const table = page.slice(page.indexOf(START) + START.length, page.indexOf(END));
     expect(table).toBe(`\n${reachableTable(rows)}`);
   });
