@@ -8,7 +8,7 @@
  * Library code is imported from `src/` directly, so the page never depends on the lib build.
  */
 import { fileURLToPath } from 'node:url';
-import { defineConfig, defaultClientConditions } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 import { demoVectorsPlugin } from './scripts/demo-vectors.mjs';
 import { ISOLATION_HEADERS, localAssets, preloadLazyChunks } from './scripts/vite-local-assets.mjs';
 

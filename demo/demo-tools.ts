@@ -19,11 +19,25 @@ const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type
 const int = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
 const num = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'number', description, ...extra });
 const bool = (description: string): JsonSchema => ({ type: 'boolean', description });
-const oneOf = (description: string, values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values], description });
-const list = (description: string, items: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({ type: 'array', items, description, ...extra });
+const oneOf = (description: string, values: readonly string[]): JsonSchema => ({
+  type: 'string',
+  enum: [...values],
+  description,
+});
+const list = (description: string, items: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'array',
+  items,
+  description,
+  ...extra,
+});
 
 function object(properties: Record<string, JsonSchema>, required: readonly string[] = []): JsonSchema {
-  return { type: 'object', properties, ...(required.length ? { required: [...required] } : {}), additionalProperties: false };
+  return {
+    type: 'object',
+    properties,
+    ...(required.length ? { required: [...required] } : {}),
+    additionalProperties: false,
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -52,13 +66,26 @@ const hex = (text: string, length = 7): string => hash(text).toString(16).padSta
 
 const FILES: Record<string, string> = {
   'README.md': '# acme-api\n\nHTTP API for the Acme store. Run `npm start` and open http://localhost:3000.\n',
-  'package.json': '{\n  "name": "acme-api",\n  "version": "2.4.1",\n  "scripts": { "start": "node server.js", "test": "vitest" }\n}\n',
-  'src/server.ts': "import { Hono } from 'hono'\nconst app = new Hono()\napp.get('/health', (c) => c.text('ok'))\nexport default app\n",
-  'src/orders.ts': 'export function totalCents(items: { price: number; qty: number }[]) {\n  return items.reduce((sum, i) => sum + i.price * i.qty, 0)\n}\n',
-  'docs/deploy.md': '# Deploying\n\n1. Merge to main.\n2. CI builds the image.\n3. Run `deploy_service` for staging, then production.\n',
+  'package.json':
+    '{\n  "name": "acme-api",\n  "version": "2.4.1",\n  "scripts": { "start": "node server.js", "test": "vitest" }\n}\n',
+  'src/server.ts':
+    "import { Hono } from 'hono'\nconst app = new Hono()\napp.get('/health', (c) => c.text('ok'))\nexport default app\n",
+  'src/orders.ts':
+    'export function totalCents(items: { price: number; qty: number }[]) {\n  return items.reduce((sum, i) => sum + i.price * i.qty, 0)\n}\n',
+  'docs/deploy.md':
+    '# Deploying\n\n1. Merge to main.\n2. CI builds the image.\n3. Run `deploy_service` for staging, then production.\n',
 };
 
-const WEATHER = ['clear', 'partly cloudy', 'overcast', 'light rain', 'showers', 'snow', 'fog', 'thunderstorms'] as const;
+const WEATHER = [
+  'clear',
+  'partly cloudy',
+  'overcast',
+  'light rain',
+  'showers',
+  'snow',
+  'fog',
+  'thunderstorms',
+] as const;
 
 interface Demo {
   name: string;
@@ -73,7 +100,10 @@ const tools: Demo[] = [
     name: 'read_file',
     description: 'Read a text file from the workspace and return its contents. Use to open, view or show a file.',
     parameters: object(
-      { path: str('Path relative to the workspace root, e.g. "src/server.ts".'), maxLines: int('Stop after this many lines.', { minimum: 1 }) },
+      {
+        path: str('Path relative to the workspace root, e.g. "src/server.ts".'),
+        maxLines: int('Stop after this many lines.', { minimum: 1 }),
+      },
       ['path'],
     ),
     handler: ({ path, maxLines }) => {
@@ -93,16 +123,24 @@ const tools: Demo[] = [
       },
       ['path', 'content'],
     ),
-    handler: ({ path, content }) => ({ path, bytesWritten: new TextEncoder().encode(content).length, created: !(path in FILES) }),
+    handler: ({ path, content }) => ({
+      path,
+      bytesWritten: new TextEncoder().encode(content).length,
+      created: !(path in FILES),
+    }),
   },
   {
     name: 'edit_file',
-    description: 'Change part of an existing file by replacing an exact snippet of text with new text. Use to fix or modify code.',
-    parameters: object({ path: str('File to edit.'), find: str('Exact text to replace (must occur once).'), replace: str('Replacement text.') }, [
-      'path',
-      'find',
-      'replace',
-    ]),
+    description:
+      'Change part of an existing file by replacing an exact snippet of text with new text. Use to fix or modify code.',
+    parameters: object(
+      {
+        path: str('File to edit.'),
+        find: str('Exact text to replace (must occur once).'),
+        replace: str('Replacement text.'),
+      },
+      ['path', 'find', 'replace'],
+    ),
     handler: ({ path, find }) => {
       const text = FILES[path];
       if (text === undefined) throw new Error(`no such file: ${path}`);
@@ -113,20 +151,29 @@ const tools: Demo[] = [
   {
     name: 'list_directory',
     description: 'List the files and folders inside a workspace directory.',
-    parameters: object({ path: str('Directory path; "." for the root.'), recursive: bool('Include nested folders.') }, ['path']),
+    parameters: object({ path: str('Directory path; "." for the root.'), recursive: bool('Include nested folders.') }, [
+      'path',
+    ]),
     handler: ({ path, recursive }) => {
       const prefix = path === '.' || path === '' ? '' : `${String(path).replace(/\/+$/, '')}/`;
       const names = Object.keys(FILES)
         .filter((name) => name.startsWith(prefix))
         .map((name) => name.slice(prefix.length));
-      return recursive ? names : [...new Set(names.map((name) => (name.includes('/') ? `${name.split('/')[0]}/` : name)))];
+      return recursive
+        ? names
+        : [...new Set(names.map((name) => (name.includes('/') ? `${name.split('/')[0]}/` : name)))];
     },
   },
   {
     name: 'grep_files',
-    description: 'Search file contents in the workspace for a text pattern or regular expression and return matching lines.',
+    description:
+      'Search file contents in the workspace for a text pattern or regular expression and return matching lines.',
     parameters: object(
-      { pattern: str('Text or regular expression to look for.'), path: str('Limit the search to this folder.'), ignoreCase: bool('Match case-insensitively.') },
+      {
+        pattern: str('Text or regular expression to look for.'),
+        path: str('Limit the search to this folder.'),
+        ignoreCase: bool('Match case-insensitively.'),
+      },
       ['pattern'],
     ),
     handler: ({ pattern, path, ignoreCase }) => {
@@ -160,12 +207,22 @@ const tools: Demo[] = [
     name: 'git_status',
     description: 'Show the git working tree status: current branch, staged, modified and untracked files.',
     parameters: object({}),
-    handler: () => ({ branch: 'feature/checkout-totals', ahead: 2, staged: ['src/orders.ts'], modified: ['README.md'], untracked: ['notes.txt'] }),
+    handler: () => ({
+      branch: 'feature/checkout-totals',
+      ahead: 2,
+      staged: ['src/orders.ts'],
+      modified: ['README.md'],
+      untracked: ['notes.txt'],
+    }),
   },
   {
     name: 'git_diff',
     description: 'Show the git diff of uncommitted changes, or between two refs.',
-    parameters: object({ from: str('Base ref, e.g. "main".'), to: str('Target ref; default the working tree.'), path: str('Limit to one path.') }),
+    parameters: object({
+      from: str('Base ref, e.g. "main".'),
+      to: str('Target ref; default the working tree.'),
+      path: str('Limit to one path.'),
+    }),
     handler: ({ path }) =>
       `diff --git a/${path ?? 'src/orders.ts'} b/${path ?? 'src/orders.ts'}\n@@ -1,3 +1,3 @@\n-  return items.reduce((sum, i) => sum + i.price, 0)\n+  return items.reduce((sum, i) => sum + i.price * i.qty, 0)\n`,
   },
@@ -182,7 +239,13 @@ const tools: Demo[] = [
         hash: hex(`commit${i}`),
         author: author ?? choose(`a${i}`, ['ana', 'bjorn', 'chen', 'dara']),
         date: `2025-05-${String(30 - i).padStart(2, '0')}`,
-        message: ['Fix order totals for multi-quantity items', 'Add health endpoint', 'Bump hono', 'Document deploys', 'Initial commit'][i],
+        message: [
+          'Fix order totals for multi-quantity items',
+          'Add health endpoint',
+          'Bump hono',
+          'Document deploys',
+          'Initial commit',
+        ][i],
       })),
   },
   {
@@ -229,13 +292,21 @@ const tools: Demo[] = [
       },
       ['repo', 'title'],
     ),
-    handler: ({ repo, title }) => ({ number: pick(title, 413, 499), url: `https://git.example.com/${repo}/issues/${pick(title, 413, 499)}`, title }),
+    handler: ({ repo, title }) => ({
+      number: pick(title, 413, 499),
+      url: `https://git.example.com/${repo}/issues/${pick(title, 413, 499)}`,
+      title,
+    }),
   },
   {
     name: 'comment_on_issue',
     description: 'Add a comment to an issue or pull request.',
     parameters: object(
-      { repo: str('Repository as owner/name.'), number: int('Issue or pull request number.', { minimum: 1 }), body: str('Comment text in Markdown.') },
+      {
+        repo: str('Repository as owner/name.'),
+        number: int('Issue or pull request number.', { minimum: 1 }),
+        body: str('Comment text in Markdown.'),
+      },
       ['repo', 'number', 'body'],
     ),
     handler: ({ repo, number }) => ({ commentId: pick(`${repo}${number}`, 10000, 99999), number }),
@@ -266,13 +337,23 @@ const tools: Demo[] = [
     ),
     handler: ({ state = 'open' }) => [
       { number: 415, title: 'Fix checkout totals', author: 'ana', state, checks: 'passing', reviews: 'approved' },
-      { number: 414, title: 'Rate limit /orders', author: 'chen', state, checks: 'failing', reviews: 'changes requested' },
+      {
+        number: 414,
+        title: 'Rate limit /orders',
+        author: 'chen',
+        state,
+        checks: 'failing',
+        reviews: 'changes requested',
+      },
     ],
   },
   {
     name: 'get_pull_request',
     description: 'Get one pull request: description, changed files, CI checks and review comments.',
-    parameters: object({ repo: str('Repository as owner/name.'), number: int('Pull request number.', { minimum: 1 }) }, ['repo', 'number']),
+    parameters: object(
+      { repo: str('Repository as owner/name.'), number: int('Pull request number.', { minimum: 1 }) },
+      ['repo', 'number'],
+    ),
     handler: ({ number }) => ({
       number,
       title: 'Fix checkout totals',
@@ -297,7 +378,10 @@ const tools: Demo[] = [
       },
       ['repo', 'head', 'title'],
     ),
-    handler: ({ repo, title }) => ({ number: pick(title, 416, 499), url: `https://git.example.com/${repo}/pull/${pick(title, 416, 499)}` }),
+    handler: ({ repo, title }) => ({
+      number: pick(title, 416, 499),
+      url: `https://git.example.com/${repo}/pull/${pick(title, 416, 499)}`,
+    }),
   },
   {
     name: 'merge_pull_request',
@@ -343,7 +427,10 @@ const tools: Demo[] = [
   {
     name: 'read_chat_history',
     description: 'Read the latest messages from a team chat channel or thread.',
-    parameters: object({ channel: str('Channel name or username.'), limit: int('How many messages.', { minimum: 1, maximum: 200 }) }, ['channel']),
+    parameters: object(
+      { channel: str('Channel name or username.'), limit: int('How many messages.', { minimum: 1, maximum: 200 }) },
+      ['channel'],
+    ),
     handler: ({ channel }) => [
       { from: 'dara', at: '09:02', text: `Morning ${channel}! Staging deploy is green.` },
       { from: 'bjorn', at: '09:14', text: 'Can someone review #415 before standup?' },
@@ -364,7 +451,11 @@ const tools: Demo[] = [
     name: 'set_chat_status',
     description: 'Set your chat presence status and status message (e.g. in a meeting, on vacation).',
     parameters: object(
-      { text: str('Status message.'), emoji: str('Status emoji, e.g. ":palm_tree:".'), expiresInMinutes: int('Clear it after this long.', { minimum: 1 }) },
+      {
+        text: str('Status message.'),
+        emoji: str('Status emoji, e.g. ":palm_tree:".'),
+        expiresInMinutes: int('Clear it after this long.', { minimum: 1 }),
+      },
       ['text'],
     ),
     handler: ({ text, emoji }) => ({ status: text, emoji: emoji ?? ':speech_balloon:' }),
@@ -383,7 +474,11 @@ const tools: Demo[] = [
       },
       ['to', 'subject', 'body'],
     ),
-    handler: ({ to, subject }) => ({ sent: true, messageId: `<${hex(subject, 8)}@mail.example.com>`, recipients: to.length }),
+    handler: ({ to, subject }) => ({
+      sent: true,
+      messageId: `<${hex(subject, 8)}@mail.example.com>`,
+      recipients: to.length,
+    }),
   },
   {
     name: 'search_email',
@@ -395,8 +490,20 @@ const tools: Demo[] = [
       unreadOnly: bool('Only unread emails.'),
     }),
     handler: ({ query = '', from }) => [
-      { id: hex(`m1${query}`), from: from ?? 'billing@vendor.example', subject: 'Your May invoice', date: '2025-06-01', unread: true },
-      { id: hex(`m2${query}`), from: from ?? 'ana@acme.example', subject: 'Re: checkout bug', date: '2025-05-31', unread: false },
+      {
+        id: hex(`m1${query}`),
+        from: from ?? 'billing@vendor.example',
+        subject: 'Your May invoice',
+        date: '2025-06-01',
+        unread: true,
+      },
+      {
+        id: hex(`m2${query}`),
+        from: from ?? 'ana@acme.example',
+        subject: 'Re: checkout bug',
+        date: '2025-05-31',
+        unread: false,
+      },
     ],
   },
   {
@@ -414,7 +521,10 @@ const tools: Demo[] = [
   {
     name: 'reply_to_email',
     description: 'Reply to an email thread, optionally replying to all recipients.',
-    parameters: object({ id: str('Email id to answer.'), body: str('Reply text.'), replyAll: bool('Include every recipient.') }, ['id', 'body']),
+    parameters: object(
+      { id: str('Email id to answer.'), body: str('Reply text.'), replyAll: bool('Include every recipient.') },
+      ['id', 'body'],
+    ),
     handler: ({ id, replyAll }) => ({ sent: true, inReplyTo: id, replyAll: Boolean(replyAll) }),
   },
 
@@ -448,7 +558,13 @@ const tools: Demo[] = [
       },
       ['title', 'start'],
     ),
-    handler: ({ title, start, durationMinutes = 30 }) => ({ id: `evt_${hex(title, 6)}`, title, start, durationMinutes, invitesSent: true }),
+    handler: ({ title, start, durationMinutes = 30 }) => ({
+      id: `evt_${hex(title, 6)}`,
+      title,
+      start,
+      durationMinutes,
+      invitesSent: true,
+    }),
   },
   {
     name: 'find_free_time',
@@ -477,8 +593,11 @@ const tools: Demo[] = [
   // Web
   {
     name: 'web_search',
-    description: 'Search the web for pages matching a query and return titles, links and snippets. Use to look up current information.',
-    parameters: object({ query: str('Search terms.'), limit: int('Number of results.', { minimum: 1, maximum: 20 }) }, ['query']),
+    description:
+      'Search the web for pages matching a query and return titles, links and snippets. Use to look up current information.',
+    parameters: object({ query: str('Search terms.'), limit: int('Number of results.', { minimum: 1, maximum: 20 }) }, [
+      'query',
+    ]),
     handler: ({ query, limit = 3 }) =>
       Array.from({ length: Math.min(limit, 3) }, (_, i) => ({
         title: `${query} — ${['overview', 'guide', 'discussion'][i]}`,
@@ -489,7 +608,13 @@ const tools: Demo[] = [
   {
     name: 'fetch_url',
     description: 'Download a web page or API URL and return its readable text content.',
-    parameters: object({ url: str('Absolute http(s) URL.', { format: 'uri' }), maxChars: int('Truncate the text to this length.', { minimum: 100 }) }, ['url']),
+    parameters: object(
+      {
+        url: str('Absolute http(s) URL.', { format: 'uri' }),
+        maxChars: int('Truncate the text to this length.', { minimum: 100 }),
+      },
+      ['url'],
+    ),
     handler: ({ url }) => {
       const host = /^https?:\/\/([^/]+)/.exec(String(url))?.[1];
       // A deterministic failure, so demos and tests can show a failing tool mid-run.
@@ -525,7 +650,10 @@ const tools: Demo[] = [
   {
     name: 'describe_table',
     description: 'Show the schema of a database table: columns, types, indexes and row count.',
-    parameters: object({ table: str('Table name.'), database: oneOf('Which database.', ['analytics', 'orders', 'users']) }, ['table']),
+    parameters: object(
+      { table: str('Table name.'), database: oneOf('Which database.', ['analytics', 'orders', 'users']) },
+      ['table'],
+    ),
     handler: ({ table }) => ({
       table,
       rows: pick(table, 1000, 900000),
@@ -566,8 +694,16 @@ const tools: Demo[] = [
   {
     name: 'rollback_deployment',
     description: 'Roll a service back to its previous deployment in an environment.',
-    parameters: object({ service: str('Service name.'), environment: oneOf('Environment.', ['staging', 'production']) }, ['service', 'environment']),
-    handler: ({ service, environment }) => ({ service, environment, rolledBackTo: hex(`${service}prev`), status: 'complete' }),
+    parameters: object(
+      { service: str('Service name.'), environment: oneOf('Environment.', ['staging', 'production']) },
+      ['service', 'environment'],
+    ),
+    handler: ({ service, environment }) => ({
+      service,
+      environment,
+      rolledBackTo: hex(`${service}prev`),
+      status: 'complete',
+    }),
   },
   {
     name: 'get_service_logs',
@@ -592,7 +728,9 @@ const tools: Demo[] = [
   {
     name: 'get_service_metrics',
     description: 'Get CPU, memory, request rate, error rate and latency percentiles for a cloud service.',
-    parameters: object({ service: str('Service name.'), window: oneOf('Time window.', ['5m', '1h', '24h']) }, ['service']),
+    parameters: object({ service: str('Service name.'), window: oneOf('Time window.', ['5m', '1h', '24h']) }, [
+      'service',
+    ]),
     handler: ({ service, window = '1h' }) => ({
       service,
       window,
@@ -625,14 +763,25 @@ const tools: Demo[] = [
       },
       ['bucket', 'path'],
     ),
-    handler: ({ bucket, path, key }) => ({ bucket, key: key ?? path, url: `https://${bucket}.storage.example.com/${key ?? path}`, etag: hex(path, 8) }),
+    handler: ({ bucket, path, key }) => ({
+      bucket,
+      key: key ?? path,
+      url: `https://${bucket}.storage.example.com/${key ?? path}`,
+      etag: hex(path, 8),
+    }),
   },
 
   // Weather
   {
     name: 'get_current_weather',
     description: 'Current weather for a city: temperature, conditions, wind and humidity.',
-    parameters: object({ city: str('City name, optionally with country, e.g. "Oslo, NO".'), units: oneOf('Unit system.', ['metric', 'imperial']) }, ['city']),
+    parameters: object(
+      {
+        city: str('City name, optionally with country, e.g. "Oslo, NO".'),
+        units: oneOf('Unit system.', ['metric', 'imperial']),
+      },
+      ['city'],
+    ),
     handler: ({ city, units = 'metric' }) => {
       const c = pick(`${city}t`, -5, 31);
       return {
@@ -648,7 +797,9 @@ const tools: Demo[] = [
   {
     name: 'get_weather_forecast',
     description: 'Daily weather forecast for a city for the next few days: highs, lows and chance of rain.',
-    parameters: object({ city: str('City name.'), days: int('Number of days.', { minimum: 1, maximum: 10 }) }, ['city']),
+    parameters: object({ city: str('City name.'), days: int('Number of days.', { minimum: 1, maximum: 10 }) }, [
+      'city',
+    ]),
     handler: ({ city, days = 3 }) =>
       Array.from({ length: days }, (_, i) => ({
         date: `2025-06-${String(2 + i).padStart(2, '0')}`,
@@ -664,13 +815,22 @@ const tools: Demo[] = [
     name: 'geocode_address',
     description: 'Convert a street address or place name into latitude and longitude coordinates.',
     parameters: object({ address: str('Address or place name.') }, ['address']),
-    handler: ({ address }) => ({ address, lat: pick(`${address}lat`, -60_000, 70_000) / 1000, lon: pick(`${address}lon`, -170_000, 170_000) / 1000 }),
+    handler: ({ address }) => ({
+      address,
+      lat: pick(`${address}lat`, -60_000, 70_000) / 1000,
+      lon: pick(`${address}lon`, -170_000, 170_000) / 1000,
+    }),
   },
   {
     name: 'get_directions',
-    description: 'Get route directions between two places by car, bike, transit or on foot, with distance and travel time.',
+    description:
+      'Get route directions between two places by car, bike, transit or on foot, with distance and travel time.',
     parameters: object(
-      { from: str('Start address.'), to: str('Destination address.'), mode: oneOf('How to travel.', ['driving', 'cycling', 'transit', 'walking']) },
+      {
+        from: str('Start address.'),
+        to: str('Destination address.'),
+        mode: oneOf('How to travel.', ['driving', 'cycling', 'transit', 'walking']),
+      },
       ['from', 'to'],
     ),
     handler: ({ from, to, mode = 'driving' }) => ({
@@ -694,7 +854,11 @@ const tools: Demo[] = [
       ['near', 'category'],
     ),
     handler: ({ category }) => [
-      { name: `${String(category).replace(/^\w/, (ch: string) => ch.toUpperCase())} Corner`, distanceM: 180, rating: 4.5 },
+      {
+        name: `${String(category).replace(/^\w/, (ch: string) => ch.toUpperCase())} Corner`,
+        distanceM: 180,
+        rating: 4.5,
+      },
       { name: `The ${category} House`, distanceM: 420, rating: 4.2 },
     ],
   },
@@ -703,14 +867,19 @@ const tools: Demo[] = [
   {
     name: 'create_note',
     description: 'Save a new note with a title, Markdown body and tags.',
-    parameters: object({ title: str('Note title.'), body: str('Note content in Markdown.'), tags: list('Tags.', { type: 'string' }) }, ['title', 'body']),
+    parameters: object(
+      { title: str('Note title.'), body: str('Note content in Markdown.'), tags: list('Tags.', { type: 'string' }) },
+      ['title', 'body'],
+    ),
     handler: ({ title }) => ({ id: `note_${hex(title, 6)}`, title, savedAt: FIXED_NOW }),
   },
   {
     name: 'search_notes',
     description: 'Search your saved notes by words or tag.',
     parameters: object({ query: str('Words to look for.'), tag: str('Only notes with this tag.') }),
-    handler: ({ query = '' }) => [{ id: `note_${hex(query, 6)}`, title: `Meeting notes: ${query || 'weekly sync'}`, updated: '2025-05-28' }],
+    handler: ({ query = '' }) => [
+      { id: `note_${hex(query, 6)}`, title: `Meeting notes: ${query || 'weekly sync'}`, updated: '2025-05-28' },
+    ],
   },
 
   // Tasks
@@ -753,7 +922,11 @@ const tools: Demo[] = [
     name: 'translate_text',
     description: 'Translate text from one language into another language.',
     parameters: object(
-      { text: str('Text to translate.'), to: str('Target language code, e.g. "fr".'), from: str('Source language code; detected when omitted.') },
+      {
+        text: str('Text to translate.'),
+        to: str('Target language code, e.g. "fr".'),
+        from: str('Source language code; detected when omitted.'),
+      },
       ['text', 'to'],
     ),
     handler: ({ text, to, from }) => ({ from: from ?? 'en', to, translation: `[${to}] ${text}` }),
@@ -768,7 +941,11 @@ const tools: Demo[] = [
     name: 'summarize_text',
     description: 'Summarise a long text into a few sentences or bullet points.',
     parameters: object(
-      { text: str('Text to summarise.'), style: oneOf('Summary style.', ['sentences', 'bullets']), maxWords: int('Length limit.', { minimum: 10 }) },
+      {
+        text: str('Text to summarise.'),
+        style: oneOf('Summary style.', ['sentences', 'bullets']),
+        maxWords: int('Length limit.', { minimum: 10 }),
+      },
       ['text'],
     ),
     handler: ({ text }) => `Summary: ${String(text).split(/\s+/).slice(0, 20).join(' ')}…`,
@@ -784,7 +961,10 @@ const tools: Demo[] = [
   {
     name: 'convert_units',
     description: 'Convert a measurement between units of length, mass, temperature or volume.',
-    parameters: object({ value: num('The amount.'), from: str('Unit, e.g. "km", "lb", "C".'), to: str('Unit to convert into.') }, ['value', 'from', 'to']),
+    parameters: object(
+      { value: num('The amount.'), from: str('Unit, e.g. "km", "lb", "C".'), to: str('Unit to convert into.') },
+      ['value', 'from', 'to'],
+    ),
     handler: ({ value, from, to }) => ({ value, from, to, result: convertUnits(value, from, to) }),
   },
   {
@@ -815,7 +995,10 @@ const tools: Demo[] = [
   {
     name: 'set_reminder',
     description: 'Set a reminder that notifies you at a given time.',
-    parameters: object({ text: str('What to be reminded of.'), at: str('When, ISO 8601.', { format: 'date-time' }) }, ['text', 'at']),
+    parameters: object({ text: str('What to be reminded of.'), at: str('When, ISO 8601.', { format: 'date-time' }) }, [
+      'text',
+      'at',
+    ]),
     handler: ({ text, at }) => ({ id: `rem_${hex(text, 6)}`, text, at }),
   },
   {
@@ -853,7 +1036,13 @@ const tools: Demo[] = [
   {
     name: 'run_shell_command',
     description: 'Run a shell command in the workspace terminal and return its output and exit code.',
-    parameters: object({ command: str('The command line.'), timeoutSeconds: int('Kill it after this long.', { minimum: 1, maximum: 600 }) }, ['command']),
+    parameters: object(
+      {
+        command: str('The command line.'),
+        timeoutSeconds: int('Kill it after this long.', { minimum: 1, maximum: 600 }),
+      },
+      ['command'],
+    ),
     handler: ({ command }) => ({
       command,
       exitCode: 0,
@@ -868,7 +1057,16 @@ const tools: Demo[] = [
   },
 ];
 
-const RATES: Record<string, number> = { USD: 1, EUR: 0.92, GBP: 0.79, NOK: 10.6, SEK: 10.4, JPY: 156.2, CHF: 0.9, CAD: 1.37 };
+const RATES: Record<string, number> = {
+  USD: 1,
+  EUR: 0.92,
+  GBP: 0.79,
+  NOK: 10.6,
+  SEK: 10.4,
+  JPY: 156.2,
+  CHF: 0.9,
+  CAD: 1.37,
+};
 
 const UNIT: Record<string, [kind: string, factor: number]> = {
   m: ['length', 1],
@@ -889,8 +1087,16 @@ const UNIT: Record<string, [kind: string, factor: number]> = {
 function convertUnits(value: number, from: string, to: string): number {
   const f = from.toLowerCase();
   const t = to.toLowerCase();
-  const temps: Record<string, (v: number) => number> = { c: (v) => v, f: (v) => ((v - 32) * 5) / 9, k: (v) => v - 273.15 };
-  const fromC: Record<string, (v: number) => number> = { c: (v) => v, f: (v) => (v * 9) / 5 + 32, k: (v) => v + 273.15 };
+  const temps: Record<string, (v: number) => number> = {
+    c: (v) => v,
+    f: (v) => ((v - 32) * 5) / 9,
+    k: (v) => v - 273.15,
+  };
+  const fromC: Record<string, (v: number) => number> = {
+    c: (v) => v,
+    f: (v) => (v * 9) / 5 + 32,
+    k: (v) => v + 273.15,
+  };
   const toCelsius = temps[f];
   const fromCelsius = fromC[t];
   if (toCelsius && fromCelsius) return round(fromCelsius(toCelsius(value)));

@@ -23,7 +23,9 @@ const EMBEDDER_ID = 'use-lite/int8/mean/tok2';
  */
 export function coversDemo(bytes: Uint8Array): boolean {
   const read = readVectorsFile(bytes, { embedderId: EMBEDDER_ID, dimensions: 512 });
-  return read.ok && DEMO_TOOLS.every((tool) => read.file.vectorFor(toolText(tool.name, tool.description)) !== undefined);
+  return (
+    read.ok && DEMO_TOOLS.every((tool) => read.file.vectorFor(toolText(tool.name, tool.description)) !== undefined)
+  );
 }
 
 /**
@@ -35,7 +37,8 @@ export function coversDemo(bytes: Uint8Array): boolean {
 export async function buildDemoVectors(modelPath: string): Promise<Uint8Array> {
   const embedder = useLiteEmbedder({ modelPath, dtype: 'int8', device: 'wasm' });
   try {
-    if (embedder.id !== EMBEDDER_ID) throw new Error(`demo vectors expect ${EMBEDDER_ID}, the embedder is ${embedder.id}`);
+    if (embedder.id !== EMBEDDER_ID)
+      throw new Error(`demo vectors expect ${EMBEDDER_ID}, the embedder is ${embedder.id}`);
     return await buildVectorsFile(embedder, DEMO_TOOLS);
   } finally {
     await embedder.dispose();

@@ -46,7 +46,11 @@ export function tokenChart(rows: readonly ChartRow[]): SVGSVGElement {
       s('text', { x: 0, y: y + BAR + 9, class: 'chart-detail', 'dominant-baseline': 'middle' }, row.detail),
       s('rect', { x: LABEL, y, width: track, height: BAR, rx: 4, class: 'chart-track' }),
       s('rect', { x: LABEL, y, width, height: BAR, rx: 4, class: `chart-bar chart-${row.key}` }),
-      s('text', { x: LABEL + track + 8, y: y + BAR / 2 + 1, class: 'chart-value', 'dominant-baseline': 'middle' }, `${groupThousands(row.tokens)} tok${share}`),
+      s(
+        'text',
+        { x: LABEL + track + 8, y: y + BAR / 2 + 1, class: 'chart-value', 'dominant-baseline': 'middle' },
+        `${groupThousands(row.tokens)} tok${share}`,
+      ),
     );
   });
   return svg;

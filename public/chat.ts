@@ -6,10 +6,9 @@
  * "learn" on, a turn whose tool calls all succeed teaches the dense selectors its prompt; the
  * examples stay in this browser's IndexedDB until "Forget learned".
  */
-import { BareLoop } from '../src/index.js';
-import type { LoopEvent } from '../src/index.js';
-import { openAIChatClient } from '../src/index.js';
-import type { ToolRegistry } from '../src/index.js';
+
+import type { LoopEvent, ToolRegistry } from '../src/index.js';
+import { BareLoop, openAIChatClient } from '../src/index.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 
@@ -61,7 +60,9 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
   const showLearned = () => {
     const count = deps.engine.learnedCount;
     learnedNote.textContent =
-      count === 0 ? 'Nothing learned in this browser yet.' : `Learned from ${count} prompt${count === 1 ? '' : 's'} (kept in this browser only).`;
+      count === 0
+        ? 'Nothing learned in this browser yet.'
+        : `Learned from ${count} prompt${count === 1 ? '' : 's'} (kept in this browser only).`;
   };
 
   baseURL.value = localStorage.getItem(STORE.baseURL) ?? 'http://127.0.0.1:11434/v1';
@@ -94,7 +95,9 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
     if (running) return;
     const url = baseURL.value.trim().replace(/\/+$/, '');
     if (!/^https?:\/\//.test(url)) {
-      log.append(h('p', { class: 'chat-error' }, 'Enter a base URL starting with http:// or https:// (including /v1).'));
+      log.append(
+        h('p', { class: 'chat-error' }, 'Enter a base URL starting with http:// or https:// (including /v1).'),
+      );
       return;
     }
     localStorage.setItem(STORE.baseURL, url);
@@ -106,7 +109,11 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
     const text = message.value.trim() || deps.prompt().trim();
     if (!text) return;
     message.value = '';
-    const client = openAIChatClient({ baseURL: url, model: model.value.trim(), ...(apiKey.value ? { apiKey: apiKey.value } : {}) });
+    const client = openAIChatClient({
+      baseURL: url,
+      model: model.value.trim(),
+      ...(apiKey.value ? { apiKey: apiKey.value } : {}),
+    });
     const loop = new BareLoop({ client, registry: deps.registry(), config: { maxTurns: 6 } });
     const chosen = selector.value === 'none' ? undefined : deps.engine.selector(selector.value as SelectorId);
     if (chosen) loop.withAsyncToolSelector(chosen).withLearning(learn.checked);
@@ -160,10 +167,18 @@ function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | unde
       return target;
     }
     case 'tool_call':
-      into.append(h('p', { class: 'chat-tool' }, `→ ${ev.call.name}(${ev.call.arguments})${ev.advertised ? '' : ' (not advertised)'}`));
+      into.append(
+        h(
+          'p',
+          { class: 'chat-tool' },
+          `→ ${ev.call.name}(${ev.call.arguments})${ev.advertised ? '' : ' (not advertised)'}`,
+        ),
+      );
       return undefined;
     case 'tool_result':
-      into.append(h('p', { class: `chat-tool${ev.result.isError ? ' chat-error' : ''}` }, `← ${ev.result.content.slice(0, 240)}`));
+      into.append(
+        h('p', { class: `chat-tool${ev.result.isError ? ' chat-error' : ''}` }, `← ${ev.result.content.slice(0, 240)}`),
+      );
       return undefined;
     case 'warning':
     case 'error':
@@ -171,7 +186,11 @@ function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | unde
       return reply;
     case 'done':
       into.append(
-        h('p', { class: 'chat-note' }, `${ev.stopReason} after ${ev.turns} turn(s) · ${ev.usage.inputTokens} in / ${ev.usage.outputTokens} out tokens`),
+        h(
+          'p',
+          { class: 'chat-note' },
+          `${ev.stopReason} after ${ev.turns} turn(s) · ${ev.usage.inputTokens} in / ${ev.usage.outputTokens} out tokens`,
+        ),
       );
       return undefined;
     default:

@@ -10,7 +10,11 @@ type Props = Record<string, string | number | boolean | ((event: Event) => void)
  * @example
  * h('button', { class: 'chip', onclick: () => go() }, 'Run')
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   applyProps(node, props);
   append(node, children);
@@ -25,7 +29,11 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  * @example
  * s('rect', { x: 0, y: 0, width: 10, height: 4 })
  */
-export function s<K extends keyof SVGElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): SVGElementTagNameMap[K] {
+export function s<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG_NS, tag);
   applyProps(node, props);
   append(node, children);

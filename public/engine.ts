@@ -7,17 +7,17 @@
 import { idbVectorCache } from '../src/adapters/idb.js';
 import type { UseLiteBackend, UseLiteDevice, UseLiteDtype, UseLiteEmbedder } from '../src/adapters/use-lite.js';
 import { useLiteEmbedder } from '../src/adapters/use-lite.js';
-import type { CorpusStats } from '../src/index.js';
-import type { VectorCache } from '../src/index.js';
-import type { Selection } from '../src/selector-kit.js';
-import type { EmbeddingSelector } from '../src/index.js';
-import type { NamedSelectors } from '../src/selector-kit.js';
-import { namedSelectors } from '../src/selector-kit.js';
-import { runSelection } from '../src/selector-kit.js';
-import type { AsyncToolSelector, SelectionContext } from '../src/index.js';
-import type { ToolSchema } from '../src/index.js';
-import { toolsCost } from '../src/selector-kit.js';
+import type {
+  AsyncToolSelector,
+  CorpusStats,
+  EmbeddingSelector,
+  SelectionContext,
+  ToolSchema,
+  VectorCache,
+} from '../src/index.js';
 import { approxTokenCounter } from '../src/index.js';
+import type { NamedSelectors, Selection } from '../src/selector-kit.js';
+import { namedSelectors, runSelection, toolsCost } from '../src/selector-kit.js';
 
 /** The selectors the page compares, in display order. */
 export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid'] as const;
@@ -269,7 +269,11 @@ export class DemoEngine {
   }
 
   /** Run every selector on `prompt` over the current tools. Rejects with AbortError when aborted. */
-  async select(prompt: string, signal?: AbortSignal, include: readonly SelectorId[] = ['keyword', 'bm25', 'embedding', 'hybrid']): Promise<SelectorResult[]> {
+  async select(
+    prompt: string,
+    signal?: AbortSignal,
+    include: readonly SelectorId[] = ['keyword', 'bm25', 'embedding', 'hybrid'],
+  ): Promise<SelectorResult[]> {
     const all = this.#tools;
     const ctx = promptContext(prompt);
     await this.#ready;
@@ -306,7 +310,16 @@ function wasmThreads(): number {
   return globalThis.crossOriginIsolated ? Math.max(1, Math.min(4, cores)) : 1;
 }
 
-const NO_STATS: CorpusStats = { corpusEmbeds: 0, cacheHits: 0, cacheMisses: 0, rebuiltCorrupt: 0, memoryHits: 0, reusedTexts: 0, joined: 0, seededTexts: 0 };
+const NO_STATS: CorpusStats = {
+  corpusEmbeds: 0,
+  cacheHits: 0,
+  cacheMisses: 0,
+  rebuiltCorrupt: 0,
+  memoryHits: 0,
+  reusedTexts: 0,
+  joined: 0,
+  seededTexts: 0,
+};
 
 /** Rank a selection's advertised tools for display. */
 function describeSelection(id: SelectorId, selection: Selection, ms: number): SelectorResult {
@@ -321,7 +334,8 @@ function describeSelection(id: SelectorId, selection: Selection, ms: number): Se
   });
   // Best first; core-only tools (no score) last; ties keep registry order.
   ranked.sort((a, b) => {
-    if (a.score === undefined || b.score === undefined) return a.score === undefined ? (b.score === undefined ? 0 : 1) : -1;
+    if (a.score === undefined || b.score === undefined)
+      return a.score === undefined ? (b.score === undefined ? 0 : 1) : -1;
     return b.score - a.score;
   });
   return {

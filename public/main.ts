@@ -4,19 +4,19 @@
  * URL parameters (for links, tests and the benchmark): `device=auto|wasm|webgpu`,
  * `dtype=int8|fp32`, `k=1..15`, `prompt=…`, `registry=tools.json` (a same-origin tools file).
  */
-import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
-import { ToolRegistry } from '../src/index.js';
-import type { ToolSchema } from '../src/index.js';
-import { toolsCost } from '../src/selector-kit.js';
-import { approxTokenCounter } from '../src/index.js';
+
 import { DEMO_TOOLS, registerDemoTools } from '../demo/demo-tools.js';
+import type { UseLiteDevice, UseLiteDtype } from '../src/adapters/use-lite.js';
+import type { ToolSchema } from '../src/index.js';
+import { approxTokenCounter, ToolRegistry } from '../src/index.js';
+import { toolsCost } from '../src/selector-kit.js';
 import { type ChatPanel, mountChat } from './chat.js';
 import { byId, h, mount } from './dom.js';
 import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from './engine.js';
-import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
-import { initialState, type DemoState, type LoopctlHook } from './state.js';
-import { parseToolsFile } from './tools-file.js';
 import { groupThousands } from './format.js';
+import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
+import { type DemoState, initialState, type LoopctlHook } from './state.js';
+import { parseToolsFile } from './tools-file.js';
 
 const SAMPLES = [
   "what's the weather in Paris tomorrow",
@@ -120,7 +120,8 @@ async function refreshSelections(prompt: string): Promise<SelectorResult[]> {
   current = controller;
   state.prompt = prompt;
   // Before the model is ready the lexical selectors still answer: they need no model.
-  const include: SelectorId[] = state.phase === 'ready' ? ['keyword', 'bm25', 'embedding', 'hybrid'] : ['keyword', 'bm25'];
+  const include: SelectorId[] =
+    state.phase === 'ready' ? ['keyword', 'bm25', 'embedding', 'hybrid'] : ['keyword', 'bm25'];
   try {
     const results = await engine.select(prompt, controller.signal, include);
     if (current === controller) {
@@ -182,7 +183,11 @@ async function loadToolsText(text: string, label: string): Promise<readonly stri
 
 function showToolErrors(label: string, errors: readonly string[]): void {
   el.errors.hidden = errors.length === 0;
-  mount(el.errors, ...(errors.length ? [h('li', { class: 'errors-title' }, `${label} was not loaded:`)] : []), ...errors.map((e) => h('li', null, e)));
+  mount(
+    el.errors,
+    ...(errors.length ? [h('li', { class: 'errors-title' }, `${label} was not loaded:`)] : []),
+    ...errors.map((e) => h('li', null, e)),
+  );
 }
 
 async function readFile(file: File): Promise<void> {
@@ -200,7 +205,8 @@ for (const type of ['dragenter', 'dragover']) {
     el.dropzone.classList.add('over');
   });
 }
-for (const type of ['dragleave', 'drop']) el.dropzone.addEventListener(type, () => el.dropzone.classList.remove('over'));
+for (const type of ['dragleave', 'drop'])
+  el.dropzone.addEventListener(type, () => el.dropzone.classList.remove('over'));
 el.dropzone.addEventListener('drop', (event) => {
   event.preventDefault();
   const file = (event as DragEvent).dataTransfer?.files[0];
@@ -220,7 +226,9 @@ el.clearCache.addEventListener('click', () => {
 // Controls
 
 el.samples.append(
-  ...SAMPLES.map((sample) => h('button', { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) }, sample)),
+  ...SAMPLES.map((sample) =>
+    h('button', { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) }, sample),
+  ),
 );
 el.prompt.value = state.prompt;
 el.k.value = String(k);
@@ -303,7 +311,9 @@ async function loadRegistryParam(value: string): Promise<boolean> {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return (await loadToolsText(await response.text(), label)).length === 0;
   } catch (error) {
-    showToolErrors(label, [`could not fetch ${url.pathname}: ${error instanceof Error ? error.message : String(error)}`]);
+    showToolErrors(label, [
+      `could not fetch ${url.pathname}: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
     return false;
   }
 }

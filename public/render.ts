@@ -3,13 +3,13 @@
  * the plain state and replaces its container's children, so rendering is idempotent.
  */
 import type { ToolSchema } from '../src/index.js';
-import { toolCost } from '../src/selector-kit.js';
 import { approxTokenCounter } from '../src/index.js';
+import { toolCost } from '../src/selector-kit.js';
 import { tokenChart } from './chart.js';
 import { bytes, h, mount, ms } from './dom.js';
 import type { SelectorId, SelectorResult } from './engine.js';
-import type { DemoState } from './state.js';
 import { groupThousands } from './format.js';
+import type { DemoState } from './state.js';
 
 /** One-line explanation of each selector, shown under its title. */
 const EXPLAIN: Record<SelectorId, string> = {
@@ -30,9 +30,21 @@ export function renderStatus(root: HTMLElement, state: DemoState): void {
   const embedding = state.results.find((r) => r.id === 'embedding');
   const chips: HTMLElement[] = [];
   if (backend) {
-    const label = backend.device === 'webgpu' ? 'WebGPU' : `WASM · ${backend.numThreads ?? 1} thread${backend.numThreads === 1 ? '' : 's'}`;
-    chips.push(chip('backend', 'Backend', label, backend.fallbackReason ? `requested ${state.requested.device}: ${backend.fallbackReason}` : undefined));
-    chips.push(chip('model', 'Model', `USE-lite ${backend.dtype} · ${bytes(backend.modelBytes)} · ${ms(backend.loadMs)}`));
+    const label =
+      backend.device === 'webgpu'
+        ? 'WebGPU'
+        : `WASM · ${backend.numThreads ?? 1} thread${backend.numThreads === 1 ? '' : 's'}`;
+    chips.push(
+      chip(
+        'backend',
+        'Backend',
+        label,
+        backend.fallbackReason ? `requested ${state.requested.device}: ${backend.fallbackReason}` : undefined,
+      ),
+    );
+    chips.push(
+      chip('model', 'Model', `USE-lite ${backend.dtype} · ${bytes(backend.modelBytes)} · ${ms(backend.loadMs)}`),
+    );
   } else if (state.phase === 'error') {
     chips.push(chip('backend error', 'Backend', 'failed to load', state.error));
   } else {
@@ -53,7 +65,13 @@ export function renderStatus(root: HTMLElement, state: DemoState): void {
     chips.push(chip('corpus pending', 'Corpus', 'waiting for the model'));
   }
   if (embedding) chips.push(chip('query', 'Query', `${ms(embedding.ms)} embed + rank`));
-  chips.push(chip(`isolation ${state.crossOriginIsolated ? 'ok' : 'warn'}`, 'Isolation', state.crossOriginIsolated ? 'COOP/COEP on' : 'off (no WASM threads)'));
+  chips.push(
+    chip(
+      `isolation ${state.crossOriginIsolated ? 'ok' : 'warn'}`,
+      'Isolation',
+      state.crossOriginIsolated ? 'COOP/COEP on' : 'off (no WASM threads)',
+    ),
+  );
   mount(root, ...chips);
 }
 
@@ -124,7 +142,12 @@ function column(result: SelectorResult, state: DemoState): HTMLElement {
   return h(
     'article',
     { class: `selector sel-${result.id}`, 'data-selector': result.id },
-    h('header', null, h('h3', null, result.label), h('span', { class: 'count' }, `${result.names.length}`, h('small', null, ` / ${total}`))),
+    h(
+      'header',
+      null,
+      h('h3', null, result.label),
+      h('span', { class: 'count' }, `${result.names.length}`, h('small', null, ` / ${total}`)),
+    ),
     h('p', { class: 'explain' }, EXPLAIN[result.id]),
     h('p', { class: 'meta' }, `${groupThousands(result.tokens)} schema tokens · ${ms(result.ms)}`),
     result.fellOpen ? h('p', { class: 'warn' }, `Fell open (${result.fellOpen}): every tool is advertised.`) : null,
@@ -142,7 +165,11 @@ function placeholder(id: SelectorId, state: DemoState): HTMLElement {
     h('header', null, h('h3', null, id === 'bm25' ? 'BM25' : id[0]?.toUpperCase() + id.slice(1))),
     h('p', { class: 'explain' }, EXPLAIN[id]),
     h('p', { class: 'meta' }, text),
-    h('ol', { class: 'ranked skeleton' }, ...Array.from({ length: 5 }, () => h('li', null, h('span', { class: 'tool-name' }, ' ')))),
+    h(
+      'ol',
+      { class: 'ranked skeleton' },
+      ...Array.from({ length: 5 }, () => h('li', null, h('span', { class: 'tool-name' }, ' '))),
+    ),
   );
 }
 
@@ -158,7 +185,10 @@ export function renderTimings(root: HTMLElement, state: DemoState): void {
     rows.push(['Backend', backend.fallbackReason ? `${where} (${backend.fallbackReason})` : where]);
     rows.push(['Model load', `${ms(backend.loadMs)} · USE-lite ${backend.dtype}, ${bytes(backend.modelBytes)}`]);
   } else {
-    rows.push(['Backend', state.phase === 'error' ? `failed: ${state.error ?? ''}` : `loading (${state.requested.device})…`]);
+    rows.push([
+      'Backend',
+      state.phase === 'error' ? `failed: ${state.error ?? ''}` : `loading (${state.requested.device})…`,
+    ]);
   }
   const corpus = state.corpus;
   if (corpus) {
@@ -173,7 +203,10 @@ export function renderTimings(root: HTMLElement, state: DemoState): void {
     rows.push(['Corpus', `${ms(corpus.ms)} · ${how}`]);
   }
   for (const result of state.results) {
-    rows.push([result.label, h('span', null, h('i', { class: `swatch dot-${result.id}` }), `${ms(result.ms)} for this prompt`)]);
+    rows.push([
+      result.label,
+      h('span', null, h('i', { class: `swatch dot-${result.id}` }), `${ms(result.ms)} for this prompt`),
+    ]);
   }
   mount(root, ...rows.map(([label, value]) => h('tr', null, h('th', { scope: 'row' }, label), h('td', null, value))));
 }
@@ -198,7 +231,11 @@ export function renderRegistry(root: HTMLElement, tools: readonly ToolSchema[], 
       'li',
       null,
       h('span', { class: 'tool-name' }, tool.name),
-      h('span', { class: 'dots' }, ...(advertised.get(tool.name) ?? []).map((id) => h('i', { class: `dot dot-${id}`, title: id }))),
+      h(
+        'span',
+        { class: 'dots' },
+        ...(advertised.get(tool.name) ?? []).map((id) => h('i', { class: `dot dot-${id}`, title: id })),
+      ),
       h('span', { class: 'cost' }, `${toolCost(tool, approxTokenCounter)} tok`),
       h('span', { class: 'desc' }, tool.description),
     ),

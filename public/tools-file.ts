@@ -9,7 +9,9 @@ import type { ToolSchema } from '../src/index.js';
 import { readToolDefinition } from '../src/selector-kit.js';
 
 /** What parsing a file gives: tools, or every error found (never both). */
-export type ToolsFileResult = { readonly ok: true; readonly tools: readonly ToolSchema[] } | { readonly ok: false; readonly errors: readonly string[] };
+export type ToolsFileResult =
+  | { readonly ok: true; readonly tools: readonly ToolSchema[] }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 /** More than this many tools is refused: the page embeds each one. */
 export const MAX_TOOLS = 2_000;
@@ -47,7 +49,8 @@ export function validateTools(json: unknown): ToolsFileResult {
     return { ok: false, errors: ['expected an array of tools, or an object with a "tools" array'] };
   }
   if (list.length === 0) return { ok: false, errors: ['the file has no tools'] };
-  if (list.length > MAX_TOOLS) return { ok: false, errors: [`${list.length} tools is more than the demo takes (${MAX_TOOLS})`] };
+  if (list.length > MAX_TOOLS)
+    return { ok: false, errors: [`${list.length} tools is more than the demo takes (${MAX_TOOLS})`] };
 
   const errors: string[] = [];
   const tools: ToolSchema[] = [];

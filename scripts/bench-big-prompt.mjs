@@ -27,7 +27,9 @@ const { build } = await import('esbuild');
 const outdir = join(root, '.wrangler', 'bench-build-big-prompt');
 mkdirSync(outdir, { recursive: true });
 await build({
-  entryPoints: ['big-prompt-bench', 'big-prompt-proxy-child', 'big-prompt-upstream-child'].map((name) => join(root, 'test', 'proxy', `${name}.ts`)),
+  entryPoints: ['big-prompt-bench', 'big-prompt-proxy-child', 'big-prompt-upstream-child'].map((name) =>
+    join(root, 'test', 'proxy', `${name}.ts`),
+  ),
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -54,7 +56,9 @@ const after = loadavg();
 const ms = (value) => `${value.toFixed(1)} ms`;
 const line = (name, s) => `small requests ${name}: n=${s.n} p50 ${ms(s.p50)} p90 ${ms(s.p90)} max ${ms(s.max)}`;
 const moved = { p50: figures.during.p50 - figures.alone.p50, max: figures.during.max - figures.alone.max };
-console.log(`load average (1 min) before ${before[0].toFixed(2)}, after ${after[0].toFixed(2)}; one small request every ${values.interval} ms`);
+console.log(
+  `load average (1 min) before ${before[0].toFixed(2)}, after ${after[0].toFixed(2)}; one small request every ${values.interval} ms`,
+);
 console.log(
   `big prompt: ${(figures.bigBytes / 1024 / 1024).toFixed(2)} MiB body, ${figures.bigMs.length} rounds answered in ${figures.bigMs.map(ms).join(', ')}`,
 );

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { execFileSync } from 'node:child_process';
 /**
  * Browser benchmark in headless Chromium: model load time, corpus embedding, and query
  * embedding p50/p95 on the WASM and WebGPU backends, plus the core bundle's gzip size. Prints a
@@ -14,16 +15,15 @@
  *
  * Usage: `node scripts/bench-browser.mjs [--loads 3] [--queries 40] [--gpu-queries 10] [--no-webgpu] [--no-build] [--out docs/browser-bench.md]`
  */
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { pathToFileURL } from 'node:url';
-import { staticGraph } from './static-graph.mjs';
 import { build } from 'vite';
 import { buildDemo, CHROMIUM, launchChromium, repoRoot, serveDemo, waitReady } from './browser-harness.mjs';
+import { staticGraph } from './static-graph.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +50,8 @@ const QUERIES = [
   'remind me to call mum at 6pm',
 ];
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const fmt = (n) => (n === undefined ? '–' : n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US'));
 
 /**
@@ -101,7 +102,9 @@ async function runBackend(url, { device, webgpu, profile, queries, query = '' })
     const readyMs = Date.now() - started;
     const load1 = loadavg()[0];
     if (state.backend?.device !== device)
-      throw new Error(`asked for ${device}, the page runs ${state.backend?.device} (${state.backend?.fallbackReason ?? ''})`);
+      throw new Error(
+        `asked for ${device}, the page runs ${state.backend?.device} (${state.backend?.fallbackReason ?? ''})`,
+      );
     const times = await browser.page.evaluate(
       async ({ list, n }) => {
         const hook = window.__loopctl;
@@ -184,12 +187,20 @@ try {
   // The two WASM columns alternate load by load, so a busy moment on the shared machine hits both alike.
   const loads = Math.max(1, Number(values.loads));
   const shipped = { device: 'wasm', webgpu: false, profile, queries: Number(values.queries) };
-  const none = { device: 'wasm', webgpu: false, profile: bareProfile, queries: Number(values.queries), query: '&vectors=none' };
+  const none = {
+    device: 'wasm',
+    webgpu: false,
+    profile: bareProfile,
+    queries: Number(values.queries),
+    query: '&vectors=none',
+  };
   const [withFile, withoutFile] = await runLoadsAlternating(server.url, [shipped, none], loads);
   runs.push(withFile);
   bare = withoutFile;
   if (!values['no-webgpu']) {
-    runs.push(await runBackend(server.url, { device: 'webgpu', webgpu: true, profile, queries: Number(values['gpu-queries']) }));
+    runs.push(
+      await runBackend(server.url, { device: 'webgpu', webgpu: true, profile, queries: Number(values['gpu-queries']) }),
+    );
   }
 } finally {
   await server.close();
@@ -212,18 +223,24 @@ const all = [wasm, bare, gpu];
 const row = (label, pick) => [label, ...all.map((run) => column(run, pick))];
 const rows = [
   row('Backend', (r) =>
-    r.device === 'webgpu' ? `WebGPU (${r.adapter ?? 'adapter'})` : `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`,
+    r.device === 'webgpu'
+      ? `WebGPU (${r.adapter ?? 'adapter'})`
+      : `WASM SIMD, ${r.threads ?? 1} thread(s)${r.isolated ? ', isolated' : ''}`,
   ),
   row('Model load (int8, ms)', (r) => fmt(r.modelLoadMs)),
   row('… files / tokenizer / session / warm-up (ms)', (r) =>
-    r.loadPhases ? [r.loadPhases.files, r.loadPhases.tokenizer, r.loadPhases.session, r.loadPhases.warmUp].map(fmt).join(' / ') : '–',
+    r.loadPhases
+      ? [r.loadPhases.files, r.loadPhases.tokenizer, r.loadPhases.session, r.loadPhases.warmUp].map(fmt).join(' / ')
+      : '–',
   ),
   row('… runtime up after (ms, alongside the files)', (r) => fmt(r.loadPhases?.runtime)),
   row('Corpus, 67 tools (ms)', (r) => `${fmt(r.corpus?.ms)} (${r.corpus?.source}, ${r.corpus?.corpusEmbeds} embedded)`),
   row('Query embed p50 (ms)', (r) => fmt(r.p50)),
   row('Query embed p95 (ms)', (r) => fmt(r.p95)),
   row('Queries timed', (r) => String(r.queries)),
-  row('Page ready (ms)', (r) => (r.readyAll ? `**${fmt(r.readyMs)}** (${r.readyAll.map(fmt).join(', ')})` : fmt(r.readyMs))),
+  row('Page ready (ms)', (r) =>
+    r.readyAll ? `**${fmt(r.readyMs)}** (${r.readyAll.map(fmt).join(', ')})` : fmt(r.readyMs),
+  ),
 ];
 const readyGain = wasm && bare ? `${Math.round((1 - wasm.readyMs / bare.readyMs) * 100)}%` : '–';
 // Issue 18's yardstick: page ready with shipped vectors at least 30% below the 2,970 ms measured before.
@@ -235,13 +252,26 @@ const readyVerdict = wasm
 const loads = (run) => (run?.loadAll ?? []).map((l) => l.toFixed(2)).join(', ');
 const HEAD = ['', 'WASM, shipped vectors', 'WASM, no vectors file', 'WebGPU'];
 const coreRows = [
-  ['dist/index.js + its static chunks, as built (root config)', `${(core.asBuilt.raw / 1024).toFixed(1)} KB`, `${(core.asBuilt.gzip / 1024).toFixed(1)} KB`],
-  ['the same, unminified (reference)', `${(core.unminified.raw / 1024).toFixed(1)} KB`, `${(core.unminified.gzip / 1024).toFixed(1)} KB`],
+  [
+    'dist/index.js + its static chunks, as built (root config)',
+    `${(core.asBuilt.raw / 1024).toFixed(1)} KB`,
+    `${(core.asBuilt.gzip / 1024).toFixed(1)} KB`,
+  ],
+  [
+    'the same, unminified (reference)',
+    `${(core.unminified.raw / 1024).toFixed(1)} KB`,
+    `${(core.unminified.gzip / 1024).toFixed(1)} KB`,
+  ],
 ];
 const target = 25 * 1024;
 const verdict = core.asBuilt.gzip < target ? 'under' : 'over';
 
-const table = (head, body) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...body.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head, body) =>
+  [
+    `| ${head.join(' | ')} |`,
+    `| ${head.map(() => '---').join(' | ')} |`,
+    ...body.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 
 console.log(`\n${table(HEAD, rows)}\n\n${table(['Core bundle', 'raw', 'gzip -9'], coreRows)}\n`);
 console.log(`core gzip ${(core.asBuilt.gzip / 1024).toFixed(1)} KB: ${verdict} the 25 KB target`);

@@ -64,7 +64,9 @@ for (const row of rows) {
       `${row.provider} ${row.scenario} ${row.results}/${row.tools}/${row.cached ? 'cached' : 'none'}: default ${pct(row.units.default, row.units.all)} of all tools`,
     );
   if (row.cached && row.tools >= 1000 && ratio > 0.6)
-    misses.push(`${row.provider} ${row.scenario} ${row.results}/${row.tools}: default ${pct(row.units.default, row.units.all)} > 60% at 1,000 tools`);
+    misses.push(
+      `${row.provider} ${row.scenario} ${row.results}/${row.tools}: default ${pct(row.units.default, row.units.all)} > 60% at 1,000 tools`,
+    );
   if (!row.cached && ratio - row.units.narrow / row.units.all > 0.05) {
     misses.push(
       `${row.provider} ${row.scenario} ${row.results}/${row.tools}/none: default ${pct(row.units.default, row.units.all)} vs narrow ${pct(row.units.narrow, row.units.all)}`,

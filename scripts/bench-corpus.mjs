@@ -14,10 +14,10 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { runnerImport } from 'vite';
 import { loadTools } from '../dist/cli.js';
 import { toolText } from '../dist/selector-kit.js';
 import { createUseLiteTokenizer, useLiteEmbedder } from '../dist/use-lite.js';
-import { runnerImport } from 'vite';
 
 // The ONNX writer the model builder uses, loaded from its TypeScript source (no build step).
 const { encodeModel, GraphBuilder } = (
@@ -44,7 +44,8 @@ if (device !== 'native' && device !== 'wasm') throw new Error(`--device must be 
 const modelPath = resolve(import.meta.dirname, '../models/use-lite');
 
 /** USE-lite multiply-adds per token (both layers' projections, residual and FFN; notes §4). */
-export const MACS_PER_TOKEN = 256 * 768 + 256 * 512 + 256 * 512 + 2 * 512 * 1536 + (512 * 1536 + 512 * 512 + 2 * 512 * 1536);
+export const MACS_PER_TOKEN =
+  256 * 768 + 256 * 512 + 256 * 512 + 2 * 512 * 1536 + (512 * 1536 + 512 * 512 + 2 * 512 * 1536);
 /** Per text: the 512×512 tanh head. */
 const MACS_PER_TEXT = 512 * 512;
 

@@ -87,9 +87,15 @@ function deployedWorkerConfig(toml) {
   const top = toml.split(/^\[/m)[0];
   const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(top)?.[1];
   if (!date) throw new Error('wrangler.toml: no compatibility_date');
-  const flags = [...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(top)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]);
+  const flags = [...(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(top)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map(
+    (match) => match[1],
+  );
   const assets = /^\[env\.onnx\.assets\]([^[]*)/m.exec(toml)?.[1] ?? '';
-  return { compatibilityDate: date, compatibilityFlags: flags, runWorkerFirst: /^run_worker_first\s*=\s*true/m.test(assets) };
+  return {
+    compatibilityDate: date,
+    compatibilityFlags: flags,
+    runWorkerFirst: /^run_worker_first\s*=\s*true/m.test(assets),
+  };
 }
 
 /** Miniflare's options for a worker served the way the deployed one is: its flags, its assets router. */
@@ -100,7 +106,10 @@ function workerdShape(assets) {
     assets: {
       directory: assets,
       binding: 'ASSETS',
-      routerConfig: { has_user_worker: true, ...(WORKER_CONFIG.runWorkerFirst ? { invoke_user_worker_ahead_of_assets: true } : {}) },
+      routerConfig: {
+        has_user_worker: true,
+        ...(WORKER_CONFIG.runWorkerFirst ? { invoke_user_worker_ahead_of_assets: true } : {}),
+      },
     },
   };
 }
@@ -116,7 +125,8 @@ async function startBareWorkerd(name, { modules, bindings, assets }) {
   const port = await freePort();
   const quote = JSON.stringify;
   const moduleLines = modules.map(
-    (module) => `(name = ${quote(module.name)}, ${module.type === 'CompiledWasm' ? 'wasm' : 'esModule'} = embed ${quote(relative(dir, module.path))})`,
+    (module) =>
+      `(name = ${quote(module.name)}, ${module.type === 'CompiledWasm' ? 'wasm' : 'esModule'} = embed ${quote(relative(dir, module.path))})`,
   );
   const bindingLines = [
     ...Object.entries(bindings).map(([key, value]) => `(name = ${quote(key)}, text = ${quote(value)})`),
@@ -147,7 +157,11 @@ const benchWorker :Workerd.Worker = (
 
 /** Start a child process and wait until `url/healthz` answers. */
 async function startServer(name, command, commandArgs, env, url) {
-  const child = spawn(command, commandArgs, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, commandArgs, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const keep = (chunk) => {
     log = (log + chunk).slice(-20_000);
@@ -213,7 +227,16 @@ async function load(url, selector) {
     rps: result.requests.average,
     total: result.requests.total,
     errors,
-    ...(errors > 0 ? { detail: { errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx, statusCodes: result.statusCodeStats } } : {}),
+    ...(errors > 0
+      ? {
+          detail: {
+            errors: result.errors,
+            timeouts: result.timeouts,
+            non2xx: result.non2xx,
+            statusCodes: result.statusCodeStats,
+          },
+        }
+      : {}),
   };
 }
 
@@ -252,7 +275,15 @@ async function coldBurst(url) {
     total: outcomes.length,
     errors,
     warmUpMs: 0,
-    ...(errors > 0 ? { detail: { statuses, fellOpen: outcomes.filter((o) => o.fellOpen).length, firstError: outcomes.find((o) => o.error)?.error } } : {}),
+    ...(errors > 0
+      ? {
+          detail: {
+            statuses,
+            fellOpen: outcomes.filter((o) => o.fellOpen).length,
+            firstError: outcomes.find((o) => o.error)?.error,
+          },
+        }
+      : {}),
   };
 }
 
@@ -262,7 +293,10 @@ async function benchRuntime(name, start) {
   try {
     if (!args.includes('--proxy-only')) {
       const burst = { runtime: name, ...(await coldBurst(url)) };
-      if (burst.detail) console.error(`[bench:http] ${name} cold burst: ${JSON.stringify(burst.detail)}\n${child.log?.().slice(-3000) ?? ''}`);
+      if (burst.detail)
+        console.error(
+          `[bench:http] ${name} cold burst: ${JSON.stringify(burst.detail)}\n${child.log?.().slice(-3000) ?? ''}`,
+        );
       rows.push(burst);
     }
     if (upstream) {
@@ -280,7 +314,10 @@ async function benchRuntime(name, start) {
       const warmMs = performance.now() - started;
       for (const prompt of PROMPTS.slice(1)) await select(url, selector, prompt);
       const row = { runtime: name, selector, warmUpMs: Math.round(warmMs), ...(await load(url, selector)) };
-      if (row.detail) console.error(`[bench:http] ${name}/${selector} errors: ${JSON.stringify(row.detail)}\n${child.log?.().slice(-3000) ?? ''}`);
+      if (row.detail)
+        console.error(
+          `[bench:http] ${name}/${selector} errors: ${JSON.stringify(row.detail)}\n${child.log?.().slice(-3000) ?? ''}`,
+        );
       rows.push(row);
     }
   } finally {
@@ -357,7 +394,10 @@ async function startUpstream(bundle) {
       const sizes = server.requests.map((r) => ({ bytes: r.rawBytes.byteLength, tools: Array.isArray(r.json?.tools) ? r.json.tools.length : 0 }));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: server.url, sizes }));
     }).listen(${controlPort}, '127.0.0.1');`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   const control = `http://127.0.0.1:${controlPort}`;
   for (let i = 0; i < 100; i++) {
     try {
@@ -427,7 +467,8 @@ function selfTimes(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node);
-  const label = (node) => `${node.callFrame.functionName || '(anonymous)'}${node.callFrame.lineNumber >= 0 ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+  const label = (node) =>
+    `${node.callFrame.functionName || '(anonymous)'}${node.callFrame.lineNumber >= 0 ? `:${node.callFrame.lineNumber + 1}` : ''}`;
   const functions = new Map();
   let busyMs = 0;
   profile.samples.forEach((id, index) => {
@@ -476,7 +517,11 @@ function percentile(sorted, p) {
 
 async function timed(url, body, headers) {
   const started = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   await response.arrayBuffer();
   const ms = performance.now() - started;
   if (response.status !== 200) throw new Error(`HTTP ${response.status} from ${url}`);
@@ -498,7 +543,11 @@ const FLOOR_WORKER = `export default { async fetch(request, env) {
 } }`;
 
 async function startFloor(name, upstream, tools) {
-  const small = JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: PROMPTS[0] }], tools: tools.slice(0, 9) });
+  const small = JSON.stringify({
+    model: 'scripted',
+    messages: [{ role: 'user', content: PROMPTS[0] }],
+    tools: tools.slice(0, 9),
+  });
   const target = `${upstream.url}/v1/chat/completions`;
   if (name === 'node') {
     const port = await freePort();
@@ -559,11 +608,18 @@ async function startFloor(name, upstream, tools) {
 async function benchProxy(name, url, upstream, tools, floor) {
   const proxyURL = `${url}/v1/chat/completions`;
   const directURL = `${upstream.url}/v1/chat/completions`;
-  const bodies = PROMPTS.map((prompt) => JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools }));
+  const bodies = PROMPTS.map((prompt) =>
+    JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools }),
+  );
   const auth = { authorization: `Bearer ${token}` };
   const modes = [
     { mode: 'direct', url: directURL, headers: {} },
-    ...PROXY_SELECTORS.map((selector) => ({ mode: `proxy ${selector}`, selector, url: proxyURL, headers: { ...auth, 'x-loopctl-selector': selector } })),
+    ...PROXY_SELECTORS.map((selector) => ({
+      mode: `proxy ${selector}`,
+      selector,
+      url: proxyURL,
+      headers: { ...auth, 'x-loopctl-selector': selector },
+    })),
     ...(floor ? [{ mode: 'null proxy', url: `${floor.url}/v1/chat/completions`, headers: {} }] : []),
   ];
   // Warm up (model load, the 150-tool corpus) and read what the upstream received.
@@ -574,7 +630,8 @@ async function benchProxy(name, url, upstream, tools, floor) {
     let sent = 0;
     for (const body of bodies) {
       const { response } = await timed(mode.url, body, mode.headers);
-      if (response.headers.get('x-loopctl-fell-open')) throw new Error(`${name} ${mode.mode} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
+      if (response.headers.get('x-loopctl-fell-open'))
+        throw new Error(`${name} ${mode.mode} fell open: ${response.headers.get('x-loopctl-fell-open')}`);
       advertised.push(Number(response.headers.get('x-loopctl-advertised')));
       const { sizes } = await (await fetch(upstream.control)).json();
       sent += sizes[sizes.length - 1].bytes;
@@ -641,7 +698,11 @@ async function benchProxy(name, url, upstream, tools, floor) {
       connections: CONNECTIONS,
       duration: DURATION,
       timeout: 30,
-      requests: bodies.map((body) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...mode.headers }, body })),
+      requests: bodies.map((body) => ({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...mode.headers },
+        body,
+      })),
     });
     const errors = load.errors + load.timeouts + load.non2xx;
     const s = saved[mode.mode];
@@ -682,7 +743,11 @@ const runtimes = {
       'node',
       process.execPath,
       ['--input-type=module', '-e', script],
-      { PORT: String(port), LOOPCTL_TOKEN: token, ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+      {
+        PORT: String(port),
+        LOOPCTL_TOKEN: token,
+        ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}),
+      },
       url,
     );
     return { child, url };
@@ -698,7 +763,11 @@ const runtimes = {
       ...workerdShape(assets),
       kvNamespaces: ['VECTORS'],
       kvPersist: join(root, '.wrangler', 'bench-state', 'kv'),
-      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+      bindings: {
+        LOOPCTL_TOKEN: token,
+        MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+        ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}),
+      },
       host: '127.0.0.1',
       port: await freePort(),
       cf: false,
@@ -713,7 +782,11 @@ const runtimes = {
     return startBareWorkerd('workerd-bare', {
       modules: modules.modules.map((module) => ({ ...module, name: relative(modules.modulesRoot, module.path) })),
       assets,
-      bindings: { LOOPCTL_TOKEN: token, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}) },
+      bindings: {
+        LOOPCTL_TOKEN: token,
+        MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+        ...(upstream ? { PROXY_OPENAI_BASE_URL: `${upstream.url}/v1` } : {}),
+      },
     });
   },
 };
@@ -739,8 +812,12 @@ for (const [name, start] of Object.entries(runtimes)) {
 }
 
 if (rows.length > 0) console.log('');
-if (rows.length > 0) console.log(`POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`);
-if (rows.length > 0) console.log('runtime      selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
+if (rows.length > 0)
+  console.log(
+    `POST /v1/select, ${CONNECTIONS} connections, ${DURATION} s, loopback (${PROMPTS.length} rotating prompts)`,
+  );
+if (rows.length > 0)
+  console.log('runtime      selector             p50 ms  p99 ms   req/s   requests  errors  warm-up ms');
 for (const row of rows) {
   console.log(
     `${row.runtime.padEnd(12)} ${row.selector.padEnd(20)} ${String(row.p50).padStart(6)} ${String(row.p99).padStart(7)} ${row.rps.toFixed(0).padStart(7)} ${String(row.total).padStart(10)} ${String(row.errors).padStart(7)} ${String(row.warmUpMs).padStart(11)}`,

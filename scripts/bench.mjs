@@ -7,9 +7,17 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, memoEmbedder, percentile } from '../dist/cli.js';
-import { BareLoop, Bm25Selector, EmbeddingSelector, HybridSelector, KeywordSelector, ToolRegistry, memoryVectorCache } from '../dist/index.js';
-import { encodeVectorsFile } from '../dist/vectors.js';
+import {
+  BareLoop,
+  Bm25Selector,
+  EmbeddingSelector,
+  HybridSelector,
+  KeywordSelector,
+  memoryVectorCache,
+  ToolRegistry,
+} from '../dist/index.js';
 import { useLiteEmbedder } from '../dist/use-lite.js';
+import { encodeVectorsFile } from '../dist/vectors.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +35,14 @@ const only = values.only?.split(',');
 const want = (name) => !only || only.includes(name);
 const results = [];
 const report = (name, samples, extra = {}) => {
-  const row = { name, n: samples.length, p50Ms: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), ...extra, load: load() };
+  const row = {
+    name,
+    n: samples.length,
+    p50Ms: percentile(samples, 0.5),
+    p95Ms: percentile(samples, 0.95),
+    ...extra,
+    load: load(),
+  };
   results.push(row);
   console.log(
     `${name.padEnd(48)} p50 ${row.p50Ms.toFixed(4)} ms  p95 ${row.p95Ms.toFixed(4)} ms  (n=${row.n})${Object.keys(extra).length ? `  ${JSON.stringify(extra)}` : ''}`,
@@ -61,7 +76,8 @@ if (want('loop')) {
   // ones, so the measured time is the loop's own work per turn.
   const registry = new ToolRegistry();
   registry.registerMany(tools.slice(0, 1000).map((schema) => ({ schema, handler: () => 'ok' })));
-  const callable = tools.slice(0, 1000).find((t) => Object.keys(t.parameters?.properties ?? {}).length === 0) ?? tools[0];
+  const callable =
+    tools.slice(0, 1000).find((t) => Object.keys(t.parameters?.properties ?? {}).length === 0) ?? tools[0];
   let step = 0;
   const client = {
     provider: 'openai',
@@ -144,7 +160,10 @@ if (want('embedding') || want('hybrid')) {
   };
   if (want('embedding')) {
     const { samples, warmupMs } = await timeAsync(new EmbeddingSelector(recording, { cache }));
-    report('EmbeddingSelector.select, bfcl, warm cache', samples, { firstTurnMs: Math.round(warmupMs), loadMs: Math.round(loadMs) });
+    report('EmbeddingSelector.select, bfcl, warm cache', samples, {
+      firstTurnMs: Math.round(warmupMs),
+      loadMs: Math.round(loadMs),
+    });
     console.log(
       `first turn, 1,857 tools, no vectors file (${backend.device}, 1 thread): ${(warmupMs / 1000).toFixed(2)} s ` +
         `(${(tools.length / (warmupMs / 1000)).toFixed(1)} tools/s; load ${load()})`,
@@ -152,11 +171,16 @@ if (want('embedding') || want('hybrid')) {
     results.push({ name: 'first turn, bfcl, no vectors file', device: backend.device, ms: warmupMs, load: load() });
 
     // The same corpus as a vectors file, then a fresh selector (empty cache) seeded from it.
-    const entries = [...recorded].filter(([text]) => !queries.includes(text)).map(([text, vector]) => ({ text, vector }));
+    const entries = [...recorded]
+      .filter(([text]) => !queries.includes(text))
+      .map(([text, vector]) => ({ text, vector }));
     const sizes = {};
     for (const precision of ['f16', 'i8', 'f32']) {
       const bytes = encodeVectorsFile({ embedderId: embedder.id, dimensions: embedder.dimensions, precision }, entries);
-      sizes[precision] = { bytes: bytes.byteLength, per1000Tools: Math.round((bytes.byteLength / entries.length) * 1000) };
+      sizes[precision] = {
+        bytes: bytes.byteLength,
+        per1000Tools: Math.round((bytes.byteLength / entries.length) * 1000),
+      };
     }
     console.log(
       `vectors file per 1,000 tools: f16 ${(sizes.f16.per1000Tools / 1024).toFixed(0)} KB, i8 ${(sizes.i8.per1000Tools / 1024).toFixed(0)} KB, f32 ${(sizes.f32.per1000Tools / 1024).toFixed(0)} KB (${entries.length} texts)`,
@@ -167,9 +191,12 @@ if (want('embedding') || want('hybrid')) {
     for (let i = 0; i < 5; i++) {
       const seeded = new EmbeddingSelector(embedder, { cache: memoryVectorCache(), vectors: file });
       const t = performance.now();
-      await seeded.select({ turn: 1, latestUserMessage: queries[i], conversation: [] }, [...tools], { signal: new AbortController().signal });
+      await seeded.select({ turn: 1, latestUserMessage: queries[i], conversation: [] }, [...tools], {
+        signal: new AbortController().signal,
+      });
       seededTimes.push(performance.now() - t);
-      if (seeded.stats.corpusEmbeds !== 0) throw new Error(`seeded first turn embedded ${seeded.stats.corpusEmbeds} tool texts`);
+      if (seeded.stats.corpusEmbeds !== 0)
+        throw new Error(`seeded first turn embedded ${seeded.stats.corpusEmbeds} tool texts`);
     }
     report('first turn, bfcl 1,857 tools, with a vectors file (f16)', seededTimes, { modelLoadMs: Math.round(loadMs) });
 
@@ -183,7 +210,15 @@ if (want('embedding') || want('hybrid')) {
       for (let i = 0; i < 5; i++) {
         const out = execFileSync(
           process.execPath,
-          [join(import.meta.dirname, 'bench-first-turn.mjs'), '--vectors', path, '--selector', selector, '--data', values.data],
+          [
+            join(import.meta.dirname, 'bench-first-turn.mjs'),
+            '--vectors',
+            path,
+            '--selector',
+            selector,
+            '--data',
+            values.data,
+          ],
           {
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'inherit'],
@@ -257,14 +292,21 @@ if (want('learn')) {
   // example store and the query projection's fit with its held-out check. Also the longest
   // stretch learn held the thread (a zero-delay timer chain runs whenever it lets go): what a
   // page's input waits at most while the fit runs.
-  const embedder = memoEmbedder(useLiteEmbedder({ modelPath: resolve(import.meta.dirname, '../models/use-lite'), numThreads: 1 }));
+  const embedder = memoEmbedder(
+    useLiteEmbedder({ modelPath: resolve(import.meta.dirname, '../models/use-lite'), numThreads: 1 }),
+  );
   for (const set of values['learn-sets'].split(',')) {
     const setTools = loadTools(join(values.data, set, 'tools.json'));
-    const examples = loadCases(join(values.data, set, 'cases.jsonl'), 'dev').map((c) => ({ query: c.query, tools: c.expected }));
+    const examples = loadCases(join(values.data, set, 'cases.jsonl'), 'dev').map((c) => ({
+      query: c.query,
+      tools: c.expected,
+    }));
     const cache = memoryVectorCache();
     const fresh = async () => {
       const selector = new HybridSelector(embedder, { cache, learnedCache: memoryVectorCache() });
-      await selector.select({ turn: 1, latestUserMessage: examples[0].query, conversation: [] }, setTools, { signal: new AbortController().signal });
+      await selector.select({ turn: 1, latestUserMessage: examples[0].query, conversation: [] }, setTools, {
+        signal: new AbortController().signal,
+      });
       return selector;
     };
     await (await fresh()).learn(examples, { tools: setTools }); // embeds corpus and prompts once
@@ -288,7 +330,8 @@ if (want('learn')) {
       held.push(stop());
       stop = holdProbe();
       await selector.learn([turn], { tools: setTools, fit: 'background' });
-      while ((selector.learnedProjection?.examples ?? 0) <= summary.total) await new Promise((resolve) => setTimeout(resolve, 1));
+      while ((selector.learnedProjection?.examples ?? 0) <= summary.total)
+        await new Promise((resolve) => setTimeout(resolve, 1));
       refitHeld.push(stop());
     }
     const best = Math.min(...samples);

@@ -35,7 +35,11 @@ export async function buildDemo() {
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
 export async function serveDemo() {
-  const server = await preview({ configFile: CONFIG, logLevel: 'warn', preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false } });
+  const server = await preview({
+    configFile: CONFIG,
+    logLevel: 'warn',
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, open: false },
+  });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not report a URL');
   return { url, close: () => server.close() };

@@ -22,7 +22,9 @@ const builderDir = join(repoRoot, 'src', 'cli', 'model');
 export const DEFAULT_OUT_DIR = join(repoRoot, 'models', 'use-lite');
 
 /** The builder module (src/cli/model/build-use-lite.ts). */
-export const builder = (await runnerImport(join(builderDir, 'build-use-lite.ts'), { configFile: false, root: repoRoot, logLevel: 'error' })).module;
+export const builder = (
+  await runnerImport(join(builderDir, 'build-use-lite.ts'), { configFile: false, root: repoRoot, logLevel: 'error' })
+).module;
 
 /** Weights, vocabulary, licence, the builder's sources and this script: a change to any rebuilds. */
 export function inputFiles(weightsDir = builder.findWeights([import.meta.url])) {

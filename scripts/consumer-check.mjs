@@ -27,8 +27,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, runnerImport } from 'vite';
-import { packedFileProblems } from './packed-files.mjs';
 import { typecheck, writeNodeTypesProject } from './node-types-project.mjs';
+import { packedFileProblems } from './packed-files.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -73,7 +73,8 @@ function run(command, args, options = {}) {
     child.on('error', (error) => (stderr += String(error)));
     child.on('close', (code, signal) => {
       const output = `${stdout}${stderr}`;
-      if (code !== 0) failures.push(`${command} ${args.join(' ')} exited ${code ?? signal}:\n${output.trim().slice(-3000)}`);
+      if (code !== 0)
+        failures.push(`${command} ${args.join(' ')} exited ${code ?? signal}:\n${output.trim().slice(-3000)}`);
       done({ ok: code === 0, stdout, output });
     });
   });
@@ -90,7 +91,9 @@ function readmeBlocks(readme, heading) {
 
 /** The README's JS examples talk to a local model server: point them at the scripted one. */
 function againstServer(code, baseURL) {
-  return code.replaceAll('http://127.0.0.1:11434/v1', baseURL).replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
+  return code
+    .replaceAll('http://127.0.0.1:11434/v1', baseURL)
+    .replace(/openAIChatClient\(\{ (?!baseURL)/g, `openAIChatClient({ baseURL: '${baseURL}', `);
 }
 
 /**
@@ -110,7 +113,9 @@ function consumerLock(manifest, tarball) {
       if (!base) return undefined;
     }
   };
-  const packages = { '': { name: manifest.name, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies } };
+  const packages = {
+    '': { name: manifest.name, dependencies: manifest.dependencies, devDependencies: manifest.devDependencies },
+  };
   packages['node_modules/loopctl'] = {
     version: pkg.version,
     resolved: manifest.dependencies.loopctl,
@@ -123,7 +128,9 @@ function consumerLock(manifest, tarball) {
     peerDependenciesMeta: pkg.peerDependenciesMeta,
   };
   const wanted = (entry) => ({ ...entry.dependencies, ...entry.peerDependencies });
-  const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => name !== 'loopctl');
+  const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
+    (name) => name !== 'loopctl',
+  );
   const queue = [
     ['node_modules/loopctl', pkg.dependencies, {}],
     ['', Object.fromEntries(others.map((name) => [name, '*'])), {}],
@@ -146,7 +153,8 @@ function consumerLock(manifest, tarball) {
 
 const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
 const app = join(work, 'app');
-if (!relative(realpathSync(root), realpathSync(work)).startsWith('..')) throw new Error(`${work} is inside the repository`);
+if (!relative(realpathSync(root), realpathSync(work)).startsWith('..'))
+  throw new Error(`${work} is inside the repository`);
 let server;
 
 try {
@@ -160,7 +168,12 @@ try {
 
   // 1. Pack, and check what the tarball holds.
   let done = step('pack');
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  );
   const paths = packed.files.map((f) => f.path);
   for (const problem of packedFileProblems(paths, pkg)) failures.push(`tarball: ${problem}`);
   report.unshift(
@@ -187,7 +200,10 @@ try {
       .map((spec) => spec.replace(/(.)@[^@/]+$/, '$1'));
   const deps = installs.filter((l) => !/--save-dev|-D\b/.test(l)).flatMap(named);
   const devDeps = installs.filter((l) => /--save-dev|-D\b/.test(l)).flatMap(named);
-  check(deps.includes('loopctl') && devDeps.includes(WEIGHTS), `README set-up installs ${deps} and -D ${devDeps}: expected loopctl and -D ${WEIGHTS}`);
+  check(
+    deps.includes('loopctl') && devDeps.includes(WEIGHTS),
+    `README set-up installs ${deps} and -D ${devDeps}: expected loopctl and -D ${WEIGHTS}`,
+  );
   const version = (name) => (name === 'loopctl' ? `file:../${packed.filename}` : lockedVersion(name));
   const manifest = {
     name: 'consumer-app',
@@ -196,13 +212,23 @@ try {
     dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
     // @types/node: for the Node-only TypeScript check below; hono and @hono/node-server: the
     // optional peers a user of loopctl/hono and loopctl/hono/node installs beside loopctl.
-    devDependencies: Object.fromEntries([...devDeps, '@types/node', 'hono', '@hono/node-server'].map((d) => [d, version(d)])),
+    devDependencies: Object.fromEntries(
+      [...devDeps, '@types/node', 'hono', '@hono/node-server'].map((d) => [d, version(d)]),
+    ),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(consumerLock(manifest, join(work, packed.filename)), null, 2)}\n`);
+  writeFileSync(
+    join(app, 'package-lock.json'),
+    `${JSON.stringify(consumerLock(manifest, join(work, packed.filename)), null, 2)}\n`,
+  );
   // The lock pins what this checkout was tested with, so npm needs nothing but its cache (filled
   // by `npm ci`); if the cache lacks a tarball, npm may fetch it rather than fail.
-  const npmInstall = (args) => spawnSync('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+  const npmInstall = (args) =>
+    spawnSync('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
   let installed = npmInstall(['ci', '--offline']);
   if (installed.status !== 0 && /ENOTCACHED/.test(installed.stderr)) {
     report.push('  (npm cache incomplete: installed with --prefer-offline)');
@@ -214,16 +240,29 @@ try {
 
   // 3. The README's examples against the scripted model server.
   done = step('README examples');
-  const { module: scripted } = await runnerImport(join(root, 'test/support/scripted-model-server.ts'), { configFile: false, root, logLevel: 'error' });
+  const { module: scripted } = await runnerImport(join(root, 'test/support/scripted-model-server.ts'), {
+    configFile: false,
+    root,
+    logLevel: 'error',
+  });
   server = await scripted.startScriptedModelServer();
   const [tenLines] = readmeBlocks(readme, 'Ten lines');
-  writeFileSync(join(app, 'ten-lines.mjs'), `${againstServer(tenLines.code, server.openAIBaseURL)}\nconsole.log(JSON.stringify({ text }))\n`);
-  server.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'It is sunny in Oslo.' });
+  writeFileSync(
+    join(app, 'ten-lines.mjs'),
+    `${againstServer(tenLines.code, server.openAIBaseURL)}\nconsole.log(JSON.stringify({ text }))\n`,
+  );
+  server.enqueue(
+    { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+    { text: 'It is sunny in Oslo.' },
+  );
   const ten = await run(process.execPath, ['ten-lines.mjs'], { cwd: app });
   if (ten.ok) {
     check(ten.stdout.includes('{"text":"It is sunny in Oslo."}'), `Ten lines printed ${ten.stdout}`);
     const second = server.requests.at(-1)?.json;
-    check(JSON.stringify(second?.messages ?? []).includes('Sunny and 21 °C in Oslo'), 'Ten lines: the tool result did not reach the model');
+    check(
+      JSON.stringify(second?.messages ?? []).includes('Sunny and 21 °C in Oslo'),
+      'Ten lines: the tool result did not reach the model',
+    );
     check(
       JSON.stringify(server.requests.at(-2)?.json?.tools?.map((t) => t.function.name)) === '["get_weather"]',
       'Ten lines: the first request did not advertise get_weather',
@@ -261,7 +300,11 @@ try {
   if (check(Boolean(nodeExample), 'README "Selecting by meaning, offline" has no Node example')) {
     writeFileSync(join(app, 'select-offline.mjs'), nodeExample.code);
     const selected = await run(process.execPath, ['select-offline.mjs'], { cwd: app });
-    if (selected.ok) check(selected.stdout.trim() === "[ 'get_weather' ]", `the offline HybridSelector picked ${selected.stdout.trim()}`);
+    if (selected.ok)
+      check(
+        selected.stdout.trim() === "[ 'get_weather' ]",
+        `the offline HybridSelector picked ${selected.stdout.trim()}`,
+      );
   }
   done();
 
@@ -269,9 +312,21 @@ try {
   // `select` (keyword and hybrid on the model just built) and `eval` on a user's own files.
   done = step('loopctl select + eval');
   const cliTools = [
-    { name: 'get_weather', description: 'Current weather and forecast for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
-    { name: 'send_email', description: 'Send an email to a recipient.', parameters: { type: 'object', properties: { to: { type: 'string' } } } },
-    { name: 'stock_price', description: 'Latest trading price of a ticker.', parameters: { type: 'object', properties: { ticker: { type: 'string' } } } },
+    {
+      name: 'get_weather',
+      description: 'Current weather and forecast for a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+    {
+      name: 'send_email',
+      description: 'Send an email to a recipient.',
+      parameters: { type: 'object', properties: { to: { type: 'string' } } },
+    },
+    {
+      name: 'stock_price',
+      description: 'Latest trading price of a ticker.',
+      parameters: { type: 'object', properties: { ticker: { type: 'string' } } },
+    },
   ];
   writeFileSync(join(app, 'tools.json'), `${JSON.stringify(cliTools, null, 2)}\n`);
   const cliCases = [
@@ -298,7 +353,18 @@ try {
   if (check(Boolean(modelFlag), 'README set-up has no `npx loopctl model --out DIR`')) {
     await cli(
       'select (hybrid)',
-      ['select', '--tools', 'tools.json', '--selector', 'hybrid', '--k', '1', '--model', modelFlag, 'Will I need an umbrella in Paris tomorrow?'],
+      [
+        'select',
+        '--tools',
+        'tools.json',
+        '--selector',
+        'hybrid',
+        '--k',
+        '1',
+        '--model',
+        modelFlag,
+        'Will I need an umbrella in Paris tomorrow?',
+      ],
       (f) =>
         JSON.stringify(f.advertised) === '["get_weather"]' && f.fellOpen === null
           ? undefined
@@ -332,13 +398,21 @@ document.querySelector('form').addEventListener('submit', async (event) => {
     root: app,
     configFile: false,
     logLevel: 'error',
-    build: { outDir: join(app, 'web-dist'), emptyOutDir: true, rollupOptions: { input: join(app, 'web/main.js') }, target: 'es2022' },
+    build: {
+      outDir: join(app, 'web-dist'),
+      emptyOutDir: true,
+      rollupOptions: { input: join(app, 'web/main.js') },
+      target: 'es2022',
+    },
   });
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => o.output).filter((o) => o.type === 'chunk');
   const gzip = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
   const raw = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0);
   const entry = chunks.find((chunk) => chunk.isEntry);
-  const sizes = chunks.map((chunk) => `${chunk.isEntry ? 'entry' : chunk.name} ${gzipSync(chunk.code, { level: 9 }).length.toLocaleString('en-US')}`);
+  const sizes = chunks.map(
+    (chunk) =>
+      `${chunk.isEntry ? 'entry' : chunk.name} ${gzipSync(chunk.code, { level: 9 }).length.toLocaleString('en-US')}`,
+  );
   report.push(
     `vite bundle of a keyword-only browser app: ${raw.toLocaleString('en-US')} bytes, ${gzip.toLocaleString('en-US')} bytes gzip in ${chunks.length} chunks (${sizes.join(', ')} bytes gzip)`,
   );
@@ -373,13 +447,20 @@ const listed = (await files.list('.')).map((entry) => entry.name)
 console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.tools.map((t) => t.name), listed }))
 `,
   );
-  const deno = await run(join(root, 'node_modules/.bin/deno'), ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'], {
-    cwd: app,
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
-  });
+  const deno = await run(
+    join(root, 'node_modules/.bin/deno'),
+    ['run', '--cached-only', '--no-prompt', '--allow-read', '--allow-env', 'deno-check.mjs'],
+    {
+      cwd: app,
+      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+    },
+  );
   if (deno.ok) {
     const answer = JSON.parse(deno.stdout.trim().split('\n').at(-1));
-    check(answer.runtime === 'object' && answer.picked.includes('Read') && answer.listed.includes('deno-check.mjs'), `Deno printed ${deno.stdout}`);
+    check(
+      answer.runtime === 'object' && answer.picked.includes('Read') && answer.listed.includes('deno-check.mjs'),
+      `Deno printed ${deno.stdout}`,
+    );
   }
   done();
 
@@ -397,7 +478,9 @@ console.log(JSON.stringify({ runtime: typeof Deno, picked: picked.tools.map((t) 
   if (!keep) rmSync(work, { recursive: true, force: true });
 }
 
-console.log(`consumer check (${((performance.now() - started) / 1000).toFixed(1)} s, project in ${keep ? work : 'a temp folder, removed'}):`);
+console.log(
+  `consumer check (${((performance.now() - started) / 1000).toFixed(1)} s, project in ${keep ? work : 'a temp folder, removed'}):`,
+);
 for (const line of report) console.log(line.startsWith('  ') ? line : `- ${line}`);
 if (failures.length > 0) {
   console.error(`\nconsumer check FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}`);

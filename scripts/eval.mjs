@@ -1,12 +1,12 @@
 #!/usr/bin/env node
+import { createHash } from 'node:crypto';
 // `npm run eval`: every selector on the test split of every set in ../shared/eval, at
 // k = 4, 8, 16, regenerating docs/benchmarks.md. Run `npm run build` first (the npm script does).
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { createHash } from 'node:crypto';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   defaultEmbedder,
   EXPECTED_GROUPS,
@@ -22,8 +22,8 @@ import {
   usesK,
 } from '../dist/cli.js';
 import { o200kTokenCounter } from '../dist/index.js';
-import { reachableTable, writeReachableSection } from './reachable-table.mjs';
 import { useLiteEmbedder } from '../dist/use-lite.js';
+import { reachableTable, writeReachableSection } from './reachable-table.mjs';
 
 const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const { values } = parseArgs({
@@ -57,7 +57,9 @@ const { values } = parseArgs({
     'baseline-label': { type: 'string', default: 'main' },
     'dev-registry': {
       type: 'string',
-      default: ['workdesk', 'holdout'].map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`)).join(','),
+      default: ['workdesk', 'holdout']
+        .map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`))
+        .join(','),
     },
     // The encoder: base (default) or the tuned 'tools' variant (loopctl model --variant tools), from --model DIR.
     variant: { type: 'string', default: 'base' },
@@ -67,7 +69,9 @@ const { values } = parseArgs({
 
 const dataDir = values.data;
 if (!existsSync(dataDir)) throw new Error(`no eval data at ${dataDir} (pass --data DIR)`);
-const sets = (values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => existsSync(join(dataDir, d, 'cases.jsonl')))).sort();
+const sets = (
+  values.sets?.split(',') ?? readdirSync(dataDir).filter((d) => existsSync(join(dataDir, d, 'cases.jsonl')))
+).sort();
 // Where each set's files live, and which of its cases are scored: the public sets by --split,
 // the dev registry on all its cases (it is a tuning set; it has no test split).
 const setDirs = new Map(sets.map((set) => [set, join(dataDir, set)]));
@@ -85,17 +89,21 @@ const isOwn = (set) => ownSets.has(set);
 const splitFor = (set) => (isOwn(set) ? 'all' : values.split);
 const OWN_LABEL = {
   workdesk: ' — the dev registry (hand-written; the whole-task mechanisms were tuned on it)',
-  holdout: ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
+  holdout:
+    ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
 };
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
 // hybrid+learned: the hybrid after learning every dev case of the same set (dev → test only).
 const LEARNED = 'hybrid+learned';
-const withLearned = values.learned && values.split === 'test' && (values.selectors === undefined || selectors.includes(LEARNED));
+const withLearned =
+  values.learned && values.split === 'test' && (values.selectors === undefined || selectors.includes(LEARNED));
 const plainSelectors = selectors.filter((name) => name !== LEARNED);
 const counter = await o200kTokenCounter();
-const baseline = values.baseline ? await import(pathToFileURL(join(resolve(values.baseline), 'dist/cli.js')).href) : undefined;
+const baseline = values.baseline
+  ? await import(pathToFileURL(join(resolve(values.baseline), 'dist/cli.js')).href)
+  : undefined;
 const baselineSelectors = baseline ? values['baseline-selectors'].split(',').filter(Boolean) : [];
 const baselineName = (name) => `${name}@${values['baseline-label']}`;
 const limit = values.limit ? Number(values.limit) : undefined;
@@ -107,7 +115,11 @@ const timingCases = Number(values['timing-cases']);
 const needsModel = selectors.some(isDense) || withLearned || values.reachable || baselineSelectors.some(isDense);
 const custom = values.variant !== 'base' || values.model !== undefined;
 const modelDir = values.model ?? resolve(import.meta.dirname, '../models/use-lite');
-const useLite = needsModel ? (custom ? useLiteEmbedder({ modelPath: modelDir, variant: values.variant, numThreads: 1 }) : await defaultEmbedder()) : undefined;
+const useLite = needsModel
+  ? custom
+    ? useLiteEmbedder({ modelPath: modelDir, variant: values.variant, numThreads: 1 })
+    : await defaultEmbedder()
+  : undefined;
 const memo = useLite ? memoEmbedder(useLite) : undefined;
 const spec = (k) => ({ k: k ?? 8, ...(memo ? { embedder: async () => memo } : {}) });
 
@@ -129,7 +141,9 @@ const replays = [];
 if (values.merge) {
   const computed = new Set([...plainSelectors, ...(withLearned ? [LEARNED] : [])]);
   const earlier = JSON.parse(readFileSync(values.merge, 'utf8'));
-  rows.push(...earlier.filter((row) => row.kind === undefined && sets.includes(row.set) && !computed.has(row.selector)));
+  rows.push(
+    ...earlier.filter((row) => row.kind === undefined && sets.includes(row.set) && !computed.has(row.selector)),
+  );
   if (!withLearned) {
     curve.push(...earlier.filter((row) => row.kind === 'learning-curve' && sets.includes(row.set)));
     learnTimes.push(...earlier.filter((row) => row.kind === 'learn-time' && sets.includes(row.set)));
@@ -205,7 +219,9 @@ function writeReport() {
     const setRows = rows.filter((r) => r.set === set).sort((a, b) => place(a.selector) - place(b.selector));
     const first = setRows[0];
     if (!first) continue;
-    const groups = first.byExpected ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ') : '';
+    const groups = first.byExpected
+      ? EXPECTED_GROUPS.map((group) => `${first.byExpected[group].cases} expecting ${group}`).join(', ')
+      : '';
     const scored = isOwn(set) ? 'all cases' : `${values.split} split`;
     md += `## ${set}${isOwn(set) ? (OWN_LABEL[set] ?? ' — a project registry') : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
     md += `| selector | k | fullRecall | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
@@ -232,13 +248,20 @@ function writeReport() {
     md += `| set | ${curvePoints.map((p) => (p === 'all' ? 'all dev' : p)).join(' | ')} |\n| --- | ${curvePoints.map(() => '---').join(' | ')} |\n`;
     for (const set of sets) {
       const points = curve.filter((c) => c.set === set);
-      if (points.length) md += `| ${set} | ${points.map((c) => `${c.fullRecall.toFixed(3)}${c.point === 'all' ? ` (${c.examples})` : ''}`).join(' | ')} |\n`;
+      if (points.length)
+        md += `| ${set} | ${points.map((c) => `${c.fullRecall.toFixed(3)}${c.point === 'all' ? ` (${c.examples})` : ''}`).join(' | ')} |\n`;
     }
     md += `\nLearning time (k = 8 selector, the prompts' vectors already embedded; embedding them is the second figure): `;
-    md += learnTimes.map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`).join('; ');
+    md += learnTimes
+      .map((t) => `${t.set} ${t.examples} examples ${ms(t.learnMs)} ms (+ ${(t.embedMs / 1000).toFixed(1)} s to embed)`)
+      .join('; ');
     md += `.\n\n`;
     md += `What learning decided on all dev examples: `;
-    md += learnTimes.map((t) => `${t.set} projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`).join('; ');
+    md += learnTimes
+      .map(
+        (t) => `${t.set} projection ${t.projection?.applied ? `applied at α = ${t.projection.blend}` : 'not applied'}`,
+      )
+      .join('; ');
     md += `.\n\n`;
     if (unseen.length) {
       md += `Test cases that need a tool no dev example used (the vote cannot help them; only the projection can): `;
@@ -259,7 +282,8 @@ function writeReport() {
     md += `so with the prompt as the query it reaches what hybrid@13 reaches). Test split.\n\n`;
     md += `${reachableTable(reachable)}\n`;
     // The Tool search page carries the same table (the default report only: a --out run is a side run).
-    if (values.out === DEFAULT_OUT) writeReachableSection(resolve(import.meta.dirname, '../docs/tool-search.md'), reachable);
+    if (values.out === DEFAULT_OUT)
+      writeReachableSection(resolve(import.meta.dirname, '../docs/tool-search.md'), reachable);
   }
   if (replays.length > 0) {
     md += `### Loaded-set stability: replayed bfcl_multi_turn conversations\n\n`;
@@ -306,7 +330,10 @@ for (const set of sets) {
     const examples = shuffled(loadCases(join(dir, 'cases.jsonl'), 'dev'));
     // What learning can reach: test cases whose tools all appear in some dev example.
     const learnedTools = new Set(examples.flatMap((example) => example.tools));
-    unseen.push({ set, share: cases.filter((item) => !item.expected.every((name) => learnedTools.has(name))).length / cases.length });
+    unseen.push({
+      set,
+      share: cases.filter((item) => !item.expected.every((name) => learnedTools.has(name))).length / cases.length,
+    });
     // Embed the examples once (memoised), then time learning itself on a fresh selector.
     const warm = await makeSelector('hybrid', spec(8));
     const embedStart = performance.now();
@@ -335,7 +362,9 @@ for (const set of sets) {
       if (n > 0) await selector.learn(examples.slice(0, n), { tools });
       const report = await evaluate(selector, tools, cases, counter, { name: LEARNED, k: 8 });
       curve.push({ set, point, examples: n, fullRecall: report.fullRecall, recall: report.recall });
-      console.error(`${set.padEnd(16)} curve ${String(point).padEnd(4)} (${n} examples) fullRecall@8 ${report.fullRecall.toFixed(3)}`);
+      console.error(
+        `${set.padEnd(16)} curve ${String(point).padEnd(4)} (${n} examples) fullRecall@8 ${report.fullRecall.toFixed(3)}`,
+      );
     }
   }
   const runs = [
@@ -362,10 +391,16 @@ for (const set of sets) {
   }
   if (values.reachable) {
     const hybrid = await makeSelector('hybrid', spec(8));
-    const { rows: found, loadedOnly, meanLoaded } = await evaluateReachable(hybrid, searchMethods(hybrid), tools, cases, 5);
+    const {
+      rows: found,
+      loadedOnly,
+      meanLoaded,
+    } = await evaluateReachable(hybrid, searchMethods(hybrid), tools, cases, 5);
     for (const row of found) {
       reachable.push({ set, ...row, loadedOnly, meanLoaded });
-      console.error(`${set.padEnd(16)} reachable ${row.method.padEnd(18)} alone ${row.searchOnly.toFixed(3)} loaded∪search ${row.reachable.toFixed(3)}`);
+      console.error(
+        `${set.padEnd(16)} reachable ${row.method.padEnd(18)} alone ${row.searchOnly.toFixed(3)} loaded∪search ${row.reachable.toFixed(3)}`,
+      );
     }
     if (set === 'bfcl_multi_turn') {
       const { replayConversations } = await import('./replay-deferred.mjs');

@@ -9,7 +9,11 @@ import { runnerImport } from 'vite';
 const root = resolve(import.meta.dirname, '..');
 const out = resolve(root, 'docs/fault-matrix.md');
 // Vite's module runner loads the TypeScript table directly: no build step, no extra tool.
-const { module } = await runnerImport(resolve(root, 'test/select/fault-table.ts'), { root, configFile: false, logLevel: 'error' });
+const { module } = await runnerImport(resolve(root, 'test/select/fault-table.ts'), {
+  root,
+  configFile: false,
+  logLevel: 'error',
+});
 const text = module.renderFaultMatrix();
 
 if (process.argv.includes('--check')) {

@@ -37,8 +37,12 @@ export function writeNodeTypesProject(dir, pkg, { extra = '' } = {}) {
   const lines = specifiers.map((s, i) => `import * as m${i} from '${s}';`);
   lines.push(`export const modules = [${specifiers.map((_, i) => `m${i}`).join(', ')}];`, extra);
   writeFileSync(join(dir, 'check.ts'), `${lines.join('\n')}\n`);
-  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ compilerOptions: NODE_ONLY_OPTIONS, files: ['check.ts'] }, null, 2)}\n`);
-  if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    `${JSON.stringify({ compilerOptions: NODE_ONLY_OPTIONS, files: ['check.ts'] }, null, 2)}\n`,
+  );
+  if (!existsSync(join(dir, 'package.json')))
+    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
   return specifiers;
 }
 

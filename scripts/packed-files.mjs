@@ -46,7 +46,11 @@ export function packedFileProblems(paths, pkg) {
 
 /** `npm pack --dry-run --json` in `dir`: the file list and sizes npm would publish. */
 export function packDryRun(dir) {
-  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const json = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [report] = JSON.parse(json);
   return { files: report.files, size: report.size, unpackedSize: report.unpackedSize };
 }

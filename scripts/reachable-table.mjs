@@ -8,7 +8,8 @@ export const END = '<!-- /reachable-recall -->';
 /** The markdown table of `rows` (benchmarks.json's `kind: 'reachable'` rows), one line per set and search. */
 export function reachableTable(rows) {
   let md = `| set | cases | loaded only | search | search alone | reachable |\n| --- | --- | --- | --- | --- | --- |\n`;
-  for (const r of rows) md += `| ${r.set} | ${r.cases} | ${r.loadedOnly.toFixed(3)} | ${r.method} | ${r.searchOnly.toFixed(3)} | ${r.reachable.toFixed(3)} |\n`;
+  for (const r of rows)
+    md += `| ${r.set} | ${r.cases} | ${r.loadedOnly.toFixed(3)} | ${r.method} | ${r.searchOnly.toFixed(3)} | ${r.reachable.toFixed(3)} |\n`;
   return md;
 }
 

@@ -61,11 +61,15 @@ export async function replayConversations({ tools, cases, selector, modes = ['de
       const callable = pending.filter((name) => seen.has(name));
       if (callable.length > 0) {
         for (const name of callable) state.called.add(name);
-        return { toolCalls: callable.map((name, i) => ({ id: `t${state.turn}_${state.step++}_${i}`, name, arguments: {} })) };
+        return {
+          toolCalls: callable.map((name, i) => ({ id: `t${state.turn}_${state.step++}_${i}`, name, arguments: {} })),
+        };
       }
       if (pending.length > 0 && !state.searched && seen.has('find_tools')) {
         state.searched = true;
-        return { toolCalls: [{ id: `s${state.turn}_${state.step++}`, name: 'find_tools', arguments: { query: state.query } }] };
+        return {
+          toolCalls: [{ id: `s${state.turn}_${state.step++}`, name: 'find_tools', arguments: { query: state.query } }],
+        };
       }
       return { text: 'Done.' };
     },
@@ -89,7 +93,11 @@ export async function replayConversations({ tools, cases, selector, modes = ['de
         registry.batch((r) => {
           for (const tool of tools) r.register(tool, () => 'ok');
         });
-        const client = anthropicMessagesClient({ baseURL: server.anthropicBaseURL, model: 'scripted', retry: { maxAttempts: 1 } });
+        const client = anthropicMessagesClient({
+          baseURL: server.anthropicBaseURL,
+          model: 'scripted',
+          retry: { maxAttempts: 1 },
+        });
         const loop = new BareLoop({ client, registry, config: { maxTurns: 6 } })
           .withToolSelector(selector)
           .withToolSearch(mode === 'deferred' ? { deferred: true, k: 5 } : { k: 5 });
@@ -98,7 +106,15 @@ export async function replayConversations({ tools, cases, selector, modes = ['de
         let previousTools;
         let previousRevealed = [];
         for (const turn of turns) {
-          state = { query: turn.query, expected: [...turn.expected], called: new Set(), searched: false, turn: turn.turn, step: 0, sent: [] };
+          state = {
+            query: turn.query,
+            expected: [...turn.expected],
+            called: new Set(),
+            searched: false,
+            turn: turn.turn,
+            step: 0,
+            sent: [],
+          };
           const run = loop.run([...messages, { role: 'user', content: turn.query }]);
           for await (const event of run) {
             if (event.type === 'request') {
@@ -111,7 +127,8 @@ export async function replayConversations({ tools, cases, selector, modes = ['de
               }
             }
             if (event.type === 'tool_call' && event.call.name === 'find_tools') figures.searches += 1;
-            if (event.type === 'tool_call' && turn.expected.includes(event.call.name) && event.advertised) figures.reachedCalls += 1;
+            if (event.type === 'tool_call' && turn.expected.includes(event.call.name) && event.advertised)
+              figures.reachedCalls += 1;
             if (event.type === 'error') throw new Error(`replay ${turn.id}: ${event.message}`);
           }
           for (const sent of state.sent) {

@@ -36,12 +36,15 @@ try {
   await page.evaluate((prompt) => window.__loopctl.select(prompt), values.prompt);
   // Capture down to the chart and timings; the tool list and the chat panel are collapsed extras.
   const bottom = await page.evaluate(() => {
-    const edges = ['.chart-card', '.timings-card'].map((s) => document.querySelector(s)?.getBoundingClientRect().bottom ?? 0);
+    const edges = ['.chart-card', '.timings-card'].map(
+      (s) => document.querySelector(s)?.getBoundingClientRect().bottom ?? 0,
+    );
     return Math.ceil(Math.max(...edges) + window.scrollY + 14);
   });
   mkdirSync(dirname(values.out), { recursive: true });
   await page.screenshot({ path: values.out, fullPage: true, clip: { x: 0, y: 0, width: 1320, height: bottom } });
-  if (browser.external.length > 0) throw new Error(`the page requested outside 127.0.0.1: ${browser.external.join(', ')}`);
+  if (browser.external.length > 0)
+    throw new Error(`the page requested outside 127.0.0.1: ${browser.external.join(', ')}`);
   console.log(`wrote ${relative(process.cwd(), values.out)} (1320×${bottom} CSS px at 2×)`);
 } finally {
   await browser.close();

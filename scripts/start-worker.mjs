@@ -47,7 +47,15 @@ export const OFFLINE_ENV = {
 };
 
 /** The documented variables an environment may set for `npm start` (see docs/worker.md). */
-export const PASSED_VARS = ['LOOPCTL_TOKEN', 'MODEL_PROVIDER', 'MODEL_BASE_URL', 'MODEL_NAME', 'MODEL_API_KEY', 'CORS_ORIGINS', 'EMBEDDING_MODEL'];
+export const PASSED_VARS = [
+  'LOOPCTL_TOKEN',
+  'MODEL_PROVIDER',
+  'MODEL_BASE_URL',
+  'MODEL_NAME',
+  'MODEL_API_KEY',
+  'CORS_ORIGINS',
+  'EMBEDDING_MODEL',
+];
 
 /**
  * Bundle the `--env onnx` worker exactly as `wrangler deploy --dry-run` builds it, into `outdir`,
@@ -56,11 +64,15 @@ export const PASSED_VARS = ['LOOPCTL_TOKEN', 'MODEL_PROVIDER', 'MODEL_BASE_URL',
  */
 export function buildOnnxWorker({ outdir, assets }) {
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const built = spawnSync(process.execPath, [wrangler, 'deploy', '--dry-run', '--env', 'onnx', '--outdir', outdir, '--assets', assets], {
-    cwd: root,
-    env: { ...process.env, ...OFFLINE_ENV },
-    encoding: 'utf8',
-  });
+  const built = spawnSync(
+    process.execPath,
+    [wrangler, 'deploy', '--dry-run', '--env', 'onnx', '--outdir', outdir, '--assets', assets],
+    {
+      cwd: root,
+      env: { ...process.env, ...OFFLINE_ENV },
+      encoding: 'utf8',
+    },
+  );
   if (built.status !== 0) throw new Error(`wrangler build failed:\n${built.stdout}${built.stderr}`);
   return {
     modulesRoot: outdir,
@@ -95,13 +107,21 @@ export function ensureDevToken(file = join(root, '.dev.vars')) {
   if (match) return { token: match[1], generated: false };
   const token = randomBytes(32).toString('base64url');
   const prefix = text === '' || text.endsWith('\n') ? text : `${text}\n`;
-  writeFileSync(file, `${prefix}# Dev token for the local worker (npm start). Never commit this file.\nLOOPCTL_TOKEN="${token}"\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `${prefix}# Dev token for the local worker (npm start). Never commit this file.\nLOOPCTL_TOKEN="${token}"\n`,
+    { mode: 0o600 },
+  );
   return { token, generated: true };
 }
 
 function run(command, commandArgs, what) {
   console.log(`[start] ${what}: ${command} ${commandArgs.join(' ')}`);
-  const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...OFFLINE_ENV } });
+  const result = spawnSync(command, commandArgs, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...OFFLINE_ENV },
+  });
   return result.status === 0;
 }
 
@@ -114,7 +134,13 @@ export function prepareAssets({ rebuild = false } = {}) {
   }
   if (rebuild || !existsSync(join(publicDir, 'index.html'))) {
     const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-    if (!run(process.execPath, [vite, 'build', '-c', 'vite.demo.config.ts', '--logLevel', 'warn'], 'building the demo page')) {
+    if (
+      !run(
+        process.execPath,
+        [vite, 'build', '-c', 'vite.demo.config.ts', '--logLevel', 'warn'],
+        'building the demo page',
+      )
+    ) {
       console.warn('[start] demo build failed: serving the API without the page');
     }
   }
@@ -143,7 +169,8 @@ function writeAssetsIgnore() {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && statSync(path).size > MAX_ASSET_BYTES) large.push(`/${relative(publicDir, path).split('\\').join('/')}`);
+      else if (entry.isFile() && statSync(path).size > MAX_ASSET_BYTES)
+        large.push(`/${relative(publicDir, path).split('\\').join('/')}`);
     }
   };
   walk(publicDir);
@@ -159,13 +186,27 @@ async function main() {
 
   const port = Number(option('--port', process.env.PORT ?? '8787'));
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const wranglerArgs = [wrangler, 'dev', '--ip', '127.0.0.1', '--port', String(port), '--show-interactive-dev-session=false'];
+  const wranglerArgs = [
+    wrangler,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--show-interactive-dev-session=false',
+  ];
   if (!flag('--light')) wranglerArgs.push('--env', 'onnx');
   const passed = varArgs();
   wranglerArgs.push(...passed.args);
   const url = `http://127.0.0.1:${port}`;
-  console.log(`[start] loopctl worker (workerd, ${flag('--light') ? 'light entry' : 'USE-lite in the worker'}) starting on ${url}`);
-  const child = spawn(process.execPath, wranglerArgs, { cwd: root, env: { ...process.env, ...OFFLINE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
+  console.log(
+    `[start] loopctl worker (workerd, ${flag('--light') ? 'light entry' : 'USE-lite in the worker'}) starting on ${url}`,
+  );
+  const child = spawn(process.execPath, wranglerArgs, {
+    cwd: root,
+    env: { ...process.env, ...OFFLINE_ENV },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let announced = false;
   child.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);

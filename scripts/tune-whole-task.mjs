@@ -18,7 +18,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultEmbedder, EXPECTED_GROUPS, expectedGroup, loadCases, loadTools, memoEmbedder, splitKey } from '../dist/cli.js';
+import {
+  defaultEmbedder,
+  EXPECTED_GROUPS,
+  expectedGroup,
+  loadCases,
+  loadTools,
+  memoEmbedder,
+  splitKey,
+} from '../dist/cli.js';
 import { HybridSelector, memoryVectorCache } from '../dist/index.js';
 
 const { values } = parseArgs({
@@ -46,11 +54,14 @@ const data = Object.fromEntries(
   sets.map((set) => {
     const cases = loadCases(join(dirOf(set), 'cases.jsonl'), set === DEV ? 'all' : 'dev');
     // --cap keeps a fixed pseudo-random sample (by a hash of the id), not the file's first cases.
-    const kept = cases.length <= cap ? cases : [...cases].sort((a, b) => hash(`cap:${a.id}`) - hash(`cap:${b.id}`)).slice(0, cap);
+    const kept =
+      cases.length <= cap ? cases : [...cases].sort((a, b) => hash(`cap:${a.id}`) - hash(`cap:${b.id}`)).slice(0, cap);
     return [set, { tools: loadTools(join(dirOf(set), 'tools.json')), cases: kept }];
   }),
 );
-const embedder = values.vectors ? persistent(await defaultEmbedder(), values.vectors) : memoEmbedder(await defaultEmbedder());
+const embedder = values.vectors
+  ? persistent(await defaultEmbedder(), values.vectors)
+  : memoEmbedder(await defaultEmbedder());
 const corpusCaches = {};
 const signal = new AbortController().signal;
 
@@ -58,7 +69,11 @@ const signal = new AbortController().signal;
 async function score(options, set, cases, learnFrom) {
   const { tools } = data[set];
   corpusCaches[set] ??= memoryVectorCache();
-  const selector = new HybridSelector(embedder, { cache: corpusCaches[set], learnedCache: memoryVectorCache(), ...options });
+  const selector = new HybridSelector(embedder, {
+    cache: corpusCaches[set],
+    learnedCache: memoryVectorCache(),
+    ...options,
+  });
   if (learnFrom?.length)
     await selector.learn(
       learnFrom.map((c) => ({ query: c.query, tools: c.expected })),
@@ -83,7 +98,9 @@ async function score(options, set, cases, learnFrom) {
   const n = Math.max(cases.length, 1);
   return {
     full: full / n,
-    groups: Object.fromEntries(EXPECTED_GROUPS.map((g) => [g, { n: groups[g].n, full: groups[g].full / Math.max(groups[g].n, 1) }])),
+    groups: Object.fromEntries(
+      EXPECTED_GROUPS.map((g) => [g, { n: groups[g].n, full: groups[g].full / Math.max(groups[g].n, 1) }]),
+    ),
     advertised: advertised / n,
     misses,
   };
@@ -106,7 +123,8 @@ if (parts.includes('plain')) {
       cells.push(fmt(result));
       console.error(`${label.padEnd(40)} ${set.padEnd(16)} ${fmt(result)}`);
       if (values.misses && set === values.misses)
-        for (const m of result.misses) console.error(`  MISS ${m.query}\n     missing ${m.missing.join(',')}  got ${m.got.join(',')}`);
+        for (const m of result.misses)
+          console.error(`  MISS ${m.query}\n     missing ${m.missing.join(',')}  got ${m.got.join(',')}`);
     }
     md += `| ${label} | ${cells.join(' | ')} |\n`;
     embedder.save?.();
@@ -131,7 +149,10 @@ if (parts.includes('unseen') || parts.includes('pairs')) {
           part === 'unseen'
             ? [0, 1].map((half) => {
                 const inHalf = (name) => hash(`half:${name}`) % 2 === half;
-                return { learn: cases.filter((c) => c.expected.every(inHalf)), score: cases.filter((c) => !c.expected.every(inHalf)) };
+                return {
+                  learn: cases.filter((c) => c.expected.every(inHalf)),
+                  score: cases.filter((c) => !c.expected.every(inHalf)),
+                };
               })
             : [0, 1].map((f) => {
                 const foldOf = (c) => hash(`fold:${splitKey(c.id)}`) % 2;
@@ -147,13 +168,17 @@ if (parts.includes('unseen') || parts.includes('pairs')) {
           const groups = Object.fromEntries(
             EXPECTED_GROUPS.map((g) => {
               const n = results.reduce((sum, r) => sum + r.groups[g].n, 0);
-              return [g, { n, full: results.reduce((sum, r) => sum + r.groups[g].full * r.groups[g].n, 0) / Math.max(n, 1) }];
+              return [
+                g,
+                { n, full: results.reduce((sum, r) => sum + r.groups[g].full * r.groups[g].n, 0) / Math.max(n, 1) },
+              ];
             }),
           );
           return {
             full: results.reduce((sum, r, i) => sum + r.full * splitsUsed[i].score.length, 0) / Math.max(total, 1),
             groups,
-            advertised: results.reduce((sum, r, i) => sum + r.advertised * splitsUsed[i].score.length, 0) / Math.max(total, 1),
+            advertised:
+              results.reduce((sum, r, i) => sum + r.advertised * splitsUsed[i].score.length, 0) / Math.max(total, 1),
           };
         };
         const before = merge(pooled.before, splits);
@@ -179,7 +204,8 @@ if (values.out) {
 function persistent(base, file) {
   const memory = new Map();
   if (existsSync(file)) {
-    for (const [text, b64] of JSON.parse(readFileSync(file, 'utf8'))) memory.set(text, new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer));
+    for (const [text, b64] of JSON.parse(readFileSync(file, 'utf8')))
+      memory.set(text, new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer));
   }
   let dirty = 0;
   return {
@@ -199,7 +225,12 @@ function persistent(base, file) {
     },
     save() {
       if (!dirty) return;
-      writeFileSync(file, JSON.stringify([...memory].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')])));
+      writeFileSync(
+        file,
+        JSON.stringify(
+          [...memory].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]),
+        ),
+      );
       dirty = 0;
     },
   };

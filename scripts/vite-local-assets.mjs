@@ -5,7 +5,7 @@
  *
  * Shared by `vite.demo.config.ts` and `examples/extension/build.mjs`.
  */
-import { createReadStream, existsSync, mkdirSync, readdirSync, statSync, copyFileSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -199,13 +199,23 @@ export function preloadLazyChunks(options = {}) {
         const visit = (fileName) => {
           const next = bundle[fileName];
           // The entry and its static imports load with the page already (Vite preloads those).
-          if (next?.type !== 'chunk' || lazy.has(fileName) || fileName === chunk.fileName || chunk.imports.includes(fileName)) return;
+          if (
+            next?.type !== 'chunk' ||
+            lazy.has(fileName) ||
+            fileName === chunk.fileName ||
+            chunk.imports.includes(fileName)
+          )
+            return;
           lazy.add(fileName);
           for (const child of [...next.imports, ...next.dynamicImports]) visit(child);
         };
         for (const fileName of chunk.dynamicImports) visit(fileName);
         const hrefs = [...[...lazy].filter(include), ...modules];
-        return hrefs.map((href) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${href}` }, injectTo: 'head' }));
+        return hrefs.map((href) => ({
+          tag: 'link',
+          attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${href}` },
+          injectTo: 'head',
+        }));
       },
     },
   };

@@ -23,7 +23,10 @@ export function errorMessage(error: unknown): string {
 export function describeError(error: unknown): { code: string; message: string } {
   if (error instanceof Error) {
     const status = (error as { status?: unknown }).status;
-    return { code: typeof status === 'number' ? `http_${status}` : error.name || 'error', message: errorMessage(error) };
+    return {
+      code: typeof status === 'number' ? `http_${status}` : error.name || 'error',
+      message: errorMessage(error),
+    };
   }
   return { code: 'error', message: String(error) };
 }

@@ -86,7 +86,12 @@ export function checksumBytes(bytes: Uint8Array, seed = 0): number {
   } else {
     for (let i = 0; i < words; i++) {
       const at = i << 2;
-      const word = ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
+      const word =
+        ((bytes[at] as number) |
+          ((bytes[at + 1] as number) << 8) |
+          ((bytes[at + 2] as number) << 16) |
+          ((bytes[at + 3] as number) << 24)) >>>
+        0;
       h = mix(h, word);
     }
   }

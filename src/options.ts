@@ -18,7 +18,10 @@ export type MergedOptions<D, O> = Omit<O, keyof D> & {
  * mergeOptions({ baseURL: 'http://127.0.0.1:11434/v1', retries: 2 }, { baseURL: undefined, retries: 0 })
  * // { baseURL: 'http://127.0.0.1:11434/v1', retries: 0 }
  */
-export function mergeOptions<D extends object, O extends object = Partial<D>>(defaults: D, options?: O): MergedOptions<D, O>;
+export function mergeOptions<D extends object, O extends object = Partial<D>>(
+  defaults: D,
+  options?: O,
+): MergedOptions<D, O>;
 /** Two layers of options, the second over the first. */
 export function mergeOptions<D extends object, A extends object, B extends object>(
   defaults: D,
@@ -26,5 +29,7 @@ export function mergeOptions<D extends object, A extends object, B extends objec
   second: B | undefined,
 ): MergedOptions<MergedOptions<D, A>, B>;
 export function mergeOptions(...layers: Array<object | undefined>): object {
-  return Object.fromEntries(layers.flatMap((layer) => Object.entries(layer ?? {}).filter((entry) => entry[1] !== undefined)));
+  return Object.fromEntries(
+    layers.flatMap((layer) => Object.entries(layer ?? {}).filter((entry) => entry[1] !== undefined)),
+  );
 }

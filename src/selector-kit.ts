@@ -22,38 +22,45 @@
  *   },
  * }
  */
-export { runSelection, checkSelectorResult } from './select/run-selection.js';
-export type { RunSelectionOptions, RunSelectionResult, SelectionFault } from './select/run-selection.js';
-export { applySelection, fullSurface, withCore } from './select/apply-selection.js';
-export type { Selection } from './select/apply-selection.js';
-export { namedSelectors, SelectorUnavailableError, UnknownSelectorError } from './select/named-selectors.js';
-export type { EmbedderSource, NamedSelectorFactory, NamedSelectorSpec, NamedSelectors, NamedSelectorsOptions } from './select/named-selectors.js';
-export type { ToolScores, QueryScores } from './select/embedding-selector.js';
-export { messageText } from './message.js';
-export { topK, assertTopK } from './rank/top-k.js';
-export { searchTools, MAX_SEARCH_QUERY_CHARS } from './select/search-tools.js';
-export type { SearchToolsOptions, ToolSearchHit } from './select/search-tools.js';
-export { adaptiveCut } from './rank/adaptive-k.js';
-export type { AdaptiveCutOptions } from './rank/adaptive-k.js';
-export { STOPWORDS, splitName, textTokens, toolTokens, toolText } from './text/words.js';
-export { stem } from './text/stem.js';
-export { splitClauses, splitEnumeration } from './text/clauses.js';
-export { requestAction, toolActions } from './text/actions.js';
-export { toolNeedsOf, withToolNeeds } from './registry/tool-needs.js';
-export { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn, LINK_DEFAULTS } from './select/tool-links.js';
-export type { IndexedLink, Prerequisites, ToolVectors } from './select/tool-links.js';
-export { pairTable, partnerLifts, PAIR_DEFAULTS } from './learn/tool-pairs.js';
-export type { PairTable } from './learn/tool-pairs.js';
-export type { ClauseOptions } from './text/clauses.js';
-export { DEFAULT_SYNONYMS, DEFAULT_PHRASES, compileSynonyms, expandQuery } from './text/synonyms.js';
-export type { SynonymTable } from './text/synonyms.js';
-export { dot, normalise } from './embed/embedder.js';
-export { CorpusIndex, CorpusError } from './embed/corpus-index.js';
+
 export type { CorpusIndexOptions } from './embed/corpus-index.js';
-export { lengthBuckets } from './embed/length-buckets.js';
+export { CorpusError, CorpusIndex } from './embed/corpus-index.js';
+export { dot, normalise } from './embed/embedder.js';
 export type { LengthBucketOptions } from './embed/length-buckets.js';
+export { lengthBuckets } from './embed/length-buckets.js';
+export type { PairTable } from './learn/tool-pairs.js';
+export { PAIR_DEFAULTS, pairTable, partnerLifts } from './learn/tool-pairs.js';
+export type { Deadline } from './limits/abort.js';
+export { raceAbort, withDeadline } from './limits/abort.js';
+export { BudgetGate } from './limits/budget.js';
+export { messageText } from './message.js';
+export type { AdaptiveCutOptions } from './rank/adaptive-k.js';
+export { adaptiveCut } from './rank/adaptive-k.js';
+export { assertTopK, topK } from './rank/top-k.js';
 export { renderTool, toolCost, toolsCost } from './registry/tool-cost.js';
 export { readToolDefinition, TOOL_NAME_RULE, toToolSchema } from './registry/tool-definition.js';
-export { BudgetGate } from './limits/budget.js';
-export { raceAbort, withDeadline } from './limits/abort.js';
-export type { Deadline } from './limits/abort.js';
+export { toolNeedsOf, withToolNeeds } from './registry/tool-needs.js';
+export type { Selection } from './select/apply-selection.js';
+export { applySelection, fullSurface, withCore } from './select/apply-selection.js';
+export type { QueryScores, ToolScores } from './select/embedding-selector.js';
+export type {
+  EmbedderSource,
+  NamedSelectorFactory,
+  NamedSelectorSpec,
+  NamedSelectors,
+  NamedSelectorsOptions,
+} from './select/named-selectors.js';
+export { namedSelectors, SelectorUnavailableError, UnknownSelectorError } from './select/named-selectors.js';
+export type { RunSelectionOptions, RunSelectionResult, SelectionFault } from './select/run-selection.js';
+export { checkSelectorResult, runSelection } from './select/run-selection.js';
+export type { SearchToolsOptions, ToolSearchHit } from './select/search-tools.js';
+export { MAX_SEARCH_QUERY_CHARS, searchTools } from './select/search-tools.js';
+export type { IndexedLink, Prerequisites, ToolVectors } from './select/tool-links.js';
+export { handleInputs, inferToolLinks, LINK_DEFAULTS, prerequisitesFor, suppliedIn } from './select/tool-links.js';
+export { requestAction, toolActions } from './text/actions.js';
+export type { ClauseOptions } from './text/clauses.js';
+export { splitClauses, splitEnumeration } from './text/clauses.js';
+export { stem } from './text/stem.js';
+export type { SynonymTable } from './text/synonyms.js';
+export { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './text/synonyms.js';
+export { STOPWORDS, splitName, textTokens, toolText, toolTokens } from './text/words.js';

@@ -9,9 +9,16 @@
  * const bytes = await buildVectorsFile(embedder, registry.schemas())
  * await writeFile('public/vectors/tools.lcv', bytes)
  */
-export { buildVectorsFile } from './embed/vectors-build.js';
+
 export type { BuildVectorsOptions } from './embed/vectors-build.js';
-export { encodeVectorsFile, readVectorsFile, vectorsTextKey, VECTORS_FILE_VERSION } from './embed/vectors-file.js';
-export type { VectorsEntry, VectorsFile, VectorsFileHeader, VectorsFileResult, VectorsPrecision } from './embed/vectors-file.js';
-export { loadVectors } from './embed/vectors-source.js';
+export { buildVectorsFile } from './embed/vectors-build.js';
+export type {
+  VectorsEntry,
+  VectorsFile,
+  VectorsFileHeader,
+  VectorsFileResult,
+  VectorsPrecision,
+} from './embed/vectors-file.js';
+export { encodeVectorsFile, readVectorsFile, VECTORS_FILE_VERSION, vectorsTextKey } from './embed/vectors-file.js';
 export type { LoadedVectors } from './embed/vectors-source.js';
+export { loadVectors } from './embed/vectors-source.js';

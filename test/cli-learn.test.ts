@@ -40,7 +40,21 @@ describe('loopctl eval --learn', () => {
   it('feeds the file as examples first, reports what it learned, and learning lifts recall', async () => {
     const learnFile = jsonl(LEARN);
     const evalFile = jsonl(EVAL);
-    const args = ['eval', '--tools', toolsFile, '--cases', evalFile, '--split', 'all', '--selector', 'hybrid', '--k', '1', '--json', ...MODEL];
+    const args = [
+      'eval',
+      '--tools',
+      toolsFile,
+      '--cases',
+      evalFile,
+      '--split',
+      'all',
+      '--selector',
+      'hybrid',
+      '--k',
+      '1',
+      '--json',
+      ...MODEL,
+    ];
     const before = JSON.parse((await run(...args)).lines[0] as string);
     const after = JSON.parse((await run(...args, '--learn', learnFile)).lines[0] as string);
     expect(after.learned).toMatchObject({ learned: 4, unknownTools: 1, ignored: 1, total: 4 });
@@ -74,7 +88,9 @@ describe('loopctl eval --learn', () => {
     [['--selector', 'keyword', '--learn', casesFile], /selector "keyword" cannot learn/],
     [['--selector', 'hybrid', '--learn', '/no/such/file.jsonl'], /--learn: .*no such file/i],
   ])('%j is a UsageError', async (extra, message) => {
-    const error = await main(['eval', '--tools', toolsFile, '--cases', casesFile, ...extra], () => {}).catch((e: unknown) => e);
+    const error = await main(['eval', '--tools', toolsFile, '--cases', casesFile, ...extra], () => {}).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
   });

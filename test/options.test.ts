@@ -29,7 +29,11 @@ describe('mergeOptions', () => {
   });
 
   it('layers two options objects in order, and skips a missing one', () => {
-    expect(mergeOptions({ a: 1, b: 1, c: 1 }, { a: 2, b: 2 }, { b: undefined, c: 3 })).toStrictEqual({ a: 2, b: 2, c: 3 });
+    expect(mergeOptions({ a: 1, b: 1, c: 1 }, { a: 2, b: 2 }, { b: undefined, c: 3 })).toStrictEqual({
+      a: 2,
+      b: 2,
+      c: 3,
+    });
     expect(mergeOptions({ a: 1 }, undefined, { a: undefined, b: 2 })).toStrictEqual({ a: 1, b: 2 });
     expect(mergeOptions({ a: 1 })).toStrictEqual({ a: 1 });
   });
@@ -56,7 +60,11 @@ describe('mergeOptions', () => {
     expectTypeOf(merged.maxTokens).toEqualTypeOf<number>();
     expectTypeOf(merged.field).toEqualTypeOf<'max_tokens' | 'max_completion_tokens'>();
     expectTypeOf(merged.apiKey).toEqualTypeOf<string | undefined>();
-    const layered = mergeOptions({ port: 8787 }, { host: 'localhost' as string | undefined }, { port: undefined as number | undefined });
+    const layered = mergeOptions(
+      { port: 8787 },
+      { host: 'localhost' as string | undefined },
+      { port: undefined as number | undefined },
+    );
     expectTypeOf(layered.port).toEqualTypeOf<number>();
   });
 });

@@ -8,9 +8,9 @@
  * generates and prints a dev token instead.
  */
 import { registerDemoTools } from '../demo/demo-tools.js';
-import type { EmbedderSource } from '../src/selector-kit.js';
 import { generateToken, serveDeno } from '../src/hono/index.js';
 import { ToolRegistry } from '../src/index.js';
+import type { EmbedderSource } from '../src/selector-kit.js';
 
 // The few Deno APIs used here, typed structurally (the repo typechecks with Node's types).
 declare const Deno: { env: { toObject(): Record<string, string> }; stat(path: string): Promise<unknown> };
@@ -46,6 +46,10 @@ if ((import.meta as { main?: boolean }).main) {
   const embedder = await useLiteIfAvailable(vars.LOOPCTL_MODEL_PATH ?? 'models/use-lite');
   const server = serveDeno({ registry: demoRegistry(), vars, ...(embedder ? { embedder } : {}) });
   console.log(`loopctl API (Deno) on http://${server.addr.hostname}:${server.addr.port}`);
-  console.log(vars.LOOPCTL_TOKEN ? '  authenticate with: Authorization: Bearer <LOOPCTL_TOKEN>' : '  LOOPCTL_TOKEN is not set: /v1/* answers 503');
+  console.log(
+    vars.LOOPCTL_TOKEN
+      ? '  authenticate with: Authorization: Bearer <LOOPCTL_TOKEN>'
+      : '  LOOPCTL_TOKEN is not set: /v1/* answers 503',
+  );
   console.log(`  embedding selector: ${embedder ? 'USE-lite (int8)' : 'off (build the model: npm run build:model)'}`);
 }

@@ -33,7 +33,8 @@ export async function main(env: Record<string, string | undefined> = process.env
       ? useLiteFromDisk('models/use-lite')
       : undefined;
   // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
-  const vectorsPath = env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
+  const vectorsPath =
+    env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
   // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
   // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
   // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).
@@ -51,11 +52,17 @@ export async function main(env: Record<string, string | undefined> = process.env
   });
   const model = options.model ?? {};
   console.log(`loopctl API (Node) on ${server.url}`);
-  console.log(`  model: ${model.provider ?? 'openai'} ${model.model ?? 'qwen3:4b'} at ${model.baseURL ?? 'http://127.0.0.1:11434/v1'}`);
-  console.log(`  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`);
+  console.log(
+    `  model: ${model.provider ?? 'openai'} ${model.model ?? 'qwen3:4b'} at ${model.baseURL ?? 'http://127.0.0.1:11434/v1'}`,
+  );
+  console.log(
+    `  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`,
+  );
   if (embedder && vectorsPath) console.log(`  precomputed vectors: ${vectorsPath}`);
   if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
-  console.log(generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
+  console.log(
+    generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN',
+  );
   console.log(`  try: curl -H "Authorization: Bearer ${generated ? token : '$LOOPCTL_TOKEN'}" ${server.url}/v1/tools`);
   return {
     ...server,

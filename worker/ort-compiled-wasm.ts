@@ -32,13 +32,19 @@ export function useCompiledOrtWasm(env: OrtEnvLike, module: WebAssembly.Module):
   const patch = routed === undefined;
   routed = module;
   if (!patch) return;
-  const original = WebAssembly.instantiate.bind(WebAssembly) as (source: unknown, imports?: WebAssembly.Imports) => Promise<unknown>;
+  const original = WebAssembly.instantiate.bind(WebAssembly) as (
+    source: unknown,
+    imports?: WebAssembly.Imports,
+  ) => Promise<unknown>;
   const patched = (source: unknown, imports?: WebAssembly.Imports): Promise<unknown> => {
     // Emscripten wraps the binary as `new Uint8Array(wasmBinary)`: a view on the sentinel.
     const isSentinel = source === sentinel || (ArrayBuffer.isView(source) && source.buffer === sentinel);
     if (isSentinel && routed) {
       const compiled = routed;
-      return (original(compiled, imports) as Promise<WebAssembly.Instance>).then((instance) => ({ instance, module: compiled }));
+      return (original(compiled, imports) as Promise<WebAssembly.Instance>).then((instance) => ({
+        instance,
+        module: compiled,
+      }));
     }
     return original(source, imports);
   };

@@ -4,8 +4,8 @@
  * demo page). Neither present is simply no file; a bad one becomes the selector's warning.
  */
 import { kvVectorsFile } from '../src/adapters/kv.js';
-import type { VectorsSource } from '../src/index.js';
 import type { WorkerEnv } from '../src/hono/index.js';
+import type { VectorsSource } from '../src/index.js';
 
 /** Where the demo build puts the demo registry's vectors (scripts/demo-vectors.mjs). */
 export const ASSET_VECTORS_PATH = '/vectors/demo.lcv';

@@ -5,10 +5,11 @@
  * served for GET/HEAD (cross-origin isolated) and anything else outside the API is a JSON error,
  * never an empty 405.
  */
-import { ToolRegistry } from '../src/index.js';
+
+import { registerDemoTools } from '../demo/demo-tools.js';
 import type { ModuleWorker, WorkerEnv, WorkerOptions } from '../src/hono/index.js';
 import { ApiError, createWorker, errorResponse } from '../src/hono/index.js';
-import { registerDemoTools } from '../demo/demo-tools.js';
+import { ToolRegistry } from '../src/index.js';
 
 /**
  * The demo page's cross-origin isolation, on every file it is served with (as the Vite dev
@@ -43,7 +44,9 @@ export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): Modul
       const { pathname } = new URL(request.url);
       if (!env.ASSETS || pathname === '/healthz' || pathname.startsWith('/v1/')) return api.fetch(request, env, ctx);
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        return errorResponse(new ApiError(405, 'method_not_allowed', 'the demo page accepts GET and HEAD'), { allow: 'GET, HEAD' });
+        return errorResponse(new ApiError(405, 'method_not_allowed', 'the demo page accepts GET and HEAD'), {
+          allow: 'GET, HEAD',
+        });
       }
       const page = await env.ASSETS.fetch(request);
       if (page.status !== 404) return isolated(page);

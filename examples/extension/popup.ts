@@ -4,12 +4,13 @@
  * the WASM files are packaged with the extension; corpus vectors persist in the extension's
  * IndexedDB, so reopening the popup embeds only the prompt.
  */
+
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { parseToolsFile } from '../../public/tools-file.js';
 import { idbVectorCache } from '../../src/adapters/idb.js';
 import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { EmbeddingSelector } from '../../src/index.js';
 import type { ToolSchema } from '../../src/index.js';
-import { parseToolsFile } from '../../public/tools-file.js';
-import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { EmbeddingSelector } from '../../src/index.js';
 
 const STORAGE_KEY = 'loopctl.extension.tools';
 const TOP_K = 6;
@@ -115,7 +116,11 @@ async function select(text: string): Promise<string[]> {
 function renderStatus(): void {
   const corpus = state.corpus;
   const where =
-    corpus?.source === 'idb' ? 'corpus from cache, 0 embedded' : corpus?.source === 'embedded' ? `embedded ${corpus.corpusEmbeds} tools` : 'corpus in memory';
+    corpus?.source === 'idb'
+      ? 'corpus from cache, 0 embedded'
+      : corpus?.source === 'embedded'
+        ? `embedded ${corpus.corpusEmbeds} tools`
+        : 'corpus in memory';
   status.textContent = `${state.backend} · ${state.tools} tools · ${where} · query ${Math.round(state.queryMs ?? 0)} ms`;
 }
 

@@ -46,10 +46,14 @@ function gitDir(repo) {
 
 function gitReader(repo, commit) {
   const dir = gitDir(repo);
-  const git = (...args) => execFileSync('git', ['--git-dir', existsSync(join(dir, '.git')) ? join(dir, '.git') : dir, ...args], { maxBuffer: 1 << 28 });
+  const git = (...args) =>
+    execFileSync('git', ['--git-dir', existsSync(join(dir, '.git')) ? join(dir, '.git') : dir, ...args], {
+      maxBuffer: 1 << 28,
+    });
   return {
     show: async (path) => git('show', `${commit}:${path}`).toString('utf8'),
-    list: async (folder) => git('ls-tree', '--name-only', `${commit}`, folder).toString('utf8').split('\n').filter(Boolean).sort(),
+    list: async (folder) =>
+      git('ls-tree', '--name-only', `${commit}`, folder).toString('utf8').split('\n').filter(Boolean).sort(),
   };
 }
 
@@ -60,7 +64,8 @@ const norm = (q) => q.toLowerCase().replace(/\s+/g, ' ').trim();
 
 // Test-split queries of the eval sets: a training case with the same text is dropped.
 const testQueries = new Set();
-for (const set of EVAL_SETS) for (const c of loadCases(join(values.eval, set, 'cases.jsonl'), 'test')) testQueries.add(norm(c.query));
+for (const set of EVAL_SETS)
+  for (const c of loadCases(join(values.eval, set, 'cases.jsonl'), 'test')) testQueries.add(norm(c.query));
 
 /** Dedupes tools by name, drops cases with unknown tools, blank or repeated queries, or test-split text. */
 function tidy(registry, { tools, cases }) {
@@ -110,7 +115,12 @@ for (const set of EVAL_SETS) {
   const tools = loadTools(join(values.eval, set, 'tools.json'));
   const cases = loadCases(join(values.eval, set, 'cases.jsonl'), 'dev');
   const data = tidy(`eval_${set}`, { tools, cases });
-  built.push({ ...data, source: `../shared/eval/${set} (dev split only)`, licence: set === 'metatool' ? 'MIT' : 'Apache-2.0', holdout: set });
+  built.push({
+    ...data,
+    source: `../shared/eval/${set} (dev split only)`,
+    licence: set === 'metatool' ? 'MIT' : 'Apache-2.0',
+    holdout: set,
+  });
 }
 
 mkdirSync(values.out, { recursive: true });
@@ -135,8 +145,13 @@ for (const b of built) {
   });
 }
 writeFileSync(join(values.out, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
-console.log('| registry | tools | cases | pairs | dropped | test overlap | sha256 |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |');
-for (const m of manifest) console.log(`| ${m.registry} | ${m.tools} | ${m.cases} | ${m.pairs} | ${m.dropped} | ${m.testOverlap} | ${m.sha256.slice(0, 12)} |`);
+console.log(
+  '| registry | tools | cases | pairs | dropped | test overlap | sha256 |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+);
+for (const m of manifest)
+  console.log(
+    `| ${m.registry} | ${m.tools} | ${m.cases} | ${m.pairs} | ${m.dropped} | ${m.testOverlap} | ${m.sha256.slice(0, 12)} |`,
+  );
 
 const committed = join(here, 'data-manifest.json');
 if (values['write-manifest']) writeFileSync(committed, `${JSON.stringify(manifest, null, 1)}\n`);

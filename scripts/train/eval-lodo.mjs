@@ -39,7 +39,8 @@ const ks = values.ks.split(',').map(Number);
 const selectors = values.selectors.split(',');
 const counter = await o200kTokenCounter();
 
-const embedderFor = (modelPath, variant) => memoEmbedder(useLiteEmbedder({ modelPath, variant, numThreads: 1, device: values.device }));
+const embedderFor = (modelPath, variant) =>
+  memoEmbedder(useLiteEmbedder({ modelPath, variant, numThreads: 1, device: values.device }));
 
 async function score(embedder, tools, cases) {
   const out = {};
@@ -61,7 +62,12 @@ for (const [set, run] of Object.entries(runs)) {
   let cases = loadCases(join(values.data, set, 'cases.jsonl'), values.split);
   if (values.limit) cases = cases.slice(0, Number(values.limit));
   const started = performance.now();
-  const row = { set, cases: cases.length, base: await score(base, tools, cases), lodo: await score(embedderFor(join(run, 'model'), 'tools'), tools, cases) };
+  const row = {
+    set,
+    cases: cases.length,
+    base: await score(base, tools, cases),
+    lodo: await score(embedderFor(join(run, 'model'), 'tools'), tools, cases),
+  };
   if (shipped) row.shipped = await score(shipped, tools, cases);
   rows.push(row);
   // Each set's figures as it finishes, so a run cut short still reports the sets it did.
@@ -71,7 +77,8 @@ for (const [set, run] of Object.entries(runs)) {
 const cols = selectors.flatMap((s) => ks.map((k) => `${s}@${k}`));
 let md = `| set (test cases) | encoder | ${cols.join(' | ')} |\n| --- | --- | ${cols.map(() => '---:').join(' | ')} |\n`;
 for (const r of rows) {
-  const line = (label, figures) => `| ${r.set} (${r.cases}) | ${label} | ${cols.map((c) => figures[c].fullRecall.toFixed(3)).join(' | ')} |\n`;
+  const line = (label, figures) =>
+    `| ${r.set} (${r.cases}) | ${label} | ${cols.map((c) => figures[c].fullRecall.toFixed(3)).join(' | ')} |\n`;
   md += line('base', r.base);
   md += line('tuned without this set', r.lodo);
   md += `| | Δ points | ${cols.map((c) => `${((r.lodo[c].fullRecall - r.base[c].fullRecall) * 100).toFixed(1)}`).join(' | ')} |\n`;
@@ -79,4 +86,7 @@ for (const r of rows) {
 }
 console.log(md);
 if (values.out)
-  writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString().slice(0, 10), runs, shipped: values.shipped ?? null, rows }, null, 1)}\n`);
+  writeFileSync(
+    values.out,
+    `${JSON.stringify({ date: new Date().toISOString().slice(0, 10), runs, shipped: values.shipped ?? null, rows }, null, 1)}\n`,
+  );

@@ -16,11 +16,20 @@ import { parseArgs } from 'node:util';
 import { runnerImport } from 'vite';
 import { baseWeights, build, readTensors, repoRoot } from './weights-io.mjs';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { delta: { type: 'string' }, folder: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { delta: { type: 'string' }, folder: { type: 'string' } },
+});
 const run = resolve(positionals[0] ?? '');
 const deltaFile = resolve(values.delta ?? join(run, 'tools.delta'));
 const folder = resolve(values.folder ?? join(run, 'model'));
-const delta = (await runnerImport(join(repoRoot, 'src/cli/model/weights-delta.ts'), { configFile: false, root: repoRoot, logLevel: 'error' })).module;
+const delta = (
+  await runnerImport(join(repoRoot, 'src/cli/model/weights-delta.ts'), {
+    configFile: false,
+    root: repoRoot,
+    logLevel: 'error',
+  })
+).module;
 
 const config = JSON.parse(readFileSync(join(run, 'config.json'), 'utf8'));
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'scripts/train/data-manifest.json'), 'utf8'));
@@ -35,7 +44,9 @@ const about = {
 const bytes = delta.encodeWeightsDelta(baseWeights(), readTensors(run), { variant: 'tools', about });
 mkdirSync(dirname(deltaFile), { recursive: true });
 writeFileSync(deltaFile, bytes);
-console.log(`${deltaFile}: ${bytes.byteLength.toLocaleString('en-US')} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}`);
+console.log(
+  `${deltaFile}: ${bytes.byteLength.toLocaleString('en-US')} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}`,
+);
 
 rmSync(folder, { recursive: true, force: true });
 const { files } = await build.buildUseLite({

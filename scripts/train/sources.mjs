@@ -48,7 +48,8 @@ const clean = (s) =>
 
 /** APIBench's instruction text: the part after "###Instruction:" (or 'Instruction': …) up to the output. */
 function apibenchInstruction(code) {
-  const m = /###Instruction:\s*([\s\S]*?)\s*###Output/.exec(code) ?? /'Instruction':\s*([\s\S]*?),\s*'Output'/.exec(code);
+  const m =
+    /###Instruction:\s*([\s\S]*?)\s*###Output/.exec(code) ?? /'Instruction':\s*([\s\S]*?),\s*'Output'/.exec(code);
   return m ? clean(m[1]) : '';
 }
 
@@ -61,7 +62,9 @@ function apibench(hub, apiFile, caseFiles) {
       const add = (api) => {
         const key = clean(api.api_call);
         if (!key || tools.has(key)) return tools.get(key)?.name;
-        const description = clean([api.functionality, api.description ?? api.meta_data?.description].filter(Boolean).join('. '));
+        const description = clean(
+          [api.functionality, api.description ?? api.meta_data?.description].filter(Boolean).join('. '),
+        );
         let name = clean(api.api_name) || key;
         if ([...tools.values()].some((t) => t.name === name)) name = `${name} ${tools.size}`;
         tools.set(key, { name, description });
@@ -110,7 +113,10 @@ export const SOURCES = [
     registries: [
       apibench('huggingface', 'data/api/huggingface_api.jsonl', ['data/apibench/huggingface_eval.json']),
       apibench('tensorflowhub', 'data/api/tensorflowhub_api.jsonl', ['data/apibench/tensorflow_eval.json']),
-      apibench('torchhub', 'data/api/torchhub_api.jsonl', ['data/apibench/torchhub_train.json', 'data/apibench/torchhub_eval.json']),
+      apibench('torchhub', 'data/api/torchhub_api.jsonl', [
+        'data/apibench/torchhub_train.json',
+        'data/apibench/torchhub_eval.json',
+      ]),
       {
         // API Zoo (data/apizoo): community API docs; the files whose entries carry "questions"
         // (listed, so that a clone holding files this snapshot lacks reads the same ones).
@@ -128,12 +134,18 @@ export const SOURCES = [
             }
             if (!Array.isArray(entries)) entries = [entries];
             for (const api of entries) {
-              if (!api || typeof api !== 'object' || !Array.isArray(api.questions) || api.questions.length === 0) continue;
+              if (!api || typeof api !== 'object' || !Array.isArray(api.questions) || api.questions.length === 0)
+                continue;
               const call = clean(String(api.api_call ?? '').split('(')[0]);
               const name = call || clean(api.api_name);
               if (!name) continue;
-              if (!tools.has(name)) tools.set(name, { name, description: clean([api.functionality, api.meta_data?.description].filter(Boolean).join('. ')) });
-              for (const q of api.questions) if (typeof q === 'string' && clean(q)) cases.push({ query: clean(q), expected: [name] });
+              if (!tools.has(name))
+                tools.set(name, {
+                  name,
+                  description: clean([api.functionality, api.meta_data?.description].filter(Boolean).join('. ')),
+                });
+              for (const q of api.questions)
+                if (typeof q === 'string' && clean(q)) cases.push({ query: clean(q), expected: [name] });
             }
           }
           return { tools: [...tools.values()], cases };
@@ -158,11 +170,17 @@ export const SOURCES = [
                 const key = `${api.tool_name}\u0000${api.api_name}`;
                 if (!tools.has(key)) {
                   const name = `${snake(api.api_name)}_for_${snake(api.tool_name)}`;
-                  const description = clean(`${clean(api.api_description) || clean(api.api_name)} (${clean(api.tool_name)}, ${clean(api.category_name)})`);
+                  const description = clean(
+                    `${clean(api.api_description) || clean(api.api_name)} (${clean(api.tool_name)}, ${clean(api.category_name)})`,
+                  );
                   tools.set(key, { name, description });
                 }
               }
-              const expected = [...new Set(item['relevant APIs'].map(([tool, api]) => tools.get(`${tool}\u0000${api}`)?.name).filter(Boolean))];
+              const expected = [
+                ...new Set(
+                  item['relevant APIs'].map(([tool, api]) => tools.get(`${tool}\u0000${api}`)?.name).filter(Boolean),
+                ),
+              ];
               if (expected.length > 0) cases.push({ query: clean(item.query), expected });
             }
           }
@@ -187,7 +205,9 @@ export const SOURCES = [
           const tools = [];
           for (const row of rows.slice(1)) {
             const name = clean(row[cls]);
-            const m = /description\s*=\s*"([^"]*)"/.exec(row[info] ?? '') ?? /description\s*=\s*'([^']*)'/.exec(row[info] ?? '');
+            const m =
+              /description\s*=\s*"([^"]*)"/.exec(row[info] ?? '') ??
+              /description\s*=\s*'([^']*)'/.exec(row[info] ?? '');
             if (name && m) tools.push({ name, description: clean(m[1]) });
           }
           const names = new Set(tools.map((t) => t.name));
@@ -198,7 +218,9 @@ export const SOURCES = [
               .filter((l) => l.trim())
               .map((l) => JSON.parse(l));
             const first = turns.find((t) => t.role === 'User');
-            const expected = [...new Set(turns.filter((t) => t.role === 'API' && names.has(t.api_name)).map((t) => t.api_name))];
+            const expected = [
+              ...new Set(turns.filter((t) => t.role === 'API' && names.has(t.api_name)).map((t) => t.api_name)),
+            ];
             if (first && expected.length > 0) cases.push({ query: clean(first.text), expected });
           }
           return { tools, cases };
@@ -218,7 +240,9 @@ export const SOURCES = [
           const tools = [];
           for (const path of await list('src/tooltalk/apis/')) {
             const text = await show(path);
-            for (const m of text.matchAll(/class (\w+)\(API\):\s*\n\s*description\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/g)) {
+            for (const m of text.matchAll(
+              /class (\w+)\(API\):\s*\n\s*description\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')/g,
+            )) {
               tools.push({ name: m[1], description: clean(m[2].slice(1, -1)) });
             }
           }
@@ -230,7 +254,9 @@ export const SOURCES = [
               for (let i = 0; i < convo.length - 1; i++) {
                 if (convo[i].role !== 'user') continue;
                 const next = convo[i + 1];
-                const expected = [...new Set((next.apis ?? []).map((a) => a.request.api_name).filter((n) => names.has(n)))];
+                const expected = [
+                  ...new Set((next.apis ?? []).map((a) => a.request.api_name).filter((n) => names.has(n))),
+                ];
                 if (expected.length > 0) cases.push({ query: clean(convo[i].text), expected });
               }
             }

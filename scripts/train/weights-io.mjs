@@ -13,7 +13,8 @@ import { runnerImport } from 'vite';
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, '..', '..');
 const modelDir = join(repoRoot, 'src', 'cli', 'model');
-const load = async (file) => (await runnerImport(join(modelDir, file), { configFile: false, root: repoRoot, logLevel: 'error' })).module;
+const load = async (file) =>
+  (await runnerImport(join(modelDir, file), { configFile: false, root: repoRoot, logLevel: 'error' })).module;
 
 export const build = await load('build-use-lite.ts');
 export const tfjs = await load('tfjs-weights.ts');
@@ -49,7 +50,8 @@ export function readTensors(dir) {
   const index = JSON.parse(readFileSync(join(dir, 'weights.json'), 'utf8'));
   const buf = readFileSync(join(dir, 'weights.bin'));
   const flat = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  if (flat.length !== index.values) throw new Error(`${dir}/weights.bin holds ${flat.length} values, weights.json says ${index.values}`);
+  if (flat.length !== index.values)
+    throw new Error(`${dir}/weights.bin holds ${flat.length} values, weights.json says ${index.values}`);
   const map = new Map();
   for (const t of index.tensors) {
     const n = t.shape.reduce((a, b) => a * b, 1);

@@ -50,13 +50,17 @@ export interface ToolSearchFunctionOptions extends ToolSearchAdapterOptions {
  *   prompt: 'Email Kim the report',
  * })
  */
-export function toolSearchFunction(options: ToolSearchFunctionOptions = {}): (input: AiSdkSearchInput) => Promise<string[]> {
+export function toolSearchFunction(
+  options: ToolSearchFunctionOptions = {},
+): (input: AiSdkSearchInput) => Promise<string[]> {
   checkK(options.k);
   const known = options.schemas ? new Map(options.schemas.map((schema) => [schema.name, schema])) : undefined;
   return async ({ query, tools }) => {
     const text = queryOf({ query });
     if (typeof text !== 'string') throw new TypeError(text.error);
-    const candidates = tools.map((tool) => known?.get(tool.name) ?? { name: tool.name, description: tool.description ?? '', parameters: {} });
+    const candidates = tools.map(
+      (tool) => known?.get(tool.name) ?? { name: tool.name, description: tool.description ?? '', parameters: {} },
+    );
     return rankNames(text, candidates, options);
   };
 }
@@ -94,7 +98,9 @@ export interface AiSdkStepInput {
  *
  * await generateText({ model, tools, prepareStep: activeToolsStep({ selector: new Bm25Selector(), tools }), prompt })
  */
-export function activeToolsStep<NAME extends string>(options: ActiveToolsStepOptions<NAME>): (step: AiSdkStepInput) => Promise<{ activeTools: NAME[] }> {
+export function activeToolsStep<NAME extends string>(
+  options: ActiveToolsStepOptions<NAME>,
+): (step: AiSdkStepInput) => Promise<{ activeTools: NAME[] }> {
   const names = Object.keys(options.tools) as NAME[];
   const always = new Set<string>(options.always ?? []);
   let last: { prompt: string; picked: NAME[] } | undefined;
@@ -134,7 +140,9 @@ function latestUserText(messages: AiSdkStepInput['messages']): string {
     if (typeof message.content === 'string') return message.content;
     if (Array.isArray(message.content)) {
       return message.content
-        .filter((part): part is { type: 'text'; text: string } => part?.type === 'text' && typeof part.text === 'string')
+        .filter(
+          (part): part is { type: 'text'; text: string } => part?.type === 'text' && typeof part.text === 'string',
+        )
         .map((part) => part.text)
         .join('\n');
     }

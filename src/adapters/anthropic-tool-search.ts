@@ -8,7 +8,15 @@
  */
 import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
+import {
+  checkK,
+  type QuerySchema,
+  queryOf,
+  querySchema,
+  rankNames,
+  SEARCH_DESCRIPTION,
+  type ToolSearchAdapterOptions,
+} from './search-door.js';
 
 /** A custom tool as the Messages API declares it (other fields pass through). */
 export interface AnthropicToolDefinition {
@@ -49,7 +57,10 @@ export interface AnthropicToolSearch {
    * `all` with every tool not named in `loaded` marked `defer_loading: true`, then the search
    * tool. At least the search tool stays loaded, which the API requires.
    */
-  tools<T extends AnthropicToolDefinition>(all: readonly T[], loaded: Iterable<string>): (T | AnthropicToolSearch['tool'])[];
+  tools<T extends AnthropicToolDefinition>(
+    all: readonly T[],
+    loaded: Iterable<string>,
+  ): (T | AnthropicToolSearch['tool'])[];
   /** Whether a `tool_use` block is a call of this search. */
   handles(toolUse: { readonly name: string }): boolean;
   /**
@@ -57,7 +68,11 @@ export interface AnthropicToolSearch {
    * the query and answers with `tool_reference` blocks. Never throws for the model's sake: a
    * missing or blank query is an error result, no match a text result.
    */
-  handle(toolUse: AnthropicToolUse, tools: readonly AnthropicToolDefinition[], signal?: AbortSignal): Promise<AnthropicSearchResult>;
+  handle(
+    toolUse: AnthropicToolUse,
+    tools: readonly AnthropicToolDefinition[],
+    signal?: AbortSignal,
+  ): Promise<AnthropicSearchResult>;
 }
 
 /**
@@ -77,22 +92,38 @@ export interface AnthropicToolSearch {
  */
 export function anthropicToolSearch(options: AnthropicToolSearchOptions = {}): AnthropicToolSearch {
   checkK(options.k);
-  const tool = { name: options.name ?? 'find_tools', description: options.description ?? SEARCH_DESCRIPTION, input_schema: querySchema() };
+  const tool = {
+    name: options.name ?? 'find_tools',
+    description: options.description ?? SEARCH_DESCRIPTION,
+    input_schema: querySchema(),
+  };
   return {
     tool,
     tools(all, loaded) {
       const keep = new Set(loaded);
-      return [...all.filter((t) => t.name !== tool.name).map((t) => (keep.has(t.name) ? t : { ...t, defer_loading: true })), tool];
+      return [
+        ...all.filter((t) => t.name !== tool.name).map((t) => (keep.has(t.name) ? t : { ...t, defer_loading: true })),
+        tool,
+      ];
     },
     handles: (toolUse) => toolUse.name === tool.name,
     async handle(toolUse, tools, signal) {
-      const fail = (content: string): AnthropicSearchResult => ({ type: 'tool_result', tool_use_id: toolUse.id, content, is_error: true });
+      const fail = (content: string): AnthropicSearchResult => ({
+        type: 'tool_result',
+        tool_use_id: toolUse.id,
+        content,
+        is_error: true,
+      });
       if (toolUse.name !== tool.name) return fail(`${toolUse.name} is not the tool search (${tool.name})`);
       const query = queryOf(toolUse.input);
       if (typeof query !== 'string') return fail(query.error);
       const deferred: ToolSchema[] = tools
         .filter((t) => t.defer_loading === true && typeof t.name === 'string')
-        .map((t) => ({ name: t.name, description: t.description ?? '', parameters: (t.input_schema ?? {}) as ToolSchema['parameters'] }));
+        .map((t) => ({
+          name: t.name,
+          description: t.description ?? '',
+          parameters: (t.input_schema ?? {}) as ToolSchema['parameters'],
+        }));
       let names: string[];
       try {
         names = await rankNames(query, deferred, options, signal);
@@ -100,8 +131,13 @@ export function anthropicToolSearch(options: AnthropicToolSearchOptions = {}): A
         if (signal?.aborted) throw error;
         return fail(`tool search failed: ${errorMessage(error)}`);
       }
-      if (names.length === 0) return { type: 'tool_result', tool_use_id: toolUse.id, content: `No tools match "${query}".` };
-      return { type: 'tool_result', tool_use_id: toolUse.id, content: names.map((name) => ({ type: 'tool_reference', tool_name: name })) };
+      if (names.length === 0)
+        return { type: 'tool_result', tool_use_id: toolUse.id, content: `No tools match "${query}".` };
+      return {
+        type: 'tool_result',
+        tool_use_id: toolUse.id,
+        content: names.map((name) => ({ type: 'tool_reference', tool_name: name })),
+      };
     },
   };
 }

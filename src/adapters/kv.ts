@@ -41,7 +41,10 @@ export const VECTORS_KV_KEY = 'loopctl:vectors-file';
  * @example
  * new EmbeddingSelector(embedder, { cache: kvVectorCache(env.VECTORS), vectors: kvVectorsFile(env.VECTORS) })
  */
-export function kvVectorsFile(namespace: KvNamespaceLike, key: string = VECTORS_KV_KEY): () => Promise<ArrayBuffer | null> {
+export function kvVectorsFile(
+  namespace: KvNamespaceLike,
+  key: string = VECTORS_KV_KEY,
+): () => Promise<ArrayBuffer | null> {
   return () => namespace.get(key, 'arrayBuffer');
 }
 
@@ -76,12 +79,16 @@ const CHUNK_SUFFIX_ROOM = 16;
  * }
  */
 export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCacheOptions = {}): VectorCache {
-  const { prefix, chunkBytes, expirationTtl } = mergeOptions({ prefix: 'loopctl:', chunkBytes: 20 * 1024 * 1024 }, options);
+  const { prefix, chunkBytes, expirationTtl } = mergeOptions(
+    { prefix: 'loopctl:', chunkBytes: 20 * 1024 * 1024 },
+    options,
+  );
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
   const putOptions = expirationTtl !== undefined ? { expirationTtl } : undefined;
-  const put = (key: string, value: ArrayBuffer): Promise<void> => (putOptions ? namespace.put(key, value, putOptions) : namespace.put(key, value));
+  const put = (key: string, value: ArrayBuffer): Promise<void> =>
+    putOptions ? namespace.put(key, value, putOptions) : namespace.put(key, value);
 
   return {
     async get(key) {
@@ -93,7 +100,9 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
       const manifest = readManifest(bytes);
       if (!manifest) return undefined;
 
-      const parts = await Promise.all(Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(prefix, key, i), 'arrayBuffer')));
+      const parts = await Promise.all(
+        Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(prefix, key, i), 'arrayBuffer')),
+      );
       let total = 0;
       for (const part of parts) {
         if (!part) return undefined;
@@ -144,7 +153,9 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
       const manifest = head ? readManifest(new Uint8Array(head)) : undefined;
       await namespace.delete(mainKey);
       if (manifest) {
-        await Promise.all(Array.from({ length: manifest.chunks }, (_, i) => namespace.delete(chunkKey(prefix, key, i))));
+        await Promise.all(
+          Array.from({ length: manifest.chunks }, (_, i) => namespace.delete(chunkKey(prefix, key, i))),
+        );
       }
     },
   };

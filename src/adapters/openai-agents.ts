@@ -7,7 +7,15 @@
  */
 import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
+import {
+  checkK,
+  type QuerySchema,
+  queryOf,
+  querySchema,
+  rankNames,
+  SEARCH_DESCRIPTION,
+  type ToolSearchAdapterOptions,
+} from './search-door.js';
 
 /** An Agents SDK tool as the executor reads it (function tools carry name, description, parameters). */
 export interface AgentsTool {
@@ -67,7 +75,9 @@ export function agentsToolSearch(options: AgentsToolSearchOptions = {}): AgentsT
         options.onError?.(query.error);
         return [];
       }
-      const deferred = availableTools.filter((tool) => tool.type === 'function' && tool.deferLoading === true && typeof tool.name === 'string');
+      const deferred = availableTools.filter(
+        (tool) => tool.type === 'function' && tool.deferLoading === true && typeof tool.name === 'string',
+      );
       const schemas: ToolSchema[] = deferred.map((tool) => ({
         name: tool.name,
         description: tool.description ?? '',

@@ -7,7 +7,15 @@
  */
 import { errorMessage } from '../describe-error.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { checkK, type QuerySchema, queryOf, querySchema, rankNames, SEARCH_DESCRIPTION, type ToolSearchAdapterOptions } from './search-door.js';
+import {
+  checkK,
+  type QuerySchema,
+  queryOf,
+  querySchema,
+  rankNames,
+  SEARCH_DESCRIPTION,
+  type ToolSearchAdapterOptions,
+} from './search-door.js';
 
 /** A function tool as the Responses API declares it (other fields pass through). */
 export interface ResponsesFunctionDefinition {
@@ -38,9 +46,17 @@ export interface ResponsesSearchOutput<T> {
 /** The client-executed search tool, the deferred declaration, and the handler for its calls. */
 export interface ResponsesToolSearch {
   /** The `tool_search` tool, executed by the client. */
-  readonly tool: { readonly type: 'tool_search'; readonly execution: 'client'; readonly description: string; readonly parameters: QuerySchema };
+  readonly tool: {
+    readonly type: 'tool_search';
+    readonly execution: 'client';
+    readonly description: string;
+    readonly parameters: QuerySchema;
+  };
   /** `all` with every function not named in `loaded` marked `defer_loading: true`, then the search tool. */
-  tools<T extends { readonly type: string; readonly name?: string }>(all: readonly T[], loaded: Iterable<string>): (T | ResponsesToolSearch['tool'])[];
+  tools<T extends { readonly type: string; readonly name?: string }>(
+    all: readonly T[],
+    loaded: Iterable<string>,
+  ): (T | ResponsesToolSearch['tool'])[];
   /**
    * Answer one `tool_search_call`: ranks the request's deferred functions (`tools`, as sent)
    * and returns their definitions (without `defer_loading`). The output item has no error
@@ -76,17 +92,28 @@ export interface ResponsesToolSearchOptions extends ToolSearchAdapterOptions {
  */
 export function responsesToolSearch(options: ResponsesToolSearchOptions = {}): ResponsesToolSearch {
   checkK(options.k);
-  const tool = { type: 'tool_search', execution: 'client', description: options.description ?? SEARCH_DESCRIPTION, parameters: querySchema() } as const;
+  const tool = {
+    type: 'tool_search',
+    execution: 'client',
+    description: options.description ?? SEARCH_DESCRIPTION,
+    parameters: querySchema(),
+  } as const;
   return {
     tool,
     tools(all, loaded) {
       const keep = new Set(loaded);
       return [
-        ...all.filter((t) => t.type !== 'tool_search').map((t) => (t.type !== 'function' || keep.has(t.name ?? '') ? t : { ...t, defer_loading: true })),
+        ...all
+          .filter((t) => t.type !== 'tool_search')
+          .map((t) => (t.type !== 'function' || keep.has(t.name ?? '') ? t : { ...t, defer_loading: true })),
         tool,
       ];
     },
-    async handle<T extends { readonly type: string }>(call: ResponsesSearchCall, tools: readonly T[], signal?: AbortSignal) {
+    async handle<T extends { readonly type: string }>(
+      call: ResponsesSearchCall,
+      tools: readonly T[],
+      signal?: AbortSignal,
+    ) {
       const output = <U>(found: U[]) => ({
         type: 'tool_search_output' as const,
         call_id: call.call_id,

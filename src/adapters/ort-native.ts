@@ -4,8 +4,9 @@
  * only; imported through {@link nodeImport}, so no browser, Deno or Workers bundle carries it,
  * and it stays an optional peer dependency.
  */
-import { isNode, nodeImport, type Ort } from './ort-runtime.js';
+
 import { errorMessage } from '../describe-error.js';
+import { isNode, nodeImport, type Ort } from './ort-runtime.js';
 
 /**
  * The part of onnxruntime-node the embedder uses. Its API is onnxruntime-web's (both implement
@@ -37,7 +38,11 @@ export async function importOrtNode(): Promise<NativeOrt> {
     const code = (error as { code?: unknown } | null)?.code;
     // The error's own message (not its cause's): it names the module that was not found.
     const message = error instanceof Error ? error.message : String(error);
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /onnxruntime-node/.test(message) && !/onnxruntime-node[\\/]/.test(message)) {
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      /onnxruntime-node/.test(message) &&
+      !/onnxruntime-node[\\/]/.test(message)
+    ) {
       throw new Error('onnxruntime-node is not installed (ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node)');
     }
     throw new Error(`onnxruntime-node failed to load: ${firstLine(errorMessage(error))}`);

@@ -14,7 +14,8 @@ export type OrtDevice = 'auto' | 'wasm' | 'webgpu';
 export type WasmPaths = string | { readonly wasm?: string; readonly mjs?: string };
 
 /** Whether this is Node (not a browser with a `process` shim). @internal */
-export const isNode = (): boolean => typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+export const isNode = (): boolean =>
+  typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 
 /**
  * Resolves 'auto' to a concrete device: WebGPU only when `navigator.gpu.requestAdapter()`

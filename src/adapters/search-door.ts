@@ -42,7 +42,8 @@ export const SEARCH_DESCRIPTION =
 /** The query the model sent, checked: a clear message when there is none. */
 export function queryOf(args: unknown): string | { readonly error: string } {
   const query = typeof args === 'object' && args !== null ? (args as { query?: unknown }).query : undefined;
-  if (typeof query !== 'string' || query.trim() === '') return { error: 'tool search needs a non-empty "query" string, like {"query": "send an email"}' };
+  if (typeof query !== 'string' || query.trim() === '')
+    return { error: 'tool search needs a non-empty "query" string, like {"query": "send an email"}' };
   return query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
 }
 
@@ -52,7 +53,8 @@ const lists = new Map<string, ToolSchema[]>();
 /** `tools` as one stable list per content. */
 export function stableList(tools: readonly ToolSchema[]): ToolSchema[] {
   const hash = new Hash64();
-  for (const tool of tools) hash.update(`${tool.name}\u0000${tool.description}\u0000${JSON.stringify(tool.parameters ?? {})}\u0001`);
+  for (const tool of tools)
+    hash.update(`${tool.name}\u0000${tool.description}\u0000${JSON.stringify(tool.parameters ?? {})}\u0001`);
   const key = hash.digest();
   let list = lists.get(key);
   if (!list) {
@@ -70,7 +72,12 @@ export function stableList(tools: readonly ToolSchema[]): ToolSchema[] {
  * @example
  * const names = await rankNames('send an email', deferredSchemas, { selector: hybrid, k: 5 })
  */
-export async function rankNames(query: string, tools: readonly ToolSchema[], options: ToolSearchAdapterOptions, signal?: AbortSignal): Promise<string[]> {
+export async function rankNames(
+  query: string,
+  tools: readonly ToolSchema[],
+  options: ToolSearchAdapterOptions,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const hits = await searchTools(query, stableList(tools), {
     ...(options.selector ? { selector: options.selector } : {}),
     k: options.k ?? 5,
@@ -81,5 +88,6 @@ export async function rankNames(query: string, tools: readonly ToolSchema[], opt
 
 /** Checked at construction, so a bad k fails where it was written. */
 export function checkK(k: number | undefined): void {
-  if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`tool search k must be a positive integer, got ${k}`);
+  if (k !== undefined && !(Number.isInteger(k) && k > 0))
+    throw new RangeError(`tool search k must be a positive integer, got ${k}`);
 }

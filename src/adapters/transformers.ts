@@ -5,10 +5,10 @@
  *
  * @module loopctl/transformers
  */
-import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
+import type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from '../embed/embedder.js';
 import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
-import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 import { mergeOptions } from '../options.js';
+import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 
 type Transformers = typeof import('@huggingface/transformers');
 type Extractor = Awaited<ReturnType<Transformers['pipeline']>>;
@@ -61,7 +61,8 @@ export interface TransformersBackend {
  */
 export type TransformersEmbedder = LoadableEmbedder<TransformersBackend>;
 
-const isNode = (): boolean => typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
+const isNode = (): boolean =>
+  typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined';
 
 /**
  * Maps a requested device to what transformers.js can run here. In browsers: 'auto' is WebGPU
@@ -92,7 +93,10 @@ export async function resolveTransformersDevice(
  * const [vector] = await embedder.embed(['book a flight to Lisbon'])
  */
 export function transformersEmbedder(options: TransformersEmbedderOptions): TransformersEmbedder {
-  const settings = mergeOptions({ device: 'auto' as TransformersDevice, batchSize: 32, allowRemoteModels: false }, options);
+  const settings = mergeOptions(
+    { device: 'auto' as TransformersDevice, batchSize: 32, allowRemoteModels: false },
+    options,
+  );
   const requested = settings.device;
   const batchSize = Math.max(1, Math.floor(settings.batchSize));
   const load = async (): Promise<{ extractor: Extractor; backend: TransformersBackend }> => {
@@ -121,7 +125,9 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     const probe = await runPipeline(extractor, ['dimension probe']);
     const detected = probe[0]?.length ?? 0;
     if (options.dimensions !== undefined && options.dimensions !== detected) {
-      throw new Error(`transformersEmbedder: ${options.model} yields ${detected} dimensions, not ${options.dimensions}`);
+      throw new Error(
+        `transformersEmbedder: ${options.model} yields ${detected} dimensions, not ${options.dimensions}`,
+      );
     }
     return {
       extractor,

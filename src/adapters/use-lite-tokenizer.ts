@@ -122,7 +122,10 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
    * segment of a longer text starts from that text's best total where it begins (`stats.total`),
    * so the reference's "a best of exactly 0 is unset" quirk sees the same totals as a whole read.
    */
-  const encodeChars = (chars: readonly string[], stats?: { chars: number; unknown: number; total: number }): number[] => {
+  const encodeChars = (
+    chars: readonly string[],
+    stats?: { chars: number; unknown: number; total: number },
+  ): number[] => {
     const n = chars.length;
     if (n === 0) return [];
     // Lattice edges grouped by end position, each group in ascending start order (the order the

@@ -11,20 +11,31 @@
  *
  * @module loopctl/use-lite
  */
-import type { EmbedOptions, EmbedProgress, Embedder, LoadableEmbedder } from '../embed/embedder.js';
-import { concatBytes } from '../concat-bytes.js';
-import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
-import { lengthBuckets } from '../embed/length-buckets.js';
-import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
-import { configureOrtWasm, importOrt, isNode, nodeImport, pickDevice, startOrtBackend, type Ort, type OrtDevice, type WasmPaths } from './ort-runtime.js';
-import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
-import { mergeOptions } from '../options.js';
-import { errorMessage } from '../describe-error.js';
 
-export { pickDevice, hasWebGpuAdapter, configureOrtWasm } from './ort-runtime.js';
+import { concatBytes } from '../concat-bytes.js';
+import { errorMessage } from '../describe-error.js';
+import type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from '../embed/embedder.js';
+import { lengthBuckets } from '../embed/length-buckets.js';
+import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
+import { mergeOptions } from '../options.js';
+import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
+import {
+  configureOrtWasm,
+  importOrt,
+  isNode,
+  nodeImport,
+  type Ort,
+  type OrtDevice,
+  pickDevice,
+  startOrtBackend,
+  type WasmPaths,
+} from './ort-runtime.js';
+import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
+
 export type { OrtDevice, WasmPaths } from './ort-runtime.js';
-export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
+export { configureOrtWasm, hasWebGpuAdapter, pickDevice } from './ort-runtime.js';
 export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
+export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
 
 type OrtSession = import('onnxruntime-web').InferenceSession;
 
@@ -188,7 +199,10 @@ async function defaultLoader(url: string, init?: { signal?: AbortSignal }): Prom
     // Node's fetch does not read file: URLs; read the folder directly.
     const { readFile } = await nodeImport<typeof import('node:fs/promises')>('node:fs/promises');
     const { fileURLToPath } = await nodeImport<typeof import('node:url')>('node:url');
-    const bytes = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url, init?.signal ? { signal: init.signal } : {});
+    const bytes = await readFile(
+      url.startsWith('file:') ? fileURLToPath(url) : url,
+      init?.signal ? { signal: init.signal } : {},
+    );
     return new Response(bytes, { headers: { 'content-length': String(bytes.byteLength) } });
   }
   const base = typeof document !== 'undefined' ? document.baseURI : undefined;
@@ -244,8 +258,16 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     device: 'auto' as UseLiteDevice,
     onWarning: (message: string) => console.warn(message),
   };
-  const { dtype, variant, fetch: loader, device: requested, onWarning: warn, ...settings } = mergeOptions(defaults, options);
-  if (variant !== 'base' && variant !== 'tools') throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
+  const {
+    dtype,
+    variant,
+    fetch: loader,
+    device: requested,
+    onWarning: warn,
+    ...settings
+  } = mergeOptions(defaults, options);
+  if (variant !== 'base' && variant !== 'tools')
+    throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
   const batchSize = Math.max(1, Math.floor(settings.batchSize));
 
   const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
@@ -283,12 +305,16 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
   const load = async (): Promise<Loaded> => {
     const started = performance.now();
     const nativeRefused = nativeUnavailableReason();
-    if (requested === 'native' && nativeRefused) throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
+    if (requested === 'native' && nativeRefused)
+      throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
     const file = useLiteModelFile(variant, dtype);
     // The vocabulary, the model and the runtime all start at once: on a page each is a separate
     // download, and the runtime's start-up (its WASM compile and threads) needs no model, so it
     // runs while the model downloads instead of after.
-    const web = requested === 'native' || (requested === 'auto' && nativeRefused === undefined) ? undefined : pickDevice(requested);
+    const web =
+      requested === 'native' || (requested === 'auto' && nativeRefused === undefined)
+        ? undefined
+        : pickDevice(requested);
     // Failures surface later, where the session is created.
     const runtime = web
       ?.then(async (device) => {
@@ -308,7 +334,13 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
     const tokenizerDone = performance.now();
 
-    let created: { device: UseLiteBackend['device']; Tensor: Ort['Tensor']; session: OrtSession; numThreads: number | undefined; fallbackReason?: string };
+    let created: {
+      device: UseLiteBackend['device'];
+      Tensor: Ort['Tensor'];
+      session: OrtSession;
+      numThreads: number | undefined;
+      fallbackReason?: string;
+    };
     if (requested === 'native') {
       try {
         created = { device: 'native', ...(await createNative(model)) };
@@ -328,7 +360,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       const wanted = await (web ?? pickDevice(requested));
       await runtime;
       created = await createWeb(model, wanted);
-      if (requested === 'auto' && wanted === 'wasm') created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
+      if (requested === 'auto' && wanted === 'wasm')
+        created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
     }
     const { device, Tensor, session, numThreads, fallbackReason } = created;
     const sessionDone = performance.now();
@@ -364,7 +397,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
    * a huge prompt costs what its first words cost. An empty text stays empty and is embedded as
    * a masked row.
    */
-  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] => tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS).ids;
+  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] =>
+    tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS).ids;
 
   const runBatch = async (state: Pick<Loaded, 'Tensor' | 'session'>, rows: number[][]): Promise<Float32Array[]> => {
     const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid

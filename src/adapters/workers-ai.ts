@@ -4,7 +4,7 @@
  *
  * @module loopctl/workers-ai
  */
-import type { EmbedOptions, Embedder } from '../embed/embedder.js';
+import type { Embedder, EmbedOptions } from '../embed/embedder.js';
 import { mergeOptions } from '../options.js';
 
 /**
@@ -47,12 +47,20 @@ export const WORKERS_AI_EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> =
  *   },
  * }
  */
-export function workersAIEmbedder(ai: WorkersAiLike, model = '@cf/baai/bge-small-en-v1.5', options: WorkersAiEmbedderOptions = {}): Embedder {
-  const { dimensions, batchSize } = mergeOptions({ dimensions: WORKERS_AI_EMBEDDING_DIMENSIONS[model], batchSize: 100 }, options);
+export function workersAIEmbedder(
+  ai: WorkersAiLike,
+  model = '@cf/baai/bge-small-en-v1.5',
+  options: WorkersAiEmbedderOptions = {},
+): Embedder {
+  const { dimensions, batchSize } = mergeOptions(
+    { dimensions: WORKERS_AI_EMBEDDING_DIMENSIONS[model], batchSize: 100 },
+    options,
+  );
   if (dimensions === undefined || !Number.isInteger(dimensions) || dimensions < 1) {
     throw new RangeError(`workersAIEmbedder: unknown model ${model}; pass { dimensions }`);
   }
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
 
   return {
     id: `workers-ai/${model}`,
@@ -67,7 +75,9 @@ export function workersAIEmbedder(ai: WorkersAiLike, model = '@cf/baai/bge-small
         signal?.throwIfAborted();
         const rows = (answer as { data?: unknown } | null)?.data;
         if (!Array.isArray(rows) || rows.length !== batch.length) {
-          throw new Error(`workers-ai ${model}: expected ${batch.length} vectors, got ${Array.isArray(rows) ? rows.length : 'none'}`);
+          throw new Error(
+            `workers-ai ${model}: expected ${batch.length} vectors, got ${Array.isArray(rows) ? rows.length : 'none'}`,
+          );
         }
         for (const row of rows) {
           if (!Array.isArray(row) || row.length !== dimensions) {

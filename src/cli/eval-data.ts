@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ToolSchema } from '../registry/schema.js';
 import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { readToolDefinition } from '../registry/tool-definition.js';
 import { withToolNeeds } from '../registry/tool-needs.js';
 import { splitOf } from './split.js';
@@ -32,7 +32,11 @@ export function loadTools(file: string): ToolSchema[] {
     if (error instanceof SyntaxError) throw new Error(`${file}: not valid JSON (${error.message})`);
     throw error;
   }
-  const list = Array.isArray(json) ? json : Array.isArray((json as { tools?: unknown } | null)?.tools) ? (json as { tools: unknown[] }).tools : undefined;
+  const list = Array.isArray(json)
+    ? json
+    : Array.isArray((json as { tools?: unknown } | null)?.tools)
+      ? (json as { tools: unknown[] }).tools
+      : undefined;
   if (!list) throw new Error(`${file}: expected an array of tools, or an object with a "tools" array`);
   const where = Array.isArray(json) ? '' : 'tools';
   const errors: string[] = [];
@@ -63,7 +67,10 @@ export function loadTools(file: string): ToolSchema[] {
     tools.push(read.tool);
   });
   if (errors.length > 0) {
-    const shown = errors.length > MAX_TOOL_ERRORS ? [...errors.slice(0, MAX_TOOL_ERRORS), `…and ${errors.length - MAX_TOOL_ERRORS} more`] : errors;
+    const shown =
+      errors.length > MAX_TOOL_ERRORS
+        ? [...errors.slice(0, MAX_TOOL_ERRORS), `…and ${errors.length - MAX_TOOL_ERRORS} more`]
+        : errors;
     throw new Error(`${file}: ${shown.length === 1 ? shown[0] : `\n  ${shown.join('\n  ')}`}`);
   }
   return Object.keys(needs).length > 0 ? withToolNeeds(tools, needs) : tools;

@@ -24,14 +24,22 @@ export interface ReachableReport {
 }
 
 /** A search: the top `k` names for `query` among `tools`, skipping `exclude`. */
-export type SearchMethod = (query: string, tools: readonly ToolSchema[], k: number, exclude: ReadonlySet<string>) => Promise<string[]>;
+export type SearchMethod = (
+  query: string,
+  tools: readonly ToolSchema[],
+  k: number,
+  exclude: ReadonlySet<string>,
+) => Promise<string[]>;
 
 /** The methods compared: the AI SDK default, the regex reference, BM25, and loopctl's own search with `selector`. */
 export function searchMethods(selector: AsyncToolSelector): Record<string, SearchMethod> {
-  const without = (names: string[], exclude: ReadonlySet<string>, k: number) => names.filter((name) => !exclude.has(name)).slice(0, k);
+  const without = (names: string[], exclude: ReadonlySet<string>, k: number) =>
+    names.filter((name) => !exclude.has(name)).slice(0, k);
   return {
-    'ai-sdk keyword': async (query, tools, k, exclude) => without(aiSdkKeywordSearch(query, tools, k + exclude.size), exclude, k),
-    'regex reference': async (query, tools, k, exclude) => without(regexReferenceSearch(query, tools, k + exclude.size), exclude, k),
+    'ai-sdk keyword': async (query, tools, k, exclude) =>
+      without(aiSdkKeywordSearch(query, tools, k + exclude.size), exclude, k),
+    'regex reference': async (query, tools, k, exclude) =>
+      without(regexReferenceSearch(query, tools, k + exclude.size), exclude, k),
     bm25: async (query, tools, k, exclude) => (await searchTools(query, tools, { k, exclude })).map((hit) => hit.name),
     [`loopctl ${selector.name ?? 'selector'}`]: async (query, tools, k, exclude) =>
       (await searchTools(query, tools, { selector, k, exclude })).map((hit) => hit.name),
@@ -73,7 +81,12 @@ export async function evaluateReachable(
   }
   const n = Math.max(1, cases.length);
   return {
-    rows: names.map((method) => ({ method, cases: cases.length, searchOnly: (only.get(method) ?? 0) / n, reachable: (reached.get(method) ?? 0) / n })),
+    rows: names.map((method) => ({
+      method,
+      cases: cases.length,
+      searchOnly: (only.get(method) ?? 0) / n,
+      reachable: (reached.get(method) ?? 0) / n,
+    })),
     loadedOnly: loadedOnly / n,
     meanLoaded: loadedTotal / n,
   };

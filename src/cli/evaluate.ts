@@ -1,8 +1,8 @@
+import type { ToolSchema } from '../registry/schema.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import type { Selection } from '../select/apply-selection.js';
 import { runSelection } from '../select/run-selection.js';
 import type { AsyncToolSelector } from '../select/selector.js';
-import type { ToolSchema } from '../registry/schema.js';
-import { toolsCost } from '../registry/tool-cost.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { EvalCase } from './eval-data.js';
 
@@ -68,7 +68,12 @@ export interface EvaluateOptions {
 }
 
 /** One selection for `query` as the loop's first turn would make it. */
-export function selectFor(selector: AsyncToolSelector, query: string, all: readonly ToolSchema[], signal: AbortSignal): Promise<Selection> {
+export function selectFor(
+  selector: AsyncToolSelector,
+  query: string,
+  all: readonly ToolSchema[],
+  signal: AbortSignal,
+): Promise<Selection> {
   const ctx = { turn: 1, latestUserMessage: query, conversation: [{ role: 'user' as const, content: query }] };
   return runSelection(selector, ctx, all, { signal });
 }

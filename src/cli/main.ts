@@ -2,27 +2,35 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { VECTORS_KV_KEY } from '../adapters/kv.js';
+import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
+import { errorMessage } from '../describe-error.js';
 import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
-import { toolsCost } from '../registry/tool-cost.js';
-import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
-import { loadCases, loadTools, type EvalCase, type SplitName } from './eval-data.js';
-import { EXPECTED_GROUPS, evaluate, selectFor, type EvalMiss } from './evaluate.js';
-import { formatRanking, rankSelection } from './ranking.js';
-import { splitOf } from './split.js';
-import { ownEntry } from '../registry/name-record.js';
-import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from '../learn/example-memory.js';
 import type { LearnSummary } from '../learn/learned-store.js';
+import { ownEntry } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { toolsCost } from '../registry/tool-cost.js';
 import type { AsyncToolSelector } from '../select/selector.js';
-import { findModelDir, modelCommand } from './model-command.js';
+import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
+import { type EvalCase, loadCases, loadTools, type SplitName } from './eval-data.js';
+import { type EvalMiss, EXPECTED_GROUPS, evaluate, selectFor } from './evaluate.js';
 import { ModelBuildError } from './model/build-use-lite.js';
+import { findModelDir, modelCommand } from './model-command.js';
 import { progressBar } from './progress-bar.js';
-import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
-import { corpusEmbeds, defaultEmbedder, isDense, makeSelector, SELECTOR_FACTORIES, toolLinksOf, usesK } from './selectors.js';
+import { formatRanking, rankSelection } from './ranking.js';
+import {
+  corpusEmbeds,
+  defaultEmbedder,
+  isDense,
+  makeSelector,
+  SELECTOR_FACTORIES,
+  toolLinksOf,
+  usesK,
+} from './selectors.js';
+import { splitOf } from './split.js';
 import { UsageError } from './usage-error.js';
-import { errorMessage } from '../describe-error.js';
 
 export { UsageError };
 
@@ -74,11 +82,13 @@ export async function main(
     return command ? 0 : 2;
   }
   if (command === 'model') return modelCommand(rest, out);
-  if (!['select', 'eval', 'vectors'].includes(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  if (!['select', 'eval', 'vectors'].includes(command))
+    throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
   if (command === 'vectors') return vectorsCommand(values, out);
   const k = Number(values.k);
-  if (!Number.isInteger(k) || k < 1 || k > 10_000) throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
+  if (!Number.isInteger(k) || k < 1 || k > 10_000)
+    throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
   if (!values.tools) throw new UsageError('--tools FILE is required');
   const selectorName = values.selector as string;
   if (!Object.hasOwn(SELECTOR_FACTORIES, selectorName)) {
@@ -134,7 +144,9 @@ export async function main(
       const lines = formatRanking(figures.ranking);
       figures.ranking.forEach((tool, i) => {
         const reason = ownEntry(selection.reasons, tool.name);
-        const needed = reason?.neededBy ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}` : '';
+        const needed = reason?.neededBy
+          ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}`
+          : '';
         out(`${lines[i]}${needed}${reason?.intent ? '  (a clause’s best tool, beyond k)' : ''}`);
       });
       if (values.explain) {
@@ -163,19 +175,31 @@ export async function main(
     // A user's own file is scored whole; --split keeps one side of the hash split (for sets
     // tuned on their dev side), and says how many cases that leaves out.
     const split = (values.split ?? 'all') as SplitName;
-    if (!['dev', 'test', 'all'].includes(split)) throw new UsageError(`--split must be dev, test or all, got "${split}"`);
+    if (!['dev', 'test', 'all'].includes(split))
+      throw new UsageError(`--split must be dev, test or all, got "${split}"`);
     const inFile = loadCases(values.cases, 'all');
     const cases = split === 'all' ? inFile : inFile.filter((item) => splitOf(item.id) === split);
     const leftOut = inFile.length - cases.length;
     if (leftOut > 0) {
-      warn(`--split ${split} scores ${cases.length} of the ${inFile.length} cases in ${values.cases} (${leftOut} left out; --split all scores every case)`);
+      warn(
+        `--split ${split} scores ${cases.length} of the ${inFile.length} cases in ${values.cases} (${leftOut} left out; --split all scores every case)`,
+      );
     }
     const known = new Set(tools.map((tool) => tool.name));
     const unknown = [...new Set(cases.flatMap((item) => item.expected.filter((name) => !known.has(name))))];
     if (unknown.length > 0) {
-      warn(`${values.cases} expects tools that ${values.tools} does not have, so those cases always miss: ${listNames(unknown, 8)}`);
+      warn(
+        `${values.cases} expects tools that ${values.tools} does not have, so those cases always miss: ${listNames(unknown, 8)}`,
+      );
     }
-    const report = await evaluate(selector, tools, cases, counter, { name: selectorName, k: usesK(selectorName) ? k : null }, { misses: true });
+    const report = await evaluate(
+      selector,
+      tools,
+      cases,
+      counter,
+      { name: selectorName, k: usesK(selectorName) ? k : null },
+      { misses: true },
+    );
     if (values.json) {
       out(JSON.stringify({ ...report, split, leftOut, tokenCounter: counter.id, ...(learned ? { learned } : {}) }));
     } else {
@@ -194,7 +218,9 @@ export async function main(
       out(`  recall         ${round(report.recall, 4)}`);
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
       out(`  fellOpen       ${round(report.fellOpen, 4)}`);
-      out(`  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens)`);
+      out(
+        `  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens)`,
+      );
       out(`  p50 / p95 ms   ${round(report.p50Ms, 3)} / ${round(report.p95Ms, 3)}`);
       for (const line of formatMisses(report.misses ?? [], report.cases)) out(line);
     }
@@ -228,8 +254,12 @@ async function loadOrExplain(embedder: UseLiteEmbedder, dir: string, device: Use
   try {
     await embedder.load();
   } catch (error) {
-    if (device === 'native' && /onnxruntime-node/.test(errorMessage(error))) throw new Error(`--device native: ${errorMessage(error)}`);
-    throw new ModelBuildError(`the model in ${dir} cannot be loaded (${errorMessage(error)}); ` + `rebuild it: npx loopctl model --out ${dir} --force`);
+    if (device === 'native' && /onnxruntime-node/.test(errorMessage(error)))
+      throw new Error(`--device native: ${errorMessage(error)}`);
+    throw new ModelBuildError(
+      `the model in ${dir} cannot be loaded (${errorMessage(error)}); ` +
+        `rebuild it: npx loopctl model --out ${dir} --force`,
+    );
   }
 }
 
@@ -274,11 +304,17 @@ function parseOptions(args: readonly string[]) {
 }
 
 /** Feed a cases.jsonl file to a selector that can learn, before it runs. */
-async function learnFrom(selector: AsyncToolSelector, name: string, file: string, tools: readonly ToolSchema[]): Promise<LearnSummary> {
+async function learnFrom(
+  selector: AsyncToolSelector,
+  name: string,
+  file: string,
+  tools: readonly ToolSchema[],
+): Promise<LearnSummary> {
   const learner = selector as AsyncToolSelector & {
     learn?: (examples: readonly LearnExample[], options: { tools: readonly ToolSchema[] }) => Promise<LearnSummary>;
   };
-  if (typeof learner.learn !== 'function') throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
+  if (typeof learner.learn !== 'function')
+    throw new UsageError(`--learn: selector "${name}" cannot learn (embedding* and hybrid* can)`);
   let cases: EvalCase[];
   try {
     cases = loadCases(file, 'all');
@@ -298,12 +334,16 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   if (!values.tools) throw new UsageError('--tools FILE is required');
   if (!values.out) throw new UsageError('--out FILE is required (where the vectors file goes)');
   const precision = values.precision as VectorsPrecision;
-  if (!['f16', 'f32', 'i8'].includes(precision)) throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
+  if (!['f16', 'f32', 'i8'].includes(precision))
+    throw new UsageError(`--precision must be f16, f32 or i8, got "${precision}"`);
   const kvKey = values['kv-key'] as string;
-  if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512) throw new UsageError('--kv-key must be 1 to 512 bytes');
+  if (kvKey === '' || new TextEncoder().encode(kvKey).byteLength > 512)
+    throw new UsageError('--kv-key must be 1 to 512 bytes');
   // A batch job: threads (native intra-op, or WASM) on every core, up to 4, unless told otherwise.
-  const threads = values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
-  if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
+  const threads =
+    values.threads === undefined ? Math.max(1, Math.min(4, availableParallelism())) : Number(values.threads);
+  if (!Number.isInteger(threads) || threads < 1 || threads > 64)
+    throw new UsageError(`--threads must be 1 to 64, got "${values.threads}"`);
   const device = parseDevice(values.device);
   const tools = loadTools(values.tools);
   const modelDir = findModelDir(values.model);
@@ -323,7 +363,9 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   let kvBulk: string | undefined;
   if (values['kv-bulk']) {
     if (bytes.byteLength > KV_VALUE_LIMIT) {
-      throw new Error(`the vectors file is ${bytes.byteLength} bytes, over KV's 25 MiB value limit: use --precision i8 or serve it as an asset`);
+      throw new Error(
+        `the vectors file is ${bytes.byteLength} bytes, over KV's 25 MiB value limit: use --precision i8 or serve it as an asset`,
+      );
     }
     const entry = [{ key: kvKey, value: Buffer.from(bytes).toString('base64'), base64: true }];
     writeAtomically(values['kv-bulk'], new TextEncoder().encode(`${JSON.stringify(entry)}\n`));
@@ -381,7 +423,8 @@ function formatMisses(misses: readonly EvalMiss[], total: number): string[] {
     lines.push(`    missing    ${listNames(miss.missing, 10)}`);
     lines.push(`    advertised ${miss.advertised.length === 0 ? '(none)' : listNames(miss.advertised, 10)}`);
   }
-  if (misses.length > MISSES_SHOWN) lines.push(`  … and ${misses.length - MISSES_SHOWN} more (--json lists every miss)`);
+  if (misses.length > MISSES_SHOWN)
+    lines.push(`  … and ${misses.length - MISSES_SHOWN} more (--json lists every miss)`);
   return lines;
 }
 

@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { UseLiteDtype, UseLiteVariant } from '../adapters/use-lite.js';
+import { errorMessage } from '../describe-error.js';
 import { buildUseLite, ModelBuildError } from './model/build-use-lite.js';
 import { UsageError } from './usage-error.js';
-import { errorMessage } from '../describe-error.js';
 
 /** Where `loopctl model` writes and `select`/`eval` look first, relative to the working directory. */
 export const DEFAULT_MODEL_DIR = join('models', 'use-lite');
@@ -20,7 +20,9 @@ export const DEFAULT_MODEL_DIR = join('models', 'use-lite');
 export function findModelDir(flag: string | undefined, cwd: string = process.cwd()): string {
   // A variable, not a literal: bundlers would otherwise try to resolve the folder at build time.
   const checkout = '../models/use-lite/';
-  const candidates = flag ? [resolve(cwd, flag)] : [resolve(cwd, DEFAULT_MODEL_DIR), fileURLToPath(new URL(checkout, import.meta.url))];
+  const candidates = flag
+    ? [resolve(cwd, flag)]
+    : [resolve(cwd, DEFAULT_MODEL_DIR), fileURLToPath(new URL(checkout, import.meta.url))];
   const found = candidates.find((dir) => existsSync(join(dir, 'vocab.json')));
   if (found) return found;
   const where = flag ? resolve(cwd, flag) : resolve(cwd, DEFAULT_MODEL_DIR);
@@ -91,10 +93,21 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
   if (!values.out) throw new UsageError('--out DIR must name a folder');
   const dtypes = parseDtypes(values.dtype ?? 'int8');
   const variants = parseVariants(values.variant ?? 'base');
-  const { outDir, files } = await buildUseLite({ outDir: values.out, dtypes, variants, replace: values.force ?? false, log: out });
+  const { outDir, files } = await buildUseLite({
+    outDir: values.out,
+    dtypes,
+    variants,
+    replace: values.force ?? false,
+    log: out,
+  });
   for (const [path, bytes] of Object.entries(files)) out(`  ${path}  ${bytes.toLocaleString('en-US')} bytes`);
-  if (variants.includes('base')) out(`\nUse it: useLiteEmbedder({ modelPath: '${outDir}' }), or loopctl select --model ${outDir} --selector hybrid "…"`);
+  if (variants.includes('base'))
+    out(
+      `\nUse it: useLiteEmbedder({ modelPath: '${outDir}' }), or loopctl select --model ${outDir} --selector hybrid "…"`,
+    );
   if (variants.includes('tools'))
-    out(`${variants.includes('base') ? '' : '\n'}The tuned encoder: useLiteEmbedder({ modelPath: '${outDir}', variant: 'tools' })`);
+    out(
+      `${variants.includes('base') ? '' : '\n'}The tuned encoder: useLiteEmbedder({ modelPath: '${outDir}', variant: 'tools' })`,
+    );
   return 0;
 }

@@ -16,7 +16,10 @@ export interface BarStream {
  * await buildVectorsFile(embedder, tools, { onProgress: bar.update })
  * bar.done()
  */
-export function progressBar(stream: BarStream, label: string): { update: (progress: EmbedProgress) => void; done: () => void } {
+export function progressBar(
+  stream: BarStream,
+  label: string,
+): { update: (progress: EmbedProgress) => void; done: () => void } {
   const started = performance.now();
   let drawn = false;
   return {

@@ -1,5 +1,5 @@
-import type { Selection } from '../select/apply-selection.js';
 import { ownEntry } from '../registry/name-record.js';
+import type { Selection } from '../select/apply-selection.js';
 
 /** One advertised tool as `select` shows it: its place in the ranking and its evidence. */
 export interface RankedTool {
@@ -21,7 +21,8 @@ export interface RankedTool {
 export function rankSelection(selection: Selection): RankedTool[] {
   const tools = selection.names.map((name, position) => {
     const reason = ownEntry(selection.reasons, name);
-    const score = typeof reason?.score === 'number' && Number.isFinite(reason.score) && !reason.core ? reason.score : undefined;
+    const score =
+      typeof reason?.score === 'number' && Number.isFinite(reason.score) && !reason.core ? reason.score : undefined;
     return {
       position,
       tool: {

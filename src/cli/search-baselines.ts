@@ -46,7 +46,13 @@ export function aiSdkKeywordSearch(query: string, tools: readonly ToolSchema[], 
   return tools
     .map((tool) => {
       const { name, description } = toolTokens(tool);
-      return { name: tool.name, score: terms.reduce((score, term) => score + (name.includes(term) ? 2 : 0) + (description.includes(term) ? 1 : 0), 0) };
+      return {
+        name: tool.name,
+        score: terms.reduce(
+          (score, term) => score + (name.includes(term) ? 2 : 0) + (description.includes(term) ? 1 : 0),
+          0,
+        ),
+      };
     })
     .filter((match) => match.score > 0)
     .sort((a, b) => b.score - a.score)
@@ -74,8 +80,10 @@ function textsOf(tools: readonly ToolSchema[]): string[] {
   if (!texts) {
     texts = tools.map((tool) => {
       const parts = [tool.name, tool.description ?? ''];
-      const properties = (tool.parameters as { properties?: Record<string, { description?: unknown }> } | undefined)?.properties ?? {};
-      for (const [name, spec] of Object.entries(properties)) parts.push(name, typeof spec?.description === 'string' ? spec.description : '');
+      const properties =
+        (tool.parameters as { properties?: Record<string, { description?: unknown }> } | undefined)?.properties ?? {};
+      for (const [name, spec] of Object.entries(properties))
+        parts.push(name, typeof spec?.description === 'string' ? spec.description : '');
       return parts.join(' ').toLowerCase();
     });
     searchTexts.set(tools, texts);

@@ -1,16 +1,16 @@
+import { fileVectorCache } from '../adapters/file-cache.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
 import type { Embedder } from '../embed/embedder.js';
-import { fileVectorCache } from '../adapters/file-cache.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { EmbeddingSelector } from '../select/embedding-selector.js';
 import { HybridSelector } from '../select/hybrid-selector.js';
 import type { NamedSelectorFactory } from '../select/named-selectors.js';
 import { BUILT_IN_SELECTORS, namedSelectors } from '../select/named-selectors.js';
 import type { AsyncToolSelector } from '../select/selector.js';
 import type { ToolLinks } from '../select/tool-links.js';
-import type { ToolSchema } from '../registry/schema.js';
 
 /** What a CLI selector factory is given. */
 export interface SelectorSpec {
@@ -47,12 +47,18 @@ function corpusCache(spec: SelectorSpec): VectorCache {
  * @example
  * const embedder = await defaultEmbedder(undefined, 2) // native, 2 threads, when onnxruntime-node is installed
  */
-export function defaultEmbedder(modelPath?: string, numThreads?: number, device?: UseLiteDevice): Promise<UseLiteEmbedder> {
+export function defaultEmbedder(
+  modelPath?: string,
+  numThreads?: number,
+  device?: UseLiteDevice,
+): Promise<UseLiteEmbedder> {
   if (!cached || modelPath || numThreads !== undefined || device !== undefined) {
     // A variable, not a literal: bundlers would otherwise try to inline the folder as an asset.
     const relative = '../models/use-lite/';
     const path = modelPath ?? decodeURIComponent(new URL(relative, import.meta.url).pathname);
-    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) => useLiteEmbedder({ modelPath: path, numThreads, device }));
+    cached = import('../adapters/use-lite.js').then(({ useLiteEmbedder }) =>
+      useLiteEmbedder({ modelPath: path, numThreads, device }),
+    );
   }
   return cached;
 }
@@ -89,7 +95,10 @@ export function corpusEmbeds(selector: AsyncToolSelector): number {
  * const links = await toolLinksOf(selector, tools)
  * links?.links // [{ tool: 'assign_task', parameter: 'task_id', providers: ['search_tasks'], … }]
  */
-export async function toolLinksOf(selector: AsyncToolSelector, tools: readonly ToolSchema[]): Promise<ToolLinks | undefined> {
+export async function toolLinksOf(
+  selector: AsyncToolSelector,
+  tools: readonly ToolSchema[],
+): Promise<ToolLinks | undefined> {
   return selector instanceof HybridSelector ? selector.toolLinks(tools) : undefined;
 }
 

@@ -43,7 +43,9 @@ export interface CorpusExpectation {
 }
 
 /** A decode outcome: the matrix, or why the entry was refused. */
-export type CorpusDecodeResult = { readonly ok: true; readonly matrix: Float32Array } | { readonly ok: false; readonly reason: string };
+export type CorpusDecodeResult =
+  | { readonly ok: true; readonly matrix: Float32Array }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Encode a row-major matrix of `count × dimensions` unit vectors with its header.
@@ -105,7 +107,10 @@ export function decodeCorpus(bytes: Uint8Array, expected: CorpusExpectation): Co
     return refuse(`entry has ${dimensions} dimensions, expected ${expected.dimensions}`);
   }
   if (count !== expected.count) return refuse(`entry has ${count} vectors, expected ${expected.count}`);
-  if (view.getUint32(16, true) !== expected.keyHash[0] >>> 0 || view.getUint32(20, true) !== expected.keyHash[1] >>> 0) {
+  if (
+    view.getUint32(16, true) !== expected.keyHash[0] >>> 0 ||
+    view.getUint32(20, true) !== expected.keyHash[1] >>> 0
+  ) {
     return refuse('entry was written for a different key');
   }
   const payloadBytes = dimensions * count * 4;

@@ -5,17 +5,18 @@
  * description is a new generation. Building a new generation re-embeds only texts it has not
  * seen before; the whole matrix is persisted to the {@link VectorCache} as one checked entry.
  */
+
+import { errorMessage } from '../describe-error.js';
+import { Hash64 } from '../hash.js';
+import { raceAbort } from '../limits/abort.js';
+import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
-import { raceAbort } from '../limits/abort.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { normalise } from './embedder.js';
-import type { VectorCache } from './vector-cache.js';
-import { Hash64 } from '../hash.js';
 import { lruSet, lruTrim } from './lru.js';
+import type { VectorCache } from './vector-cache.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
-import { errorMessage } from '../describe-error.js';
-import { mergeOptions } from '../options.js';
 
 /** Counters for tests, demos and dashboards. */
 export interface CorpusStats {
@@ -135,7 +136,8 @@ function sharedState(cache: VectorCache): SharedState {
 export class CorpusIndex {
   readonly embedder: Embedder;
   readonly cache: VectorCache;
-  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress' | 'vectors'>> & Pick<CorpusIndexOptions, 'onProgress' | 'vectors'>;
+  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress' | 'vectors'>> &
+    Pick<CorpusIndexOptions, 'onProgress' | 'vectors'>;
   private seed: Promise<LoadedVectors> | undefined;
   private seedReported = false;
   private readonly state: SharedState;
@@ -314,7 +316,12 @@ export class CorpusIndex {
   }
 
   /** Move the texts the vectors file holds into the store; return the ones still missing. */
-  private async takeFromVectorsFile(missing: readonly string[], store: Map<string, Float32Array>, warnings: string[], signal: AbortSignal): Promise<string[]> {
+  private async takeFromVectorsFile(
+    missing: readonly string[],
+    store: Map<string, Float32Array>,
+    warnings: string[],
+    signal: AbortSignal,
+  ): Promise<string[]> {
     const source = this.options.vectors as VectorsSource;
     // Imported on first use: apps that ship no vectors file never load the decoder.
     this.seed ??= import('./vectors-source.js')
@@ -340,9 +347,13 @@ export class CorpusIndex {
     const taken = missing.length - still.length;
     this.counters.seededTexts += taken;
     if (taken === 0) {
-      warnings.push(`vectors file has no entry for any of ${missing.length} tool texts (built for another registry?); embedding them`);
+      warnings.push(
+        `vectors file has no entry for any of ${missing.length} tool texts (built for another registry?); embedding them`,
+      );
     } else if (still.length > 0) {
-      warnings.push(`vectors file covers ${taken} of ${missing.length} tool texts; embedding the other ${still.length} (new or changed tools)`);
+      warnings.push(
+        `vectors file covers ${taken} of ${missing.length} tool texts; embedding the other ${still.length} (new or changed tools)`,
+      );
     }
     if (first && file.count > taken) {
       warnings.push(`vectors file holds ${file.count - taken} entries this registry does not use; ignored`);
@@ -350,7 +361,11 @@ export class CorpusIndex {
     return still;
   }
 
-  private async embedMissing(missing: readonly string[], store: Map<string, Float32Array>, signal: AbortSignal): Promise<void> {
+  private async embedMissing(
+    missing: readonly string[],
+    store: Map<string, Float32Array>,
+    signal: AbortSignal,
+  ): Promise<void> {
     if (missing.length === 0) return;
     const { dimensions } = this.embedder;
     const total = missing.length;
@@ -361,7 +376,9 @@ export class CorpusIndex {
       const vectors = await this.embedder.embed(batch, { signal });
       signal.throwIfAborted();
       if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-        throw new CorpusError(`embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`);
+        throw new CorpusError(
+          `embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`,
+        );
       }
       // Validate the whole batch before storing any of it, so a bad batch leaves no trace.
       const unit = batch.map((text, i) => {
@@ -373,7 +390,9 @@ export class CorpusIndex {
         }
         const normalised = normalise(vector);
         if (!normalised) {
-          throw new CorpusError(`embedder returned a vector that cannot rank (zero or non-finite) for tool text ${preview(text)}`);
+          throw new CorpusError(
+            `embedder returned a vector that cannot rank (zero or non-finite) for tool text ${preview(text)}`,
+          );
         }
         return normalised;
       });
@@ -396,7 +415,13 @@ export class CorpusIndex {
     });
     lruTrim(store, Math.max(this.options.maxTexts, fingerprint.texts.length));
 
-    const corpus: Corpus = { key: fingerprint.key, dimensions, count: fingerprint.texts.length, matrix, texts: fingerprint.texts };
+    const corpus: Corpus = {
+      key: fingerprint.key,
+      dimensions,
+      count: fingerprint.texts.length,
+      matrix,
+      texts: fingerprint.texts,
+    };
     const generations = this.state.generations;
     lruSet(generations, corpus.key, corpus, MAX_GENERATIONS);
     return corpus;

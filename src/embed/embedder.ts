@@ -82,7 +82,13 @@ export function normalise(vector: Float32Array): Float32Array | undefined {
  * const out = new Float32Array(corpus.count)
  * scoreRows(corpus.matrix, corpus.count, corpus.dimensions, query, out)
  */
-export function scoreRows(matrix: Float32Array, count: number, dimensions: number, query: Float32Array, out: Float32Array): void {
+export function scoreRows(
+  matrix: Float32Array,
+  count: number,
+  dimensions: number,
+  query: Float32Array,
+  out: Float32Array,
+): void {
   for (let row = 0, offset = 0; row < count; row++, offset += dimensions) {
     let sum = 0;
     for (let j = 0; j < dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);

@@ -23,7 +23,9 @@ export function taskQueue(): <T>(task: () => Promise<T>) => Promise<T> {
  * @example
  * const embedSerially = oneAtATime((texts: string[]) => session.run(texts))
  */
-export function oneAtATime<Args extends unknown[], Result>(fn: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+export function oneAtATime<Args extends unknown[], Result>(
+  fn: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result> {
   const serially = taskQueue();
   return (...args) => serially(() => fn(...args));
 }

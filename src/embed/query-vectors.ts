@@ -51,7 +51,9 @@ export class QueryVectors {
         const vector = raw[i];
         if (!(vector instanceof Float32Array)) throw mismatch();
         if (vector.length !== this.embedder.dimensions) {
-          throw new QueryVectorError(`query vector has ${vector.length} dimensions, expected ${this.embedder.dimensions}`);
+          throw new QueryVectorError(
+            `query vector has ${vector.length} dimensions, expected ${this.embedder.dimensions}`,
+          );
         }
         const unit = normalise(vector);
         if (!unit) throw new QueryVectorError('query vector cannot rank (zero or non-finite)');
@@ -64,6 +66,10 @@ export class QueryVectors {
 }
 
 // `async` turns a synchronous throw from a hand-written embedder into a rejection.
-async function embedMany(embedder: Embedder, texts: readonly string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+async function embedMany(
+  embedder: Embedder,
+  texts: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<Float32Array[]> {
   return embedder.embed(texts, signal ? { signal } : {});
 }

@@ -7,8 +7,9 @@
  * const cache: VectorCache = memoryVectorCache({ maxEntries: 8 })
  * await cache.set('key', new Uint8Array([1, 2, 3]))
  */
-import { lruGet, lruSet } from './lru.js';
+
 import { mergeOptions } from '../options.js';
+import { lruGet, lruSet } from './lru.js';
 export interface VectorCache {
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;

@@ -2,12 +2,13 @@
  * Building a vectors file: embed every distinct tool text of a registry once and encode the
  * result (see {@link encodeVectorsFile}). The CLI's `loopctl vectors` is this plus file I/O.
  */
+
+import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import type { VectorsPrecision } from './vectors-file.js';
 import { encodeVectorsFile } from './vectors-file.js';
-import { mergeOptions } from '../options.js';
 
 /** Options for {@link buildVectorsFile}. */
 export interface BuildVectorsOptions {
@@ -27,8 +28,15 @@ export interface BuildVectorsOptions {
  * const bytes = await buildVectorsFile(useLiteEmbedder({ modelPath: 'models/use-lite' }), registry.schemas())
  * await writeFile('tools.lcv', bytes)
  */
-export async function buildVectorsFile(embedder: Embedder, tools: readonly ToolSchema[], options: BuildVectorsOptions = {}): Promise<Uint8Array> {
-  const { precision, batchSize, onProgress, signal } = mergeOptions({ precision: 'f16' as VectorsPrecision, batchSize: 256 }, options);
+export async function buildVectorsFile(
+  embedder: Embedder,
+  tools: readonly ToolSchema[],
+  options: BuildVectorsOptions = {},
+): Promise<Uint8Array> {
+  const { precision, batchSize, onProgress, signal } = mergeOptions(
+    { precision: 'f16' as VectorsPrecision, batchSize: 256 },
+    options,
+  );
   const texts = [...new Set(tools.map((tool) => toolText(tool.name, tool.description ?? '')))];
   const step = Math.max(1, Math.floor(batchSize));
   const entries: { text: string; vector: Float32Array }[] = [];
@@ -38,7 +46,9 @@ export async function buildVectorsFile(embedder: Embedder, tools: readonly ToolS
     const batch = texts.slice(start, start + step);
     const vectors = await embedder.embed(batch, signal ? { signal } : {});
     if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-      throw new Error(`embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} texts`);
+      throw new Error(
+        `embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} texts`,
+      );
     }
     batch.forEach((text, i) => {
       entries.push({ text, vector: vectors[i] as Float32Array });

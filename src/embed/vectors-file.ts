@@ -69,7 +69,9 @@ export interface VectorsFile {
 }
 
 /** A read outcome: the file, or why it was refused. */
-export type VectorsFileResult = { readonly ok: true; readonly file: VectorsFile } | { readonly ok: false; readonly reason: string };
+export type VectorsFileResult =
+  | { readonly ok: true; readonly file: VectorsFile }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * The entry key of a tool text: its 64-bit hash as 16 hex characters.
@@ -92,10 +94,13 @@ export function vectorsTextKey(text: string): string {
 export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<VectorsEntry>): Uint8Array {
   const { embedderId, dimensions } = header;
   const precision = header.precision ?? 'f16';
-  if (!PRECISIONS.includes(precision)) throw new RangeError(`precision must be f32, f16 or i8, got ${String(precision)}`);
-  if (!Number.isInteger(dimensions) || dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
+  if (!PRECISIONS.includes(precision))
+    throw new RangeError(`precision must be f32, f16 or i8, got ${String(precision)}`);
+  if (!Number.isInteger(dimensions) || dimensions < 1)
+    throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
   const id = new TextEncoder().encode(embedderId);
-  if (id.byteLength > MAX_ID_BYTES) throw new RangeError(`embedder id is ${id.byteLength} bytes, at most ${MAX_ID_BYTES}`);
+  if (id.byteLength > MAX_ID_BYTES)
+    throw new RangeError(`embedder id is ${id.byteLength} bytes, at most ${MAX_ID_BYTES}`);
 
   const rows = new Map<string, { words: [number, number]; vector: Float32Array }>();
   for (const { text, vector } of entries) {
@@ -151,14 +156,19 @@ export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<V
  * const read = readVectorsFile(bytes, { embedderId: embedder.id, dimensions: embedder.dimensions })
  * if (read.ok) read.file.vectorFor(toolText('get_weather', 'Current weather'))
  */
-export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedderId: string; readonly dimensions: number }): VectorsFileResult {
+export function readVectorsFile(
+  bytes: Uint8Array,
+  expected?: { readonly embedderId: string; readonly dimensions: number },
+): VectorsFileResult {
   if (!(bytes instanceof Uint8Array)) return refuse('not bytes');
   const magic = MAGIC.every((byte, i) => bytes[i] === byte);
   if (bytes.byteLength >= MAGIC.length && !magic) return refuse('not a loopctl vectors file (bad magic)');
-  if (bytes.byteLength < FIXED_HEADER + 4) return refuse(`${bytes.byteLength} bytes, shorter than a header (truncated?)`);
+  if (bytes.byteLength < FIXED_HEADER + 4)
+    return refuse(`${bytes.byteLength} bytes, shorter than a header (truncated?)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
-  if (version !== VECTORS_FILE_VERSION) return refuse(`format version ${version}, this reader knows ${VECTORS_FILE_VERSION}`);
+  if (version !== VECTORS_FILE_VERSION)
+    return refuse(`format version ${version}, this reader knows ${VECTORS_FILE_VERSION}`);
   const precision = PRECISIONS[bytes[6] as number];
   const dimensions = view.getUint32(8, true);
   const count = view.getUint32(12, true);
@@ -168,7 +178,8 @@ export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedde
   }
   const layout = layoutOf(idBytes, dimensions, count, precision);
   if (bytes.byteLength < layout.total) return refuse(`truncated: ${bytes.byteLength} of ${layout.total} bytes`);
-  if (bytes.byteLength > layout.total) return refuse(`${bytes.byteLength - layout.total} unexpected bytes after the end`);
+  if (bytes.byteLength > layout.total)
+    return refuse(`${bytes.byteLength - layout.total} unexpected bytes after the end`);
   if (view.getUint32(layout.total - 4, true) !== checksumBytes(bytes.subarray(0, layout.total - 4))) {
     return refuse('checksum mismatch (corrupt file)');
   }
@@ -192,8 +203,10 @@ export function readVectorsFile(bytes: Uint8Array, expected?: { readonly embedde
   const keys = new Uint32Array(rows.buffer, 0, count * 2);
   const scales = new Float32Array(rows.buffer, layout.scales - layout.keys, precision === 'i8' ? count : 0);
   const values = rows.subarray(layout.rows - layout.keys);
-  const f32Rows = precision === 'f32' ? new Float32Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
-  const f16Rows = precision === 'f16' ? new Uint16Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const f32Rows =
+    precision === 'f32' ? new Float32Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
+  const f16Rows =
+    precision === 'f16' ? new Uint16Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
   const i8Rows = precision === 'i8' ? new Int8Array(values.buffer, values.byteOffset, count * dimensions) : undefined;
   if (!NATIVE_LITTLE_ENDIAN) return refuse('this platform is big-endian; vectors files are little-endian');
 
@@ -271,7 +284,8 @@ function decodeF16(values: Uint16Array, rows: readonly number[], dimensions: num
       const exponent = half & 0x7c00;
       // A normal half widens by re-biasing its exponent (15 → 127); zeros, subnormals,
       // infinities and NaN (rare in unit vectors) take the arithmetic path.
-      if (exponent !== 0 && exponent !== 0x7c00) bits[to + j] = ((half & 0x8000) << 16) | ((exponent + 0x1c000) << 13) | ((half & 0x3ff) << 13);
+      if (exponent !== 0 && exponent !== 0x7c00)
+        bits[to + j] = ((half & 0x8000) << 16) | ((exponent + 0x1c000) << 13) | ((half & 0x3ff) << 13);
       else out[to + j] = fromHalf(half);
       const value = out[to + j] as number;
       sum += value * value;
@@ -281,7 +295,13 @@ function decodeF16(values: Uint16Array, rows: readonly number[], dimensions: num
   return usable;
 }
 
-function decodeI8(values: Int8Array, scales: Float32Array, rows: readonly number[], dimensions: number, out: Float32Array): Uint8Array {
+function decodeI8(
+  values: Int8Array,
+  scales: Float32Array,
+  rows: readonly number[],
+  dimensions: number,
+  out: Float32Array,
+): Uint8Array {
   const usable = new Uint8Array(rows.length);
   for (let k = 0; k < rows.length; k++) {
     const row = rows[k] as number;

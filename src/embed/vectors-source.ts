@@ -4,10 +4,11 @@
  * Loading never throws: an unreachable, missing or refused file becomes a warning, and the
  * selector embeds what it needs as if there were no file.
  */
+
+import { errorMessage } from '../describe-error.js';
 import type { Embedder } from './embedder.js';
 import type { VectorsFile } from './vectors-file.js';
 import { readVectorsFile } from './vectors-file.js';
-import { errorMessage } from '../describe-error.js';
 
 /** Something that resolves to vectors-file bytes. */
 export type VectorsBytes = Uint8Array | ArrayBuffer | Response;
@@ -25,7 +26,9 @@ export type VectorsSource =
   | VectorsBytes
   | string
   | URL
-  | ((options: { signal?: AbortSignal }) => VectorsBytes | string | URL | undefined | null | Promise<VectorsBytes | string | URL | undefined | null>);
+  | ((options: {
+      signal?: AbortSignal;
+    }) => VectorsBytes | string | URL | undefined | null | Promise<VectorsBytes | string | URL | undefined | null>);
 
 /** The outcome of loading a source: the verified file (if any) and what went wrong. */
 export interface LoadedVectors {
@@ -39,22 +42,33 @@ export interface LoadedVectors {
  * @example
  * const { file, warnings } = await loadVectors('/vectors/tools.lcv', embedder)
  */
-export async function loadVectors(source: VectorsSource, embedder: Embedder, options: { signal?: AbortSignal } = {}): Promise<LoadedVectors> {
+export async function loadVectors(
+  source: VectorsSource,
+  embedder: Embedder,
+  options: { signal?: AbortSignal } = {},
+): Promise<LoadedVectors> {
   const { signal } = options;
   let bytes: Uint8Array | undefined;
   try {
     bytes = await toBytes(typeof source === 'function' ? await source(signal ? { signal } : {}) : source, signal);
   } catch (error) {
     signal?.throwIfAborted();
-    return { file: undefined, warnings: [`vectors file could not be read (${errorMessage(error)}); embedding the corpus instead`] };
+    return {
+      file: undefined,
+      warnings: [`vectors file could not be read (${errorMessage(error)}); embedding the corpus instead`],
+    };
   }
   if (bytes === undefined) return { file: undefined, warnings: [] };
   const read = readVectorsFile(bytes, { embedderId: embedder.id, dimensions: embedder.dimensions });
-  if (!read.ok) return { file: undefined, warnings: [`vectors file refused (${read.reason}); embedding the corpus instead`] };
+  if (!read.ok)
+    return { file: undefined, warnings: [`vectors file refused (${read.reason}); embedding the corpus instead`] };
   return { file: read.file, warnings: [] };
 }
 
-async function toBytes(value: VectorsBytes | string | URL | undefined | null, signal: AbortSignal | undefined): Promise<Uint8Array | undefined> {
+async function toBytes(
+  value: VectorsBytes | string | URL | undefined | null,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array | undefined> {
   if (value === undefined || value === null) return undefined;
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);

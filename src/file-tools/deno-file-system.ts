@@ -60,7 +60,8 @@ function denoOps(rootDir: string | URL): HostOps {
     kind: 'deno',
     root: rootDir,
     separator,
-    join: (base, names) => (names.length === 0 ? base : (base.endsWith(separator) ? base : base + separator) + names.join(separator)),
+    join: (base, names) =>
+      names.length === 0 ? base : (base.endsWith(separator) ? base : base + separator) + names.join(separator),
     realpath: (path) => deno().realPath(path),
     lexists: async (path) => {
       try {

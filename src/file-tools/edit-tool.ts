@@ -54,7 +54,9 @@ async function editFile(fs: FileSystem, config: FileToolsConfig, args: EditArgs)
   const { search, replacement } = lineEndings(text, args.old_string, args.new_string);
   const at = occurrences(text, search);
   if (at.length === 0) {
-    throw new Error(`old_string was not found in ${displayPath(path)}; it must match exactly, whitespace and line breaks included (read the file to copy it)`);
+    throw new Error(
+      `old_string was not found in ${displayPath(path)}; it must match exactly, whitespace and line breaks included (read the file to copy it)`,
+    );
   }
   const lines = at.map((index) => lineAt(text, index));
   if (at.length > 1 && !args.replace_all) {
@@ -74,11 +76,14 @@ async function editableText(fs: FileSystem, config: FileToolsConfig, path: strin
   const info = await fs.stat(path);
   if (info.isDirectory) throw new FileSystemError('not-a-file', path);
   if (info.size > config.maxFileBytes) {
-    throw new Error(`${displayPath(path)} is ${formatSize(info.size)}, over the ${formatSize(config.maxFileBytes)} limit for editing`);
+    throw new Error(
+      `${displayPath(path)} is ${formatSize(info.size)}, over the ${formatSize(config.maxFileBytes)} limit for editing`,
+    );
   }
   const bytes = await fs.readFile(path);
   const text = decodeText(bytes);
-  if (text === undefined) throw new Error(`${displayPath(path)}: binary file, ${bytes.byteLength} bytes; only text files can be edited`);
+  if (text === undefined)
+    throw new Error(`${displayPath(path)}: binary file, ${bytes.byteLength} bytes; only text files can be edited`);
   return text;
 }
 

@@ -55,7 +55,15 @@ export interface FileSystem {
 }
 
 /** Why a file-system call failed. */
-export type FileErrorCode = 'escapes-root' | 'invalid-path' | 'not-found' | 'not-a-file' | 'not-a-directory' | 'already-exists' | 'permission-denied' | 'io';
+export type FileErrorCode =
+  | 'escapes-root'
+  | 'invalid-path'
+  | 'not-found'
+  | 'not-a-file'
+  | 'not-a-directory'
+  | 'already-exists'
+  | 'permission-denied'
+  | 'io';
 
 const MESSAGES: Record<FileErrorCode, string> = {
   'escapes-root': 'path escapes the root (use a path relative to the root, e.g. src/main.ts)',
@@ -156,7 +164,11 @@ export function pathSegments(path: string): string[] {
     }
   }
   if (out.length > FILE_PATH_LIMITS.maxSegments) {
-    throw new FileSystemError('invalid-path', path, `path is ${out.length} folders and names deep, over the limit of ${FILE_PATH_LIMITS.maxSegments}`);
+    throw new FileSystemError(
+      'invalid-path',
+      path,
+      `path is ${out.length} folders and names deep, over the limit of ${FILE_PATH_LIMITS.maxSegments}`,
+    );
   }
   return out;
 }
@@ -174,7 +186,11 @@ export function pathSegments(path: string): string[] {
 export function checkPathText(path: string): string {
   if (typeof path !== 'string') throw new FileSystemError('invalid-path', String(path), 'path must be a string');
   if (path.length > FILE_PATH_LIMITS.maxChars) {
-    throw new FileSystemError('invalid-path', path, `path is ${path.length} characters long, over the limit of ${FILE_PATH_LIMITS.maxChars}`);
+    throw new FileSystemError(
+      'invalid-path',
+      path,
+      `path is ${path.length} characters long, over the limit of ${FILE_PATH_LIMITS.maxChars}`,
+    );
   }
   if (path.includes('\0')) throw new FileSystemError('invalid-path', path, 'invalid path: it contains a NUL byte');
   const unified = path.replace(/\\/g, '/');

@@ -13,24 +13,24 @@ import { fileToolsConfig } from './options.js';
 import { readTool } from './read-tool.js';
 import { writeTool } from './write-tool.js';
 
+export type { EditArgs } from './edit-tool.js';
+export { editTool } from './edit-tool.js';
 export type { DirEntry, EntryKind, FileErrorCode, FileStat, FileSystem } from './file-system.js';
 export { FILE_PATH_LIMITS, FileSystemError, isFileSystemError, normalizePath, pathSegments } from './file-system.js';
+export { GlobPatternError, globToRegExp } from './glob-pattern.js';
+export type { GlobArgs } from './glob-tool.js';
+export { globTool } from './glob-tool.js';
+export type { GrepArgs } from './grep-tool.js';
+export { grepTool } from './grep-tool.js';
 export { memoryFileSystem } from './memory-file-system.js';
-export { opfsFileSystem, type OpfsDirectoryHandle } from './opfs-file-system.js';
+export { type OpfsDirectoryHandle, opfsFileSystem } from './opfs-file-system.js';
 export type { FileToolNames, FileToolsOptions } from './options.js';
 export { FILE_TOOLS_DEFAULTS } from './options.js';
-export { globToRegExp, GlobPatternError } from './glob-pattern.js';
-export { decodeText } from './text.js';
-export { readTool } from './read-tool.js';
 export type { ReadArgs } from './read-tool.js';
-export { writeTool } from './write-tool.js';
+export { readTool } from './read-tool.js';
+export { decodeText } from './text.js';
 export type { WriteArgs } from './write-tool.js';
-export { editTool } from './edit-tool.js';
-export type { EditArgs } from './edit-tool.js';
-export { grepTool } from './grep-tool.js';
-export type { GrepArgs } from './grep-tool.js';
-export { globTool } from './glob-tool.js';
-export type { GlobArgs } from './glob-tool.js';
+export { writeTool } from './write-tool.js';
 
 /**
  * The file tools as registry entries, in the order Read, Write, Edit, Grep, Glob (Write and

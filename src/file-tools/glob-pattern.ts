@@ -59,7 +59,8 @@ export function globToRegExp(glob: string): RegExp {
       i++;
     }
   }
-  if (depth > 0) throw new GlobPatternError(`invalid glob "${clipMiddle(glob, SHOWN_PATH_CHARS)}": a "{" is not closed`);
+  if (depth > 0)
+    throw new GlobPatternError(`invalid glob "${clipMiddle(glob, SHOWN_PATH_CHARS)}": a "{" is not closed`);
   return new RegExp(`^${source}$`);
 }
 
@@ -67,7 +68,8 @@ export function globToRegExp(glob: string): RegExp {
 function stars(glob: string, start: number): [string, number] {
   let end = start;
   while (glob[end] === '*') end++;
-  const wholeSegment = end - start >= 2 && (start === 0 || glob[start - 1] === '/') && (end === glob.length || glob[end] === '/');
+  const wholeSegment =
+    end - start >= 2 && (start === 0 || glob[start - 1] === '/') && (end === glob.length || glob[end] === '/');
   if (!wholeSegment) return ['[^/]*', end];
   // `**/` is zero or more directories; a trailing `**` is everything below.
   return glob[end] === '/' ? ['(?:[^/]+/)*', end + 1] : ['.*', end];

@@ -33,8 +33,15 @@ export function globTool(fs: FileSystem, options: FileToolsOptions | FileToolsCo
       parameters: {
         type: 'object',
         properties: {
-          pattern: { type: 'string', minLength: 1, description: 'Glob: * within a folder, ** across folders, ?, [abc], {a,b}.' },
-          path: { type: 'string', description: 'Folder to list under, relative to the workspace root (default: everything).' },
+          pattern: {
+            type: 'string',
+            minLength: 1,
+            description: 'Glob: * within a folder, ** across folders, ?, [abc], {a,b}.',
+          },
+          path: {
+            type: 'string',
+            description: 'Folder to list under, relative to the workspace root (default: everything).',
+          },
         },
         required: ['pattern'],
         additionalProperties: false,
@@ -51,7 +58,11 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
   if (pattern.startsWith('/') || pattern.split('/').includes('..')) throw new FileSystemError('escapes-root', pattern);
   checkPathText(pattern); // length, NUL bytes and drive letters
   const regex = globToRegExp(pattern);
-  const walk = await walkFiles(fs, args.path ?? '', { ignoreDirs: ignoredFor(config.ignoreDirs, pattern), maxFiles: config.maxFilesVisited, signal });
+  const walk = await walkFiles(fs, args.path ?? '', {
+    ignoreDirs: ignoredFor(config.ignoreDirs, pattern),
+    maxFiles: config.maxFilesVisited,
+    signal,
+  });
   if (walk.single) throw new FileSystemError('not-a-directory', walk.start, 'is a file; pass a folder as path');
   const matched = walk.files.filter((file) => regex.test(relativeTo(walk.start, file)));
 
@@ -59,8 +70,11 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
     return `No files match ${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;
   const shown = matched.slice(0, config.maxPaths);
   const notes: string[] = [];
-  if (matched.length > shown.length) notes.push(`${plural(matched.length - shown.length, 'more path')} not shown; narrow the pattern or path`);
+  if (matched.length > shown.length)
+    notes.push(`${plural(matched.length - shown.length, 'more path')} not shown; narrow the pattern or path`);
   if (walk.truncated) notes.push(`stopped after ${config.maxFilesVisited} files; narrow the pattern or path`);
   if (walk.beyondLimits > 0) notes.push(beyondLimitsNote(walk.beyondLimits));
-  return notes.length === 0 ? shown.join('\n') : `${shown.join('\n')}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
+  return notes.length === 0
+    ? shown.join('\n')
+    : `${shown.join('\n')}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
 }

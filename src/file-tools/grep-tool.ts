@@ -1,3 +1,4 @@
+import { errorMessage } from '../describe-error.js';
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
 import { clipMiddle, displayPath, SHOWN_PATH_CHARS } from './file-system.js';
@@ -6,7 +7,6 @@ import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
 import { clipLine, decodeText, formatSize, plural, splitLines } from './text.js';
 import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
-import { errorMessage } from '../describe-error.js';
 
 /** Arguments of the Grep tool. */
 export interface GrepArgs {
@@ -43,9 +43,19 @@ export function grepTool(fs: FileSystem, options: FileToolsOptions | FileToolsCo
       parameters: {
         type: 'object',
         properties: {
-          pattern: { type: 'string', minLength: 1, description: 'Regular expression (JavaScript syntax), e.g. function\\s+parseConfig.' },
-          path: { type: 'string', description: 'Folder or file to search, relative to the workspace root (default: everything).' },
-          glob: { type: 'string', description: 'Only files matching this glob: *.md matches by name, src/**/*.ts by path.' },
+          pattern: {
+            type: 'string',
+            minLength: 1,
+            description: 'Regular expression (JavaScript syntax), e.g. function\\s+parseConfig.',
+          },
+          path: {
+            type: 'string',
+            description: 'Folder or file to search, relative to the workspace root (default: everything).',
+          },
+          glob: {
+            type: 'string',
+            description: 'Only files matching this glob: *.md matches by name, src/**/*.ts by path.',
+          },
           ignore_case: { type: 'boolean', description: 'Case-insensitive matching (default false).' },
         },
         required: ['pattern'],
@@ -88,7 +98,10 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
   }
 
   const notes: string[] = [];
-  if (total > shown.length) notes.push(`${plural(total - shown.length, 'more match', 'more matches')} not shown; narrow the pattern, path or glob`);
+  if (total > shown.length)
+    notes.push(
+      `${plural(total - shown.length, 'more match', 'more matches')} not shown; narrow the pattern, path or glob`,
+    );
   const skips = skipNote(skipped, config);
   if (skips) notes.push(skips);
   if (walk.truncated) notes.push(`stopped after ${config.maxFilesVisited} files; narrow the path or glob`);
@@ -112,7 +125,9 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(pattern, flags);
   } catch (error) {
-    throw new Error(`invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(errorMessage(error), SHOWN_PATH_CHARS)}`);
+    throw new Error(
+      `invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(errorMessage(error), SHOWN_PATH_CHARS)}`,
+    );
   }
 }
 
@@ -126,7 +141,8 @@ function globFilter(glob: string): (relative: string) => boolean {
 function skipNote(skipped: { binary: string[]; large: string[] }, config: FileToolsConfig): string | undefined {
   const parts: string[] = [];
   if (skipped.binary.length > 0) parts.push(`${skipped.binary.length} binary`);
-  if (skipped.large.length > 0) parts.push(`${skipped.large.length} over the ${formatSize(config.maxFileBytes)} limit: ${listSome(skipped.large)}`);
+  if (skipped.large.length > 0)
+    parts.push(`${skipped.large.length} over the ${formatSize(config.maxFileBytes)} limit: ${listSome(skipped.large)}`);
   const count = skipped.binary.length + skipped.large.length;
   return count === 0 ? undefined : `skipped ${plural(count, 'file')}: ${parts.join('; ')}`;
 }

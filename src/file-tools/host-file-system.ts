@@ -46,11 +46,16 @@ export function rootedHostFileSystem(ops: HostOps): FileSystem {
   const realRoot = (): Promise<string> => {
     rootPromise ??= ops.realpath(ops.root).catch((error: unknown) => {
       rootPromise = undefined; // a root created later should work on the next call
-      throw new FileSystemError(ops.errorCode(error) ?? 'io', '', `the root directory ${String(ops.root)} is not usable (${hostCode(error)})`);
+      throw new FileSystemError(
+        ops.errorCode(error) ?? 'io',
+        '',
+        `the root directory ${String(ops.root)} is not usable (${hostCode(error)})`,
+      );
     });
     return rootPromise;
   };
-  const inside = (real: string, root: string): boolean => real === root || real.startsWith(root.endsWith(ops.separator) ? root : root + ops.separator);
+  const inside = (real: string, root: string): boolean =>
+    real === root || real.startsWith(root.endsWith(ops.separator) ? root : root + ops.separator);
 
   /**
    * The host path for a root-relative path, after the containment check. Its cost does not
@@ -92,7 +97,11 @@ export function rootedHostFileSystem(ops: HostOps): FileSystem {
       // The first missing level may be a link to a missing target: its target cannot be
       // checked, and writing through it would create a file wherever it points.
       if (await ops.lexists(ops.join(root, segments.slice(0, missing)))) {
-        throw new FileSystemError('escapes-root', path, 'path escapes the root or cannot be checked: it goes through a symbolic link to a missing target');
+        throw new FileSystemError(
+          'escapes-root',
+          path,
+          'path escapes the root or cannot be checked: it goes through a symbolic link to a missing target',
+        );
       }
       depth = found;
     }
@@ -132,7 +141,9 @@ function hostError(ops: HostOps, error: unknown, path: string): FileSystemError 
   } catch {
     // keep the path as given
   }
-  return code ? new FileSystemError(code, canonical) : new FileSystemError('io', canonical, `input/output error (${hostCode(error)})`);
+  return code
+    ? new FileSystemError(code, canonical)
+    : new FileSystemError('io', canonical, `input/output error (${hostCode(error)})`);
 }
 
 /**

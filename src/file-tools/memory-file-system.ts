@@ -26,7 +26,11 @@ export function memoryFileSystem(initialFiles: Readonly<Record<string, string | 
         children.set(name, next);
       }
       if (next.kind !== 'directory') {
-        throw new FileSystemError('already-exists', segments.slice(0, i + 1).join('/'), 'exists and is a file, not a directory');
+        throw new FileSystemError(
+          'already-exists',
+          segments.slice(0, i + 1).join('/'),
+          'exists and is a file, not a directory',
+        );
       }
       children = next.children;
     });
@@ -37,7 +41,8 @@ export function memoryFileSystem(initialFiles: Readonly<Record<string, string | 
   const find = (path: string): Node | undefined => {
     let node: Node = root;
     for (const name of pathSegments(path)) {
-      if (node.kind !== 'directory') throw new FileSystemError('not-a-directory', path, 'a parent is a file, not a directory');
+      if (node.kind !== 'directory')
+        throw new FileSystemError('not-a-directory', path, 'a parent is a file, not a directory');
       const next = node.children.get(name);
       if (!next) return undefined;
       node = next;
@@ -72,7 +77,9 @@ export function memoryFileSystem(initialFiles: Readonly<Record<string, string | 
     },
     async stat(path): Promise<FileStat> {
       const node = existing(path);
-      return node.kind === 'file' ? { isFile: true, isDirectory: false, size: node.data.byteLength } : { isFile: false, isDirectory: true, size: 0 };
+      return node.kind === 'file'
+        ? { isFile: true, isDirectory: false, size: node.data.byteLength }
+        : { isFile: false, isDirectory: true, size: 0 };
     },
     async list(path): Promise<DirEntry[]> {
       return [...directoryOf(path)].map(([name, node]) => ({ name, kind: node.kind }));

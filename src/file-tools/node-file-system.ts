@@ -42,7 +42,8 @@ function nodeOps(rootDir: string): HostOps {
     kind: 'node',
     root: rootDir,
     separator: SEPARATOR,
-    join: (base, names) => (names.length === 0 ? base : (base.endsWith(SEPARATOR) ? base : base + SEPARATOR) + names.join(SEPARATOR)),
+    join: (base, names) =>
+      names.length === 0 ? base : (base.endsWith(SEPARATOR) ? base : base + SEPARATOR) + names.join(SEPARATOR),
     realpath: async (path) => (await load()).fs.realpath(path),
     lexists: async (path) => {
       try {

@@ -1,6 +1,6 @@
+import { errorMessage } from '../describe-error.js';
 import type { DirEntry, FileErrorCode, FileStat, FileSystem } from './file-system.js';
 import { FileSystemError, normalizePath, pathSegments, toBytes } from './file-system.js';
-import { errorMessage } from '../describe-error.js';
 
 type DirectoryHandle = FileSystemDirectoryHandle;
 
@@ -42,11 +42,14 @@ type IterableDirectory = DirectoryHandle & {
  */
 export function opfsFileSystem(root?: OpfsDirectoryHandle | Promise<OpfsDirectoryHandle>): FileSystem {
   // A real OPFS handle (the structural type only keeps the DOM out of the published types).
-  let rootHandle: Promise<DirectoryHandle> | undefined = root ? Promise.resolve(root as unknown as DirectoryHandle | Promise<DirectoryHandle>) : undefined;
+  let rootHandle: Promise<DirectoryHandle> | undefined = root
+    ? Promise.resolve(root as unknown as DirectoryHandle | Promise<DirectoryHandle>)
+    : undefined;
   const top = (): Promise<DirectoryHandle> => {
     if (!rootHandle) {
       const storage = (globalThis as { navigator?: Navigator }).navigator?.storage;
-      if (!storage?.getDirectory) return Promise.reject(new Error('opfsFileSystem needs navigator.storage.getDirectory() (a browser with OPFS)'));
+      if (!storage?.getDirectory)
+        return Promise.reject(new Error('opfsFileSystem needs navigator.storage.getDirectory() (a browser with OPFS)'));
       rootHandle = storage.getDirectory();
     }
     return rootHandle;
@@ -135,7 +138,9 @@ async function writeAll(handle: FileSystemFileHandle, data: Uint8Array): Promise
     }>;
   };
   if (typeof syncable.createSyncAccessHandle !== 'function') {
-    throw new Error('this browser cannot write OPFS files here (no createWritable; sync access handles need a dedicated worker)');
+    throw new Error(
+      'this browser cannot write OPFS files here (no createWritable; sync access handles need a dedicated worker)',
+    );
   }
   const access = await syncable.createSyncAccessHandle();
   try {
@@ -175,7 +180,11 @@ function opfsError(error: unknown, path: string, mismatch: FileErrorCode): FileS
       return new FileSystemError('permission-denied', canonical, `permission denied (${name})`);
     case 'InvalidModificationError':
     case 'NoModificationAllowedError':
-      return new FileSystemError('io', canonical, `the file is locked or cannot be modified (${(error as Error).message})`);
+      return new FileSystemError(
+        'io',
+        canonical,
+        `the file is locked or cannot be modified (${(error as Error).message})`,
+      );
     default:
       return new FileSystemError('io', canonical, errorMessage(error));
   }

@@ -68,7 +68,10 @@ export const FILE_TOOLS_DEFAULTS = {
 
 /** Fill in defaults and check limits (a bad limit throws at registration, not mid-run). */
 export function fileToolsConfig(options: FileToolsOptions = {}): FileToolsConfig {
-  const { prefix, readOnly, replace, ignoreDirs, ...limits } = mergeOptions({ prefix: '', ...FILE_TOOLS_DEFAULTS }, options);
+  const { prefix, readOnly, replace, ignoreDirs, ...limits } = mergeOptions(
+    { prefix: '', ...FILE_TOOLS_DEFAULTS },
+    options,
+  );
   const config: FileToolsConfig = {
     ...limits,
     ignoreDirs: [...ignoreDirs],
@@ -80,9 +83,19 @@ export function fileToolsConfig(options: FileToolsOptions = {}): FileToolsConfig
       glob: `${prefix}Glob`,
     },
   };
-  for (const key of ['maxFileBytes', 'maxScanBytes', 'maxLines', 'maxLineChars', 'maxOutputChars', 'maxMatches', 'maxPaths', 'maxFilesVisited'] as const) {
+  for (const key of [
+    'maxFileBytes',
+    'maxScanBytes',
+    'maxLines',
+    'maxLineChars',
+    'maxOutputChars',
+    'maxMatches',
+    'maxPaths',
+    'maxFilesVisited',
+  ] as const) {
     const value = config[key];
-    if (!(Number.isInteger(value) && value > 0)) throw new RangeError(`${key} must be a positive integer, got ${value}`);
+    if (!(Number.isInteger(value) && value > 0))
+      throw new RangeError(`${key} must be a positive integer, got ${value}`);
   }
   if (config.maxScanBytes < config.maxFileBytes) config.maxScanBytes = config.maxFileBytes;
   return config;

@@ -50,7 +50,8 @@ export function readTool(fs: FileSystem, options: FileToolsOptions | FileToolsCo
 async function readFile(fs: FileSystem, config: FileToolsConfig, args: ReadArgs): Promise<string> {
   const path = normalizePath(args.path);
   const info = await fs.stat(path);
-  if (info.isDirectory) throw new FileSystemError('not-a-file', path, `is a directory; use ${config.names.glob} to list its files`);
+  if (info.isDirectory)
+    throw new FileSystemError('not-a-file', path, `is a directory; use ${config.names.glob} to list its files`);
   const ranged = args.offset !== undefined || args.limit !== undefined;
   if (info.size > config.maxFileBytes && !ranged) {
     throw new Error(
@@ -59,11 +60,16 @@ async function readFile(fs: FileSystem, config: FileToolsConfig, args: ReadArgs)
     );
   }
   if (info.size > config.maxScanBytes) {
-    throw new Error(`${displayPath(path)} is ${formatSize(info.size)}, too large to read even by line range (limit ${formatSize(config.maxScanBytes)})`);
+    throw new Error(
+      `${displayPath(path)} is ${formatSize(info.size)}, too large to read even by line range (limit ${formatSize(config.maxScanBytes)})`,
+    );
   }
   const bytes = await fs.readFile(path);
   const text = decodeText(bytes);
-  if (text === undefined) throw new Error(`${displayPath(path)}: binary file, ${bytes.byteLength} bytes; ${config.names.read} shows text files only`);
+  if (text === undefined)
+    throw new Error(
+      `${displayPath(path)}: binary file, ${bytes.byteLength} bytes; ${config.names.read} shows text files only`,
+    );
   if (text === '') return `${displayPath(path)} is empty (0 bytes).`;
   return numbered(path, splitLines(text), config, args);
 }

@@ -1,6 +1,5 @@
 import type { FileSystem } from './file-system.js';
-import { FILE_PATH_LIMITS } from './file-system.js';
-import { FileSystemError, joinPath, normalizePath, withinPathLimits } from './file-system.js';
+import { FILE_PATH_LIMITS, FileSystemError, joinPath, normalizePath, withinPathLimits } from './file-system.js';
 
 /** Options for {@link walkFiles}. */
 export interface WalkOptions {
@@ -53,7 +52,8 @@ export async function walkFiles(fs: FileSystem, start: string, options: WalkOpti
       const path = joinPath(directory, entry.name);
       if ((entry.kind === 'file' || entry.kind === 'directory') && !withinPathLimits(path)) beyondLimits++;
       else if (entry.kind === 'file') {
-        if (files.length >= options.maxFiles) return { start: canonical, single: false, files: files.sort(compare), truncated: true, beyondLimits };
+        if (files.length >= options.maxFiles)
+          return { start: canonical, single: false, files: files.sort(compare), truncated: true, beyondLimits };
         files.push(path);
       } else if (entry.kind === 'directory' && !ignored.has(entry.name)) subdirectories.push(path);
     }

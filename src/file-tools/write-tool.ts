@@ -24,7 +24,8 @@ export function writeTool(fs: FileSystem, options: FileToolsOptions | FileToolsC
   return {
     schema: {
       name: names.write,
-      description: 'Write a file: create a new one or overwrite an existing one with the given content, creating parent folders as needed.',
+      description:
+        'Write a file: create a new one or overwrite an existing one with the given content, creating parent folders as needed.',
       parameters: {
         type: 'object',
         properties: {
@@ -48,5 +49,7 @@ async function writeFile(fs: FileSystem, args: WriteArgs): Promise<string> {
   const bytes = new TextEncoder().encode(args.content);
   await fs.writeFile(path, bytes);
   const size = `${formatSize(bytes.byteLength)}${bytes.byteLength >= 1024 ? ` (${bytes.byteLength} bytes)` : ''}`;
-  return before ? `Overwrote ${displayPath(path)}: ${size}, was ${formatSize(before.size)}.` : `Created ${displayPath(path)}: ${size}.`;
+  return before
+    ? `Overwrote ${displayPath(path)}: ${size}, was ${formatSize(before.size)}.`
+    : `Created ${displayPath(path)}: ${size}.`;
 }

@@ -34,7 +34,9 @@ export class ApiError extends Error {
 
   /** The response body. */
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) } };
+    return {
+      error: { code: this.code, message: this.message, ...(this.field !== undefined ? { field: this.field } : {}) },
+    };
   }
 }
 

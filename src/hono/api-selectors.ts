@@ -60,7 +60,9 @@ export interface ApiSelectors {
 export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   const { embedder } = options;
   const table: NamedSelectors = namedSelectors({
-    embedder: embedder ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder) : undefined,
+    embedder: embedder
+      ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder)
+      : undefined,
     cache: options.cache,
     embeddingOptions: { vectors: options.vectors },
     extra: options.extra,
@@ -73,7 +75,8 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
       try {
         return await table.get(name, k);
       } catch (error) {
-        if (error instanceof UnknownSelectorError) throw new ApiError(400, 'invalid_field', `unknown selector "${name.slice(0, 40)}"`, 'selector');
+        if (error instanceof UnknownSelectorError)
+          throw new ApiError(400, 'invalid_field', `unknown selector "${name.slice(0, 40)}"`, 'selector');
         if (error instanceof SelectorUnavailableError) {
           const cause = error.cause;
           throw new ApiError(
@@ -114,6 +117,8 @@ export function yieldingEmbedder(embedder: Embedder): Embedder {
       await new Promise((resolve) => setTimeout(resolve, 0));
       return embedder.embed(texts, options);
     },
-    ...(embedder.vocabularyCoverage ? { vocabularyCoverage: (text: string) => embedder.vocabularyCoverage?.(text) } : {}),
+    ...(embedder.vocabularyCoverage
+      ? { vocabularyCoverage: (text: string) => embedder.vocabularyCoverage?.(text) }
+      : {}),
   };
 }

@@ -2,8 +2,9 @@
  * The loopctl HTTP API as one runtime-agnostic Hono app: web-standard APIs only, so the same
  * module serves Cloudflare Workers, Deno and Node (see the runtime helpers beside it).
  */
-import { Hono } from 'hono';
+
 import type { Context, MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { every } from 'hono/combine';
 import { cors } from 'hono/cors';
@@ -11,30 +12,30 @@ import { HTTPException } from 'hono/http-exception';
 import { validator } from 'hono/validator';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
-import { BareLoop } from '../loop/bare-loop.js';
 import type { LoopConfig } from '../loop/bare-loop.js';
+import { BareLoop } from '../loop/bare-loop.js';
 import { anthropicMessagesClient } from '../model/anthropic-messages.js';
 import type { ModelClient } from '../model/client.js';
 import type { FetchLike } from '../model/http.js';
 import { globalFetch } from '../model/http.js';
 import { openAIChatClient } from '../model/openai-chat.js';
+import { mergeOptions } from '../options.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import { provideValidator } from '../registry/registry.js';
 import { toolsCost } from '../registry/tool-cost.js';
+import * as argumentValidator from '../registry/validate.js';
 import type { EmbedderSource, NamedSelectorFactory } from '../select/named-selectors.js';
 import { runSelection } from '../select/run-selection.js';
 import type { SelectionContext } from '../select/selector.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
 import { ApiError, errorResponse } from './api-error.js';
+import { apiSelectors } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
-import { parseRunInput, parseSelectInput } from './request-input.js';
 import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
+import { parseRunInput, parseSelectInput } from './request-input.js';
 import { streamRun } from './run-stream.js';
-import { apiSelectors } from './api-selectors.js';
-import { provideValidator } from '../registry/registry.js';
-import * as argumentValidator from '../registry/validate.js';
-import { mergeOptions } from '../options.js';
 
 // The app dispatches tools on every run: it carries the argument validator from the start
 // instead of loading it mid-request (the core loads it lazily).
@@ -123,7 +124,8 @@ function reportError(error: unknown): void {
 /** RFC 6750 `b64token`: what `Authorization: Bearer` can carry. */
 const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
 
-const SYSTEM_PROMPT = 'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
+const SYSTEM_PROMPT =
+  'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
 
 /** The Hono environment of the app: the client's own abort signal, kept by the first middleware. */
 export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
@@ -145,7 +147,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const model = resolveModel(settings.model);
   const token = settings.token ? settings.token : undefined;
   if (token !== undefined && !TOKEN_CHARS.test(token)) {
-    throw new RangeError('the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it');
+    throw new RangeError(
+      'the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it',
+    );
   }
   const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
   const selectors = apiSelectors({
@@ -164,7 +168,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.onError((error) => {
     if (error instanceof ApiError) return errorResponse(error);
     // bearerAuth's refusals already carry our JSON body and the challenge header.
-    if (error instanceof HTTPException) return error.res ? error.getResponse() : errorResponse(fromHttpException(error));
+    if (error instanceof HTTPException)
+      return error.res ? error.getResponse() : errorResponse(fromHttpException(error));
     settings.onError(error);
     return errorResponse(new ApiError(500, 'internal', 'internal error'));
   });
@@ -225,7 +230,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const input = c.req.valid('json');
       const selector = await selectors.get(input.selector, input.k);
       const all = registry.schemas();
-      const ctx: SelectionContext = { turn: 1, latestUserMessage: input.prompt, conversation: [{ role: 'user', content: input.prompt }] };
+      const ctx: SelectionContext = {
+        turn: 1,
+        latestUserMessage: input.prompt,
+        conversation: [{ role: 'user', content: input.prompt }],
+      };
       const started = performance.now();
       // No signal: a warm selection takes milliseconds, and the corpus build it may join serves
       // every later request; a run (below) is what a disconnect must cancel.
@@ -249,7 +258,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.post(
     '/v1/runs',
     body,
-    validator('json', (value) => parseRunInput(value, selectors.names, settings.defaultSelector, settings.defaultMaxTurns)),
+    validator('json', (value) =>
+      parseRunInput(value, selectors.names, settings.defaultSelector, settings.defaultMaxTurns),
+    ),
     async (c) => {
       const input = c.req.valid('json');
       const selector = await selectors.get(input.selector, input.k);
@@ -257,7 +268,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const loop = new BareLoop({
         client: makeClient(model, probe.fetch),
         registry,
-        config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, { constraint: input.constraint, maxTurns: input.maxTurns }),
+        config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, {
+          constraint: input.constraint,
+          maxTurns: input.maxTurns,
+        }),
       });
       loop.withAsyncToolSelector(selector);
       return streamRun(c, {
@@ -272,16 +286,28 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   );
 
   // A known path asked with another method: 405 with Allow, not a 404.
-  const methods: Record<string, string> = { '/healthz': 'GET, HEAD', '/v1/tools': 'GET, HEAD', '/v1/select': 'POST', '/v1/runs': 'POST' };
+  const methods: Record<string, string> = {
+    '/healthz': 'GET, HEAD',
+    '/v1/tools': 'GET, HEAD',
+    '/v1/select': 'POST',
+    '/v1/runs': 'POST',
+  };
   for (const [path, allow] of Object.entries(methods)) {
-    app.all(path, () => errorResponse(new ApiError(405, 'method_not_allowed', `${path} accepts ${allow.replace(', ', ' and ')}`), { allow }));
+    app.all(path, () =>
+      errorResponse(new ApiError(405, 'method_not_allowed', `${path} accepts ${allow.replace(', ', ' and ')}`), {
+        allow,
+      }),
+    );
   }
 
   return app;
 }
 
 function bearer(token: string): MiddlewareHandler {
-  const unauthorized = (): Response => errorResponse(new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required'));
+  const unauthorized = (): Response =>
+    errorResponse(
+      new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required'),
+    );
   const challenge = 'Bearer realm="loopctl"';
   return bearerAuth({
     token,
@@ -298,19 +324,33 @@ const notConfigured: MiddlewareHandler = async () => {
 
 /** Hono's own refusals (a bearer challenge, malformed JSON) in the API's error shape. */
 function fromHttpException(error: HTTPException): ApiError {
-  if (error.status === 400 && /json/i.test(error.message)) return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
+  if (error.status === 400 && /json/i.test(error.message))
+    return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
   if (error.status === 413) return new ApiError(413, 'body_too_large', 'the body is too large');
-  if (error.status === 401) return new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required');
-  return new ApiError(error.status === 404 ? 404 : 400, error.status === 404 ? 'not_found' : 'bad_request', error.message || 'bad request');
+  if (error.status === 401)
+    return new ApiError(401, 'unauthorized', 'a valid "Authorization: Bearer <LOOPCTL_TOKEN>" header is required');
+  return new ApiError(
+    error.status === 404 ? 404 : 400,
+    error.status === 404 ? 'not_found' : 'bad_request',
+    error.message || 'bad request',
+  );
 }
 
-function resolveModel(options: ModelOptions | undefined): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
+function resolveModel(
+  options: ModelOptions | undefined,
+): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
   const provider = options?.provider ?? 'openai';
-  const defaults = provider === 'anthropic' ? { model: 'claude-haiku-4-5' } : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
+  const defaults =
+    provider === 'anthropic'
+      ? { model: 'claude-haiku-4-5' }
+      : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
   return mergeOptions({ provider, ...defaults }, options);
 }
 
-function makeClient(model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string }, fetch: FetchLike): ModelClient {
+function makeClient(
+  model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string },
+  fetch: FetchLike,
+): ModelClient {
   const common = {
     model: model.model,
     fetch,

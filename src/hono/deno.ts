@@ -2,16 +2,22 @@
  * The Deno helper: {@link createApp} on `Deno.serve`, configured from environment variables.
  * Web-standard code only; `Deno` is read from the global scope when serving.
  */
+
+import { mergeOptions } from '../options.js';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { optionsFromVars } from './env-options.js';
-import { mergeOptions } from '../options.js';
 
 /** The few Deno APIs used here, typed structurally. */
 interface DenoLike {
   env: { toObject(): Record<string, string> };
   serve(
-    options: { port?: number; hostname?: string; signal?: AbortSignal; onListen?: (addr: { hostname: string; port: number }) => void },
+    options: {
+      port?: number;
+      hostname?: string;
+      signal?: AbortSignal;
+      onListen?: (addr: { hostname: string; port: number }) => void;
+    },
     handler: (request: Request) => Response | Promise<Response>,
   ): { finished: Promise<void>; addr: { hostname: string; port: number }; shutdown(): Promise<void> };
 }
@@ -23,7 +29,8 @@ function deno(): DenoLike {
 }
 
 /** Options for {@link denoHandler}: the app's, with variables read from the environment. */
-export type DenoAppOptions = Partial<AppOptions> & Pick<AppOptions, 'registry'> & { vars?: Record<string, string | undefined> };
+export type DenoAppOptions = Partial<AppOptions> &
+  Pick<AppOptions, 'registry'> & { vars?: Record<string, string | undefined> };
 
 /**
  * A request handler for `Deno.serve`: the variables (default the environment: `LOOPCTL_TOKEN`,
@@ -44,8 +51,13 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
  * @example
  * serveDeno({ registry }) // deno run --allow-net --allow-env main.ts
  */
-export function serveDeno(options: DenoAppOptions & { port?: number; hostname?: string }): ReturnType<DenoLike['serve']> {
+export function serveDeno(
+  options: DenoAppOptions & { port?: number; hostname?: string },
+): ReturnType<DenoLike['serve']> {
   const { port, hostname, ...rest } = options;
   const vars = rest.vars ?? deno().env.toObject();
-  return deno().serve({ port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' }, denoHandler({ ...rest, vars }));
+  return deno().serve(
+    { port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' },
+    denoHandler({ ...rest, vars }),
+  );
 }

@@ -2,11 +2,12 @@
  * One mapping from configuration variables to {@link AppOptions}, shared by the Workers,
  * Deno and Node entries so the three runtimes read the same names.
  */
+
+import { mergeOptions } from '../options.js';
 import type { AppOptions, ModelOptions } from './app.js';
 import { ConfigError, httpUrlVar, varText } from './config-vars.js';
 import type { ProxyVars } from './proxy/index.js';
 import { proxySettingsFromVars } from './proxy/index.js';
-import { mergeOptions } from '../options.js';
 
 /** The app options configuration variables set. */
 export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
@@ -53,5 +54,8 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
   // No key set to undefined: callers spread these under their own options.
   const corsOrigins = origins?.length ? origins : undefined;
-  return mergeOptions({ model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) }, { token, corsOrigins, proxy });
+  return mergeOptions(
+    { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
+    { token, corsOrigins, proxy },
+  );
 }

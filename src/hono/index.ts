@@ -3,19 +3,20 @@
  * helpers for Cloudflare Workers (with KV) and Deno. Node's helper is `loopctl/hono/node`.
  * Needs `hono` (an optional peer dependency of loopctl).
  */
-export { createApp } from './app.js';
-export type { AppEnv, AppOptions, ModelOptions } from './app.js';
-export { ApiError, errorResponse } from './api-error.js';
+
 export type { ErrorBody, ErrorStatus } from './api-error.js';
-export { ConfigError } from './config-vars.js';
-export { optionsFromVars } from './env-options.js';
-export type { LoopctlVars, VarOptions } from './env-options.js';
-export { apiSelectors, EmbedderUnavailableError, yieldingEmbedder } from './api-selectors.js';
+export { ApiError, errorResponse } from './api-error.js';
 export type { ApiSelectors, ApiSelectorsOptions } from './api-selectors.js';
-export { LIMITS } from './limits.js';
-export { createWorker } from './workers.js';
-export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';
-export { denoHandler, serveDeno } from './deno.js';
+export { apiSelectors, EmbedderUnavailableError, yieldingEmbedder } from './api-selectors.js';
+export type { AppEnv, AppOptions, ModelOptions } from './app.js';
+export { createApp } from './app.js';
+export { ConfigError } from './config-vars.js';
 export type { DenoAppOptions } from './deno.js';
+export { denoHandler, serveDeno } from './deno.js';
 export { generateToken } from './dev-token.js';
+export type { LoopctlVars, VarOptions } from './env-options.js';
+export { optionsFromVars } from './env-options.js';
+export { LIMITS } from './limits.js';
 export { UpstreamUnreachableError } from './proxy/index.js';
+export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';
+export { createWorker } from './workers.js';

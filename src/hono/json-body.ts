@@ -6,8 +6,8 @@
  * `validator('json', …)` in the route, which reads the bytes kept here.
  */
 import type { MiddlewareHandler } from 'hono';
-import { ApiError } from './api-error.js';
 import { mergeOptions } from '../options.js';
+import { ApiError } from './api-error.js';
 import { BodyReadError, decodeBody, readBody } from './read-body.js';
 
 /** `application/json` or any `application/…+json` type; parameters (`; charset=utf-8`) allowed. */
@@ -44,7 +44,11 @@ export function jsonBody(options: JsonBodyOptions): MiddlewareHandler[] {
     const type = c.req.header('content-type');
     const mediaType = type?.split(';')[0]?.trim() ?? '';
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
-      throw new ApiError(415, 'unsupported_media_type', 'the body must be JSON (Content-Type: application/json or application/…+json)');
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        'the body must be JSON (Content-Type: application/json or application/…+json)',
+      );
     }
     await next();
   };

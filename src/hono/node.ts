@@ -2,17 +2,18 @@
  * The Node helper (`loopctl/hono/node`): {@link createApp} on `@hono/node-server` (an optional
  * peer dependency, imported when a server starts), and USE-lite from a model folder on disk.
  */
-import { errorMessage } from '../describe-error.js';
+
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { errorMessage } from '../describe-error.js';
+import type { VectorsSource } from '../embed/vectors-source.js';
+import { mergeOptions } from '../options.js';
+import type { EmbedderSource } from '../select/named-selectors.js';
+import { EmbedderUnavailableError } from './api-selectors.js';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
-import { EmbedderUnavailableError } from './api-selectors.js';
-import type { VectorsSource } from '../embed/vectors-source.js';
-import type { EmbedderSource } from '../select/named-selectors.js';
-import { mergeOptions } from '../options.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen. */
 export interface NodeServerOptions extends AppOptions {
@@ -49,8 +50,13 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const { port: given, hostname, ...appOptions } = mergeOptions({ hostname: '127.0.0.1' }, options);
   const port = listenPort(given);
   // The proxy's upstream calls go through one keep-alive node:http pool, unless a fetch was given.
-  const upstream = appOptions.fetch || appOptions.proxy?.fetch ? undefined : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
-  const app = createApp(upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions);
+  const upstream =
+    appOptions.fetch || appOptions.proxy?.fetch
+      ? undefined
+      : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
+  const app = createApp(
+    upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions,
+  );
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;
   const info = await new Promise<AddressInfo>((done, fail) => {
@@ -93,7 +99,9 @@ function listenPort(port: number | undefined): number {
   const fromEnv = process.env.PORT?.trim();
   const value = port ?? (fromEnv ? Number(fromEnv) : 8787);
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
-    throw new RangeError(`${port === undefined ? `PORT=${JSON.stringify(fromEnv)}` : `port ${port}`} is not a port number (0 to 65535; 0 picks a free one)`);
+    throw new RangeError(
+      `${port === undefined ? `PORT=${JSON.stringify(fromEnv)}` : `port ${port}`} is not a port number (0 to 65535; 0 picks a free one)`,
+    );
   }
   return value;
 }
@@ -109,9 +117,14 @@ function listenError(error: NodeJS.ErrnoException, hostname: string, port: numbe
     );
   }
   if (error.code === 'EACCES')
-    return new ListenError(`cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, choose another`, { cause: error });
+    return new ListenError(
+      `cannot listen on ${where}: not allowed (EACCES); ports below 1024 need privileges, choose another`,
+      { cause: error },
+    );
   if (error.code === 'EADDRNOTAVAIL')
-    return new ListenError(`cannot listen on ${where}: ${hostname} is not an address of this machine (EADDRNOTAVAIL)`, { cause: error });
+    return new ListenError(`cannot listen on ${where}: ${hostname} is not an address of this machine (EADDRNOTAVAIL)`, {
+      cause: error,
+    });
   return new ListenError(`cannot listen on ${where}: ${error.message}`, { cause: error });
 }
 
@@ -131,7 +144,9 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource {
   const build = `npx loopctl model --out ${modelPath}`;
   if (!existsSync(resolve(folder, 'vocab.json'))) {
     const what = existsSync(folder) ? `${folder} holds no USE-lite model (no vocab.json)` : `${folder} does not exist`;
-    throw new Error(`useLiteFromDisk: ${what}; build the model there with ${build} (or npm run build:model in the loopctl repository)`);
+    throw new Error(
+      `useLiteFromDisk: ${what}; build the model there with ${build} (or npm run build:model in the loopctl repository)`,
+    );
   }
   return async () => {
     const { useLiteEmbedder } = await import('../adapters/use-lite.js');
@@ -140,7 +155,10 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource {
       await embedder.load();
     } catch (error) {
       const reason = errorMessage(error);
-      throw new EmbedderUnavailableError(`the USE-lite model in ${modelPath} cannot be loaded (${reason}); rebuild it with ${build} --force`, { cause: error });
+      throw new EmbedderUnavailableError(
+        `the USE-lite model in ${modelPath} cannot be loaded (${reason}); rebuild it with ${build} --force`,
+        { cause: error },
+      );
     }
     return embedder;
   };

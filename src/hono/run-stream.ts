@@ -11,12 +11,12 @@
  */
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { errorMessage } from '../describe-error.js';
 import type { LoopRun } from '../loop/bare-loop.js';
 import type { LoopEvent } from '../loop/events.js';
+import { mergeOptions } from '../options.js';
 import { ApiError } from './api-error.js';
 import type { ProbeOutcome } from './model-probe.js';
-import { mergeOptions } from '../options.js';
-import { errorMessage } from '../describe-error.js';
 
 /** Options for {@link streamRun}. */
 export interface StreamRunOptions {
@@ -43,7 +43,10 @@ export interface StreamRunOptions {
  * return streamRun(c, { start: (signal) => loop.run(prompt, { signal }), probe: probe.first, requestSignal: c.req.raw.signal })
  */
 export async function streamRun(c: Context, options: StreamRunOptions): Promise<Response> {
-  const { graceMs, heartbeatMs, secrets } = mergeOptions({ graceMs: 1500, heartbeatMs: 250, secrets: [] as readonly string[] }, options);
+  const { graceMs, heartbeatMs, secrets } = mergeOptions(
+    { graceMs: 1500, heartbeatMs: 250, secrets: [] as readonly string[] },
+    options,
+  );
   const streamGone = new AbortController();
   const signals = options.requestSignal ? [options.requestSignal, streamGone.signal] : [streamGone.signal];
   const signal = AbortSignal.any(signals);

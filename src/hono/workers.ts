@@ -12,15 +12,15 @@ import { kvVectorCache, kvVectorsFile } from '../adapters/kv.js';
 import type { WorkersAiLike } from '../adapters/workers-ai.js';
 import { workersAIEmbedder } from '../adapters/workers-ai.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
+import { mergeOptions } from '../options.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import type { EmbedderSource } from '../select/named-selectors.js';
 import { ApiError, errorResponse } from './api-error.js';
 import type { AppEnv, AppOptions } from './app.js';
 import { createApp } from './app.js';
-import type { LoopctlVars } from './env-options.js';
 import { ConfigError } from './config-vars.js';
+import type { LoopctlVars } from './env-options.js';
 import { optionsFromVars } from './env-options.js';
-import type { EmbedderSource } from '../select/named-selectors.js';
-import { mergeOptions } from '../options.js';
 
 /** The static-assets binding, typed structurally. */
 export interface AssetsLike {
@@ -81,9 +81,12 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
           const vectors = pickVectors(env);
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
           const cache = env.VECTORS ? kvVectorCache(env.VECTORS) : undefined;
-          app = createApp(mergeOptions({ ...optionsFromVars(env), registry, embedder, vectors, cache }, options.app?.(env)));
+          app = createApp(
+            mergeOptions({ ...optionsFromVars(env), registry, embedder, vectors, cache }, options.app?.(env)),
+          );
         } catch (error) {
-          if (error instanceof ConfigError || error instanceof RangeError) return errorResponse(new ApiError(503, 'not_configured', error.message));
+          if (error instanceof ConfigError || error instanceof RangeError)
+            return errorResponse(new ApiError(503, 'not_configured', error.message));
           throw error;
         }
         apps.set(env, app);

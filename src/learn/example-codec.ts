@@ -20,7 +20,9 @@ export interface StoredExample {
 }
 
 /** A decode outcome. */
-export type ExampleDecodeResult = { readonly ok: true; readonly examples: StoredExample[] } | { readonly ok: false; readonly reason: string };
+export type ExampleDecodeResult =
+  | { readonly ok: true; readonly examples: StoredExample[] }
+  | { readonly ok: false; readonly reason: string };
 
 const MAGIC = [0x4c, 0x43, 0x54, 0x58] as const; // "LCTX"
 const VERSION = 1;
@@ -41,7 +43,8 @@ export function encodeExamples(examples: readonly StoredExample[], dimensions: n
   out.set(json, HEADER);
   const floats = new Float32Array(out.buffer, HEADER + jsonPadded, examples.length * dimensions);
   examples.forEach((example, i) => {
-    if (example.vector.length !== dimensions) throw new RangeError(`example ${i} has ${example.vector.length} dimensions, expected ${dimensions}`);
+    if (example.vector.length !== dimensions)
+      throw new RangeError(`example ${i} has ${example.vector.length} dimensions, expected ${dimensions}`);
     floats.set(example.vector, i * dimensions);
   });
   const view = new DataView(out.buffer);
@@ -69,13 +72,17 @@ export function decodeExamples(bytes: Uint8Array, dimensions: number): ExampleDe
   for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) return refuse('bad magic');
   const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER);
   if (view.getUint32(24, true) !== checksumBytes(bytes.subarray(0, 24))) return refuse('header checksum mismatch');
-  if (view.getUint16(4, true) !== VERSION) return refuse(`format version ${view.getUint16(4, true)}, expected ${VERSION}`);
-  if (((view.getUint16(6, true) & FLAG_LITTLE_ENDIAN) !== 0) !== NATIVE_LITTLE_ENDIAN) return refuse('payload byte order differs from this platform');
-  if (view.getUint32(8, true) !== dimensions) return refuse(`entry has ${view.getUint32(8, true)} dimensions, expected ${dimensions}`);
+  if (view.getUint16(4, true) !== VERSION)
+    return refuse(`format version ${view.getUint16(4, true)}, expected ${VERSION}`);
+  if (((view.getUint16(6, true) & FLAG_LITTLE_ENDIAN) !== 0) !== NATIVE_LITTLE_ENDIAN)
+    return refuse('payload byte order differs from this platform');
+  if (view.getUint32(8, true) !== dimensions)
+    return refuse(`entry has ${view.getUint32(8, true)} dimensions, expected ${dimensions}`);
   const count = view.getUint32(12, true);
   const jsonBytes = view.getUint32(16, true);
   const jsonPadded = (jsonBytes + 3) & ~3;
-  if (bytes.byteLength !== HEADER + jsonPadded + count * dimensions * 4) return refuse(`entry is ${bytes.byteLength} bytes, not what its header describes`);
+  if (bytes.byteLength !== HEADER + jsonPadded + count * dimensions * 4)
+    return refuse(`entry is ${bytes.byteLength} bytes, not what its header describes`);
   // An aligned copy we own: the cache may hand back a shared or unaligned view.
   const body = bytes.slice(HEADER);
   if (view.getUint32(20, true) !== checksumBytes(body)) return refuse('payload checksum mismatch');
@@ -90,7 +97,12 @@ export function decodeExamples(bytes: Uint8Array, dimensions: number): ExampleDe
   const examples: StoredExample[] = [];
   for (let i = 0; i < count; i++) {
     const item = parsed[i] as unknown;
-    if (!Array.isArray(item) || typeof item[0] !== 'string' || !Array.isArray(item[1]) || !item[1].every((t) => typeof t === 'string')) {
+    if (
+      !Array.isArray(item) ||
+      typeof item[0] !== 'string' ||
+      !Array.isArray(item[1]) ||
+      !item[1].every((t) => typeof t === 'string')
+    ) {
       return refuse(`example ${i} is malformed`);
     }
     const vector = floats.slice(i * dimensions, (i + 1) * dimensions);

@@ -4,13 +4,14 @@
  * close enough vote for their tools. Votes are bounded extra evidence on top of the ranking,
  * and only near neighbours vote, so a handful of examples cannot drag an unrelated query.
  */
+
+import { mergeOptions } from '../options.js';
+import { topK } from '../rank/top-k.js';
 import type { StoredExample } from './example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
-import { topK } from '../rank/top-k.js';
-import { neighbourFloor } from './vote-floor.js';
 import type { PairOptions, PairTable } from './tool-pairs.js';
 import { pairTable } from './tool-pairs.js';
-import { mergeOptions } from '../options.js';
+import { neighbourFloor } from './vote-floor.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
 export interface LearnExample {
@@ -135,7 +136,8 @@ export class ExampleMemory {
    * each record theirs). Returns `'new'`, `'updated'` or `'duplicate'`.
    */
   add(example: StoredExample): 'new' | 'updated' | 'duplicate' {
-    if (example.vector.length !== this.dimensions) throw new RangeError(`example vector has ${example.vector.length} dimensions, expected ${this.dimensions}`);
+    if (example.vector.length !== this.dimensions)
+      throw new RangeError(`example vector has ${example.vector.length} dimensions, expected ${this.dimensions}`);
     const key = ExampleMemory.keyOf(example.query);
     const entry = this.#entries.get(key);
     if (entry) {
@@ -214,7 +216,8 @@ export class ExampleMemory {
     const prototypeVotes = this.#options.prototypeWeight > 0 ? this.#prototypeVotes(query, names) : undefined;
     if (!prototypeVotes) return neighbourVotes;
     if (!neighbourVotes) return prototypeVotes;
-    for (let i = 0; i < names.length; i++) neighbourVotes[i] = (neighbourVotes[i] as number) + (prototypeVotes[i] as number);
+    for (let i = 0; i < names.length; i++)
+      neighbourVotes[i] = (neighbourVotes[i] as number) + (prototypeVotes[i] as number);
     return neighbourVotes;
   }
 

@@ -9,19 +9,20 @@
  * pointer, so a new generation (a tool added, removed or edited, or a reload into a changed
  * registry) starts from the newest examples minus the tools that are gone.
  */
+
+import { errorMessage } from '../describe-error.js';
 import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
-import { Hash64 } from '../hash.js';
 import { taskQueue } from '../embed/one-at-a-time.js';
-import { decodeExamples, encodeExamples } from './example-codec.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import { Hash64 } from '../hash.js';
 import type { ToolSchema } from '../registry/schema.js';
-import type { LearnedVoteOptions, LearnExample } from './example-memory.js';
+import { decodeExamples, encodeExamples } from './example-codec.js';
+import type { LearnExample, LearnedVoteOptions } from './example-memory.js';
 import { ExampleMemory, MAX_EXAMPLE_CHARS } from './example-memory.js';
-import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { type Pacer, timeSlices } from './pacer.js';
+import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { fitProjection, projectQuery } from './query-projection.js';
 import { PAIR_DEFAULTS, partnerLifts } from './tool-pairs.js';
-import { errorMessage } from '../describe-error.js';
 
 /** Options for a `learn` call. */
 export interface LearnOptions {
@@ -117,7 +118,11 @@ export class LearnedStore {
   // When a background refit was last scheduled (0: none pending).
   #fitScheduledAt = 0;
 
-  constructor(cache: VectorCache, embedder: { readonly id: string; readonly dimensions: number }, options?: LearnedVoteOptions) {
+  constructor(
+    cache: VectorCache,
+    embedder: { readonly id: string; readonly dimensions: number },
+    options?: LearnedVoteOptions,
+  ) {
     this.cache = cache;
     this.#projectionOptions = options?.projection ?? {};
     this.memory = new ExampleMemory(embedder.dimensions, options);
@@ -169,7 +174,13 @@ export class LearnedStore {
     const { fitted } = current;
     const { examples } = current;
     if (fitted.delta) return { applied: true, blend: fitted.blend, examples, heldOut: fitted.check };
-    return { applied: false, blend: 0, examples, reason: fitted.reason, ...(fitted.check ? { heldOut: fitted.check } : {}) };
+    return {
+      applied: false,
+      blend: 0,
+      examples,
+      reason: fitted.reason,
+      ...(fitted.check ? { heldOut: fitted.check } : {}),
+    };
   }
 
   /**
@@ -180,7 +191,11 @@ export class LearnedStore {
    */
   async refit(corpus: Corpus, all: readonly ToolSchema[], pace: Pacer = timeSlices()): Promise<void> {
     const version = this.memory.version;
-    if (this.#projectionOptions === false || (this.#projection?.key === corpus.key && this.#projection.version === version)) return;
+    if (
+      this.#projectionOptions === false ||
+      (this.#projection?.key === corpus.key && this.#projection.version === version)
+    )
+      return;
     if (this.memory.size === 0 || corpus.count !== all.length || corpus.dimensions !== this.memory.dimensions) {
       this.#projection = { key: corpus.key, version, examples: this.memory.size, fitted: { reason: 'no examples' } };
       return;
@@ -189,8 +204,17 @@ export class LearnedStore {
     all.forEach((tool, i) => {
       row.set(tool.name, i);
     });
-    const examples = this.memory.keyedExamples().map(({ key, vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1), key }));
-    const fitted = await fitProjection(examples, corpus.matrix, corpus.count, corpus.dimensions, this.#projectionOptions, pace);
+    const examples = this.memory
+      .keyedExamples()
+      .map(({ key, vector, tools }) => ({ vector, tools: tools.map((name) => row.get(name) ?? -1), key }));
+    const fitted = await fitProjection(
+      examples,
+      corpus.matrix,
+      corpus.count,
+      corpus.dimensions,
+      this.#projectionOptions,
+      pace,
+    );
     this.#projection = { key: corpus.key, version, examples: examples.length, fitted };
   }
 
@@ -218,7 +242,10 @@ export class LearnedStore {
 
   // Whether the projection matches the examples (or there is none to fit).
   #fresh(corpusKey: string): boolean {
-    return this.#projectionOptions === false || (this.#projection?.key === corpusKey && this.#projection.version === this.memory.version);
+    return (
+      this.#projectionOptions === false ||
+      (this.#projection?.key === corpusKey && this.#projection.version === this.memory.version)
+    );
   }
 
   /**
@@ -226,10 +253,15 @@ export class LearnedStore {
    * index, its query embedder and, to refit right away, its corpus loader.
    */
   learn(examples: readonly LearnExample[], context: LearnContext): Promise<LearnSummary> {
-    if (!Array.isArray(examples)) return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
+    if (!Array.isArray(examples))
+      return Promise.reject(new TypeError('learn expects an array of { query, tools } examples'));
     const all = context.tools ?? this.#lastTools;
     if (!all) {
-      return Promise.reject(new TypeError("learn needs the registry's tools: pass { tools: registry.schemas() }, or let the selector rank once first"));
+      return Promise.reject(
+        new TypeError(
+          "learn needs the registry's tools: pass { tools: registry.schemas() }, or let the selector rank once first",
+        ),
+      );
     }
     if (!Array.isArray(all)) return Promise.reject(new TypeError("learn: tools must be the registry's tool list"));
     const corpusKey = context.index.keyFor(all);
@@ -245,7 +277,8 @@ export class LearnedStore {
       const batch = new Map<string, { query: string; tools: Set<string> }>();
       for (const example of examples) {
         if (pace.due()) await pace.pause();
-        const query = example && typeof example.query === 'string' ? example.query.trim().slice(0, MAX_EXAMPLE_CHARS).trim() : '';
+        const query =
+          example && typeof example.query === 'string' ? example.query.trim().slice(0, MAX_EXAMPLE_CHARS).trim() : '';
         const names = example && Array.isArray(example.tools) ? example.tools : [];
         const tools = new Set<string>();
         for (const name of names) {
@@ -313,7 +346,16 @@ export class LearnedStore {
         }
       }
       const projection = this.projection;
-      return { learned, updated, duplicates, unknownTools, ignored, total: this.memory.size, warnings, ...(projection ? { projection } : {}) };
+      return {
+        learned,
+        updated,
+        duplicates,
+        unknownTools,
+        ignored,
+        total: this.memory.size,
+        warnings,
+        ...(projection ? { projection } : {}),
+      };
     });
   }
 

@@ -4,14 +4,18 @@
  * (`learn(examples, { tools })`, e.g. EmbeddingSelector and HybridSelector) are taught; the
  * examples stay in the selector's own cache.
  */
+
+import { errorMessage } from '../describe-error.js';
 import type { ToolCall, ToolResult } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { LearnExample } from './example-memory.js';
-import { errorMessage } from '../describe-error.js';
 
 /** A selector that can learn from examples. */
 export interface LearningSelector {
-  learn(examples: readonly LearnExample[], options?: { tools?: readonly ToolSchema[]; signal?: AbortSignal; fit?: 'now' | 'background' }): Promise<unknown>;
+  learn(
+    examples: readonly LearnExample[],
+    options?: { tools?: readonly ToolSchema[]; signal?: AbortSignal; fit?: 'now' | 'background' },
+  ): Promise<unknown>;
 }
 
 /**

@@ -19,9 +19,20 @@
  * @module
  */
 import { checksumBytes } from '../hash.js';
-import { type Pacer, UNPACED } from './pacer.js';
-import { backward, cholesky, columnGram, dot, forward, rowGram, rowProducts, solveInPlace, solveRows, transpose } from './ridge-algebra.js';
 import { mergeOptions } from '../options.js';
+import { type Pacer, UNPACED } from './pacer.js';
+import {
+  backward,
+  cholesky,
+  columnGram,
+  dot,
+  forward,
+  rowGram,
+  rowProducts,
+  solveInPlace,
+  solveRows,
+  transpose,
+} from './ridge-algebra.js';
 
 /** Settings of the projection (defaults chosen on the dev splits, docs/tuning-learn.md). */
 export interface ProjectionOptions {
@@ -150,13 +161,16 @@ export async function fitProjection(
     .map((example) => ({
       example,
       key: checksumBytes(
-        example.key !== undefined ? encoder.encode(example.key) : new Uint8Array(example.vector.buffer, example.vector.byteOffset, example.vector.byteLength),
+        example.key !== undefined
+          ? encoder.encode(example.key)
+          : new Uint8Array(example.vector.buffer, example.vector.byteOffset, example.vector.byteLength),
       ),
     }))
     .sort((a, b) => a.key - b.key)
     .slice(0, Math.max(1, settings.maxExamples))
     .map(({ example }) => example);
-  if (usable.length < settings.minExamples) return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
+  if (usable.length < settings.minExamples)
+    return { reason: `${usable.length} examples, fewer than ${settings.minExamples}` };
   if (pace.due()) await pace.pause();
   const d = dimensions;
   const n = usable.length;
@@ -181,8 +195,18 @@ export async function fitProjection(
       // s₀ is each prompt's own ranking: the hard-negative search already computed it for the
       // examples it searched, so only the others are ranked here.
       const unranked = block.filter((row) => !registryScores[row]);
-      const s0 = unranked.length > 0 ? await rowProducts(gatherRows(x, unranked, d), unranked.length, tools64, toolCount, d, pace) : undefined;
-      const s1 = await rowProducts(predicted.subarray(start * d, (start + block.length) * d), block.length, tools64, toolCount, d, pace);
+      const s0 =
+        unranked.length > 0
+          ? await rowProducts(gatherRows(x, unranked, d), unranked.length, tools64, toolCount, d, pace)
+          : undefined;
+      const s1 = await rowProducts(
+        predicted.subarray(start * d, (start + block.length) * d),
+        block.length,
+        tools64,
+        toolCount,
+        d,
+        pace,
+      );
       block.forEach((row, r) => {
         const used = usable[row]?.tools.filter((t) => t >= 0 && t < toolCount) ?? [];
         const at = unranked.indexOf(row);
@@ -283,7 +307,12 @@ async function fitRidge(
   tools64: Float64Array,
   toolCount: number,
   d: number,
-  settings: { readonly lambda: number; readonly contrast: number; readonly negatives: number; readonly contrastBudget: number },
+  settings: {
+    readonly lambda: number;
+    readonly contrast: number;
+    readonly negatives: number;
+    readonly contrastBudget: number;
+  },
   pace: Pacer,
 ) {
   const n = examples.length;
@@ -301,7 +330,10 @@ async function fitRidge(
       for (let j = 0; j < d; j++) z[offset + j] = (z[offset + j] as number) + weight * (tools64[t * d + j] as number);
     });
   });
-  const fit = n < d ? await fitDual(x, z, n, d, settings.lambda, pace) : await fitPrimal(x, z, n, d, settings.lambda, targets, tools64, pace);
+  const fit =
+    n < d
+      ? await fitDual(x, z, n, d, settings.lambda, pace)
+      : await fitPrimal(x, z, n, d, settings.lambda, targets, tools64, pace);
   return { x, fit, registryScores };
 }
 
@@ -328,16 +360,22 @@ async function targetTerms(
   const { contrast } = settings;
   const negatives = Math.max(0, Math.floor(settings.negatives));
   // The examples come in the fit's fixed hash order, so the searched ones are a fixed sample.
-  const searched = contrast > 0 && negatives > 0 ? Math.max(64, Math.floor(settings.contrastBudget / (toolCount * d))) : 0;
+  const searched =
+    contrast > 0 && negatives > 0 ? Math.max(64, Math.floor(settings.contrastBudget / (toolCount * d))) : 0;
   const out: TargetTerms[] = [];
   // Each searched example's scores against the registry, kept for the held-out check.
   const registryScores: (Float64Array | undefined)[] = [];
   for (let start = 0; start < examples.length; start += SCORE_BLOCK) {
     const count = Math.min(SCORE_BLOCK, examples.length - start);
     const ranked = Math.max(0, Math.min(count, searched - start));
-    const scores = ranked > 0 ? await rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d, pace) : undefined;
+    const scores =
+      ranked > 0
+        ? await rowProducts(x.subarray(start * d, (start + ranked) * d), ranked, tools64, toolCount, d, pace)
+        : undefined;
     for (let r = 0; r < count; r++) {
-      const used = [...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount))];
+      const used = [
+        ...new Set((examples[start + r] as ProjectionExample).tools.filter((t) => t >= 0 && t < toolCount)),
+      ];
       const toward = 1 / sumNorm(tools64, used, d);
       const own = scores && r < ranked ? scores.subarray(r * toolCount, (r + 1) * toolCount) : undefined;
       registryScores.push(own);
@@ -381,7 +419,10 @@ export async function heldOutResiduals(
   options: { contrast?: number; negatives?: number; contrastBudget?: number } = {},
 ): Promise<Float64Array> {
   const tools64 = Float64Array.from(toolMatrix.subarray(0, toolCount * dimensions));
-  const settings = mergeOptions({ lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY }, options);
+  const settings = mergeOptions(
+    { lambda, contrast: 0, negatives: 0, contrastBudget: Number.POSITIVE_INFINITY },
+    options,
+  );
   const { fit } = await fitRidge(examples, tools64, toolCount, dimensions, settings, UNPACED);
   return fit.heldOut(groups, UNPACED);
 }
@@ -452,7 +493,14 @@ async function heldOutFrom(
 // query pays x·Xᵀ, two triangular solves and a pass over Z, and the fit never solves for all
 // of A = (XXᵀ + λI)⁻¹Z. Held out: ẑ = XXᵀA = Z − λA, H = I − λ(XXᵀ + λI)⁻¹, so only the rows
 // of the inverse for the scored rows are needed.
-async function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, lambda: number, pace: Pacer): Promise<Fit> {
+async function fitDual(
+  x: Float64Array,
+  z: Float64Array,
+  n: number,
+  d: number,
+  lambda: number,
+  pace: Pacer,
+): Promise<Fit> {
   const k = await rowGram(x, n, d, pace);
   for (let i = 0; i < n; i++) k[i * n + i] = (k[i * n + i] as number) + lambda;
   await cholesky(k, n, pace);
@@ -471,7 +519,8 @@ async function fitDual(x: Float64Array, z: Float64Array, n: number, d: number, l
       const aRows = await rowProducts(inverse, s, transpose(z, n, d), d, n, pace);
       const fittedUnique = gatherRows(z, unique, d);
       for (let i = 0; i < s * d; i++) fittedUnique[i] = (fittedUnique[i] as number) - lambda * (aRows[i] as number);
-      const hat = (p: number, q: number) => (p === q ? 1 : 0) - lambda * (inverse[(index.get(q) as number) * n + p] as number);
+      const hat = (p: number, q: number) =>
+        (p === q ? 1 : 0) - lambda * (inverse[(index.get(q) as number) * n + p] as number);
       return heldOutFrom(z, d, groups, gatherRows(fittedUnique, positions, d), hat, pace);
     },
   };
@@ -561,7 +610,8 @@ function gatherRows(m: Float64Array, rows: readonly number[], d: number): Float6
 /** max(Good–Turing share of once-used tools' examples, share of tools no example used). */
 function unseenShare(examples: readonly ProjectionExample[], toolCount: number): number {
   const uses = new Map<number, number>();
-  for (const example of examples) for (const t of new Set(example.tools)) if (t >= 0 && t < toolCount) uses.set(t, (uses.get(t) ?? 0) + 1);
+  for (const example of examples)
+    for (const t of new Set(example.tools)) if (t >= 0 && t < toolCount) uses.set(t, (uses.get(t) ?? 0) + 1);
   let once = 0;
   for (const example of examples) if (example.tools.some((t) => uses.get(t) === 1)) once++;
   const goodTuring = examples.length > 0 ? once / examples.length : 0;

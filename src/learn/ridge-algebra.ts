@@ -30,7 +30,12 @@ export function columnGram(x: Float64Array, n: number, d: number, pace: Pacer = 
  * The symmetric count×count matrix of dot products of `rows` (row-major, `length` values each):
  * XXᵀ. The lower triangle is computed in 4×4 tiles ({@link rowProducts}' kernel), then mirrored.
  */
-export async function rowGram(rows: Float64Array, count: number, length: number, pace: Pacer = UNPACED): Promise<Float64Array> {
+export async function rowGram(
+  rows: Float64Array,
+  count: number,
+  length: number,
+  pace: Pacer = UNPACED,
+): Promise<Float64Array> {
   const g = new Float64Array(count * count);
   const sums = new Float64Array(16);
   for (let r = 0; r < count; r += 4) {
@@ -91,7 +96,13 @@ export function dot(a: Float64Array, r: number, b: Float64Array, c: number, leng
  * the solved ones contribute is one 4×4 tile per four right-hand sides (the same kernel as the
  * Gram matrix), and only the small triangle inside each block is solved one value at a time.
  */
-export async function solveRows(l: Float64Array, n: number, v: Float64Array, m: number, pace: Pacer = UNPACED): Promise<void> {
+export async function solveRows(
+  l: Float64Array,
+  n: number,
+  v: Float64Array,
+  m: number,
+  pace: Pacer = UNPACED,
+): Promise<void> {
   const sums = new Float64Array(16);
   const vOffsets = new Int32Array(4);
   // Forward, L y = v: unknown i needs Σₖ<ᵢ L[i,k]·yₖ.
@@ -146,7 +157,14 @@ function rowOffsets(first: number, count: number, length: number): Int32Array {
 
 // sums[4i + j] = Σₖ a[aOffsets[i] + k]·b[bOffsets[j] + k] for k < length: sixteen running sums
 // per pass, eight loads for sixteen multiply-adds (about twice the speed of one cell at a time).
-function tile(a: Float64Array, aOffsets: Int32Array, b: Float64Array, bOffsets: Int32Array, n: number, sums: Float64Array): void {
+function tile(
+  a: Float64Array,
+  aOffsets: Int32Array,
+  b: Float64Array,
+  bOffsets: Int32Array,
+  n: number,
+  sums: Float64Array,
+): void {
   const r0 = aOffsets[0] as number;
   const r1 = aOffsets[1] as number;
   const r2 = aOffsets[2] as number;
@@ -299,7 +317,12 @@ export function solveInPlace(l: Float64Array, n: number, b: Float64Array, m: num
       const o2 = k2 * m;
       const o3 = k3 * m;
       for (let c = 0; c < m; c++) {
-        b[row + c] = (b[row + c] as number) - f0 * (b[o0 + c] as number) - f1 * (b[o1 + c] as number) - f2 * (b[o2 + c] as number) - f3 * (b[o3 + c] as number);
+        b[row + c] =
+          (b[row + c] as number) -
+          f0 * (b[o0 + c] as number) -
+          f1 * (b[o1 + c] as number) -
+          f2 * (b[o2 + c] as number) -
+          f3 * (b[o3 + c] as number);
       }
     }
     for (; t < others.length; t++) {

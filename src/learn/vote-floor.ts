@@ -19,7 +19,12 @@ const MAX_ROWS = 1024;
  * @example
  * neighbourFloor(matrix, tools, 512, 0.5) // e.g. 0.71
  */
-export function neighbourFloor(matrix: Float32Array, tools: readonly ReadonlySet<string>[], dimensions: number, q: number): number | undefined {
+export function neighbourFloor(
+  matrix: Float32Array,
+  tools: readonly ReadonlySet<string>[],
+  dimensions: number,
+  q: number,
+): number | undefined {
   const size = tools.length;
   if (size < 4 || !(q >= 0 && q <= 1)) return undefined;
   const sampleStep = Math.max(1, Math.floor(size / SAMPLE));

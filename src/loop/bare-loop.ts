@@ -1,14 +1,14 @@
+import { describeError } from '../describe-error.js';
+import { BudgetGate } from '../limits/budget.js';
 import type { Message } from '../message.js';
-import type { RunSelectionResult } from '../select/run-selection.js';
-import { runSelection } from '../select/run-selection.js';
-import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../select/selector.js';
+import type { ModelClient } from '../model/client.js';
+import { copyNameRecord } from '../registry/name-record.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
-import { copyNameRecord } from '../registry/name-record.js';
-import { BudgetGate } from '../limits/budget.js';
-import { describeError } from '../describe-error.js';
-import type { ModelClient } from '../model/client.js';
+import type { RunSelectionResult } from '../select/run-selection.js';
+import { runSelection } from '../select/run-selection.js';
+import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../select/selector.js';
 import { dispatchAll, toToolMessage } from './dispatch.js';
 import type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
 import { resolveLoopConfig } from './loop-options.js';
@@ -17,7 +17,15 @@ import { LoopRun } from './loop-run.js';
 import type { ContextManager } from './managers.js';
 import { RunState } from './run-state.js';
 import type { SearchDoor, SearchTurn, ToolSearchOptions } from './tool-search.js';
-import { admitTurn, buildRequest, contextFigures, emitPostDispatchEstimate, fitContext, receiveReply, recordReply } from './turn-pipeline.js';
+import {
+  admitTurn,
+  buildRequest,
+  contextFigures,
+  emitPostDispatchEstimate,
+  fitContext,
+  receiveReply,
+  recordReply,
+} from './turn-pipeline.js';
 
 // The loop's public types and its run object keep this module path.
 export type { BareLoopOptions, LoopConfig, RunOptions, RunResult } from './loop-options.js';
@@ -122,7 +130,8 @@ export class BareLoop {
   withToolSearch(options: ToolSearchOptions | false = {}): this {
     const k = options === false ? undefined : options.k;
     // Validated now, not mid-run (the search itself loads with the first run that uses it).
-    if (k !== undefined && !(Number.isInteger(k) && k > 0)) throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
+    if (k !== undefined && !(Number.isInteger(k) && k > 0))
+      throw new RangeError(`toolSearch k must be a positive integer, got ${k}`);
     const hosted = options === false ? undefined : options.hosted;
     if (hosted !== undefined && hosted !== 'bm25' && hosted !== 'regex')
       throw new RangeError(`toolSearch hosted must be 'bm25' or 'regex', got ${String(hosted)}`);
@@ -190,7 +199,12 @@ export class BareLoop {
         const conversation = run.view();
         const { selection, searched } = await this.#selectTurn(run, installed, all, conversation, search);
         const { view, estimate, figures } = fitContext(run, this.managers, selection, all, conversation);
-        const request = buildRequest(searched?.wireView(view) ?? view, searched?.wireTools ?? selection.tools, run.config, searched?.deferral);
+        const request = buildRequest(
+          searched?.wireView(view) ?? view,
+          searched?.wireTools ?? selection.tools,
+          run.config,
+          searched?.deferral,
+        );
         emit({
           type: 'request',
           turn: run.turn,
@@ -263,18 +277,28 @@ export class BareLoop {
       ms: performance.now() - started,
       ...(searched?.surface ? { surface: searched.surface } : {}),
     });
-    for (const warning of selection.warnings) emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
+    for (const warning of selection.warnings)
+      emit({ type: 'warning', turn, code: selection.fault ?? 'selection', message: warning });
     for (const warning of searched?.warnings ?? []) emit({ type: 'warning', turn, ...warning });
     return searched ? { selection, searched } : { selection };
   }
 
-  #select(installed: InstalledSelector | undefined, ctx: SelectionContext, all: readonly ToolSchema[], signal: AbortSignal): Promise<RunSelectionResult> {
+  #select(
+    installed: InstalledSelector | undefined,
+    ctx: SelectionContext,
+    all: readonly ToolSchema[],
+    signal: AbortSignal,
+  ): Promise<RunSelectionResult> {
     return runSelection(installed?.selector, ctx, all, { signal, installedAs: installed?.kind ?? 'async' });
   }
 }
 
 /** The run's tool search, loaded on first use: deferred loading, or `find_tools` widening. */
-async function openSearch(options: ToolSearchOptions, selector: AsyncToolSelector | undefined, client: ModelClient): Promise<SearchDoor> {
+async function openSearch(
+  options: ToolSearchOptions,
+  selector: AsyncToolSelector | undefined,
+  client: ModelClient,
+): Promise<SearchDoor> {
   return options.deferred
     ? new (await import('./deferred-search.js')).DeferredSearch(options, selector, client)
     : new (await import('./tool-search.js')).ToolSearch(options, selector);

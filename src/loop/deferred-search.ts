@@ -11,11 +11,11 @@
 import type { Message, ProviderContent, ToolCall, ToolResult } from '../message.js';
 import type { HostedToolSearch, ModelClient } from '../model/client.js';
 import { createToolNameMap } from '../model/tool-names.js';
+import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { RunSelectionResult } from '../select/run-selection.js';
 import { searchTools } from '../select/search-tools.js';
-import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { AsyncToolSelector, ToolReason } from '../select/selector.js';
 import {
   FIND_TOOLS,
@@ -53,16 +53,24 @@ export class DeferredSearch implements SearchDoor {
   #loaded: RunSelectionResult | undefined;
   #turns = 0;
 
-  constructor(options: ToolSearchOptions, selector: AsyncToolSelector | undefined, client: Pick<ModelClient, 'toolSearch' | 'provider' | 'model'>) {
+  constructor(
+    options: ToolSearchOptions,
+    selector: AsyncToolSelector | undefined,
+    client: Pick<ModelClient, 'toolSearch' | 'provider' | 'model'>,
+  ) {
     this.#search = new ToolSearch(options, selector);
     this.#selector = selector;
     const support = client.toolSearch;
     this.#native = support?.deferLoading === true;
     this.#maxTools = support?.maxTools ?? Number.POSITIVE_INFINITY;
     if (options.hosted && !(this.#native && support?.hosted.includes(options.hosted))) {
-      this.#warn('tool_search', `the ${client.provider} client offers no hosted ${options.hosted} search; searching with ${FIND_TOOLS} instead`);
+      this.#warn(
+        'tool_search',
+        `the ${client.provider} client offers no hosted ${options.hosted} search; searching with ${FIND_TOOLS} instead`,
+      );
     }
-    this.#hosted = this.#native && options.hosted && support?.hosted.includes(options.hosted) ? options.hosted : undefined;
+    this.#hosted =
+      this.#native && options.hosted && support?.hosted.includes(options.hosted) ? options.hosted : undefined;
   }
 
   /**
@@ -75,7 +83,13 @@ export class DeferredSearch implements SearchDoor {
     if (shadow) {
       this.#warn(shadow.code, shadow.message);
       const selection = await select();
-      return { selection, wireTools: selection.tools, warnings: this.#drain(), wireView: (view) => view, dispatch: (registry) => ({ registry, selection }) };
+      return {
+        selection,
+        wireTools: selection.tools,
+        warnings: this.#drain(),
+        wireView: (view) => view,
+        dispatch: (registry) => ({ registry, selection }),
+      };
     }
     if (!this.#loaded) this.#loaded = await this.#selectLoaded(all, conversation, select);
     const loadedNames = new Set(this.#loaded.names);
@@ -102,7 +116,10 @@ export class DeferredSearch implements SearchDoor {
     for (const name of revealedIn(conversation, all)) {
       if (deferrable.has(name)) revealedNames.push(name);
       else if (!registered.has(name))
-        this.#warn(`revealed_tool_removed:${name}`, `revealed tool "${name}" is no longer registered; it was dropped from the request`);
+        this.#warn(
+          `revealed_tool_removed:${name}`,
+          `revealed tool "${name}" is no longer registered; it was dropped from the request`,
+        );
     }
     const byName = new Map(all.map((tool) => [tool.name, tool]));
     const revealed = revealedNames.map((name) => byName.get(name) as ToolSchema);
@@ -134,8 +151,14 @@ export class DeferredSearch implements SearchDoor {
     return {
       selection,
       wireTools: native ? [...loaded, ...searchTool] : counted,
-      deferral: native ? { deferredTools: rest, toolSearch: own ? { tool: FIND_TOOLS } : { hosted: this.#hosted as HostedToolSearch } } : {},
-      surface: { loaded: loaded.map((tool) => tool.name), revealed: revealedNames, deferred: all.length - loaded.length - revealed.length },
+      deferral: native
+        ? { deferredTools: rest, toolSearch: own ? { tool: FIND_TOOLS } : { hosted: this.#hosted as HostedToolSearch } }
+        : {},
+      surface: {
+        loaded: loaded.map((tool) => tool.name),
+        revealed: revealedNames,
+        deferred: all.length - loaded.length - revealed.length,
+      },
       warnings: this.#drain(),
       wireView: (view) => this.#clean(view, all),
       dispatch: (registry, reply) => {
@@ -210,7 +233,8 @@ export class DeferredSearch implements SearchDoor {
       has: (name) => (own && name === FIND_TOOLS) || (registry.has(name) && callable(name)),
       dispatch: async (call, options) => {
         const signal = options?.signal ?? new AbortController().signal;
-        if (own && call.name === FIND_TOOLS && allowed.has(FIND_TOOLS)) return this.#search.handle(call, searchable.all, searchable.skip, signal);
+        if (own && call.name === FIND_TOOLS && allowed.has(FIND_TOOLS))
+          return this.#search.handle(call, searchable.all, searchable.skip, signal);
         if (registry.has(call.name) && !callable(call.name)) return this.#refuse(call, own);
         return registry.dispatch(call, options);
       },
@@ -219,19 +243,38 @@ export class DeferredSearch implements SearchDoor {
 
   #refuse(call: ToolCall, own: boolean): ToolResult {
     const how = own ? `call ${FIND_TOOLS} to load it` : 'search for it first';
-    return { toolCallId: call.id, name: call.name, content: `tool "${call.name}" is deferred and was not loaded: ${how}`, isError: true };
+    return {
+      toolCallId: call.id,
+      name: call.name,
+      content: `tool "${call.name}" is deferred and was not loaded: ${how}`,
+      isError: true,
+    };
   }
 
-  async #selectLoaded(all: readonly ToolSchema[], conversation: readonly Message[], select: SelectTurn): Promise<RunSelectionResult> {
+  async #selectLoaded(
+    all: readonly ToolSchema[],
+    conversation: readonly Message[],
+    select: SelectTurn,
+  ): Promise<RunSelectionResult> {
     // The conversation's opening prompt, so every run of one conversation loads the same set.
     const opening = conversation.findIndex((message) => message.role === 'user');
     const prompt = opening >= 0 ? textOf(conversation[opening] as Message) : undefined;
-    const selection = await select({ latestUserMessage: prompt, conversation: opening >= 0 ? conversation.slice(0, opening + 1) : conversation });
+    const selection = await select({
+      latestUserMessage: prompt,
+      conversation: opening >= 0 ? conversation.slice(0, opening + 1) : conversation,
+    });
     if (selection.tools.length > 0 || all.length === 0 || this.#hosted === undefined) return selection;
     // Hosted search and nothing loaded: the vendors want one loaded tool besides the search.
-    const [best] = prompt ? await searchTools(prompt, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: 1 }).catch(() => []) : [];
+    const [best] = prompt
+      ? await searchTools(prompt, all, { ...(this.#selector ? { selector: this.#selector } : {}), k: 1 }).catch(
+          () => [],
+        )
+      : [];
     const tool = all.find((candidate) => candidate.name === best?.name) ?? (all[0] as ToolSchema);
-    this.#warn('deferred_only', `every tool would be deferred, and a request needs one loaded tool: loaded "${tool.name}"`);
+    this.#warn(
+      'deferred_only',
+      `every tool would be deferred, and a request needs one loaded tool: loaded "${tool.name}"`,
+    );
     const reasons = nameRecord<ToolReason>();
     reasons[tool.name] = best ? { score: best.score } : { core: true };
     return { ...selection, tools: [tool], names: [tool.name], reasons };
@@ -269,7 +312,8 @@ export function revealedIn(messages: readonly Message[], all: readonly ToolSchem
 function referencedIn(content: ProviderContent): string[] {
   const out: string[] = [];
   for (const item of content.items) {
-    if (content.protocol === 'anthropic-messages') for (const reference of toolReferences(item)) out.push(String(reference.tool_name));
+    if (content.protocol === 'anthropic-messages')
+      for (const reference of toolReferences(item)) out.push(String(reference.tool_name));
     else if (item.type === 'tool_search_output' && Array.isArray(item.tools)) {
       for (const tool of item.tools) if (isRecord(tool) && typeof tool.name === 'string') out.push(tool.name);
     }
@@ -281,7 +325,9 @@ function referencedIn(content: ProviderContent): string[] {
 function toolReferences(item: Readonly<Record<string, unknown>>): Record<string, unknown>[] {
   if (item.type !== 'tool_search_tool_result' || !isRecord(item.content)) return [];
   const references = item.content.tool_references;
-  return Array.isArray(references) ? references.filter((reference): reference is Record<string, unknown> => isRecord(reference)) : [];
+  return Array.isArray(references)
+    ? references.filter((reference): reference is Record<string, unknown> => isRecord(reference))
+    : [];
 }
 
 /** The same content with unresolvable references taken out; the same object when none are. */
@@ -296,7 +342,9 @@ function keepResolvable(content: ProviderContent, resolvable: (wireName: string)
       return { ...item, content: { ...(item.content as Record<string, unknown>), tool_references: kept } };
     }
     if (item.type === 'tool_search_output' && Array.isArray(item.tools)) {
-      const kept = item.tools.filter((tool) => !(isRecord(tool) && typeof tool.name === 'string') || resolvable(tool.name));
+      const kept = item.tools.filter(
+        (tool) => !(isRecord(tool) && typeof tool.name === 'string') || resolvable(tool.name),
+      );
       if (kept.length === item.tools.length) return item;
       changed = true;
       return { ...item, tools: kept };

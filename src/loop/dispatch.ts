@@ -1,8 +1,9 @@
 /** Tool dispatch for one turn: the model's calls through the registry, in parallel. */
+
+import { raceAbort } from '../limits/abort.js';
 import type { ToolCall, ToolMessage, ToolResult } from '../message.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { Selection } from '../select/apply-selection.js';
-import { raceAbort } from '../limits/abort.js';
 import { ToolConstraint } from './constraint.js';
 import type { Emit } from './loop-run.js';
 
@@ -26,7 +27,10 @@ export interface DispatchTurn {
  * @example
  * const results = await dispatchAll(calls, { registry, selection, constraint, signal, turn, emit })
  */
-export async function dispatchAll(calls: readonly ToolCall[], { registry, selection, constraint, signal, turn, emit }: DispatchTurn): Promise<ToolResult[]> {
+export async function dispatchAll(
+  calls: readonly ToolCall[],
+  { registry, selection, constraint, signal, turn, emit }: DispatchTurn,
+): Promise<ToolResult[]> {
   const advertised = new Set(selection.names);
   for (const call of calls) emit({ type: 'tool_call', turn, call, advertised: advertised.has(call.name) });
   return Promise.all(
@@ -34,7 +38,12 @@ export async function dispatchAll(calls: readonly ToolCall[], { registry, select
       const started = performance.now();
       let result: ToolResult;
       if (constraint === ToolConstraint.Strict && !advertised.has(call.name) && registry.has(call.name)) {
-        result = { toolCallId: call.id, name: call.name, content: `tool "${call.name}" was not offered this turn`, isError: true };
+        result = {
+          toolCallId: call.id,
+          name: call.name,
+          content: `tool "${call.name}" was not offered this turn`,
+          isError: true,
+        };
       } else {
         // A handler that ignores its signal must not hold a cancelled run open.
         result = await raceAbort(registry.dispatch(call, { signal }), signal).catch(() => ({

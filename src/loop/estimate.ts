@@ -24,7 +24,8 @@ export function messageCost(message: Message, counter: TokenCounter): number {
   }
   let cost = perCounter.get(message);
   if (cost === undefined) {
-    const content = typeof message.content === 'string' ? message.content : message.content.map((p) => p.text).join('\n');
+    const content =
+      typeof message.content === 'string' ? message.content : message.content.map((p) => p.text).join('\n');
     let text = content;
     if (message.role === 'assistant' && message.toolCalls) {
       for (const call of message.toolCalls) text += `${call.id}${call.name}${call.arguments}`;

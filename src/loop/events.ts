@@ -1,7 +1,7 @@
+import type { BudgetRefusal } from '../limits/budget.js';
 import type { ToolCall, ToolResult } from '../message.js';
 import type { FinishReason, ModelUsage } from '../model/client.js';
 import type { ToolReason } from '../select/selector.js';
-import type { BudgetRefusal } from '../limits/budget.js';
 import type { ToolSurface } from './tool-search.js';
 
 /** Why a run ended. */
@@ -66,7 +66,14 @@ export type LoopEvent =
   | { type: 'text'; turn: number; delta: string }
   | { type: 'tool_call'; turn: number; call: ToolCall; advertised: boolean }
   | { type: 'tool_result'; turn: number; result: ToolResult; ms: number }
-  | ({ type: 'estimate'; turn: number; phase: 'post_dispatch'; tokens: number; anchored: boolean; surface?: ToolSurface } & ContextEventFigures)
+  | ({
+      type: 'estimate';
+      turn: number;
+      phase: 'post_dispatch';
+      tokens: number;
+      anchored: boolean;
+      surface?: ToolSurface;
+    } & ContextEventFigures)
   | { type: 'usage'; turn: number; usage: ModelUsage; totalTokens: number; finishReason: FinishReason }
   | { type: 'compaction'; turn: number; manager: string; beforeTokens: number; afterTokens: number; summary: string }
   | { type: 'warning'; turn: number; code: string; message: string }

@@ -1,10 +1,11 @@
 /** What a loop and a run are configured with, and the defaults the loop fills in. */
+
+import type { BudgetLimits } from '../limits/budget.js';
 import type { Message } from '../message.js';
 import type { ModelClient, ModelUsage } from '../model/client.js';
-import type { ToolRegistry } from '../registry/registry.js';
-import type { BudgetLimits } from '../limits/budget.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import { mergeOptions } from '../options.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 import { ToolConstraint } from './constraint.js';
 import type { StopReason } from './events.js';
 import type { ContextManager } from './managers.js';

@@ -1,7 +1,7 @@
 import type { Message, ToolMessage } from '../message.js';
+import { mergeOptions } from '../options.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { messageCost } from './estimate.js';
-import { mergeOptions } from '../options.js';
 
 /** What a context manager is asked to do: bring `messages` under `limit` tokens if it can. */
 export interface CompactionRequest {

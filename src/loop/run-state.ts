@@ -63,7 +63,14 @@ export class RunState {
   /** End the run: emit `done` and return the result. */
   finish(stopReason: StopReason, error?: RunError): RunResult {
     const { text, turn: turns, transcript: messages } = this;
-    const result: RunResult = { text, stopReason, turns, usage: { ...this.usage }, messages, ...(error ? { error } : {}) };
+    const result: RunResult = {
+      text,
+      stopReason,
+      turns,
+      usage: { ...this.usage },
+      messages,
+      ...(error ? { error } : {}),
+    };
     this.emit({ type: 'done', stopReason, text, turns, usage: { ...this.usage } });
     return result;
   }
@@ -86,6 +93,7 @@ function openingPrompt(messages: readonly Message[]): string | undefined {
 function requestPrefix(system: string | undefined, transients: readonly Message[] | undefined): readonly Message[] {
   const prefix: Message[] = [];
   if (system) prefix.push({ role: 'system', content: system });
-  if (transients) for (const message of transients) prefix.push(message.role === 'user' ? { ...message, transient: true } : message);
+  if (transients)
+    for (const message of transients) prefix.push(message.role === 'user' ? { ...message, transient: true } : message);
   return prefix;
 }

@@ -6,17 +6,17 @@
  * next request until the run ends those tools ride every request. It is the loop's own tool,
  * never registered, so the registry (and its corpus vectors) stay as they are.
  */
+
+import { errorMessage } from '../describe-error.js';
 import type { Message, ProviderContent, ToolCall, ToolResult } from '../message.js';
 import type { HostedToolSearch, ModelRequest } from '../model/client.js';
-import type { ToolSchema } from '../registry/schema.js';
+import { copyNameRecord } from '../registry/name-record.js';
 import type { ToolRegistry } from '../registry/registry.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { Selection } from '../select/apply-selection.js';
 import type { RunSelectionResult } from '../select/run-selection.js';
-import type { SelectionContext } from '../select/selector.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
-import { copyNameRecord } from '../registry/name-record.js';
-import type { AsyncToolSelector } from '../select/selector.js';
-import { errorMessage } from '../describe-error.js';
+import type { AsyncToolSelector, SelectionContext } from '../select/selector.js';
 
 /** Options for `BareLoop.withToolSearch`. */
 export interface ToolSearchOptions {
@@ -81,7 +81,10 @@ export interface SearchTurn {
   /** The view as the wire carries it. */
   wireView(view: readonly Message[]): readonly Message[];
   /** This turn's dispatch, given the reply (a hosted search in it may have loaded tools). */
-  dispatch(registry: Pick<ToolRegistry, 'has' | 'dispatch'>, reply: { readonly providerContent?: ProviderContent | undefined }): TurnDispatch;
+  dispatch(
+    registry: Pick<ToolRegistry, 'has' | 'dispatch'>,
+    reply: { readonly providerContent?: ProviderContent | undefined },
+  ): TurnDispatch;
 }
 
 /** A run's tool search, as the loop drives it turn by turn (`find_tools` widening, or deferred loading). */
@@ -159,7 +162,10 @@ export class ToolSearch implements SearchDoor {
       wireTools: selection.tools,
       warnings,
       wireView: (view) => view,
-      dispatch: (registry) => ({ registry: shadow ? registry : this.dispatcher(registry, all, selection.names), selection }),
+      dispatch: (registry) => ({
+        registry: shadow ? registry : this.dispatcher(registry, all, selection.names),
+        selection,
+      }),
     };
   }
 
@@ -191,7 +197,9 @@ export class ToolSearch implements SearchDoor {
     return {
       has: (name) => name === FIND_TOOLS || registry.has(name),
       dispatch: (call, options) =>
-        call.name === FIND_TOOLS ? this.handle(call, all, offered, options?.signal ?? new AbortController().signal) : registry.dispatch(call, options),
+        call.name === FIND_TOOLS
+          ? this.handle(call, all, offered, options?.signal ?? new AbortController().signal)
+          : registry.dispatch(call, options),
     };
   }
 
@@ -200,7 +208,12 @@ export class ToolSearch implements SearchDoor {
    * Never throws: a bad query or a failing search is an error result (the run continues); an
    * abort is the caller's to notice. The found names ride the result as `references`.
    */
-  async handle(call: ToolCall, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<ToolResult> {
+  async handle(
+    call: ToolCall,
+    all: readonly ToolSchema[],
+    skip: ReadonlySet<string>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     const fail = (content: string): ToolResult => ({ toolCallId: call.id, name: call.name, content, isError: true });
     let query: unknown;
     try {
@@ -217,7 +230,8 @@ export class ToolSearch implements SearchDoor {
       if (signal.aborted) throw error;
       return fail(`find_tools failed: ${errorMessage(error)}`);
     }
-    if (ranked.length === 0) return { toolCallId: call.id, name: call.name, content: `No tools match "${text}".`, isError: false };
+    if (ranked.length === 0)
+      return { toolCallId: call.id, name: call.name, content: `No tools match "${text}".`, isError: false };
     for (const name of ranked) this.#found.add(name);
     const byName = new Map(all.map((tool) => [tool.name, tool]));
     const lines = ranked.map((name) => `- ${name}: ${summary(byName.get(name)?.description ?? '')}`);
@@ -232,7 +246,12 @@ export class ToolSearch implements SearchDoor {
 
   // The loop's selector ranks the whole registry for the query (BM25 where it cannot), minus
   // the tools already on offer: the one search every door shares.
-  async #rank(query: string, all: readonly ToolSchema[], skip: ReadonlySet<string>, signal: AbortSignal): Promise<string[]> {
+  async #rank(
+    query: string,
+    all: readonly ToolSchema[],
+    skip: ReadonlySet<string>,
+    signal: AbortSignal,
+  ): Promise<string[]> {
     const exclude = new Set([...skip, FIND_TOOLS]);
     const hits = await searchTools(query, all, { selector: this.#selector, k: this.k, exclude, signal });
     return hits.map((hit) => hit.name);

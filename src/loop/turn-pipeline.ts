@@ -3,19 +3,27 @@
  * fit the context (compacting if the request would overflow), build the request, receive the
  * reply, record it, and re-estimate after dispatch. Each step emits its own events.
  */
-import type { AssistantMessage, Message, ProviderContent, ToolCall } from '../message.js';
-import { keepContent, type FinishReason, type ModelClient, type ModelRequest, type ModelUsage, type ToolChoice } from '../model/client.js';
-import type { ToolSchema } from '../registry/schema.js';
+
 import type { BudgetGate } from '../limits/budget.js';
+import type { AssistantMessage, Message, ProviderContent, ToolCall } from '../message.js';
+import {
+  type FinishReason,
+  keepContent,
+  type ModelClient,
+  type ModelRequest,
+  type ModelUsage,
+  type ToolChoice,
+} from '../model/client.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { Selection } from '../select/apply-selection.js';
 import { ToolConstraint } from './constraint.js';
 import type { ContextEstimate, ContextFigures } from './estimate.js';
 import { contextFit } from './estimate.js';
-import type { ToolSurface } from './tool-search.js';
 import type { ContextEventFigures, StopReason } from './events.js';
 import type { LoopConfig } from './loop-options.js';
 import type { ContextManager } from './managers.js';
 import type { RunState } from './run-state.js';
+import type { ToolSurface } from './tool-search.js';
 
 /**
  * Whether another turn may start: not when the run was cancelled, hit its turn limit or its
@@ -65,7 +73,12 @@ export function fitContext(
   if (!fit.overflows) return { view, estimate, figures };
   let fitted = view;
   for (const manager of managers) {
-    const compaction = manager.compact({ messages: run.transcript, tokens: estimate.tokens, limit: fit.compactionLimit, counter });
+    const compaction = manager.compact({
+      messages: run.transcript,
+      tokens: estimate.tokens,
+      limit: fit.compactionLimit,
+      counter,
+    });
     if (!compaction) continue;
     run.transcript = compaction.messages;
     fitted = run.view();
@@ -166,14 +179,26 @@ export async function receiveReply(client: ModelClient, request: ModelRequest, r
   }
   const reply = await client.complete(request, { signal });
   if (reply.text) run.emit({ type: 'text', turn, delta: reply.text });
-  return { text: reply.text, calls: [...reply.toolCalls], usage: reply.usage, finishReason: reply.finishReason, providerContent: reply.providerContent };
+  return {
+    text: reply.text,
+    calls: [...reply.toolCalls],
+    usage: reply.usage,
+    finishReason: reply.finishReason,
+    providerContent: reply.providerContent,
+  };
 }
 
 /**
  * Account for a reply: add its reported usage to the totals, the budget and the usage anchor
  * (emitting `usage`), append it to the transcript, and warn when it was cut at the output limit.
  */
-export function recordReply(run: RunState, gate: BudgetGate, view: readonly Message[], selection: Selection, reply: TurnReply): void {
+export function recordReply(
+  run: RunState,
+  gate: BudgetGate,
+  view: readonly Message[],
+  selection: Selection,
+  reply: TurnReply,
+): void {
   const { turn, usage } = run;
   const reported = reply.usage;
   if (reported) {
@@ -181,7 +206,13 @@ export function recordReply(run: RunState, gate: BudgetGate, view: readonly Mess
     usage.outputTokens += reported.outputTokens;
     gate.record(reported);
     run.account.anchor(view, selection.tools, reported);
-    run.emit({ type: 'usage', turn, usage: reported, totalTokens: usage.inputTokens + usage.outputTokens, finishReason: reply.finishReason });
+    run.emit({
+      type: 'usage',
+      turn,
+      usage: reported,
+      totalTokens: usage.inputTokens + usage.outputTokens,
+      finishReason: reply.finishReason,
+    });
   }
   const message: AssistantMessage = {
     role: 'assistant',
@@ -192,7 +223,12 @@ export function recordReply(run: RunState, gate: BudgetGate, view: readonly Mess
   run.transcript = [...run.transcript, message];
   run.text = reply.text;
   if (reply.finishReason === 'length') {
-    run.emit({ type: 'warning', turn, code: 'truncated', message: 'the reply hit the output token limit and may be cut short' });
+    run.emit({
+      type: 'warning',
+      turn,
+      code: 'truncated',
+      message: 'the reply hit the output token limit and may be cut short',
+    });
   }
 }
 

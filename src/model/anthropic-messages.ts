@@ -1,11 +1,11 @@
 import type { Message } from '../message.js';
-import type { ModelClient, ModelRequest, ToolChoice } from './client.js';
-import type { ToolSchema } from '../registry/schema.js';
-import { globalFetch, parseJsonObject, type FetchLike } from './http.js';
 import { mergeOptions } from '../options.js';
-import { wireClient } from './wire-client.js';
+import type { ToolSchema } from '../registry/schema.js';
+import type { ModelClient, ModelRequest, ToolChoice } from './client.js';
+import { type FetchLike, globalFetch, parseJsonObject } from './http.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
+import { wireClient } from './wire-client.js';
 
 /**
  * Options for {@link anthropicMessagesClient}. `baseURL` is the origin (the client appends
@@ -118,12 +118,17 @@ function anthropicBody(
   });
   const tools = [
     ...request.tools.map((schema) => tool(schema, false)),
-    ...(search && 'hosted' in search ? [{ type: `tool_search_tool_${search.hosted}_20251119`, name: `tool_search_tool_${search.hosted}` }] : []),
+    ...(search && 'hosted' in search
+      ? [{ type: `tool_search_tool_${search.hosted}_20251119`, name: `tool_search_tool_${search.hosted}` }]
+      : []),
     ...deferred.map((schema) => tool(schema, true)),
   ];
   // A search's finds load as tool_reference blocks only in deferred mode, and only for tools
   // this request declares (a reference to an undeclared tool is refused).
-  const declared = deferring && request.deferredTools ? new Set([...request.tools, ...deferred].map((schema) => schema.name)) : undefined;
+  const declared =
+    deferring && request.deferredTools
+      ? new Set([...request.tools, ...deferred].map((schema) => schema.name))
+      : undefined;
   const hasTools = request.tools.length > 0;
   return {
     model: settings.model,
@@ -131,7 +136,9 @@ function anthropicBody(
     ...(system !== '' ? { system } : {}),
     messages: anthropicMessages(request.messages, names, declared),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(hasTools && request.toolChoice !== undefined ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) } : {}),
+    ...(hasTools && request.toolChoice !== undefined
+      ? { tool_choice: anthropicToolChoice(request.toolChoice, request, names) }
+      : {}),
     temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
     ...settings.extraBody,
@@ -157,7 +164,11 @@ interface WireMessage {
  * (the protocol wants every result for a turn's calls in the message right after it), and
  * a user message that directly follows them joins that message after the results.
  */
-function anthropicMessages(messages: readonly Message[], names: ToolNameMap, declared: ReadonlySet<string> | undefined): WireMessage[] {
+function anthropicMessages(
+  messages: readonly Message[],
+  names: ToolNameMap,
+  declared: ReadonlySet<string> | undefined,
+): WireMessage[] {
   const out: WireMessage[] = [];
   // The user message collecting tool results, while more may still join it.
   let results: { message: WireMessage; blocks: Block[]; acceptsResults: boolean } | undefined;
@@ -168,7 +179,9 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap, dec
         break;
       case 'user': {
         const blocks: Block[] =
-          typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content.map((part) => ({ type: 'text', text: part.text }));
+          typeof message.content === 'string'
+            ? [{ type: 'text', text: message.content }]
+            : message.content.map((part) => ({ type: 'text', text: part.text }));
         if (results) {
           results.blocks.push(...blocks.filter((block) => block.text !== ''));
           results.acceptsResults = false;
@@ -210,7 +223,10 @@ function anthropicMessages(messages: readonly Message[], names: ToolNameMap, dec
         const block: Block = {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: references.length > 0 ? references.map((name) => ({ type: 'tool_reference', tool_name: names.toWire(name) })) : message.content,
+          content:
+            references.length > 0
+              ? references.map((name) => ({ type: 'tool_reference', tool_name: names.toWire(name) }))
+              : message.content,
           ...(message.isError ? { is_error: true } : {}),
         };
         if (results?.acceptsResults) results.blocks.push(block);

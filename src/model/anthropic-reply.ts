@@ -5,7 +5,7 @@
  * `anthropicMessagesClient` with its first request.
  */
 import type { ToolCall } from '../message.js';
-import { ModelStreamError, type FinishReason, type ModelEvent, type ModelResponse, type ModelUsage } from './client.js';
+import { type FinishReason, type ModelEvent, type ModelResponse, ModelStreamError, type ModelUsage } from './client.js';
 import { isRecord, parseJsonObject } from './http.js';
 import type { ToolNameMap } from './tool-names.js';
 
@@ -42,7 +42,8 @@ interface UsageCounts {
 
 function mergeUsage(counts: UsageCounts, value: unknown): void {
   if (!isRecord(value)) return;
-  const read = (key: string): number | undefined => (typeof value[key] === 'number' ? (value[key] as number) : undefined);
+  const read = (key: string): number | undefined =>
+    typeof value[key] === 'number' ? (value[key] as number) : undefined;
   counts.input = read('input_tokens') ?? counts.input;
   counts.cacheCreation = read('cache_creation_input_tokens') ?? counts.cacheCreation;
   counts.cacheRead = read('cache_read_input_tokens') ?? counts.cacheRead;

@@ -1,6 +1,6 @@
+import { errorMessage } from '../describe-error.js';
 import type { Message, ProviderContent, ToolCall } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { errorMessage } from '../describe-error.js';
 
 /**
  * Which wire protocol a client speaks.
@@ -124,7 +124,11 @@ export type ModelEvent =
   | { readonly type: 'text'; readonly delta: string }
   | { readonly type: 'tool_call'; readonly call: ToolCall }
   /** Reply content kept verbatim for the protocol to send back (a hosted search's call or result). */
-  | { readonly type: 'provider_content'; readonly protocol: ProviderContent['protocol']; readonly item: Readonly<Record<string, unknown>> }
+  | {
+      readonly type: 'provider_content';
+      readonly protocol: ProviderContent['protocol'];
+      readonly item: Readonly<Record<string, unknown>>;
+    }
   | { readonly type: 'usage'; readonly usage: ModelUsage }
   | {
       readonly type: 'finish';
@@ -258,7 +262,11 @@ export class ModelStreamError extends ModelError {
   override name = 'ModelStreamError';
   readonly errorType: string | undefined;
 
-  constructor(provider: Provider, message: string, options: { cause?: unknown; errorType?: string; retryable?: boolean } = {}) {
+  constructor(
+    provider: Provider,
+    message: string,
+    options: { cause?: unknown; errorType?: string; retryable?: boolean } = {},
+  ) {
     super(provider, message, options.retryable ?? false, { cause: options.cause });
     this.errorType = options.errorType;
   }
@@ -320,6 +328,9 @@ export async function collectResponse(events: AsyncIterable<ModelEvent>): Promis
  * @example
  * kept = keepContent(kept, event)
  */
-export function keepContent(kept: ProviderContent | undefined, event: Extract<ModelEvent, { type: 'provider_content' }>): ProviderContent {
+export function keepContent(
+  kept: ProviderContent | undefined,
+  event: Extract<ModelEvent, { type: 'provider_content' }>,
+): ProviderContent {
   return { protocol: event.protocol, items: [...(kept?.items ?? []), event.item] };
 }

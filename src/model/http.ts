@@ -1,6 +1,6 @@
-import { ModelError, ModelHttpError, ModelNetworkError, ModelStreamError, type Provider } from './client.js';
-import { isRetryableStatus, retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.js';
 import { errorMessage } from '../describe-error.js';
+import { ModelError, ModelHttpError, ModelNetworkError, ModelStreamError, type Provider } from './client.js';
+import { isRetryableStatus, type RetryOptions, retryAfterFromHeaders, withRetry } from './retry.js';
 
 /**
  * The `fetch` a client calls. Defaults to the global one, called unbound-safe (browsers and
@@ -64,14 +64,19 @@ export function postModelRequest(init: {
  * @example
  * if (!response.ok) throw await httpErrorFromResponse('anthropic', response)
  */
-export async function httpErrorFromResponse(provider: Provider, response: Response, signal?: AbortSignal): Promise<ModelHttpError> {
+export async function httpErrorFromResponse(
+  provider: Provider,
+  response: Response,
+  signal?: AbortSignal,
+): Promise<ModelHttpError> {
   const body = await response.text().catch(() => {
     signal?.throwIfAborted();
     return '';
   });
   const { message, type } = extractProviderError(body);
   const shouldRetry = response.headers.get('x-should-retry');
-  const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : isRetryableStatus(response.status);
+  const retryable =
+    shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : isRetryableStatus(response.status);
   const retryAfterMs = retryAfterFromHeaders(response.headers);
   return new ModelHttpError({
     provider,

@@ -1,20 +1,20 @@
 import type { Message, ToolCall } from '../message.js';
+import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import {
-  ModelStreamError,
   type FinishReason,
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
   type ModelResponse,
+  ModelStreamError,
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { globalFetch, isRecord, type FetchLike } from './http.js';
-import { mergeOptions } from '../options.js';
-import { wireClient } from './wire-client.js';
+import { type FetchLike, globalFetch, isRecord } from './http.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
+import { wireClient } from './wire-client.js';
 
 /**
  * Options for {@link openAIChatClient}. `baseURL` includes the version segment (`/v1`); the
@@ -99,7 +99,9 @@ function openAIBody(
     model: settings.model,
     messages: request.messages.map((message) => openAIMessage(message, names)),
     ...(hasTools ? { tools: request.tools.map((tool) => openAITool(tool, names)) } : {}),
-    ...(hasTools && request.toolChoice !== undefined ? { tool_choice: openAIToolChoice(request.toolChoice, request.tools, names) } : {}),
+    ...(hasTools && request.toolChoice !== undefined
+      ? { tool_choice: openAIToolChoice(request.toolChoice, request.tools, names) }
+      : {}),
     [settings.maxTokensField]: request.maxTokens,
     temperature: request.temperature,
     ...(request.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -114,7 +116,10 @@ function openAIMessage(message: Message, names: ToolNameMap): Record<string, unk
     case 'user':
       return {
         role: 'user',
-        content: typeof message.content === 'string' ? message.content : message.content.map((part) => ({ type: 'text', text: part.text })),
+        content:
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((part) => ({ type: 'text', text: part.text })),
       };
     case 'assistant': {
       const calls = message.toolCalls ?? [];
@@ -267,7 +272,8 @@ export function createOpenAIStreamDecoder(names: ToolNameMap): {
       const choice = choices.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
       if (!isRecord(choice)) return events;
       const delta = isRecord(choice.delta) ? choice.delta : {};
-      if (typeof delta.content === 'string' && delta.content !== '') events.push({ type: 'text', delta: delta.content });
+      if (typeof delta.content === 'string' && delta.content !== '')
+        events.push({ type: 'text', delta: delta.content });
       if (Array.isArray(delta.tool_calls)) {
         for (const fragment of delta.tool_calls) {
           if (!isRecord(fragment)) continue;
@@ -296,7 +302,8 @@ export function createOpenAIStreamDecoder(names: ToolNameMap): {
 function inStreamError(error: unknown): ModelStreamError {
   const detail = isRecord(error) ? error : { message: error };
   const message = typeof detail.message === 'string' ? detail.message : JSON.stringify(error);
-  const type = typeof detail.type === 'string' ? detail.type : typeof detail.code === 'string' ? detail.code : undefined;
+  const type =
+    typeof detail.type === 'string' ? detail.type : typeof detail.code === 'string' ? detail.code : undefined;
   return new ModelStreamError(provider, `error in stream: ${message}`, type !== undefined ? { errorType: type } : {});
 }
 
@@ -312,11 +319,13 @@ export function parseOpenAIResponse(json: unknown, names: ToolNameMap): ModelRes
   }
   const choice = json.choices.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
-  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).filter(isRecord).map((call, index) => {
-    const fn = isRecord(call.function) ? call.function : {};
-    const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}`;
-    return toolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
-  });
+  const toolCalls = (Array.isArray(message.tool_calls) ? message.tool_calls : [])
+    .filter(isRecord)
+    .map((call, index) => {
+      const fn = isRecord(call.function) ? call.function : {};
+      const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}`;
+      return toolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
+    });
   const raw = isRecord(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
   const usage = openAIUsage(json.usage);
   return {

@@ -1,19 +1,25 @@
 import type { Message, ToolCall } from '../message.js';
+import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import {
-  ModelStreamError,
   type FinishReason,
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
   type ModelResponse,
+  ModelStreamError,
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { globalFetch, isRecord, type FetchLike } from './http.js';
-import { mergeOptions } from '../options.js';
+import { type FetchLike, globalFetch, isRecord } from './http.js';
+import type {
+  ResponsesFunctionTool,
+  ResponsesInputItem,
+  ResponsesRequestBody,
+  ResponsesTool,
+  ResponsesToolChoice,
+} from './responses-wire.js';
 import type { RetryOptions } from './retry.js';
-import type { ResponsesFunctionTool, ResponsesInputItem, ResponsesRequestBody, ResponsesTool, ResponsesToolChoice } from './responses-wire.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
 import { wireClient } from './wire-client.js';
 
@@ -78,7 +84,9 @@ export function openAIResponsesClient(options: OpenAIResponsesOptions): ModelCli
 /** The advertised tool that is the loop's own search (rendered as a client-executed `tool_search`). */
 function searchToolOf(request: ModelRequest): string | undefined {
   const search = request.toolSearch;
-  return search && 'tool' in search && request.tools.some((tool) => tool.name === search.tool) ? search.tool : undefined;
+  return search && 'tool' in search && request.tools.some((tool) => tool.name === search.tool)
+    ? search.tool
+    : undefined;
 }
 
 /**
@@ -111,7 +119,11 @@ export function responsesBody(
     ),
     ...deferred.map((schema) => fn(schema, true)),
   ];
-  const declared = new Map([...request.tools, ...deferred].filter((schema) => schema.name !== searchTool).map((schema) => [schema.name, schema]));
+  const declared = new Map(
+    [...request.tools, ...deferred]
+      .filter((schema) => schema.name !== searchTool)
+      .map((schema) => [schema.name, schema]),
+  );
   const instructions = request.messages
     .filter((message) => message.role === 'system')
     .map((message) => message.content)
@@ -125,7 +137,9 @@ export function responsesBody(
       return schema ? fn(schema, false) : undefined;
     }),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(hasTools && request.toolChoice !== undefined ? { tool_choice: responsesToolChoice(request.toolChoice, request, names) } : {}),
+    ...(hasTools && request.toolChoice !== undefined
+      ? { tool_choice: responsesToolChoice(request.toolChoice, request, names) }
+      : {}),
     max_output_tokens: request.maxTokens,
     temperature: request.temperature,
     ...(request.stream ? { stream: true } : {}),
@@ -155,16 +169,26 @@ function responsesInput(
         items.push({
           type: 'message',
           role: 'user',
-          content: typeof message.content === 'string' ? message.content : message.content.map((part) => ({ type: 'input_text', text: part.text })),
+          content:
+            typeof message.content === 'string'
+              ? message.content
+              : message.content.map((part) => ({ type: 'input_text', text: part.text })),
         });
         break;
       case 'assistant': {
-        if (message.providerContent?.protocol === protocol) items.push(...(message.providerContent.items as ResponsesInputItem[]));
+        if (message.providerContent?.protocol === protocol)
+          items.push(...(message.providerContent.items as ResponsesInputItem[]));
         if (message.content !== '') items.push({ type: 'message', role: 'assistant', content: message.content });
         for (const call of message.toolCalls ?? []) {
           items.push(
             call.name === searchTool
-              ? { type: 'tool_search_call', call_id: call.id, execution: 'client', arguments: parseArguments(call.arguments), status: 'completed' }
+              ? {
+                  type: 'tool_search_call',
+                  call_id: call.id,
+                  execution: 'client',
+                  arguments: parseArguments(call.arguments),
+                  status: 'completed',
+                }
               : { type: 'function_call', call_id: call.id, name: names.toWire(call.name), arguments: call.arguments },
           );
         }
@@ -173,8 +197,16 @@ function responsesInput(
       case 'tool':
         if (message.name === searchTool) {
           // The found tools' definitions, loaded from here on; an error or no match loads none.
-          const tools = (message.isError ? [] : (message.references ?? [])).map(definition).filter((tool) => tool !== undefined);
-          items.push({ type: 'tool_search_output', call_id: message.toolCallId, execution: 'client', status: 'completed', tools });
+          const tools = (message.isError ? [] : (message.references ?? []))
+            .map(definition)
+            .filter((tool) => tool !== undefined);
+          items.push({
+            type: 'tool_search_output',
+            call_id: message.toolCallId,
+            execution: 'client',
+            status: 'completed',
+            tools,
+          });
         } else {
           items.push({ type: 'function_call_output', call_id: message.toolCallId, output: message.content });
         }
@@ -193,7 +225,8 @@ function parseArguments(text: string): unknown {
 }
 
 function usageOf(value: unknown): ModelUsage | undefined {
-  if (!isRecord(value) || (typeof value.input_tokens !== 'number' && typeof value.output_tokens !== 'number')) return undefined;
+  if (!isRecord(value) || (typeof value.input_tokens !== 'number' && typeof value.output_tokens !== 'number'))
+    return undefined;
   return {
     inputTokens: typeof value.input_tokens === 'number' ? value.input_tokens : 0,
     outputTokens: typeof value.output_tokens === 'number' ? value.output_tokens : 0,
@@ -206,19 +239,30 @@ function usageOf(value: unknown): ModelUsage | undefined {
  * @example
  * responsesFinishReason({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }, false) // 'length'
  */
-export function responsesFinishReason(response: Record<string, unknown>, hasToolCalls: boolean): { reason: FinishReason; raw: string | undefined } {
+export function responsesFinishReason(
+  response: Record<string, unknown>,
+  hasToolCalls: boolean,
+): { reason: FinishReason; raw: string | undefined } {
   const details = isRecord(response.incomplete_details) ? response.incomplete_details : {};
   const status = typeof response.status === 'string' ? response.status : undefined;
   if (status === 'incomplete') {
     const why = typeof details.reason === 'string' ? details.reason : undefined;
-    return { reason: why === 'max_output_tokens' ? 'length' : why === 'content_filter' ? 'content_filter' : 'other', raw: why ?? status };
+    return {
+      reason: why === 'max_output_tokens' ? 'length' : why === 'content_filter' ? 'content_filter' : 'other',
+      raw: why ?? status,
+    };
   }
   if (hasToolCalls) return { reason: 'tool_calls', raw: status };
   return { reason: status === 'completed' || status === undefined ? 'stop' : 'other', raw: status };
 }
 
 /** One output item as events: text, a call (a client `tool_search_call` as a call of `searchTool`), or kept content. */
-function itemEvents(item: Record<string, unknown>, names: ToolNameMap, searchTool: string | undefined, textSeen: boolean): ModelEvent[] {
+function itemEvents(
+  item: Record<string, unknown>,
+  names: ToolNameMap,
+  searchTool: string | undefined,
+  textSeen: boolean,
+): ModelEvent[] {
   if (item.type === 'message') {
     if (textSeen || !Array.isArray(item.content)) return [];
     const text = item.content
@@ -229,13 +273,21 @@ function itemEvents(item: Record<string, unknown>, names: ToolNameMap, searchToo
   }
   if (item.type === 'function_call') {
     const args = typeof item.arguments === 'string' ? item.arguments : '';
-    const call: ToolCall = { id: String(item.call_id ?? item.id ?? ''), name: names.fromWire(String(item.name ?? '')), arguments: args === '' ? '{}' : args };
+    const call: ToolCall = {
+      id: String(item.call_id ?? item.id ?? ''),
+      name: names.fromWire(String(item.name ?? '')),
+      arguments: args === '' ? '{}' : args,
+    };
     return [{ type: 'tool_call', call }];
   }
   // Reasoning sent back without its encrypted content cannot be resolved when nothing is stored.
   if (item.type === 'reasoning' && typeof item.encrypted_content !== 'string') return [];
   if (item.type === 'tool_search_call' && item.execution === 'client' && searchTool !== undefined) {
-    const call: ToolCall = { id: String(item.call_id ?? item.id ?? ''), name: searchTool, arguments: JSON.stringify(item.arguments ?? {}) };
+    const call: ToolCall = {
+      id: String(item.call_id ?? item.id ?? ''),
+      name: searchTool,
+      arguments: JSON.stringify(item.arguments ?? {}),
+    };
     return [{ type: 'tool_call', call }];
   }
   return [{ type: 'provider_content', protocol, item }];
@@ -297,7 +349,10 @@ export function createResponsesStreamDecoder(
           const response = isRecord(event.response) ? event.response : {};
           const usage = usageOf(response.usage);
           const { reason, raw } = responsesFinishReason(response, calls > 0);
-          return [...(usage ? [{ type: 'usage' as const, usage }] : []), { type: 'finish', reason, ...(raw !== undefined ? { providerReason: raw } : {}) }];
+          return [
+            ...(usage ? [{ type: 'usage' as const, usage }] : []),
+            { type: 'finish', reason, ...(raw !== undefined ? { providerReason: raw } : {}) },
+          ];
         }
         case 'response.failed':
           throw failure(event.response);
@@ -326,8 +381,13 @@ export function createResponsesStreamDecoder(
  * @example
  * const reply = parseResponsesResponse(await response.json(), createToolNameMap([]), undefined)
  */
-export function parseResponsesResponse(json: unknown, names: ToolNameMap, searchTool: string | undefined): ModelResponse {
-  if (!isRecord(json) || !Array.isArray(json.output)) throw new ModelStreamError(provider, `unexpected response: ${JSON.stringify(json).slice(0, 200)}`);
+export function parseResponsesResponse(
+  json: unknown,
+  names: ToolNameMap,
+  searchTool: string | undefined,
+): ModelResponse {
+  if (!isRecord(json) || !Array.isArray(json.output))
+    throw new ModelStreamError(provider, `unexpected response: ${JSON.stringify(json).slice(0, 200)}`);
   if (json.status === 'failed') throw failure(json);
   const events = json.output.filter(isRecord).flatMap((item) => itemEvents(item, names, searchTool, false));
   const toolCalls = events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));

@@ -28,7 +28,10 @@ export interface ResponsesToolSearchTool {
 }
 
 /** Any tool a request may carry (others are passed as the caller wrote them). */
-export type ResponsesTool = ResponsesFunctionTool | ResponsesToolSearchTool | (Readonly<Record<string, unknown>> & { readonly type: string });
+export type ResponsesTool =
+  | ResponsesFunctionTool
+  | ResponsesToolSearchTool
+  | (Readonly<Record<string, unknown>> & { readonly type: string });
 
 /** A message input item (`content` a string, or input/output text parts). */
 export interface ResponsesMessageItem {
@@ -117,7 +120,10 @@ export interface ResponsesOutputMessage {
   readonly id: string;
   readonly role: 'assistant';
   readonly status: 'in_progress' | 'completed' | 'incomplete';
-  readonly content: readonly ({ readonly type: 'output_text'; readonly text: string } | { readonly type: 'refusal'; readonly refusal: string })[];
+  readonly content: readonly (
+    | { readonly type: 'output_text'; readonly text: string }
+    | { readonly type: 'refusal'; readonly refusal: string }
+  )[];
 }
 
 /** One output item of a response. */
@@ -143,9 +149,31 @@ export interface ResponsesResponse {
 /** The stream events loopctl reads (the `type` of each SSE event's data); others are skipped. */
 export type ResponsesStreamEvent =
   | { readonly type: 'response.created' | 'response.in_progress'; readonly response: ResponsesResponse }
-  | { readonly type: 'response.output_item.added' | 'response.output_item.done'; readonly output_index: number; readonly item: ResponsesOutputItem }
-  | { readonly type: 'response.output_text.delta'; readonly output_index: number; readonly item_id: string; readonly delta: string }
-  | { readonly type: 'response.function_call_arguments.delta'; readonly output_index: number; readonly item_id: string; readonly delta: string }
-  | { readonly type: 'response.function_call_arguments.done'; readonly output_index: number; readonly item_id: string; readonly arguments: string }
-  | { readonly type: 'response.completed' | 'response.incomplete' | 'response.failed'; readonly response: ResponsesResponse }
+  | {
+      readonly type: 'response.output_item.added' | 'response.output_item.done';
+      readonly output_index: number;
+      readonly item: ResponsesOutputItem;
+    }
+  | {
+      readonly type: 'response.output_text.delta';
+      readonly output_index: number;
+      readonly item_id: string;
+      readonly delta: string;
+    }
+  | {
+      readonly type: 'response.function_call_arguments.delta';
+      readonly output_index: number;
+      readonly item_id: string;
+      readonly delta: string;
+    }
+  | {
+      readonly type: 'response.function_call_arguments.done';
+      readonly output_index: number;
+      readonly item_id: string;
+      readonly arguments: string;
+    }
+  | {
+      readonly type: 'response.completed' | 'response.incomplete' | 'response.failed';
+      readonly response: ResponsesResponse;
+    }
   | { readonly type: 'error'; readonly code: string | null; readonly message: string; readonly param?: string | null };

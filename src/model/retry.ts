@@ -139,7 +139,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * @example
  * const response = await withRetry((attempt) => send(body), { maxAttempts: 3, signal })
  */
-export async function withRetry<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions & { readonly signal?: AbortSignal } = {}): Promise<T> {
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  options: RetryOptions & { readonly signal?: AbortSignal } = {},
+): Promise<T> {
   const settings = mergeOptions(defaultRetryOptions, options);
   const { signal } = options;
   const maxAttempts = Math.max(1, Math.floor(settings.maxAttempts));

@@ -128,7 +128,10 @@ export function createSseParser(): SseParser {
  * const response = await fetch(url, { method: 'POST', body, signal })
  * for await (const event of readSseEvents(response.body!, { signal })) console.log(event.data)
  */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: { signal?: AbortSignal } = {}): AsyncGenerator<SseEvent, void, undefined> {
+export async function* readSseEvents(
+  body: ReadableStream<Uint8Array>,
+  options: { signal?: AbortSignal } = {},
+): AsyncGenerator<SseEvent, void, undefined> {
   const { signal } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder();

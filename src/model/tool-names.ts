@@ -1,7 +1,7 @@
+import { Hash64 } from '../hash.js';
 import type { Message } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolChoice } from './client.js';
-import { Hash64 } from '../hash.js';
 
 /**
  * What both providers accept as a tool name.
@@ -75,7 +75,10 @@ export function createToolNameMap(names: Iterable<string>): ToolNameMap {
 
   for (const name of invalid) {
     const readable = readableForm(name);
-    let wire = readable !== undefined && readableCount.get(readable) === 1 && !fromWire.has(readable) ? readable : hashedForm(name, 0);
+    let wire =
+      readable !== undefined && readableCount.get(readable) === 1 && !fromWire.has(readable)
+        ? readable
+        : hashedForm(name, 0);
     for (let salt = 1; fromWire.has(wire); salt++) wire = hashedForm(name, salt);
     claim(name, wire);
   }

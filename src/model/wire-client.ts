@@ -1,15 +1,15 @@
 import {
-  ModelStreamError,
   collectResponse,
-  type ToolSearchSupport,
   type ModelCallOptions,
   type ModelClient,
   type ModelEvent,
   type ModelRequest,
   type ModelResponse,
+  ModelStreamError,
   type Provider,
+  type ToolSearchSupport,
 } from './client.js';
-import { postModelRequest, readJson, streamFailure, type FetchLike } from './http.js';
+import { type FetchLike, postModelRequest, readJson, streamFailure } from './http.js';
 import type { RetryOptions } from './retry.js';
 import { readSseEvents } from './sse.js';
 import { requestToolNameMap, type ToolNameMap } from './tool-names.js';
@@ -52,7 +52,12 @@ export function wireClient(protocol: WireProtocol): ModelClient {
     return { body: JSON.stringify(protocol.body(request, names)), names };
   };
 
-  const send = (request: ModelRequest, body: string, streaming: boolean, signal: AbortSignal | undefined): Promise<Response> =>
+  const send = (
+    request: ModelRequest,
+    body: string,
+    streaming: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> =>
     postModelRequest({
       provider,
       fetch: protocol.fetch,

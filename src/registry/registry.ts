@@ -1,12 +1,12 @@
+import { errorMessage } from '../describe-error.js';
 import type { ToolCall, ToolResult } from '../message.js';
+import { nameRecord } from './name-record.js';
 import type { ToolSchema } from './schema.js';
 import { stableStringify } from './schema.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { toToolSchema } from './tool-definition.js';
-import { nameRecord } from './name-record.js';
 import { withToolNeeds } from './tool-needs.js';
 import type { ArgumentValidator } from './validate.js';
-import { errorMessage } from '../describe-error.js';
 
 /** What a handler receives besides its arguments. */
 export interface ToolContext {
@@ -115,12 +115,22 @@ export class ToolRegistry {
     const digest = needs ? schemaDigest + stableStringify(needs) : schemaDigest;
     // A no-op replacement keeps the old schema object, so caches keyed on identity survive.
     const kept = previous?.schemaDigest === schemaDigest ? previous.schema : frozen;
-    this.#slots.set(schema.name, { schema: kept, handler, digest: previous?.digest === digest ? previous.digest : digest, schemaDigest, needs });
+    this.#slots.set(schema.name, {
+      schema: kept,
+      handler,
+      digest: previous?.digest === digest ? previous.digest : digest,
+      schemaDigest,
+      needs,
+    });
   }
 
   /** Register many tools at once (any {@link ToolDefinition} shape); all entries are checked before any is added. */
   registerMany(
-    entries: Iterable<{ readonly schema: ToolDefinition; readonly handler: ToolHandler; readonly needs?: readonly string[] }>,
+    entries: Iterable<{
+      readonly schema: ToolDefinition;
+      readonly handler: ToolHandler;
+      readonly needs?: readonly string[];
+    }>,
     options: RegisterOptions = {},
   ): this {
     const list = [...entries].map(({ schema, handler, needs }) => ({ schema: toToolSchema(schema), handler, needs }));
@@ -348,5 +358,9 @@ function renderResult(value: unknown): string {
 }
 
 function isThenable(value: unknown): boolean {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -32,5 +32,10 @@ export function stableStringify(value: unknown): string {
 
 /** True when two schemas have the same name, description and parameters. */
 export function sameSchema(a: ToolSchema, b: ToolSchema): boolean {
-  return a === b || (a.name === b.name && a.description === b.description && stableStringify(a.parameters) === stableStringify(b.parameters));
+  return (
+    a === b ||
+    (a.name === b.name &&
+      a.description === b.description &&
+      stableStringify(a.parameters) === stableStringify(b.parameters))
+  );
 }

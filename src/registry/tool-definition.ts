@@ -9,7 +9,10 @@ import type { JsonSchema, ToolSchema } from './schema.js';
 /** A tool as providers and MCP servers write it; `description` and the schema are optional. */
 export type ToolDefinition =
   | { readonly name: string; readonly description?: string; readonly parameters?: JsonSchema }
-  | { readonly type: 'function'; readonly function: { readonly name: string; readonly description?: string; readonly parameters?: JsonSchema } }
+  | {
+      readonly type: 'function';
+      readonly function: { readonly name: string; readonly description?: string; readonly parameters?: JsonSchema };
+    }
   | { readonly name: string; readonly description?: string; readonly input_schema: JsonSchema }
   | { readonly name: string; readonly description?: string; readonly inputSchema: JsonSchema };
 
@@ -27,7 +30,9 @@ const NAME = /^[\x21-\x7e]{1,64}$/;
 const SCHEMA_KEYS = ['parameters', 'input_schema', 'inputSchema'];
 
 /** A definition read: the tool, or every problem found (each names its field, e.g. `name: …`). */
-export type ToolReadResult = { readonly ok: true; readonly tool: ToolSchema } | { readonly ok: false; readonly errors: readonly string[] };
+export type ToolReadResult =
+  | { readonly ok: true; readonly tool: ToolSchema }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 /**
  * Read one tool definition in any of the {@link ToolDefinition} shapes. A missing description
@@ -52,11 +57,20 @@ export function readToolDefinition(value: unknown): ToolReadResult {
       ? ''
       : `${at}name: ${JSON.stringify(typeof name === 'string' ? name.slice(0, 65) : name)} is refused: ${TOOL_NAME_RULE}`,
     description === undefined || typeof description === 'string' ? '' : `${at}description: must be a string`,
-    isRecord(parameters) && (parameters.type ?? 'object') === 'object' ? '' : `${at}${key}: must be a JSON Schema of type object`,
+    isRecord(parameters) && (parameters.type ?? 'object') === 'object'
+      ? ''
+      : `${at}${key}: must be a JSON Schema of type object`,
   ].filter(Boolean);
   return errors.length > 0
     ? { ok: false, errors }
-    : { ok: true, tool: { name: name as string, description: (description as string | undefined) ?? '', parameters: parameters as JsonSchema } };
+    : {
+        ok: true,
+        tool: {
+          name: name as string,
+          description: (description as string | undefined) ?? '',
+          parameters: parameters as JsonSchema,
+        },
+      };
 }
 
 /**

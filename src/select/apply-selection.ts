@@ -1,6 +1,6 @@
+import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { sameSchema } from '../registry/schema.js';
-import { nameRecord, ownEntry } from '../registry/name-record.js';
 import type { SelectorOutput, ToolReason } from './selector.js';
 
 /**
@@ -32,7 +32,10 @@ export interface Selection {
  * const selection = applySelection(selector.select(ctx, all), all)
  * selection.names // e.g. ['read_file', 'grep']
  */
-export function applySelection(returned: SelectorOutput | readonly ToolSchema[], all: readonly ToolSchema[]): Selection {
+export function applySelection(
+  returned: SelectorOutput | readonly ToolSchema[],
+  all: readonly ToolSchema[],
+): Selection {
   const output: SelectorOutput = isToolList(returned) ? { tools: returned } : returned;
   const position = new Map<string, number>();
   all.forEach((tool, index) => {
@@ -84,7 +87,11 @@ function isToolList(value: SelectorOutput | readonly ToolSchema[]): value is rea
  * Union `core` tools (by name) into a non-empty selection. An empty selection stays empty;
  * unknown core names are ignored.
  */
-export function withCore(selected: readonly ToolSchema[], all: readonly ToolSchema[], core: ReadonlySet<string>): ToolSchema[] {
+export function withCore(
+  selected: readonly ToolSchema[],
+  all: readonly ToolSchema[],
+  core: ReadonlySet<string>,
+): ToolSchema[] {
   if (selected.length === 0 || core.size === 0) return [...selected];
   const picked = new Set(selected.map((tool) => tool.name));
   return all.filter((tool) => picked.has(tool.name) || core.has(tool.name));
@@ -97,7 +104,12 @@ export function withCore(selected: readonly ToolSchema[], all: readonly ToolSche
  * @example
  * return fullSurface(all, core, 'no query to rank against')
  */
-export function fullSurface(all: readonly ToolSchema[], core: ReadonlySet<string>, reason: string, warnings: readonly string[] = []): SelectorOutput {
+export function fullSurface(
+  all: readonly ToolSchema[],
+  core: ReadonlySet<string>,
+  reason: string,
+  warnings: readonly string[] = [],
+): SelectorOutput {
   const reasons = nameRecord<ToolReason>();
   for (const tool of all) if (core.has(tool.name)) reasons[tool.name] = { core: true };
   return { tools: all, fellOpen: reason, reasons, ...(warnings.length ? { warnings } : {}) };

@@ -1,11 +1,11 @@
-import type { ToolSchema } from '../registry/schema.js';
-import { withCore } from './apply-selection.js';
-import { nameRecord } from '../registry/name-record.js';
-import { bm25Index } from './bm25.js';
-import { assertTopK, topK } from '../rank/top-k.js';
-import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
-import { textTokens } from '../text/words.js';
 import { mergeOptions } from '../options.js';
+import { assertTopK, topK } from '../rank/top-k.js';
+import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { textTokens } from '../text/words.js';
+import { withCore } from './apply-selection.js';
+import { bm25Index } from './bm25.js';
+import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 
 /** Options for {@link Bm25Selector}. */
 export interface Bm25SelectorOptions {

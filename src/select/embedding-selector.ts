@@ -2,29 +2,29 @@
  * Selection by meaning: embed every tool's name and description once per registry
  * generation, embed the run's opening prompt every turn, advertise the nearest tools.
  */
-import type { ToolSchema } from '../registry/schema.js';
-import type { Embedder, EmbedProgress } from '../embed/embedder.js';
-import { scoreRows } from '../embed/embedder.js';
-import { unreadableQuery } from '../embed/vocabulary-coverage.js';
-import { nameRecord } from '../registry/name-record.js';
-import type { VectorCache } from '../embed/vector-cache.js';
-import { memoryVectorCache } from '../embed/vector-cache.js';
+
+import { errorMessage } from '../describe-error.js';
 import type { CorpusLoad, CorpusStats } from '../embed/corpus-index.js';
 import { CorpusIndex } from '../embed/corpus-index.js';
+import type { Embedder, EmbedProgress } from '../embed/embedder.js';
+import { scoreRows } from '../embed/embedder.js';
+import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
+import type { VectorCache } from '../embed/vector-cache.js';
+import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
+import { unreadableQuery } from '../embed/vocabulary-coverage.js';
+import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.js';
+import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
+import type { LearnedStore, LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { raceAbort, withDeadline } from '../limits/abort.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
 import { assertTopK, topK } from '../rank/top-k.js';
-import { errorMessage } from '../describe-error.js';
-import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
-import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
-import type { LearnedStore } from '../learn/learned-store.js';
+import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { fullSurface } from './apply-selection.js';
-import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
-import { mergeOptions } from '../options.js';
+import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
 
 /** Adaptive k for {@link EmbeddingSelector}: keep between `floor` and `ceiling` by score fall-off. */
 export interface EmbeddingAdaptiveOptions {
@@ -108,7 +108,12 @@ export type QueryScores =
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
 
 type Embedded =
-  | { readonly ok: true; readonly corpus: CorpusLoad['corpus']; readonly vectors: Float32Array[]; readonly warnings: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly corpus: CorpusLoad['corpus'];
+      readonly vectors: Float32Array[];
+      readonly warnings: readonly string[];
+    }
   | { readonly ok: false; readonly reason: string; readonly warnings: readonly string[] };
 
 interface Settings {
@@ -342,7 +347,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
    */
-  withLearning({ learned = this.settings.learned, learnedCache = this.settings.learnedCache }: LearningSettings): EmbeddingSelector {
+  withLearning({
+    learned = this.settings.learned,
+    learnedCache = this.settings.learnedCache,
+  }: LearningSettings): EmbeddingSelector {
     return this.derive({ learned, learnedCache });
   }
 
@@ -377,13 +385,19 @@ export class EmbeddingSelector implements AsyncToolSelector {
       if (votes) {
         // Votes are on a 0..1 scale; cosines spread over less, so scale by their own spread.
         const [low, high] = minMax(ranked.scores);
-        for (let i = 0; i < all.length; i++) ranked.scores[i] = (ranked.scores[i] as number) + (votes[i] as number) * (high - low);
+        for (let i = 0; i < all.length; i++)
+          ranked.scores[i] = (ranked.scores[i] as number) + (votes[i] as number) * (high - low);
       }
       return this.output(all, ranked.scores, ranked.warnings, votes);
     });
   }
 
-  private output(all: readonly ToolSchema[], scores: Float32Array, warnings: readonly string[], votes?: Float64Array): SelectorOutput {
+  private output(
+    all: readonly ToolSchema[],
+    scores: Float32Array,
+    warnings: readonly string[],
+    votes?: Float64Array,
+  ): SelectorOutput {
     const picked = this.pick(scores);
     if (picked.length === 0) return { tools: [], ...(warnings.length ? { warnings } : {}) };
     const chosen = new Set(picked);
@@ -395,7 +409,9 @@ export class EmbeddingSelector implements AsyncToolSelector {
       if (!isRanked && !this.core.has(tool.name)) continue;
       tools.push(tool);
       const learned = votes && (votes[i] as number) > 0 ? { parts: { learned: votes[i] as number } } : {};
-      reasons[tool.name] = isRanked ? { score: scores[i] as number, ...learned } : { score: scores[i] as number, ...learned, core: true };
+      reasons[tool.name] = isRanked
+        ? { score: scores[i] as number, ...learned }
+        : { score: scores[i] as number, ...learned, core: true };
     }
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }
@@ -409,7 +425,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const ranked = await selector.scoreTools('weather in Oslo', all, { signal })
    * if (ranked.ok) ranked.scores[0] // cosine of all[0]
    */
-  async scoreTools(query: string | undefined, all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<ToolScores> {
+  async scoreTools(
+    query: string | undefined,
+    all: readonly ToolSchema[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ToolScores> {
     const ranked = await this.rank(query, all, options?.signal, new Float32Array(all.length));
     return ranked.ok ? { ok: true, scores: ranked.scores, warnings: ranked.warnings } : ranked;
   }
@@ -424,7 +444,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const ranked = await selector.scoreQueries(['weather in Oslo', 'email Kim'], all, { signal })
    * if (ranked.ok) ranked.scores[1] // cosines for the second query
    */
-  async scoreQueries(queries: readonly string[], all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<QueryScores> {
+  async scoreQueries(
+    queries: readonly string[],
+    all: readonly ToolSchema[],
+    options?: { signal?: AbortSignal },
+  ): Promise<QueryScores> {
     const texts = queries.map((query) => (typeof query === 'string' ? query.trim() : ''));
     if (texts.length === 0 || texts.some((text) => text === '')) {
       return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
@@ -449,9 +473,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const vectors = await selector.toolVectors(all)
    * vectors?.matrix.subarray(0, vectors.dimensions) // all[0]'s vector
    */
-  toolVectors(all: readonly ToolSchema[], options?: { signal?: AbortSignal }): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
+  toolVectors(
+    all: readonly ToolSchema[],
+    options?: { signal?: AbortSignal },
+  ): Promise<{ matrix: Float32Array; dimensions: number } | undefined> {
     return this.index.load(all, options).then(
-      ({ corpus }) => (corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined),
+      ({ corpus }) =>
+        corpus.count === all.length ? { matrix: corpus.matrix, dimensions: corpus.dimensions } : undefined,
       () => undefined,
     );
   }
@@ -461,10 +489,13 @@ export class EmbeddingSelector implements AsyncToolSelector {
     all: readonly ToolSchema[],
     signal: AbortSignal | undefined,
     into: Float32Array,
-  ): Promise<(ToolScores & { ok: false }) | { ok: true; scores: Float32Array; vector: Float32Array; warnings: readonly string[] }> {
+  ): Promise<
+    (ToolScores & { ok: false }) | { ok: true; scores: Float32Array; vector: Float32Array; warnings: readonly string[] }
+  > {
     signal?.throwIfAborted();
     const text = typeof query === 'string' ? query.trim() : '';
-    if (text === '') return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
+    if (text === '')
+      return { ok: false, reason: 'no query to rank against (the run has no opening prompt)', warnings: [] };
     const embedded = await this.embedAgainstCorpus([text], all, signal);
     if (!embedded.ok) return embedded;
     const { corpus, vectors, warnings } = embedded;
@@ -480,7 +511,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /** Load the corpus and embed the query texts together, under the timeout; validate both. */
-  private async embedAgainstCorpus(texts: readonly string[], all: readonly ToolSchema[], signal: AbortSignal | undefined): Promise<Embedded> {
+  private async embedAgainstCorpus(
+    texts: readonly string[],
+    all: readonly ToolSchema[],
+    signal: AbortSignal | undefined,
+  ): Promise<Embedded> {
     signal?.throwIfAborted();
     const { timeoutMs } = this.settings;
     // With a timeout the query embedding gets its own signal (linked to the run's), so a
@@ -513,7 +548,11 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const vectors = queryResult.value;
     for (const vector of vectors) {
       if (vector.length !== corpus.dimensions) {
-        return { ok: false, reason: `query vector has ${vector.length} dimensions, expected ${corpus.dimensions}`, warnings };
+        return {
+          ok: false,
+          reason: `query vector has ${vector.length} dimensions, expected ${corpus.dimensions}`,
+          warnings,
+        };
       }
     }
     if (corpus.count !== all.length) {
@@ -539,11 +578,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return ranked.slice(0, keep);
   }
 
-  private derive(changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean }): EmbeddingSelector {
+  private derive(
+    changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean },
+  ): EmbeddingSelector {
     // A spread, not mergeOptions: a change to undefined clears (withTimeout(undefined), withVectors(undefined)).
     const next = new EmbeddingSelector(this.embedder, { ...this.settings, ...changes });
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
-    if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors) next.index = this.index;
+    if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors)
+      next.index = this.index;
     // Same cache and settings: share the learned examples too.
     if (
       next.settings.cache === this.settings.cache &&
@@ -557,7 +599,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 }
 
-function allSettledPair<A, B>(a: Promise<A>, b: Promise<B>): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+function allSettledPair<A, B>(
+  a: Promise<A>,
+  b: Promise<B>,
+): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
   return Promise.allSettled([a, b]) as Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]>;
 }
 

@@ -1,26 +1,25 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
-import type { ToolSchema } from '../registry/schema.js';
-import type { EmbeddingSelectorOptions } from './embedding-selector.js';
+import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.js';
+import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
+import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
-import { fullSurface } from './apply-selection.js';
+import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
-import { buildBm25, type Bm25Index } from './bm25.js';
-import { EmbeddingSelector } from './embedding-selector.js';
-import { bm25Document } from './lexical-index.js';
-import { assertTopK } from '../rank/top-k.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
+import type { ToolSchema } from '../registry/schema.js';
+import type { ClauseOptions } from '../text/clauses.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
-import { topK } from '../rank/top-k.js';
 import { nameTokens, textTokens } from '../text/words.js';
-import type { ClauseOptions } from '../text/clauses.js';
-import type { LearnedVoteOptions, LearnExample } from '../learn/example-memory.js';
-import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
-import { mergeOptions } from '../options.js';
+import { fullSurface } from './apply-selection.js';
+import { type Bm25Index, buildBm25 } from './bm25.js';
+import type { EmbeddingSelectorOptions } from './embedding-selector.js';
+import { EmbeddingSelector } from './embedding-selector.js';
+import { bm25Document } from './lexical-index.js';
+import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
 import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
 import type { LinkSource } from './whole-task.js';
 
@@ -174,7 +173,9 @@ interface Fused {
 export class HybridSelector implements AsyncToolSelector {
   readonly name: string;
   readonly #dense: EmbeddingSelector;
-  readonly #options: Required<Pick<HybridSelectorOptions, 'topK' | 'denseWeight' | 'lexicalFloor' | 'nameWeight' | 'k1' | 'b'>>;
+  readonly #options: Required<
+    Pick<HybridSelectorOptions, 'topK' | 'denseWeight' | 'lexicalFloor' | 'nameWeight' | 'k1' | 'b'>
+  >;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
@@ -196,7 +197,8 @@ export class HybridSelector implements AsyncToolSelector {
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
     const { topK: k, denseWeight } = this.#options;
     assertTopK(k);
-    if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
+    if (!(denseWeight >= 0 && denseWeight <= 1))
+      throw new RangeError(`denseWeight must be within 0..1, got ${denseWeight}`);
     if (!(this.#options.nameWeight >= 0 && this.#options.nameWeight <= 1))
       throw new RangeError(`nameWeight must be within 0..1, got ${this.#options.nameWeight}`);
     this.#adaptive = adaptive ? mergeOptions(HYBRID_DEFAULTS.adaptive, adaptive === true ? {} : adaptive) : undefined;
@@ -211,13 +213,16 @@ export class HybridSelector implements AsyncToolSelector {
     } else {
       this.#dense = new EmbeddingSelector(embedder, { cache, timeoutMs, vectors, learned, learnedCache });
     }
-    this.#multiIntent = multiIntent ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent) : undefined;
+    this.#multiIntent = multiIntent
+      ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent)
+      : undefined;
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
-    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64)) throw new RangeError(`links.budget must be 0..64, got ${budget}`);
+    if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64))
+      throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
     this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense };
   }
@@ -258,7 +263,10 @@ export class HybridSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file'])
    */
   withCoreTools(names: readonly string[]): HybridSelector {
-    return new HybridSelector(this.#dense, { ...this.#derivable, coreTools: [...(this.#derivable.coreTools ?? []), ...names] });
+    return new HybridSelector(this.#dense, {
+      ...this.#derivable,
+      coreTools: [...(this.#derivable.coreTools ?? []), ...names],
+    });
   }
 
   /** The embedding half (its corpus stats and cache). */
@@ -325,7 +333,8 @@ export class HybridSelector implements AsyncToolSelector {
     // Multi-intent ranking loads with the first selection that uses it (it is not needed to
     // import loopctl).
     const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
-    const { clauses, enumerated } = intent && this.#multiIntent ? intent.intentClauses(query, this.#multiIntent) : { clauses: [], enumerated: false };
+    const { clauses, enumerated } =
+      intent && this.#multiIntent ? intent.intentClauses(query, this.#multiIntent) : { clauses: [], enumerated: false };
     const texts = clauses.length > 1 ? [query, ...clauses] : [query];
     const lexical = this.#lexicalFor(all);
     const wordsOf = texts.map((text) => this.queryWords(text));
@@ -334,29 +343,50 @@ export class HybridSelector implements AsyncToolSelector {
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings];
-    const rankings = texts.map((_, t) => this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined));
+    const rankings = texts.map((_, t) =>
+      this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined),
+    );
     const whole = rankings[0] as Fused;
     if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent?.action ?? 0);
     if (!dense.ok) {
-      if (whole.lexicalMax <= 0) return fullSurface(all, this.#core, `no lexical match and the embedding could not rank: ${dense.reason}`, warnings);
+      if (whole.lexicalMax <= 0)
+        return fullSurface(
+          all,
+          this.#core,
+          `no lexical match and the embedding could not rank: ${dense.reason}`,
+          warnings,
+        );
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
     // In place: the learned votes and pairs; `unlearned` keeps the ranking without them.
-    const learned = dense.ok ? task?.applyLearned(all, whole.fused, dense.vectors[0] as Float32Array, this.#dense) : undefined;
+    const learned = dense.ok
+      ? task?.applyLearned(all, whole.fused, dense.vectors[0] as Float32Array, this.#dense)
+      : undefined;
     const votes = learned?.votes;
     const mix = this.#multiIntent?.mix ?? 0;
-    const clauseBest = intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), mix) : undefined;
+    const clauseBest =
+      intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), mix) : undefined;
     if (learned && clauseBest) intent?.mixClauses(learned.unlearned, rankings.slice(1), mix);
     const fused = whole.fused;
 
     const ranking = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
     const ranked = task ? task.keepUnseen(all, ranking, learned, fused, this.#dense) : ranking;
-    const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
+    const picked =
+      intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
     const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
     const needed = this.#links
-      ? await task?.prerequisites(this.#linkSource, { all, picked, fused, query, intents, denseOk: dense.ok, warnings, signal })
+      ? await task?.prerequisites(this.#linkSource, {
+          all,
+          picked,
+          fused,
+          query,
+          intents,
+          denseOk: dense.ok,
+          warnings,
+          signal,
+        })
       : undefined;
     const extra = new Set(needed?.extra ?? []);
     const reasons = nameRecord<ToolReason>();
@@ -397,7 +427,10 @@ export class HybridSelector implements AsyncToolSelector {
     for (let i = 0; i < fused.length; i++) {
       const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
       const densePart = denseScores ? ((denseScores[i] as number) - low) / span : 0;
-      fused[i] = weight * densePart + (1 - weight) * lexicalPart + this.#options.nameWeight * nameCoverage(lexical.names[i] as readonly string[], present);
+      fused[i] =
+        weight * densePart +
+        (1 - weight) * lexicalPart +
+        this.#options.nameWeight * nameCoverage(lexical.names[i] as readonly string[], present);
     }
     return { fused, lexicalScores, lexicalMax, lexicalScale };
   }

@@ -1,13 +1,13 @@
-import type { ToolSchema } from '../registry/schema.js';
-import { withCore } from './apply-selection.js';
-import { nameRecord } from '../registry/name-record.js';
-import { keywordIndex } from './lexical-index.js';
+import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
-import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
+import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
 import { textTokens } from '../text/words.js';
-import { mergeOptions } from '../options.js';
+import { withCore } from './apply-selection.js';
+import { keywordIndex } from './lexical-index.js';
+import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from './selector.js';
 
 /** Options for {@link KeywordSelector}. */
 export interface KeywordSelectorOptions {
@@ -40,7 +40,8 @@ export interface KeywordSelectorOptions {
  */
 export class KeywordSelector implements ToolSelector {
   readonly name: string = 'keyword';
-  readonly #options: KeywordSelectorOptions & Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools'>>;
+  readonly #options: KeywordSelectorOptions &
+    Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools'>>;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
 

@@ -21,7 +21,10 @@ export interface ClauseRanking {
  * intentClauses('First, book a hotel in Rome. Then convert 5 USD to EUR.', { share: true })
  * // { clauses: ['book a hotel in Rome', 'convert 5 USD to EUR.'], enumerated: true }
  */
-export function intentClauses(prompt: string, options: ClauseOptions & { share?: boolean }): { clauses: string[]; enumerated: boolean } {
+export function intentClauses(
+  prompt: string,
+  options: ClauseOptions & { share?: boolean },
+): { clauses: string[]; enumerated: boolean } {
   const items = options.share ? splitEnumeration(prompt) : [];
   if (items.length > 1) return { clauses: items, enumerated: true };
   return { clauses: splitClauses(prompt, options), enumerated: false };
@@ -55,7 +58,8 @@ export function itemBests(rankings: readonly ClauseRanking[]): number[] {
   const bests: number[] = [];
   for (const { fused } of rankings) {
     let best = -1;
-    for (let i = 0; i < fused.length; i++) if ((fused[i] as number) > 0 && (best < 0 || (fused[i] as number) > (fused[best] as number))) best = i;
+    for (let i = 0; i < fused.length; i++)
+      if ((fused[i] as number) > 0 && (best < 0 || (fused[i] as number) > (fused[best] as number))) best = i;
     if (best >= 0) bests.push(best);
   }
   return bests;
@@ -81,7 +85,11 @@ export function sharePicks(picked: readonly number[], required: readonly number[
     let lowest = -1;
     for (let i = 0; i < out.length; i++) {
       const candidate = out[i] as number;
-      if (!keep.has(candidate) && (lowest < 0 || (score[candidate] as number) < (score[out[lowest] as number] as number))) lowest = i;
+      if (
+        !keep.has(candidate) &&
+        (lowest < 0 || (score[candidate] as number) < (score[out[lowest] as number] as number))
+      )
+        lowest = i;
     }
     if (lowest >= 0) out[lowest] = index;
   }
@@ -138,8 +146,14 @@ export function resolveAction(
  * @example
  * resolveActions(rankings, [prompt, ...clauses], all, 0.1)
  */
-export function resolveActions(rankings: readonly ClauseRanking[], texts: readonly string[], all: readonly ToolSchema[], weight: number): void {
+export function resolveActions(
+  rankings: readonly ClauseRanking[],
+  texts: readonly string[],
+  all: readonly ToolSchema[],
+  weight: number,
+): void {
   if (!(weight > 0) || rankings.length < 2) return;
   const actions = actionsOf(all);
-  for (let t = 1; t < rankings.length; t++) resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
+  for (let t = 1; t < rankings.length; t++)
+    resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
 }

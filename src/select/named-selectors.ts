@@ -1,5 +1,6 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
+import { mergeOptions } from '../options.js';
 import { Bm25Selector } from './bm25-selector.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
@@ -7,7 +8,6 @@ import { HybridSelector } from './hybrid-selector.js';
 import { KeywordSelector } from './keyword-selector.js';
 import type { AsyncToolSelector } from './selector.js';
 import { StaticSelector } from './static-selector.js';
-import { mergeOptions } from '../options.js';
 
 /** Where the dense selectors get their model: an embedder, or a lazy (async) factory called once. */
 export type EmbedderSource = Embedder | (() => Embedder | Promise<Embedder>);
@@ -81,9 +81,11 @@ export const BUILT_IN_SELECTORS: Readonly<Record<string, NamedSelectorFactory>> 
   'keyword-ranked': ({ k }: NamedSelectorSpec) => new KeywordSelector({ topK: k }),
   bm25: ({ k }: NamedSelectorSpec) => new Bm25Selector({ topK: k }),
   embedding: async ({ k, embedding }: NamedSelectorSpec) => (await embedding()).withTopK(k),
-  'embedding-adaptive': async ({ embedding }: NamedSelectorSpec) => (await embedding()).withTopK(16).withAdaptive({ floor: 3, ceiling: 16, span: 0.7 }),
+  'embedding-adaptive': async ({ embedding }: NamedSelectorSpec) =>
+    (await embedding()).withTopK(16).withAdaptive({ floor: 3, ceiling: 16, span: 0.7 }),
   hybrid: async ({ k, embedding }: NamedSelectorSpec) => new HybridSelector(await embedding(), { topK: k }),
-  'hybrid-adaptive': async ({ embedding }: NamedSelectorSpec) => new HybridSelector(await embedding(), { adaptive: true }),
+  'hybrid-adaptive': async ({ embedding }: NamedSelectorSpec) =>
+    new HybridSelector(await embedding(), { adaptive: true }),
 });
 
 const IGNORES_K = new Set(['static', 'keyword', 'embedding-adaptive', 'hybrid-adaptive']);
@@ -109,7 +111,11 @@ export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelect
   let base: Promise<EmbeddingSelector> | undefined;
   const embedding = (): Promise<EmbeddingSelector> => {
     if (!embedder) {
-      return Promise.reject(new SelectorUnavailableError('the dense selectors (embedding, hybrid) need an embedder, and none is configured'));
+      return Promise.reject(
+        new SelectorUnavailableError(
+          'the dense selectors (embedding, hybrid) need an embedder, and none is configured',
+        ),
+      );
     }
     base ??= (async () => {
       const model = typeof embedder === 'function' ? await embedder() : embedder;

@@ -12,7 +12,18 @@ export type ToolAnswer =
   | { readonly kind: 'none'; readonly unknown: readonly string[] };
 
 /** Object fields that carry the list, most specific first. */
-const LIST_FIELDS = ['tools', 'tool_names', 'toolNames', 'selected_tools', 'selectedTools', 'selected', 'selection', 'names', 'tool', 'name'];
+const LIST_FIELDS = [
+  'tools',
+  'tool_names',
+  'toolNames',
+  'selected_tools',
+  'selectedTools',
+  'selected',
+  'selection',
+  'names',
+  'tool',
+  'name',
+];
 /** Characters that join parts of a longer identifier (`a.b`, `a-b`, `a/b`, `a:b`). */
 const JOINERS = new Set(['.', '-', '/', ':']);
 const NAME_CHAR = /[\p{L}\p{N}_]/u;
@@ -91,13 +102,17 @@ function nameResolver(known: readonly string[]): NameResolver {
     const form = wire.toWire(name);
     if (form !== name && !registered.has(form)) aliases.set(form, name);
   }
-  const resolve = (candidate: string): string | undefined => (registered.has(candidate) ? candidate : aliases.get(candidate));
+  const resolve = (candidate: string): string | undefined =>
+    registered.has(candidate) ? candidate : aliases.get(candidate);
 
   return {
     resolve,
     scan(text) {
       const found: { name: string; at: number }[] = [];
-      const spellings: [string, string][] = [...[...registered].map((name): [string, string] => [name, name]), ...aliases];
+      const spellings: [string, string][] = [
+        ...[...registered].map((name): [string, string] => [name, name]),
+        ...aliases,
+      ];
       for (const [spelling, name] of spellings) {
         const at = standaloneIndex(text, spelling);
         if (at >= 0) found.push({ name, at });
@@ -114,8 +129,11 @@ function standaloneIndex(text: string, name: string): number {
   for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
     const before = text[at - 1];
     const after = text[at + name.length];
-    const beforeOk = before === undefined || (!NAME_CHAR.test(before) && !(JOINERS.has(before) && isNameChar(text[at - 2])));
-    const afterOk = after === undefined || (!NAME_CHAR.test(after) && !(JOINERS.has(after) && isNameChar(text[at + name.length + 1])));
+    const beforeOk =
+      before === undefined || (!NAME_CHAR.test(before) && !(JOINERS.has(before) && isNameChar(text[at - 2])));
+    const afterOk =
+      after === undefined ||
+      (!NAME_CHAR.test(after) && !(JOINERS.has(after) && isNameChar(text[at + name.length + 1])));
     if (beforeOk && afterOk) return at;
   }
   return -1;

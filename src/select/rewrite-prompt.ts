@@ -37,7 +37,11 @@ export const REWRITE_INSTRUCTIONS = [
  * buildRewritePrompt({ turn: 1, latestUserMessage: 'Weather in Oslo?', conversation: [] }, tools, 4)
  * // 'Tools:\n- get_weather: Current weather for a city.\n\nTask:\nWeather in Oslo?\n\n…'
  */
-export function buildRewritePrompt(ctx: SelectionContext, all: readonly ToolSchema[], recentMessages: number = DEFAULT_RECENT_MESSAGES): string | undefined {
+export function buildRewritePrompt(
+  ctx: SelectionContext,
+  all: readonly ToolSchema[],
+  recentMessages: number = DEFAULT_RECENT_MESSAGES,
+): string | undefined {
   const task = oneLine(ctx.latestUserMessage ?? '');
   const recent = recentExcerpts(ctx.conversation, ctx.latestUserMessage, recentMessages);
   if (task === '' && recent.length === 0) return undefined;

@@ -4,19 +4,20 @@
  * which would spend the tokens selection saves), the run prompt and a bounded excerpt of the
  * recent conversation. Every failure falls open to the full surface, with the cause.
  */
-import type { Message } from '../message.js';
-import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
+
+import { errorMessage } from '../describe-error.js';
+import { raceAbort, withDeadline } from '../limits/abort.js';
 import type { BudgetLimits } from '../limits/budget.js';
 import { BudgetGate } from '../limits/budget.js';
-import { nameRecord } from '../registry/name-record.js';
-import { raceAbort, withDeadline } from '../limits/abort.js';
-import type { ToolSchema } from '../registry/schema.js';
-import { fullSurface, withCore } from './apply-selection.js';
-import { truncateUtf8 } from '../text/truncate-utf8.js';
-import type { ToolAnswer } from './parse-tool-answer.js';
-import type { SelectOptions, AsyncToolSelector, SelectionContext, SelectorOutput, ToolReason } from './selector.js';
-import { errorMessage } from '../describe-error.js';
+import type { Message } from '../message.js';
+import type { ModelClient, ModelRequest, ModelResponse } from '../model/client.js';
 import { mergeOptions } from '../options.js';
+import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { truncateUtf8 } from '../text/truncate-utf8.js';
+import { fullSurface, withCore } from './apply-selection.js';
+import type { ToolAnswer } from './parse-tool-answer.js';
+import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_TOKENS = 256;
@@ -100,7 +101,14 @@ export class RewritingSelector implements AsyncToolSelector {
   #latest: RunBudget | undefined;
 
   constructor(client: ModelClient, options: RewritingSelectorOptions = {}) {
-    const defaults = { timeoutMs: DEFAULT_TIMEOUT_MS, budget: {}, allowEmpty: false, coreTools: [], maxTokens: DEFAULT_MAX_TOKENS, recentMessages: 4 };
+    const defaults = {
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      budget: {},
+      allowEmpty: false,
+      coreTools: [],
+      maxTokens: DEFAULT_MAX_TOKENS,
+      recentMessages: 4,
+    };
     const { budget, coreTools, ...rest } = mergeOptions(defaults, options);
     const settings: Settings = { ...rest, budget: { ...budget }, coreTools: [...coreTools] };
     if (!(Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0)) {
@@ -198,7 +206,8 @@ export class RewritingSelector implements AsyncToolSelector {
     ]);
     signal?.throwIfAborted();
     const prompt = buildRewritePrompt(ctx, all, this.#settings.recentMessages);
-    if (prompt === undefined) return fullSurface(all, this.#core, 'no prompt to select for (the run has no opening prompt or conversation)');
+    if (prompt === undefined)
+      return fullSurface(all, this.#core, 'no prompt to select for (the run has no opening prompt or conversation)');
 
     const run = this.#budgetFor(ctx);
     const refusal = run.gate.admit();
@@ -237,7 +246,11 @@ export class RewritingSelector implements AsyncToolSelector {
   #fromAnswer(reply: ModelResponse, all: readonly ToolSchema[], answer: ToolAnswer): SelectorOutput {
     if (answer.kind === 'empty') {
       if (this.#settings.allowEmpty) return { tools: [] };
-      return fullSurface(all, this.#core, 'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)');
+      return fullSurface(
+        all,
+        this.#core,
+        'the answer selected no tool, and empty selections are not allowed (allowEmpty is off)',
+      );
     }
     if (answer.kind === 'none') {
       const cut = reply.finishReason === 'length' ? ' (the answer was cut off at maxTokens)' : '';
@@ -253,8 +266,12 @@ export class RewritingSelector implements AsyncToolSelector {
     const picked = new Set(answer.names);
     const chosen = all.filter((tool) => picked.has(tool.name));
     const reasons = nameRecord<ToolReason>();
-    for (const tool of all) if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
-    const warnings = answer.unknown.length > 0 ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`] : [];
+    for (const tool of all)
+      if (this.#core.has(tool.name) && !picked.has(tool.name)) reasons[tool.name] = { core: true };
+    const warnings =
+      answer.unknown.length > 0
+        ? [`the rewrite named tools not in the registry, ignored: ${answer.unknown.join(', ')}`]
+        : [];
     return { tools: withCore(chosen, all, this.#core), reasons, ...(warnings.length ? { warnings } : {}) };
   }
 
@@ -276,14 +293,21 @@ export class RewritingSelector implements AsyncToolSelector {
   }
 }
 
-type CallOutcome = { readonly ok: true; readonly reply: ModelResponse } | { readonly ok: false; readonly reason: string };
+type CallOutcome =
+  | { readonly ok: true; readonly reply: ModelResponse }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * One call under the selector's deadline and the caller's signal. The deadline and the
  * caller's abort are different events: a deadline is a failure to fall open on; the
  * caller's abort is the run going away, so it rejects with the caller's reason.
  */
-async function completeWithin(client: ModelClient, request: ModelRequest, timeoutMs: number, outer: AbortSignal | undefined): Promise<CallOutcome> {
+async function completeWithin(
+  client: ModelClient,
+  request: ModelRequest,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+): Promise<CallOutcome> {
   const deadline = withDeadline(outer, timeoutMs);
   const signal = deadline.signal as AbortSignal;
   try {

@@ -57,7 +57,9 @@ export async function runSelection(
     returned = selector.select(ctx, all, { signal });
     if (isThenable(returned)) {
       if (options.installedAs === 'sync') {
-        notes.push(`selector ${name} was installed as sync but returned a Promise; it was awaited (install it with withAsyncToolSelector)`);
+        notes.push(
+          `selector ${name} was installed as sync but returned a Promise; it was awaited (install it with withAsyncToolSelector)`,
+        );
       }
       returned = await raceAbort(Promise.resolve(returned), signal);
     }
@@ -65,7 +67,13 @@ export async function runSelection(
     if (signal.aborted) throw signal.reason ?? error;
     // A selector that throws must not strand the model: serve the full surface and say why.
     const message = errorMessage(error);
-    return fallOpen(all, 'selector_failed', `selector threw: ${message}`, `selector ${name} failed, advertising every tool: ${message}`, notes);
+    return fallOpen(
+      all,
+      'selector_failed',
+      `selector threw: ${message}`,
+      `selector ${name} failed, advertising every tool: ${message}`,
+      notes,
+    );
   }
 
   const malformed = (problem: string): RunSelectionResult =>
@@ -80,12 +88,20 @@ export async function runSelection(
   if (typeof checked === 'string') return malformed(checked);
   const selection = applySelection(checked, all);
   if (checked.tools.length > 0 && selection.tools.length === 0 && !checked.fellOpen) {
-    return malformed(`none of the ${checked.tools.length} returned tool(s) is registered: ${selection.dropped.join(', ')}`);
+    return malformed(
+      `none of the ${checked.tools.length} returned tool(s) is registered: ${selection.dropped.join(', ')}`,
+    );
   }
   return notes.length > 0 ? { ...selection, warnings: [...notes, ...selection.warnings] } : selection;
 }
 
-function fallOpen(all: readonly ToolSchema[], fault: SelectionFault, reason: string, warning: string, notes: readonly string[]): RunSelectionResult {
+function fallOpen(
+  all: readonly ToolSchema[],
+  fault: SelectionFault,
+  reason: string,
+  warning: string,
+  notes: readonly string[],
+): RunSelectionResult {
   const selection = applySelection(all, all);
   return { ...selection, fellOpen: reason, warnings: [...notes, warning], fault };
 }

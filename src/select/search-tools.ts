@@ -3,12 +3,13 @@
  * model search the registry (`find_tools` today) calls this, so they all rank the same way:
  * with the caller's selector where it can rank, BM25 where it cannot.
  */
+
+import { mergeOptions } from '../options.js';
+import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
-import { ownEntry } from '../registry/name-record.js';
 import type { AsyncToolSelector } from './selector.js';
-import { mergeOptions } from '../options.js';
 
 /** One tool a search found, with the score it was ranked by (higher is better). */
 export interface ToolSearchHit {
@@ -81,8 +82,15 @@ function deeper(selector: AsyncToolSelector, depth: number): AsyncToolSelector {
  * const hits = await searchTools('post a message to a channel', registry.schemas(), { selector: hybrid, k: 5 })
  * hits.map((hit) => hit.name) // ['slack_post_message', …]
  */
-export async function searchTools(query: string, all: readonly ToolSchema[], options: SearchToolsOptions = {}): Promise<ToolSearchHit[]> {
-  const { k, exclude, selector, signal } = mergeOptions({ k: 5, exclude: new Set<string>() as ReadonlySet<string> }, options);
+export async function searchTools(
+  query: string,
+  all: readonly ToolSchema[],
+  options: SearchToolsOptions = {},
+): Promise<ToolSearchHit[]> {
+  const { k, exclude, selector, signal } = mergeOptions(
+    { k: 5, exclude: new Set<string>() as ReadonlySet<string> },
+    options,
+  );
   if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`search k must be a positive integer, got ${k}`);
   const text = query.trim().slice(0, MAX_SEARCH_QUERY_CHARS);
   if (text === '') return [];
@@ -96,7 +104,8 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
       const hits: ToolSearchHit[] = [];
       for (const name of selection.names) {
         const reason = selection.reasons[name];
-        if (typeof reason?.score === 'number' && !reason.core) hits.push({ name, score: reason.score, rankedBy: 'selector' });
+        if (typeof reason?.score === 'number' && !reason.core)
+          hits.push({ name, score: reason.score, rankedBy: 'selector' });
       }
       hits.sort((a, b) => b.score - a.score);
       const picked = fresh(hits);
@@ -113,7 +122,11 @@ export async function searchTools(query: string, all: readonly ToolSchema[], opt
   }
   const output = bm25.select({ turn: 1, latestUserMessage: text, conversation: [] }, all);
   if (output.fellOpen) return [];
-  const hits = output.tools.map((tool) => ({ name: tool.name, score: ownEntry(output.reasons, tool.name)?.score ?? 0, rankedBy: 'bm25' as const }));
+  const hits = output.tools.map((tool) => ({
+    name: tool.name,
+    score: ownEntry(output.reasons, tool.name)?.score ?? 0,
+    rankedBy: 'bm25' as const,
+  }));
   hits.sort((a, b) => b.score - a.score);
   return fresh(hits);
 }

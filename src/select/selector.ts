@@ -102,5 +102,9 @@ export interface ToolSelector {
  */
 export interface AsyncToolSelector {
   readonly name?: string;
-  select(ctx: SelectionContext, all: readonly ToolSchema[], options: SelectOptions): SelectorResult | Promise<SelectorResult>;
+  select(
+    ctx: SelectionContext,
+    all: readonly ToolSchema[],
+    options: SelectOptions,
+  ): SelectorResult | Promise<SelectorResult>;
 }

@@ -9,7 +9,7 @@
  */
 import type { ToolSchema } from '../registry/schema.js';
 import { stem } from '../text/stem.js';
-import { rawWords, splitName, STOPWORDS } from '../text/words.js';
+import { rawWords, STOPWORDS, splitName } from '../text/words.js';
 
 /** A required input of a tool that only another tool produces. */
 export interface HandleInput {
@@ -131,7 +131,11 @@ const HANDLE_WORDS = new Set([
 ]);
 // Name words of tools that find what exists (strong) or fetch one thing (weak).
 // (Stemmed, as name words are compared stemmed.)
-const FINDERS = new Set(['search', 'find', 'list', 'lookup', 'look', 'query', 'browse', 'discover', 'all', 'history', 'recent', 'locate'].map(stem));
+const FINDERS = new Set(
+  ['search', 'find', 'list', 'lookup', 'look', 'query', 'browse', 'discover', 'all', 'history', 'recent', 'locate'].map(
+    stem,
+  ),
+);
 const WEAK_FINDERS = new Set(['get', 'fetch', 'retrieve', 'view', 'show'].map(stem));
 // Name words that are actions or glue, never the entity a tool is about.
 const ACTIONS = new Set([
@@ -216,9 +220,26 @@ const ACTIONS = new Set([
 // Description words that say an input is a handle.
 const HANDLE_TEXT = /\b(?:id|ids|identifier|identifiers|uuid|guid|ticker|symbol|sku|reference)\b/i;
 // A description pointing at another tool by an identifier-like name: "returned by list_refs", "see getSession".
-const POINTER = /\b(?:from|by|see|via|using|calling|call)\s+`?(?:[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)/;
+const POINTER =
+  /\b(?:from|by|see|via|using|calling|call)\s+`?(?:[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)/;
 // Words skipped between a handle word and the entity it names ("ID of the task", "symbol that uniquely identifies the stock").
-const GLUE = new Set(['of', 'the', 'a', 'an', 'for', 'that', 'which', 'uniquely', 'identifies', 'identify', 'to', 'this', 'unique', 'existing', 'given']);
+const GLUE = new Set([
+  'of',
+  'the',
+  'a',
+  'an',
+  'for',
+  'that',
+  'which',
+  'uniquely',
+  'identifies',
+  'identify',
+  'to',
+  'this',
+  'unique',
+  'existing',
+  'given',
+]);
 // Adjectives that are not the entity ("the new assignee", "unique identifier").
 const GENERIC = new Set([
   'unique',
@@ -275,7 +296,14 @@ function headWords(text: unknown): string[] {
 }
 
 function isEntityWord(word: string): boolean {
-  return word.length >= 3 && !STOPWORDS.has(word) && !ACTIONS.has(word) && !HANDLE_WORDS.has(word) && !GENERIC.has(word) && !/^\d+$/.test(word);
+  return (
+    word.length >= 3 &&
+    !STOPWORDS.has(word) &&
+    !ACTIONS.has(word) &&
+    !HANDLE_WORDS.has(word) &&
+    !GENERIC.has(word) &&
+    !/^\d+$/.test(word)
+  );
 }
 
 /** `doc` and `document`, `task` and `tasks` are one entity. */
@@ -293,7 +321,9 @@ function properties(tool: ToolSchema): Record<string, unknown> | undefined {
 
 function requiredNames(tool: ToolSchema): string[] {
   const required = (tool?.parameters as Record<string, unknown> | undefined)?.required;
-  return Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string').slice(0, 64) : [];
+  return Array.isArray(required)
+    ? required.filter((name): name is string => typeof name === 'string').slice(0, 64)
+    : [];
 }
 
 function descriptionOf(schema: unknown): string {
@@ -401,7 +431,9 @@ function toolWords(tool: ToolSchema): ToolWords {
     }
   });
   // A literal parameter name in the description ("each with its email_id") names the handle too.
-  for (const match of (typeof tool?.description === 'string' ? tool.description.slice(0, 4000) : '').matchAll(/\b([a-z]+)_?(?:id|ids|Id|Ids)\b/g)) {
+  for (const match of (typeof tool?.description === 'string' ? tool.description.slice(0, 4000) : '').matchAll(
+    /\b([a-z]+)_?(?:id|ids|Id|Ids)\b/g,
+  )) {
     const word = (match[1] as string).toLowerCase();
     if (isEntityWord(word)) handleNeighbours.add(stem(word));
   }
@@ -422,7 +454,8 @@ function hintsOf(text: string): string[] {
   const hints: string[] = [];
   for (const match of text.matchAll(/\b(?:from|by|via|see|using|after|calling)\s+(?:the\s+|a\s+)?([A-Za-z][\w.-]*)/g)) {
     const word = (match[1] as string).toLowerCase();
-    for (const part of identifierWords(word)) if (part.length >= 3 && !STOPWORDS.has(part) && !GENERIC.has(part)) hints.push(stem(part));
+    for (const part of identifierWords(word))
+      if (part.length >= 3 && !STOPWORDS.has(part) && !GENERIC.has(part)) hints.push(stem(part));
   }
   return hints;
 }
@@ -559,7 +592,10 @@ export function inferToolLinks(
             entityInDescription: inDescription.has(candidate),
           });
           if (score < LINK_DEFAULTS.minEvidence) continue;
-          scored.push({ index: candidate, score: score + LINK_DEFAULTS.denseWeight * Math.max(0, cosine(options.vectors, consumer, candidate)) });
+          scored.push({
+            index: candidate,
+            score: score + LINK_DEFAULTS.denseWeight * Math.max(0, cosine(options.vectors, consumer, candidate)),
+          });
         }
         if (scored.length === 0) continue;
         scored.sort((a, b) => b.score - a.score || a.index - b.index);
@@ -568,7 +604,9 @@ export function inferToolLinks(
           if (!crowdedExample) crowdedExample = `${tool.name}.${input.parameter}: ${scored.length}`;
         }
         const best = (scored[0] as { score: number }).score;
-        const kept = scored.filter((item) => item.score >= LINK_DEFAULTS.relative * best).slice(0, LINK_DEFAULTS.maxProviders);
+        const kept = scored
+          .filter((item) => item.score >= LINK_DEFAULTS.relative * best)
+          .slice(0, LINK_DEFAULTS.maxProviders);
         links.push({
           link: {
             tool: tool.name,
@@ -595,7 +633,9 @@ export function inferToolLinks(
   for (const [consumer, link] of declared) if (link.providers.length > 0) needs.set(consumer, [link]);
   warnings.push(...declaredCycles(declared, all));
 
-  const links = [...needs.keys()].sort((a, b) => a - b).flatMap((consumer) => (needs.get(consumer) ?? []).map((item) => item.link));
+  const links = [...needs.keys()]
+    .sort((a, b) => a - b)
+    .flatMap((consumer) => (needs.get(consumer) ?? []).map((item) => item.link));
   return { links, warnings, needs };
 }
 
@@ -611,10 +651,13 @@ function providerEvidence(
   const hinted = hints.length > 0 && hints.some((hint) => provider.name.includes(hint));
   const finder = provider.finder;
   let handleInName = entityInName && provider.name.includes('id');
-  for (const word of input.handle) if (word !== 'id' && word !== 'ids' && provider.name.includes(stem(word))) handleInName = true;
+  for (const word of input.handle)
+    if (word !== 'id' && word !== 'ids' && provider.name.includes(stem(word))) handleInName = true;
   const handleInDescription =
     provider.mentionsHandle &&
-    (provider.description.has('id') || provider.description.has('ids') || input.handle.some((word) => provider.description.has(stem(word))));
+    (provider.description.has('id') ||
+      provider.description.has('ids') ||
+      input.handle.some((word) => provider.description.has(stem(word))));
   let namesHandle = false;
   for (const word of provider.handleNeighbours) if (mine(word)) namesHandle = true;
   const about = exact || hinted || entityInName || entityInDescription || handleInName;
@@ -637,7 +680,11 @@ function providerEvidence(
   );
 }
 
-function declaredLinks(declared: ToolLinkOptions['declared'], position: ReadonlyMap<string, number>, warnings: string[]): Map<number, IndexedLink> {
+function declaredLinks(
+  declared: ToolLinkOptions['declared'],
+  position: ReadonlyMap<string, number>,
+  warnings: string[],
+): Map<number, IndexedLink> {
   const out = new Map<number, IndexedLink>();
   if (!declared || typeof declared !== 'object') return out;
   for (const [tool, needed] of Object.entries(declared)) {
@@ -647,19 +694,22 @@ function declaredLinks(declared: ToolLinkOptions['declared'], position: Readonly
       continue;
     }
     const list = Array.isArray(needed) ? needed : [];
-    if (!Array.isArray(needed)) warnings.push(`tool links: declared links of "${tool}" ignored: expected a list of tool names`);
+    if (!Array.isArray(needed))
+      warnings.push(`tool links: declared links of "${tool}" ignored: expected a list of tool names`);
     const providers: number[] = [];
     const names: string[] = [];
     for (const name of list) {
       const at = typeof name === 'string' ? position.get(name) : undefined;
-      if (at === undefined) warnings.push(`tool links: "${tool}" needs "${String(name)}", which is not registered; ignored`);
+      if (at === undefined)
+        warnings.push(`tool links: "${tool}" needs "${String(name)}", which is not registered; ignored`);
       else if (at === consumer) warnings.push(`tool links: "${tool}" cannot need itself; ignored`);
       else if (!providers.includes(at) && providers.length < MAX_DECLARED) {
         providers.push(at);
         names.push(name as string);
       }
     }
-    if (list.length > MAX_DECLARED) warnings.push(`tool links: "${tool}" declares ${list.length} tools; only the first ${MAX_DECLARED} are kept`);
+    if (list.length > MAX_DECLARED)
+      warnings.push(`tool links: "${tool}" declares ${list.length} tools; only the first ${MAX_DECLARED} are kept`);
     out.set(consumer, {
       link: { tool, providers: names, source: 'declared' },
       providers,
@@ -680,7 +730,8 @@ function declaredCycles(declared: ReadonlyMap<number, IndexedLink>, all: readonl
     for (const next of declared.get(node)?.providers ?? []) {
       if (state.get(next) === 'open') {
         const cycle = [...path.slice(path.indexOf(next)), next].map((i) => (all[i] as ToolSchema).name);
-        if (warnings.length < 8) warnings.push(`tool links: declared links form a cycle (${cycle.join(' → ')}); a selection follows it once`);
+        if (warnings.length < 8)
+          warnings.push(`tool links: declared links form a cycle (${cycle.join(' → ')}); a selection follows it once`);
       } else if (!state.has(next) && declared.has(next)) visit(next);
     }
     path.pop();
@@ -695,7 +746,22 @@ const HANDLE_LITERAL = /^(?:#?\d{2,}|[A-Za-z]{1,8}[-_]?\d[\w-]*|\d[\w-]*[A-Za-z]
 // Digits that are a time, a date, an amount or a count, never a handle: 3pm, 10:30, 12th, $40k, 30min, 50%.
 const NOT_HANDLE =
   /^(?:\d{1,2}(?::\d{2})?(?:am|pm)|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)|\d+(?:[.,]\d+)*(?:k|m|bn|h|hr|hrs|min|mins|s|sec|secs|d|days?|w|wk|weeks?|%|x|gb|mb|kb|km|mi|kg|lb|lbs))$/i;
-const FILLER = new Set(['is', 'id', 'ids', 'number', 'no', 'with', 'of', 'the', 'code', '=', ':', '#', 'called', 'named']);
+const FILLER = new Set([
+  'is',
+  'id',
+  'ids',
+  'number',
+  'no',
+  'with',
+  'of',
+  'the',
+  'code',
+  '=',
+  ':',
+  '#',
+  'called',
+  'named',
+]);
 const TICKER = /(?:^|[\s"'($])[A-Z]{2,5}(?=$|[\s"'),.;:!?'])/;
 
 /**
@@ -716,7 +782,11 @@ export function suppliedIn(prompt: string, input: HandleInput): boolean {
   const words = text.split(/\s+/).map((word) => word.replace(/^["'([]+|["'),.;:!?\]]+$/g, ''));
   for (let i = 0; i < words.length; i++) {
     const word = (words[i] as string).toLowerCase();
-    const anchor = HANDLE_WORDS.has(word) || word === 'number' || word === 'no' || input.entity.some((entity) => sameEntity(stem(word), entity));
+    const anchor =
+      HANDLE_WORDS.has(word) ||
+      word === 'number' ||
+      word === 'no' ||
+      input.entity.some((entity) => sameEntity(stem(word), entity));
     if (!anchor) continue;
     let j = i + 1;
     while (j < words.length && j <= i + 3 && FILLER.has((words[j] as string).toLowerCase())) j++;
@@ -730,7 +800,9 @@ export function suppliedIn(prompt: string, input: HandleInput): boolean {
 function mentionedIn(words: readonly string[], input: HandleInput): boolean {
   const about = [...input.entity, ...input.mentions.map(stem)];
   // "assign" names an `assignee_id`: a prompt word may be the start of the parameter's word.
-  return words.some((word) => about.some((entity) => sameEntity(word, entity) || (word.length >= 4 && entity.startsWith(word))));
+  return words.some((word) =>
+    about.some((entity) => sameEntity(word, entity) || (word.length >= 4 && entity.startsWith(word))),
+  );
 }
 
 /** What {@link prerequisitesFor} adds to a selection. */
@@ -801,7 +873,11 @@ export function prerequisitesFor(
   for (let head = 0; head < queue.length; head++) {
     const { tool, depth } = queue[head] as { tool: number; depth: number };
     for (const link of links.needs.get(tool) ?? []) {
-      if (link.input && (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))) continue;
+      if (
+        link.input &&
+        (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))
+      )
+        continue;
       let chosen = link.providers.find((provider) => surface.has(provider));
       if (chosen === undefined) {
         if (extra.length >= budget) continue;

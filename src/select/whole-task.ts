@@ -3,12 +3,13 @@
  * tool links of a registry list (inferred once, with the tools' vectors, plus declared ones),
  * a selection's prerequisites, and the lift learned pairs give a selected tool's partners.
  */
-import type { ToolSchema } from '../registry/schema.js';
-import { nameRecord } from '../registry/name-record.js';
-import { toolNeedsOf } from '../registry/tool-needs.js';
+
+import type { LearnedStore } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
 import { topK } from '../rank/top-k.js';
-import type { LearnedStore } from '../learn/learned-store.js';
+import { nameRecord } from '../registry/name-record.js';
+import type { ToolSchema } from '../registry/schema.js';
+import { toolNeedsOf } from '../registry/tool-needs.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -20,7 +21,9 @@ export const ANCHOR_DEFAULTS = { count: 3, margin: 0.15 } as const;
 export interface LinkSource {
   readonly options: ToolLinkOptions & { budget: number };
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
-  readonly dense: { toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined> };
+  readonly dense: {
+    toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
+  };
 }
 
 /**
@@ -30,7 +33,11 @@ export interface LinkSource {
  * @example
  * const { links } = await linksFor(source, registry.schemas(), undefined)
  */
-export function linksFor(source: LinkSource, all: readonly ToolSchema[], signal: AbortSignal | undefined): Promise<ToolLinks> {
+export function linksFor(
+  source: LinkSource,
+  all: readonly ToolSchema[],
+  signal: AbortSignal | undefined,
+): Promise<ToolLinks> {
   let links = source.cache.get(all);
   if (!links) {
     links = source.dense
@@ -43,10 +50,14 @@ export function linksFor(source: LinkSource, all: readonly ToolSchema[], signal:
 }
 
 /** Declared links: the list's own (registration, `withToolNeeds`), then the selector's option over them. */
-function linkInput(source: LinkSource, all: readonly ToolSchema[]): { declared?: Readonly<Record<string, readonly string[]>>; infer?: boolean } {
+function linkInput(
+  source: LinkSource,
+  all: readonly ToolSchema[],
+): { declared?: Readonly<Record<string, readonly string[]>>; infer?: boolean } {
   const fromList = toolNeedsOf(all);
   const fromOption = source.options.declared;
-  const declared = fromList || fromOption ? Object.assign(nameRecord<readonly string[]>(), fromList, fromOption) : undefined;
+  const declared =
+    fromList || fromOption ? Object.assign(nameRecord<readonly string[]>(), fromList, fromOption) : undefined;
   return { ...(declared ? { declared } : {}), ...(source.options.infer === false ? { infer: false } : {}) };
 }
 
@@ -83,7 +94,14 @@ export async function prerequisites(
   const top = fused[order[0] as number] as number;
   const { count, margin } = mergeOptions(ANCHOR_DEFAULTS, source.options.anchors);
   const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
-  return prerequisitesFor(links, { picked, anchors, intents, score: fused, prompt: query, budget: source.options.budget });
+  return prerequisitesFor(links, {
+    picked,
+    anchors,
+    intents,
+    score: fused,
+    prompt: query,
+    budget: source.options.budget,
+  });
 }
 
 /**
@@ -104,7 +122,9 @@ export function liftPartners(
   const best = topK(fused, count);
   if (best.length === 0) return undefined;
   const top = fused[best[0] as number] as number;
-  const lifts = store.partners(best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name));
+  const lifts = store.partners(
+    best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name),
+  );
   if (lifts.size === 0) return undefined;
   const position = positions(all);
   const out = new Map<number, number>();
@@ -151,7 +171,8 @@ export function annotate(
   for (const [i, lift] of paired ?? []) mark(i, (reason) => ({ ...reason, parts: { ...reason.parts, paired: lift } }));
   if (!needed) return;
   for (const [i, neededBy] of needed.neededBy) mark(i, (reason) => ({ ...reason, neededBy }));
-  for (const i of needed.extra) mark(i, (reason) => ({ ...reason, ...(needed.intents.has(i) ? { intent: true } : { prerequisite: true }) }));
+  for (const i of needed.extra)
+    mark(i, (reason) => ({ ...reason, ...(needed.intents.has(i) ? { intent: true } : { prerequisite: true }) }));
 }
 
 /**
@@ -166,8 +187,18 @@ export function applyLearned(
   all: readonly ToolSchema[],
   fused: Float64Array,
   vector: Float32Array,
-  dense: { readonly learnedStore: LearnedStore | undefined; learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined },
-): { unlearned: Float64Array; vector: Float32Array; votes: Float64Array | undefined; paired: Map<number, number> | undefined } | undefined {
+  dense: {
+    readonly learnedStore: LearnedStore | undefined;
+    learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined;
+  },
+):
+  | {
+      unlearned: Float64Array;
+      vector: Float32Array;
+      votes: Float64Array | undefined;
+      paired: Map<number, number> | undefined;
+    }
+  | undefined {
   if (!dense.learnedStore || dense.learnedStore.size === 0) return undefined;
   const unlearned = Float64Array.from(fused);
   const votes = dense.learnedVotes(vector, all);
@@ -202,7 +233,9 @@ export function keepUnseen(
   const evicted = before.filter((i) => !inRanked.has(i) && !used.has((all[i] as ToolSchema).name));
   if (evicted.length === 0 || !store.memory.unlike(applied.vector)) return ranked;
   // Learning's newcomers, lowest learned score first.
-  const newcomers = ranked.filter((i) => !inBefore.has(i)).sort((a, b) => (learned[a] as number) - (learned[b] as number));
+  const newcomers = ranked
+    .filter((i) => !inBefore.has(i))
+    .sort((a, b) => (learned[a] as number) - (learned[b] as number));
   const out = [...ranked];
   for (const tool of evicted) {
     const newcomer = newcomers.shift();

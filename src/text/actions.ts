@@ -4,8 +4,9 @@
  * *reply*: a verb shared by many tools ("email", "task") is told apart by the action, not the
  * noun. A fixed table of English verbs, no model.
  */
-import { rawWords, splitName } from './words.js';
+
 import { stem } from './stem.js';
+import { rawWords, splitName } from './words.js';
 
 // Each class: the verbs that ask for it. A tool's name word in a class gives the tool that action.
 const CLASSES: Readonly<Record<string, readonly string[]>> = {
@@ -266,10 +267,12 @@ const PHRASES: readonly [RegExp, string][] = [
 
 const isNounVerb = (word: string): boolean => NOUN_VERBS.has(word) || NOUN_VERBS.has(stem(word));
 // "emails", "tasks": a plural is a noun, never the verb of a request.
-const isPlural = (word: string): boolean => word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && stem(word) !== word;
+const isPlural = (word: string): boolean =>
+  word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && stem(word) !== word;
 
 const BY_WORD = new Map<string, string>();
-for (const [name, words] of Object.entries(CLASSES)) for (const word of words) if (!BY_WORD.has(stem(word))) BY_WORD.set(stem(word), name);
+for (const [name, words] of Object.entries(CLASSES))
+  for (const word of words) if (!BY_WORD.has(stem(word))) BY_WORD.set(stem(word), name);
 
 /**
  * The action a request asks for: a phrase ("let him know", "roll back"), else its first verb
@@ -315,7 +318,9 @@ export function requestAction(text: string): string | undefined {
 export function toolActions(name: string, description = ''): ReadonlySet<string> {
   const words = splitName(typeof name === 'string' ? name : '').flatMap(rawWords);
   const out = new Set<string>();
-  const plain = words.filter((word, i) => BY_WORD.has(stem(word)) && (i === 0 || (!isNounVerb(word) && !isPlural(word))));
+  const plain = words.filter(
+    (word, i) => BY_WORD.has(stem(word)) && (i === 0 || (!isNounVerb(word) && !isPlural(word))),
+  );
   for (const word of plain) out.add(BY_WORD.get(stem(word)) as string);
   if (out.size === 0) for (const word of words) if (BY_WORD.has(stem(word))) out.add(BY_WORD.get(stem(word)) as string);
   // Descriptions open with what the tool does ("Reply to…", "Full-text search over…").

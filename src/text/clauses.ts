@@ -4,8 +4,9 @@
  * when both sides are long enough to be requests of their own, a plain "and". No model: the
  * selector still ranks the whole prompt, so a wrong split costs a share of k, not the turn.
  */
-import { rawWords } from './words.js';
+
 import { mergeOptions } from '../options.js';
+import { rawWords } from './words.js';
 
 /** Options for {@link splitClauses}. */
 export interface ClauseOptions {
@@ -38,7 +39,8 @@ const SEPARATOR = new RegExp(
 const AND = /,?\s+and\s+/giu;
 const COMMA = /,\s+/gu;
 // A sequencing word left at the start of a clause (after a sentence end): "Also calculate …".
-const LEADING = /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finally|lastly|next|also|additionally|plus)\b,?\s*/iu;
+const LEADING =
+  /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finally|lastly|next|also|additionally|plus)\b,?\s*/iu;
 
 /**
  * The clauses of a prompt, in order, trimmed; a prompt with one intent comes back as one
@@ -91,7 +93,11 @@ function splitOn(piece: string, separator: RegExp, joiner: string, minWords: num
   for (let i = 1; i < parts.length; i++) {
     const next = parts[i] as string;
     const rest = parts.slice(i).join(joiner);
-    if (rawWords(current).length >= minWords && rawWords(rest).length >= minWords && rawWords(next).length >= Math.min(2, minWords)) {
+    if (
+      rawWords(current).length >= minWords &&
+      rawWords(rest).length >= minWords &&
+      rawWords(next).length >= Math.min(2, minWords)
+    ) {
       out.push(current);
       current = next;
     } else current = `${current}${joiner}${next}`;

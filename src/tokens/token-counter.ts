@@ -45,7 +45,10 @@ export function utf8Length(text: string): number {
  */
 export async function o200kTokenCounter(): Promise<TokenCounter> {
   const specifier = 'gpt-tokenizer/encoding/o200k_base';
-  const module = (await import(/* @vite-ignore */ specifier)) as { countTokens?: (text: string) => number; encode: (text: string) => number[] };
+  const module = (await import(/* @vite-ignore */ specifier)) as {
+    countTokens?: (text: string) => number;
+    encode: (text: string) => number[];
+  };
   const count = module.countTokens ?? ((text: string) => module.encode(text).length);
   return { id: 'o200k_base', count: (text) => count(text) };
 }

@@ -13,13 +13,20 @@ import { body, useScriptedServer } from '../loop/helpers.js';
 
 const server = useScriptedServer();
 const model = () => createOpenAI({ baseURL: server.current.openAIBaseURL, apiKey: 'sk-test' }).chat('scripted');
-const params = jsonSchema<{ to?: string; city?: string }>({ type: 'object', properties: { to: { type: 'string' }, city: { type: 'string' } } });
+const params = jsonSchema<{ to?: string; city?: string }>({
+  type: 'object',
+  properties: { to: { type: 'string' }, city: { type: 'string' } },
+});
 const sent: string[] = [];
 
 function tools(search: ReturnType<typeof toolSearch>) {
   return {
     toolSearch: search,
-    get_weather: tool({ description: 'Current weather for a city.', inputSchema: params, execute: async () => 'sunny' }),
+    get_weather: tool({
+      description: 'Current weather for a city.',
+      inputSchema: params,
+      execute: async () => 'sunny',
+    }),
     send_email: tool({
       description: 'Send an email message to a recipient.',
       inputSchema: params,
@@ -29,7 +36,12 @@ function tools(search: ReturnType<typeof toolSearch>) {
         return 'sent';
       },
     }),
-    stock_price: tool({ description: 'Latest trading price of a stock ticker.', inputSchema: params, deferLoading: true, execute: async () => '42' }),
+    stock_price: tool({
+      description: 'Latest trading price of a stock ticker.',
+      inputSchema: params,
+      deferLoading: true,
+      execute: async () => '42',
+    }),
   };
 }
 
@@ -55,7 +67,9 @@ describe('toolSearchFunction: loopctl ranks the AI SDK toolSearch', () => {
     expect(toolNames(0)).toEqual(['toolSearch', 'get_weather']);
     expect(toolNames(1)).toEqual(['toolSearch', 'get_weather', 'send_email']);
     const found = body(server.current.requests[1]).messages.find((m: any) => m.role === 'tool');
-    expect(JSON.parse(found.content)).toEqual({ tools: [{ name: 'send_email', description: 'Send an email message to a recipient.' }] });
+    expect(JSON.parse(found.content)).toEqual({
+      tools: [{ name: 'send_email', description: 'Send an email message to a recipient.' }],
+    });
   });
 
   it('ranks with the given selector, over the deferred tools only, and the SDK keeps at most maxResults (its default finds nothing here)', async () => {
@@ -67,7 +81,10 @@ describe('toolSearchFunction: loopctl ranks the AI SDK toolSearch', () => {
         return { tools: all, reasons: Object.fromEntries(all.map((t, i) => [t.name, { score: i + 1 }])) };
       },
     };
-    server.current.enqueue({ toolCalls: [{ id: 'c1', name: 'toolSearch', arguments: { query: 'anything' } }] }, { text: 'ok' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'toolSearch', arguments: { query: 'anything' } }] },
+      { text: 'ok' },
+    );
     await generateText({
       model: model(),
       tools: tools(toolSearch({ search: toolSearchFunction({ selector: reversed }), maxResults: 1 })),
@@ -79,8 +96,17 @@ describe('toolSearchFunction: loopctl ranks the AI SDK toolSearch', () => {
     expect(toolNames(1)).toEqual(['toolSearch', 'get_weather', 'stock_price']);
 
     // The same call through the SDK's default keyword search: no word of "anything" matches.
-    server.current.enqueue({ toolCalls: [{ id: 'c1', name: 'toolSearch', arguments: { query: 'anything' } }] }, { text: 'ok' });
-    await generateText({ model: model(), tools: tools(toolSearch({ maxResults: 1 })), stopWhen: stepCountIs(2), prompt: 'hi', maxRetries: 0 });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'toolSearch', arguments: { query: 'anything' } }] },
+      { text: 'ok' },
+    );
+    await generateText({
+      model: model(),
+      tools: tools(toolSearch({ maxResults: 1 })),
+      stopWhen: stepCountIs(2),
+      prompt: 'hi',
+      maxRetries: 0,
+    });
     expect(toolNames(3)).toEqual(['toolSearch', 'get_weather']);
   });
 
@@ -94,11 +120,26 @@ describe('toolSearchFunction: loopctl ranks the AI SDK toolSearch', () => {
 describe('activeToolsStep: a selector sets activeTools', () => {
   it('offers only the selected tools on every step of one prompt (plus the always-on ones)', async () => {
     const all = {
-      get_weather: tool({ description: 'Current weather for a city.', inputSchema: params, execute: async () => 'sunny' }),
-      send_email: tool({ description: 'Send an email message to a recipient.', inputSchema: params, execute: async () => 'sent' }),
-      stock_price: tool({ description: 'Latest trading price of a stock ticker.', inputSchema: params, execute: async () => '42' }),
+      get_weather: tool({
+        description: 'Current weather for a city.',
+        inputSchema: params,
+        execute: async () => 'sunny',
+      }),
+      send_email: tool({
+        description: 'Send an email message to a recipient.',
+        inputSchema: params,
+        execute: async () => 'sent',
+      }),
+      stock_price: tool({
+        description: 'Latest trading price of a stock ticker.',
+        inputSchema: params,
+        execute: async () => '42',
+      }),
     };
-    server.current.enqueue({ toolCalls: [{ id: 'w', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'w', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny.' },
+    );
     const result = await generateText({
       model: model(),
       tools: all,

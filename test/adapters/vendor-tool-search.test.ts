@@ -41,8 +41,11 @@ describe('loopctl/anthropic with @anthropic-ai/sdk', () => {
     const first = await anthropic.messages.create({ model: 'claude-scripted', max_tokens: 256, tools, messages });
     expect(server.current.requests[0]?.seenTools).toEqual(['get_weather', 'find_tools']);
     const results: Anthropic.ToolResultBlockParam[] = [];
-    for (const block of first.content) if (block.type === 'tool_use' && search.handles(block)) results.push(await search.handle(block, tools));
-    expect(results).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_s', content: [{ type: 'tool_reference', tool_name: 'send_email' }] }]);
+    for (const block of first.content)
+      if (block.type === 'tool_use' && search.handles(block)) results.push(await search.handle(block, tools));
+    expect(results).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_s', content: [{ type: 'tool_reference', tool_name: 'send_email' }] },
+    ]);
     messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: results });
     const second = await anthropic.messages.create({ model: 'claude-scripted', max_tokens: 256, tools, messages });
     expect(second.content).toEqual([expect.objectContaining({ type: 'tool_use', name: 'send_email' })]);
@@ -60,8 +63,12 @@ describe('loopctl/anthropic with @anthropic-ai/sdk', () => {
       is_error: true,
       content: expect.stringMatching(/non-empty "query"/),
     });
-    expect(await search.handle({ id: 'b', name: 'find_tools', input: { query: ' ' } }, tools)).toMatchObject({ is_error: true });
-    expect(await search.handle({ id: 'c', name: 'get_weather', input: { query: 'x' } }, tools)).toMatchObject({ is_error: true });
+    expect(await search.handle({ id: 'b', name: 'find_tools', input: { query: ' ' } }, tools)).toMatchObject({
+      is_error: true,
+    });
+    expect(await search.handle({ id: 'c', name: 'get_weather', input: { query: 'x' } }, tools)).toMatchObject({
+      is_error: true,
+    });
     expect(await search.handle({ id: 'd', name: 'find_tools', input: { query: 'zzzz qqqq' } }, tools)).toEqual({
       type: 'tool_result',
       tool_use_id: 'd',
@@ -73,7 +80,12 @@ describe('loopctl/anthropic with @anthropic-ai/sdk', () => {
         throw new Error('index gone');
       },
     };
-    expect(await anthropicToolSearch({ selector: broken }).handle({ id: 'e', name: 'find_tools', input: { query: 'email' } }, tools)).toMatchObject({
+    expect(
+      await anthropicToolSearch({ selector: broken }).handle(
+        { id: 'e', name: 'find_tools', input: { query: 'email' } },
+        tools,
+      ),
+    ).toMatchObject({
       is_error: true,
       content: expect.stringMatching(/index gone/),
     });
@@ -95,13 +107,22 @@ describe('loopctl/openai with the openai SDK (Responses)', () => {
     const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'What is ACME trading at?' }];
     const first = await openai.responses.create({ model: 'scripted', input, tools });
     expect(server.current.requests[0]?.seenTools).toEqual(['get_weather']);
-    for (const item of first.output) if (item.type === 'tool_search_call') input.push(item, await search.handle(item, tools));
+    for (const item of first.output)
+      if (item.type === 'tool_search_call') input.push(item, await search.handle(item, tools));
     expect(input[2]).toEqual({
       type: 'tool_search_output',
       call_id: 'ts_1',
       execution: 'client',
       status: 'completed',
-      tools: [{ type: 'function', name: 'stock_price', description: 'Latest trading price of a stock ticker.', parameters: schema, strict: false }],
+      tools: [
+        {
+          type: 'function',
+          name: 'stock_price',
+          description: 'Latest trading price of a stock ticker.',
+          parameters: schema,
+          strict: false,
+        },
+      ],
     });
     const second = await openai.responses.create({ model: 'scripted', input, tools });
     expect(second.output[0]).toMatchObject({ type: 'function_call', name: 'stock_price' });
@@ -125,7 +146,12 @@ describe('loopctl/openai-agents with @openai/agents 0.20.0', () => {
     const sendEmail = tool({
       name: 'send_email',
       description: 'Send an email message to a recipient.',
-      parameters: { type: 'object' as const, properties: { to: { type: 'string' } }, required: ['to'] as 'to'[], additionalProperties: true as const },
+      parameters: {
+        type: 'object' as const,
+        properties: { to: { type: 'string' } },
+        required: ['to'] as 'to'[],
+        additionalProperties: true as const,
+      },
       strict: false,
       deferLoading: true,
       execute: async (args) => {
@@ -136,7 +162,12 @@ describe('loopctl/openai-agents with @openai/agents 0.20.0', () => {
     const stock = tool({
       name: 'stock_price',
       description: 'Latest trading price of a stock ticker.',
-      parameters: { type: 'object' as const, properties: {}, required: [] as string[], additionalProperties: true as const },
+      parameters: {
+        type: 'object' as const,
+        properties: {},
+        required: [] as string[],
+        additionalProperties: true as const,
+      },
       strict: false,
       deferLoading: true,
       execute: async () => '42',
@@ -144,18 +175,29 @@ describe('loopctl/openai-agents with @openai/agents 0.20.0', () => {
     const weather = tool({
       name: 'get_weather',
       description: 'Current weather for a city.',
-      parameters: { type: 'object' as const, properties: {}, required: [] as string[], additionalProperties: true as const },
+      parameters: {
+        type: 'object' as const,
+        properties: {},
+        required: [] as string[],
+        additionalProperties: true as const,
+      },
       strict: false,
       execute: async () => 'sunny',
     });
-    const agent = new Agent({ name: 'assistant', instructions: 'Be brief.', tools: [toolSearchTool(agentsToolSearch({ k: 1 })), weather, sendEmail, stock] });
+    const agent = new Agent({
+      name: 'assistant',
+      instructions: 'Be brief.',
+      tools: [toolSearchTool(agentsToolSearch({ k: 1 })), weather, sendEmail, stock],
+    });
     server.current.enqueue(
       { toolCalls: [{ id: 'ts_1', kind: 'tool_search', name: '', arguments: { query: 'send an email message' } }] },
       { toolCalls: [{ id: 'fc_1', name: 'send_email', arguments: { to: 'kim@example.com' } }] },
       { text: 'Emailed Kim.' },
     );
     const runner = new Runner({
-      modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: server.current.openAIBaseURL, apiKey: 'sk-test', maxRetries: 0 }) }),
+      modelProvider: new OpenAIProvider({
+        openAIClient: new OpenAI({ baseURL: server.current.openAIBaseURL, apiKey: 'sk-test', maxRetries: 0 }),
+      }),
     });
     const result = await runner.run(agent, 'Email Kim the report.');
     expect(result.finalOutput).toBe('Emailed Kim.');

@@ -1,18 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { workersAIEmbedder } from '../../src/adapters/workers-ai.js';
-import type { WorkersAiLike } from '../../src/adapters/workers-ai.js';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import type { WorkersAiLike } from '../../src/adapters/workers-ai.js';
+import { workersAIEmbedder } from '../../src/adapters/workers-ai.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 
 /** A stand-in for the `AI` binding: answers `{ shape, data }` like the BGE models. */
-function fakeAi(dimensions = 384, answer?: (texts: string[]) => unknown): WorkersAiLike & { calls: { model: string; texts: string[] }[] } {
+function fakeAi(
+  dimensions = 384,
+  answer?: (texts: string[]) => unknown,
+): WorkersAiLike & { calls: { model: string; texts: string[] }[] } {
   const calls: { model: string; texts: string[] }[] = [];
   return {
     calls,
     async run(model, inputs) {
       calls.push({ model, texts: inputs.text });
       if (answer) return answer(inputs.text);
-      const data = inputs.text.map((text) => Array.from({ length: dimensions }, (_, i) => ((text.length * (i + 1)) % 17) - 8));
+      const data = inputs.text.map((text) =>
+        Array.from({ length: dimensions }, (_, i) => ((text.length * (i + 1)) % 17) - 8),
+      );
       return { shape: [inputs.text.length, dimensions], data };
     },
   };
@@ -38,7 +43,9 @@ describe('workersAIEmbedder', () => {
   });
 
   it('rejects a short or ragged answer, so the selector falls open', async () => {
-    const short = workersAIEmbedder(fakeAi(384, (texts) => ({ shape: [1, 384], data: [new Array(384).fill(0.1)].slice(0, texts.length - 1) })));
+    const short = workersAIEmbedder(
+      fakeAi(384, (texts) => ({ shape: [1, 384], data: [new Array(384).fill(0.1)].slice(0, texts.length - 1) })),
+    );
     await expect(short.embed(['a', 'b'])).rejects.toThrow(/expected 2 vectors/);
     const ragged = workersAIEmbedder(fakeAi(384, (texts) => ({ data: texts.map(() => [1, 2, 3]) })));
     await expect(ragged.embed(['a'])).rejects.toThrow(/384-dimensional/);

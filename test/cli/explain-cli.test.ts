@@ -38,11 +38,16 @@ describe('loopctl select --explain', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^ *\d+ +search_tasks .*← needed first by assign_task/m);
     expect(result.stdout).toMatch(/^ {2}assign_task\.task_id ← search_tasks, list_my_tasks \(inferred\)$/m);
-    expect(result.stdout).toMatch(/^ {2}create_task\.project_id ← list_projects \(inferred, optional: when the prompt names it\)$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}create_task\.project_id ← list_projects \(inferred, optional: when the prompt names it\)$/m,
+    );
   });
 
   it('declared needs in tools.json replace the inference, and unknown names are warned about', () => {
-    const tools = JSON.parse(readFileSync(join(workdesk, 'tools.json'), 'utf8')) as { name: string; needs?: string[] }[];
+    const tools = JSON.parse(readFileSync(join(workdesk, 'tools.json'), 'utf8')) as {
+      name: string;
+      needs?: string[];
+    }[];
     for (const tool of tools) {
       if (tool.name === 'assign_task') tool.needs = ['list_my_tasks', 'search_taskz'];
       if (tool.name === 'reply_to_email') tool.needs = [];
@@ -64,7 +69,9 @@ describe('loopctl select --explain', () => {
     const figures = JSON.parse(result.stdout);
     expect(figures.links).toContainEqual({ tool: 'assign_task', providers: ['list_my_tasks'], source: 'declared' });
     expect(figures.links.some((link: { tool: string }) => link.tool === 'reply_to_email')).toBe(false);
-    expect(figures.linkWarnings.join('\n')).toMatch(/"assign_task" needs "search_taskz", which is not registered; ignored/);
+    expect(figures.linkWarnings.join('\n')).toMatch(
+      /"assign_task" needs "search_taskz", which is not registered; ignored/,
+    );
     expect(figures.reasons.list_my_tasks.neededBy).toEqual(['assign_task']);
 
     writeFileSync(file, JSON.stringify([{ name: 'a', description: '', parameters: {}, needs: 'b' }]));
@@ -74,7 +81,15 @@ describe('loopctl select --explain', () => {
   });
 
   it('a selector without links says so', () => {
-    const result = loopctl('select', '--tools', join(workdesk, 'tools.json'), '--selector', 'bm25', '--explain', 'reply to the email from Mark');
+    const result = loopctl(
+      'select',
+      '--tools',
+      join(workdesk, 'tools.json'),
+      '--selector',
+      'bm25',
+      '--explain',
+      'reply to the email from Mark',
+    );
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/selector bm25 follows no tool links/);
   });
@@ -96,11 +111,26 @@ describe('loopctl eval', () => {
     );
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report.byExpected['1'].cases + report.byExpected['2'].cases + report.byExpected['3+'].cases).toBe(report.cases);
+    expect(report.byExpected['1'].cases + report.byExpected['2'].cases + report.byExpected['3+'].cases).toBe(
+      report.cases,
+    );
     expect(report.byExpected['2'].cases).toBeGreaterThan(20);
-    const weighted = (['1', '2', '3+'] as const).reduce((sum, group) => sum + report.byExpected[group].fullRecall * report.byExpected[group].cases, 0);
+    const weighted = (['1', '2', '3+'] as const).reduce(
+      (sum, group) => sum + report.byExpected[group].fullRecall * report.byExpected[group].cases,
+      0,
+    );
     expect(weighted / report.cases).toBeCloseTo(report.fullRecall, 10);
-    const text = loopctl('eval', '--tools', join(workdesk, 'tools.json'), '--cases', join(workdesk, 'cases.jsonl'), '--split', 'all', '--selector', 'bm25');
+    const text = loopctl(
+      'eval',
+      '--tools',
+      join(workdesk, 'tools.json'),
+      '--cases',
+      join(workdesk, 'cases.jsonl'),
+      '--split',
+      'all',
+      '--selector',
+      'bm25',
+    );
     expect(text.stdout).toMatch(/by expected {4}1: [\d.]+ \(35\) {2}2: [\d.]+ \(42\) {2}3\+: [\d.]+ \(9\)/);
   });
 });

@@ -9,8 +9,8 @@ import { generateText, jsonSchema, stepCountIs, tool, toolSearch } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { evaluateReachable, searchMethods } from '../../src/cli/evaluate-reachable.js';
 import { aiSdkKeywordSearch, regexPatternFor, regexReferenceSearch } from '../../src/cli/search-baselines.js';
-import { StaticSelector } from '../../src/select/static-selector.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
+import { StaticSelector } from '../../src/select/static-selector.js';
 import { body, useScriptedServer } from '../loop/helpers.js';
 import { wideToolSet } from '../support/wide-tool-set.js';
 
@@ -31,12 +31,26 @@ describe('aiSdkKeywordSearch', () => {
     const sdkTools = Object.fromEntries(
       tools.map((t) => [
         t.name,
-        tool({ description: t.description, inputSchema: jsonSchema(t.parameters as never), deferLoading: true, execute: async () => 'ok' }),
+        tool({
+          description: t.description,
+          inputSchema: jsonSchema(t.parameters as never),
+          deferLoading: true,
+          execute: async () => 'ok',
+        }),
       ]),
     );
     for (const [i, query] of QUERIES.entries()) {
-      server.current.enqueue({ toolCalls: [{ id: `q${i}`, name: 'toolSearch', arguments: { query } }] }, { text: 'ok' });
-      await generateText({ model, tools: { toolSearch: toolSearch(), ...sdkTools }, stopWhen: stepCountIs(2), prompt: query, maxRetries: 0 });
+      server.current.enqueue(
+        { toolCalls: [{ id: `q${i}`, name: 'toolSearch', arguments: { query } }] },
+        { text: 'ok' },
+      );
+      await generateText({
+        model,
+        tools: { toolSearch: toolSearch(), ...sdkTools },
+        stopWhen: stepCountIs(2),
+        prompt: query,
+        maxRetries: 0,
+      });
       const request = server.current.requests[server.current.requests.length - 1];
       const result = body(request).messages.find((m: { role: string }) => m.role === 'tool');
       const found = (JSON.parse(result.content) as { tools: { name: string }[] }).tools.map((t) => t.name);

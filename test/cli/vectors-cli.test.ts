@@ -28,7 +28,17 @@ async function run(...argv: string[]): Promise<{ code: number; lines: string[] }
   return { code, lines };
 }
 const select = async (...extra: string[]) => {
-  const { code, lines } = await run('select', '--tools', toolsFile, '--model', MODEL_DIR, '--no-cache', '--json', ...extra, PROMPT);
+  const { code, lines } = await run(
+    'select',
+    '--tools',
+    toolsFile,
+    '--model',
+    MODEL_DIR,
+    '--no-cache',
+    '--json',
+    ...extra,
+    PROMPT,
+  );
   expect(code).toBe(0);
   expect(lines).toHaveLength(1);
   return JSON.parse(lines[0] as string);
@@ -37,7 +47,18 @@ const select = async (...extra: string[]) => {
 let built: Record<string, unknown>;
 beforeAll(async () => {
   await ensureModel();
-  const { code, lines } = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', vectorsFile, '--kv-bulk', bulkFile, '--json');
+  const { code, lines } = await run(
+    'vectors',
+    '--tools',
+    toolsFile,
+    '--model',
+    MODEL_DIR,
+    '--out',
+    vectorsFile,
+    '--kv-bulk',
+    bulkFile,
+    '--json',
+  );
   expect(code).toBe(0);
   built = JSON.parse(lines[0] as string);
 }, 120_000);
@@ -49,7 +70,13 @@ describe('loopctl vectors', () => {
     const read = readVectorsFile(bytes, { embedderId: 'use-lite/int8/mean/tok2', dimensions: 512 });
     expect(read.ok).toBe(true);
     expect(read.ok && read.file).toMatchObject({ count: tools.length, precision: 'f16', dimensions: 512 });
-    expect(built).toMatchObject({ tools: tools.length, texts: tools.length, embedder: 'use-lite/int8/mean/tok2', precision: 'f16', bytes: bytes.byteLength });
+    expect(built).toMatchObject({
+      tools: tools.length,
+      texts: tools.length,
+      embedder: 'use-lite/int8/mean/tok2',
+      precision: 'f16',
+      bytes: bytes.byteLength,
+    });
     // Node's default runtime: onnxruntime-node (a devDependency here), on every core up to 4.
     expect(built).toMatchObject({ device: 'native', threads: Math.max(1, Math.min(4, availableParallelism())) });
     // 8-byte key + 512 half floats per text, plus a small header.
@@ -66,7 +93,18 @@ describe('loopctl vectors', () => {
 
   it('--precision i8 is about half the f16 size', async () => {
     const small = join(dir, 'i8.lcv');
-    const { lines } = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', small, '--precision', 'i8', '--json');
+    const { lines } = await run(
+      'vectors',
+      '--tools',
+      toolsFile,
+      '--model',
+      MODEL_DIR,
+      '--out',
+      small,
+      '--precision',
+      'i8',
+      '--json',
+    );
     const figures = JSON.parse(lines[0] as string);
     expect(figures.precision).toBe('i8');
     expect(figures.bytes / (built.bytes as number)).toBeLessThan(0.55);
@@ -97,7 +135,20 @@ describe('loopctl select --vectors', () => {
 
   it('a file built on WASM seeds a native select and vice versa (--device): corpusEmbedded 0, same tools', async () => {
     const wasmFile = join(dir, 'wasm.lcv');
-    const { code, lines } = await run('vectors', '--tools', toolsFile, '--model', MODEL_DIR, '--out', wasmFile, '--device', 'wasm', '--threads', '1', '--json');
+    const { code, lines } = await run(
+      'vectors',
+      '--tools',
+      toolsFile,
+      '--model',
+      MODEL_DIR,
+      '--out',
+      wasmFile,
+      '--device',
+      'wasm',
+      '--threads',
+      '1',
+      '--json',
+    );
     expect(code).toBe(0);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ device: 'wasm', threads: 1, embedder: built.embedder });
     const nativeSeededByWasm = await select('--selector', 'hybrid', '--device', 'native', '--vectors', wasmFile);
@@ -132,7 +183,19 @@ describe('loopctl select --vectors', () => {
   it('prints the warning in the readable form', async () => {
     const bad = join(dir, 'bad-readable.lcv');
     writeFileSync(bad, 'not vectors');
-    const { code, lines } = await run('select', '--tools', toolsFile, '--model', MODEL_DIR, '--no-cache', '--selector', 'embedding', '--vectors', bad, PROMPT);
+    const { code, lines } = await run(
+      'select',
+      '--tools',
+      toolsFile,
+      '--model',
+      MODEL_DIR,
+      '--no-cache',
+      '--selector',
+      'embedding',
+      '--vectors',
+      bad,
+      PROMPT,
+    );
     expect(code).toBe(0);
     expect(lines.some((line) => /^warning: vectors file refused \(not a loopctl vectors file/.test(line))).toBe(true);
   }, 60_000);
@@ -140,12 +203,24 @@ describe('loopctl select --vectors', () => {
   it.each([
     [['vectors', '--tools', toolsFile], /--out FILE is required/],
     [['vectors', '--out', 'x.lcv'], /--tools FILE is required/],
-    [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--precision', 'f8'], /--precision must be f16, f32 or i8, got "f8"/],
+    [
+      ['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--precision', 'f8'],
+      /--precision must be f16, f32 or i8, got "f8"/,
+    ],
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--kv-key', ''], /--kv-key must be 1 to 512 bytes/],
     [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--threads', '0'], /--threads must be 1 to 64, got "0"/],
-    [['select', '--tools', toolsFile, '--vectors', 'x.lcv', 'weather'], /--vectors seeds the dense selectors .* not "keyword"/],
-    [['select', '--tools', toolsFile, '--selector', 'hybrid', '--device', 'webgpu', 'weather'], /--device must be auto, native or wasm, got "webgpu"/],
-    [['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--device', 'gpu'], /--device must be auto, native or wasm, got "gpu"/],
+    [
+      ['select', '--tools', toolsFile, '--vectors', 'x.lcv', 'weather'],
+      /--vectors seeds the dense selectors .* not "keyword"/,
+    ],
+    [
+      ['select', '--tools', toolsFile, '--selector', 'hybrid', '--device', 'webgpu', 'weather'],
+      /--device must be auto, native or wasm, got "webgpu"/,
+    ],
+    [
+      ['vectors', '--tools', toolsFile, '--out', 'x.lcv', '--device', 'gpu'],
+      /--device must be auto, native or wasm, got "gpu"/,
+    ],
   ])('%j is a UsageError', async (argv, message) => {
     const error = await main(argv, () => {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);

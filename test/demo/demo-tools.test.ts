@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ToolRegistry } from '../../src/registry/registry.js';
-import { compileValidator } from '../../src/registry/validate.js';
-import type { JsonSchema } from '../../src/registry/schema.js';
 import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { JsonSchema } from '../../src/registry/schema.js';
+import { compileValidator } from '../../src/registry/validate.js';
 
 /** Minimal valid arguments for a schema: every required property, typed. */
 function sampleArgs(schema: JsonSchema): Record<string, unknown> {
@@ -53,9 +53,17 @@ describe('demo tools', () => {
 
   it('fail on purpose where a demo needs a failing tool', async () => {
     const registry = registerDemoTools(new ToolRegistry());
-    const fetched = await registry.dispatch({ id: '1', name: 'fetch_url', arguments: '{"url":"https://down.invalid/"}' });
+    const fetched = await registry.dispatch({
+      id: '1',
+      name: 'fetch_url',
+      arguments: '{"url":"https://down.invalid/"}',
+    });
     expect(fetched.isError).toBe(true);
-    const math = await registry.dispatch({ id: '2', name: 'calculate', arguments: '{"expression":"2^10 - (3 * 4) / 2"}' });
+    const math = await registry.dispatch({
+      id: '2',
+      name: 'calculate',
+      arguments: '{"expression":"2^10 - (3 * 4) / 2"}',
+    });
     expect(JSON.parse(math.content).result).toBe(1018);
   });
 });

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { coversDemo } from '../../demo/demo-vectors.js';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import { coversDemo } from '../../demo/demo-vectors.js';
 import { encodeVectorsFile, readVectorsFile } from '../../src/embed/vectors-file.js';
 import { toolText } from '../../src/text/words.js';
 import { ensureModel } from '../model/use-lite-setup.js';
@@ -39,7 +39,11 @@ it('coversDemo refuses a file missing a demo tool, or from another embedder', ()
   const vector = new Float32Array(512).fill(0.1);
   const entries = DEMO_TOOLS.map((t) => ({ text: toolText(t.name, t.description), vector }));
   expect(coversDemo(encodeVectorsFile({ embedderId: 'use-lite/int8/mean/tok2', dimensions: 512 }, entries))).toBe(true);
-  expect(coversDemo(encodeVectorsFile({ embedderId: 'use-lite/int8/mean/tok2', dimensions: 512 }, entries.slice(1)))).toBe(false);
-  expect(coversDemo(encodeVectorsFile({ embedderId: 'use-lite/fp32/mean/tok2', dimensions: 512 }, entries))).toBe(false);
+  expect(
+    coversDemo(encodeVectorsFile({ embedderId: 'use-lite/int8/mean/tok2', dimensions: 512 }, entries.slice(1))),
+  ).toBe(false);
+  expect(coversDemo(encodeVectorsFile({ embedderId: 'use-lite/fp32/mean/tok2', dimensions: 512 }, entries))).toBe(
+    false,
+  );
   expect(coversDemo(new Uint8Array(10))).toBe(false);
 });

@@ -7,7 +7,7 @@
  */
 import { denoFileSystem } from '../../src/file-tools/deno-file-system.js';
 import { memoryFileSystem } from '../../src/file-tools/file-tools.js';
-import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend } from '../file-tools/file-cases.js';
+import { type Backend, FILE_CASES, LINKS, runFileCase, SECRET } from '../file-tools/file-cases.js';
 
 const deno: Backend = {
   name: 'deno',

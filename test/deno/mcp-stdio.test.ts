@@ -13,7 +13,9 @@ const REPORT_PID = new URL('../mcp/fixtures/report-pid.mjs', import.meta.url).pa
 
 async function serverBin(name: 'everything' | 'filesystem' | 'memory'): Promise<string> {
   const folder = new URL(`../../node_modules/@modelcontextprotocol/server-${name}/`, import.meta.url);
-  const { bin } = JSON.parse(await Deno.readTextFile(new URL('package.json', folder))) as { bin: Record<string, string> };
+  const { bin } = JSON.parse(await Deno.readTextFile(new URL('package.json', folder))) as {
+    bin: Record<string, string>;
+  };
   return new URL(Object.values(bin)[0] as string, folder).pathname;
 }
 
@@ -33,9 +35,14 @@ Deno.test('server-memory over stdio from Deno: create entities, read the graph b
     prefix: 'memory',
   });
   try {
-    assert(mount.tools.includes('memory__create_entities') && mount.tools.includes('memory__read_graph'), `tools: ${mount.tools.join(', ')}`);
+    assert(
+      mount.tools.includes('memory__create_entities') && mount.tools.includes('memory__read_graph'),
+      `tools: ${mount.tools.join(', ')}`,
+    );
     const created = await registry.dispatch(
-      call('memory__create_entities', { entities: [{ name: 'Grace Hopper', entityType: 'person', observations: ['wrote the first compiler'] }] }),
+      call('memory__create_entities', {
+        entities: [{ name: 'Grace Hopper', entityType: 'person', observations: ['wrote the first compiler'] }],
+      }),
     );
     assert(!created.isError, created.content);
     const graph = await registry.dispatch(call('memory__read_graph', {}));
@@ -55,12 +62,19 @@ Deno.test('server-filesystem over stdio from Deno: reads inside its directory, r
   await Deno.writeTextFile(`${base}/root/notes.txt`, 'from Deno');
   await Deno.writeTextFile(`${base}/secret.txt`, 'the secret');
   const registry = new ToolRegistry();
-  const mount = await mountMcp(registry, { command: NODE, args: [await serverBin('filesystem'), `${base}/root`], prefix: 'fs' });
+  const mount = await mountMcp(registry, {
+    command: NODE,
+    args: [await serverBin('filesystem'), `${base}/root`],
+    prefix: 'fs',
+  });
   try {
     const read = await registry.dispatch(call('fs__read_text_file', { path: `${base}/root/notes.txt` }));
     assert(!read.isError && read.content === 'from Deno', read.content);
     const refused = await registry.dispatch(call('fs__read_text_file', { path: `${base}/secret.txt` }));
-    assert(refused.isError && /Access denied - path outside allowed directories/.test(refused.content), refused.content);
+    assert(
+      refused.isError && /Access denied - path outside allowed directories/.test(refused.content),
+      refused.content,
+    );
     assert(!refused.content.includes('the secret'), 'the secret leaked');
   } finally {
     await mount.unmount();
@@ -88,16 +102,25 @@ Deno.test('a stdio server killed mid-call fails the call at once; a missing comm
     const result = await pending;
     const elapsed = performance.now() - killedAt;
     assert(
-      result.isError && /connection lost during tools\/call "trigger-long-running-operation" \(the server process was killed by SIGKILL/.test(result.content),
+      result.isError &&
+        /connection lost during tools\/call "trigger-long-running-operation" \(the server process was killed by SIGKILL/.test(
+          result.content,
+        ),
       result.content,
     );
     assert(elapsed < 10_000, `took ${elapsed} ms`);
   } finally {
     await mount.unmount();
   }
-  const missing = await mountMcp(new ToolRegistry(), { command: '/nonexistent/loopctl-mcp-server', prefix: 'missing' }).then(
+  const missing = await mountMcp(new ToolRegistry(), {
+    command: '/nonexistent/loopctl-mcp-server',
+    prefix: 'missing',
+  }).then(
     () => undefined,
     (error: Error) => error.message,
   );
-  assert(missing === 'MCP server missing unreachable: cannot start "/nonexistent/loopctl-mcp-server": command not found', String(missing));
+  assert(
+    missing === 'MCP server missing unreachable: cannot start "/nonexistent/loopctl-mcp-server": command not found',
+    String(missing),
+  );
 });

@@ -33,13 +33,25 @@ Deno.test({
       servers.push(server);
       return { baseURL: `http://127.0.0.1:${server.addr.port}`, fetch: (input, init) => fetch(input, init) };
     };
-    const upstreams = { PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL };
+    const upstreams = {
+      PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+      PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
+    };
     try {
       const target: ProxyTarget = {
         api: serve({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }),
         passthrough: serve({ PROXY_AUTH: 'passthrough', ...upstreams }),
-        deadUpstream: serve({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`, PROXY_ANTHROPIC_BASE_URL: upstream.deadURL }),
-        slow: serve({ LOOPCTL_TOKEN: TOKEN, ...upstreams, PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' }),
+        deadUpstream: serve({
+          LOOPCTL_TOKEN: TOKEN,
+          PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`,
+          PROXY_ANTHROPIC_BASE_URL: upstream.deadURL,
+        }),
+        slow: serve({
+          LOOPCTL_TOKEN: TOKEN,
+          ...upstreams,
+          PROXY_FIRST_BYTE_TIMEOUT_MS: '1500',
+          PROXY_KEEPALIVE_MS: '300',
+        }),
         token: TOKEN,
         upstreamKey: API_KEY,
         controlURL: upstream.controlURL,

@@ -23,7 +23,9 @@ async function rawHttp(port: number, exchange: RawExchange): Promise<RawReply> {
     connection.close();
   }, exchange.timeoutMs ?? 5000);
   try {
-    await connection.write(encoder.encode(`${exchange.head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n${exchange.body ?? ''}`));
+    await connection.write(
+      encoder.encode(`${exchange.head}\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n${exchange.body ?? ''}`),
+    );
     const buffer = new Uint8Array(16 * 1024);
     while (true) {
       const read = await connection.read(buffer).catch(() => null);
@@ -38,6 +40,7 @@ async function rawHttp(port: number, exchange: RawExchange): Promise<RawReply> {
   const { complete: _, ...reply } = parseRawReply(text, timedOut);
   return reply;
 }
+
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const TOKEN = 'deno-suite-token-0123456789abcdef';
@@ -79,7 +82,13 @@ Deno.test({
     try {
       const target: SuiteTarget = {
         api: serve(
-          { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.baseURL, MODEL_NAME: 'scripted', MODEL_API_KEY: API_KEY, CORS_ORIGINS: ORIGIN },
+          {
+            LOOPCTL_TOKEN: TOKEN,
+            MODEL_BASE_URL: model.baseURL,
+            MODEL_NAME: 'scripted',
+            MODEL_API_KEY: API_KEY,
+            CORS_ORIGINS: ORIGIN,
+          },
           { embedder: await embedder() },
         ),
         unconfigured: serve({ MODEL_BASE_URL: model.baseURL }),
@@ -117,8 +126,10 @@ Deno.test({
       () => undefined,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
-    const expected = "use-lite: device 'native' needs onnxruntime-node: onnxruntime-node runs only in Node (this is Deno); use 'wasm' or 'auto'";
-    if (failure !== expected) throw new Error(`device 'native' on Deno: expected "${expected}", got ${JSON.stringify(failure)}`);
+    const expected =
+      "use-lite: device 'native' needs onnxruntime-node: onnxruntime-node runs only in Node (this is Deno); use 'wasm' or 'auto'";
+    if (failure !== expected)
+      throw new Error(`device 'native' on Deno: expected "${expected}", got ${JSON.stringify(failure)}`);
     const auto = useLiteEmbedder({ modelPath: folder.pathname, onWarning });
     const [vector] = await auto.embed(['weather in Paris tomorrow']);
     if (auto.backend?.device !== 'wasm') throw new Error(`'auto' on Deno ran on ${auto.backend?.device}`);

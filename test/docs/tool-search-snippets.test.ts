@@ -59,7 +59,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * Run one snippet: its imports become bindings of `modules`, its free names come from `scope`,
  * and the names it declares at its top level are returned.
  */
-async function runSnippet(key: string, modules: Record<string, unknown>, scope: Record<string, unknown>): Promise<Record<string, any>> {
+async function runSnippet(
+  key: string,
+  modules: Record<string, unknown>,
+  scope: Record<string, unknown>,
+): Promise<Record<string, any>> {
   const code = SNIPPETS.get(key);
   if (code === undefined) throw new Error(`no snippet under "${key}" in docs/tool-search.md`);
   const bindings: string[] = [];
@@ -73,7 +77,11 @@ async function runSnippet(key: string, modules: Record<string, unknown>, scope: 
     const [, defaultName, named, specifier] = imported;
     if (!(specifier && specifier in modules)) throw new Error(`${key}: no module for '${specifier}'`);
     const from = `__modules[${JSON.stringify(specifier)}]`;
-    bindings.push(defaultName ? `const ${defaultName} = ${from}.default;` : `const { ${(named as string).replace(/\bas\b/g, ':')} } = ${from};`);
+    bindings.push(
+      defaultName
+        ? `const ${defaultName} = ${from}.default;`
+        : `const { ${(named as string).replace(/\bas\b/g, ':')} } = ${from};`,
+    );
   }
   const body = lines.join('\n');
   const declared = [...body.matchAll(/^(?:const|let) (?:\{([^}]*)\}|(\w+))/gm)].flatMap(([, list, name]) =>
@@ -85,7 +93,9 @@ async function runSnippet(key: string, modules: Record<string, unknown>, scope: 
     `export default async function (__modules: any, __scope: any) {\n` +
       `  const { ${Object.keys(scope).join(', ')} } = __scope;\n  ${bindings.join('\n  ')}\n${body}\n  return { ${declared.join(', ')} };\n}\n`,
   );
-  const module = (await import(/* @vite-ignore */ file)) as { default: (modules: unknown, scope: unknown) => Promise<Record<string, any>> };
+  const module = (await import(/* @vite-ignore */ file)) as {
+    default: (modules: unknown, scope: unknown) => Promise<Record<string, any>>;
+  };
   return module.default(modules, scope);
 }
 
@@ -102,7 +112,13 @@ const SDK_MODULES = {
 };
 
 // The SDKs' own environment variables point them at the scripted server.
-const ENV = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_AGENTS_DISABLE_TRACING'] as const;
+const ENV = [
+  'ANTHROPIC_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_BASE_URL',
+  'OPENAI_API_KEY',
+  'OPENAI_AGENTS_DISABLE_TRACING',
+] as const;
 const savedEnv = new Map(ENV.map((name) => [name, process.env[name]]));
 beforeAll(() => {
   Object.assign(process.env, {
@@ -154,7 +170,9 @@ function recordingBm25(): { selector: AsyncToolSelector; asked: (string | undefi
 }
 
 const requestTools = (i: number) =>
-  (body(server.current.requests[i]).tools as { name?: string; function?: { name: string } }[]).map((t) => t.name ?? t.function?.name);
+  (body(server.current.requests[i]).tools as { name?: string; function?: { name: string } }[]).map(
+    (t) => t.name ?? t.function?.name,
+  );
 
 describe('docs/tool-search.md snippets', () => {
   it('are the ones this file runs (a new snippet needs a case here)', () => {
@@ -173,7 +191,8 @@ describe('docs/tool-search.md snippets', () => {
     // The page's client, pointed at the scripted server.
     const loopctl = {
       ...root,
-      anthropicMessagesClient: (options: AnthropicMessagesOptions) => root.anthropicMessagesClient({ ...options, baseURL: server.current.anthropicBaseURL }),
+      anthropicMessagesClient: (options: AnthropicMessagesOptions) =>
+        root.anthropicMessagesClient({ ...options, baseURL: server.current.anthropicBaseURL }),
     };
     server.current.enqueue(
       { toolCalls: [{ id: 'toolu_1', name: 'find_tools', arguments: { query: 'send an email' } }] },
@@ -202,12 +221,17 @@ describe('docs/tool-search.md snippets', () => {
     );
     const model = createOpenAI({ baseURL: server.current.openAIBaseURL, apiKey: 'sk-test' }).chat('scripted');
     const { selector, asked } = recordingBm25();
-    const { text } = await runSnippet('Vercel AI SDK (`ai` 7.0.173): `loopctl/ai-sdk`', SDK_MODULES, { model, selector });
+    const { text } = await runSnippet('Vercel AI SDK (`ai` 7.0.173): `loopctl/ai-sdk`', SDK_MODULES, {
+      model,
+      selector,
+    });
     expect(text).toBe('Emailed Kim.');
     expect(asked).toEqual(['send an email']);
     expect(requestTools(0)).toEqual(['toolSearch', 'get_weather']);
     expect(requestTools(1)).toEqual(['toolSearch', 'get_weather', 'send_email']);
-    const result = body(server.current.requests[2]).messages.find((m: { role: string; content: string }) => m.role === 'tool' && m.content.includes('sent to'));
+    const result = body(server.current.requests[2]).messages.find(
+      (m: { role: string; content: string }) => m.role === 'tool' && m.content.includes('sent to'),
+    );
     expect(result?.content).toContain('sent to kim');
   });
 
@@ -215,7 +239,10 @@ describe('docs/tool-search.md snippets', () => {
     server.current.enqueue({ text: 'Sent.' });
     const model = createOpenAI({ baseURL: server.current.openAIBaseURL, apiKey: 'sk-test' }).chat('scripted');
     const { selector, asked } = recordingBm25();
-    const { text, tools } = await runSnippet('Vercel AI SDK (`ai` 7.0.173): `loopctl/ai-sdk` #2', SDK_MODULES, { model, selector });
+    const { text, tools } = await runSnippet('Vercel AI SDK (`ai` 7.0.173): `loopctl/ai-sdk` #2', SDK_MODULES, {
+      model,
+      selector,
+    });
     expect(text).toBe('Sent.');
     expect(asked).toEqual(['Email Kim the report']);
     expect(Object.keys(tools)).toEqual(['get_weather', 'send_email']);
@@ -231,17 +258,22 @@ describe('docs/tool-search.md snippets', () => {
     );
     const anthropicSearch = recordingBm25();
     const allTools = DEFINITIONS.map((tool) => ({ ...tool, input_schema: schema }));
-    const { reply, messages, tools } = await runSnippet('Anthropic (`@anthropic-ai/sdk` 1.10.0): `loopctl/anthropic`', SDK_MODULES, {
-      allTools,
-      callTool,
-      selector: anthropicSearch.selector,
-    });
+    const { reply, messages, tools } = await runSnippet(
+      'Anthropic (`@anthropic-ai/sdk` 1.10.0): `loopctl/anthropic`',
+      SDK_MODULES,
+      {
+        allTools,
+        callTool,
+        selector: anthropicSearch.selector,
+      },
+    );
     expect(anthropicSearch.asked).toEqual(['send an email message']);
     expect(reply.content).toEqual([expect.objectContaining({ type: 'text', text: 'Emailed Kim.' })]);
-    expect(tools.filter((tool: { defer_loading?: boolean }) => tool.defer_loading).map((tool: { name: string }) => tool.name)).toEqual([
-      'send_email',
-      'stock_price',
-    ]);
+    expect(
+      tools
+        .filter((tool: { defer_loading?: boolean }) => tool.defer_loading)
+        .map((tool: { name: string }) => tool.name),
+    ).toEqual(['send_email', 'stock_price']);
     expect(messages[2].content[0]).toMatchObject({
       type: 'tool_result',
       tool_use_id: 'toolu_s',
@@ -262,7 +294,12 @@ describe('docs/tool-search.md snippets', () => {
       { text: 'Emailed Kim.' },
     );
     const responsesSearch = recordingBm25();
-    const functionTools = DEFINITIONS.map((tool) => ({ type: 'function' as const, ...tool, parameters: schema, strict: false }));
+    const functionTools = DEFINITIONS.map((tool) => ({
+      type: 'function' as const,
+      ...tool,
+      parameters: schema,
+      strict: false,
+    }));
     const { response, input } = await runSnippet('OpenAI Responses (`openai` 7.55.0): `loopctl/openai`', SDK_MODULES, {
       functionTools,
       callTool,
@@ -270,7 +307,11 @@ describe('docs/tool-search.md snippets', () => {
     });
     expect(responsesSearch.asked).toEqual(['send an email message']);
     expect(response.output_text).toBe('Emailed Kim.');
-    expect(input[2]).toMatchObject({ type: 'tool_search_output', call_id: 'ts_1', tools: [expect.objectContaining({ name: 'send_email' })] });
+    expect(input[2]).toMatchObject({
+      type: 'tool_search_output',
+      call_id: 'ts_1',
+      tools: [expect.objectContaining({ name: 'send_email' })],
+    });
     expect(calls).toEqual([{ name: 'send_email', input: { to: 'kim' } }]);
     const [first, second] = server.current.requests;
     expect(first?.seenTools).toEqual(['get_weather']);
@@ -285,7 +326,11 @@ describe('docs/tool-search.md snippets', () => {
       { text: 'Emailed Kim.' },
     );
     const { selector, asked } = recordingBm25();
-    const { finalOutput } = await runSnippet('OpenAI Agents SDK (`@openai/agents` 0.20.0): `loopctl/openai-agents`', SDK_MODULES, { selector });
+    const { finalOutput } = await runSnippet(
+      'OpenAI Agents SDK (`@openai/agents` 0.20.0): `loopctl/openai-agents`',
+      SDK_MODULES,
+      { selector },
+    );
     expect(finalOutput).toBe('Emailed Kim.');
     expect(asked).toEqual(['send an email']);
     const [first, second, third] = server.current.requests;
@@ -304,7 +349,9 @@ describe('docs/tool-search.md figures and versions', () => {
       END: string;
       reachableTable: (rows: unknown[]) => string;
     };
-    const benchmarks = JSON.parse(readFileSync(fileURLToPath(new URL('../../docs/benchmarks.json', import.meta.url)), 'utf8')) as {
+    const benchmarks = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../../docs/benchmarks.json', import.meta.url)), 'utf8'),
+    ) as {
       kind?: string;
       set: string;
     }[];
@@ -317,13 +364,28 @@ describe('docs/tool-search.md figures and versions', () => {
   });
 
   it('names the package versions package.json pins', async () => {
-    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { devDependencies: Record<string, string> };
-    for (const name of ['ai', '@ai-sdk/openai', '@anthropic-ai/sdk', 'openai', '@openai/agents', '@openai/agents-openai']) {
+    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
+      devDependencies: Record<string, string>;
+    };
+    for (const name of [
+      'ai',
+      '@ai-sdk/openai',
+      '@anthropic-ai/sdk',
+      'openai',
+      '@openai/agents',
+      '@openai/agents-openai',
+    ]) {
       // A pin, or (for a package that comes with another) the installed version.
       const installed = () =>
-        (JSON.parse(readFileSync(fileURLToPath(new URL(`../../node_modules/${name}/package.json`, import.meta.url)), 'utf8')) as { version: string }).version;
+        (
+          JSON.parse(
+            readFileSync(fileURLToPath(new URL(`../../node_modules/${name}/package.json`, import.meta.url)), 'utf8'),
+          ) as { version: string }
+        ).version;
       const pinned = pkg.devDependencies[name] ?? installed();
-      const named = [...page.matchAll(new RegExp(`\`${name.replace(/[/.@-]/g, '\\$&')}\` (\\d+\\.\\d+\\.\\d+)`, 'g'))].map((match) => match[1]);
+      const named = [
+        ...page.matchAll(new RegExp(`\`${name.replace(/[/.@-]/g, '\\$&')}\` (\\d+\\.\\d+\\.\\d+)`, 'g')),
+      ].map((match) => match[1]);
       expect(named.length, `${name} is named on the page`).toBeGreaterThan(0);
       for (const version of named) expect(version, name).toBe(pinned);
     }

@@ -19,14 +19,26 @@ const page = readFileSync(join(root, 'docs/tool-search.md'), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'loopctl-doc-types-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const PACKAGES = ['ai', '@ai-sdk/openai', '@anthropic-ai/sdk', 'openai', '@openai/agents', '@openai/agents-openai', '@types/node'];
-const LOOPCTL_TYPES = "import type { AsyncToolSelector as GivenSelector, ToolRegistry as GivenRegistry } from 'loopctl'";
+const PACKAGES = [
+  'ai',
+  '@ai-sdk/openai',
+  '@anthropic-ai/sdk',
+  'openai',
+  '@openai/agents',
+  '@openai/agents-openai',
+  '@types/node',
+];
+const LOOPCTL_TYPES =
+  "import type { AsyncToolSelector as GivenSelector, ToolRegistry as GivenRegistry } from 'loopctl'";
 
 /** What each snippet takes as given, by the heading it sits under (the first words are enough). */
 const GIVEN: [string, string][] = [
   ['The loop in deferred mode', 'declare const apiKey: string\ndeclare const registry: GivenRegistry'],
   ['Vercel AI SDK', "declare const model: import('ai').LanguageModel"],
-  ['Anthropic', 'declare const allTools: Anthropic.Tool[]\ndeclare function callTool(name: string, input: unknown): Promise<string>'],
+  [
+    'Anthropic',
+    'declare const allTools: Anthropic.Tool[]\ndeclare function callTool(name: string, input: unknown): Promise<string>',
+  ],
   [
     'OpenAI Responses',
     'declare const functionTools: OpenAI.Responses.FunctionTool[]\ndeclare function callTool(name: string, input: unknown): Promise<string>',
@@ -63,7 +75,12 @@ describe('docs/tool-search.md snippets, type-checked', () => {
       const lines = code.split('\n');
       const imports = lines.filter((line) => line.startsWith('import '));
       const rest = lines.filter((line) => !line.startsWith('import '));
-      writeFileSync(join(dir, file), [...imports, LOOPCTL_TYPES, 'declare const selector: GivenSelector', given[1], ...rest, 'export {}', ''].join('\n'));
+      writeFileSync(
+        join(dir, file),
+        [...imports, LOOPCTL_TYPES, 'declare const selector: GivenSelector', given[1], ...rest, 'export {}', ''].join(
+          '\n',
+        ),
+      );
       return file;
     });
     expect(files).toHaveLength(6);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** The Chromium binary (Debian's package by default). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -55,7 +55,10 @@ export function isLocal(url: string, allow: readonly string[] = []): boolean {
     return false;
   }
   if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return true;
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:' || parsed.protocol === 'ws:') && parsed.hostname === '127.0.0.1';
+  return (
+    (parsed.protocol === 'http:' || parsed.protocol === 'https:' || parsed.protocol === 'ws:') &&
+    parsed.hostname === '127.0.0.1'
+  );
 }
 
 /**
@@ -141,7 +144,13 @@ export interface HookState {
     ms: number;
   };
   registry: { count: number; label: string };
-  results: { id: string; names: string[]; ranked: { name: string; score?: number; matched?: string[] }[]; fellOpen?: string; ms: number }[];
+  results: {
+    id: string;
+    names: string[];
+    ranked: { name: string; score?: number; matched?: string[] }[];
+    fellOpen?: string;
+    ms: number;
+  }[];
   selections: number;
 }
 
@@ -158,5 +167,7 @@ export async function waitReady(page: Page, timeout = 90_000): Promise<HookState
 
 /** Read the current state. */
 export async function readState(page: Page): Promise<HookState> {
-  return page.evaluate(() => JSON.parse(JSON.stringify((window as unknown as { __loopctl: { state: unknown } }).__loopctl.state))) as Promise<HookState>;
+  return page.evaluate(() =>
+    JSON.parse(JSON.stringify((window as unknown as { __loopctl: { state: unknown } }).__loopctl.state)),
+  ) as Promise<HookState>;
 }

@@ -2,11 +2,12 @@
  * The demo page on the WASM path: selection results and their explanations, the IndexedDB
  * corpus cache across a reload, tools.json validation, and no request leaving 127.0.0.1.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import type { Page } from 'playwright-core';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { launch, readState, waitReady, type HookState, type Launched } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
+import { type HookState, type Launched, launch, readState, waitReady } from './browser.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 let model: ScriptedModelServer;
 let server: StaticServer;
@@ -46,7 +47,13 @@ describe('demo page (WASM)', () => {
     expect(state.backend?.device).toBe('wasm');
     // With shipped vectors the page embeds only prompts: one WASM thread.
     expect(state.backend?.numThreads).toBe(1);
-    expect(state.corpus).toMatchObject({ source: 'shipped', corpusEmbeds: 0, seeded: state.registry.count, cacheHits: 0, warnings: [] });
+    expect(state.corpus).toMatchObject({
+      source: 'shipped',
+      corpusEmbeds: 0,
+      seeded: state.registry.count,
+      cacheHits: 0,
+      warnings: [],
+    });
     expect(state.registry.count).toBeGreaterThanOrEqual(50);
     expect(server.requests).toContain('/vectors/demo.lcv');
     await expect(page.locator('[data-chip=corpus]').textContent()).resolves.toContain('shipped vectors, 0 embedded');
@@ -65,7 +72,9 @@ describe('demo page (WASM)', () => {
 
     // What the state says is what the page shows.
     await expect(page.locator('[data-selector=embedding] [data-tool=get_weather_forecast]').count()).resolves.toBe(1);
-    await expect(page.locator('[data-selector=keyword] [data-tool=get_weather_forecast] mark').first().textContent()).resolves.toBe('weather');
+    await expect(
+      page.locator('[data-selector=keyword] [data-tool=get_weather_forecast] mark').first().textContent(),
+    ).resolves.toBe('weather');
     await expect(page.locator('[data-chip=backend]').textContent()).resolves.toContain('WASM');
     await expect(page.locator('.chart rect.chart-embedding').count()).resolves.toBe(1);
   });
@@ -83,7 +92,10 @@ describe('demo page (WASM)', () => {
   it('re-selects as the prompt changes', async () => {
     const before = (await readState(page)).selections;
     await page.fill('#prompt', 'how much is 250 euros in japanese yen');
-    await page.waitForFunction((n) => (window as unknown as { __loopctl: { state: { selections: number } } }).__loopctl.state.selections > n, before);
+    await page.waitForFunction(
+      (n) => (window as unknown as { __loopctl: { state: { selections: number } } }).__loopctl.state.selections > n,
+      before,
+    );
     const state = await readState(page);
     expect(result(state, 'embedding').names).toContain('convert_currency');
     expect(result(state, 'bm25').names).toContain('convert_currency');
@@ -92,7 +104,10 @@ describe('demo page (WASM)', () => {
   });
 
   it("runs the loop in the page with the chosen selector and shows each turn's tools", async () => {
-    model.enqueue({ toolCalls: [{ name: 'get_weather_forecast', arguments: { city: 'Paris', days: 2 } }] }, { text: 'Tomorrow in Paris: light rain, 14 °C.' });
+    model.enqueue(
+      { toolCalls: [{ name: 'get_weather_forecast', arguments: { city: 'Paris', days: 2 } }] },
+      { text: 'Tomorrow in Paris: light rain, 14 °C.' },
+    );
     await page.click('#chat summary');
     await page.fill('#chat input[name=baseURL]', `${server.url}v1`);
     await page.fill('#chat input[name=model]', 'scripted');
@@ -102,14 +117,18 @@ describe('demo page (WASM)', () => {
     await page.waitForSelector('#chat .chat-run .chat-note', { timeout: 30_000 });
 
     const [first, second] = await model.waitForRequests(2);
-    const advertised = ((first?.json as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? []).map((t) => t.function.name);
+    const advertised = ((first?.json as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? []).map(
+      (t) => t.function.name,
+    );
     expect(advertised).toContain('get_weather_forecast');
     expect(advertised.length).toBeLessThanOrEqual(6);
     expect(second?.json).toBeTruthy();
 
     const turns = await page.locator('#chat .chat-turn-label').allTextContents();
     expect(turns[0]).toMatch(/Turn 1 · embedding · \d+\/67 tools/);
-    await expect(page.locator('#chat .chat-turn').first().locator('.tool-chip', { hasText: 'get_weather_forecast' }).count()).resolves.toBe(1);
+    await expect(
+      page.locator('#chat .chat-turn').first().locator('.tool-chip', { hasText: 'get_weather_forecast' }).count(),
+    ).resolves.toBe(1);
     await expect(page.locator('#chat .chat-tool').first().textContent()).resolves.toContain('get_weather_forecast');
     await expect(page.locator('#chat .chat-assistant').last().textContent()).resolves.toContain('light rain');
     // Settings persist locally; the key field stays empty (none given).
@@ -118,7 +137,8 @@ describe('demo page (WASM)', () => {
 
   it("learns the chat's tool turn into IndexedDB, keeps it across a reload, and forgets it on request", async () => {
     // The run above called get_weather_forecast successfully with "learn" on (the default).
-    const learnedLine = (text: string) => page.waitForSelector(`#chat .chat-learned >> text="${text}"`, { timeout: 30_000 });
+    const learnedLine = (text: string) =>
+      page.waitForSelector(`#chat .chat-learned >> text="${text}"`, { timeout: 30_000 });
     await learnedLine('Learned from 1 prompt (kept in this browser only).');
     expect(await learnedKeys(page)).toHaveLength(2); // the examples and the pointer to them
 
@@ -142,7 +162,12 @@ describe('demo page (WASM)', () => {
       name: 'tools.json',
       mimeType: 'application/json',
       buffer: Buffer.from(
-        JSON.stringify([{ name: 'ok_tool', description: 'fine', parameters: { type: 'object' } }, { name: 3 }, 'nope', { name: 'send email!' }]),
+        JSON.stringify([
+          { name: 'ok_tool', description: 'fine', parameters: { type: 'object' } },
+          { name: 3 },
+          'nope',
+          { name: 'send email!' },
+        ]),
       ),
     });
     await page.waitForSelector('#tools-errors:not([hidden])');
@@ -150,7 +175,9 @@ describe('demo page (WASM)', () => {
     // The library's reader, as ToolRegistry.register: the same messages, the name rule said.
     expect(errors).toContain('[1].name: 3 is refused: tool names are 1-64 printable ASCII characters');
     expect(errors).toContain('[2]: must be an object');
-    expect(errors).toContain('[3].name: "send email!" is refused: tool names are 1-64 printable ASCII characters, no spaces');
+    expect(errors).toContain(
+      '[3].name: "send email!" is refused: tool names are 1-64 printable ASCII characters, no spaces',
+    );
 
     const tools = [
       {
@@ -158,11 +185,25 @@ describe('demo page (WASM)', () => {
         description: 'Weather forecast for a city for the coming days.',
         parameters: { type: 'object', properties: { city: { type: 'string' } } },
       },
-      { type: 'function', function: { name: 'send_invoice', description: 'Email an invoice to a customer.', parameters: { type: 'object' } } },
-      { name: 'search_flights', description: 'Find flights between two airports on a date.', input_schema: { type: 'object' } },
+      {
+        type: 'function',
+        function: {
+          name: 'send_invoice',
+          description: 'Email an invoice to a customer.',
+          parameters: { type: 'object' },
+        },
+      },
+      {
+        name: 'search_flights',
+        description: 'Find flights between two airports on a date.',
+        input_schema: { type: 'object' },
+      },
     ];
     const errorsAfter = await page.evaluate(
-      (text) => (window as unknown as { __loopctl: { loadToolsText(t: string): Promise<string[]> } }).__loopctl.loadToolsText(text),
+      (text) =>
+        (window as unknown as { __loopctl: { loadToolsText(t: string): Promise<string[]> } }).__loopctl.loadToolsText(
+          text,
+        ),
       JSON.stringify({ tools }),
     );
     expect(errorsAfter).toEqual([]);

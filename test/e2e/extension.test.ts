@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extensionId, launch, type Launched } from './browser.js';
+import { extensionId, type Launched, launch } from './browser.js';
 
 const FOLDER = 'examples/extension/dist';
 const id = extensionId(FOLDER);
@@ -68,7 +68,8 @@ describe('MV3 extension', () => {
     });
     expect(state.corpus).toMatchObject({ source: 'idb', corpusEmbeds: 0 });
     const names = await page.evaluate(
-      (prompt) => (window as unknown as { __loopctl: { select(p: string): Promise<string[]> } }).__loopctl.select(prompt),
+      (prompt) =>
+        (window as unknown as { __loopctl: { select(p: string): Promise<string[]> } }).__loopctl.select(prompt),
       'email the invoice to the customer',
     );
     expect(names).toContain('send_email');

@@ -11,7 +11,11 @@ import { build } from 'vite';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export default async function setup(): Promise<void> {
-  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(`${root}build/demo/index.html`) && existsSync(`${root}examples/extension/dist/manifest.json`)) {
+  if (
+    process.env.E2E_SKIP_BUILD === '1' &&
+    existsSync(`${root}build/demo/index.html`) &&
+    existsSync(`${root}examples/extension/dist/manifest.json`)
+  ) {
     return;
   }
   await build({ configFile: `${root}vite.demo.config.ts`, logLevel: 'warn' });

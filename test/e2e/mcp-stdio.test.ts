@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { afterAll, expect, it } from 'vitest';
-import { launch, type Launched } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type Launched, launch } from './browser.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const ENTRY = fileURLToPath(new URL('./mcp-stdio-page.ts', import.meta.url));
 
@@ -25,11 +25,19 @@ async function bundle(): Promise<Record<string, string>> {
   const output = await build({
     configFile: false,
     logLevel: 'warn',
-    build: { write: false, target: 'es2022', minify: false, sourcemap: false, lib: { entry: ENTRY, formats: ['es'], fileName: 'mcp-stdio-page' } },
+    build: {
+      write: false,
+      target: 'es2022',
+      minify: false,
+      sourcemap: false,
+      lib: { entry: ENTRY, formats: ['es'], fileName: 'mcp-stdio-page' },
+    },
   });
   type Item = { type: string; fileName: string; code?: string };
   const results = (Array.isArray(output) ? output : [output]) as { output: Item[] }[];
-  const chunks = results.flatMap((result) => result.output).filter((item) => item.type === 'chunk' && typeof item.code === 'string');
+  const chunks = results
+    .flatMap((result) => result.output)
+    .filter((item) => item.type === 'chunk' && typeof item.code === 'string');
   return Object.fromEntries(chunks.map((chunk) => [`/${chunk.fileName}`, chunk.code as string]));
 }
 
@@ -44,7 +52,11 @@ it('a stdio mount in the browser rejects with "stdio needs Node or Deno"; the re
   expect(Object.values(files).some((code) => code.includes('child_process'))).toBe(true); // present, behind a lazy import
   empty = await mkdtemp(join(tmpdir(), 'loopctl-mcp-page-'));
   server = await serveStatic(empty, {
-    files: { '/index.html': '<!doctype html><meta charset="utf-8"><title>mcp stdio</title><script type="module" src="/mcp-stdio-page.js"></script>', ...files },
+    files: {
+      '/index.html':
+        '<!doctype html><meta charset="utf-8"><title>mcp stdio</title><script type="module" src="/mcp-stdio-page.js"></script>',
+      ...files,
+    },
   });
   browser = await launch();
   const page = await browser.newPage();
@@ -52,9 +64,12 @@ it('a stdio mount in the browser rejects with "stdio needs Node or Deno"; the re
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${server.url}index.html`);
   await page.waitForFunction(() => '__mcpStdio' in window, undefined, { timeout: 60_000 });
-  const outcome = await page.evaluate(() => (window as unknown as { __mcpStdio: () => Promise<{ message: string; registered: number }> }).__mcpStdio());
+  const outcome = await page.evaluate(() =>
+    (window as unknown as { __mcpStdio: () => Promise<{ message: string; registered: number }> }).__mcpStdio(),
+  );
   expect(outcome).toEqual({
-    message: 'mountMcp: stdio MCP servers need Node or Deno (this runtime cannot start processes); mount this server over Streamable HTTP (url) instead',
+    message:
+      'mountMcp: stdio MCP servers need Node or Deno (this runtime cannot start processes); mount this server over Streamable HTTP (url) instead',
     registered: 0,
   });
   expect(errors).toEqual([]);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_ENV } from '../../scripts/start-worker.mjs';
-import { launch, type Launched, waitReady } from './browser.js';
+import { type Launched, launch, waitReady } from './browser.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'npm-start-e2e-token-0123456789';
@@ -124,6 +124,8 @@ describe('npm start', () => {
     const lines = after.split('\n').filter((line) => line.includes('[loopctl]'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`[loopctl] proxy: no openai upstream answered at ${dead} (`);
-    expect(lines[0]).toContain('start the model server there (e.g. ollama serve), or point MODEL_BASE_URL or PROXY_OPENAI_BASE_URL at one');
+    expect(lines[0]).toContain(
+      'start the model server there (e.g. ollama serve), or point MODEL_BASE_URL or PROXY_OPENAI_BASE_URL at one',
+    );
   });
 });

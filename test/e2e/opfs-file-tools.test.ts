@@ -14,9 +14,9 @@ import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FILE_CASES } from '../file-tools/file-cases.js';
-import { launch, type Launched } from './browser.js';
+import { type Launched, launch } from './browser.js';
 import type { CaseReport } from './opfs-page.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const ENTRY = fileURLToPath(new URL('./opfs-page.ts', import.meta.url));
 
@@ -47,11 +47,16 @@ async function bundle(): Promise<Record<string, string>> {
   // With `write: false` the build returns its output in memory (one result per format).
   type Item = { type: string; isEntry?: boolean; code?: string };
   const results = (Array.isArray(output) ? output : [output]) as { output: Item[] }[];
-  const chunks = results.flatMap((result) => result.output).filter((item) => item.type === 'chunk') as (Item & { fileName: string; code: string })[];
+  const chunks = results.flatMap((result) => result.output).filter((item) => item.type === 'chunk') as (Item & {
+    fileName: string;
+    code: string;
+  })[];
   const entry = chunks.find((item) => item.isEntry);
   if (typeof entry?.code !== 'string') throw new Error('the OPFS page bundle has no entry chunk');
   // The entry and the chunks it loads on first use (the argument validator, …), served by name.
-  return Object.fromEntries(chunks.map((chunk) => [chunk.isEntry ? '/opfs-page.js' : `/${chunk.fileName}`, chunk.code]));
+  return Object.fromEntries(
+    chunks.map((chunk) => [chunk.isEntry ? '/opfs-page.js' : `/${chunk.fileName}`, chunk.code]),
+  );
 }
 
 async function openPage(): Promise<void> {
@@ -64,7 +69,8 @@ beforeAll(async () => {
   empty = await mkdtemp(join(tmpdir(), 'loopctl-opfs-'));
   server = await serveStatic(empty, {
     files: {
-      '/index.html': '<!doctype html><meta charset="utf-8"><title>OPFS file tools</title><script type="module" src="/opfs-page.js"></script>',
+      '/index.html':
+        '<!doctype html><meta charset="utf-8"><title>OPFS file tools</title><script type="module" src="/opfs-page.js"></script>',
       ...scripts,
     },
   });
@@ -90,7 +96,10 @@ describe('file tools on the opfs backend (Chromium)', () => {
   });
 
   it.for(FILE_CASES)('$name', async (fileCase, context) => {
-    const report = await page.evaluate((name) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.run(name), fileCase.name);
+    const report = await page.evaluate(
+      (name) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.run(name),
+      fileCase.name,
+    );
     if (report.outcome === 'skipped') context.skip('OPFS has no symbolic links');
     expect(report.error ?? '', `${fileCase.name} in the page`).toBe('');
     expect(report.outcome).toBe('passed');
@@ -98,14 +107,23 @@ describe('file tools on the opfs backend (Chromium)', () => {
 
   it('the default root (navigator.storage.getDirectory()) persists across a reload', async () => {
     const call = (tool: string, args: Record<string, unknown>) =>
-      page.evaluate(([name, input]) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.callOnDefaultRoot(name, input), [tool, args] as const);
+      page.evaluate(
+        ([name, input]) => (window as unknown as { __opfsCases: PageHook }).__opfsCases.callOnDefaultRoot(name, input),
+        [tool, args] as const,
+      );
     expect(await call('Write', { path: 'notes/persist.md', content: '# Kept\nacross reloads\n' })).toEqual({
       isError: false,
       content: 'Created notes/persist.md: 22 bytes.',
     });
     await openPage();
-    expect(await call('Read', { path: 'notes/persist.md' })).toEqual({ isError: false, content: '     1→# Kept\n     2→across reloads' });
-    expect(await call('Grep', { pattern: 'reloads', glob: '*.md' })).toEqual({ isError: false, content: 'notes/persist.md:2:across reloads' });
+    expect(await call('Read', { path: 'notes/persist.md' })).toEqual({
+      isError: false,
+      content: '     1→# Kept\n     2→across reloads',
+    });
+    expect(await call('Grep', { pattern: 'reloads', glob: '*.md' })).toEqual({
+      isError: false,
+      content: 'notes/persist.md:2:across reloads',
+    });
     expect(await call('Glob', { pattern: '**/*.md' })).toEqual({ isError: false, content: 'notes/persist.md' });
     expect((await call('Read', { path: '../escape' })).content).toMatch(/path escapes the root/);
   });

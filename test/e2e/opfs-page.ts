@@ -3,9 +3,10 @@
  * file-tool case table on `opfsFileSystem`, each case in a fresh OPFS directory, driven from
  * the test through `window.__opfsCases`.
  */
-import { ToolRegistry } from '../../src/registry/registry.js';
+
 import { opfsFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
-import { FILE_CASES, runFileCase, type Backend } from '../file-tools/file-cases.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { type Backend, FILE_CASES, runFileCase } from '../file-tools/file-cases.js';
 
 /** What a case run reports back to the test (plain JSON). */
 export interface CaseReport {
@@ -41,7 +42,10 @@ async function run(name: string): Promise<CaseReport> {
 }
 
 /** One tool call on the default root (`navigator.storage.getDirectory()`), for the reload test. */
-async function callOnDefaultRoot(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; content: string }> {
+async function callOnDefaultRoot(
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; content: string }> {
   const registry = new ToolRegistry();
   registerFileTools(registry, opfsFileSystem());
   const { isError, content } = await registry.dispatch({ id: 'page', name: tool, arguments: JSON.stringify(args) });

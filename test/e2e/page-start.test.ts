@@ -6,10 +6,10 @@
  * And the lazily imported chunks download with the page instead of one after another.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launch, readState, waitReady, type Launched } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Launched, launch, readState, waitReady } from './browser.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const MODEL = '/models/use-lite/onnx/model_quantized.onnx';
 const RUNTIME_WASM = '/ort/ort-wasm-simd-threaded.wasm';
@@ -62,7 +62,8 @@ function storedCorpora(target: Page): Promise<number> {
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (requests: ${server.requests.join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what} (requests: ${server.requests.join(', ')})`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -72,7 +73,9 @@ describe('demo page start-up (WASM)', () => {
     // device=auto in a browser that has WebGPU's API (no adapter here): the page does not preload the
     // runtime with its HTML, so what fetches it early is the embedder's own start-up.
     await page.goto(server.url);
-    expect(await page.evaluate(() => 'gpu' in navigator && document.querySelector('link[rel=preload][as=fetch]') === null)).toBe(true);
+    expect(
+      await page.evaluate(() => 'gpu' in navigator && document.querySelector('link[rel=preload][as=fetch]') === null),
+    ).toBe(true);
     await until('the WASM runtime to be requested', () => server.requests.includes(RUNTIME_WASM));
     await until('the corpus to land in IndexedDB', async () => (await storedCorpora(page)) === 1);
 
@@ -85,7 +88,12 @@ describe('demo page start-up (WASM)', () => {
     release();
     const state = await waitReady(page);
     expect(state.backend?.device).toBe('wasm');
-    expect(state.corpus).toMatchObject({ source: 'shipped', corpusEmbeds: 0, seeded: state.registry.count, warnings: [] });
+    expect(state.corpus).toMatchObject({
+      source: 'shipped',
+      corpusEmbeds: 0,
+      seeded: state.registry.count,
+      warnings: [],
+    });
     // The runtime's start-up is timed from the start of the load (it overlapped the held download).
     const phases = (state.backend as unknown as { loadPhases: { runtime: number } }).loadPhases;
     expect(phases.runtime).toBeGreaterThan(0);
@@ -98,7 +106,9 @@ describe('demo page start-up (WASM)', () => {
 
 describe('demo page preloads', () => {
   it('fetches its lazy chunks, the runtime glue and (on WASM) the runtime with the page, before its script runs', async () => {
-    const entry = /<script type="module"[^>]* src="\.(\/assets\/index-[^"]+\.js)"/.exec(readFileSync('build/demo/index.html', 'utf8'))?.[1];
+    const entry = /<script type="module"[^>]* src="\.(\/assets\/index-[^"]+\.js)"/.exec(
+      readFileSync('build/demo/index.html', 'utf8'),
+    )?.[1];
     expect(entry).toBeDefined();
     const lazy = readdirSync('build/demo/assets')
       .filter((name) => /^(ort\.wasm\.min|corpus-codec|vectors-source|learned-store)-.*\.js$/.test(name))

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launch, waitReady, type Launched } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type Launched, launch, waitReady } from './browser.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 let server: StaticServer | undefined;
 let browser: Launched | undefined;
@@ -35,7 +35,12 @@ const embedding = (state: Awaited<ReturnType<typeof open>>) => state.results.fin
 describe('shipped vectors on the demo page', () => {
   it('?vectors=none embeds every tool (the comparison the benchmark makes)', async () => {
     const state = await open({}, '&vectors=none');
-    expect(state.corpus).toMatchObject({ source: 'embedded', corpusEmbeds: state.registry.count, seeded: 0, warnings: [] });
+    expect(state.corpus).toMatchObject({
+      source: 'embedded',
+      corpusEmbeds: state.registry.count,
+      seeded: 0,
+      warnings: [],
+    });
     expect(server?.requests).not.toContain('/vectors/demo.lcv');
     // A page that embeds its corpus runs WASM threads on every core (up to 4; it is isolated).
     expect(state.crossOriginIsolated).toBe(true);

@@ -4,11 +4,12 @@
  * provider. Its top-k must match the WASM path's. SwiftShader is slow (seconds per batch), so
  * this runs on a ten-tool registry served next to the page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
-import { launch, waitReady, type Launched } from './browser.js';
-import { serveStatic, type StaticServer } from './serve.js';
+import { type Launched, launch, waitReady } from './browser.js';
+import { type StaticServer, serveStatic } from './serve.js';
 
 const NAMES = [
   'get_current_weather',
@@ -22,7 +23,11 @@ const NAMES = [
   'run_sql_query',
   'set_reminder',
 ];
-const PROMPTS = ["what's the weather in Paris tomorrow", 'how much is 250 euros in yen', 'remind me to call mum at 6pm'];
+const PROMPTS = [
+  "what's the weather in Paris tomorrow",
+  'how much is 250 euros in yen',
+  'remind me to call mum at 6pm',
+];
 const K = 3;
 
 interface Ranked {
@@ -72,9 +77,11 @@ async function rank(device: 'wasm' | 'webgpu'): Promise<Ranked> {
   for (const prompt of PROMPTS) {
     const results = await page.evaluate(
       (text) =>
-        (window as unknown as { __loopctl: { select(p: string): Promise<{ id: string; ranked: { name: string; score?: number }[] }[]> } }).__loopctl.select(
-          text,
-        ),
+        (
+          window as unknown as {
+            __loopctl: { select(p: string): Promise<{ id: string; ranked: { name: string; score?: number }[] }[]> };
+          }
+        ).__loopctl.select(text),
       prompt,
     );
     const embedding = results.find((r) => r.id === 'embedding');
@@ -103,7 +110,8 @@ describe('WebGPU vs WASM', () => {
     for (const [i, pick] of cpu.picks.entries()) {
       const other = gpu.picks[i];
       expect(other?.names.slice().sort(), pick.prompt).toEqual(pick.names.slice().sort());
-      for (const name of pick.names) expect(other?.scores[name], `${pick.prompt}: ${name}`).toBeCloseTo(pick.scores[name] ?? NaN, 2);
+      for (const name of pick.names)
+        expect(other?.scores[name], `${pick.prompt}: ${name}`).toBeCloseTo(pick.scores[name] ?? NaN, 2);
     }
     expect(cpu.picks[0]?.names).toContain('get_weather_forecast');
     expect(cpu.picks[1]?.names).toContain('convert_currency');

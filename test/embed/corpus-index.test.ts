@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CorpusError, CorpusIndex } from '../../src/embed/corpus-index.js';
 import { CORPUS_HEADER_BYTES, decodeCorpus, encodeCorpus } from '../../src/embed/corpus-codec.js';
-import { Hash64, checksumBytes, hashStrings } from '../../src/hash.js';
+import { CorpusError, CorpusIndex } from '../../src/embed/corpus-index.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
-import { toolText } from '../../src/text/words.js';
+import { checksumBytes, Hash64, hashStrings } from '../../src/hash.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
+import { toolText } from '../../src/text/words.js';
 import { countingEmbedder, mapCache, registry } from './counting-embedder.js';
 
 const expectedTexts = (all: readonly ToolSchema[]) => all.map((tool) => toolText(tool.name, tool.description));
@@ -198,7 +198,11 @@ describe('CorpusIndex', () => {
         const count = (bytes.length - CORPUS_HEADER_BYTES) / 4 / dims;
         const view = new DataView(bytes.buffer, bytes.byteOffset);
         const keyHash: [number, number] = [view.getUint32(16, true), view.getUint32(20, true)];
-        return encodeCorpus(new Float32Array(dims * (count - 1)).fill(0.1), { dimensions: dims, count: count - 1, keyHash });
+        return encodeCorpus(new Float32Array(dims * (count - 1)).fill(0.1), {
+          dimensions: dims,
+          count: count - 1,
+          keyHash,
+        });
       },
       'entry of another key': (bytes, dims) => {
         const count = (bytes.length - CORPUS_HEADER_BYTES) / 4 / dims;
@@ -218,7 +222,12 @@ describe('CorpusIndex', () => {
         const embedder = countingEmbedder();
         const index = new CorpusIndex(embedder, mapCache(storage));
         const { corpus, warnings } = await index.load(all);
-        expect(index.stats).toMatchObject({ rebuiltCorrupt: 1, cacheHits: 0, cacheMisses: 1, corpusEmbeds: all.length });
+        expect(index.stats).toMatchObject({
+          rebuiltCorrupt: 1,
+          cacheHits: 0,
+          cacheMisses: 1,
+          corpusEmbeds: all.length,
+        });
         expect(warnings.join('\n')).toMatch(/corpus cache entry discarded/);
         expect([...corpus.matrix]).toEqual([...clean.matrix]);
         // The rebuilt entry replaced the bad one.
@@ -269,7 +278,10 @@ describe('CorpusIndex', () => {
     const cache = memoryVectorCache();
     const embedder = countingEmbedder();
     const all = registry();
-    const [a, b] = await Promise.all([new CorpusIndex(embedder, cache).load(all), new CorpusIndex(embedder, cache).load(all)]);
+    const [a, b] = await Promise.all([
+      new CorpusIndex(embedder, cache).load(all),
+      new CorpusIndex(embedder, cache).load(all),
+    ]);
     expect(a.corpus).toBe(b.corpus);
     expect(embedder.texts).toHaveLength(all.length);
     const third = new CorpusIndex(embedder, cache);

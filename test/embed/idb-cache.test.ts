@@ -2,7 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 
 // No IndexedDB in Node (fake-indexeddb is not installed): stand in for idb-keyval's API to
 // check the adapter's use of it. The real round trip runs in Chromium.
-const calls = vi.hoisted(() => ({ createStore: [] as Array<[string, string]>, stores: new Map<string, Map<unknown, unknown>>() }));
+const calls = vi.hoisted(() => ({
+  createStore: [] as Array<[string, string]>,
+  stores: new Map<string, Map<unknown, unknown>>(),
+}));
 vi.mock('idb-keyval', () => {
   const storeFor = (name: string) => {
     let map = calls.stores.get(name);
@@ -19,7 +22,8 @@ vi.mock('idb-keyval', () => {
       return { name: `${dbName}/${storeName}` };
     },
     get: async (key: string, store: UseStore) => structuredClone(storeFor(store.name).get(key)),
-    set: async (key: string, value: unknown, store: UseStore) => void storeFor(store.name).set(key, structuredClone(value)),
+    set: async (key: string, value: unknown, store: UseStore) =>
+      void storeFor(store.name).set(key, structuredClone(value)),
     del: async (key: string, store: UseStore) => void storeFor(store.name).delete(key),
   };
 });

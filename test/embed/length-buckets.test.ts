@@ -27,7 +27,9 @@ describe('lengthBuckets', () => {
       expect(cost(batch)).toBeLessThanOrEqual(real * 1.1 + 1e-9);
     }
     // Registry-order batches of 16 (what corpus embedding did before) pad far more.
-    const naive = Array.from({ length: Math.ceil(input.length / 16) }, (_, b) => input.map((_, i) => i).slice(b * 16, b * 16 + 16));
+    const naive = Array.from({ length: Math.ceil(input.length / 16) }, (_, b) =>
+      input.map((_, i) => i).slice(b * 16, b * 16 + 16),
+    );
     const total = (batches: number[][]) => batches.reduce((sum, batch) => sum + cost(batch), 0);
     const real = input.reduce((a, b) => a + b, 0);
     expect(total(naive) / real).toBeGreaterThan(1.5);

@@ -3,9 +3,14 @@
  * with a reason (never a throw, never a half-trusted file).
  */
 import { describe, expect, it } from 'vitest';
-import { buildVectorsFile } from '../../src/embed/vectors-build.js';
-import { encodeVectorsFile, readVectorsFile, VECTORS_FILE_VERSION, vectorsTextKey } from '../../src/embed/vectors-file.js';
 import { normalise } from '../../src/embed/embedder.js';
+import { buildVectorsFile } from '../../src/embed/vectors-build.js';
+import {
+  encodeVectorsFile,
+  readVectorsFile,
+  VECTORS_FILE_VERSION,
+  vectorsTextKey,
+} from '../../src/embed/vectors-file.js';
 import { toolText } from '../../src/text/words.js';
 import { bagOfWords, countingEmbedder, registry } from './counting-embedder.js';
 
@@ -36,7 +41,13 @@ describe('vectors file', () => {
       const read = readVectorsFile(bytes, header);
       expect(read.ok).toBe(true);
       if (!read.ok) return;
-      expect(read.file).toMatchObject({ embedderId: 'test/bow-64', dimensions: DIMS, count: texts.length, precision, byteLength: bytes.byteLength });
+      expect(read.file).toMatchObject({
+        embedderId: 'test/bow-64',
+        dimensions: DIMS,
+        count: texts.length,
+        precision,
+        byteLength: bytes.byteLength,
+      });
       for (const { text, vector } of [...entries].reverse()) {
         const stored = read.file.vectorFor(text) as Float32Array;
         expect(stored).toBeInstanceOf(Float32Array);
@@ -64,7 +75,12 @@ describe('vectors file', () => {
   }
 
   it('is compact: f16 rows cost 2 bytes a value, i8 one (plus a scale), keys 8 bytes', () => {
-    const sizes = Object.fromEntries((['f32', 'f16', 'i8'] as const).map((p) => [p, encodeVectorsFile({ ...header, precision: p }, entries).byteLength]));
+    const sizes = Object.fromEntries(
+      (['f32', 'f16', 'i8'] as const).map((p) => [
+        p,
+        encodeVectorsFile({ ...header, precision: p }, entries).byteLength,
+      ]),
+    );
     const n = texts.length;
     const fixed = 20 + Math.ceil('test/bow-64'.length / 4) * 4 + 4;
     expect(sizes.f32).toBe(fixed + n * (8 + DIMS * 4));
@@ -80,7 +96,9 @@ describe('vectors file', () => {
   });
 
   it('refuses to encode vectors of the wrong size or that cannot rank', () => {
-    expect(() => encodeVectorsFile(header, [{ text: 'x', vector: new Float32Array(DIMS + 1) }])).toThrow(/65 values, expected 64/);
+    expect(() => encodeVectorsFile(header, [{ text: 'x', vector: new Float32Array(DIMS + 1) }])).toThrow(
+      /65 values, expected 64/,
+    );
     expect(() => encodeVectorsFile(header, [{ text: 'x', vector: new Float32Array(DIMS) }])).toThrow(/cannot rank/);
     expect(() => encodeVectorsFile({ ...header, precision: 'f8' as never }, entries)).toThrow(/precision/);
   });
@@ -112,7 +130,9 @@ describe('vectors file', () => {
       expect(refused(bytes, { embedderId: 'use-lite/int8/mean/tok2', dimensions: DIMS })).toMatch(
         /built by embedder "test\/bow-64", this selector uses "use-lite/,
       );
-      expect(refused(bytes, { embedderId: 'test/bow-64', dimensions: 512 })).toMatch(/64-dimension vectors, this embedder makes 512/);
+      expect(refused(bytes, { embedderId: 'test/bow-64', dimensions: 512 })).toMatch(
+        /64-dimension vectors, this embedder makes 512/,
+      );
       const future = bytes.slice();
       new DataView(future.buffer).setUint16(4, VECTORS_FILE_VERSION + 1, true);
       expect(refused(future)).toMatch(/format version 2/);
@@ -142,6 +162,9 @@ describe('vectors file', () => {
     const read = readVectorsFile(bytes, header);
     expect(read.ok).toBe(true);
     const text = texts[3] as string;
-    if (read.ok) expect(cosine(read.file.vectorFor(text) as Float32Array, normalise(bagOfWords(text, DIMS)) as Float32Array)).toBeGreaterThan(0.99999);
+    if (read.ok)
+      expect(
+        cosine(read.file.vectorFor(text) as Float32Array, normalise(bagOfWords(text, DIMS)) as Float32Array),
+      ).toBeGreaterThan(0.99999);
   });
 });

@@ -14,10 +14,11 @@
  *   await runFileCase(fileCase, { name: 'memory', create: async () => ({ fs: memoryFileSystem() }) })
  * }
  */
-import type { ToolResult } from '../../src/message.js';
-import { ToolRegistry } from '../../src/registry/registry.js';
+
 import type { FileSystem, FileToolsOptions } from '../../src/file-tools/file-tools.js';
 import { isFileSystemError, registerFileTools } from '../../src/file-tools/file-tools.js';
+import type { ToolResult } from '../../src/message.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 
 /** The assertions a case uses; {@link simpleCheck} works anywhere, runners may pass their own. */
 export interface Check {
@@ -118,8 +119,10 @@ export const FIXTURE: Readonly<Record<string, string | Uint8Array>> = {
   'package.json': '{\n  "name": "demo",\n  "version": "1.0.0"\n}\n',
   'notes.txt': 'Teh quick brown fox\nrepeat me\nrepeat me\n',
   'empty.txt': '',
-  'src/config.ts': 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n// TODO: validate the config\n',
-  'src/main.ts': "import { parseConfig } from '../tools/config';\n\nconst config = parseConfig('{}');\nconsole.log(config);\n",
+  'src/config.ts':
+    'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n// TODO: validate the config\n',
+  'src/main.ts':
+    "import { parseConfig } from '../tools/config';\n\nconst config = parseConfig('{}');\nconsole.log(config);\n",
   'src/util/strings.ts': 'export const shout = (s: string) => s.toUpperCase();\n',
   'docs/guide.md': '# Guide\n\nCall parseConfig with JSON text.\n',
   'docs/api.md': '# API\n\n- parseConfig(text)\n',
@@ -202,7 +205,10 @@ export const FILE_CASES: readonly FileCase[] = [
         await ok('Read', { path: 'notes.txt', offset: 2, limit: 1 }),
         '     2→repeat me\n\n(showing lines 2-2 of 3; call Read with offset=3 to continue)',
       );
-      check.equal(await ok('Read', { path: 'notes.txt', offset: 2 }), '     2→repeat me\n     3→repeat me\n\n(showing lines 2-3 of 3)');
+      check.equal(
+        await ok('Read', { path: 'notes.txt', offset: 2 }),
+        '     2→repeat me\n     3→repeat me\n\n(showing lines 2-3 of 3)',
+      );
     },
   },
   {
@@ -261,7 +267,10 @@ export const FILE_CASES: readonly FileCase[] = [
     async run({ fs, ok, check }) {
       await fs.writeFile('many.txt', Array.from({ length: 2500 }, (_, i) => `row ${i + 1}`).join('\n'));
       const text = await ok('Read', { path: 'many.txt' });
-      check.match(text, / {2}2000→row 2000\n\n\(showing lines 1-2000 of 2500; call Read with offset=2001 to continue\)$/);
+      check.match(
+        text,
+        / {2}2000→row 2000\n\n\(showing lines 1-2000 of 2500; call Read with offset=2001 to continue\)$/,
+      );
       check.notMatch(text, /row 2001/);
     },
   },
@@ -295,7 +304,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Write: creates a file and its parent folders',
     async run({ fs, ok, check, text }) {
-      check.equal(await ok('Write', { path: 'new/deep/hello.txt', content: 'hi\n' }), 'Created new/deep/hello.txt: 3 bytes.');
+      check.equal(
+        await ok('Write', { path: 'new/deep/hello.txt', content: 'hi\n' }),
+        'Created new/deep/hello.txt: 3 bytes.',
+      );
       check.equal(await text('new/deep/hello.txt'), 'hi\n');
       check.ok((await fs.stat('new/deep')).isDirectory, 'new/deep is a directory');
     },
@@ -303,7 +315,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Write: overwrites an existing file and says what it replaced',
     async run({ ok, check, text }) {
-      check.equal(await ok('Write', { path: 'notes.txt', content: 'new\n' }), 'Overwrote notes.txt: 4 bytes, was 40 bytes.');
+      check.equal(
+        await ok('Write', { path: 'notes.txt', content: 'new\n' }),
+        'Overwrote notes.txt: 4 bytes, was 40 bytes.',
+      );
       check.equal(await text('notes.txt'), 'new\n');
     },
   },
@@ -326,14 +341,21 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Edit: replaces a unique string',
     async run({ ok, check, text }) {
-      check.equal(await ok('Edit', { path: 'notes.txt', old_string: 'Teh', new_string: 'The' }), 'Edited notes.txt: replaced 1 occurrence at line 1.');
+      check.equal(
+        await ok('Edit', { path: 'notes.txt', old_string: 'Teh', new_string: 'The' }),
+        'Edited notes.txt: replaced 1 occurrence at line 1.',
+      );
       check.equal(await text('notes.txt'), 'The quick brown fox\nrepeat me\nrepeat me\n');
     },
   },
   {
     name: 'Edit: an absent string fails clearly and leaves the file alone',
     async run({ fails, check, text }) {
-      await fails('Edit', { path: 'notes.txt', old_string: 'lazy dog', new_string: 'cat' }, /old_string was not found in notes\.txt; it must match exactly/);
+      await fails(
+        'Edit',
+        { path: 'notes.txt', old_string: 'lazy dog', new_string: 'cat' },
+        /old_string was not found in notes\.txt; it must match exactly/,
+      );
       check.equal(await text('notes.txt'), FIXTURE['notes.txt']);
     },
   },
@@ -363,9 +385,21 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Edit: a missing file, identical strings and an empty old_string are errors',
     async run({ fails }) {
-      await fails('Edit', { path: 'missing.txt', old_string: 'a', new_string: 'b' }, /missing\.txt: no such file or directory/);
-      await fails('Edit', { path: 'notes.txt', old_string: 'Teh', new_string: 'Teh' }, /old_string and new_string are the same/);
-      await fails('Edit', { path: 'notes.txt', old_string: '', new_string: 'x' }, /invalid arguments for "Edit": \/old_string/);
+      await fails(
+        'Edit',
+        { path: 'missing.txt', old_string: 'a', new_string: 'b' },
+        /missing\.txt: no such file or directory/,
+      );
+      await fails(
+        'Edit',
+        { path: 'notes.txt', old_string: 'Teh', new_string: 'Teh' },
+        /old_string and new_string are the same/,
+      );
+      await fails(
+        'Edit',
+        { path: 'notes.txt', old_string: '', new_string: 'x' },
+        /invalid arguments for "Edit": \/old_string/,
+      );
     },
   },
   {
@@ -428,7 +462,10 @@ export const FILE_CASES: readonly FileCase[] = [
         await ok('Grep', { pattern: 'parseConfig', path: 'src' }),
         "src/config.ts:1:export function parseConfig(text: string) {\nsrc/main.ts:1:import { parseConfig } from '../tools/config';\nsrc/main.ts:3:const config = parseConfig('{}');",
       );
-      check.equal(await ok('Grep', { pattern: 'parseConfig', path: 'docs/api.md' }), 'docs/api.md:3:- parseConfig(text)');
+      check.equal(
+        await ok('Grep', { pattern: 'parseConfig', path: 'docs/api.md' }),
+        'docs/api.md:3:- parseConfig(text)',
+      );
       check.equal(
         await ok('Grep', { pattern: 'parseConfig', glob: '*.md' }),
         'docs/api.md:3:- parseConfig(text)\ndocs/guide.md:3:Call parseConfig with JSON text.',
@@ -469,7 +506,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Grep: skips binary files and counts them',
     async run({ ok, check }) {
-      check.equal(await ok('Grep', { pattern: 'PNG|caf', path: 'data' }), 'No matches for /PNG|caf/ in 1 file under data.\n\n(skipped 2 files: 2 binary)');
+      check.equal(
+        await ok('Grep', { pattern: 'PNG|caf', path: 'data' }),
+        'No matches for /PNG|caf/ in 1 file under data.\n\n(skipped 2 files: 2 binary)',
+      );
     },
   },
   {
@@ -508,7 +548,10 @@ export const FILE_CASES: readonly FileCase[] = [
   {
     name: 'Glob: braces, ? and character classes',
     async run({ ok, check }) {
-      check.equal(await ok('Glob', { pattern: '{docs,src}/*.{md,ts}' }), 'docs/api.md\ndocs/guide.md\nsrc/config.ts\nsrc/main.ts');
+      check.equal(
+        await ok('Glob', { pattern: '{docs,src}/*.{md,ts}' }),
+        'docs/api.md\ndocs/guide.md\nsrc/config.ts\nsrc/main.ts',
+      );
       check.equal(await ok('Glob', { pattern: 'data/*.[bt]?[nt]' }), 'data/crlf.txt\ndata/image.bin\ndata/latin1.txt');
       check.equal(await ok('Glob', { pattern: 'src/[!m]*.ts' }), 'src/config.ts');
     },
@@ -626,11 +669,18 @@ export const FILE_CASES: readonly FileCase[] = [
     async run({ ok, fails, fs, check, text }) {
       const folders = (n: number) => Array.from({ length: n }, (_, i) => `d${i % 10}`).join('/');
       const deepest = `${folders(255)}/leaf.txt`;
-      check.equal(await ok('Write', { path: deepest, content: 'deep\n' }), `Created ${displayPathForTest(deepest)}: 5 bytes.`);
+      check.equal(
+        await ok('Write', { path: deepest, content: 'deep\n' }),
+        `Created ${displayPathForTest(deepest)}: 5 bytes.`,
+      );
       check.equal(await text(deepest), 'deep\n');
       const tooDeep = `${folders(256)}/leaf.txt`;
       for (const tool of ['Write', 'Read'] as const) {
-        await fails(tool, tool === 'Write' ? { path: tooDeep, content: 'x' } : { path: tooDeep }, /path is 257 folders and names deep, over the limit of 256/);
+        await fails(
+          tool,
+          tool === 'Write' ? { path: tooDeep, content: 'x' } : { path: tooDeep },
+          /path is 257 folders and names deep, over the limit of 256/,
+        );
       }
       const error = await rejection(check, fs.mkdir(folders(257)));
       check.ok(isFileSystemError(error, 'invalid-path'), `mkdir 257 deep: expected invalid-path, got ${String(error)}`);
@@ -649,7 +699,11 @@ export const FILE_CASES: readonly FileCase[] = [
       const longest = `${'n'.repeat(251)}.txt`;
       await ok('Write', { path: longest, content: 'ok' });
       check.equal(await text(longest), 'ok');
-      await fails('Write', { path: `${'n'.repeat(252)}.txt`, content: 'x' }, /a name in the path is over the limit of 255 bytes/);
+      await fails(
+        'Write',
+        { path: `${'n'.repeat(252)}.txt`, content: 'x' },
+        /a name in the path is over the limit of 255 bytes/,
+      );
       // 128 characters, 256 bytes.
       await fails('Write', { path: `docs/${'é'.repeat(128)}`, content: 'x' }, /over the limit of 255 bytes/);
       await fails('Read', { path: `${'é'.repeat(128)}/README.md` }, /over the limit of 255 bytes/);
@@ -675,7 +729,11 @@ export const FILE_CASES: readonly FileCase[] = [
       const unmatched = await ok('Glob', { pattern: `${'q'.repeat(4000)}*.md` });
       check.ok(unmatched.length < 400, `Glob echoed ${unmatched.length} characters`);
       check.match(unmatched, /^No files match q+…q+\*\.md\.$/);
-      await fails('Glob', { pattern: `${'q'.repeat(4100)}*.md` }, /path is 4104 characters long, over the limit of 4096/);
+      await fails(
+        'Glob',
+        { pattern: `${'q'.repeat(4100)}*.md` },
+        /path is 4104 characters long, over the limit of 4096/,
+      );
     },
   },
 
@@ -783,7 +841,11 @@ export const FILE_CASES: readonly FileCase[] = [
  * Run one case on a fresh root of `backend`: seed the fixture, register the tools, run,
  * dispose. Returns `skipped` for a case the backend cannot run (links on memory and OPFS).
  */
-export async function runFileCase(fileCase: FileCase, backend: Backend, check: Check = simpleCheck): Promise<'passed' | 'skipped'> {
+export async function runFileCase(
+  fileCase: FileCase,
+  backend: Backend,
+  check: Check = simpleCheck,
+): Promise<'passed' | 'skipped'> {
   const root = await backend.create();
   try {
     if (fileCase.needs === 'symlinks' && !root.outside) return 'skipped';

@@ -6,8 +6,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fileTools, memoryFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
@@ -16,14 +19,15 @@ import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
 import { textTokens, toolTokens } from '../../src/text/words.js';
-import { ToolRegistry } from '../../src/registry/registry.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
-import { fileTools, memoryFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
-import { PROVIDERS, body, collect, ofType, useScriptedServer, wireMessages, wireToolNames } from '../loop/helpers.js';
+import { body, collect, ofType, PROVIDERS, useScriptedServer, wireMessages, wireToolNames } from '../loop/helpers.js';
 import { FIXTURE } from './file-cases.js';
 
-const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
+const ctx = (prompt: string): SelectionContext => ({
+  turn: 1,
+  latestUserMessage: prompt,
+  conversation: [{ role: 'user', content: prompt }],
+});
 
 function fileRegistry(): ToolRegistry {
   const registry = new ToolRegistry();
@@ -59,7 +63,13 @@ describe('registerFileTools', () => {
   it('prefix renames every tool, and the Read error that points at Glob names the prefixed tool', async () => {
     const registry = new ToolRegistry();
     registerFileTools(registry, memoryFileSystem(FIXTURE), { prefix: 'ws_' });
-    expect(registry.schemas().map((tool) => tool.name)).toEqual(['ws_Read', 'ws_Write', 'ws_Edit', 'ws_Grep', 'ws_Glob']);
+    expect(registry.schemas().map((tool) => tool.name)).toEqual([
+      'ws_Read',
+      'ws_Write',
+      'ws_Edit',
+      'ws_Grep',
+      'ws_Glob',
+    ]);
     const result = await registry.dispatch({ id: '1', name: 'ws_Read', arguments: '{"path":"src"}' });
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining('use ws_Glob to list its files') });
   });
@@ -85,17 +95,26 @@ describe('registerFileTools', () => {
 
   it('rejects a bad limit before registering anything', () => {
     const registry = new ToolRegistry();
-    expect(() => registerFileTools(registry, memoryFileSystem(), { maxMatches: 0 })).toThrow(/maxMatches must be a positive integer/);
+    expect(() => registerFileTools(registry, memoryFileSystem(), { maxMatches: 0 })).toThrow(
+      /maxMatches must be a positive integer/,
+    );
     expect(registry.size).toBe(0);
   });
 
   it('limits are options: maxFileBytes for whole reads, maxScanBytes for ranged ones', async () => {
     const registry = new ToolRegistry();
     const text = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n'); // 2,591 bytes
-    registerFileTools(registry, memoryFileSystem({ 'a.txt': text, 'b.txt': text.repeat(2) }), { maxFileBytes: 1024, maxScanBytes: 4096 });
+    registerFileTools(registry, memoryFileSystem({ 'a.txt': text, 'b.txt': text.repeat(2) }), {
+      maxFileBytes: 1024,
+      maxScanBytes: 4096,
+    });
     const read = (args: object) => registry.dispatch({ id: '1', name: 'Read', arguments: JSON.stringify(args) });
-    expect((await read({ path: 'a.txt' })).content).toMatch(/a\.txt is 2\.5 KB \(2591 bytes\), over the 1 KB limit for reading a whole file/);
-    expect((await read({ path: 'a.txt', offset: 299 })).content).toBe('   299→line 299\n   300→line 300\n\n(showing lines 299-300 of 300)');
+    expect((await read({ path: 'a.txt' })).content).toMatch(
+      /a\.txt is 2\.5 KB \(2591 bytes\), over the 1 KB limit for reading a whole file/,
+    );
+    expect((await read({ path: 'a.txt', offset: 299 })).content).toBe(
+      '   299→line 299\n   300→line 300\n\n(showing lines 299-300 of 300)',
+    );
     expect(await read({ path: 'b.txt', offset: 1, limit: 1 })).toMatchObject({
       isError: true,
       content: expect.stringMatching(/b\.txt is 5\.1 KB, too large to read even by line range \(limit 4 KB\)/),
@@ -103,7 +122,9 @@ describe('registerFileTools', () => {
   });
 
   it('every schema is a closed object (additionalProperties: false) with its required fields', () => {
-    const required = Object.fromEntries(fileTools(memoryFileSystem()).map(({ schema }) => [schema.name, schema.parameters.required]));
+    const required = Object.fromEntries(
+      fileTools(memoryFileSystem()).map(({ schema }) => [schema.name, schema.parameters.required]),
+    );
     expect(required).toEqual({
       Read: ['path'],
       Write: ['path', 'content'],
@@ -172,20 +193,23 @@ describe('every selector serves the file tools', () => {
     ['embedding (top 2)', () => new EmbeddingSelector(countingEmbedder(), { topK: 2 }), false],
   ] as const;
 
-  it.each(selectors)('%s: selections are registry members (and reach the prompt’s tool)', async (name, make, recall) => {
-    const all = fileRegistry().schemas();
-    const selector = make();
-    for (const [prompt, target] of PROMPTS) {
-      const output = await selector.select(ctx(prompt), all, { signal: new AbortController().signal });
-      expect(output.tools.length, `${name}: ${prompt}`).toBeGreaterThan(0);
-      for (const tool of output.tools) expect(all, `${name}: ${prompt}`).toContain(tool);
-      if (recall)
-        expect(
-          output.tools.map((tool) => tool.name),
-          `${name}: ${prompt}`,
-        ).toContain(target);
-    }
-  });
+  it.each(selectors)(
+    '%s: selections are registry members (and reach the prompt’s tool)',
+    async (name, make, recall) => {
+      const all = fileRegistry().schemas();
+      const selector = make();
+      for (const [prompt, target] of PROMPTS) {
+        const output = await selector.select(ctx(prompt), all, { signal: new AbortController().signal });
+        expect(output.tools.length, `${name}: ${prompt}`).toBeGreaterThan(0);
+        for (const tool of output.tools) expect(all, `${name}: ${prompt}`).toContain(tool);
+        if (recall)
+          expect(
+            output.tools.map((tool) => tool.name),
+            `${name}: ${prompt}`,
+          ).toContain(target);
+      }
+    },
+  );
 });
 
 describe('the core does not import Node or Deno', () => {
@@ -235,7 +259,10 @@ describe.each(PROVIDERS)('a BareLoop run under Strict with KeywordSelector ($pro
     expect(body(server.current.requests[0])).not.toHaveProperty('tool_choice');
 
     const results = Object.fromEntries(ofType(events, 'tool_result').map((e) => [e.result.toolCallId, e.result]));
-    expect(results.c_grep).toMatchObject({ isError: false, content: 'src/config.ts:1:export function parseConfig(text: string) {' });
+    expect(results.c_grep).toMatchObject({
+      isError: false,
+      content: 'src/config.ts:1:export function parseConfig(text: string) {',
+    });
     expect(results.c_read).toMatchObject({
       isError: false,
       content:
@@ -250,6 +277,9 @@ describe.each(PROVIDERS)('a BareLoop run under Strict with KeywordSelector ($pro
     expect(seen).toContain('src/config.ts:1:export function parseConfig');
     expect(seen).toContain('not offered this turn');
     expect(server.current.requests.every((request) => request.rejected === undefined)).toBe(true);
-    expect(ofType(events, 'done')[0]).toMatchObject({ stopReason: 'stop', text: 'parseConfig is defined in src/config.ts, line 1.' });
+    expect(ofType(events, 'done')[0]).toMatchObject({
+      stopReason: 'stop',
+      text: 'parseConfig is defined in src/config.ts, line 1.',
+    });
   });
 });

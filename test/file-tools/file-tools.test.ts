@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryFileSystem, registerFileTools } from '../../src/file-tools/file-tools.js';
-import { ToolRegistry } from '../../src/registry/registry.js';
 import { nodeFileSystem } from '../../src/file-tools/node-file-system.js';
-import { FILE_CASES, LINKS, runFileCase, SECRET, type Backend, type Check } from './file-cases.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { type Backend, type Check, FILE_CASES, LINKS, runFileCase, SECRET } from './file-cases.js';
 
 /** The table's assertions as vitest expectations, for readable diffs. */
 const vitestCheck: Check = {
@@ -72,14 +72,19 @@ describe('nodeFileSystem', () => {
       await writeFile(join(base, ...folders.slice(0, 100), 'shallow.txt'), 'needle up here\n');
       const registry = new ToolRegistry();
       registerFileTools(registry, nodeFileSystem(base));
-      const call = (name: string, args: Record<string, unknown>) => registry.dispatch({ id: name, name, arguments: JSON.stringify(args) });
+      const call = (name: string, args: Record<string, unknown>) =>
+        registry.dispatch({ id: name, name, arguments: JSON.stringify(args) });
       const shallow = `${folders.slice(0, 100).join('/')}/shallow.txt`;
 
       const glob = await call('Glob', { pattern: '**/*.txt' });
       expect(glob.isError).toBeFalsy();
-      expect(glob.content).toBe(`${shallow}\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`);
+      expect(glob.content).toBe(
+        `${shallow}\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`,
+      );
       const grep = await call('Grep', { pattern: 'needle' });
-      expect(grep.content).toBe(`${shallow}:1:needle up here\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`);
+      expect(grep.content).toBe(
+        `${shallow}:1:needle up here\n\n(1 entry not visited: deeper than 256 levels or longer than 4096 characters)`,
+      );
       const read = await call('Read', { path: `${folders.join('/')}/deep.txt` });
       expect(read.isError).toBe(true);
       expect(read.content).toMatch(/path is 301 folders and names deep, over the limit of 256/);

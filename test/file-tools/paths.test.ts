@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clipMiddle, displayPath, FILE_PATH_LIMITS, SHOWN_PATH_CHARS } from '../../src/file-tools/file-system.js';
 import { FileSystemError, globToRegExp, normalizePath, pathSegments } from '../../src/file-tools/file-tools.js';
-import { rootedHostFileSystem, type HostOps } from '../../src/file-tools/host-file-system.js';
+import { type HostOps, rootedHostFileSystem } from '../../src/file-tools/host-file-system.js';
 import { decodeText, formatSize, splitLines } from '../../src/file-tools/text.js';
 
 describe('pathSegments / normalizePath', () => {
@@ -22,13 +22,21 @@ describe('pathSegments / normalizePath', () => {
     expect(normalizePath(path)).toBe(expected);
   });
 
-  it.each(['..', '../x', 'a/../../x', '/etc/passwd', '//host/share', '\\\\host\\share', '..\\x', 'C:\\x', 'c:x', 'src/../../..'])(
-    '%j escapes the root',
-    (path) => {
-      expect(() => pathSegments(path)).toThrow(FileSystemError);
-      expect(() => pathSegments(path)).toThrow(/path escapes the root/);
-    },
-  );
+  it.each([
+    '..',
+    '../x',
+    'a/../../x',
+    '/etc/passwd',
+    '//host/share',
+    '\\\\host\\share',
+    '..\\x',
+    'C:\\x',
+    'c:x',
+    'src/../../..',
+  ])('%j escapes the root', (path) => {
+    expect(() => pathSegments(path)).toThrow(FileSystemError);
+    expect(() => pathSegments(path)).toThrow(/path escapes the root/);
+  });
 
   it('a NUL byte is an invalid path, shown escaped', () => {
     expect(() => pathSegments('a\0b')).toThrow(/"a\\u0000b": invalid path: it contains a NUL byte/);
@@ -90,7 +98,13 @@ describe('text helpers', () => {
   });
 
   it('sizes', () => {
-    expect([512, 2048, 2 * 1024 * 1024, 10_485_760, 1_500_000].map(formatSize)).toEqual(['512 bytes', '2 KB', '2 MB', '10 MB', '1.4 MB']);
+    expect([512, 2048, 2 * 1024 * 1024, 10_485_760, 1_500_000].map(formatSize)).toEqual([
+      '512 bytes',
+      '2 KB',
+      '2 MB',
+      '10 MB',
+      '1.4 MB',
+    ]);
   });
 });
 
@@ -114,7 +128,9 @@ describe('rootedHostFileSystem error messages', () => {
   });
 
   it('maps a known host error to its code and never shows the host path', async () => {
-    const error = Object.assign(new Error("EACCES: permission denied, open '/srv/secret-location/root/a.txt'"), { code: 'EACCES' });
+    const error = Object.assign(new Error("EACCES: permission denied, open '/srv/secret-location/root/a.txt'"), {
+      code: 'EACCES',
+    });
     const fs = rootedHostFileSystem(failing(error));
     await expect(fs.readFile('a.txt')).rejects.toThrow(/^a\.txt: permission denied$/);
   });
@@ -135,7 +151,9 @@ describe('path limits and clipped messages', () => {
     expect(() => pathSegments(`${atLimit}/`)).toThrow(/path is 4097 characters long, over the limit of 4096/);
     expect(() => pathSegments(`${'../'.repeat(2000)}`)).toThrow(/over the limit of 4096/);
     expect(pathSegments(Array.from({ length: 256 }, () => 'd').join('/'))).toHaveLength(256);
-    expect(() => pathSegments(Array.from({ length: 257 }, () => 'd').join('/'))).toThrow(/257 folders and names deep, over the limit of 256/);
+    expect(() => pathSegments(Array.from({ length: 257 }, () => 'd').join('/'))).toThrow(
+      /257 folders and names deep, over the limit of 256/,
+    );
     expect(() => pathSegments('ü'.repeat(128))).toThrow(/over the limit of 255 bytes/); // 128 characters, 256 bytes
     expect(pathSegments('ü'.repeat(127))).toHaveLength(1);
   });

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/hono/config-vars.js';
 import { optionsFromVars } from '../../src/hono/env-options.js';
-import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 import { LIMITS } from '../../src/hono/limits.js';
+import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 
 describe('configuration variables', () => {
   it('the app and the proxy refuse bad values with the same ConfigError, named after the variable', () => {
-    expect(() => optionsFromVars({ MODEL_BASE_URL: 'ftp://x' })).toThrow(new ConfigError('MODEL_BASE_URL must be an http(s) URL'));
-    expect(() => optionsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(new ConfigError('PROXY_OPENAI_BASE_URL must be an http(s) URL'));
+    expect(() => optionsFromVars({ MODEL_BASE_URL: 'ftp://x' })).toThrow(
+      new ConfigError('MODEL_BASE_URL must be an http(s) URL'),
+    );
+    expect(() => optionsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(
+      new ConfigError('PROXY_OPENAI_BASE_URL must be an http(s) URL'),
+    );
     expect(() => proxySettingsFromVars({ PROXY_ANTHROPIC_BASE_URL: 'not a url' })).toThrow(ConfigError);
   });
 

@@ -14,13 +14,19 @@ describe('recordTurn', () => {
       },
     };
     const problem = await recordTurn(selector, 'weather in Oslo', calls, results, all, new AbortController().signal);
-    expect(problem).toBe('learning from this turn failed: learned examples write failed (QuotaExceededError: the disk is full)');
+    expect(problem).toBe(
+      'learning from this turn failed: learned examples write failed (QuotaExceededError: the disk is full)',
+    );
   });
 
   it('teaches the prompt and the tools called, in the background, when every call succeeded', async () => {
     const taught: unknown[] = [];
     const selector = { learn: async (...args: unknown[]) => void taught.push(args) };
-    expect(await recordTurn(selector, 'weather in Oslo', calls, results, all, new AbortController().signal)).toBeUndefined();
-    expect(taught).toMatchObject([[[{ query: 'weather in Oslo', tools: ['get_weather'] }], { tools: all, fit: 'background' }]]);
+    expect(
+      await recordTurn(selector, 'weather in Oslo', calls, results, all, new AbortController().signal),
+    ).toBeUndefined();
+    expect(taught).toMatchObject([
+      [[{ query: 'weather in Oslo', tools: ['get_weather'] }], { tools: all, fit: 'background' }],
+    ]);
   });
 });

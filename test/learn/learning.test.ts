@@ -1,12 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import type { SelectionContext } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import type { SelectionContext } from '../../src/select/selector.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
-const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+const tool = (name: string, description: string): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: {} },
+});
 
 const TOOLS: ToolSchema[] = [
   tool('get_weather', 'Current weather conditions and forecast for a city.'),
@@ -19,7 +23,11 @@ const TOOLS: ToolSchema[] = [
   tool('run_sql_query', 'Run a SQL query against the database.'),
 ];
 
-const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
+const ctx = (prompt: string): SelectionContext => ({
+  turn: 1,
+  latestUserMessage: prompt,
+  conversation: [{ role: 'user', content: prompt }],
+});
 const signal = () => new AbortController().signal;
 // Nothing in this prompt names email; only a learned example can bring send_email up.
 const PROMPT = 'ping the oncall crew about the outage';
@@ -33,8 +41,14 @@ async function top(selector: HybridSelector | EmbeddingSelector, prompt: string,
 }
 
 describe.each([
-  { kind: 'hybrid', make: (cache: VectorCache) => new HybridSelector(countingEmbedder(), { topK: 1, cache, learned: LEARNED }) },
-  { kind: 'embedding', make: (cache: VectorCache) => new EmbeddingSelector(countingEmbedder(), { topK: 1, cache, learned: LEARNED }) },
+  {
+    kind: 'hybrid',
+    make: (cache: VectorCache) => new HybridSelector(countingEmbedder(), { topK: 1, cache, learned: LEARNED }),
+  },
+  {
+    kind: 'embedding',
+    make: (cache: VectorCache) => new EmbeddingSelector(countingEmbedder(), { topK: 1, cache, learned: LEARNED }),
+  },
 ])('learn ($kind)', ({ make }) => {
   it('a learned prompt votes its tools up for a near prompt, and says so in the reasons', async () => {
     const selector = make(memoryVectorCache());
@@ -71,7 +85,11 @@ describe.each([
     const cache = memoryVectorCache();
     const selector = make(cache);
     await selector.learn(
-      [EXAMPLE, { query: 'what does the sky look like over Bergen', tools: ['get_weather'] }, { query: 'ping and look', tools: ['send_email', 'read_file'] }],
+      [
+        EXAMPLE,
+        { query: 'what does the sky look like over Bergen', tools: ['get_weather'] },
+        { query: 'ping and look', tools: ['send_email', 'read_file'] },
+      ],
       { tools: TOOLS },
     );
     expect(selector.learnedCount).toBe(3);
@@ -177,7 +195,10 @@ describe('learn during a selection', () => {
 
 describe('background refit', () => {
   const examples = (from: number, count: number) =>
-    Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [TOOLS[(from + i) % TOOLS.length]?.name as string] }));
+    Array.from({ length: count }, (_, i) => ({
+      query: `routine number ${from + i} for the crew`,
+      tools: [TOOLS[(from + i) % TOOLS.length]?.name as string],
+    }));
 
   /**
    * Runs `work` under a clock that jumps a second per reading (so every slice is used up at its
@@ -217,7 +238,9 @@ describe('background refit', () => {
     const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     await selector.learn(examples(0, 10), { tools: TOOLS });
     // The refit waits for a later task, so any tick before this resolves came from learn's own pauses.
-    const { result: summary, ticks } = await ticksDuring(() => selector.learn(examples(10, 200), { tools: TOOLS, fit: 'background' }));
+    const { result: summary, ticks } = await ticksDuring(() =>
+      selector.learn(examples(10, 200), { tools: TOOLS, fit: 'background' }),
+    );
     expect(summary.learned).toBe(200);
     expect(ticks).toBeGreaterThan(3);
   });

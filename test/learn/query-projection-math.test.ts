@@ -4,10 +4,15 @@
  * Δ = (XᵀX + λI)⁻¹XᵀZ, on dimensions that are and are not a multiple of the tile size.
  */
 import { describe, expect, it } from 'vitest';
-import { fitProjection, heldOutResiduals, projectQuery, type QueryProjection } from '../../src/learn/query-projection.js';
-import { cholesky, rowGram, rowProducts, solveRows } from '../../src/learn/ridge-algebra.js';
 import { checksumBytes } from '../../src/hash.js';
 import { type Pacer, timeSlices } from '../../src/learn/pacer.js';
+import {
+  fitProjection,
+  heldOutResiduals,
+  projectQuery,
+  type QueryProjection,
+} from '../../src/learn/query-projection.js';
+import { cholesky, rowGram, rowProducts, solveRows } from '../../src/learn/ridge-algebra.js';
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -43,11 +48,17 @@ function solve(a: number[][], b: number[][]): number[][] {
 
 function reference(vectors: Float32Array[], targets: Float64Array[], lambda: number, d: number): number[][] {
   const xtx = Array.from({ length: d }, (_, r) =>
-    Array.from({ length: d }, (_, c) => vectors.reduce((s, x) => s + (x[r] as number) * (x[c] as number), 0) + (r === c ? lambda : 0)),
+    Array.from(
+      { length: d },
+      (_, c) => vectors.reduce((s, x) => s + (x[r] as number) * (x[c] as number), 0) + (r === c ? lambda : 0),
+    ),
   );
   const xtz = Array.from({ length: d }, (_, r) =>
     Array.from({ length: d }, (_, c) =>
-      vectors.reduce((s, x, i) => s + (x[r] as number) * (((targets[i] as Float64Array)[c] as number) - (x[c] as number)), 0),
+      vectors.reduce(
+        (s, x, i) => s + (x[r] as number) * (((targets[i] as Float64Array)[c] as number) - (x[c] as number)),
+        0,
+      ),
     ),
   );
   return solve(xtx, xtz);
@@ -58,12 +69,19 @@ function reference(vectors: Float32Array[], targets: Float64Array[], lambda: num
  * away (by `contrast`) from the normalised sum of up to `negatives` other tools that its vector
  * scores at least as high as the lowest of its own, then normalised again.
  */
-function referenceTarget(x: Float32Array, used: readonly number[], tools: readonly Float32Array[], contrast: number, negatives: number): Float64Array {
+function referenceTarget(
+  x: Float32Array,
+  used: readonly number[],
+  tools: readonly Float32Array[],
+  contrast: number,
+  negatives: number,
+): Float64Array {
   const normalise = (v: number[]) => {
     const norm = Math.sqrt(v.reduce((s, a) => s + a * a, 0));
     return v.map((a) => a / norm);
   };
-  const sumOf = (rows: readonly number[]) => Array.from(x, (_, j) => rows.reduce((s, t) => s + ((tools[t] as Float32Array)[j] as number), 0));
+  const sumOf = (rows: readonly number[]) =>
+    Array.from(x, (_, j) => rows.reduce((s, t) => s + ((tools[t] as Float32Array)[j] as number), 0));
   const score = (t: number) => Array.from(x).reduce((s, a, j) => s + a * ((tools[t] as Float32Array)[j] as number), 0);
   const own = [...new Set(used)];
   const floor = Math.min(...own.map(score));
@@ -117,11 +135,16 @@ describe('query projection algebra', () => {
       expect('reason' in fitted).toBe(false);
       // The fit orders examples by a hash of each (keyless: its vector's bytes); its first 64 are searched.
       const order = examples
-        .map((e, i) => ({ i, key: checksumBytes(new Uint8Array(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength)) }))
+        .map((e, i) => ({
+          i,
+          key: checksumBytes(new Uint8Array(e.vector.buffer, e.vector.byteOffset, e.vector.byteLength)),
+        }))
         .sort((a, b) => a.key - b.key);
       const searchedCount = budget === undefined ? n : Math.max(64, Math.floor(budget / (toolCount * d)));
       const searched = new Set(order.slice(0, searchedCount).map(({ i }) => i));
-      const targets = examples.map(({ vector, tools: used }, i) => referenceTarget(vector, used, tools, searched.has(i) ? contrast : 0, 2));
+      const targets = examples.map(({ vector, tools: used }, i) =>
+        referenceTarget(vector, used, tools, searched.has(i) ? contrast : 0, 2),
+      );
       if (contrast > 0) {
         // The contrast is exercised: some targets differ from the plain ones.
         const moved = examples.filter(({ vector, tools: used }, i) =>
@@ -138,7 +161,9 @@ describe('query projection algebra', () => {
       const query = unit(Array.from({ length: d }, next));
       const expected = Array.from(
         { length: d },
-        (_, c) => (query[c] as number) + Array.from(query).reduce((s, q, r) => s + q * ((delta[r] as number[])[c] as number), 0),
+        (_, c) =>
+          (query[c] as number) +
+          Array.from(query).reduce((s, q, r) => s + q * ((delta[r] as number[])[c] as number), 0),
       );
       const norm = Math.sqrt(expected.reduce((s, v) => s + v * v, 0));
       const moved = projectQuery(fitted as QueryProjection, query);
@@ -155,9 +180,18 @@ describe('query projection algebra', () => {
     const next = random(4242);
     const matrix = new Float32Array(toolCount * d);
     for (let t = 0; t < toolCount; t++) matrix.set(unit(Array.from({ length: d }, next)), t * d);
-    const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
+    const examples = Array.from({ length: n }, (_, i) => ({
+      vector: unit(Array.from({ length: d }, next)),
+      tools: [i % toolCount],
+    }));
     const noMapFigure = async (options: { contrast: number; contrastBudget?: number }) => {
-      const fitted = await fitProjection(examples, matrix, toolCount, d, { lambda: 0.7, forceBlend: 1, minExamples: 1, negatives: 2, ...options });
+      const fitted = await fitProjection(examples, matrix, toolCount, d, {
+        lambda: 0.7,
+        forceBlend: 1,
+        minExamples: 1,
+        negatives: 2,
+        ...options,
+      });
       return (fitted as QueryProjection).check.before;
     };
     // Nothing searched (every prompt ranked by the check), the first 64 or 70 searched (the
@@ -165,7 +199,8 @@ describe('query projection algebra', () => {
     const plain = await noMapFigure({ contrast: 0 });
     expect(plain).toBeGreaterThan(0);
     expect(plain).toBeLessThan(1);
-    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY]) expect(await noMapFigure({ contrast: 0.5, contrastBudget })).toBe(plain);
+    for (const contrastBudget of [0, toolCount * d * 70, Number.POSITIVE_INFINITY])
+      expect(await noMapFigure({ contrast: 0.5, contrastBudget })).toBe(plain);
   });
 
   for (const [d, n, contrast] of [
@@ -182,12 +217,18 @@ describe('query projection algebra', () => {
       tools.forEach((row, i) => {
         matrix.set(row, i * d);
       });
-      const examples = Array.from({ length: n }, (_, i) => ({ vector: unit(Array.from({ length: d }, next)), tools: [i % toolCount] }));
+      const examples = Array.from({ length: n }, (_, i) => ({
+        vector: unit(Array.from({ length: d }, next)),
+        tools: [i % toolCount],
+      }));
       // Each target depends on its own example only, so a refit without some rows keeps the others' targets.
       const targets = examples.map(({ vector, tools: used }) => referenceTarget(vector, used, tools, contrast, 2));
       const lambda = 0.7;
       const groups = [[0], [2, 3], [n - 1]];
-      const predicted = await heldOutResiduals(examples, matrix, toolCount, d, lambda, groups, { contrast, negatives: 2 });
+      const predicted = await heldOutResiduals(examples, matrix, toolCount, d, lambda, groups, {
+        contrast,
+        negatives: 2,
+      });
       const heldRows = groups.flatMap((group) => group.map((held) => ({ held, left: group })));
       heldRows.forEach(({ held, left }, r) => {
         const keep = examples.map((_, i) => i).filter((i) => !left.includes(i));
@@ -199,7 +240,10 @@ describe('query projection algebra', () => {
         );
         const x = (examples[held] as { vector: Float32Array }).vector;
         for (let c = 0; c < d; c++) {
-          const expected = Array.from(x).reduce((sum, value, k) => sum + value * ((delta[k] as number[])[c] as number), 0);
+          const expected = Array.from(x).reduce(
+            (sum, value, k) => sum + value * ((delta[k] as number[])[c] as number),
+            0,
+          );
           expect(predicted[r * d + c]).toBeCloseTo(expected, 9);
         }
       });
@@ -217,9 +261,11 @@ describe('query projection algebra', () => {
       return sum;
     };
     const products = await rowProducts(a, rowsA, b, rowsB, length);
-    for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsB; j++) expect(products[i * rowsB + j]).toBe(plain(a, i, b, j));
+    for (let i = 0; i < rowsA; i++)
+      for (let j = 0; j < rowsB; j++) expect(products[i * rowsB + j]).toBe(plain(a, i, b, j));
     const gram = await rowGram(a, rowsA, length);
-    for (let i = 0; i < rowsA; i++) for (let j = 0; j < rowsA; j++) expect(gram[i * rowsA + j]).toBe(plain(a, Math.max(i, j), a, Math.min(i, j)));
+    for (let i = 0; i < rowsA; i++)
+      for (let j = 0; j < rowsA; j++) expect(gram[i * rowsA + j]).toBe(plain(a, Math.max(i, j), a, Math.min(i, j)));
 
     // (AAᵀ + I) X = B for six right-hand sides of 7 unknowns.
     const system = await rowGram(a, rowsA, length);

@@ -1,19 +1,23 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
+import type { LearnExample } from '../../src/learn/example-memory.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { memoryVectorCache, type VectorCache } from '../../src/embed/vector-cache.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
-import type { LearnExample } from '../../src/learn/example-memory.js';
 
 // The learned query projection with the real offline model (USE lite, ONNX). Skipped when the
 // model has not been built (`models/` is git-ignored; `npm run build` builds it).
 const modelDir = fileURLToPath(new URL('../../models/use-lite/', import.meta.url));
 const haveModel = existsSync(`${modelDir}onnx/model.onnx`) || existsSync(`${modelDir}onnx/model_quantized.onnx`);
 
-const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+const tool = (name: string, description: string): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: {} },
+});
 
 // Terse, operator-speak descriptions; users ask in plain words. The gap between the two
 // registers is what a map of the query vector can learn from a registry's own traffic.
@@ -134,15 +138,27 @@ const PROMPTS: Record<string, string[]> = {
 
 const LEARNED_PER_TOOL = 3;
 const training = (): LearnExample[] =>
-  Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(0, LEARNED_PER_TOOL).map((query) => ({ query, tools: [name] })));
+  Object.entries(PROMPTS).flatMap(([name, prompts]) =>
+    prompts.slice(0, LEARNED_PER_TOOL).map((query) => ({ query, tools: [name] })),
+  );
 const heldOut = (): Array<[string, string]> =>
-  Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(LEARNED_PER_TOOL).map((query): [string, string] => [query, name]));
+  Object.entries(PROMPTS).flatMap(([name, prompts]) =>
+    prompts.slice(LEARNED_PER_TOOL).map((query): [string, string] => [query, name]),
+  );
 
 const signal = () => new AbortController().signal;
-const ctx = (prompt: string) => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user' as const, content: prompt }] });
+const ctx = (prompt: string) => ({
+  turn: 1,
+  latestUserMessage: prompt,
+  conversation: [{ role: 'user' as const, content: prompt }],
+});
 
 /** Share of cases whose tool is among the selector's picks. */
-async function recall(selector: EmbeddingSelector | HybridSelector, cases: ReadonlyArray<[string, string]>, all = REGISTRY): Promise<number> {
+async function recall(
+  selector: EmbeddingSelector | HybridSelector,
+  cases: ReadonlyArray<[string, string]>,
+  all = REGISTRY,
+): Promise<number> {
   let hits = 0;
   for (const [query, expected] of cases) {
     const output = await selector.select(ctx(query), all, { signal: signal() });
@@ -181,8 +197,14 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
 
   it('20 examples spread over the registry do not lower held-out recall by more than 0.01 (hybrid, default settings)', async () => {
     // The first prompt of every tool, then the second of the first eight: 20 in all.
-    const examples = [0, 1].flatMap((n) => Object.entries(PROMPTS).map(([name, prompts]) => ({ query: prompts[n] as string, tools: [name] }))).slice(0, 20);
-    const unseen = Object.entries(PROMPTS).flatMap(([name, prompts]) => prompts.slice(2).map((query): [string, string] => [query, name]));
+    const examples = [0, 1]
+      .flatMap((n) =>
+        Object.entries(PROMPTS).map(([name, prompts]) => ({ query: prompts[n] as string, tools: [name] })),
+      )
+      .slice(0, 20);
+    const unseen = Object.entries(PROMPTS).flatMap(([name, prompts]) =>
+      prompts.slice(2).map((query): [string, string] => [query, name]),
+    );
     for (const topK of [1, 3]) {
       const selector = new HybridSelector(embedder, { topK, cache: memoryVectorCache() });
       const before = await recall(selector, unseen);
@@ -195,7 +217,9 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     // A shifted case: learned prompts for six tools, scored prompts for the six others only.
     // The leave-a-tool-out check stands for those: the map must not pull them away.
     const seen = REGISTRY.slice(0, 6).map((t) => t.name);
-    const examples = seen.flatMap((name) => (PROMPTS[name] as string[]).slice(0, 4).map((query) => ({ query, tools: [name] }))).slice(0, 20);
+    const examples = seen
+      .flatMap((name) => (PROMPTS[name] as string[]).slice(0, 4).map((query) => ({ query, tools: [name] })))
+      .slice(0, 20);
     const unseen = Object.entries(PROMPTS)
       .filter(([name]) => !seen.includes(name))
       .flatMap(([name, prompts]) => prompts.map((query): [string, string] => [query, name]));
@@ -272,7 +296,8 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     const examples: LearnExample[] = [];
     for (const [name, prompts] of Object.entries(PROMPTS)) {
       for (const prompt of prompts.slice(0, LEARNED_PER_TOOL)) {
-        for (let i = 0; i < 56; i++) examples.push({ query: `${prompt} for the ${cities[i % 10]} office, item ${i}`, tools: [name] });
+        for (let i = 0; i < 56; i++)
+          examples.push({ query: `${prompt} for the ${cities[i % 10]} office, item ${i}`, tools: [name] });
       }
     }
     expect(examples.length).toBe(2016);
@@ -292,7 +317,9 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
     const { corpus } = await selector['index'].load(REGISTRY);
     const store = selector['learning'].store;
     if (!store) throw new Error('the learned store loads with the first learn');
-    const query = (await selector['queries'].embed(['text my mom that I will be home late'], undefined))[0] as Float32Array;
+    const query = (
+      await selector['queries'].embed(['text my mom that I will be home late'], undefined)
+    )[0] as Float32Array;
     const firstMap = store.project(query, corpus.key);
     const more = heldOut().map(([prompt, name]) => ({ query: prompt, tools: [name] }));
     const later = await selector.learn(more, { tools: REGISTRY, fit: 'background' });
@@ -318,18 +345,26 @@ describe.skipIf(!haveModel)('learned query projection (real USE-lite model)', ()
   it('a learn that lands during selections: every selection is whole (before or after), later ones use the map', async () => {
     const selector = projectionOnly();
     const cases = heldOut();
-    const plain = await Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const plain = await Promise.all(
+      cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name),
+    );
     const reference = projectionOnly();
     await reference.learn(training(), { tools: REGISTRY });
-    const mapped = await Promise.all(cases.map(async ([q]) => (await reference.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const mapped = await Promise.all(
+      cases.map(async ([q]) => (await reference.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name),
+    );
     const [picked] = await Promise.all([
-      Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name)),
+      Promise.all(
+        cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name),
+      ),
       selector.learn(training(), { tools: REGISTRY }),
     ]);
     picked.forEach((name, i) => {
       expect([plain[i], mapped[i]]).toContain(name);
     });
-    const after = await Promise.all(cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name));
+    const after = await Promise.all(
+      cases.map(async ([q]) => (await selector.select(ctx(q), REGISTRY, { signal: signal() })).tools[0]?.name),
+    );
     expect(after).toEqual(mapped);
   }, 120_000);
 });

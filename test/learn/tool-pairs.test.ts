@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { ExampleMemory } from '../../src/learn/example-memory.js';
-import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { pairTable, partnerLifts } from '../../src/learn/tool-pairs.js';
 import { neighbourFloor } from '../../src/learn/vote-floor.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const unit = (...values: number[]) => {
@@ -14,7 +14,10 @@ const unit = (...values: number[]) => {
 
 describe('pairTable and partnerLifts', () => {
   it('counts tools used together, shrunk by a prior, and ignores pairs seen too rarely', () => {
-    const table = pairTable([new Set(['a', 'b']), new Set(['a', 'b']), new Set(['a']), new Set(['a', 'c'])], { minCount: 2, prior: 2 });
+    const table = pairTable([new Set(['a', 'b']), new Set(['a', 'b']), new Set(['a']), new Set(['a', 'c'])], {
+      minCount: 2,
+      prior: 2,
+    });
     expect(table.get('a')?.get('b')).toBeCloseTo(2 / (4 + 2));
     expect(table.get('b')?.get('a')).toBeCloseTo(2 / (2 + 2));
     expect(table.get('a')?.has('c')).toBe(false);
@@ -35,7 +38,14 @@ describe('pairTable and partnerLifts', () => {
 describe('the calibrated vote floor', () => {
   it('is the quantile of how close examples of other tools sit to each other', () => {
     // Two clusters of near-identical prompts, each cluster its own tool; the clusters are 0.8 apart.
-    const rows = [unit(1, 0, 0), unit(1, 0.02, 0), unit(1, 0, 0.02), unit(0.8, 0.6, 0), unit(0.8, 0.62, 0), unit(0.8, 0.6, 0.02)];
+    const rows = [
+      unit(1, 0, 0),
+      unit(1, 0.02, 0),
+      unit(1, 0, 0.02),
+      unit(0.8, 0.6, 0),
+      unit(0.8, 0.62, 0),
+      unit(0.8, 0.6, 0.02),
+    ];
     const tools = [...Array(3).fill(new Set(['a'])), ...Array(3).fill(new Set(['b']))] as ReadonlySet<string>[];
     const matrix = new Float32Array(rows.length * 3);
     rows.forEach((row, i) => {
@@ -75,25 +85,43 @@ describe('the calibrated vote floor', () => {
 });
 
 describe('learning cannot evict a tool it has not seen', () => {
-  const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
-  const TOOLS = [tool('book_flight', 'Book a flight ticket.'), tool('book_train', 'Book a train ticket to a city.'), tool('get_weather', 'Weather.')];
+  const tool = (name: string, description: string): ToolSchema => ({
+    name,
+    description,
+    parameters: { type: 'object', properties: {} },
+  });
+  const TOOLS = [
+    tool('book_flight', 'Book a flight ticket.'),
+    tool('book_train', 'Book a train ticket to a city.'),
+    tool('get_weather', 'Weather.'),
+  ];
   const EXAMPLES = [
     { query: 'book me a flight ticket to Rome', tools: ['book_flight'] },
     { query: 'reserve a flight ticket for Friday', tools: ['book_flight'] },
   ];
   const prompt = 'book a train ticket to Rome';
   const top = async (protectUnseen: boolean) => {
-    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { weight: 3, protectUnseen, projection: false } });
+    const selector = new HybridSelector(countingEmbedder(), {
+      topK: 1,
+      cache: memoryVectorCache(),
+      learned: { weight: 3, protectUnseen, projection: false },
+    });
     await selector.learn(EXAMPLES, { tools: TOOLS });
-    return (await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map(
-      (t) => t.name,
-    );
+    return (
+      await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, {
+        signal: new AbortController().signal,
+      })
+    ).tools.map((t) => t.name);
   };
 
   it('votes lift an example tool over the ranking’s own unseen pick, unless guarded', async () => {
     const plain = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
     expect(
-      (await plain.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, { signal: new AbortController().signal })).tools.map((t) => t.name),
+      (
+        await plain.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, TOOLS, {
+          signal: new AbortController().signal,
+        })
+      ).tools.map((t) => t.name),
     ).toEqual(['book_train']);
     expect(await top(false)).toEqual(['book_flight']);
     expect(await top(true)).toEqual(['book_train']);
@@ -101,7 +129,11 @@ describe('learning cannot evict a tool it has not seen', () => {
 });
 
 describe('learned pairs in the hybrid', () => {
-  const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+  const tool = (name: string, description: string): ToolSchema => ({
+    name,
+    description,
+    parameters: { type: 'object', properties: {} },
+  });
   const TOOLS = [
     tool('login_portal', 'Sign in to the customer portal.'),
     tool('download_report', 'Download the monthly report file.'),
@@ -119,16 +151,28 @@ describe('learned pairs in the hybrid', () => {
   const ctx = (prompt: string) => ({ turn: 1, latestUserMessage: prompt, conversation: [] });
 
   it('a selected tool lifts the partner the examples used with it, and says so', async () => {
-    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
+    const selector = new HybridSelector(countingEmbedder(), {
+      topK: 1,
+      cache: memoryVectorCache(),
+      learned: { pairs: { weight: 2 }, weight: 0 },
+    });
     await selector.learn(EXAMPLES, { tools: TOOLS });
     const output = await selector.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(output.tools.map((t) => t.name)).toEqual(['login_portal']);
-    const wide = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { pairs: { weight: 2 }, weight: 0 } });
+    const wide = new HybridSelector(countingEmbedder(), {
+      topK: 2,
+      cache: memoryVectorCache(),
+      learned: { pairs: { weight: 2 }, weight: 0 },
+    });
     await wide.learn(EXAMPLES, { tools: TOOLS });
     const both = await wide.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(both.tools.map((t) => t.name)).toEqual(['login_portal', 'download_report']);
     expect(both.reasons?.download_report?.parts?.paired).toBeCloseTo((2 * 3) / 5);
-    const off = new HybridSelector(countingEmbedder(), { topK: 2, cache: memoryVectorCache(), learned: { weight: 0, pairs: false } });
+    const off = new HybridSelector(countingEmbedder(), {
+      topK: 2,
+      cache: memoryVectorCache(),
+      learned: { weight: 0, pairs: false },
+    });
     await off.learn(EXAMPLES, { tools: TOOLS });
     const without = await off.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(without.tools.map((t) => t.name)).not.toContain('download_report');

@@ -15,11 +15,16 @@ describe('BudgetLimits', () => {
   it('tokens: after the reported usage crosses the limit, the next turn is refused', async () => {
     const { registry } = toolbox();
     server.current.enqueue(toolTurn({ inputTokens: 80, outputTokens: 30 }));
-    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: 100 } } }).run('weather');
+    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: 100 } } }).run(
+      'weather',
+    );
     const events = await collect(run);
     expect(server.current.requests).toHaveLength(1);
     expect(shape(events).slice(-2)).toEqual(['budget_stop', 'done']);
-    expect(ofType(events, 'budget_stop')[0]).toMatchObject({ turn: 1, refusal: { limit: 'tokens', used: 110, max: 100 } });
+    expect(ofType(events, 'budget_stop')[0]).toMatchObject({
+      turn: 1,
+      refusal: { limit: 'tokens', used: 110, max: 100 },
+    });
     const result = await run.result();
     expect(result).toMatchObject({ stopReason: 'budget', turns: 1, usage: { inputTokens: 80, outputTokens: 30 } });
     // The tool call was answered before the stop: the transcript is resumable.
@@ -28,8 +33,13 @@ describe('BudgetLimits', () => {
 
   it('tokens: usage under the limit lets the run continue', async () => {
     const { registry } = toolbox();
-    server.current.enqueue(toolTurn({ inputTokens: 40, outputTokens: 10 }), { text: 'Sunny.', usage: { inputTokens: 45, outputTokens: 3 } });
-    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: 100 } } }).run('weather');
+    server.current.enqueue(toolTurn({ inputTokens: 40, outputTokens: 10 }), {
+      text: 'Sunny.',
+      usage: { inputTokens: 45, outputTokens: 3 },
+    });
+    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: 100 } } }).run(
+      'weather',
+    );
     const events = await collect(run);
     expect(ofType(events, 'budget_stop')).toEqual([]);
     expect((await run.result()).stopReason).toBe('stop');
@@ -39,7 +49,11 @@ describe('BudgetLimits', () => {
   it('wall-clock: a turn that outlasts the limit stops the run before the next request', async () => {
     const { registry } = toolbox();
     server.current.enqueue(toolTurn({ inputTokens: 1, outputTokens: 1 }, 60));
-    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxWallClockMs: 30 } } }).run('weather');
+    const run = new BareLoop({
+      client: openAI(server.current),
+      registry,
+      config: { budget: { maxWallClockMs: 30 } },
+    }).run('weather');
     const events = await collect(run);
     const stop = ofType(events, 'budget_stop')[0];
     expect(stop?.refusal.limit).toBe('wall_clock');
@@ -51,8 +65,13 @@ describe('BudgetLimits', () => {
 
   it('turns: the budget admits that many requests, then refuses', async () => {
     const { registry } = toolbox();
-    server.current.enqueue(toolTurn({ inputTokens: 1, outputTokens: 1 }), toolTurn({ inputTokens: 1, outputTokens: 1 }));
-    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTurns: 2 } } }).run('weather');
+    server.current.enqueue(
+      toolTurn({ inputTokens: 1, outputTokens: 1 }),
+      toolTurn({ inputTokens: 1, outputTokens: 1 }),
+    );
+    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTurns: 2 } } }).run(
+      'weather',
+    );
     const events = await collect(run);
     expect(ofType(events, 'budget_stop')[0]).toMatchObject({ turn: 2, refusal: { limit: 'turns', used: 2, max: 2 } });
     expect(await run.result()).toMatchObject({ stopReason: 'budget', turns: 2 });
@@ -61,7 +80,10 @@ describe('BudgetLimits', () => {
 
   it('config.maxTurns ends the run with max_turns, without a budget event', async () => {
     const { registry } = toolbox();
-    server.current.enqueue(toolTurn({ inputTokens: 1, outputTokens: 1 }), toolTurn({ inputTokens: 1, outputTokens: 1 }));
+    server.current.enqueue(
+      toolTurn({ inputTokens: 1, outputTokens: 1 }),
+      toolTurn({ inputTokens: 1, outputTokens: 1 }),
+    );
     const run = new BareLoop({ client: openAI(server.current), registry, config: { maxTurns: 2 } }).run('weather');
     const events = await collect(run);
     expect(ofType(events, 'budget_stop')).toEqual([]);
@@ -82,7 +104,9 @@ describe('BudgetLimits', () => {
 
   it('an invalid limit is reported through the run (error event, then done), not thrown', async () => {
     const { registry } = toolbox();
-    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: -1 } } }).run('weather');
+    const run = new BareLoop({ client: openAI(server.current), registry, config: { budget: { maxTokens: -1 } } }).run(
+      'weather',
+    );
     const events = await collect(run);
     expect(shape(events)).toEqual(['run_start', 'error', 'done']);
     expect(ofType(events, 'error')[0]?.message).toMatch(/maxTokens/);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { LoopEvent } from '../../src/loop/events.js';
-import { PROVIDERS, collect, ofType, openAI, recordingAsyncSelector, toolbox, useScriptedServer } from './helpers.js';
+import { collect, ofType, openAI, PROVIDERS, recordingAsyncSelector, toolbox, useScriptedServer } from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -15,7 +15,9 @@ describe('cancellation', { timeout: 5_000 }, () => {
       return new Promise(() => undefined); // never settles, ignores the signal
     }, 'stuck');
     const controller = new AbortController();
-    const run = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(selector).run('weather', { signal: controller.signal });
+    const run = new BareLoop({ client: openAI(server.current), registry })
+      .withAsyncToolSelector(selector)
+      .run('weather', { signal: controller.signal });
 
     let abortedAt = 0;
     let doneAt = 0;
@@ -42,7 +44,9 @@ describe('cancellation', { timeout: 5_000 }, () => {
     const { registry } = toolbox();
     const controller = new AbortController();
     controller.abort();
-    const events = await collect(new BareLoop({ client: openAI(server.current), registry }).run('hi', { signal: controller.signal }));
+    const events = await collect(
+      new BareLoop({ client: openAI(server.current), registry }).run('hi', { signal: controller.signal }),
+    );
     expect(events.map((e) => e.type)).toEqual(['run_start', 'done']);
     expect(ofType(events, 'done')[0]).toMatchObject({ stopReason: 'cancelled', turns: 0 });
     expect(server.current.requests).toHaveLength(0);
@@ -53,7 +57,9 @@ describe('cancellation', { timeout: 5_000 }, () => {
       const { registry } = toolbox();
       server.current.enqueue({ kind: 'hang' });
       const controller = new AbortController();
-      const run = new BareLoop({ client: make(server.current), registry, config: { stream } }).run('hi', { signal: controller.signal });
+      const run = new BareLoop({ client: make(server.current), registry, config: { stream } }).run('hi', {
+        signal: controller.signal,
+      });
       const [request] = await server.current.waitForRequests(1);
       controller.abort();
       const result = await run.result();
@@ -68,7 +74,9 @@ describe('cancellation', { timeout: 5_000 }, () => {
     server.current.enqueue({ text: 'one two three four', interrupt: { afterEvents: 3, action: 'hang' } });
     const controller = new AbortController();
     const events: LoopEvent[] = [];
-    for await (const event of new BareLoop({ client: openAI(server.current), registry }).run('count', { signal: controller.signal })) {
+    for await (const event of new BareLoop({ client: openAI(server.current), registry }).run('count', {
+      signal: controller.signal,
+    })) {
       events.push(event);
       if (event.type === 'text') controller.abort();
     }
@@ -91,10 +99,15 @@ describe('cancellation', { timeout: 5_000 }, () => {
         }),
     });
     server.current.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] });
-    const run = new BareLoop({ client: openAI(server.current), registry }).run('weather', { signal: controller.signal });
+    const run = new BareLoop({ client: openAI(server.current), registry }).run('weather', {
+      signal: controller.signal,
+    });
     const events = await collect(run);
     expect(seen).toEqual([true]);
-    expect(ofType(events, 'tool_result')[0]?.result).toMatchObject({ isError: true, content: 'tool "get_weather" was cancelled' });
+    expect(ofType(events, 'tool_result')[0]?.result).toMatchObject({
+      isError: true,
+      content: 'tool "get_weather" was cancelled',
+    });
     expect(ofType(events, 'done')[0]?.stopReason).toBe('cancelled');
     expect(server.current.requests).toHaveLength(1); // no second turn
   });

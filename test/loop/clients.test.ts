@@ -2,10 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { RetryInfo } from '../../src/model/retry.js';
-import { StaticSelector } from '../../src/select/static-selector.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { FAST_RETRY, PROVIDERS, collect, ofType, shape, toolbox, useScriptedServer, wireMessages, wireToolNames } from './helpers.js';
+import { StaticSelector } from '../../src/select/static-selector.js';
+import {
+  collect,
+  FAST_RETRY,
+  ofType,
+  PROVIDERS,
+  shape,
+  toolbox,
+  useScriptedServer,
+  wireMessages,
+  wireToolNames,
+} from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -29,7 +39,12 @@ describe.each(PROVIDERS)('a run over $provider', ({ provider, make }) => {
       [provider, stream, undefined],
     ]);
     expect(calls).toEqual([{ name: 'get_weather', args: { city: 'Oslo' } }]);
-    expect(result).toMatchObject({ text: 'Sunny in Oslo today.', stopReason: 'stop', turns: 2, usage: { inputTokens: 120, outputTokens: 14 } });
+    expect(result).toMatchObject({
+      text: 'Sunny in Oslo today.',
+      stopReason: 'stop',
+      turns: 2,
+      usage: { inputTokens: 120, outputTokens: 14 },
+    });
     expect(ofType(events, 'usage').map((e) => e.finishReason)).toEqual(['tool_calls', 'stop']);
     // The tool result reaches the model on the second request.
     expect(JSON.stringify(wireMessages(server.current.requests[1]))).toContain('Sunny in Oslo');
@@ -118,7 +133,9 @@ describe.each(PROVIDERS)('a dotted (BFCL-style) tool name ($provider)', ({ make 
   it('round-trips through the wire mapping and dispatches to the registered handler', async () => {
     const seen: unknown[] = [];
     server.current.enqueue({ toolCalls: [{ name: 'math_factorial', arguments: { n: 5 } }] }, { text: '5! is 120.' });
-    const run = new BareLoop({ client: make(server.current), registry: registryWithFactorial(seen) }).run('What is 5 factorial?');
+    const run = new BareLoop({ client: make(server.current), registry: registryWithFactorial(seen) }).run(
+      'What is 5 factorial?',
+    );
     const events = await collect(run);
 
     expect(seen).toEqual([5]);
@@ -129,7 +146,11 @@ describe.each(PROVIDERS)('a dotted (BFCL-style) tool name ($provider)', ({ make 
     expect(replay).not.toContain('math.factorial');
     expect(replay).toContain('120');
     expect(ofType(events, 'tool_call')[0]?.call.name).toBe('math.factorial');
-    expect(ofType(events, 'tool_result')[0]?.result).toMatchObject({ name: 'math.factorial', content: '120', isError: false });
+    expect(ofType(events, 'tool_result')[0]?.result).toMatchObject({
+      name: 'math.factorial',
+      content: '120',
+      isError: false,
+    });
     expect((await run.result()).messages[2]).toMatchObject({ role: 'tool', name: 'math.factorial', content: '120' });
   });
 
@@ -142,8 +163,15 @@ describe.each(PROVIDERS)('a dotted (BFCL-style) tool name ($provider)', ({ make 
       { text: 'ok' },
     );
     const events = await collect(
-      new BareLoop({ client: make(server.current), registry: registryWithFactorial(seen), config: { constraint: ToolConstraint.Strict } })
-        .withToolSelector({ name: 'plan', select: (ctx, all) => all.filter((t) => plan[ctx.turn]?.includes(t.name) ?? true) })
+      new BareLoop({
+        client: make(server.current),
+        registry: registryWithFactorial(seen),
+        config: { constraint: ToolConstraint.Strict },
+      })
+        .withToolSelector({
+          name: 'plan',
+          select: (ctx, all) => all.filter((t) => plan[ctx.turn]?.includes(t.name) ?? true),
+        })
         .run('factorials'),
     );
     expect(seen).toEqual([3]);

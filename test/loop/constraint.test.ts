@@ -3,7 +3,16 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import { PROVIDERS, body, collect, ofType, toolbox, useScriptedServer, wireMessages, wireToolNames } from './helpers.js';
+import {
+  body,
+  collect,
+  ofType,
+  PROVIDERS,
+  toolbox,
+  useScriptedServer,
+  wireMessages,
+  wireToolNames,
+} from './helpers.js';
 
 const server = useScriptedServer();
 
@@ -16,7 +25,9 @@ describe.each(PROVIDERS)('ToolConstraint on the wire ($provider)', ({ provider, 
   it.each(Object.values(ToolConstraint))('%s', async (constraint) => {
     const { registry } = toolbox();
     server.current.enqueue({ text: 'ok' });
-    const events = await collect(new BareLoop({ client: make(server.current), registry, config: { constraint } }).run('hi'));
+    const events = await collect(
+      new BareLoop({ client: make(server.current), registry, config: { constraint } }).run('hi'),
+    );
     const request = server.current.requests[0];
     expect(request?.rejected).toBeUndefined();
     expect(body(request).tool_choice).toEqual(expected[constraint]);
@@ -85,7 +96,9 @@ describe.each(PROVIDERS)('Strict dispatch ($provider)', ({ make }) => {
     const { registry, calls } = toolbox();
     parallelCalls();
     const events = await collect(
-      new BareLoop({ client: make(server.current), registry }).withToolSelector(new StaticSelector(['get_weather'])).run('Weather in Oslo?'),
+      new BareLoop({ client: make(server.current), registry })
+        .withToolSelector(new StaticSelector(['get_weather']))
+        .run('Weather in Oslo?'),
     );
     expect(calls.map((c) => c.name)).toEqual(['get_weather', 'send_email']);
     const results = Object.fromEntries(ofType(events, 'tool_result').map((e) => [e.result.toolCallId, e.result]));

@@ -3,9 +3,9 @@ import { BareLoop, type LoopConfig, type RunOptions } from '../../src/loop/bare-
 import { contextFit, messageCost } from '../../src/loop/estimate.js';
 import { toolResultCompactor } from '../../src/loop/managers.js';
 import type { Message } from '../../src/message.js';
-import { StaticSelector } from '../../src/select/static-selector.js';
-import type { ToolSelector } from '../../src/select/selector.js';
 import { toolsCost } from '../../src/registry/tool-cost.js';
+import type { ToolSelector } from '../../src/select/selector.js';
+import { StaticSelector } from '../../src/select/static-selector.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
 import { collect, named, ofType, onTurn, openAI, schemas, toolbox, useScriptedServer, wideTool } from './helpers.js';
@@ -26,10 +26,17 @@ const weatherCall = (usage: { inputTokens: number; outputTokens: number } | fals
   usage,
 });
 
-async function runWith(selector: ToolSelector, replies: ScriptedReply[], config: LoopConfig = {}, options: RunOptions = {}) {
+async function runWith(
+  selector: ToolSelector,
+  replies: ScriptedReply[],
+  config: LoopConfig = {},
+  options: RunOptions = {},
+) {
   const { registry } = wideToolbox();
   server.current.enqueue(...replies);
-  const run = new BareLoop({ client: openAI(server.current), registry, config }).withToolSelector(selector).run(PROMPT, options);
+  const run = new BareLoop({ client: openAI(server.current), registry, config })
+    .withToolSelector(selector)
+    .run(PROMPT, options);
   const events = await collect(run);
   return { registry, events, result: await run.result() };
 }
@@ -47,7 +54,9 @@ describe('what the estimate counts', () => {
     // Opening (turn 1 pre-request): the prompt plus exactly the advertised schema.
     const opening = onTurn(narrow.events, 'request', 1);
     expect(opening.estimatedInputTokens).toBe(messageCost({ role: 'user', content: PROMPT }, counter) + weatherCost);
-    expect(onTurn(full.events, 'request', 1).estimatedInputTokens).toBe(opening.estimatedInputTokens + fullCost - weatherCost);
+    expect(onTurn(full.events, 'request', 1).estimatedInputTokens).toBe(
+      opening.estimatedInputTokens + fullCost - weatherCost,
+    );
 
     // Post-dispatch re-feed: the transcript so far plus the advertised schema.
     const [user, reply, tool] = narrow.result.messages as Message[];
@@ -58,11 +67,14 @@ describe('what the estimate counts', () => {
 
     // Pre-request feed on turn 2: same.
     expect(onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(transcriptCost + weatherCost);
-    expect(onTurn(full.events, 'request', 2).estimatedInputTokens - onTurn(narrow.events, 'request', 2).estimatedInputTokens).toBe(fullCost - weatherCost);
+    expect(
+      onTurn(full.events, 'request', 2).estimatedInputTokens - onTurn(narrow.events, 'request', 2).estimatedInputTokens,
+    ).toBe(fullCost - weatherCost);
 
     // The reservation alone keeps the full-registry figure.
     for (const { events } of [full, narrow]) {
-      for (const turn of [1, 2]) expect(onTurn(events, 'request', turn).fullSurfaceReservationTokens).toBe(fullCost + 4096);
+      for (const turn of [1, 2])
+        expect(onTurn(events, 'request', turn).fullSurfaceReservationTokens).toBe(fullCost + 4096);
     }
   });
 
@@ -71,23 +83,35 @@ describe('what the estimate counts', () => {
     ['with a system prompt', { system: 'You are a weather assistant.' }, {}],
     ['with transients', {}, { transients: [{ role: 'user', content: 'Memory: the user lives in Oslo.' }] }],
   ];
-  it.each(anchoredCases)('a reported usage anchors the next estimate on the same surface (%s)', async (_label, config, options) => {
-    const { events, result } = await runWith(
-      new StaticSelector(['get_weather']),
-      [weatherCall({ inputTokens: 5000, outputTokens: 20 }), { text: 'Sunny.', usage: { inputTokens: 5100, outputTokens: 3 } }],
-      config,
-      options,
-    );
-    const [, reply, tool] = result.messages as Message[];
-    const expected = 5000 + messageCost(reply as Message, counter) + messageCost(tool as Message, counter);
-    expect(onTurn(events, 'request', 1).anchored).toBe(false);
-    expect(onTurn(events, 'estimate', 1)).toMatchObject({ anchored: true, tokens: expected });
-    expect(onTurn(events, 'request', 2)).toMatchObject({ anchored: true, estimatedInputTokens: expected });
-  });
+  it.each(anchoredCases)(
+    'a reported usage anchors the next estimate on the same surface (%s)',
+    async (_label, config, options) => {
+      const { events, result } = await runWith(
+        new StaticSelector(['get_weather']),
+        [
+          weatherCall({ inputTokens: 5000, outputTokens: 20 }),
+          { text: 'Sunny.', usage: { inputTokens: 5100, outputTokens: 3 } },
+        ],
+        config,
+        options,
+      );
+      const [, reply, tool] = result.messages as Message[];
+      const expected = 5000 + messageCost(reply as Message, counter) + messageCost(tool as Message, counter);
+      expect(onTurn(events, 'request', 1).anchored).toBe(false);
+      expect(onTurn(events, 'estimate', 1)).toMatchObject({ anchored: true, tokens: expected });
+      expect(onTurn(events, 'request', 2)).toMatchObject({ anchored: true, estimatedInputTokens: expected });
+    },
+  );
 
   it('a change of advertised surface invalidates the anchor, so the figure can fall below the prior report', async () => {
-    const plan: ToolSelector = { name: 'narrowing', select: (ctx, all) => (ctx.turn === 1 ? all : named(all, 'get_weather')) };
-    const { events } = await runWith(plan, [weatherCall({ inputTokens: 9000, outputTokens: 20 }), { text: 'Sunny.', usage: false }]);
+    const plan: ToolSelector = {
+      name: 'narrowing',
+      select: (ctx, all) => (ctx.turn === 1 ? all : named(all, 'get_weather')),
+    };
+    const { events } = await runWith(plan, [
+      weatherCall({ inputTokens: 9000, outputTokens: 20 }),
+      { text: 'Sunny.', usage: false },
+    ]);
     expect(onTurn(events, 'usage', 1).usage.inputTokens).toBe(9000);
     expect(onTurn(events, 'estimate', 1).anchored).toBe(true); // same surface as the request it follows
     const second = onTurn(events, 'request', 2);
@@ -96,7 +120,10 @@ describe('what the estimate counts', () => {
     expect(second.estimatedInputTokens).toBeLessThan(onTurn(events, 'request', 1).estimatedInputTokens);
   });
   it('a schema replaced under the same name between requests also changes the surface: no stale anchor', async () => {
-    const longer = { ...schemas.search, description: `${schemas.search.description} ${'Covers every manual. '.repeat(200)}` };
+    const longer = {
+      ...schemas.search,
+      description: `${schemas.search.description} ${'Covers every manual. '.repeat(200)}`,
+    };
     const { registry } = toolbox({
       // The tool list changes mid-run (as an MCP server's can): same names, new rendered cost.
       get_weather: () => {
@@ -106,7 +133,9 @@ describe('what the estimate counts', () => {
     });
     server.current.enqueue(weatherCall({ inputTokens: 5000, outputTokens: 20 }), { text: 'Sunny.', usage: false });
     const events = await collect(
-      new BareLoop({ client: openAI(server.current), registry }).withToolSelector(new StaticSelector(['get_weather', 'search_docs'])).run(PROMPT),
+      new BareLoop({ client: openAI(server.current), registry })
+        .withToolSelector(new StaticSelector(['get_weather', 'search_docs']))
+        .run(PROMPT),
     );
     expect(onTurn(events, 'selection', 2).advertised).toEqual(['get_weather', 'search_docs']);
     const second = onTurn(events, 'request', 2);
@@ -126,7 +155,10 @@ describe('compaction', () => {
     const reservation = toolsCost(registry.schemas(), counter) + 100;
     // Room for the prompt and about two big results, not three.
     const contextWindow = reservation + 1300;
-    const call = (id: string): ScriptedReply => ({ toolCalls: [{ id, name: 'search_docs', arguments: { query: id } }], usage: false });
+    const call = (id: string): ScriptedReply => ({
+      toolCalls: [{ id, name: 'search_docs', arguments: { query: id } }],
+      usage: false,
+    });
     server.current.enqueue(call('s1'), call('s2'), call('s3'), call('s4'), { text: 'Summary.', usage: false });
     const run = new BareLoop({
       client: openAI(server.current),
@@ -145,7 +177,9 @@ describe('compaction', () => {
     const request = onTurn(events, 'request', first.turn);
     expect(request.fullSurfaceReservationTokens).toBe(reservation);
     expect(request.estimatedInputTokens).toBe(first.afterTokens);
-    expect(request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens).toBeLessThanOrEqual(contextWindow);
+    expect(
+      request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens,
+    ).toBeLessThanOrEqual(contextWindow);
     expect(ofType(events, 'warning').filter((w) => w.code === 'context_overflow')).toEqual([]);
 
     // The request after compaction carries the placeholder instead of the oldest result.
@@ -162,7 +196,9 @@ describe('compaction', () => {
     const { registry } = toolbox();
     const contextWindow = toolsCost(registry.schemas(), counter) + 4096 + 5;
     server.current.enqueue({ text: 'ok', usage: false });
-    const events = await collect(new BareLoop({ client: openAI(server.current), registry, config: { contextWindow } }).run(PROMPT));
+    const events = await collect(
+      new BareLoop({ client: openAI(server.current), registry, config: { contextWindow } }).run(PROMPT),
+    );
     expect(ofType(events, 'compaction')).toEqual([]);
     expect(ofType(events, 'warning').map((w) => w.code)).toEqual(['context_overflow']);
     expect(server.current.requests).toHaveLength(1);
@@ -171,7 +207,11 @@ describe('compaction', () => {
 
 describe('the compaction trigger counts what the wire carries (issue 13)', () => {
   const sizes = (events: Awaited<ReturnType<typeof collect>>) =>
-    ofType(events, 'request').map((r) => ({ turn: r.turn, input: r.estimatedInputTokens, advertised: r.advertisedTokens }));
+    ofType(events, 'request').map((r) => ({
+      turn: r.turn,
+      input: r.estimatedInputTokens,
+      advertised: r.advertisedTokens,
+    }));
 
   it('one advertised tool in an 8,000-token window: 13,000 tokens of unsent schemas neither compact nor warn', async () => {
     const { registry } = toolbox();
@@ -204,7 +244,9 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
       });
       // What the wire carries fits; the full surface would not, and that alone triggers nothing.
       expect(request.estimatedInputTokens + request.outputReservationTokens).toBeLessThanOrEqual(8000);
-      expect(request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens).toBeGreaterThan(8000);
+      expect(
+        request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens,
+      ).toBeGreaterThan(8000);
     }
     expect(onTurn(events, 'estimate', 1)).toMatchObject({
       advertisedTokens: weatherCost,
@@ -233,7 +275,11 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
     expect(ofType(events, 'compaction')).toEqual([]);
     expect(ofType(events, 'warning')).toEqual([]);
     const first = onTurn(events, 'request', 1);
-    expect(first).toMatchObject({ estimatedInputTokens: opening + tools, advertisedTokens: tools, fullSurfaceReservationTokens: tools + 4096 });
+    expect(first).toMatchObject({
+      estimatedInputTokens: opening + tools,
+      advertisedTokens: tools,
+      fullSurfaceReservationTokens: tools + 4096,
+    });
     expect(server.current.requests).toHaveLength(2);
     expect(server.current.requests[1]?.rawBody).toContain('Sunny in Oslo');
   });
@@ -251,8 +297,14 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
     // beside the full surface (about 1,100 tokens) there is room for one only.
     const contextWindow = advertised + maxOutputTokens + 1800;
     expect(full - advertised).toBeGreaterThan(900);
-    const call = (id: string): ScriptedReply => ({ toolCalls: [{ id, name: 'search_docs', arguments: { query: id } }], usage: false });
-    server.current.enqueue(call('s1'), call('s2'), call('s3'), call('s4'), call('s5'), { text: 'Summary.', usage: false });
+    const call = (id: string): ScriptedReply => ({
+      toolCalls: [{ id, name: 'search_docs', arguments: { query: id } }],
+      usage: false,
+    });
+    server.current.enqueue(call('s1'), call('s2'), call('s3'), call('s4'), call('s5'), {
+      text: 'Summary.',
+      usage: false,
+    });
     const run = new BareLoop({
       client: openAI(server.current),
       registry,
@@ -271,9 +323,12 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
     expect(first.beforeTokens + maxOutputTokens).toBeGreaterThan(contextWindow);
     const earlier = ofType(events, 'request').filter((r) => r.turn < first.turn);
     expect(earlier.length).toBeGreaterThan(0);
-    for (const request of earlier) expect(request.estimatedInputTokens + request.outputReservationTokens).toBeLessThanOrEqual(contextWindow);
+    for (const request of earlier)
+      expect(request.estimatedInputTokens + request.outputReservationTokens).toBeLessThanOrEqual(contextWindow);
     // Those earlier turns went out although their messages plus the full surface would not have fit.
-    expect(earlier.some((r) => r.estimatedInputTokens - r.advertisedTokens + r.fullSurfaceReservationTokens > contextWindow)).toBe(true);
+    expect(
+      earlier.some((r) => r.estimatedInputTokens - r.advertisedTokens + r.fullSurfaceReservationTokens > contextWindow),
+    ).toBe(true);
     // The target: after compaction the messages, the full surface and the reply all fit.
     const request = onTurn(events, 'request', first.turn);
     expect(request).toMatchObject({
@@ -281,7 +336,9 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
       advertisedTokens: advertised,
       fullSurfaceReservationTokens: full + maxOutputTokens,
     });
-    expect(request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens).toBeLessThanOrEqual(contextWindow);
+    expect(
+      request.estimatedInputTokens - request.advertisedTokens + request.fullSurfaceReservationTokens,
+    ).toBeLessThanOrEqual(contextWindow);
     expect(ofType(events, 'warning')).toEqual([]);
     expect(server.current.requests[first.turn - 1]?.rawBody).toContain('[tool result elided to save context');
   });
@@ -289,7 +346,11 @@ describe('the compaction trigger counts what the wire carries (issue 13)', () =>
 
 describe('contextFit', () => {
   const figures = { contextWindow: 10_000, outputReservation: 1000, fullSurfaceReservation: 6000 };
-  const estimate = (messages: number, tools: number) => ({ tokens: messages + tools, toolTokens: tools, anchored: false });
+  const estimate = (messages: number, tools: number) => ({
+    tokens: messages + tools,
+    toolTokens: tools,
+    anchored: false,
+  });
 
   it.each([
     // messages, advertised tools → overflows (trigger), fits the full surface (target), limit
@@ -302,7 +363,11 @@ describe('contextFit', () => {
   });
 
   it('when the full surface and the reply alone exceed the window, the target is below zero', () => {
-    const fit = contextFit(estimate(100, 50), { contextWindow: 8000, outputReservation: 4096, fullSurfaceReservation: 17_500 });
+    const fit = contextFit(estimate(100, 50), {
+      contextWindow: 8000,
+      outputReservation: 4096,
+      fullSurfaceReservation: 17_500,
+    });
     expect(fit).toEqual({ overflows: false, fitsFullSurface: false, compactionLimit: 8000 - 17_500 + 50 });
   });
 });

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
-import { revealedIn } from '../../src/loop/deferred-search.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
+import { revealedIn } from '../../src/loop/deferred-search.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import { FIND_TOOLS } from '../../src/loop/tool-search.js';
 import type { Message } from '../../src/message.js';
@@ -45,7 +45,9 @@ const PROTOCOLS: { protocol: Protocol; make: (s: ScriptedModelServer) => ModelCl
 
 /** The model calling the loop's search, as each protocol carries it. */
 function searchCall(protocol: Protocol, id: string, query: unknown): ScriptedToolCall {
-  return protocol === 'responses' ? { id, kind: 'tool_search', name: '', arguments: { query } } : { id, name: FIND_TOOLS, arguments: { query } };
+  return protocol === 'responses'
+    ? { id, kind: 'tool_search', name: '', arguments: { query } }
+    : { id, name: FIND_TOOLS, arguments: { query } };
 }
 
 /** The raw `tools` array of a recorded request, as sent. */
@@ -70,13 +72,17 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
     if (native) {
       // Every deferred tool is declared; the model sees only the loaded tool (and the search) until the reference.
       expect(first?.deferredTools).toEqual(['search_docs', 'send_email', 'lookup_order']);
-      expect([...(first?.seenTools ?? [])].sort()).toEqual(protocol === 'anthropic' ? [FIND_TOOLS, 'get_weather'] : ['get_weather']);
+      expect([...(first?.seenTools ?? [])].sort()).toEqual(
+        protocol === 'anthropic' ? [FIND_TOOLS, 'get_weather'] : ['get_weather'],
+      );
       expect(second?.seenTools).toContain('send_email');
       // The tools array is byte-identical from request to request: the prompt prefix holds.
       expect(toolsJson(server.current, 1)).toBe(toolsJson(server.current, 0));
       expect(toolsJson(server.current, 2)).toBe(toolsJson(server.current, 0));
     } else {
-      expect(first?.json).toMatchObject({ tools: [{ function: { name: 'get_weather' } }, { function: { name: FIND_TOOLS } }] });
+      expect(first?.json).toMatchObject({
+        tools: [{ function: { name: 'get_weather' } }, { function: { name: FIND_TOOLS } }],
+      });
       expect(body(second).tools.map((t: any) => t.function.name)).toEqual(['get_weather', 'send_email', FIND_TOOLS]);
     }
     if (protocol === 'anthropic') {
@@ -84,15 +90,29 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
     }
     if (protocol === 'responses') {
       expect(wireMessages(second).slice(1)).toEqual([
-        { type: 'tool_search_call', call_id: 's1', execution: 'client', arguments: { query: 'send an email message' }, status: 'completed' },
-        expect.objectContaining({ type: 'tool_search_output', call_id: 's1', tools: [expect.objectContaining({ name: 'send_email' })] }),
+        {
+          type: 'tool_search_call',
+          call_id: 's1',
+          execution: 'client',
+          arguments: { query: 'send an email message' },
+          status: 'completed',
+        },
+        expect.objectContaining({
+          type: 'tool_search_output',
+          call_id: 's1',
+          tools: [expect.objectContaining({ name: 'send_email' })],
+        }),
       ]);
     }
     expect(third).toBeDefined();
 
     // The events say what was loaded, revealed and deferred, and only loaded ∪ revealed is counted.
     expect(onTurn(events, 'request', 1).surface).toEqual({ loaded: ['get_weather'], revealed: [], deferred: 3 });
-    expect(onTurn(events, 'request', 2).surface).toEqual({ loaded: ['get_weather'], revealed: ['send_email'], deferred: 2 });
+    expect(onTurn(events, 'request', 2).surface).toEqual({
+      loaded: ['get_weather'],
+      revealed: ['send_email'],
+      deferred: 2,
+    });
     expect(onTurn(events, 'selection', 2).advertised).toEqual(['get_weather', 'send_email', FIND_TOOLS]);
     const cost = (names: string[]) =>
       toolsCost(
@@ -108,13 +128,26 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
   it('the loaded set holds for the conversation: one selection per run, for the opening prompt, whatever later turns ask', async () => {
     const { registry } = toolbox();
     const selector = recordingSelector((ctx, all) =>
-      all.filter((tool) => (ctx.latestUserMessage ?? '').includes('weather') === (tool.name === 'get_weather')).slice(0, 1),
+      all
+        .filter((tool) => (ctx.latestUserMessage ?? '').includes('weather') === (tool.name === 'get_weather'))
+        .slice(0, 1),
     );
-    const loop = new BareLoop({ client: make(server.current), registry }).withToolSelector(selector).withToolSearch({ deferred: true });
-    server.current.enqueue({ toolCalls: [{ id: 'w1', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' }, { text: 'Noted.' });
+    const loop = new BareLoop({ client: make(server.current), registry })
+      .withToolSelector(selector)
+      .withToolSearch({ deferred: true });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'w1', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny.' },
+      { text: 'Noted.' },
+    );
     const first = await loop.run('What is the weather in Oslo?').result();
-    const events = await collect(loop.run([...first.messages, { role: 'user', content: 'Now look up order 42 please.' }]));
-    expect(selector.contexts.map((ctx) => ctx.latestUserMessage)).toEqual(['What is the weather in Oslo?', 'What is the weather in Oslo?']);
+    const events = await collect(
+      loop.run([...first.messages, { role: 'user', content: 'Now look up order 42 please.' }]),
+    );
+    expect(selector.contexts.map((ctx) => ctx.latestUserMessage)).toEqual([
+      'What is the weather in Oslo?',
+      'What is the weather in Oslo?',
+    ]);
     expect(ofType(events, 'request').map((event) => event.surface?.loaded)).toEqual([['get_weather']]);
     if (native) for (const i of [1, 2]) expect(toolsJson(server.current, i)).toBe(toolsJson(server.current, 0));
   });
@@ -124,7 +157,10 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
     const loop = new BareLoop({ client: make(server.current), registry })
       .withToolSelector(new StaticSelector(['get_weather']))
       .withToolSearch({ deferred: true });
-    server.current.enqueue({ toolCalls: [{ id: 'x1', name: 'send_email', arguments: { to: 'kim', body: 'hi' }, hallucinated: true }] }, { text: 'Sorry.' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'x1', name: 'send_email', arguments: { to: 'kim', body: 'hi' }, hallucinated: true }] },
+      { text: 'Sorry.' },
+    );
     const events = await collect(loop.run('Email Kim.'));
     expect(calls).toEqual([]);
     expect(ofType(events, 'tool_call')[0]).toMatchObject({ advertised: false });
@@ -141,7 +177,9 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
       .withToolSelector(new StaticSelector(['get_weather']))
       .withToolSearch({ deferred: true });
     const blank =
-      protocol === 'responses' ? { id: 's0', kind: 'tool_search' as const, name: '', arguments: {} } : { id: 's0', name: FIND_TOOLS, arguments: {} };
+      protocol === 'responses'
+        ? { id: 's0', kind: 'tool_search' as const, name: '', arguments: {} }
+        : { id: 's0', name: FIND_TOOLS, arguments: {} };
     server.current.enqueue({ toolCalls: [blank, searchCall(protocol, 's2', '   ')] }, { text: 'Never mind.' });
     const events = await collect(loop.run('Email Kim.'));
     const results = ofType(events, 'tool_result').map((event) => event.result);
@@ -175,7 +213,11 @@ describe.each(PROTOCOLS)('deferred mode ($protocol)', ({ protocol, make, native 
     const third = server.current.requests[2];
     expect(third?.rejected).toBeUndefined();
     expect(JSON.stringify(third?.json)).not.toMatch(/"(tool_name|name)":"send_email"/);
-    expect(ofType(events, 'tool_result').at(-1)?.result).toMatchObject({ name: 'send_email', isError: true, content: expect.stringMatching(/unknown tool/i) });
+    expect(ofType(events, 'tool_result').at(-1)?.result).toMatchObject({
+      name: 'send_email',
+      isError: true,
+      content: expect.stringMatching(/unknown tool/i),
+    });
     expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
   });
 });
@@ -187,7 +229,10 @@ describe('deferred mode, Anthropic specifics', () => {
       .withToolSelector(new StaticSelector(['get_weather']))
       .withToolSearch({ deferred: true, hosted: 'bm25' });
     server.current.enqueue(
-      { hostedSearch: { id: 'srvtoolu_1', query: 'order number' }, toolCalls: [{ id: 'o1', name: 'lookup_order', arguments: { number: '42' } }] },
+      {
+        hostedSearch: { id: 'srvtoolu_1', query: 'order number' },
+        toolCalls: [{ id: 'o1', name: 'lookup_order', arguments: { number: '42' } }],
+      },
       { text: 'Order 42 shipped.' },
     );
     const run = loop.run('Where is order 42?');
@@ -204,11 +249,18 @@ describe('deferred mode, Anthropic specifics', () => {
       {
         type: 'tool_search_tool_result',
         tool_use_id: 'srvtoolu_1',
-        content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'lookup_order' }] },
+        content: {
+          type: 'tool_search_tool_search_result',
+          tool_references: [{ type: 'tool_reference', tool_name: 'lookup_order' }],
+        },
       },
     ]);
     expect(toolsJson(server.current, 1)).toBe(toolsJson(server.current, 0));
-    expect(onTurn(events, 'request', 2).surface).toEqual({ loaded: ['get_weather'], revealed: ['lookup_order'], deferred: 2 });
+    expect(onTurn(events, 'request', 2).surface).toEqual({
+      loaded: ['get_weather'],
+      revealed: ['lookup_order'],
+      deferred: 2,
+    });
     // The run's messages hold the blocks, so a resumed run reads the same reveal back.
     expect(revealedIn((await run.result()).messages, registry.schemas())).toEqual(['lookup_order']);
   });
@@ -224,7 +276,10 @@ describe('deferred mode, Anthropic specifics', () => {
       .withToolSelector(new StaticSelector(['lookup_order']))
       .withToolSearch({ deferred: true, hosted: 'bm25' });
     server.current.enqueue(
-      { hostedSearch: { id: 'srvtoolu_9', query: 'send an email message' }, toolCalls: [{ id: 'o1', name: 'lookup_order', arguments: { number: '7' } }] },
+      {
+        hostedSearch: { id: 'srvtoolu_9', query: 'send an email message' },
+        toolCalls: [{ id: 'o1', name: 'lookup_order', arguments: { number: '7' } }],
+      },
       { text: 'Done.' },
     );
     const events = await collect(loop.run('Look up order 7 and email Kim.'));
@@ -254,7 +309,10 @@ describe('deferred mode, Anthropic specifics', () => {
     const registry = new ToolRegistry();
     registry.batch((r) => {
       for (let i = 0; i < 10_050; i++)
-        r.register({ name: `tool_${i}`, description: `Tool number ${i}.`, parameters: { type: 'object', properties: {} } }, () => 'ok');
+        r.register(
+          { name: `tool_${i}`, description: `Tool number ${i}.`, parameters: { type: 'object', properties: {} } },
+          () => 'ok',
+        );
     });
     const loop = new BareLoop({ client: anthropic(server.current), registry })
       .withToolSelector(new StaticSelector(['tool_3']))
@@ -275,13 +333,23 @@ describe('deferred mode, Anthropic specifics', () => {
     const history: Message[] = [
       { role: 'user', content: 'Email Kim.' },
       { role: 'assistant', content: '', toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: '{"query":"email"}' }] },
-      { role: 'tool', toolCallId: 's1', name: FIND_TOOLS, content: 'Found 2 tools', references: ['send_email', 'fax_machine'] },
+      {
+        role: 'tool',
+        toolCallId: 's1',
+        name: FIND_TOOLS,
+        content: 'Found 2 tools',
+        references: ['send_email', 'fax_machine'],
+      },
     ];
     server.current.enqueue({ text: 'ok' });
     const events = await collect(loop.run(history));
     expect(server.current.requests[0]?.rejected).toBeUndefined();
-    expect(wireMessages(server.current.requests[0])[2].content[0].content).toEqual([{ type: 'tool_reference', tool_name: 'send_email' }]);
-    expect(ofType(events, 'warning').map((w) => w.message)).toContainEqual(expect.stringContaining('"fax_machine" is no longer registered'));
+    expect(wireMessages(server.current.requests[0])[2].content[0].content).toEqual([
+      { type: 'tool_reference', tool_name: 'send_email' },
+    ]);
+    expect(ofType(events, 'warning').map((w) => w.message)).toContainEqual(
+      expect.stringContaining('"fax_machine" is no longer registered'),
+    );
     expect(onTurn(events, 'request', 1).surface?.revealed).toEqual(['send_email']);
   });
 });

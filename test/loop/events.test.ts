@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { LoopEvent } from '../../src/loop/events.js';
+import { toolsCost } from '../../src/registry/tool-cost.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import { toolsCost } from '../../src/registry/tool-cost.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import {
   collect,
@@ -33,7 +33,9 @@ describe('BareLoop events', () => {
       },
       { text: 'It is sunny in Oslo.', usage: { inputTokens: 160, outputTokens: 7 } },
     );
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(new StaticSelector(['get_weather', 'search_docs']));
+    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(
+      new StaticSelector(['get_weather', 'search_docs']),
+    );
     const run = loop.run('What is the weather in Oslo?');
     const events = await collect(run);
 
@@ -99,7 +101,12 @@ describe('BareLoop events', () => {
     expect(texts.length).toBeGreaterThan(2); // streamed as deltas, not one block
 
     expect(ofType(events, 'tool_call')).toEqual([
-      { type: 'tool_call', turn: 1, call: { id: 'call_w', name: 'get_weather', arguments: '{"city":"Oslo"}' }, advertised: true },
+      {
+        type: 'tool_call',
+        turn: 1,
+        call: { id: 'call_w', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+        advertised: true,
+      },
     ]);
     expect(ofType(events, 'tool_result')[0]).toMatchObject({
       turn: 1,
@@ -129,7 +136,12 @@ describe('BareLoop events', () => {
     });
     expect(result.error).toBeUndefined();
     expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(result.messages[2]).toEqual({ role: 'tool', toolCallId: 'call_w', name: 'get_weather', content: 'Sunny in Oslo' });
+    expect(result.messages[2]).toEqual({
+      role: 'tool',
+      toolCallId: 'call_w',
+      name: 'get_weather',
+      content: 'Sunny in Oslo',
+    });
     // Events are plain JSON: an SSE endpoint can forward them unchanged.
     expect(JSON.parse(JSON.stringify(events)) as LoopEvent[]).toEqual(events);
   });
@@ -179,7 +191,11 @@ describe('BareLoop events', () => {
   it('reports the constraint in run_start', async () => {
     const { registry } = toolbox();
     server.current.enqueue({ text: 'ok' });
-    const loop = new BareLoop({ client: openAI(server.current), registry, config: { constraint: ToolConstraint.Strict } });
+    const loop = new BareLoop({
+      client: openAI(server.current),
+      registry,
+      config: { constraint: ToolConstraint.Strict },
+    });
     const events = await collect(loop.run('hi'));
     expect(events[0]).toMatchObject({ type: 'run_start', constraint: 'strict', selector: null });
   });
@@ -213,7 +229,10 @@ describe('installing selectors', () => {
     expect(loop.toolSelector).toBeUndefined();
     server.current.enqueue({ text: 'c' });
     events = await collect(loop.run('third'));
-    expect(onTurn(events, 'selection', 1)).toMatchObject({ selector: null, advertised: registry.schemas().map((t) => t.name) });
+    expect(onTurn(events, 'selection', 1)).toMatchObject({
+      selector: null,
+      advertised: registry.schemas().map((t) => t.name),
+    });
     expect([sync.contexts.length, async.contexts.length]).toEqual([1, 1]);
   });
 
@@ -222,7 +241,11 @@ describe('installing selectors', () => {
     const first = recordingSelector((_ctx, all) => named(all, 'get_weather'), 'first');
     const second = recordingSelector((_ctx, all) => named(all, 'search_docs'), 'second');
     const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(first);
-    server.current.enqueue({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'done' }, { text: 'next run' });
+    server.current.enqueue(
+      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'done' },
+      { text: 'next run' },
+    );
     const events: LoopEvent[] = [];
     for await (const event of loop.run('weather')) {
       events.push(event);

@@ -10,14 +10,19 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { LoopRun } from '../../src/loop/bare-loop.js';
 import type { LoopEvent, LoopEventType } from '../../src/loop/events.js';
-import { anthropicMessagesClient, type AnthropicMessagesOptions } from '../../src/model/anthropic-messages.js';
+import { type AnthropicMessagesOptions, anthropicMessagesClient } from '../../src/model/anthropic-messages.js';
 import type { ModelClient } from '../../src/model/client.js';
-import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai-chat.js';
-import { openAIResponsesClient, type OpenAIResponsesOptions } from '../../src/model/openai-responses.js';
-import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../../src/select/selector.js';
-import { ToolRegistry, type ToolHandler } from '../../src/registry/registry.js';
+import { type OpenAIChatOptions, openAIChatClient } from '../../src/model/openai-chat.js';
+import { type OpenAIResponsesOptions, openAIResponsesClient } from '../../src/model/openai-responses.js';
+import { type ToolHandler, ToolRegistry } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { startScriptedModelServer, type RecordedRequest, type ScriptedModelServer, type ScriptedModelServerOptions } from '../support/scripted-model-server.js';
+import type { AsyncToolSelector, SelectionContext, ToolSelector } from '../../src/select/selector.js';
+import {
+  type RecordedRequest,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  startScriptedModelServer,
+} from '../support/scripted-model-server.js';
 
 /** Fast retries: tests never wait on real backoff. */
 export const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 50, jitter: 0 } as const;
@@ -146,12 +151,19 @@ export async function collect(run: LoopRun): Promise<LoopEvent[]> {
 }
 
 /** The events of one type, typed. */
-export function ofType<T extends LoopEventType>(events: readonly LoopEvent[], type: T): Extract<LoopEvent, { type: T }>[] {
+export function ofType<T extends LoopEventType>(
+  events: readonly LoopEvent[],
+  type: T,
+): Extract<LoopEvent, { type: T }>[] {
   return events.filter((event): event is Extract<LoopEvent, { type: T }> => event.type === type);
 }
 
 /** The one event of a type for a turn (fails when there is not exactly one). */
-export function onTurn<T extends LoopEventType>(events: readonly LoopEvent[], type: T, turn: number): Extract<LoopEvent, { type: T }> {
+export function onTurn<T extends LoopEventType>(
+  events: readonly LoopEvent[],
+  type: T,
+  turn: number,
+): Extract<LoopEvent, { type: T }> {
   const found = ofType(events, type).filter((event) => 'turn' in event && event.turn === turn);
   expect(found, `${type} events on turn ${turn}`).toHaveLength(1);
   return found[0] as Extract<LoopEvent, { type: T }>;
@@ -174,7 +186,9 @@ export function body(request: RecordedRequest | undefined): Record<string, any> 
 export function wireToolNames(request: RecordedRequest | undefined): string[] | undefined {
   const json = body(request);
   if (json.tools === undefined) return undefined;
-  return (json.tools as any[]).map((tool) => (request?.provider === 'openai' ? tool.function.name : (tool.name ?? tool.type)));
+  return (json.tools as any[]).map((tool) =>
+    request?.provider === 'openai' ? tool.function.name : (tool.name ?? tool.type),
+  );
 }
 
 /** A sync selector that records every context it is handed. */

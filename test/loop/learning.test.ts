@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { collect, ofType, openAI, toolbox, useScriptedServer } from './helpers.js';
 
@@ -16,7 +16,9 @@ describe('learning from the loop (opt-in)', () => {
   it('a turn whose calls all succeed records the run prompt → the tools called, turn by turn', async () => {
     const { registry } = toolbox();
     const hybrid = selector();
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(hybrid).withLearning();
+    const loop = new BareLoop({ client: openAI(server.current), registry })
+      .withAsyncToolSelector(hybrid)
+      .withLearning();
     server.current.enqueue(
       { toolCalls: [{ id: 'a', name: 'send_email', arguments: { to: 'kim', body: 'green' } }] },
       { toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] },
@@ -37,7 +39,9 @@ describe('learning from the loop (opt-in)', () => {
       },
     });
     const hybrid = selector();
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(hybrid).withLearning();
+    const loop = new BareLoop({ client: openAI(server.current), registry })
+      .withAsyncToolSelector(hybrid)
+      .withLearning();
     server.current.enqueue(
       {
         toolCalls: [
@@ -61,8 +65,13 @@ describe('learning from the loop (opt-in)', () => {
       fits.push(options?.fit);
       return learn(examples, options);
     };
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(hybrid).withLearning();
-    server.current.enqueue({ toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
+    const loop = new BareLoop({ client: openAI(server.current), registry })
+      .withAsyncToolSelector(hybrid)
+      .withLearning();
+    server.current.enqueue(
+      { toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny.' },
+    );
     await collect(loop.run(PROMPT));
     expect(fits).toEqual(['background']);
     expect(hybrid.learnedCount).toBe(1);
@@ -72,7 +81,10 @@ describe('learning from the loop (opt-in)', () => {
     const { registry } = toolbox();
     const hybrid = selector();
     const loop = new BareLoop({ client: openAI(server.current), registry }).withAsyncToolSelector(hybrid);
-    server.current.enqueue({ toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny.' },
+    );
     await collect(loop.run(PROMPT));
     expect(hybrid.learnedCount).toBe(0);
   });
@@ -87,9 +99,14 @@ describe('learning from the loop (opt-in)', () => {
       },
     };
     const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(failing).withLearning();
-    server.current.enqueue({ toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 'b', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny.' },
+    );
     const events = await collect(loop.run(PROMPT));
-    expect(ofType(events, 'warning').map((w) => [w.code, w.message])).toEqual([['learning', 'learning from this turn failed: disk full']]);
+    expect(ofType(events, 'warning').map((w) => [w.code, w.message])).toEqual([
+      ['learning', 'learning from this turn failed: disk full'],
+    ]);
     expect(ofType(events, 'done')[0]?.text).toBe('Sunny.');
   });
 });

@@ -25,7 +25,11 @@ const MALFORMED: readonly [string, unknown, RegExp][] = [
   ['an empty object', {}, /"tools" is undefined/],
   ['tools: null', { tools: null }, /"tools" is null/],
   ['a list holding null and 42', [null, 42], /entry 0 is null/],
-  ['only unregistered tools', [{ name: 'launch_rocket', description: 'x', parameters: {} }], /none of the 1 returned tool\(s\) is registered: launch_rocket/],
+  [
+    'only unregistered tools',
+    [{ name: 'launch_rocket', description: 'x', parameters: {} }],
+    /none of the 1 returned tool\(s\) is registered: launch_rocket/,
+  ],
   ['only unknown names', ['launch_rocket', 'sell_house'], /launch_rocket, sell_house/],
 ];
 
@@ -68,7 +72,8 @@ describe('a malformed selection falls open with one warning', () => {
     const { events, request } = await runWith((loop) =>
       loop.withToolSelector({
         name: 'secretly-async',
-        select: (async (_ctx: unknown, all: readonly { name: string }[]) => all.filter((tool) => tool.name === 'get_weather')) as never,
+        select: (async (_ctx: unknown, all: readonly { name: string }[]) =>
+          all.filter((tool) => tool.name === 'get_weather')) as never,
       }),
     );
     expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: ['get_weather'], fellOpen: null });
@@ -80,8 +85,13 @@ describe('a malformed selection falls open with one warning', () => {
   });
 
   it('a list of registered names is accepted as those tools', async () => {
-    const { events, request } = await runWith((loop) => loop.withToolSelector({ name: 'by-name', select: () => ['search_docs', 'get_weather'] as never }));
-    expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: ['get_weather', 'search_docs'], fellOpen: null });
+    const { events, request } = await runWith((loop) =>
+      loop.withToolSelector({ name: 'by-name', select: () => ['search_docs', 'get_weather'] as never }),
+    );
+    expect(onTurn(events, 'selection', 1)).toMatchObject({
+      advertised: ['get_weather', 'search_docs'],
+      fellOpen: null,
+    });
     expect(wireToolNames(request)).toEqual(['get_weather', 'search_docs']);
     expect(ofType(events, 'warning')).toEqual([]);
   });
@@ -97,9 +107,15 @@ describe('a malformed selection falls open with one warning', () => {
     const { events } = await runWith((loop) =>
       loop.withToolSelector({
         name: 'detailed',
-        select: (_ctx, all) => ({ tools: all.filter((tool) => tool.name === 'get_weather'), reasons: { get_weather: { score: 0.9 } } }),
+        select: (_ctx, all) => ({
+          tools: all.filter((tool) => tool.name === 'get_weather'),
+          reasons: { get_weather: { score: 0.9 } },
+        }),
       }),
     );
-    expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: ['get_weather'], reasons: { get_weather: { score: 0.9 } } });
+    expect(onTurn(events, 'selection', 1)).toMatchObject({
+      advertised: ['get_weather'],
+      reasons: { get_weather: { score: 0.9 } },
+    });
   });
 });

@@ -3,12 +3,11 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { Message } from '../../src/message.js';
 import { messageText } from '../../src/message.js';
-import { StaticSelector } from '../../src/select/static-selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { toolsCost } from '../../src/registry/tool-cost.js';
+import { StaticSelector } from '../../src/select/static-selector.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
 import {
-  PROVIDERS,
   anthropic,
   body,
   collect,
@@ -16,6 +15,7 @@ import {
   ofType,
   onTurn,
   openAI,
+  PROVIDERS,
   recordingAsyncSelector,
   recordingSelector,
   toolbox,
@@ -71,7 +71,9 @@ describe('selection threading', () => {
     for (const selector of [new StaticSelector(), new StaticSelector(['get_weather'])]) {
       const { registry } = toolbox();
       server.current.enqueue({ text: 'ok' });
-      const events = await collect(new BareLoop({ client: openAI(server.current), registry }).withToolSelector(selector).run(PROMPT));
+      const events = await collect(
+        new BareLoop({ client: openAI(server.current), registry }).withToolSelector(selector).run(PROMPT),
+      );
       estimates.push(onTurn(events, 'request', 1).estimatedInputTokens);
       tokens.push(onTurn(events, 'selection', 1).advertisedTokens);
     }
@@ -84,7 +86,11 @@ describe('selection threading', () => {
     const { registry } = toolbox();
     const selector = recordingSelector((_ctx, all) => all);
     threeTurns();
-    const loop = new BareLoop({ client: openAI(server.current), registry, config: { system: 'Be brief.' } }).withToolSelector(selector);
+    const loop = new BareLoop({
+      client: openAI(server.current),
+      registry,
+      config: { system: 'Be brief.' },
+    }).withToolSelector(selector);
     await collect(loop.run(PROMPT));
 
     const third = selector.contexts[2];
@@ -100,83 +106,112 @@ describe('selection threading', () => {
     expect(wire[0]?.content).toBe('Be brief.');
   });
 
-  it.each(PROVIDERS)('transients ride the request view and the selection, never the transcript ($provider)', async ({ make }) => {
-    const { registry, calls } = toolbox();
-    const memory: Message = { role: 'user', content: 'Memory: the customer asked about order A-17; use lookup_order.' };
-    // Advertise the tools a message of the request names: only the memory names lookup_order.
-    const selector = recordingAsyncSelector(async (ctx, all) => {
-      const text = ctx.conversation.map(messageText).join('\n');
-      return all.filter((tool) => text.includes(tool.name));
-    });
-    server.current.enqueue({ toolCalls: [{ name: 'lookup_order', arguments: { number: 'A-17' } }] }, { text: 'Order A-17 shipped.' });
-    const run = new BareLoop({ client: make(server.current), registry }).withAsyncToolSelector(selector).run('Where is my order?', { transients: [memory] });
-    const events = await collect(run);
+  it.each(PROVIDERS)(
+    'transients ride the request view and the selection, never the transcript ($provider)',
+    async ({ make }) => {
+      const { registry, calls } = toolbox();
+      const memory: Message = {
+        role: 'user',
+        content: 'Memory: the customer asked about order A-17; use lookup_order.',
+      };
+      // Advertise the tools a message of the request names: only the memory names lookup_order.
+      const selector = recordingAsyncSelector(async (ctx, all) => {
+        const text = ctx.conversation.map(messageText).join('\n');
+        return all.filter((tool) => text.includes(tool.name));
+      });
+      server.current.enqueue(
+        { toolCalls: [{ name: 'lookup_order', arguments: { number: 'A-17' } }] },
+        { text: 'Order A-17 shipped.' },
+      );
+      const run = new BareLoop({ client: make(server.current), registry })
+        .withAsyncToolSelector(selector)
+        .run('Where is my order?', { transients: [memory] });
+      const events = await collect(run);
 
-    for (const ctx of selector.contexts) {
-      expect(ctx.conversation.map(messageText)).toContain(messageText(memory));
-    }
-    expect(selector.contexts).toHaveLength(2);
-    expect(onTurn(events, 'selection', 1).advertised).toEqual(['lookup_order']);
-    expect(calls).toEqual([{ name: 'lookup_order', args: { number: 'A-17' } }]);
-    for (const request of server.current.requests) {
-      expect(request.rawBody).toContain('Memory: the customer asked about order A-17');
-      expect(wireToolNames(request)).toEqual(['lookup_order']);
-    }
-    const result = await run.result();
-    expect(result.text).toBe('Order A-17 shipped.');
-    expect(result.messages.map(messageText)).not.toContain(messageText(memory));
-    expect(result.messages[0]).toEqual({ role: 'user', content: 'Where is my order?' });
-  });
+      for (const ctx of selector.contexts) {
+        expect(ctx.conversation.map(messageText)).toContain(messageText(memory));
+      }
+      expect(selector.contexts).toHaveLength(2);
+      expect(onTurn(events, 'selection', 1).advertised).toEqual(['lookup_order']);
+      expect(calls).toEqual([{ name: 'lookup_order', args: { number: 'A-17' } }]);
+      for (const request of server.current.requests) {
+        expect(request.rawBody).toContain('Memory: the customer asked about order A-17');
+        expect(wireToolNames(request)).toEqual(['lookup_order']);
+      }
+      const result = await run.result();
+      expect(result.text).toBe('Order A-17 shipped.');
+      expect(result.messages.map(messageText)).not.toContain(messageText(memory));
+      expect(result.messages[0]).toEqual({ role: 'user', content: 'Where is my order?' });
+    },
+  );
 });
 
 describe('no selector: byte-identical to a loop without selection', () => {
-  it.each(PROVIDERS)('non-streaming ($provider): every request equals buildBody over the whole registry', async ({ make }) => {
-    for (const selector of [undefined, new StaticSelector()]) {
+  it.each(PROVIDERS)(
+    'non-streaming ($provider): every request equals buildBody over the whole registry',
+    async ({ make }) => {
+      for (const selector of [undefined, new StaticSelector()]) {
+        const { registry } = toolbox();
+        const client = make(server.current);
+        const loop = new BareLoop({ client, registry, config: { stream: false, system: 'You help.' } });
+        if (selector) loop.withToolSelector(selector);
+        server.current.enqueue(
+          { toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+          { text: 'Sunny.' },
+        );
+        const run = loop.run('Weather in Oslo?');
+        await collect(run);
+        const { messages } = await run.result();
+        const system: Message = { role: 'system', content: 'You help.' };
+        const requests = server.current.requests.slice(-2);
+        expect(requests[0]?.stream).toBe(false);
+        expect(requests[0]?.rawBody).toBe(
+          client.buildBody({ messages: [system, ...messages.slice(0, 1)], tools: registry.schemas() }),
+        );
+        expect(requests[1]?.rawBody).toBe(
+          client.buildBody({ messages: [system, ...messages.slice(0, 3)], tools: registry.schemas() }),
+        );
+      }
+    },
+  );
+
+  it.each(PROVIDERS)(
+    'streaming ($provider): the request equals buildBody with stream set, over the whole registry',
+    async ({ make }) => {
       const { registry } = toolbox();
       const client = make(server.current);
-      const loop = new BareLoop({ client, registry, config: { stream: false, system: 'You help.' } });
-      if (selector) loop.withToolSelector(selector);
-      server.current.enqueue({ toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
-      const run = loop.run('Weather in Oslo?');
-      await collect(run);
-      const { messages } = await run.result();
-      const system: Message = { role: 'system', content: 'You help.' };
-      const requests = server.current.requests.slice(-2);
-      expect(requests[0]?.stream).toBe(false);
-      expect(requests[0]?.rawBody).toBe(client.buildBody({ messages: [system, ...messages.slice(0, 1)], tools: registry.schemas() }));
-      expect(requests[1]?.rawBody).toBe(client.buildBody({ messages: [system, ...messages.slice(0, 3)], tools: registry.schemas() }));
-    }
-  });
-
-  it.each(PROVIDERS)('streaming ($provider): the request equals buildBody with stream set, over the whole registry', async ({ make }) => {
-    const { registry } = toolbox();
-    const client = make(server.current);
-    server.current.enqueue({ text: 'Hi.' });
-    await collect(new BareLoop({ client, registry }).run('Hello'));
-    expect(server.current.requests[0]?.stream).toBe(true);
-    expect(server.current.requests[0]?.rawBody).toBe(
-      client.buildBody({ messages: [{ role: 'user', content: 'Hello' }], tools: registry.schemas(), stream: true }),
-    );
-  });
+      server.current.enqueue({ text: 'Hi.' });
+      await collect(new BareLoop({ client, registry }).run('Hello'));
+      expect(server.current.requests[0]?.stream).toBe(true);
+      expect(server.current.requests[0]?.rawBody).toBe(
+        client.buildBody({ messages: [{ role: 'user', content: 'Hello' }], tools: registry.schemas(), stream: true }),
+      );
+    },
+  );
 });
 
 describe('an empty selection', () => {
   const constraints = [ToolConstraint.Auto, ToolConstraint.Required, ToolConstraint.None, ToolConstraint.Strict];
-  it.each(PROVIDERS)('omits tools and any tool choice, under every constraint ($provider)', async ({ make, provider }) => {
-    for (const constraint of constraints) {
-      const { registry } = toolbox();
-      server.current.enqueue({ text: 'No tools needed.' });
-      const events = await collect(
-        new BareLoop({ client: make(server.current), registry, config: { constraint } }).withToolSelector(new StaticSelector([])).run('Say hi'),
-      );
-      const request = server.current.requests[server.current.requests.length - 1];
-      expect(request?.rejected, `${provider} ${constraint}`).toBeUndefined();
-      expect(body(request)).not.toHaveProperty('tools');
-      expect(body(request)).not.toHaveProperty('tool_choice');
-      expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: [], advertisedTokens: 0, fellOpen: null });
-      expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
-    }
-  });
+  it.each(PROVIDERS)(
+    'omits tools and any tool choice, under every constraint ($provider)',
+    async ({ make, provider }) => {
+      for (const constraint of constraints) {
+        const { registry } = toolbox();
+        server.current.enqueue({ text: 'No tools needed.' });
+        const events = await collect(
+          new BareLoop({ client: make(server.current), registry, config: { constraint } })
+            .withToolSelector(new StaticSelector([]))
+            .run('Say hi'),
+        );
+        const request = server.current.requests[server.current.requests.length - 1];
+        expect(request?.rejected, `${provider} ${constraint}`).toBeUndefined();
+        expect(body(request)).not.toHaveProperty('tools');
+        expect(body(request)).not.toHaveProperty('tool_choice');
+        expect(onTurn(events, 'selection', 1)).toMatchObject({ advertised: [], advertisedTokens: 0, fellOpen: null });
+        expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
+      }
+    },
+  );
 });
 
 describe('selector faults through the loop', () => {
@@ -194,7 +229,11 @@ describe('selector faults through the loop', () => {
     expect(onTurn(events, 'selection', 1).advertised).toEqual(all);
     expect(onTurn(events, 'selection', 1).fellOpen).toMatch(/index not loaded/);
     const warnings = ofType(events, 'warning');
-    expect(warnings.some((w) => w.code === 'selector_failed' && /broken/.test(w.message) && /index not loaded/.test(w.message))).toBe(true);
+    expect(
+      warnings.some(
+        (w) => w.code === 'selector_failed' && /broken/.test(w.message) && /index not loaded/.test(w.message),
+      ),
+    ).toBe(true);
     expect(wireToolNames(server.current.requests[0])).toEqual(all);
     expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
   });
@@ -205,13 +244,17 @@ describe('selector faults through the loop', () => {
     const selector = recordingAsyncSelector(async () => {
       throw new Error('embedder offline');
     }, 'remote');
-    const events = await collect(new BareLoop({ client: anthropic(server.current), registry }).withAsyncToolSelector(selector).run('weather'));
+    const events = await collect(
+      new BareLoop({ client: anthropic(server.current), registry }).withAsyncToolSelector(selector).run('weather'),
+    );
     const all = registry.schemas().map((t) => t.name);
     for (const turn of [1, 2]) {
       expect(onTurn(events, 'selection', turn).advertised).toEqual(all);
       expect(wireToolNames(server.current.requests[turn - 1])).toEqual(all);
     }
-    expect(ofType(events, 'warning').filter((w) => w.code === 'selector_failed' && /embedder offline/.test(w.message))).toHaveLength(2);
+    expect(
+      ofType(events, 'warning').filter((w) => w.code === 'selector_failed' && /embedder offline/.test(w.message)),
+    ).toHaveLength(2);
     expect(ofType(events, 'done')[0]?.stopReason).toBe('stop');
   });
 

@@ -3,10 +3,19 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import { FIND_TOOLS } from '../../src/loop/tool-search.js';
 import { toolsCost } from '../../src/registry/tool-cost.js';
+import type { AsyncToolSelector } from '../../src/select/selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
 import { approxTokenCounter } from '../../src/tokens/token-counter.js';
-import type { AsyncToolSelector } from '../../src/select/selector.js';
-import { PROVIDERS, collect, ofType, onTurn, toolbox, useScriptedServer, wireMessages, wireToolNames } from './helpers.js';
+import {
+  collect,
+  ofType,
+  onTurn,
+  PROVIDERS,
+  toolbox,
+  useScriptedServer,
+  wireMessages,
+  wireToolNames,
+} from './helpers.js';
 
 const server = useScriptedServer();
 const STRICT = { constraint: ToolConstraint.Strict };
@@ -41,7 +50,10 @@ describe.each(PROVIDERS)('find_tools ($provider)', ({ provider, make }) => {
     expect(widened.advertised).toEqual(['get_weather', 'send_email', FIND_TOOLS]);
     expect(widened.reasons.send_email).toEqual({ parts: { search: 1 } });
     const carried = registry.schemas().filter((tool) => ['get_weather', 'send_email'].includes(tool.name));
-    const findTools = (body: any) => (provider === 'openai' ? body.tools.map((t: any) => t.function) : body.tools).find((t: any) => t.name === FIND_TOOLS);
+    const findTools = (body: any) =>
+      (provider === 'openai' ? body.tools.map((t: any) => t.function) : body.tools).find(
+        (t: any) => t.name === FIND_TOOLS,
+      );
     expect(findTools(second?.json)?.description).toMatch(/none of the tools/i);
     expect(widened.advertisedTokens).toBeGreaterThan(toolsCost(carried, approxTokenCounter));
     expect(onTurn(events, 'request', 2).tools).toBe(3);
@@ -51,8 +63,13 @@ describe.each(PROVIDERS)('find_tools ($provider)', ({ provider, make }) => {
 
   it('without the search, the same call is refused under Strict (the test above can fail)', async () => {
     const { registry, calls } = toolbox();
-    const loop = new BareLoop({ client: make(server.current), registry, config: STRICT }).withToolSelector(new StaticSelector(['get_weather']));
-    server.current.enqueue({ toolCalls: [{ id: 'e1', name: 'send_email', arguments: { to: 'kim', body: 'hi' } }] }, { text: 'Could not.' });
+    const loop = new BareLoop({ client: make(server.current), registry, config: STRICT }).withToolSelector(
+      new StaticSelector(['get_weather']),
+    );
+    server.current.enqueue(
+      { toolCalls: [{ id: 'e1', name: 'send_email', arguments: { to: 'kim', body: 'hi' } }] },
+      { text: 'Could not.' },
+    );
     const events = await collect(loop.run('Email Kim.'));
     expect(calls).toEqual([]);
     expect(ofType(events, 'tool_result')[0]?.result.isError).toBe(true);
@@ -70,7 +87,9 @@ describe('find_tools failures and ranking', () => {
         return all.filter((tool) => tool.name === 'get_weather');
       },
     };
-    const loop = new BareLoop({ client: make(), registry, config: STRICT }).withAsyncToolSelector(broken).withToolSearch();
+    const loop = new BareLoop({ client: make(), registry, config: STRICT })
+      .withAsyncToolSelector(broken)
+      .withToolSearch();
     server.current.enqueue(
       { toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'boom' } }] },
       { toolCalls: [{ id: 's2', name: FIND_TOOLS, arguments: { query: '' } }] },
@@ -89,8 +108,13 @@ describe('find_tools failures and ranking', () => {
 
   it('ranks the whole registry with BM25 when the selector cannot rank an arbitrary query, skipping tools on offer', async () => {
     const { registry } = toolbox();
-    const loop = new BareLoop({ client: make(), registry }).withToolSelector(new StaticSelector(['get_weather'])).withToolSearch({ k: 2 });
-    server.current.enqueue({ toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'weather and an order number' } }] }, { text: 'ok' });
+    const loop = new BareLoop({ client: make(), registry })
+      .withToolSelector(new StaticSelector(['get_weather']))
+      .withToolSearch({ k: 2 });
+    server.current.enqueue(
+      { toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'weather and an order number' } }] },
+      { text: 'ok' },
+    );
     const events = await collect(loop.run('Where is my order?'));
     const result = ofType(events, 'tool_result')[0]?.result;
     expect(result?.content).toContain('lookup_order');
@@ -104,13 +128,20 @@ describe('find_tools failures and ranking', () => {
     const scoring: AsyncToolSelector = {
       name: 'scoring',
       async select(ctx, all) {
-        if (ctx.latestUserMessage === 'Plan my day.') return { tools: all.filter((tool) => tool.name === 'get_weather') };
+        if (ctx.latestUserMessage === 'Plan my day.')
+          return { tools: all.filter((tool) => tool.name === 'get_weather') };
         const pick = all.filter((tool) => ['send_email', 'lookup_order', 'get_weather'].includes(tool.name));
-        return { tools: pick, reasons: { send_email: { score: 0.2 }, lookup_order: { score: 0.9 }, get_weather: { score: 0.95 } } };
+        return {
+          tools: pick,
+          reasons: { send_email: { score: 0.2 }, lookup_order: { score: 0.9 }, get_weather: { score: 0.95 } },
+        };
       },
     };
     const loop = new BareLoop({ client: make(), registry }).withAsyncToolSelector(scoring).withToolSearch({ k: 1 });
-    server.current.enqueue({ toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'send an email' } }] }, { text: 'ok' });
+    server.current.enqueue(
+      { toolCalls: [{ id: 's1', name: FIND_TOOLS, arguments: { query: 'send an email' } }] },
+      { text: 'ok' },
+    );
     const events = await collect(loop.run('Plan my day.'));
     // get_weather scores best but is already on offer; of the rest, the selector's best wins.
     expect(ofType(events, 'tool_result')[0]?.result.content).toMatch(
@@ -121,7 +152,10 @@ describe('find_tools failures and ranking', () => {
 
   it('a registry tool named find_tools wins: no second tool of that name is advertised', async () => {
     const { registry } = toolbox();
-    registry.register({ name: FIND_TOOLS, description: 'My own finder.', parameters: { type: 'object', properties: {} } }, () => 'mine');
+    registry.register(
+      { name: FIND_TOOLS, description: 'My own finder.', parameters: { type: 'object', properties: {} } },
+      () => 'mine',
+    );
     const loop = new BareLoop({ client: make(), registry }).withToolSearch();
     server.current.enqueue({ toolCalls: [{ id: 'f', name: FIND_TOOLS, arguments: {} }] }, { text: 'ok' });
     const events = await collect(loop.run('find'));

@@ -29,12 +29,27 @@ describe('parseMcpServers', () => {
     ['[{}]', /^LOOPCTL_MCP_SERVERS\[0\]\.url must be a non-empty string/],
     ['[{"url":"/relative/mcp"}]', /^LOOPCTL_MCP_SERVERS\[0\]\.url is not an absolute URL/],
     ['[{"url":"ws://a.example/mcp"}]', /^LOOPCTL_MCP_SERVERS\[0\]\.url must be http or https, got ws:/],
-    ['[{"url":"https://a.example/mcp","header":{}}]', /^LOOPCTL_MCP_SERVERS\[0\] has unknown key "header" \(allowed: url, prefix, headers, name, timeoutMs\)/],
-    ['[{"url":"https://a.example/mcp","prefix":"git hub"}]', /^LOOPCTL_MCP_SERVERS\[0\]\.prefix must be 1–48 characters/],
+    [
+      '[{"url":"https://a.example/mcp","header":{}}]',
+      /^LOOPCTL_MCP_SERVERS\[0\] has unknown key "header" \(allowed: url, prefix, headers, name, timeoutMs\)/,
+    ],
+    [
+      '[{"url":"https://a.example/mcp","prefix":"git hub"}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.prefix must be 1–48 characters/,
+    ],
     ['[{"url":"https://a.example/mcp","headers":[]}]', /^LOOPCTL_MCP_SERVERS\[0\]\.headers must be an object/],
-    ['[{"url":"https://a.example/mcp","headers":{"X-N":1}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.headers\["X-N"\] must be a string, got number/],
-    ['[{"url":"https://a.example/mcp","headers":{"bad header":"x"}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.headers\["bad header"\] is not a valid HTTP header/],
-    ['[{"url":"https://a.example/mcp","timeoutMs":-1}]', /^LOOPCTL_MCP_SERVERS\[0\]\.timeoutMs must be a positive number/],
+    [
+      '[{"url":"https://a.example/mcp","headers":{"X-N":1}}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.headers\["X-N"\] must be a string, got number/,
+    ],
+    [
+      '[{"url":"https://a.example/mcp","headers":{"bad header":"x"}}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.headers\["bad header"\] is not a valid HTTP header/,
+    ],
+    [
+      '[{"url":"https://a.example/mcp","timeoutMs":-1}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.timeoutMs must be a positive number/,
+    ],
     ['[{"url":"https://a.example/mcp","name":""}]', /^LOOPCTL_MCP_SERVERS\[0\]\.name must be a non-empty string/],
     [
       '[{"url":"https://a.example/mcp","prefix":"gh"},{"url":"https://b.example/mcp","prefix":"gh"}]',
@@ -42,24 +57,43 @@ describe('parseMcpServers', () => {
     ],
     ['[{"command":""}]', /^LOOPCTL_MCP_SERVERS\[0\]\.command must be a non-empty string/],
     ['[{"command":"node","args":"server.js"}]', /^LOOPCTL_MCP_SERVERS\[0\]\.args must be an array of strings/],
-    ['[{"command":"node","args":["server.js",1]}]', /^LOOPCTL_MCP_SERVERS\[0\]\.args\[1\] must be a string, got number/],
-    ['[{"command":"node","env":{"TOKEN":1}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.env\["TOKEN"\] must be a string, got number/],
+    [
+      '[{"command":"node","args":["server.js",1]}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.args\[1\] must be a string, got number/,
+    ],
+    [
+      '[{"command":"node","env":{"TOKEN":1}}]',
+      /^LOOPCTL_MCP_SERVERS\[0\]\.env\["TOKEN"\] must be a string, got number/,
+    ],
     ['[{"command":"node","env":{"A=B":"x"}}]', /^LOOPCTL_MCP_SERVERS\[0\]\.env has an invalid variable name "A=B"/],
     ['[{"command":"node","cwd":""}]', /^LOOPCTL_MCP_SERVERS\[0\]\.cwd must be a non-empty string/],
     ['[{"command":"node","url":"https://a.example/mcp"}]', /^LOOPCTL_MCP_SERVERS\[0\] has both "url" and "command"/],
-    ['[{"command":"node","headers":{}}]', /^LOOPCTL_MCP_SERVERS\[0\] has unknown key "headers" \(allowed: command, args, env, cwd, prefix, name, timeoutMs\)/],
+    [
+      '[{"command":"node","headers":{}}]',
+      /^LOOPCTL_MCP_SERVERS\[0\] has unknown key "headers" \(allowed: command, args, env, cwd, prefix, name, timeoutMs\)/,
+    ],
   ])('rejects %s with a clear error', (value, message) => {
     expect(() => parseMcpServers(value)).toThrow(message);
   });
 
   it('reads stdio entries (a command) beside Streamable HTTP ones', () => {
     const value = JSON.stringify([
-      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/data/memory.jsonl' }, prefix: 'memory' },
+      {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-memory'],
+        env: { MEMORY_FILE_PATH: '/data/memory.jsonl' },
+        prefix: 'memory',
+      },
       { command: '/usr/local/bin/files-mcp', cwd: '/srv/files', timeoutMs: 5000 },
       { url: 'https://mcp.example.com/github', prefix: 'github' },
     ]);
     expect(parseMcpServers(value)).toEqual([
-      { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/data/memory.jsonl' }, prefix: 'memory' },
+      {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-memory'],
+        env: { MEMORY_FILE_PATH: '/data/memory.jsonl' },
+        prefix: 'memory',
+      },
       { command: '/usr/local/bin/files-mcp', cwd: '/srv/files', timeoutMs: 5000 },
       { url: 'https://mcp.example.com/github', prefix: 'github' },
     ]);
@@ -92,7 +126,9 @@ describe('mountAll', () => {
     try {
       expect(mounts.map((mount) => mount.name)).toEqual(['github', 'notes']);
       expect(registry.size).toBe(51);
-      expect((await registry.dispatch({ id: '1', name: 'notes__list_notes', arguments: '{}' })).content).toBe('n1: Standup');
+      expect((await registry.dispatch({ id: '1', name: 'notes__list_notes', arguments: '{}' })).content).toBe(
+        'n1: Standup',
+      );
     } finally {
       await Promise.all(mounts.map((mount) => mount.unmount()));
     }
@@ -105,7 +141,9 @@ describe('mountAll', () => {
       { url: github.url, prefix: 'github' },
       { url: notes.url, prefix: 'notes' }, // no token: 401
     ];
-    await expect(mountAll(registry, servers)).rejects.toThrow(/^mounting MCP servers failed: MCP server notes unreachable: HTTP 401/);
+    await expect(mountAll(registry, servers)).rejects.toThrow(
+      /^mounting MCP servers failed: MCP server notes unreachable: HTTP 401/,
+    );
     expect(registry.size).toBe(0);
   });
 

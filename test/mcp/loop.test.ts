@@ -7,14 +7,23 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type McpMount, mountMcp } from '../../src/adapters/mcp/index.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { LoopEvent } from '../../src/loop/events.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { toolText } from '../../src/text/words.js';
-import { ToolRegistry } from '../../src/registry/registry.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
-import { anthropic, collect, ofType, onTurn, openAI, useScriptedServer, wireMessages, wireToolNames } from '../loop/helpers.js';
-import { type GithubTestServer, type McpTestServer, aborted, startGithubServer, startNotesServer } from './servers.js';
+import {
+  anthropic,
+  collect,
+  ofType,
+  onTurn,
+  openAI,
+  useScriptedServer,
+  wireMessages,
+  wireToolNames,
+} from '../loop/helpers.js';
+import { aborted, type GithubTestServer, type McpTestServer, startGithubServer, startNotesServer } from './servers.js';
 
 const model = useScriptedServer();
 const NOTES_TOKEN = 'notes-secret';
@@ -41,13 +50,23 @@ async function mountedSurface(servers: { github?: McpTestServer; notes?: McpTest
   const onError = (error: Error) => expect.fail(error.message);
   const [gh, nt] = await Promise.all([
     mountMcp(registry, { url: (servers.github ?? github).url, prefix: 'github', onError }),
-    mountMcp(registry, { url: (servers.notes ?? notes).url, prefix: 'notes', headers: { Authorization: `Bearer ${NOTES_TOKEN}` }, onError }),
+    mountMcp(registry, {
+      url: (servers.notes ?? notes).url,
+      prefix: 'notes',
+      headers: { Authorization: `Bearer ${NOTES_TOKEN}` },
+      onError,
+    }),
   ]);
   mounts.push(gh, nt);
   return registry;
 }
 
-const ISSUE_ARGS = { owner: 'octo', repo: 'widgets', title: 'Crash on startup', body: 'The app crashes when it starts.' };
+const ISSUE_ARGS = {
+  owner: 'octo',
+  repo: 'widgets',
+  title: 'Crash on startup',
+  body: 'The app crashes when it starts.',
+};
 
 describe('the loop over mounted MCP servers', () => {
   it('embedding selection narrows ~50 MCP tools; the call reaches the server; its output rides tool_result and the next request', async () => {
@@ -55,10 +74,15 @@ describe('the loop over mounted MCP servers', () => {
     expect(registry.size).toBe(51);
     const embedder = countingEmbedder();
     const selector = new EmbeddingSelector(embedder, { topK: 6 });
-    model.current.enqueue({ toolCalls: [{ id: 'call_1', name: 'github__create_issue', arguments: ISSUE_ARGS }] }, { text: 'Filed issue #42.' });
+    model.current.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'github__create_issue', arguments: ISSUE_ARGS }] },
+      { text: 'Filed issue #42.' },
+    );
 
     const loop = new BareLoop({ client: openAI(model.current), registry }).withAsyncToolSelector(selector);
-    const events = await collect(loop.run('Create a new issue in the octo/widgets GitHub repository: the app crashes on startup.'));
+    const events = await collect(
+      loop.run('Create a new issue in the octo/widgets GitHub repository: the app crashes on startup.'),
+    );
 
     const selection = onTurn(events, 'selection', 1);
     expect(selection.registered).toBe(51);
@@ -83,7 +107,10 @@ describe('the loop over mounted MCP servers', () => {
 
   it('keyword selection over the mounted surface, Anthropic wire, notes server behind a bearer token', async () => {
     const registry = await mountedSurface();
-    model.current.enqueue({ toolCalls: [{ name: 'notes__read_file', arguments: { path: 'docs/setup.md' } }] }, { text: 'Run npm ci, then npm test.' });
+    model.current.enqueue(
+      { toolCalls: [{ name: 'notes__read_file', arguments: { path: 'docs/setup.md' } }] },
+      { text: 'Run npm ci, then npm test.' },
+    );
     const loop = new BareLoop({ client: anthropic(model.current), registry }).withToolSelector(new KeywordSelector());
     const events = await collect(loop.run('Read the file docs/setup.md from my notes workspace.'));
 
@@ -95,7 +122,10 @@ describe('the loop over mounted MCP servers', () => {
     expect(notes.calls.map((call) => [call.tool, call.args, call.headers.authorization])).toEqual([
       ['read_file', { path: 'docs/setup.md' }, `Bearer ${NOTES_TOKEN}`],
     ]);
-    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({ isError: false, content: 'Run npm ci, then npm test.' });
+    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({
+      isError: false,
+      content: 'Run npm ci, then npm test.',
+    });
   });
 
   it('hybrid selection over the mounted surface finds the tool the prompt describes', async () => {
@@ -103,14 +133,19 @@ describe('the loop over mounted MCP servers', () => {
     model.current.enqueue({ text: 'Here are the logs.' });
     const selector = new HybridSelector(countingEmbedder(), { topK: 5 });
     const events = await collect(
-      new BareLoop({ client: openAI(model.current), registry }).withAsyncToolSelector(selector).run('Download the logs of the failing GitHub Actions job'),
+      new BareLoop({ client: openAI(model.current), registry })
+        .withAsyncToolSelector(selector)
+        .run('Download the logs of the failing GitHub Actions job'),
     );
     expect(onTurn(events, 'selection', 1).advertised).toContain('github__get_job_logs');
   });
 
   it('an isError result reaches the model as an error tool result, and the run goes on', async () => {
     const registry = await mountedSurface();
-    model.current.enqueue({ toolCalls: [{ id: 'call_1', name: 'notes__read_file', arguments: { path: 'nope.md' } }] }, { text: 'That file does not exist.' });
+    model.current.enqueue(
+      { toolCalls: [{ id: 'call_1', name: 'notes__read_file', arguments: { path: 'nope.md' } }] },
+      { text: 'That file does not exist.' },
+    );
     const events = await collect(new BareLoop({ client: openAI(model.current), registry }).run('Read nope.md'));
     expect(onTurn(events, 'tool_result', 1).result).toEqual({
       toolCallId: 'call_1',
@@ -135,8 +170,12 @@ describe('the loop over mounted MCP servers', () => {
         },
         { text: 'Notes are unavailable; issue 7 found.' },
       );
-      const events = await collect(new BareLoop({ client: openAI(model.current), registry }).run('List my notes and get issue 7'));
-      const results = Object.fromEntries(ofType(events, 'tool_result').map((event) => [event.result.toolCallId, event.result]));
+      const events = await collect(
+        new BareLoop({ client: openAI(model.current), registry }).run('List my notes and get issue 7'),
+      );
+      const results = Object.fromEntries(
+        ofType(events, 'tool_result').map((event) => [event.result.toolCallId, event.result]),
+      );
       expect(results.a?.isError).toBe(true);
       // Either the call's own request fails, or the probe that follows the broken notification
       // stream finds the server gone first and ends the call as "connection lost".
@@ -156,17 +195,25 @@ describe('the loop over mounted MCP servers', () => {
       await aborted(call.signal);
       return { content: [{ type: 'text', text: 'stopped' }] };
     });
-    model.current.enqueue({ toolCalls: [{ name: 'github__run_long_job', arguments: { owner: 'octo', repo: 'widgets' } }] });
+    model.current.enqueue({
+      toolCalls: [{ name: 'github__run_long_job', arguments: { owner: 'octo', repo: 'widgets' } }],
+    });
     const controller = new AbortController();
     const started = github.nextCall('run_long_job');
-    const run = new BareLoop({ client: openAI(model.current), registry }).run('Run the maintenance job on octo/widgets', { signal: controller.signal });
+    const run = new BareLoop({ client: openAI(model.current), registry }).run(
+      'Run the maintenance job on octo/widgets',
+      { signal: controller.signal },
+    );
     const collecting = collect(run);
     const received = await started;
     controller.abort();
     const events = await collecting;
 
     expect(ofType(events, 'done')[0]?.stopReason).toBe('cancelled');
-    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({ isError: true, content: 'tool "github__run_long_job" was cancelled' });
+    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({
+      isError: true,
+      content: 'tool "github__run_long_job" was cancelled',
+    });
     await aborted(received.signal); // notifications/cancelled arrived
     expect(model.current.requests).toHaveLength(1);
   });
@@ -193,11 +240,16 @@ describe('a tool list that changes mid-run', () => {
       const generations: number[] = [];
       registry.onChange((generation) => generations.push(generation));
 
-      const changedDescription = 'Search code across GitHub repositories and discussions, with qualifiers like repo: and language:.';
+      const changedDescription =
+        'Search code across GitHub repositories and discussions, with qualifiers like repo: and language:.';
       const added = {
         name: 'list_discussions',
         description: 'List discussions in a GitHub repository forum, newest first.',
-        inputSchema: { type: 'object' as const, properties: { owner: { type: 'string' }, repo: { type: 'string' } }, required: ['owner', 'repo'] },
+        inputSchema: {
+          type: 'object' as const,
+          properties: { owner: { type: 'string' }, repo: { type: 'string' } },
+          required: ['owner', 'repo'],
+        },
       };
       // Turn 1's call changes the server's list; the answer waits until the registry has the
       // new generation, so turn 2 is guaranteed to select over it.
@@ -239,7 +291,10 @@ describe('a tool list that changes mid-run', () => {
       expect(embedsAtSelection).toEqual([51, 53, 53]);
       const corpusTexts = embedder.texts.filter((text) => text !== prompt);
       expect(corpusTexts.slice(51).sort()).toEqual(
-        [toolText('github__search_code', changedDescription), toolText('github__list_discussions', added.description)].sort(),
+        [
+          toolText('github__search_code', changedDescription),
+          toolText('github__list_discussions', added.description),
+        ].sort(),
       );
 
       expect(onTurn(events, 'selection', 1).registered).toBe(51);

@@ -1,8 +1,22 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type McpMount, type McpMountOptions, assignNames, mountMcp, renderContent } from '../../src/adapters/mcp/index.js';
+import {
+  assignNames,
+  type McpMount,
+  type McpMountOptions,
+  mountMcp,
+  renderContent,
+} from '../../src/adapters/mcp/index.js';
 import type { ToolCall } from '../../src/message.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
-import { type GithubTestServer, type McpTestServer, aborted, githubTools, sleep, startGithubServer, startNotesServer } from './servers.js';
+import {
+  aborted,
+  type GithubTestServer,
+  githubTools,
+  type McpTestServer,
+  sleep,
+  startGithubServer,
+  startNotesServer,
+} from './servers.js';
 
 const NOTES_TOKEN = 'notes-secret';
 const notesAuth = { Authorization: `Bearer ${NOTES_TOKEN}` };
@@ -76,7 +90,11 @@ describe('mounting', () => {
     try {
       const registry = new ToolRegistry();
       await mount(registry, { url: server.url });
-      expect(registry.get('with_description')).toEqual({ name: 'with_description', description: 'The description.', parameters: tools[0]?.inputSchema });
+      expect(registry.get('with_description')).toEqual({
+        name: 'with_description',
+        description: 'The description.',
+        parameters: tools[0]?.inputSchema,
+      });
       expect(registry.get('title_only')?.description).toBe('Only a title');
       expect(registry.get('nothing')).toEqual({ name: 'nothing', description: '', parameters: { type: 'object' } });
     } finally {
@@ -99,7 +117,9 @@ describe('mounting', () => {
     const server = await startGithubServer();
     await server.stop();
     const registry = new ToolRegistry();
-    await expect(mountMcp(registry, { url: server.url, prefix: 'gh' })).rejects.toThrow(/^MCP server gh unreachable: fetch failed/);
+    await expect(mountMcp(registry, { url: server.url, prefix: 'gh' })).rejects.toThrow(
+      /^MCP server gh unreachable: fetch failed/,
+    );
     expect(registry.size).toBe(0);
     expect(registry.generation).toBe(0);
   });
@@ -138,10 +158,17 @@ describe('names', () => {
     expect(registry.has('github__delete_file')).toBe(true);
     expect(registry.has('notes__delete_file')).toBe(true);
 
-    const fromGithub = await registry.dispatch(call('github__delete_file', { owner: 'octo', repo: 'widgets', path: 'a.txt', message: 'rm', branch: 'main' }));
+    const fromGithub = await registry.dispatch(
+      call('github__delete_file', { owner: 'octo', repo: 'widgets', path: 'a.txt', message: 'rm', branch: 'main' }),
+    );
     const fromNotes = await registry.dispatch(call('notes__delete_file', { path: 'docs/setup.md' }));
     expect(fromGithub).toMatchObject({ isError: false, content: expect.stringMatching(/^delete_file ok: /) });
-    expect(fromNotes).toEqual({ toolCallId: 'c1', name: 'notes__delete_file', content: 'deleted docs/setup.md', isError: false });
+    expect(fromNotes).toEqual({
+      toolCallId: 'c1',
+      name: 'notes__delete_file',
+      content: 'deleted docs/setup.md',
+      isError: false,
+    });
     expect(github.calls.map((c) => c.tool)).toEqual(['delete_file']);
     expect(notes.calls.map((c) => [c.tool, c.args])).toEqual([['delete_file', { path: 'docs/setup.md' }]]);
   });
@@ -172,7 +199,10 @@ describe('names', () => {
   });
 
   it('assignNames: valid names first, readable forms next, hashes last; earlier names are kept', () => {
-    expect(Object.fromEntries(assignNames(['a.b', 'a_b'], 'p'))).toEqual({ 'a.b': expect.stringMatching(/^p__a_b_[0-9a-f]{8}$/), a_b: 'p__a_b' });
+    expect(Object.fromEntries(assignNames(['a.b', 'a_b'], 'p'))).toEqual({
+      'a.b': expect.stringMatching(/^p__a_b_[0-9a-f]{8}$/),
+      a_b: 'p__a_b',
+    });
     expect(Object.fromEntries(assignNames(['a.b'], undefined))).toEqual({ 'a.b': 'a_b' });
     expect(Object.fromEntries(assignNames(['x'], 'gh_'))).toEqual({ x: 'gh_x' });
     // A tool named before keeps its name even when a newcomer would now claim it.
@@ -190,7 +220,12 @@ describe('dispatch', () => {
     await mount(registry, { url: github.url, prefix: 'github' });
     const args = { owner: 'octo', repo: 'widgets', title: 'Crash on start', labels: ['bug'] };
     const result = await registry.dispatch(call('github__create_issue', args, 'id-7'));
-    expect(result).toEqual({ toolCallId: 'id-7', name: 'github__create_issue', content: 'Created issue #42 "Crash on start" in octo/widgets', isError: false });
+    expect(result).toEqual({
+      toolCallId: 'id-7',
+      name: 'github__create_issue',
+      content: 'Created issue #42 "Crash on start" in octo/widgets',
+      isError: false,
+    });
     expect(github.calls.map((c) => [c.tool, c.args])).toEqual([['create_issue', args]]);
   });
 
@@ -204,17 +239,25 @@ describe('dispatch', () => {
   it('summarises non-text content: images, embedded resources, resource links', async () => {
     const registry = new ToolRegistry();
     await mount(registry, { url: notes.url, prefix: 'notes', headers: notesAuth });
-    expect((await registry.dispatch(call('notes__render_diagram', {}))).content).toBe('Diagram rendered.\n[image image/png, 12 bytes]');
+    expect((await registry.dispatch(call('notes__render_diagram', {}))).content).toBe(
+      'Diagram rendered.\n[image image/png, 12 bytes]',
+    );
     expect((await registry.dispatch(call('notes__export_notes', {}))).content).toBe(
       'Exported 1 notes.\n[resource notes://export.md]\n## Standup\nShip the MCP adapter.\n[resource link notes://archive.zip (archive.zip)]',
     );
   });
 
   it('renderContent: blobs, audio, structured content without content', () => {
-    expect(renderContent({ content: [{ type: 'resource', resource: { uri: 'file:///a.bin', mimeType: 'application/octet-stream', blob: 'AAAA' } }] })).toBe(
-      '[resource file:///a.bin, application/octet-stream, 3 bytes]',
+    expect(
+      renderContent({
+        content: [
+          { type: 'resource', resource: { uri: 'file:///a.bin', mimeType: 'application/octet-stream', blob: 'AAAA' } },
+        ],
+      }),
+    ).toBe('[resource file:///a.bin, application/octet-stream, 3 bytes]');
+    expect(renderContent({ content: [{ type: 'audio', data: 'AAA=', mimeType: 'audio/wav' }] })).toBe(
+      '[audio audio/wav, 2 bytes]',
     );
-    expect(renderContent({ content: [{ type: 'audio', data: 'AAA=', mimeType: 'audio/wav' }] })).toBe('[audio audio/wav, 2 bytes]');
     expect(renderContent({ content: [], structuredContent: { temperature: 21 } })).toBe('{"temperature":21}');
   });
 
@@ -240,9 +283,13 @@ describe('dispatch', () => {
         { type: 'text', text: 'Required check "ci" failed.' },
       ],
     }));
-    const result = await registry.dispatch(call('github__merge_pull_request', { owner: 'o', repo: 'r', pull_number: 5 }));
+    const result = await registry.dispatch(
+      call('github__merge_pull_request', { owner: 'o', repo: 'r', pull_number: 5 }),
+    );
     expect(result.isError).toBe(true);
-    expect(result.content).toBe('tool "github__merge_pull_request" failed: Pull request #5 is not mergeable.\nRequired check "ci" failed.');
+    expect(result.content).toBe(
+      'tool "github__merge_pull_request" failed: Pull request #5 is not mergeable.\nRequired check "ci" failed.',
+    );
   });
 
   it('a protocol error (JSON-RPC error response) becomes an error result naming the server', async () => {
@@ -290,10 +337,13 @@ describe('dispatch', () => {
     const result = await registry.dispatch(call('github__run_long_job', { owner: 'o', repo: 'r' }));
     expect(result).toMatchObject({
       isError: true,
-      content: 'tool "github__run_long_job" failed: MCP server github unreachable: no answer to tools/call "run_long_job" within 2000 ms',
+      content:
+        'tool "github__run_long_job" failed: MCP server github unreachable: no answer to tools/call "run_long_job" within 2000 ms',
     });
     await aborted(github.calls[0]?.signal as AbortSignal);
-    expect((await registry.dispatch(call('github__list_branches', { owner: 'o', repo: 'r' }))).content).toMatch(/^list_branches ok/);
+    expect((await registry.dispatch(call('github__list_branches', { owner: 'o', repo: 'r' }))).content).toMatch(
+      /^list_branches ok/,
+    );
   });
 
   it('the abort signal reaches an in-flight call: the server sees the cancellation', async () => {
@@ -305,7 +355,9 @@ describe('dispatch', () => {
     });
     const controller = new AbortController();
     const started = github.nextCall('run_long_job');
-    const pending = registry.dispatch(call('github__run_long_job', { owner: 'o', repo: 'r' }), { signal: controller.signal });
+    const pending = registry.dispatch(call('github__run_long_job', { owner: 'o', repo: 'r' }), {
+      signal: controller.signal,
+    });
     const received = await started;
     expect(received.signal.aborted).toBe(false);
     controller.abort();
@@ -408,7 +460,10 @@ describe('a server that goes down', () => {
       await server.stop();
       await server.restart();
       await sleep(100); // let the client see its pooled sockets close, as any real restart allows
-      expect(await registry.dispatch(call('notes__list_notes', {}))).toMatchObject({ isError: false, content: 'n1: Standup' });
+      expect(await registry.dispatch(call('notes__list_notes', {}))).toMatchObject({
+        isError: false,
+        content: 'n1: Standup',
+      });
       expect(server.calls.map((c) => c.tool)).toEqual(['list_notes']);
     } finally {
       await server.close();
@@ -433,7 +488,9 @@ describe('headers', () => {
 
   it('a server that refuses the credentials fails the mount with its status', async () => {
     const registry = new ToolRegistry();
-    await expect(mountMcp(registry, { url: notes.url, prefix: 'notes', headers: { Authorization: 'Bearer wrong' } })).rejects.toThrow(
+    await expect(
+      mountMcp(registry, { url: notes.url, prefix: 'notes', headers: { Authorization: 'Bearer wrong' } }),
+    ).rejects.toThrow(
       'MCP server notes unreachable: HTTP 401: Error POSTing to endpoint: missing or wrong bearer token',
     );
     expect(registry.size).toBe(0);
@@ -466,7 +523,11 @@ describe('generations', () => {
 
       const changed = nextChange(registry);
       await server.changeTools((tools) => {
-        tools.push({ name: 'list_discussions', description: 'List discussions in a repository forum.', inputSchema: { type: 'object' } });
+        tools.push({
+          name: 'list_discussions',
+          description: 'List discussions in a repository forum.',
+          inputSchema: { type: 'object' },
+        });
         const search = tools.find((t) => t.name === 'search_code');
         if (search) search.description = 'Search code in GitHub repositories with qualifiers like repo: and language:.';
         tools.splice(
@@ -485,7 +546,9 @@ describe('generations', () => {
       expect(mounted.tools).toEqual(registry.schemas().map((tool) => tool.name));
       // Unchanged tools keep their schema objects, so identity-keyed caches survive.
       expect(registry.get('github__create_issue')).toBe(before.find((tool) => tool.name === 'github__create_issue'));
-      expect((await registry.dispatch(call('github__list_discussions', { owner: 'o' }))).content).toMatch(/^list_discussions ok/);
+      expect((await registry.dispatch(call('github__list_discussions', { owner: 'o' }))).content).toMatch(
+        /^list_discussions ok/,
+      );
     } finally {
       await server.close();
     }
@@ -516,11 +579,20 @@ describe('generations', () => {
       const errors: string[] = [];
       const mounted = await mountMcp(registry, { url: server.url, onError: (error) => errors.push(error.message) });
       mounts.push(mounted);
-      await server.changeTools((tools) => tools.push({ name: 'taken', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: { type: 'object' } }), {
-        notify: false,
-      });
+      await server.changeTools(
+        (tools) =>
+          tools.push(
+            { name: 'taken', inputSchema: { type: 'object' } },
+            { name: 'b', inputSchema: { type: 'object' } },
+          ),
+        {
+          notify: false,
+        },
+      );
       await mounted.refresh();
-      expect(errors).toEqual([`MCP server 127.0.0.1:${new URL(server.url).port}: skipped new tools whose names are already registered: "taken"`]);
+      expect(errors).toEqual([
+        `MCP server 127.0.0.1:${new URL(server.url).port}: skipped new tools whose names are already registered: "taken"`,
+      ]);
       expect(mounted.tools).toEqual(['a', 'b']);
       expect((await registry.dispatch(call('taken', {}))).content).toBe('local');
     } finally {
@@ -545,7 +617,10 @@ describe('unmount', () => {
     expect(registry.size).toBe(20);
     expect(github.http.some((request) => request.method === 'DELETE')).toBe(true);
     expect(github.sessions).toBe(sessions - 1);
-    expect(await registry.dispatch(call('github__create_issue', {}))).toMatchObject({ isError: true, content: 'unknown tool "github__create_issue"' });
+    expect(await registry.dispatch(call('github__create_issue', {}))).toMatchObject({
+      isError: true,
+      content: 'unknown tool "github__create_issue"',
+    });
 
     await gh.unmount();
     await gh.close();

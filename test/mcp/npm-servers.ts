@@ -57,7 +57,9 @@ export async function startEverythingHttp(): Promise<EverythingServer> {
     env: { ...process.env, PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
   let stderr = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything did not start within 20 s: ${stderr}`)), 20_000);

@@ -40,7 +40,9 @@ describe('a Streamable HTTP server that dies mid-call (server-everything, killed
     server = await startEverythingHttp();
     const registry = new ToolRegistry();
     const watch = watchingFetch();
-    mounts.push(await mountMcp(registry, { url: server.url, prefix: 'everything', fetch: watch.fetch, onError: () => undefined }));
+    mounts.push(
+      await mountMcp(registry, { url: server.url, prefix: 'everything', fetch: watch.fetch, onError: () => undefined }),
+    );
     expect(registry.has(LONG)).toBe(true);
 
     model.current.enqueue(

@@ -20,18 +20,18 @@
  * await github.close()
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   isInitializeRequest,
   ListToolsRequestSchema,
   McpError,
-  type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -108,7 +108,8 @@ const obj = (properties: Record<string, object>, required: string[] = []): Tool[
   properties,
   ...(required.length > 0 ? { required } : {}),
 });
-const withRepo = (properties: Record<string, object> = {}, required: string[] = []) => obj({ ...repo, ...properties }, ['owner', 'repo', ...required]);
+const withRepo = (properties: Record<string, object> = {}, required: string[] = []) =>
+  obj({ ...repo, ...properties }, ['owner', 'repo', ...required]);
 
 /** Thirty GitHub-like tools (the shape of the public GitHub MCP server's). */
 export function githubTools(): Tool[] {
@@ -116,7 +117,10 @@ export function githubTools(): Tool[] {
     {
       name: 'list_issues',
       description: 'List issues in a GitHub repository, filtered by state, labels or assignee.',
-      inputSchema: withRepo({ state: { type: 'string', enum: ['open', 'closed', 'all'] }, labels: { type: 'array', items: { type: 'string' } } }),
+      inputSchema: withRepo({
+        state: { type: 'string', enum: ['open', 'closed', 'all'] },
+        labels: { type: 'array', items: { type: 'string' } },
+      }),
     },
     {
       name: 'get_issue',
@@ -126,19 +130,34 @@ export function githubTools(): Tool[] {
     {
       name: 'create_issue',
       description: 'Create a new issue in a GitHub repository with a title, body, labels and assignees.',
-      inputSchema: withRepo({ title: str('Issue title'), body: str('Issue body (Markdown)'), labels: { type: 'array', items: { type: 'string' } } }, ['title']),
+      inputSchema: withRepo(
+        {
+          title: str('Issue title'),
+          body: str('Issue body (Markdown)'),
+          labels: { type: 'array', items: { type: 'string' } },
+        },
+        ['title'],
+      ),
     },
     {
       name: 'update_issue',
       description: 'Update an existing issue: change its title, body, state, labels or assignees.',
-      inputSchema: withRepo({ issue_number: int('Issue number'), title: str('New title'), state: { type: 'string', enum: ['open', 'closed'] } }, [
-        'issue_number',
-      ]),
+      inputSchema: withRepo(
+        {
+          issue_number: int('Issue number'),
+          title: str('New title'),
+          state: { type: 'string', enum: ['open', 'closed'] },
+        },
+        ['issue_number'],
+      ),
     },
     {
       name: 'add_issue_comment',
       description: 'Add a comment to an issue or pull request.',
-      inputSchema: withRepo({ issue_number: int('Issue or pull request number'), body: str('Comment text') }, ['issue_number', 'body']),
+      inputSchema: withRepo({ issue_number: int('Issue or pull request number'), body: str('Comment text') }, [
+        'issue_number',
+        'body',
+      ]),
     },
     {
       name: 'search_issues',
@@ -158,18 +177,26 @@ export function githubTools(): Tool[] {
     {
       name: 'create_pull_request',
       description: 'Open a new pull request from a head branch into a base branch.',
-      inputSchema: withRepo({ title: str('Title'), head: str('Branch with the changes'), base: str('Branch to merge into'), body: str('Description') }, [
-        'title',
-        'head',
-        'base',
-      ]),
+      inputSchema: withRepo(
+        {
+          title: str('Title'),
+          head: str('Branch with the changes'),
+          base: str('Branch to merge into'),
+          body: str('Description'),
+        },
+        ['title', 'head', 'base'],
+      ),
     },
     {
       name: 'merge_pull_request',
       description: 'Merge a pull request with a merge commit, squash or rebase.',
-      inputSchema: withRepo({ pull_number: int('Pull request number'), merge_method: { type: 'string', enum: ['merge', 'squash', 'rebase'] } }, [
-        'pull_number',
-      ]),
+      inputSchema: withRepo(
+        {
+          pull_number: int('Pull request number'),
+          merge_method: { type: 'string', enum: ['merge', 'squash', 'rebase'] },
+        },
+        ['pull_number'],
+      ),
     },
     {
       name: 'get_pull_request_diff',
@@ -179,13 +206,20 @@ export function githubTools(): Tool[] {
     {
       name: 'request_reviewers',
       description: 'Request reviews on a pull request from users or teams.',
-      inputSchema: withRepo({ pull_number: int('Pull request number'), reviewers: { type: 'array', items: { type: 'string' } } }, ['pull_number', 'reviewers']),
+      inputSchema: withRepo(
+        { pull_number: int('Pull request number'), reviewers: { type: 'array', items: { type: 'string' } } },
+        ['pull_number', 'reviewers'],
+      ),
     },
     {
       name: 'create_pull_request_review',
       description: 'Submit a review on a pull request: approve, request changes or comment.',
       inputSchema: withRepo(
-        { pull_number: int('Pull request number'), event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] }, body: str('Review text') },
+        {
+          pull_number: int('Pull request number'),
+          event: { type: 'string', enum: ['APPROVE', 'REQUEST_CHANGES', 'COMMENT'] },
+          body: str('Review text'),
+        },
         ['pull_number', 'event'],
       ),
     },
@@ -213,19 +247,25 @@ export function githubTools(): Tool[] {
     {
       name: 'create_or_update_file',
       description: 'Create or update a single file in a repository with a commit.',
-      inputSchema: withRepo({ path: str('Path'), content: str('New file content'), message: str('Commit message'), branch: str('Branch') }, [
+      inputSchema: withRepo(
+        { path: str('Path'), content: str('New file content'), message: str('Commit message'), branch: str('Branch') },
+        ['path', 'content', 'message', 'branch'],
+      ),
+    },
+    {
+      name: 'delete_file',
+      description: 'Delete a file from a repository branch with a commit.',
+      inputSchema: withRepo({ path: str('Path'), message: str('Commit message'), branch: str('Branch') }, [
         'path',
-        'content',
         'message',
         'branch',
       ]),
     },
     {
-      name: 'delete_file',
-      description: 'Delete a file from a repository branch with a commit.',
-      inputSchema: withRepo({ path: str('Path'), message: str('Commit message'), branch: str('Branch') }, ['path', 'message', 'branch']),
+      name: 'search_code',
+      description: 'Search source code across GitHub repositories.',
+      inputSchema: obj({ q: str('Code search query') }, ['q']),
     },
-    { name: 'search_code', description: 'Search source code across GitHub repositories.', inputSchema: obj({ q: str('Code search query') }, ['q']) },
     {
       name: 'search_repositories',
       description: 'Search GitHub repositories by name, topic, language or stars.',
@@ -234,7 +274,10 @@ export function githubTools(): Tool[] {
     {
       name: 'create_repository',
       description: 'Create a new GitHub repository in your account or an organisation.',
-      inputSchema: obj({ name: str('Repository name'), private: { type: 'boolean' }, description: str('Description') }, ['name']),
+      inputSchema: obj(
+        { name: str('Repository name'), private: { type: 'boolean' }, description: str('Description') },
+        ['name'],
+      ),
     },
     {
       name: 'fork_repository',
@@ -245,7 +288,9 @@ export function githubTools(): Tool[] {
     {
       name: 'create_release',
       description: 'Create a release from a tag with release notes.',
-      inputSchema: withRepo({ tag_name: str('Tag'), name: str('Release title'), body: str('Release notes') }, ['tag_name']),
+      inputSchema: withRepo({ tag_name: str('Tag'), name: str('Release title'), body: str('Release notes') }, [
+        'tag_name',
+      ]),
     },
     {
       name: 'list_workflow_runs',
@@ -263,14 +308,25 @@ export function githubTools(): Tool[] {
       inputSchema: withRepo({ job_id: int('Job id') }, ['job_id']),
     },
     { name: 'star_repository', description: 'Star a repository for the authenticated user.', inputSchema: withRepo() },
-    { name: 'run_long_job', description: 'Start a long running repository maintenance job and wait for it to finish.', inputSchema: withRepo() },
+    {
+      name: 'run_long_job',
+      description: 'Start a long running repository maintenance job and wait for it to finish.',
+      inputSchema: withRepo(),
+    },
   ];
 }
 
 /** The default answers: the arguments echoed back in a line of text. */
 function githubAnswer(tool: string, args: Record<string, unknown>): CallToolResult {
   if (tool === 'create_issue') {
-    return { content: [{ type: 'text', text: `Created issue #42 "${String(args.title)}" in ${String(args.owner)}/${String(args.repo)}` }] };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Created issue #42 "${String(args.title)}" in ${String(args.owner)}/${String(args.repo)}`,
+        },
+      ],
+    };
   }
   if (tool === 'get_job_logs') {
     return {
@@ -289,13 +345,18 @@ function githubAnswer(tool: string, args: Record<string, unknown>): CallToolResu
  * @example
  * const github = await startGithubServer({ pageSize: 8 })
  */
-export async function startGithubServer(options: TestServerOptions & { pageSize?: number; tools?: Tool[] } = {}): Promise<GithubTestServer> {
+export async function startGithubServer(
+  options: TestServerOptions & { pageSize?: number; tools?: Tool[] } = {},
+): Promise<GithubTestServer> {
   const pageSize = options.pageSize ?? 8;
   let tools = options.tools ?? githubTools();
   let listRequests = 0;
   const protocols = new Set<Server>();
   const harness = await serveMcp(options, (record) => {
-    const server = new Server({ name: 'github-test', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'github-test', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       listRequests += 1;
       const start = request.params?.cursor === undefined ? 0 : decodeCursor(request.params.cursor);
@@ -305,7 +366,8 @@ export async function startGithubServer(options: TestServerOptions & { pageSize?
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args = {} } = request.params;
-      if (!tools.some((tool) => tool.name === name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!tools.some((tool) => tool.name === name))
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       const call = record(name, args, extra);
       return harness.answer(call, () => githubAnswer(name, args));
     });
@@ -358,7 +420,9 @@ function seedNotes(): NotesState {
 
 type NotesHandler = (args: any) => CallToolResult | string;
 
-function notesCatalogue(state: NotesState): { name: string; description: string; input: z.ZodRawShape; run: NotesHandler }[] {
+function notesCatalogue(
+  state: NotesState,
+): { name: string; description: string; input: z.ZodRawShape; run: NotesHandler }[] {
   const file = (path: string): string => {
     const text = state.files.get(path);
     if (text === undefined) throw new Error(`ENOENT: no such file: ${path}`);
@@ -372,7 +436,12 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
   const path = z.string().describe('File path relative to the workspace root');
   const id = z.string().describe('Note id');
   return [
-    { name: 'read_file', description: 'Read a text file from the workspace and return its contents.', input: { path }, run: ({ path: p }) => file(p) },
+    {
+      name: 'read_file',
+      description: 'Read a text file from the workspace and return its contents.',
+      input: { path },
+      run: ({ path: p }) => file(p),
+    },
     {
       name: 'write_file',
       description: 'Write text to a file in the workspace, creating or overwriting it.',
@@ -433,7 +502,12 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
       input: { path },
       run: ({ path: p }) => `${file(p).length} bytes, ${file(p).split('\n').length} lines`,
     },
-    { name: 'create_directory', description: 'Create a directory in the workspace.', input: { path }, run: ({ path: p }) => `created ${p}/` },
+    {
+      name: 'create_directory',
+      description: 'Create a directory in the workspace.',
+      input: { path },
+      run: ({ path: p }) => `created ${p}/`,
+    },
     {
       name: 'create_note',
       description: 'Create a personal note with a title, body and tags.',
@@ -443,7 +517,12 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
         return `created note n${state.notes.size}`;
       },
     },
-    { name: 'get_note', description: 'Get a note by id with its title, body and tags.', input: { id }, run: ({ id: i }) => JSON.stringify(note(i)) },
+    {
+      name: 'get_note',
+      description: 'Get a note by id with its title, body and tags.',
+      input: { id },
+      run: ({ id: i }) => JSON.stringify(note(i)),
+    },
     {
       name: 'update_note',
       description: 'Update the title or body of a note.',
@@ -503,7 +582,12 @@ function notesCatalogue(state: NotesState): { name: string; description: string;
         return `pinned ${i}`;
       },
     },
-    { name: 'export_notes', description: 'Export all notes as one Markdown document, attached as a resource.', input: {}, run: () => exportNotes(state) },
+    {
+      name: 'export_notes',
+      description: 'Export all notes as one Markdown document, attached as a resource.',
+      input: {},
+      run: () => exportNotes(state),
+    },
     {
       name: 'render_diagram',
       description: 'Render a Mermaid diagram of the workspace layout as a PNG image.',
@@ -540,19 +624,25 @@ function renderDiagram(): CallToolResult {
  * @example
  * const notes = await startNotesServer({ token: 'notes-secret' })
  */
-export async function startNotesServer(options: TestServerOptions = {}): Promise<McpTestServer & { state: NotesState }> {
+export async function startNotesServer(
+  options: TestServerOptions = {},
+): Promise<McpTestServer & { state: NotesState }> {
   const state = seedNotes();
   const catalogue = notesCatalogue(state);
   const harness = await serveMcp(options, (record) => {
     const server = new McpServer({ name: 'notes-test', version: '1.0.0' });
     for (const tool of catalogue) {
-      server.registerTool(tool.name, { description: tool.description, inputSchema: tool.input }, async (args: Record<string, unknown>, extra) => {
-        const call = record(tool.name, args, extra);
-        return harness.answer(call, () => {
-          const out = tool.run(args);
-          return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
-        });
-      });
+      server.registerTool(
+        tool.name,
+        { description: tool.description, inputSchema: tool.input },
+        async (args: Record<string, unknown>, extra) => {
+          const call = record(tool.name, args, extra);
+          return harness.answer(call, () => {
+            const out = tool.run(args);
+            return typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+          });
+        },
+      );
     }
     return server;
   });
@@ -600,7 +690,8 @@ async function serveMcp(options: TestServerOptions, create: (record: RecordCall)
     const entry = { method: req.method ?? '', headers: { ...req.headers }, status: undefined as number | undefined };
     http.push(entry);
     res.on('finish', () => (entry.status = res.statusCode));
-    if (options.token && req.headers.authorization !== `Bearer ${options.token}`) return reply(res, 401, 'missing or wrong bearer token');
+    if (options.token && req.headers.authorization !== `Bearer ${options.token}`)
+      return reply(res, 401, 'missing or wrong bearer token');
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return reply(res, 404, 'not found');
     const sessionId = header(req, 'mcp-session-id');
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
@@ -724,5 +815,7 @@ export function sleep(ms: number): Promise<void> {
 
 /** A promise that resolves when `signal` aborts. */
 export function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  return signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type McpMount, type McpStdioMountOptions, mountAll, mountMcp, parseMcpServers } from '../../src/adapters/mcp/index.js';
+import {
+  type McpMount,
+  type McpStdioMountOptions,
+  mountAll,
+  mountMcp,
+  parseMcpServers,
+} from '../../src/adapters/mcp/index.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import type { ToolCall } from '../../src/message.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
@@ -41,10 +47,17 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const call = (name: string, args: Record<string, unknown>, id = 'c1'): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
+const call = (name: string, args: Record<string, unknown>, id = 'c1'): ToolCall => ({
+  id,
+  name,
+  arguments: JSON.stringify(args),
+});
 
 /** Mount a stdio server whose pid is reported on stderr; unmounted after the test. */
-async function mountWithPid(registry: ToolRegistry, options: McpStdioMountOptions): Promise<{ mount: McpMount; pids: number[]; stderr: () => string }> {
+async function mountWithPid(
+  registry: ToolRegistry,
+  options: McpStdioMountOptions,
+): Promise<{ mount: McpMount; pids: number[]; stderr: () => string }> {
   const pids: number[] = [];
   let stderr = '';
   const mount = await mountMcp(registry, {
@@ -61,7 +74,11 @@ async function mountWithPid(registry: ToolRegistry, options: McpStdioMountOption
   return { mount, pids, stderr: () => stderr };
 }
 
-const filesystem = (...dirs: string[]): McpStdioMountOptions => ({ command: process.execPath, args: [serverBin('filesystem'), ...dirs], prefix: 'fs' });
+const filesystem = (...dirs: string[]): McpStdioMountOptions => ({
+  command: process.execPath,
+  args: [serverBin('filesystem'), ...dirs],
+  prefix: 'fs',
+});
 
 function isRunning(pid: number): boolean {
   try {
@@ -77,7 +94,11 @@ describe('server-filesystem over stdio', () => {
     const registry = new ToolRegistry();
     const { mount } = await mountWithPid(registry, filesystem(root));
     expect(mount.tools).toEqual(expect.arrayContaining(['fs__list_directory', 'fs__read_text_file', 'fs__write_file']));
-    expect(registry.get('fs__read_text_file')?.parameters).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
+    expect(registry.get('fs__read_text_file')?.parameters).toMatchObject({
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    });
 
     const listing = await registry.dispatch(call('fs__list_directory', { path: root }));
     expect(listing.isError).toBe(false);
@@ -93,16 +114,25 @@ describe('server-filesystem over stdio', () => {
     await mountWithPid(registry, filesystem(root));
     const result = await registry.dispatch(call('fs__read_text_file', { path: join(outside, 'secret.txt') }));
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(/^tool "fs__read_text_file" failed: .*Access denied - path outside allowed directories/);
+    expect(result.content).toMatch(
+      /^tool "fs__read_text_file" failed: .*Access denied - path outside allowed directories/,
+    );
     expect(result.content).not.toContain('the secret');
     // The server is fine: the next call works.
-    expect((await registry.dispatch(call('fs__read_text_file', { path: join(root, 'docs', 'setup.md') }))).content).toBe('# Setup\nnpm ci\n');
+    expect(
+      (await registry.dispatch(call('fs__read_text_file', { path: join(root, 'docs', 'setup.md') }))).content,
+    ).toBe('# Setup\nnpm ci\n');
   });
 
   it('unmount ends even a server that ignores its stdin closing and SIGTERM (SIGKILL after 2 s more)', async () => {
     const registry = new ToolRegistry();
     const chatty = fileURLToPath(new URL('./fixtures/chatty-stdio-server.mjs', import.meta.url));
-    const { mount, pids, stderr } = await mountWithPid(registry, { command: process.execPath, args: [chatty], env: { STUBBORN: '1' }, prefix: 'stubborn' });
+    const { mount, pids, stderr } = await mountWithPid(registry, {
+      command: process.execPath,
+      args: [chatty],
+      env: { STUBBORN: '1' },
+      prefix: 'stubborn',
+    });
     expect(isRunning(pids[0] as number)).toBe(true);
     await mount.unmount();
     expect(isRunning(pids[0] as number)).toBe(false);
@@ -117,7 +147,10 @@ describe('server-filesystem over stdio', () => {
     await mount.unmount();
     expect(registry.size).toBe(0);
     expect(isRunning(pid)).toBe(false);
-    expect(await registry.dispatch(call('fs__list_directory', { path: root }))).toMatchObject({ isError: true, content: 'unknown tool "fs__list_directory"' });
+    expect(await registry.dispatch(call('fs__list_directory', { path: root }))).toMatchObject({
+      isError: true,
+      content: 'unknown tool "fs__list_directory"',
+    });
   });
 });
 
@@ -141,10 +174,15 @@ describe('server-memory over stdio, in a run', () => {
       { text: 'I remember Ada Lovelace.' },
     );
     const events = await collect(
-      new BareLoop({ client: openAI(model.current), registry }).run('Remember that Ada Lovelace wrote the first published program.'),
+      new BareLoop({ client: openAI(model.current), registry }).run(
+        'Remember that Ada Lovelace wrote the first published program.',
+      ),
     );
 
-    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({ isError: false, content: expect.stringContaining('Ada Lovelace') });
+    expect(onTurn(events, 'tool_result', 1).result).toMatchObject({
+      isError: false,
+      content: expect.stringContaining('Ada Lovelace'),
+    });
     const graph = onTurn(events, 'tool_result', 2).result;
     expect(graph.isError).toBe(false);
     expect(JSON.parse(graph.content)).toMatchObject({ entities: [entity], relations: [] });
@@ -162,7 +200,11 @@ describe('server-memory over stdio, in a run', () => {
 describe('a stdio server that crashes', () => {
   it('fails the call in flight at once with how the process ended; the next call starts it again', async () => {
     const registry = new ToolRegistry();
-    const { pids } = await mountWithPid(registry, { command: process.execPath, args: [serverBin('everything'), 'stdio'], prefix: 'everything' });
+    const { pids } = await mountWithPid(registry, {
+      command: process.execPath,
+      args: [serverBin('everything'), 'stdio'],
+      prefix: 'everything',
+    });
     const pending = registry.dispatch(call('everything__trigger-long-running-operation', { duration: 30, steps: 1 }));
     await new Promise((resolve) => setTimeout(resolve, 300)); // the call is on the wire
     const killedAt = performance.now();
@@ -209,7 +251,8 @@ describe('bad input: the mount rejects with a clear error and the stderr tail', 
 
   it('a server that writes garbage to stdout: rejected at once, its process ended', async () => {
     const registry = new ToolRegistry();
-    const script = "process.stderr.write('booting the widget server\\n'); console.log('Widget server v2 ready!'); setInterval(() => {}, 1000);";
+    const script =
+      "process.stderr.write('booting the widget server\\n'); console.log('Widget server v2 ready!'); setInterval(() => {}, 1000);";
     const started = performance.now();
     const error = await mountMcp(registry, { command: process.execPath, args: ['-e', script], prefix: 'widgets' }).then(
       () => new Error('mounted'),
@@ -226,40 +269,77 @@ describe('bad input: the mount rejects with a clear error and the stderr tail', 
     const registry = new ToolRegistry();
     const errors: string[] = [];
     const chatty = fileURLToPath(new URL('./fixtures/chatty-stdio-server.mjs', import.meta.url));
-    mounts.push(await mountMcp(registry, { command: process.execPath, args: [chatty], prefix: 'chatty', onError: (error) => errors.push(error.message) }));
-    expect(await registry.dispatch(call('chatty__shout', { text: 'hello' }))).toMatchObject({ isError: false, content: 'HELLO' });
+    mounts.push(
+      await mountMcp(registry, {
+        command: process.execPath,
+        args: [chatty],
+        prefix: 'chatty',
+        onError: (error) => errors.push(error.message),
+      }),
+    );
+    expect(await registry.dispatch(call('chatty__shout', { text: 'hello' }))).toMatchObject({
+      isError: false,
+      content: 'HELLO',
+    });
     expect(errors).toEqual(['MCP server chatty: the server wrote to stdout what is not JSON-RPC: "DEBUG: shouting"']);
   });
 
   it('options that cannot work are refused before anything starts', async () => {
     const registry = new ToolRegistry();
     await expect(mountMcp(registry, { command: '' })).rejects.toThrow(/command must be a non-empty string/);
-    await expect(mountMcp(registry, { command: 'node', args: [1 as unknown as string] })).rejects.toThrow(/args must be an array of strings/);
+    await expect(mountMcp(registry, { command: 'node', args: [1 as unknown as string] })).rejects.toThrow(
+      /args must be an array of strings/,
+    );
     await expect(mountMcp(registry, { command: 'node', env: { A: 1 as unknown as string } })).rejects.toThrow(
       /env must be an object of names to string values/,
     );
-    await expect(mountMcp(registry, { command: 'node', url: 'http://127.0.0.1:1/mcp' } as unknown as McpStdioMountOptions)).rejects.toThrow(
-      /a url .* or a command .*, not both/,
+    await expect(
+      mountMcp(registry, { command: 'node', url: 'http://127.0.0.1:1/mcp' } as unknown as McpStdioMountOptions),
+    ).rejects.toThrow(/a url .* or a command .*, not both/);
+    await expect(mountMcp(registry, {} as McpStdioMountOptions)).rejects.toThrow(
+      /need a url \(Streamable HTTP\) or a command \(stdio\)/,
     );
-    await expect(mountMcp(registry, {} as McpStdioMountOptions)).rejects.toThrow(/need a url \(Streamable HTTP\) or a command \(stdio\)/);
   });
 });
 
 describe('configuration', () => {
   it('LOOPCTL_MCP_SERVERS accepts stdio entries, and mountAll starts them', async () => {
     const value = JSON.stringify([
-      { command: process.execPath, args: [serverBin('memory')], env: { MEMORY_FILE_PATH: join(base, 'config-memory.jsonl') }, prefix: 'memory' },
-      { command: process.execPath, args: [serverBin('filesystem'), root], prefix: 'fs', name: 'files', timeoutMs: 10_000 },
+      {
+        command: process.execPath,
+        args: [serverBin('memory')],
+        env: { MEMORY_FILE_PATH: join(base, 'config-memory.jsonl') },
+        prefix: 'memory',
+      },
+      {
+        command: process.execPath,
+        args: [serverBin('filesystem'), root],
+        prefix: 'fs',
+        name: 'files',
+        timeoutMs: 10_000,
+      },
     ]);
     const servers = parseMcpServers(value);
-    expect(servers[1]).toEqual({ command: process.execPath, args: [serverBin('filesystem'), root], prefix: 'fs', name: 'files', timeoutMs: 10_000 });
+    expect(servers[1]).toEqual({
+      command: process.execPath,
+      args: [serverBin('filesystem'), root],
+      prefix: 'fs',
+      name: 'files',
+      timeoutMs: 10_000,
+    });
     const registry = new ToolRegistry();
     const stderr: string[] = [];
-    const mounted = await mountAll(registry, servers, { onStderr: (text, server) => stderr.push(`${server.prefix}: ${text}`) });
+    const mounted = await mountAll(registry, servers, {
+      onStderr: (text, server) => stderr.push(`${server.prefix}: ${text}`),
+    });
     mounts.push(...mounted);
     expect(mounted.map((mount) => mount.name)).toEqual(['memory', 'files']);
     expect(registry.has('memory__read_graph') && registry.has('fs__read_text_file')).toBe(true);
-    expect((await registry.dispatch(call('fs__read_text_file', { path: join(root, 'notes.txt') }))).content).toBe('Ship the stdio adapter.\n');
-    expect(stderr.some((line) => line.startsWith('fs: ') && line.includes('Secure MCP Filesystem Server running on stdio'))).toBe(true);
+    expect((await registry.dispatch(call('fs__read_text_file', { path: join(root, 'notes.txt') }))).content).toBe(
+      'Ship the stdio adapter.\n',
+    );
+    expect(
+      stderr.some((line) => line.startsWith('fs: ') && line.includes('Secure MCP Filesystem Server running on stdio')),
+    ).toBe(true);
   });
 });

@@ -8,9 +8,13 @@ import type { AssistantMessage, Message } from '../../src/message.js';
 import { anthropicMessagesClient } from '../../src/model/anthropic-messages.js';
 import type { ModelRequest } from '../../src/model/client.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 
-const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: { q: { type: 'string' } } } });
+const tool = (name: string, description: string): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+});
 const search = tool('find_tools', 'Search every available tool.');
 const weather = tool('get_weather', 'Current weather and forecast for a city.');
 const email = tool('send_email', 'Send an email message to a recipient.');
@@ -28,13 +32,23 @@ afterEach(() => {
 afterAll(() => server.close());
 
 const client = (options: { headers?: Record<string, string>; deferLoading?: boolean } = {}) =>
-  anthropicMessagesClient({ baseURL: server.anthropicBaseURL, model: 'claude-scripted', retry: { maxAttempts: 1 }, ...options });
+  anthropicMessagesClient({
+    baseURL: server.anthropicBaseURL,
+    model: 'claude-scripted',
+    retry: { maxAttempts: 1 },
+    ...options,
+  });
 const body = (i = 0) => server.requests[i]?.json as Record<string, any>;
 
 describe('anthropicMessagesClient with deferred tools', () => {
   it('declares deferred tools with defer_loading (after the loaded ones), adds the beta, and the model sees only the loaded', async () => {
     server.enqueue({ text: 'ok' });
-    const request: ModelRequest = { messages: ask, tools: [weather, search], deferredTools: [email, stock], toolSearch: { tool: 'find_tools' } };
+    const request: ModelRequest = {
+      messages: ask,
+      tools: [weather, search],
+      deferredTools: [email, stock],
+      toolSearch: { tool: 'find_tools' },
+    };
     await client({ headers: { 'anthropic-beta': 'files-api-2025-04-14' } }).complete(request);
     expect(body().tools.map((t: any) => [t.name, t.defer_loading ?? false])).toEqual([
       ['get_weather', false],
@@ -50,7 +64,11 @@ describe('anthropicMessagesClient with deferred tools', () => {
   it('a search result becomes tool_reference blocks (declared tools only) in deferred mode, plain text otherwise', async () => {
     const messages: Message[] = [
       ...ask,
-      { role: 'assistant', content: '', toolCalls: [{ id: 'toolu_s', name: 'find_tools', arguments: '{"query":"email"}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'toolu_s', name: 'find_tools', arguments: '{"query":"email"}' }],
+      },
       {
         role: 'tool',
         toolCallId: 'toolu_s',
@@ -60,7 +78,12 @@ describe('anthropicMessagesClient with deferred tools', () => {
       },
     ];
     server.enqueue({ toolCalls: [{ id: 'toolu_e', name: 'send_email', arguments: { q: 'kim' } }] }, { text: 'ok' });
-    const reply = await client().complete({ messages, tools: [weather, search], deferredTools: [email, stock], toolSearch: { tool: 'find_tools' } });
+    const reply = await client().complete({
+      messages,
+      tools: [weather, search],
+      deferredTools: [email, stock],
+      toolSearch: { tool: 'find_tools' },
+    });
     expect(reply.toolCalls[0]?.name).toBe('send_email');
     const result = body(0).messages[2].content[0];
     expect(result).toEqual({
@@ -88,7 +111,12 @@ describe('anthropicMessagesClient with deferred tools', () => {
         text: 'Found it.',
         toolCalls: [{ id: 'toolu_1', name: 'send_email', arguments: { q: 'kim' } }],
       });
-      const request: ModelRequest = { messages: ask, tools: [weather], deferredTools: [email, stock], toolSearch: { hosted: kind } };
+      const request: ModelRequest = {
+        messages: ask,
+        tools: [weather],
+        deferredTools: [email, stock],
+        toolSearch: { hosted: kind },
+      };
       const streamed = await client().complete({ ...request, stream: true });
       expect(body(0).tools[1]).toEqual({ type: `tool_search_tool_${kind}_20251119`, name: `tool_search_tool_${kind}` });
       expect(streamed.toolCalls.map((call) => call.name)).toEqual(['send_email']);
@@ -99,7 +127,10 @@ describe('anthropicMessagesClient with deferred tools', () => {
           {
             type: 'tool_search_tool_result',
             tool_use_id: 'srvtoolu_1',
-            content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'send_email' }] },
+            content: {
+              type: 'tool_search_tool_search_result',
+              tool_references: [{ type: 'tool_reference', tool_name: 'send_email' }],
+            },
           },
         ],
       });
@@ -120,7 +151,10 @@ describe('anthropicMessagesClient with deferred tools', () => {
         providerContent: streamed.providerContent,
       };
       server.enqueue({ text: 'Sent.' });
-      await client().complete({ ...request, messages: [...ask, assistant, { role: 'tool', toolCallId: 'toolu_1', name: 'send_email', content: 'sent' }] });
+      await client().complete({
+        ...request,
+        messages: [...ask, assistant, { role: 'tool', toolCallId: 'toolu_1', name: 'send_email', content: 'sent' }],
+      });
       expect(body(2).messages[1].content).toEqual([
         ...(streamed.providerContent?.items ?? []),
         { type: 'text', text: 'Found it.' },
@@ -132,7 +166,12 @@ describe('anthropicMessagesClient with deferred tools', () => {
 
   it('a client told the server has no deferred loading keeps deferred tools back', async () => {
     server.enqueue({ text: 'ok' });
-    await client({ deferLoading: false }).complete({ messages: ask, tools: [weather], deferredTools: [email], toolSearch: { hosted: 'bm25' } });
+    await client({ deferLoading: false }).complete({
+      messages: ask,
+      tools: [weather],
+      deferredTools: [email],
+      toolSearch: { hosted: 'bm25' },
+    });
     expect(body().tools.map((t: any) => t.name)).toEqual(['get_weather']);
     expect(server.requests[0]?.headers['anthropic-beta']).toBeUndefined();
   });
@@ -156,12 +195,24 @@ describe('the scripted server refuses what the vendor refuses', () => {
   it('every custom tool deferred, more than 10,000 tools, a deferred search tool, a tool_reference to an undeclared tool', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [
-        { ...base, tools: [wire(email, true), { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }] },
+        {
+          ...base,
+          tools: [wire(email, true), { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }],
+        },
         /at least one tool must not be deferred/,
       ],
-      [{ ...base, tools: Array.from({ length: 10_001 }, (_, i) => ({ ...wire(email), name: `t${i}` })) }, /at most 10000 tools/],
       [
-        { ...base, tools: [wire(weather), { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex', defer_loading: true }] },
+        { ...base, tools: Array.from({ length: 10_001 }, (_, i) => ({ ...wire(email), name: `t${i}` })) },
+        /at most 10000 tools/,
+      ],
+      [
+        {
+          ...base,
+          tools: [
+            wire(weather),
+            { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex', defer_loading: true },
+          ],
+        },
         /cannot be deferred/,
       ],
       [
@@ -171,7 +222,12 @@ describe('the scripted server refuses what the vendor refuses', () => {
           messages: [
             { role: 'user', content: 'hi' },
             { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'find_tools', input: {} }] },
-            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'tool_reference', tool_name: 'nowhere' }] }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'tool_reference', tool_name: 'nowhere' }] },
+              ],
+            },
           ],
         },
         /tool_reference to "nowhere"/,
@@ -185,7 +241,12 @@ describe('the scripted server refuses what the vendor refuses', () => {
   });
 
   it('a script calling a deferred tool nothing revealed fails loudly; marked hallucinated it is sent', async () => {
-    const request: ModelRequest = { messages: ask, tools: [weather, search], deferredTools: [email], toolSearch: { tool: 'find_tools' } };
+    const request: ModelRequest = {
+      messages: ask,
+      tools: [weather, search],
+      deferredTools: [email],
+      toolSearch: { tool: 'find_tools' },
+    };
     server.enqueue({ toolCalls: [{ name: 'send_email', arguments: {} }] });
     await expect(client().complete(request)).rejects.toThrow(/deferred tool this request has not revealed/);
     server.enqueue({ toolCalls: [{ name: 'send_email', arguments: {}, hallucinated: true }] });
@@ -194,7 +255,12 @@ describe('the scripted server refuses what the vendor refuses', () => {
 
   it('the hosted regex search answers a bad pattern with the vendor error block, finding nothing', async () => {
     server.enqueue({ hostedSearch: { pattern: '(' }, text: 'No luck.' });
-    const reply = await client().complete({ messages: ask, tools: [weather], deferredTools: [email], toolSearch: { hosted: 'regex' } });
+    const reply = await client().complete({
+      messages: ask,
+      tools: [weather],
+      deferredTools: [email],
+      toolSearch: { hosted: 'regex' },
+    });
     expect(reply.providerContent?.items[1]).toMatchObject({
       type: 'tool_search_tool_result',
       content: { type: 'tool_search_tool_result_error', error_code: 'invalid_tool_input' },

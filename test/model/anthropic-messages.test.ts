@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/message.js';
+import { type AnthropicMessagesOptions, anthropicMessagesClient } from '../../src/model/anthropic-messages.js';
+import { type ModelEvent, ModelHttpError, type ModelRequest, ModelStreamError } from '../../src/model/client.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { ModelHttpError, ModelStreamError, type ModelEvent, type ModelRequest } from '../../src/model/client.js';
-import { anthropicMessagesClient, type AnthropicMessagesOptions } from '../../src/model/anthropic-messages.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const weather: ToolSchema = {
   name: 'get_weather',
@@ -99,12 +99,21 @@ describe('anthropicMessagesClient streaming', () => {
     const args = '{"city": "Tromsø 🌨", "units": "metric"}';
     server.enqueue({
       text: 'Looking.',
-      toolCalls: [{ id: 'toolu_01', name: 'get_weather', arguments: args, chunks: ['{"ci', 'ty": "Trom', 'sø 🌨"', ', "units": "met', 'ric"}'] }],
+      toolCalls: [
+        {
+          id: 'toolu_01',
+          name: 'get_weather',
+          arguments: args,
+          chunks: ['{"ci', 'ty": "Trom', 'sø 🌨"', ', "units": "met', 'ric"}'],
+        },
+      ],
       byteChunkSize: 3,
       lineEnding: '\r\n',
     });
     const events = await collect(client().stream({ messages: ask, tools: [weather] }));
-    expect(events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', call: { id: 'toolu_01', name: 'get_weather', arguments: args } }]);
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', call: { id: 'toolu_01', name: 'get_weather', arguments: args } },
+    ]);
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls', providerReason: 'tool_use' });
   });
 
@@ -133,7 +142,11 @@ describe('anthropicMessagesClient non-streaming', () => {
       toolCalls: [{ id: 'toolu_x', name: 'math_factorial', arguments: { n: 7 } }],
       usage: { inputTokens: 50, outputTokens: 12 },
     });
-    const reply = await client().complete({ messages: ask, tools: [factorial], toolChoice: { name: 'math.factorial' } });
+    const reply = await client().complete({
+      messages: ask,
+      tools: [factorial],
+      toolChoice: { name: 'math.factorial' },
+    });
     expect(reply).toEqual({
       text: 'Computing.',
       toolCalls: [{ id: 'toolu_x', name: 'math.factorial', arguments: '{"n":7}' }],
@@ -193,7 +206,11 @@ describe('anthropicMessagesClient request mapping', () => {
       { role: 'tool', toolCallId: 'toolu_a', name: 'math.factorial', content: '5040' },
       { role: 'tool', toolCallId: 'toolu_b', name: 'get_weather', content: 'bad arguments', isError: true },
       { role: 'user', content: 'Also: be quick.', transient: true },
-      { role: 'assistant', content: 'Calling again.', toolCalls: [{ id: 'toolu_c', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+      {
+        role: 'assistant',
+        content: 'Calling again.',
+        toolCalls: [{ id: 'toolu_c', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+      },
       { role: 'tool', toolCallId: 'toolu_c', name: 'get_weather', content: 'sunny' },
     ];
     await client().complete({ messages, tools: [weather, factorial] });
@@ -237,7 +254,10 @@ describe('anthropicMessagesClient request mapping', () => {
   it('leaves out an empty text block beside tool calls', () => {
     const body = JSON.parse(
       client().buildBody({
-        messages: [...ask, { role: 'assistant', content: '', toolCalls: [{ id: 't', name: 'get_weather', arguments: '{}' }] }],
+        messages: [
+          ...ask,
+          { role: 'assistant', content: '', toolCalls: [{ id: 't', name: 'get_weather', arguments: '{}' }] },
+        ],
         tools: [weather],
       }),
     );
@@ -247,9 +267,19 @@ describe('anthropicMessagesClient request mapping', () => {
 
 describe('anthropicMessagesClient errors and retries', () => {
   it('retries a 429 with Retry-After: 0 and then succeeds', async () => {
-    server.enqueue({ kind: 'error', status: 429, message: 'Number of requests has exceeded your rate limit', headers: { 'retry-after': '0' } }, { text: 'ok' });
+    server.enqueue(
+      {
+        kind: 'error',
+        status: 429,
+        message: 'Number of requests has exceeded your rate limit',
+        headers: { 'retry-after': '0' },
+      },
+      { text: 'ok' },
+    );
     const retries: number[] = [];
-    const reply = await client({ retry: { baseDelayMs: 5_000, onRetry: (info) => retries.push(info.delayMs) } }).complete({
+    const reply = await client({
+      retry: { baseDelayMs: 5_000, onRetry: (info) => retries.push(info.delayMs) },
+    }).complete({
       messages: ask,
       tools: [],
     });
@@ -259,12 +289,20 @@ describe('anthropicMessagesClient errors and retries', () => {
   });
 
   it('retries 529 overloaded, and surfaces the provider message after maxAttempts', async () => {
-    server.enqueue({ kind: 'error', status: 529, message: 'Overloaded' }, { kind: 'error', status: 529, message: 'Overloaded' });
+    server.enqueue(
+      { kind: 'error', status: 529, message: 'Overloaded' },
+      { kind: 'error', status: 529, message: 'Overloaded' },
+    );
     const error = await client({ retry: { maxAttempts: 2, baseDelayMs: 1 } })
       .complete({ messages: ask, tools: [] })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelHttpError);
-    expect(error).toMatchObject({ status: 529, providerMessage: 'Overloaded', errorType: 'overloaded_error', retryable: true });
+    expect(error).toMatchObject({
+      status: 529,
+      providerMessage: 'Overloaded',
+      errorType: 'overloaded_error',
+      retryable: true,
+    });
     expect((error as Error).message).toContain('Overloaded');
     expect(server.requests).toHaveLength(2);
   });
@@ -290,7 +328,10 @@ describe('anthropicMessagesClient errors and retries', () => {
   });
 
   it('reports an in-stream error event with its type', async () => {
-    server.enqueue({ text: 'a b c', interrupt: { afterEvents: 3, action: 'provider-error', errorType: 'overloaded_error', message: 'Overloaded' } });
+    server.enqueue({
+      text: 'a b c',
+      interrupt: { afterEvents: 3, action: 'provider-error', errorType: 'overloaded_error', message: 'Overloaded' },
+    });
     await expect(collect(client().stream({ messages: ask, tools: [] }))).rejects.toMatchObject({
       name: 'ModelStreamError',
       errorType: 'overloaded_error',
@@ -322,7 +363,9 @@ describe('anthropicMessagesClient abort', () => {
   });
 
   it('rejects at once when the signal is already aborted, sending nothing', async () => {
-    await expect(client().complete({ messages: ask, tools: [] }, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+    await expect(
+      client().complete({ messages: ask, tools: [] }, { signal: AbortSignal.abort() }),
+    ).rejects.toMatchObject({
       name: 'AbortError',
     });
     expect(server.requests).toHaveLength(0);
@@ -332,7 +375,10 @@ describe('anthropicMessagesClient abort', () => {
 describe('anthropicMessagesClient options set to undefined', () => {
   it('sends the default max_tokens when maxTokens is undefined', async () => {
     server.enqueue({ text: 'ok' });
-    const reply = await client({ maxTokens: undefined, anthropicVersion: undefined }).complete({ messages: ask, tools: [] });
+    const reply = await client({ maxTokens: undefined, anthropicVersion: undefined }).complete({
+      messages: ask,
+      tools: [],
+    });
     expect(reply.text).toBe('ok');
     expect(server.requests[0]?.rejected).toBeUndefined();
     expect(json().max_tokens).toBe(1024);

@@ -1,9 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/message.js';
+import {
+  type ModelEvent,
+  ModelHttpError,
+  ModelNetworkError,
+  type ModelRequest,
+  ModelStreamError,
+} from '../../src/model/client.js';
+import { type OpenAIChatOptions, openAIChatClient } from '../../src/model/openai-chat.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { ModelHttpError, ModelNetworkError, ModelStreamError, type ModelEvent, type ModelRequest } from '../../src/model/client.js';
-import { openAIChatClient, type OpenAIChatOptions } from '../../src/model/openai-chat.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const weather: ToolSchema = {
   name: 'get_weather',
@@ -71,7 +77,13 @@ describe('openAIChatClient streaming', () => {
 
   it('sends exactly the bytes buildBody describes', async () => {
     server.enqueue({ text: 'ok' });
-    const request: ModelRequest = { messages: ask, tools: [weather, factorial], toolChoice: 'auto', temperature: 0, maxTokens: 64 };
+    const request: ModelRequest = {
+      messages: ask,
+      tools: [weather, factorial],
+      toolChoice: 'auto',
+      temperature: 0,
+      maxTokens: 64,
+    };
     const c = client();
     await collect(c.stream(request));
     expect(server.requests[0]?.rawBody).toBe(c.buildBody({ ...request, stream: true }));
@@ -80,7 +92,10 @@ describe('openAIChatClient streaming', () => {
       model: 'scripted-model',
       messages: [{ role: 'user', content: 'Weather in Oslo?' }],
       tools: [
-        { type: 'function', function: { name: 'get_weather', description: weather.description, parameters: weather.parameters } },
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: weather.description, parameters: weather.parameters },
+        },
         { type: 'function', function: { name: 'math_factorial', description: 'n!', parameters: factorial.parameters } },
       ],
       tool_choice: 'auto',
@@ -92,14 +107,23 @@ describe('openAIChatClient streaming', () => {
   it('reassembles tool-call arguments split at awkward byte boundaries', async () => {
     const args = '{"city": "Tromsø 🌨", "units": "metric"}';
     server.enqueue({
-      toolCalls: [{ id: 'call_abc', name: 'get_weather', arguments: args, chunks: ['{"ci', 'ty": "Trom', 'sø 🌨"', ', "units": "met', 'ric"}'] }],
+      toolCalls: [
+        {
+          id: 'call_abc',
+          name: 'get_weather',
+          arguments: args,
+          chunks: ['{"ci', 'ty": "Trom', 'sø 🌨"', ', "units": "met', 'ric"}'],
+        },
+      ],
       byteChunkSize: 5,
       lineEnding: '\r\n',
       comments: true,
     });
     const events = await collect(client().stream({ messages: ask, tools: [weather] }));
     expect(events.filter((e) => e.type === 'text')).toEqual([]);
-    expect(events.filter((e) => e.type === 'tool_call')).toEqual([{ type: 'tool_call', call: { id: 'call_abc', name: 'get_weather', arguments: args } }]);
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', call: { id: 'call_abc', name: 'get_weather', arguments: args } },
+    ]);
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls', providerReason: 'tool_calls' });
   });
 
@@ -230,13 +254,19 @@ describe('openAIChatClient request mapping', () => {
   });
 
   it('rejects a forced tool that is not advertised before sending anything', async () => {
-    await expect(client().complete({ messages: ask, tools: [weather], toolChoice: { name: 'math.factorial' } })).rejects.toThrow(TypeError);
+    await expect(
+      client().complete({ messages: ask, tools: [weather], toolChoice: { name: 'math.factorial' } }),
+    ).rejects.toThrow(TypeError);
     expect(server.requests).toHaveLength(0);
   });
 
   it('merges extraBody, headers and maxTokensField', async () => {
     server.enqueue({ text: 'ok' });
-    await client({ extraBody: { seed: 7 }, headers: { 'x-trace': 't1' }, maxTokensField: 'max_completion_tokens' }).complete({
+    await client({
+      extraBody: { seed: 7 },
+      headers: { 'x-trace': 't1' },
+      maxTokensField: 'max_completion_tokens',
+    }).complete({
       messages: ask,
       tools: [],
       maxTokens: 10,
@@ -249,7 +279,10 @@ describe('openAIChatClient request mapping', () => {
 
 describe('openAIChatClient errors and retries', () => {
   it('retries a 429, honouring retry-after-ms, then succeeds', async () => {
-    server.enqueue({ kind: 'error', status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '120' } }, { text: 'finally' });
+    server.enqueue(
+      { kind: 'error', status: 429, message: 'Rate limit reached', headers: { 'retry-after-ms': '120' } },
+      { text: 'finally' },
+    );
     const started = Date.now();
     const reply = await client({ retry: { baseDelayMs: 1, maxDelayMs: 5_000 } }).complete({ messages: ask, tools: [] });
     expect(reply.text).toBe('finally');
@@ -266,7 +299,8 @@ describe('openAIChatClient errors and retries', () => {
   });
 
   it('surfaces a 500 as a typed error with the provider message after maxAttempts', async () => {
-    for (let i = 0; i < 3; i++) server.enqueue({ kind: 'error', status: 500, message: `The server had an error (${i})` });
+    for (let i = 0; i < 3; i++)
+      server.enqueue({ kind: 'error', status: 500, message: `The server had an error (${i})` });
     const error = await client()
       .complete({ messages: ask, tools: [] })
       .catch((e: unknown) => e);
@@ -308,7 +342,10 @@ describe('openAIChatClient errors and retries', () => {
   });
 
   it('reports an error the server sends inside the stream', async () => {
-    server.enqueue({ text: 'a b', interrupt: { afterEvents: 1, action: 'provider-error', message: 'overloaded', errorType: 'server_error' } });
+    server.enqueue({
+      text: 'a b',
+      interrupt: { afterEvents: 1, action: 'provider-error', message: 'overloaded', errorType: 'server_error' },
+    });
     await expect(collect(client().stream({ messages: ask, tools: [] }))).rejects.toMatchObject({
       name: 'ModelStreamError',
       errorType: 'server_error',
@@ -376,7 +413,10 @@ describe('openAIChatClient abort', () => {
   it('aborts during a retry wait without another request', async () => {
     server.enqueue({ kind: 'error', status: 503, headers: { 'retry-after': '10' } });
     const controller = new AbortController();
-    const run = client({ retry: { maxDelayMs: 10_000 } }).complete({ messages: ask, tools: [] }, { signal: controller.signal });
+    const run = client({ retry: { maxDelayMs: 10_000 } }).complete(
+      { messages: ask, tools: [] },
+      { signal: controller.signal },
+    );
     await server.waitForRequests(1);
     await new Promise((resolve) => setTimeout(resolve, 30));
     controller.abort();

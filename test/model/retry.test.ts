@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, retryAfterFromHeaders, sleep, withRetry, type RetryInfo } from '../../src/model/retry.js';
+import {
+  backoffDelay,
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryInfo,
+  retryAfterFromHeaders,
+  sleep,
+  withRetry,
+} from '../../src/model/retry.js';
 
 class Flaky extends Error {
   constructor(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 // The stand-in must itself be right: these tests pin the behaviour other suites rely on.
 
@@ -20,7 +20,11 @@ const user = [{ role: 'user', content: 'hi' }];
 
 describe('strict OpenAI validation', () => {
   it.each([
-    ['a dotted tool name', { tools: [{ type: 'function', function: { name: 'math.factorial', parameters: {} } }] }, 'does not match pattern'],
+    [
+      'a dotted tool name',
+      { tools: [{ type: 'function', function: { name: 'math.factorial', parameters: {} } }] },
+      'does not match pattern',
+    ],
     ['tool_choice without tools', { tool_choice: 'auto' }, "only allowed when 'tools' are specified"],
     ['an empty tools array', { tools: [] }, 'too short'],
     ['stream_options without stream', { stream_options: { include_usage: true } }, 'stream_options'],
@@ -42,7 +46,11 @@ describe('strict OpenAI validation', () => {
       model: 'm',
       messages: [
         ...user,
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
         { role: 'user', content: 'and?' },
       ],
     });
@@ -86,9 +94,17 @@ describe('strict Anthropic validation', () => {
 
   it('rejects empty text blocks and invalid tool names', async () => {
     server.reset();
-    const empty = await post('/v1/messages', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }, headers);
+    const empty = await post(
+      '/v1/messages',
+      { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] },
+      headers,
+    );
     expect(empty.status).toBe(400);
-    const dotted = await post('/v1/messages', { ...base, tools: [{ name: 'a.b', input_schema: { type: 'object' } }] }, headers);
+    const dotted = await post(
+      '/v1/messages',
+      { ...base, tools: [{ name: 'a.b', input_schema: { type: 'object' } }] },
+      headers,
+    );
     expect(dotted.status).toBe(400);
   });
 });
@@ -122,7 +138,14 @@ describe('scripting', () => {
   it('streams OpenAI chunks with a usage chunk only when include_usage is asked', async () => {
     server.reset();
     server.enqueue({ text: 'hi there', usage: { inputTokens: 3, outputTokens: 2 } }, { text: 'hi there' });
-    const withUsage = await (await post('/v1/chat/completions', { model: 'm', messages: user, stream: true, stream_options: { include_usage: true } })).text();
+    const withUsage = await (
+      await post('/v1/chat/completions', {
+        model: 'm',
+        messages: user,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+    ).text();
     const without = await (await post('/v1/chat/completions', { model: 'm', messages: user, stream: true })).text();
     expect(withUsage).toContain('"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}');
     expect(withUsage.trimEnd().endsWith('data: [DONE]')).toBe(true);
@@ -143,7 +166,10 @@ describe('scripting', () => {
   });
 });
 
-async function post2(target: ScriptedModelServer, body: unknown): Promise<{ choices: { message: { content: string } }[] }> {
+async function post2(
+  target: ScriptedModelServer,
+  body: unknown,
+): Promise<{ choices: { message: { content: string } }[] }> {
   const response = await fetch(`${target.openAIBaseURL}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -114,7 +114,10 @@ describe('readSseEvents', () => {
   });
 
   it('cancels the body when the consumer stops early', async () => {
-    const body = bytesStream([new TextEncoder().encode('data: 1\n\ndata: 2\n\n'), new TextEncoder().encode('data: 3\n\n')]);
+    const body = bytesStream([
+      new TextEncoder().encode('data: 1\n\ndata: 2\n\n'),
+      new TextEncoder().encode('data: 3\n\n'),
+    ]);
     for await (const event of readSseEvents(body.stream)) {
       expect(event.data).toBe('1');
       break;

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { WIRE_NAME_PATTERN, assertAdvertised, createToolNameMap, requestToolNameMap } from '../../src/model/tool-names.js';
+import {
+  assertAdvertised,
+  createToolNameMap,
+  requestToolNameMap,
+  WIRE_NAME_PATTERN,
+} from '../../src/model/tool-names.js';
 
 function roundTrip(names: readonly string[]): Map<string, string> {
   const map = createToolNameMap(names);

@@ -8,11 +8,11 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTransformersDevice, transformersEmbedder } from '../../src/adapters/transformers.js';
 import type { EmbedProgress } from '../../src/embed/embedder.js';
-import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';
+import { buildScript, cosine, ensureModel, MODEL_DIR } from './use-lite-setup.js';
 
 const WIDTH = 8;
 const VOCAB = 8002;
@@ -124,7 +124,13 @@ describe('transformersEmbedder', () => {
     const backend = await embedder.load();
     expect(backend).toMatchObject({ requested: 'auto', device: 'cpu', runtime: 'onnxruntime-node', dimensions: WIDTH });
     expect(embedder.dimensions).toBe(WIDTH);
-    const texts = ['How old are you?', 'a', 'The quick brown fox jumps over the lazy dog.', 'weather in Paris', 'zz top'];
+    const texts = [
+      'How old are you?',
+      'a',
+      'The quick brown fox jumps over the lazy dog.',
+      'weather in Paris',
+      'zz top',
+    ];
     const vectors = await embedder.embed(texts);
     expect(vectors).toHaveLength(texts.length);
     vectors.forEach((v, i) => {
@@ -140,7 +146,12 @@ describe('transformersEmbedder', () => {
     const missing = transformersEmbedder({ model: 'org/not-here', localModelPath: `${root}/` });
     await expect(missing.load()).rejects.toThrow();
     expect(env.allowRemoteModels).toBe(false);
-    const wrong = transformersEmbedder({ model: 'tiny-bert', localModelPath: `${root}/`, dtype: 'fp32', dimensions: 384 });
+    const wrong = transformersEmbedder({
+      model: 'tiny-bert',
+      localModelPath: `${root}/`,
+      dtype: 'fp32',
+      dimensions: 384,
+    });
     await expect(wrong.load()).rejects.toThrow(/8 dimensions/);
   });
 
@@ -155,7 +166,9 @@ describe('transformersEmbedder', () => {
         if (p.phase === 'corpus') controller.abort();
       },
     });
-    await expect(embedder.embed(['a', 'b', 'c'], { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(embedder.embed(['a', 'b', 'c'], { signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     await embedder.dispose();
   });
 });

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pickDevice } from '../../src/adapters/ort-runtime.js';
-import { resolveModelFile, useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { resolveModelFile, type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { createUseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
 import type { EmbedProgress } from '../../src/embed/embedder.js';
 import { generateSentences } from './use-lite-sentences.js';
-import { MODEL_DIR, buildScript, cosine, ensureModel } from './use-lite-setup.js';
+import { buildScript, cosine, ensureModel, MODEL_DIR } from './use-lite-setup.js';
 
 const norm = (v: Float32Array): number => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 let embedder: UseLiteEmbedder;
@@ -66,7 +66,8 @@ describe('useLiteEmbedder', () => {
     }
     // Internal length sorting must not leak into the output order.
     const reversed = await embedder.embed([...texts].reverse());
-    for (const [i, v] of reversed.reverse().entries()) expect(cosine(v, vectors[i] as Float32Array)).toBeGreaterThan(0.99999);
+    for (const [i, v] of reversed.reverse().entries())
+      expect(cosine(v, vectors[i] as Float32Array)).toBeGreaterThan(0.99999);
     expect(await embedder.embed([])).toEqual([]);
   });
 
@@ -104,8 +105,13 @@ describe('useLiteEmbedder', () => {
     // The same int8 file through onnxruntime-web at 'all' (what the embedder used before).
     const ort = await import('onnxruntime-web');
     const model = await readFile(join(MODEL_DIR, 'onnx', 'model_quantized.onnx'));
-    const full = await ort.InferenceSession.create(new Uint8Array(model), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-    const tokenizer = createUseLiteTokenizer(JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[]);
+    const full = await ort.InferenceSession.create(new Uint8Array(model), {
+      executionProviders: ['wasm'],
+      graphOptimizationLevel: 'all',
+    });
+    const tokenizer = createUseLiteTokenizer(
+      JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[],
+    );
     const texts = generateSentences()
       .filter((_, i) => i % 7 === 0)
       .slice(0, 24);
@@ -121,7 +127,8 @@ describe('useLiteEmbedder', () => {
       const expected = (await full.run(feeds)).sentence_embedding?.data as Float32Array;
       const got = ours[i] as Float32Array;
       worst = Math.min(worst, cosine(got, expected));
-      for (let j = 0; j < got.length; j++) maxDiff = Math.max(maxDiff, Math.abs((got[j] as number) - (expected[j] as number)));
+      for (let j = 0; j < got.length; j++)
+        maxDiff = Math.max(maxDiff, Math.abs((got[j] as number) - (expected[j] as number)));
     }
     await full.release();
     expect(worst).toBeGreaterThan(0.999999);
@@ -166,7 +173,10 @@ describe('useLiteEmbedder', () => {
     });
     const backend = await custom.load();
     expect(backend.fallbackReason).toBeUndefined(); // 'wasm' was asked for explicitly
-    expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual(['use-lite/vocab.json', 'use-lite/onnx/model.onnx']);
+    expect(urls.map((u) => u.slice(u.indexOf('use-lite/')))).toEqual([
+      'use-lite/vocab.json',
+      'use-lite/onnx/model.onnx',
+    ]);
     const loads = seen.filter((p) => p.phase === 'load');
     expect(loads.length).toBeGreaterThan(0);
     expect(loads.at(-1)).toEqual({ phase: 'load', done: backend.modelBytes, total: backend.modelBytes });
@@ -190,8 +200,12 @@ describe('useLiteEmbedder', () => {
   });
 
   it('resolves model files under URLs and paths', () => {
-    expect(resolveModelFile('https://example.test/models/use-lite', 'tokenizer.json')).toBe('https://example.test/models/use-lite/tokenizer.json');
-    expect(resolveModelFile(new URL('https://example.test/m/'), 'onnx/model.onnx')).toBe('https://example.test/m/onnx/model.onnx');
+    expect(resolveModelFile('https://example.test/models/use-lite', 'tokenizer.json')).toBe(
+      'https://example.test/models/use-lite/tokenizer.json',
+    );
+    expect(resolveModelFile(new URL('https://example.test/m/'), 'onnx/model.onnx')).toBe(
+      'https://example.test/m/onnx/model.onnx',
+    );
     expect(resolveModelFile('/srv/models/use-lite/', 'config.json')).toBe('/srv/models/use-lite/config.json');
     expect(resolveModelFile('models/use-lite', 'config.json')).toBe('models/use-lite/config.json');
     expect(resolveModelFile('C:\\models\\use-lite', 'config.json')).toBe('C:\\models\\use-lite/config.json');

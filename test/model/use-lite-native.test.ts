@@ -12,14 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { buildVectorsFile } from '../../src/embed/vectors-build.js';
+import { type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
+import { buildVectorsFile } from '../../src/embed/vectors-build.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { generateSentences } from './use-lite-sentences.js';
-import { MODEL_DIR, cosine, ensureModel, loadReference } from './use-lite-setup.js';
+import { cosine, ensureModel, loadReference, MODEL_DIR } from './use-lite-setup.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tools = JSON.parse(readFileSync(join(root, 'test/fixtures/tools.json'), 'utf8')) as ToolSchema[];
@@ -60,35 +60,43 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     expect(auto.id).toBe('use-lite/int8/mean/tok2');
   });
 
-  it.skipIf(process.platform !== 'linux')('numThreads is the session intra-op pool: 3 threads start 2 workers, released on dispose', async () => {
-    const threads = () => readdirSync('/proc/self/task').length;
-    const warm = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
-    await warm.embed(['warm up the runtime']);
-    const before = threads();
-    const one = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
-    await one.embed(['one thread']);
-    expect(threads()).toBe(before);
-    const three = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 3 });
-    expect((await three.load()).numThreads).toBe(3);
-    await three.embed(['three threads']);
-    expect(threads()).toBe(before + 2); // the caller's thread is the third
-    await three.dispose();
-    expect(threads()).toBe(before);
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'numThreads is the session intra-op pool: 3 threads start 2 workers, released on dispose',
+    async () => {
+      const threads = () => readdirSync('/proc/self/task').length;
+      const warm = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
+      await warm.embed(['warm up the runtime']);
+      const before = threads();
+      const one = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
+      await one.embed(['one thread']);
+      expect(threads()).toBe(before);
+      const three = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 3 });
+      expect((await three.load()).numThreads).toBe(3);
+      await three.embed(['three threads']);
+      expect(threads()).toBe(before + 2); // the caller's thread is the third
+      await three.dispose();
+      expect(threads()).toBe(before);
+    },
+  );
 
-  it.each(['int8', 'fp32'] as const)('%s: the same vectors as WASM on real texts (cosine >= 0.999; measured 1 - 1e-11)', async (dtype) => {
-    const native = embedder({ modelPath: MODEL_DIR, dtype, device: 'native' });
-    const wasm = embedder({ modelPath: MODEL_DIR, dtype, device: 'wasm' });
-    const corpus = [...texts, ...tools.map((t) => `${t.name} ${t.description}`)];
-    const [a, b] = [await native.embed(corpus), await wasm.embed(corpus)];
-    expect((await native.load()).device).toBe('native');
-    expect((await wasm.load()).device).toBe('wasm');
-    const worst = Math.min(...a.map((v, i) => cosine(v, b[i] as Float32Array)));
-    console.info(`${dtype} native vs WASM over ${corpus.length} texts: 1 - min cosine = ${(1 - worst).toExponential(2)}`);
-    expect(worst).toBeGreaterThanOrEqual(0.999);
-    expect(worst).toBeGreaterThanOrEqual(0.999999); // both fold int8 to the same fp32 weights
-    expect(native.id).toBe(wasm.id);
-  });
+  it.each(['int8', 'fp32'] as const)(
+    '%s: the same vectors as WASM on real texts (cosine >= 0.999; measured 1 - 1e-11)',
+    async (dtype) => {
+      const native = embedder({ modelPath: MODEL_DIR, dtype, device: 'native' });
+      const wasm = embedder({ modelPath: MODEL_DIR, dtype, device: 'wasm' });
+      const corpus = [...texts, ...tools.map((t) => `${t.name} ${t.description}`)];
+      const [a, b] = [await native.embed(corpus), await wasm.embed(corpus)];
+      expect((await native.load()).device).toBe('native');
+      expect((await wasm.load()).device).toBe('wasm');
+      const worst = Math.min(...a.map((v, i) => cosine(v, b[i] as Float32Array)));
+      console.info(
+        `${dtype} native vs WASM over ${corpus.length} texts: 1 - min cosine = ${(1 - worst).toExponential(2)}`,
+      );
+      expect(worst).toBeGreaterThanOrEqual(0.999);
+      expect(worst).toBeGreaterThanOrEqual(0.999999); // both fold int8 to the same fp32 weights
+      expect(native.id).toBe(wasm.id);
+    },
+  );
 
   it('fp32 reproduces the golden vectors (§7) to 5e-6, int8 to 2e-3, and both stay >= 0.999 to TF.js', async () => {
     const fp32 = embedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'native' });
@@ -111,7 +119,9 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
     ] as const) {
       const got = await e.embed(sample);
       const worst = Math.min(...got.map((v, i) => cosine(v, expected[i] as number[])));
-      console.info(`${name} native vs TF.js over ${sample.length} texts: min cosine ${worst.toFixed(6)} (1 - min = ${(1 - worst).toExponential(2)})`);
+      console.info(
+        `${name} native vs TF.js over ${sample.length} texts: min cosine ${worst.toFixed(6)} (1 - min = ${(1 - worst).toExponential(2)})`,
+      );
       expect(worst).toBeGreaterThanOrEqual(0.999);
     }
   }, 120_000);
@@ -160,8 +170,14 @@ describe("'auto' without a working onnxruntime-node (a real install that lacks i
     const dir = join(work, name);
     const modules = join(dir, 'node_modules');
     mkdirSync(join(modules, 'loopctl'), { recursive: true });
-    cpSync(join(root, 'dist'), join(modules, 'loopctl/dist'), { recursive: true, filter: (src) => !src.includes(`${join(root, 'dist/types')}`) });
-    writeFileSync(join(modules, 'loopctl/package.json'), JSON.stringify({ name: 'loopctl', type: 'module', exports: { './use-lite': './dist/use-lite.js' } }));
+    cpSync(join(root, 'dist'), join(modules, 'loopctl/dist'), {
+      recursive: true,
+      filter: (src) => !src.includes(`${join(root, 'dist/types')}`),
+    });
+    writeFileSync(
+      join(modules, 'loopctl/package.json'),
+      JSON.stringify({ name: 'loopctl', type: 'module', exports: { './use-lite': './dist/use-lite.js' } }),
+    );
     symlinkSync(join(root, 'node_modules/onnxruntime-web'), join(modules, 'onnxruntime-web'), 'dir');
     if (withNative === 'without-binary') {
       // The package as npm unpacks it on a platform it has no binary for.
@@ -197,7 +213,10 @@ console.log(JSON.stringify({ auto, autoWarnings, wasm, wasmWarnings, native }));
     return dir;
   }
 
-  const probe = (dir: string) => JSON.parse(execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1) as string);
+  const probe = (dir: string) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['probe.mjs'], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1) as string,
+    );
 
   it.each([
     ['absent', /^onnxruntime-node is not installed \(ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node\)$/],
@@ -209,7 +228,9 @@ console.log(JSON.stringify({ auto, autoWarnings, wasm, wasmWarnings, native }));
       expect(result.auto.backend).toMatchObject({ device: 'wasm', dtype: 'int8', numThreads: 1 });
       expect(result.auto.backend.fallbackReason).toMatch(reason);
       expect(result.autoWarnings).toHaveLength(1);
-      expect(result.autoWarnings[0]).toMatch(/^use-lite: onnxruntime-node .*; embedding on onnxruntime-web WASM instead/);
+      expect(result.autoWarnings[0]).toMatch(
+        /^use-lite: onnxruntime-node .*; embedding on onnxruntime-web WASM instead/,
+      );
       // Asking for WASM is not a fallback: no warning.
       expect(result.wasm.backend.device).toBe('wasm');
       expect(result.wasmWarnings).toEqual([]);

@@ -7,10 +7,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from '../../src/adapters/use-lite-tokenizer.js';
+import {
+  createUseLiteTokenizer,
+  type UseLiteTokenizer,
+  type UseLiteVocabEntry,
+} from '../../src/adapters/use-lite-tokenizer.js';
 import { encodeVectorsFile, readVectorsFile } from '../../src/embed/vectors-file.js';
 import { generateSentences } from './use-lite-sentences.js';
-import { MODEL_DIR, cosine, ensureModel, loadReference, stats, type Reference } from './use-lite-setup.js';
+import { cosine, ensureModel, loadReference, MODEL_DIR, type Reference, stats } from './use-lite-setup.js';
 
 const texts = generateSentences();
 let reference: Reference;
@@ -22,12 +26,15 @@ let int8: Float32Array[];
 let sameIds: Set<number>;
 
 const clip = (ids: readonly number[]): number[] => ids.slice(0, 128);
-const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+const same = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 beforeAll(async () => {
   await ensureModel();
   reference = await loadReference();
-  tokenizer = createUseLiteTokenizer(JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[]);
+  tokenizer = createUseLiteTokenizer(
+    JSON.parse(await readFile(join(MODEL_DIR, 'vocab.json'), 'utf8')) as UseLiteVocabEntry[],
+  );
 
   // Batches of 32 with non-empty texts: TF.js drops a trailing empty row, so none are included.
   referenceVectors = [];
@@ -35,7 +42,9 @@ beforeAll(async () => {
 
   fp32 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(texts);
   int8 = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'int8', device: 'wasm' }).embed(texts);
-  sameIds = new Set(texts.flatMap((text, i) => (same(clip(tokenizer.encode(text)), clip(reference.tokenize(text))) ? [i] : [])));
+  sameIds = new Set(
+    texts.flatMap((text, i) => (same(clip(tokenizer.encode(text)), clip(reference.tokenize(text))) ? [i] : [])),
+  );
 }, 180_000);
 
 describe('USE-lite ONNX port vs TF.js', () => {
@@ -60,7 +69,8 @@ describe('USE-lite ONNX port vs TF.js', () => {
   it('fp32: cosine >= 0.999 to TF.js on every text, end to end', () => {
     const all = stats(fp32.map((v, i) => cosine(v, referenceVectors[i] as number[])));
     console.info(
-      `fp32 vs TF.js: all ${texts.length} texts min ${all.min.toFixed(12)} (1 - min = ${(1 - all.min).toExponential(2)}) ` + `mean ${all.mean.toFixed(12)}`,
+      `fp32 vs TF.js: all ${texts.length} texts min ${all.min.toFixed(12)} (1 - min = ${(1 - all.min).toExponential(2)}) ` +
+        `mean ${all.mean.toFixed(12)}`,
     );
     expect(all.min).toBeGreaterThanOrEqual(0.999);
     expect(all.min).toBeGreaterThanOrEqual(0.99999); // measured ≈ 0.99999999998
@@ -78,7 +88,9 @@ describe('USE-lite ONNX port vs TF.js', () => {
         input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
         attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
       });
-      expect(cosine(out.sentence_embedding?.data as Float32Array, referenceVectors[i] as number[])).toBeGreaterThan(0.99999);
+      expect(cosine(out.sentence_embedding?.data as Float32Array, referenceVectors[i] as number[])).toBeGreaterThan(
+        0.99999,
+      );
     }
     await session.release();
   });
@@ -104,7 +116,9 @@ describe('USE-lite ONNX port vs TF.js', () => {
       const stored = texts.map((text) => read.file.vectorFor(text) as Float32Array);
       const toReference = stats(stored.map((v, i) => cosine(v, referenceVectors[i] as number[])));
       const toLive = stats(stored.map((v, i) => cosine(v, int8[i] as Float32Array)));
-      console.info(`${precision} file vs TF.js min ${toReference.min.toFixed(6)}; vs the live int8 vectors min ${toLive.min.toFixed(8)}`);
+      console.info(
+        `${precision} file vs TF.js min ${toReference.min.toFixed(6)}; vs the live int8 vectors min ${toLive.min.toFixed(8)}`,
+      );
       expect(toReference.min).toBeGreaterThanOrEqual(0.999);
       expect(toLive.min).toBeGreaterThanOrEqual(precision === 'f16' ? 0.99999 : 0.9999);
     }
@@ -164,7 +178,9 @@ describe('USE-lite ONNX port vs TF.js', () => {
       },
       { text: 'How old are you?', ids: [728, 446, 31, 19, 54], head: [0.038685, 0.050444, -0.045524, 0.056079] },
     ];
-    const [a, b] = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(golden.map((g) => g.text));
+    const [a, b] = await useLiteEmbedder({ modelPath: MODEL_DIR, dtype: 'fp32', device: 'wasm' }).embed(
+      golden.map((g) => g.text),
+    );
     golden.forEach((g, i) => {
       expect(tokenizer.encode(g.text)).toEqual(g.ids);
       const vector = [a, b][i] as Float32Array;

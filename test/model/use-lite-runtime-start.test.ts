@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { useLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { MODEL_DIR, ensureModel } from './use-lite-setup.js';
+import { ensureModel, MODEL_DIR } from './use-lite-setup.js';
 
 describe('useLiteEmbedder runtime start', () => {
   it("fails the load with the runtime's own error when its files are missing, and again on retry", async () => {

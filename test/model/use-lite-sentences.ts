@@ -19,9 +19,27 @@ function prng(seed: number): () => number {
   };
 }
 
-const cities = ['Paris', 'New York', 'Tokyo', 'São Paulo', 'Zürich', 'Lagos', 'Mumbai', 'Reykjavík', 'Berlin', 'Austin'];
+const cities = [
+  'Paris',
+  'New York',
+  'Tokyo',
+  'São Paulo',
+  'Zürich',
+  'Lagos',
+  'Mumbai',
+  'Reykjavík',
+  'Berlin',
+  'Austin',
+];
 const names = ['Alice', 'Bob', 'Dr. Chen', "O'Brien", 'María José', 'the finance team', 'Priya', 'Jean-Luc'];
-const topics = ['the Q3 budget', 'tomorrow’s standup', 'invoice #4821', 'the outage on 2024-03-07', 'lunch', 'the API migration'];
+const topics = [
+  'the Q3 budget',
+  'tomorrow’s standup',
+  'invoice #4821',
+  'the outage on 2024-03-07',
+  'lunch',
+  'the API migration',
+];
 const units = ['km', 'miles', 'kg', 'lbs', '°C', '°F', 'USD', 'EUR', 'GB', 'MiB'];
 const terms = ['rate limiting', 'OAuth 2.0 scopes', 'vector databases', 'WebGPU adapters', 'tail latency', 'CRDTs'];
 
@@ -209,6 +227,15 @@ export function generateSentences(seed = 20240517, requests = 140): string[] {
     if (roll < 0.2) return `please ${text}`;
     return text;
   });
-  const all = [...generated, ...questions, ...code, ...numbers, ...punctuation, ...whitespace, ...nonEnglish, ...longTexts()];
+  const all = [
+    ...generated,
+    ...questions,
+    ...code,
+    ...numbers,
+    ...punctuation,
+    ...whitespace,
+    ...nonEnglish,
+    ...longTexts(),
+  ];
   return [...new Set(all)];
 }

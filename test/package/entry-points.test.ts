@@ -46,7 +46,9 @@ describe('entry points', () => {
     for (const [subpath, file] of entries) {
       for (const name of new Set(exportedNames(file))) homes.set(name, [...(homes.get(name) ?? []), subpath]);
     }
-    const shared = [...homes].filter(([, where]) => where.length > 1).map(([name, where]) => `${name}: ${where.join(', ')}`);
+    const shared = [...homes]
+      .filter(([, where]) => where.length > 1)
+      .map(([name, where]) => `${name}: ${where.join(', ')}`);
     expect(shared).toEqual([]);
     expect(homes.size).toBeGreaterThan(100); // the reading found the entries' names
   });
@@ -54,9 +56,11 @@ describe('entry points', () => {
   it('keep the root to what a user of the loop needs: at most 20 runtime values', async () => {
     const values = Object.keys(await import('../../src/index.js')).sort();
     expect(values.length).toBeLessThanOrEqual(20);
-    for (const name of ['BareLoop', 'ToolRegistry', 'KeywordSelector', 'HybridSelector', 'openAIChatClient']) expect(values).toContain(name);
+    for (const name of ['BareLoop', 'ToolRegistry', 'KeywordSelector', 'HybridSelector', 'openAIChatClient'])
+      expect(values).toContain(name);
     // Internals and authoring helpers live at loopctl/selector-kit, or nowhere.
-    for (const name of ['runSelection', 'HYBRID_DEFAULTS', 'namedSelectors', 'toolsCost']) expect(values).not.toContain(name);
+    for (const name of ['runSelection', 'HYBRID_DEFAULTS', 'namedSelectors', 'toolsCost'])
+      expect(values).not.toContain(name);
   });
 
   it('read as the entries themselves export (the runtime values match the text)', async () => {

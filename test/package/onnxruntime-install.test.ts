@@ -25,7 +25,9 @@ describe('installing onnxruntime-node', () => {
       readme.indexOf('\n## Selecting by meaning, offline\n'),
       readme.indexOf('\n## ', readme.indexOf('\n## Selecting by meaning, offline\n') + 1),
     );
-    const shellLines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, code]) => (code as string).split('\n'));
+    const shellLines = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, code]) =>
+      (code as string).split('\n'),
+    );
     expect(shellLines).toContain('ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node');
   });
 
@@ -40,7 +42,8 @@ describe('installing onnxruntime-node', () => {
     for (const file of sources) {
       for (const [i, line] of readFileSync(file, 'utf8').split('\n').entries()) {
         for (const match of line.matchAll(/npm (?:install|i) [^`'")]*onnxruntime-node/g)) {
-          if (!line.slice(0, match.index).endsWith('ONNXRUNTIME_NODE_INSTALL=skip ')) bare.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+          if (!line.slice(0, match.index).endsWith('ONNXRUNTIME_NODE_INSTALL=skip '))
+            bare.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
         }
       }
     }

@@ -19,18 +19,34 @@ describe('npm pack', () => {
     const paths: string[] = files.map((f: { path: string }) => f.path);
     expect(packedFileProblems(paths, pkg)).toEqual([]);
     expect(paths.filter((p) => /\.(ts|tsx|html|css|onnx|wasm)$/.test(p) && !p.endsWith('.d.ts'))).toEqual([]);
-    for (const required of ['package.json', 'README.md', 'LICENSE', 'bin/loopctl.mjs', 'dist/index.js', 'dist/cli.js', 'assets/use-lite-tools.delta']) {
+    for (const required of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/loopctl.mjs',
+      'dist/index.js',
+      'dist/cli.js',
+      'assets/use-lite-tools.delta',
+    ]) {
       expect(paths).toContain(required);
     }
     // The tool-search adapters, one small entry per SDK, and the Responses client.
     for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses']) {
       expect(paths).toContain(`dist/${entry}.js`);
-      expect(paths).toContain(`dist/types/adapters/${entry === 'anthropic' || entry === 'openai' ? `${entry}-tool-search` : entry}.d.ts`);
+      expect(paths).toContain(
+        `dist/types/adapters/${entry === 'anthropic' || entry === 'openai' ? `${entry}-tool-search` : entry}.d.ts`,
+      );
     }
   });
 
   it('leaves out stray files that land in dist/ (a demo build, a model copy, copied sources)', () => {
-    const strays = ['dist/public/index.html', 'dist/models/use-lite/onnx/model_quantized.onnx', 'dist/chat.ts', 'dist/style.css', 'dist/ort/ort.wasm'];
+    const strays = [
+      'dist/public/index.html',
+      'dist/models/use-lite/onnx/model_quantized.onnx',
+      'dist/chat.ts',
+      'dist/style.css',
+      'dist/ort/ort.wasm',
+    ];
     try {
       for (const stray of strays) {
         mkdirSync(join(root, stray, '..'), { recursive: true });
@@ -40,15 +56,19 @@ describe('npm pack', () => {
       for (const stray of strays) expect(paths).not.toContain(stray);
     } finally {
       for (const stray of strays) rmSync(join(root, stray), { force: true });
-      for (const dir of ['dist/public', 'dist/models', 'dist/ort']) rmSync(join(root, dir), { recursive: true, force: true });
+      for (const dir of ['dist/public', 'dist/models', 'dist/ort'])
+        rmSync(join(root, dir), { recursive: true, force: true });
     }
   });
 
   it('the check itself flags what must not ship and what is missing', () => {
-    const problems = packedFileProblems(['package.json', 'dist/index.js', 'dist/public/index.html', 'dist/engine.ts', 'dist/models/a.onnx'], {
-      main: './dist/index.js',
-      exports: { '.': { types: './dist/types/index.d.ts', import: './dist/index.js' } },
-    });
+    const problems = packedFileProblems(
+      ['package.json', 'dist/index.js', 'dist/public/index.html', 'dist/engine.ts', 'dist/models/a.onnx'],
+      {
+        main: './dist/index.js',
+        exports: { '.': { types: './dist/types/index.d.ts', import: './dist/index.js' } },
+      },
+    );
     expect(problems).toEqual([
       'ships dist/public/index.html, which is not library output',
       'ships dist/engine.ts, which is not library output',
@@ -56,6 +76,8 @@ describe('npm pack', () => {
       'package.json points at dist/types/index.d.ts, which is not packed',
     ]);
     expect(ALLOWED.some((re: RegExp) => re.test('dist/types/adapters/mcp/index.d.ts'))).toBe(true);
-    expect(declaredFiles(pkg)).toEqual(expect.arrayContaining(['dist/index.js', 'dist/types/index.d.ts', 'bin/loopctl.mjs']));
+    expect(declaredFiles(pkg)).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/types/index.d.ts', 'bin/loopctl.mjs']),
+    );
   });
 });

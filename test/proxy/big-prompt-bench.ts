@@ -11,8 +11,9 @@
  * when it began after the big one was sent and before its answer arrived. The figure is how far
  * the small requests' latency moves (the issue's target: under 50 ms).
  */
-import { fork } from 'node:child_process';
+
 import type { ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 
@@ -60,7 +61,12 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
   const { modelDir, bodyLimit = 8 * 1024 * 1024, aloneCount = 60, bigRounds = 3, intervalMs = 20 } = options;
   const children: ChildProcess[] = [];
   try {
-    const upstream = await start<{ openAIBaseURL: string; anthropicBaseURL: string }>(options.upstreamChild, [], [], children);
+    const upstream = await start<{ openAIBaseURL: string; anthropicBaseURL: string }>(
+      options.upstreamChild,
+      [],
+      [],
+      children,
+    );
     const proxy = await start<{ url: string }>(
       options.proxyChild,
       [modelDir, upstream.openAIBaseURL, upstream.anthropicBaseURL, TOKEN],
@@ -69,21 +75,27 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
     );
     const endpoint = new URL(`${proxy.url}/v1/chat/completions`);
     const tools = openAITools(wideToolSet());
-    const bodyOf = (content: string): Buffer => Buffer.from(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools }));
+    const bodyOf = (content: string): Buffer =>
+      Buffer.from(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools }));
     const post = (body: Buffer): Promise<void> =>
       new Promise((done, fail) => {
         const sent = httpRequest(
           endpoint,
           {
             method: 'POST',
-            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': String(body.byteLength) },
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              'content-type': 'application/json',
+              'content-length': String(body.byteLength),
+            },
           },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
               if (response.statusCode === 200) done();
-              else fail(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
+              else
+                fail(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
             });
             response.on('error', fail);
           },
@@ -137,7 +149,12 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
 }
 
 /** Fork `script`, wait for its first message (its addresses). */
-function start<T>(script: string, args: readonly string[], execArgv: readonly string[], children: ChildProcess[]): Promise<T> {
+function start<T>(
+  script: string,
+  args: readonly string[],
+  execArgv: readonly string[],
+  children: ChildProcess[],
+): Promise<T> {
   const child = fork(script, [...args], { execArgv: [...execArgv], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.push(child);
   return new Promise((done, fail) => {

@@ -17,7 +17,11 @@ if (!modelDir || !openAIBaseURL || !anthropicBaseURL || !token || !process.send)
 }
 const embedder = useLiteFromDisk(modelDir);
 const server = await startNodeServer({
-  ...optionsFromVars({ LOOPCTL_TOKEN: token, PROXY_OPENAI_BASE_URL: openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: anthropicBaseURL }),
+  ...optionsFromVars({
+    LOOPCTL_TOKEN: token,
+    PROXY_OPENAI_BASE_URL: openAIBaseURL,
+    PROXY_ANTHROPIC_BASE_URL: anthropicBaseURL,
+  }),
   registry: new ToolRegistry(),
   embedder,
   port: 0,

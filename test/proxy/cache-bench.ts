@@ -18,11 +18,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { optionsFromVars } from '../../src/hono/index.js';
 import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
 import { CacheBiller, promptBlocks } from './cache-bill.js';
 import type { FixtureProtocol, FrontRequest, UpstreamFixture } from './upstream-fixture.js';
@@ -100,7 +100,10 @@ function readJsonl(path: string): EvalCase[] {
 
 function wireTool(tool: ToolSchema): ToolSchema {
   const name = tool.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
-  const parameters = tool.parameters && (tool.parameters as Json).type === 'object' ? tool.parameters : { type: 'object', properties: {} };
+  const parameters =
+    tool.parameters && (tool.parameters as Json).type === 'object'
+      ? tool.parameters
+      : { type: 'object', properties: {} };
   return { name, description: tool.description, parameters };
 }
 
@@ -116,10 +119,14 @@ interface Data {
 }
 
 function loadData(evalDir: string, conversations: number): Data {
-  const multiTurn = (JSON.parse(readFileSync(join(evalDir, 'bfcl_multi_turn', 'tools.json'), 'utf8')) as ToolSchema[]).map(wireTool);
+  const multiTurn = (
+    JSON.parse(readFileSync(join(evalDir, 'bfcl_multi_turn', 'tools.json'), 'utf8')) as ToolSchema[]
+  ).map(wireTool);
   const taken = new Set(multiTurn.map((tool) => tool.name));
   const single: ToolSchema[] = [];
-  for (const tool of (JSON.parse(readFileSync(join(evalDir, 'bfcl', 'tools.json'), 'utf8')) as ToolSchema[]).map(wireTool)) {
+  for (const tool of (JSON.parse(readFileSync(join(evalDir, 'bfcl', 'tools.json'), 'utf8')) as ToolSchema[]).map(
+    wireTool,
+  )) {
     if (taken.has(tool.name)) continue;
     taken.add(tool.name);
     single.push(tool);
@@ -132,22 +139,48 @@ function loadData(evalDir: string, conversations: number): Data {
     byConversation.set(conversation, [...(byConversation.get(conversation) ?? []), item]);
   }
   const picked = [...byConversation.keys()].sort((a, b) => hash(a) - hash(b)).slice(0, conversations);
-  const system = 'You are an assistant that operates the user’s tools. Call a tool when the request needs one; answer briefly.';
+  const system =
+    'You are an assistant that operates the user’s tools. Call a tool when the request needs one; answer briefly.';
   const scenarios = picked.map((id) => ({
     id,
     system,
     turns: (byConversation.get(id) ?? []).map((item) => ({ query: item.query, calls: item.expected })),
   }));
   // The synthetic session: 10 user turns of different conversations, 3 tool rounds each.
-  const firsts = [...byConversation.values()].map((turns) => turns[0] as EvalCase).sort((a, b) => hash(a.id) - hash(b.id));
-  const sessionTurns = firsts
-    .slice(0, 10)
-    .map((item) => ({ query: item.query, calls: [0, 1, 2].map((i) => item.expected[i % item.expected.length] as string) }));
+  const firsts = [...byConversation.values()]
+    .map((turns) => turns[0] as EvalCase)
+    .sort((a, b) => hash(a.id) - hash(b.id));
+  const sessionTurns = firsts.slice(0, 10).map((item) => ({
+    query: item.query,
+    calls: [0, 1, 2].map((i) => item.expected[i % item.expected.length] as string),
+  }));
   const sessionSystem = words(2000, 'system');
-  return { multiTurn, single, conversations: scenarios, session: { id: 'session', turns: sessionTurns, system: `${system}\n\n${sessionSystem}` } };
+  return {
+    multiTurn,
+    single,
+    conversations: scenarios,
+    session: { id: 'session', turns: sessionTurns, system: `${system}\n\n${sessionSystem}` },
+  };
 }
 
-const WORDS = ['record', 'status', 'value', 'entry', 'field', 'updated', 'result', 'item', 'owner', 'state', 'total', 'count', 'note', 'path', 'size', 'date'];
+const WORDS = [
+  'record',
+  'status',
+  'value',
+  'entry',
+  'field',
+  'updated',
+  'result',
+  'item',
+  'owner',
+  'state',
+  'total',
+  'count',
+  'note',
+  'path',
+  'size',
+  'date',
+];
 
 /** About `count` tokens of deterministic text (one o200k token per word). */
 function words(count: number, seed: string): string {
@@ -162,7 +195,8 @@ function words(count: number, seed: string): string {
 
 /** The registry a scenario runs against, at `size` tools, in a fixed order. */
 function registryFor(data: Data, scenario: Scenario, size: number): ToolSchema[] {
-  if (size >= data.multiTurn.length) return shuffled([...data.multiTurn, ...shuffled(data.single).slice(0, size - data.multiTurn.length)]);
+  if (size >= data.multiTurn.length)
+    return shuffled([...data.multiTurn, ...shuffled(data.single).slice(0, size - data.multiTurn.length)]);
   const needed = new Set(scenario.turns.flatMap((turn) => turn.calls));
   const classOf = (tool: ToolSchema): string => /belongs to the ([^.,]+)/.exec(tool.description)?.[1] ?? '';
   const classes = new Set(data.multiTurn.filter((tool) => needed.has(tool.name)).map(classOf));
@@ -208,7 +242,10 @@ function anthropicTools(tools: readonly ToolSchema[], cached: boolean): Json[] {
 }
 
 function openAITools(tools: readonly ToolSchema[]): Json[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
 }
 
 /** The Anthropic messages with a breakpoint on the last block when the client caches. */
@@ -228,17 +265,28 @@ const needs = new Map<string, Step>();
 let captured: { protocol: FixtureProtocol; body: Json }[] = [];
 
 function script(request: FrontRequest, protocol: FixtureProtocol): ScriptedReply {
-  if (typeof request.json === 'object' && request.json !== null) captured.push({ protocol, body: request.json as Json });
+  if (typeof request.json === 'object' && request.json !== null)
+    captured.push({ protocol, body: request.json as Json });
   const step = needs.get(request.headers['x-bench-step'] ?? '');
   if (!step?.call) return { text: 'Done.', usage: false };
-  return modelTurn(request.json, protocol, { name: step.call, arguments: { step: request.headers['x-bench-step'] }, queries: step.queries });
+  return modelTurn(request.json, protocol, {
+    name: step.call,
+    arguments: { step: request.headers['x-bench-step'] },
+    queries: step.queries,
+  });
 }
 
 /** Whether the client's answer calls `name`. */
 function calls(protocol: 'openai' | 'anthropic', answer: Json, name: string): boolean {
-  if (protocol === 'anthropic') return Array.isArray(answer.content) && answer.content.some((block: Json) => block.type === 'tool_use' && block.name === name);
+  if (protocol === 'anthropic')
+    return (
+      Array.isArray(answer.content) &&
+      answer.content.some((block: Json) => block.type === 'tool_use' && block.name === name)
+    );
   const message = ((answer.choices as Json[] | undefined)?.[0]?.message ?? {}) as Json;
-  return Array.isArray(message.tool_calls) && message.tool_calls.some((call: Json) => (call.function as Json).name === name);
+  return (
+    Array.isArray(message.tool_calls) && message.tool_calls.some((call: Json) => (call.function as Json).name === name)
+  );
 }
 
 async function replay(
@@ -254,7 +302,11 @@ async function replay(
   const state: ClientState = { openai: [{ role: 'system', content: scenario.system }], anthropic: [] };
   const anthropicList = anthropicTools(tools, cached);
   const openaiList = openAITools(tools);
-  const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${TOKEN}`,
+    'content-type': 'application/json',
+    'anthropic-version': '2023-06-01',
+  };
   if (policy === 'all') headers['x-loopctl-bypass'] = '1';
   if (policy === 'narrow') headers['x-loopctl-policy'] = 'narrow';
   let turn = 0;
@@ -275,7 +327,9 @@ async function replay(
         ? {
             model: 'bench',
             max_tokens: 1024,
-            system: [{ type: 'text', text: scenario.system, ...(cached ? { cache_control: { type: 'ephemeral' } } : {}) }],
+            system: [
+              { type: 'text', text: scenario.system, ...(cached ? { cache_control: { type: 'ephemeral' } } : {}) },
+            ],
             messages: withBreakpoint(state.anthropic, cached),
             tools: anthropicList,
           }
@@ -287,7 +341,10 @@ async function replay(
     });
     const answer = (await response.json()) as Json;
     needs.delete(key);
-    if (!response.ok) throw new Error(`bench: ${provider} ${policy} answered ${response.status}: ${JSON.stringify(answer).slice(0, 400)}`);
+    if (!response.ok)
+      throw new Error(
+        `bench: ${provider} ${policy} answered ${response.status}: ${JSON.stringify(answer).slice(0, 400)}`,
+      );
     if (step.call) {
       callCount++;
       if (calls(provider, answer, step.call)) reached++;
@@ -298,10 +355,15 @@ async function replay(
       state.openai.push({
         role: 'assistant',
         content: null,
-        tool_calls: [{ id, type: 'function', function: { name: step.call, arguments: JSON.stringify({ step: index }) } }],
+        tool_calls: [
+          { id, type: 'function', function: { name: step.call, arguments: JSON.stringify({ step: index }) } },
+        ],
       });
       state.openai.push({ role: 'tool', tool_call_id: id, content: result });
-      state.anthropic.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: step.call, input: { step: index } }] });
+      state.anthropic.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id, name: step.call, input: { step: index } }],
+      });
       state.anthropic.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] });
     } else {
       state.openai.push({ role: 'assistant', content: 'Done.' });
@@ -331,7 +393,13 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRo
     PROXY_MAX_BODY_BYTES: String(64 * 1024 * 1024),
   };
   const start = (extra: Record<string, string>) =>
-    startNodeServer({ ...optionsFromVars({ ...vars, ...extra }), registry: new ToolRegistry(), embedder, port: 0, onError: (error) => console.error(error) });
+    startNodeServer({
+      ...optionsFromVars({ ...vars, ...extra }),
+      registry: new ToolRegistry(),
+      embedder,
+      port: 0,
+      onError: (error) => console.error(error),
+    });
   // The default (auto) proxy, and the same with a prefix-caching OpenAI upstream (as api.openai.com is).
   const plain = await start({});
   const caching = await start({ PROXY_PREFIX_CACHE: 'on' });
@@ -363,7 +431,15 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRo
                 let callCount = 0;
                 for (const scenario of set.scenarios) {
                   captured = [];
-                  const outcome = await replay(server, scenario, registryFor(data, scenario, size), results, provider, cached, policy);
+                  const outcome = await replay(
+                    server,
+                    scenario,
+                    registryFor(data, scenario, size),
+                    results,
+                    provider,
+                    cached,
+                    policy,
+                  );
                   for (const { body } of captured) total += biller.bill(promptBlocks(provider, body)).units;
                   client += outcome.client;
                   upstreamCount += captured.length;
@@ -374,7 +450,16 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRo
                 reachedShare[policy] = callCount === 0 ? 1 : reached / callCount;
                 requests[policy] = { client, upstream: upstreamCount };
               }
-              const row: BenchRow = { scenario: set.name, tools: size, results, cached, provider, requests, units, reached: reachedShare };
+              const row: BenchRow = {
+                scenario: set.name,
+                tools: size,
+                results,
+                cached,
+                provider,
+                requests,
+                units,
+                reached: reachedShare,
+              };
               rows.push(row);
               options.onRow?.(row);
             }

@@ -31,7 +31,11 @@ describe('Anthropic caching rules', () => {
     const second = {
       tools: tools(20, true),
       system: 'sys',
-      messages: [message('user', filler(50, 'u'), false), message('assistant', 'ok', false), message('user', filler(30, 'v'), true)],
+      messages: [
+        message('user', filler(50, 'u'), false),
+        message('assistant', 'ok', false),
+        message('user', filler(30, 'v'), true),
+      ],
     };
     const next = biller.bill(promptBlocks('anthropic', second));
     expect(next.read).toBe(bill.tokens);
@@ -51,7 +55,10 @@ describe('Anthropic caching rules', () => {
     );
     expect(small.tokens).toBeLessThan(1024);
     expect(small.units).toBe(small.tokens);
-    const deferred = promptBlocks('anthropic', { tools: [...tools(2, false), { name: 'x', input_schema: {}, defer_loading: true }], messages: [] });
+    const deferred = promptBlocks('anthropic', {
+      tools: [...tools(2, false), { name: 'x', input_schema: {}, defer_loading: true }],
+      messages: [],
+    });
     expect(deferred).toHaveLength(2);
   });
 
@@ -63,13 +70,17 @@ describe('Anthropic caching rules', () => {
       ...base.map((m) => message(m.role, m.content[0]!.text, false)),
       ...Array.from({ length: 20 }, (_, i) => message(i % 2 ? 'user' : 'assistant', `t${i}`, i === 19)),
     ];
-    expect(new CacheBiller({ provider: 'anthropic', cached: true }).bill(promptBlocks('anthropic', { messages: near })).read).toBe(0);
+    expect(
+      new CacheBiller({ provider: 'anthropic', cached: true }).bill(promptBlocks('anthropic', { messages: near })).read,
+    ).toBe(0);
     expect(biller.bill(promptBlocks('anthropic', { messages: near })).read).toBeGreaterThan(1000);
     const far = [
       ...base.map((m) => message(m.role, m.content[0]!.text, false)),
       ...Array.from({ length: 21 }, (_, i) => message(i % 2 ? 'user' : 'assistant', `f${i}`, i === 20)),
     ];
-    expect(new CacheBiller({ provider: 'anthropic', cached: true }).bill(promptBlocks('anthropic', { messages: far })).read).toBe(0);
+    expect(
+      new CacheBiller({ provider: 'anthropic', cached: true }).bill(promptBlocks('anthropic', { messages: far })).read,
+    ).toBe(0);
     const fresh = new CacheBiller({ provider: 'anthropic', cached: true });
     fresh.bill(promptBlocks('anthropic', { messages: base }));
     expect(fresh.bill(promptBlocks('anthropic', { messages: far })).read).toBe(0);
@@ -85,7 +96,10 @@ describe('Anthropic caching rules', () => {
 });
 
 describe('OpenAI caching rules', () => {
-  const chat = (messages: unknown[]) => ({ tools: tools(20, false).map((tool) => ({ type: 'function', function: tool })), messages });
+  const chat = (messages: unknown[]) => ({
+    tools: tools(20, false).map((tool) => ({ type: 'function', function: tool })),
+    messages,
+  });
 
   it('a repeated prefix of 1,024+ tokens is read in 128-token steps at the cached price; no write premium', () => {
     const biller = new CacheBiller({ provider: 'openai', cached: true, read: 0.25 });

@@ -24,7 +24,8 @@ import { countTokens } from 'gpt-tokenizer';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** One block of a prompt, in prefix order. */
 export interface PromptBlock {
@@ -56,17 +57,24 @@ export function promptBlocks(protocol: 'openai' | 'anthropic', body: Json): Prom
   if (protocol === 'anthropic') {
     if (typeof body.system === 'string') blocks.push({ text: body.system, breakpoint: false });
     else if (Array.isArray(body.system))
-      for (const block of body.system) blocks.push({ text: cachedText(block), breakpoint: isObject(block) && block.cache_control != null });
+      for (const block of body.system)
+        blocks.push({ text: cachedText(block), breakpoint: isObject(block) && block.cache_control != null });
   }
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
     if (!isObject(message)) continue;
     if (protocol === 'openai' || typeof message.content === 'string') {
-      blocks.push({ text: `${String(message.role)}:${JSON.stringify(protocol === 'openai' ? message : message.content)}`, breakpoint: false });
+      blocks.push({
+        text: `${String(message.role)}:${JSON.stringify(protocol === 'openai' ? message : message.content)}`,
+        breakpoint: false,
+      });
       continue;
     }
     const content = Array.isArray(message.content) ? message.content : [];
     content.forEach((block, i) => {
-      blocks.push({ text: `${i === 0 ? `${String(message.role)}:` : ''}${cachedText(block)}`, breakpoint: isObject(block) && block.cache_control != null });
+      blocks.push({
+        text: `${i === 0 ? `${String(message.role)}:` : ''}${cachedText(block)}`,
+        breakpoint: isObject(block) && block.cache_control != null,
+      });
     });
   }
   if (protocol === 'anthropic' && body.cache_control != null && blocks.length > 0) {
@@ -171,12 +179,20 @@ export class CacheBiller {
       through.push(sum);
     }
     const tokens = sum;
-    if (!this.#rules.cached || blocks.length === 0) return { tokens, read: 0, written: 0, uncached: tokens, units: tokens };
+    if (!this.#rules.cached || blocks.length === 0)
+      return { tokens, read: 0, written: 0, uncached: tokens, units: tokens };
     const keys = prefixKeys(blocks);
-    return this.#rules.provider === 'anthropic' ? this.#anthropic(blocks, through, keys, tokens) : this.#openai(through, keys, tokens);
+    return this.#rules.provider === 'anthropic'
+      ? this.#anthropic(blocks, through, keys, tokens)
+      : this.#openai(through, keys, tokens);
   }
 
-  #anthropic(blocks: readonly PromptBlock[], through: readonly number[], keys: readonly string[], tokens: number): RequestBill {
+  #anthropic(
+    blocks: readonly PromptBlock[],
+    through: readonly number[],
+    keys: readonly string[],
+    tokens: number,
+  ): RequestBill {
     const { minimum, write, read, lookback } = this.#rules;
     const breakpoints = blocks.flatMap((block, i) => (block.breakpoint ? [i] : []));
     let hit = -1;

@@ -65,16 +65,44 @@ function recording(endpoint: ProxyEndpoint): { fetch: FetchFn; bodies: string[];
   };
 }
 
-function openai(t: ProxyTarget, endpoint: ProxyEndpoint = t.api, fetch: FetchFn = endpoint.fetch, headers: Record<string, string> = {}): OpenAI {
-  return new OpenAI({ apiKey: t.token, baseURL: `${endpoint.baseURL}/v1`, fetch, maxRetries: 0, defaultHeaders: headers });
+function openai(
+  t: ProxyTarget,
+  endpoint: ProxyEndpoint = t.api,
+  fetch: FetchFn = endpoint.fetch,
+  headers: Record<string, string> = {},
+): OpenAI {
+  return new OpenAI({
+    apiKey: t.token,
+    baseURL: `${endpoint.baseURL}/v1`,
+    fetch,
+    maxRetries: 0,
+    defaultHeaders: headers,
+  });
 }
 
-function anthropic(t: ProxyTarget, endpoint: ProxyEndpoint = t.api, fetch: FetchFn = endpoint.fetch, headers: Record<string, string> = {}): Anthropic {
+function anthropic(
+  t: ProxyTarget,
+  endpoint: ProxyEndpoint = t.api,
+  fetch: FetchFn = endpoint.fetch,
+  headers: Record<string, string> = {},
+): Anthropic {
   return new Anthropic({ apiKey: t.token, baseURL: endpoint.baseURL, fetch, maxRetries: 0, defaultHeaders: headers });
 }
 
-function responsesTools(): { type: 'function'; name: string; description: string; parameters: Record<string, unknown>; strict: false }[] {
-  return TOOLS.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false }));
+function responsesTools(): {
+  type: 'function';
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  strict: false;
+}[] {
+  return TOOLS.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
 }
 
 async function rejects(promise: Promise<unknown>): Promise<any> {
@@ -97,7 +125,9 @@ function toolSearchTools(search: 'bm25' | 'regex' = 'bm25'): AnthropicTool[] {
   const loadedNames = new Set(['get_current_weather', 'read_file', 'send_email']);
   const loaded = custom.filter((tool) => loadedNames.has(tool.name as string));
   (loaded[2] as AnthropicTool).cache_control = { type: 'ephemeral' };
-  const deferred = custom.filter((tool) => !loadedNames.has(tool.name as string)).map((tool) => ({ ...tool, defer_loading: true }));
+  const deferred = custom
+    .filter((tool) => !loadedNames.has(tool.name as string))
+    .map((tool) => ({ ...tool, defer_loading: true }));
   return [...loaded, ...deferred, { type: `tool_search_tool_${search}_20251119`, name: `tool_search_tool_${search}` }];
 }
 
@@ -107,7 +137,12 @@ const SEARCH_HISTORY = (id: string, search: 'bm25' | 'regex' = 'bm25'): Anthropi
     {
       role: 'assistant',
       content: [
-        { type: 'server_tool_use', id: 'srvtoolu_01', name: `tool_search_tool_${search}`, input: { query: 'jira issue' } },
+        {
+          type: 'server_tool_use',
+          id: 'srvtoolu_01',
+          name: `tool_search_tool_${search}`,
+          input: { query: 'jira issue' },
+        },
         {
           type: 'tool_search_tool_result',
           tool_use_id: 'srvtoolu_01',
@@ -132,8 +167,15 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
     async run(t) {
       const id = newId();
       const client = recording(t.api);
-      const { data, response } = await anthropic(t, t.api, client.fetch, { 'anthropic-beta': 'advanced-tool-use-2025-11-20' })
-        .messages.create({ model: 'scripted', max_tokens: 256, messages: SEARCH_HISTORY(id), tools: toolSearchTools() as unknown as Anthropic.Tool[] })
+      const { data, response } = await anthropic(t, t.api, client.fetch, {
+        'anthropic-beta': 'advanced-tool-use-2025-11-20',
+      })
+        .messages.create({
+          model: 'scripted',
+          max_tokens: 256,
+          messages: SEARCH_HISTORY(id),
+          tools: toolSearchTools() as unknown as Anthropic.Tool[],
+        })
         .withResponse();
       equal(data.content[0]?.type, 'text', 'answered');
       const [request] = await upstream(t, id);
@@ -152,21 +194,32 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
         for (const search of ['bm25', 'regex'] as const) {
           const label = `${selector}, ${search} search`;
           const id = newId();
-          const { response } = await anthropic(t, t.api, t.api.fetch, { 'x-loopctl-policy': 'narrow', 'x-loopctl-selector': selector })
+          const { response } = await anthropic(t, t.api, t.api.fetch, {
+            'x-loopctl-policy': 'narrow',
+            'x-loopctl-selector': selector,
+          })
             .messages.create({
               model: 'scripted',
               max_tokens: 256,
               messages:
                 index === 0 && search === 'bm25'
                   ? [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }]
-                  : [...SEARCH_HISTORY(id, search), { role: 'assistant', content: 'Filed.' }, { role: 'user', content: WEATHER }],
+                  : [
+                      ...SEARCH_HISTORY(id, search),
+                      { role: 'assistant', content: 'Filed.' },
+                      { role: 'user', content: WEATHER },
+                    ],
               tools: toolSearchTools(search) as unknown as Anthropic.Tool[],
             })
             .withResponse();
           const [request] = await upstream(t, id);
           equal(request?.rejected, null, `${label}: the upstream accepted it`);
           const sent = JSON.parse(request?.rawBody ?? '{}') as { tools: AnthropicTool[] };
-          equal(sent.tools.filter((tool) => tool.defer_loading === true).length, 147, `${label}: every deferred tool forwarded`);
+          equal(
+            sent.tools.filter((tool) => tool.defer_loading === true).length,
+            147,
+            `${label}: every deferred tool forwarded`,
+          );
           assert(request?.tools.includes(`tool_search_tool_${search}`), `${label}: the search tool forwarded`);
           assert(request?.tools.includes('get_current_weather'), `${label}: the selected loaded tool forwarded`);
           for (const name of ['jira_create_issue', 'jira_update_issue', 'linear_create_ticket']) {
@@ -189,14 +242,23 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const id = newId();
       const tools = [
         ...(anthropicTools(TOOLS) as AnthropicTool[]),
-        { name: 'search_catalog', description: 'Search the tool catalogue', input_schema: { type: 'object', properties: { q: { type: 'string' } } } },
+        {
+          name: 'search_catalog',
+          description: 'Search the tool catalogue',
+          input_schema: { type: 'object', properties: { q: { type: 'string' } } },
+        },
       ];
       await anthropic(t).messages.create({
         model: 'scripted',
         max_tokens: 256,
         messages: [
           { role: 'user', content: 'Clean up my music and the old design files' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_s1', name: 'search_catalog', input: { q: 'playlist, design file' } }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'toolu_s1', name: 'search_catalog', input: { q: 'playlist, design file' } },
+            ],
+          },
           {
             role: 'user',
             content: [
@@ -246,7 +308,11 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const [few, many] = await upstream(t, id);
       equal(few?.rawBody, client.bodies[0], 'five tools: untouched');
       const sent = JSON.parse(many?.rawBody ?? '{}') as { tools: AnthropicTool[] };
-      equal(JSON.stringify(sent.tools.find((tool) => tool.type === 'mcp_toolset')), JSON.stringify(toolset), 'the toolset entry forwarded as it is');
+      equal(
+        JSON.stringify(sent.tools.find((tool) => tool.type === 'mcp_toolset')),
+        JSON.stringify(toolset),
+        'the toolset entry forwarded as it is',
+      );
       assert((many?.tools.length ?? 0) < 150, 'the rest narrowed');
     },
   },
@@ -260,7 +326,10 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
           model: 'scripted',
           messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
           tools: openAITools(TOOLS),
-          tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'get_current_weather' } }] } },
+          tool_choice: {
+            type: 'allowed_tools',
+            allowed_tools: { mode: 'auto', tools: [{ type: 'function', function: { name: 'get_current_weather' } }] },
+          },
         } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming)
         .withResponse();
       const [request] = await upstream(t, id);
@@ -277,8 +346,12 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
         { role: 'system', content: NEED },
         { role: 'user', content: `${WEATHER} [[id:${id}]]` },
       ];
-      const { data, response } = await sdk.chat.completions.create({ model: 'scripted', messages, tools: openAITools(TOOLS) }).withResponse();
-      const call = data.choices[0]?.message.tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall | undefined;
+      const { data, response } = await sdk.chat.completions
+        .create({ model: 'scripted', messages, tools: openAITools(TOOLS) })
+        .withResponse();
+      const call = data.choices[0]?.message.tool_calls?.[0] as
+        | OpenAI.Chat.ChatCompletionMessageFunctionToolCall
+        | undefined;
       equal(call?.function.name, FAR, 'the client gets a call of its own tool');
       equal(JSON.parse(call?.function.arguments ?? '{}').city, 'Oslo', 'with the arguments');
       equal(data.choices[0]?.finish_reason, 'tool_calls', 'finish_reason');
@@ -359,7 +432,13 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const system = [{ type: 'text' as const, text: NEED, cache_control: { type: 'ephemeral' as const } }];
       const first: Anthropic.MessageParam[] = [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }];
       const { data, response } = await sdk.messages
-        .create({ model: 'scripted', max_tokens: 256, system, messages: first, tools: anthropicTools(TOOLS) as Anthropic.Tool[] })
+        .create({
+          model: 'scripted',
+          max_tokens: 256,
+          system,
+          messages: first,
+          tools: anthropicTools(TOOLS) as Anthropic.Tool[],
+        })
         .withResponse();
       equal(response.headers.get('x-loopctl-policy'), 'stable', 'a breakpoint makes auto stable');
       const use = data.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock | undefined;
@@ -368,7 +447,8 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       equal(data.stop_reason, 'tool_use', 'stop_reason');
       const rounds = await upstream(t, id);
       assert(rounds.length >= 3, `search, then call_tool: ${rounds.length} rounds`);
-      const toolsText = (request: UpstreamRequest): string => JSON.stringify((JSON.parse(request.rawBody) as { tools: unknown }).tools);
+      const toolsText = (request: UpstreamRequest): string =>
+        JSON.stringify((JSON.parse(request.rawBody) as { tools: unknown }).tools);
       for (const round of rounds) {
         equal(toolsText(round), toolsText(rounds[0]!), `round ${round.index}: the same tools`);
         equal(round.rejected, null, `round ${round.index} valid`);
@@ -387,16 +467,29 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: use?.id ?? '', content: 'deleted' }] },
         { role: 'user', content: 'Thanks [[scenario:text]]' },
       ];
-      const reply = await sdk.messages.create({ model: 'scripted', max_tokens: 256, system, messages: next, tools: anthropicTools(TOOLS) as Anthropic.Tool[] });
+      const reply = await sdk.messages.create({
+        model: 'scripted',
+        max_tokens: 256,
+        system,
+        messages: next,
+        tools: anthropicTools(TOOLS) as Anthropic.Tool[],
+      });
       equal(reply.content[0]?.type, 'text', 'answered');
       const all = await upstream(t, id);
       const following = all.at(-1)!;
       equal(toolsText(following), toolsText(rounds[0]!), 'the same tools bytes across the conversation');
       equal(following.rejected, null, 'valid');
-      const history = (JSON.parse(following.rawBody) as { messages: { content: unknown }[] }).messages[1]?.content as { name?: string; input?: unknown }[];
+      const history = (JSON.parse(following.rawBody) as { messages: { content: unknown }[] }).messages[1]?.content as {
+        name?: string;
+        input?: unknown;
+      }[];
       const rewritten = history.find((block) => (block as { type?: string }).type === 'tool_use');
       equal(rewritten?.name, 'call_tool', 'the earlier call reads as the model made it');
-      equal(JSON.stringify(rewritten?.input), JSON.stringify({ name: FAR, arguments: { city: 'Oslo' } }), 'with the tool and its arguments');
+      equal(
+        JSON.stringify(rewritten?.input),
+        JSON.stringify({ name: FAR, arguments: { city: 'Oslo' } }),
+        'with the tool and its arguments',
+      );
 
       // The same through messages.stream.
       const streamId = newId();
@@ -429,16 +522,42 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const client = recording(t.api);
       const messages: Anthropic.MessageParam[] = [
         { role: 'user', content: `${WEATHER} [[id:${id}]]` },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_w1', name: 'get_current_weather', input: { city: 'Oslo' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_w1', content: long, cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_w1', name: 'get_current_weather', input: { city: 'Oslo' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_w1', content: long, cache_control: { type: 'ephemeral' } },
+          ],
+        },
         { role: 'assistant', content: 'It is sunny.' },
-        { role: 'user', content: [{ type: 'text', text: 'Now delete my old Spotify playlist, the road trip one.', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: 'Now delete my old Spotify playlist, the road trip one.',
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
+        },
       ];
       const { data, response } = await anthropic(t, t.api, client.fetch, { 'x-loopctl-k': '2' })
-        .messages.create({ model: 'scripted', max_tokens: 256, system, messages, tools: anthropicTools(TOOLS) as Anthropic.Tool[] })
+        .messages.create({
+          model: 'scripted',
+          max_tokens: 256,
+          system,
+          messages,
+          tools: anthropicTools(TOOLS) as Anthropic.Tool[],
+        })
         .withResponse();
       equal(response.headers.get('x-loopctl-policy'), 'stable', 'stable');
-      assert(Number(response.headers.get('x-loopctl-revealed')) >= 1, `tools revealed at the tail: ${response.headers.get('x-loopctl-revealed')}`);
+      assert(
+        Number(response.headers.get('x-loopctl-revealed')) >= 1,
+        `tools revealed at the tail: ${response.headers.get('x-loopctl-revealed')}`,
+      );
       const use = data.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock | undefined;
       equal(use?.name, FAR, 'the client gets a call of its own tool');
       const rounds = await upstream(t, id);
@@ -447,7 +566,11 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const sent = JSON.parse(rounds[0]!.rawBody) as { messages: { content: { type: string; text?: string }[] }[] };
       const sentLast = sent.messages.at(-1)!.content;
       const clientLast = (JSON.parse(client.bodies[0] as string) as typeof sent).messages.at(-1)!.content;
-      equal(JSON.stringify(sentLast.slice(0, clientLast.length)), JSON.stringify(clientLast), "the client's last message, breakpoint included, as it was");
+      equal(
+        JSON.stringify(sentLast.slice(0, clientLast.length)),
+        JSON.stringify(clientLast),
+        "the client's last message, breakpoint included, as it was",
+      );
       assert(sentLast.at(-1)?.text?.includes(`"name":"${FAR}"`), 'the revealed tools follow it');
       equal(
         JSON.stringify(sent.messages.slice(0, -1)),
@@ -463,10 +586,22 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
         messages: [
           { role: 'system', content: NEED },
           { role: 'user', content: `${WEATHER} [[id:${chatId}]]` },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_w1', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_w1', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'call_w1', content: long },
           { role: 'user', content: 'Now delete my old Spotify playlist, the road trip one.' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_w2', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_w2', type: 'function', function: { name: 'get_current_weather', arguments: '{}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'call_w2', content: 'sunny' },
         ],
         tools: openAITools(TOOLS),
@@ -475,7 +610,11 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const chatSent = JSON.parse(chatRound!.rawBody) as { messages: { role: string; content: unknown }[] };
       const chatClient = JSON.parse(chat.bodies[0] as string) as typeof chatSent;
       equal(chatSent.messages.length, chatClient.messages.length + 1, 'one message more');
-      equal(JSON.stringify(chatSent.messages.slice(0, -1)), JSON.stringify(chatClient.messages), 'the client messages as they were');
+      equal(
+        JSON.stringify(chatSent.messages.slice(0, -1)),
+        JSON.stringify(chatClient.messages),
+        'the client messages as they were',
+      );
       equal(chatSent.messages.at(-1)?.role, 'user', 'the list as a message of its own');
       equal(chatRound?.rejected, null, 'valid');
     },
@@ -485,13 +624,27 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
     async run(t) {
       const id = newId();
       const sdk = openai(t, t.api, t.api.fetch, { 'x-loopctl-k': '2' });
-      const plain = await sdk.responses.create({ model: 'scripted', input: `${WEATHER} [[id:${id}]]`, tools: responsesTools() });
+      const plain = await sdk.responses.create({
+        model: 'scripted',
+        input: `${WEATHER} [[id:${id}]]`,
+        tools: responsesTools(),
+      });
       equal(plain.output_text, 'Hello from the upstream.', 'answered');
       const [narrowed] = await upstream(t, id);
-      assert(narrowed!.tools.length <= 3 && narrowed!.tools.includes('get_current_weather'), `narrowed: ${narrowed?.tools.join(', ')}`);
+      assert(
+        narrowed!.tools.length <= 3 && narrowed!.tools.includes('get_current_weather'),
+        `narrowed: ${narrowed?.tools.join(', ')}`,
+      );
       const searchId = newId();
-      const found = await sdk.responses.create({ model: 'scripted', instructions: NEED, input: `${WEATHER} [[id:${searchId}]]`, tools: responsesTools() });
-      const call = found.output.find((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall | undefined;
+      const found = await sdk.responses.create({
+        model: 'scripted',
+        instructions: NEED,
+        input: `${WEATHER} [[id:${searchId}]]`,
+        tools: responsesTools(),
+      });
+      const call = found.output.find((item) => item.type === 'function_call') as
+        | OpenAI.Responses.ResponseFunctionToolCall
+        | undefined;
       equal(call?.name, FAR, 'a call of the client tool');
       const rounds = await upstream(t, searchId);
       assert(rounds.length >= 2, 'continued upstream');
@@ -509,9 +662,16 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       });
       assert((await upstream(t, nextId))[0]?.tools.includes(FAR), 'declared from the conversation');
       const streamId = newId();
-      const stream = sdk.responses.stream({ model: 'scripted', instructions: NEED, input: `${WEATHER} [[id:${streamId}]]`, tools: responsesTools() });
+      const stream = sdk.responses.stream({
+        model: 'scripted',
+        instructions: NEED,
+        input: `${WEATHER} [[id:${streamId}]]`,
+        tools: responsesTools(),
+      });
       const final = await stream.finalResponse();
-      const streamed = final.output.filter((item) => item.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall[];
+      const streamed = final.output.filter(
+        (item) => item.type === 'function_call',
+      ) as OpenAI.Responses.ResponseFunctionToolCall[];
       equal(streamed.map((item) => item.name).join(), FAR, 'streamed: one call of the client tool');
       equal(JSON.parse(streamed[0]?.arguments ?? '{}').city, 'Oslo', 'streamed: its arguments');
       const streamRounds = await upstream(t, streamId);
@@ -538,7 +698,10 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
         })
         .withResponse();
       const [request] = await upstream(t, id);
-      assert(request?.tools.includes('get_current_weather'), `the weather tool forwarded: ${request?.tools.slice(0, 10).join(', ')}`);
+      assert(
+        request?.tools.includes('get_current_weather'),
+        `the weather tool forwarded: ${request?.tools.slice(0, 10).join(', ')}`,
+      );
       equal(request?.tools.length, TOOLS.length, 'every tool, none of them invented');
       assert((response.headers.get('x-loopctl-fell-open') ?? '') !== '', 'x-loopctl-fell-open says why');
     },
@@ -549,23 +712,37 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       const slow = t.slow;
       const id = newId();
       const openaiError = await rejects(
-        openai(t, slow).chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }] }),
+        openai(t, slow).chat.completions.create({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }],
+        }),
       );
       equal(openaiError.status, 504, 'openai status');
       equal(openaiError.code, 'upstream_timeout', 'openai code');
       const anthropicError = await rejects(
-        anthropic(t, slow).messages.create({ model: 'scripted', max_tokens: 8, messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }] }),
+        anthropic(t, slow).messages.create({
+          model: 'scripted',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }],
+        }),
       );
       equal(anthropicError.status, 504, 'anthropic status');
       equal((anthropicError.error as { error: { type: string } }).error.type, 'timeout_error', 'anthropic type');
       const raw = await slow.fetch(`${slow.baseURL}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'scripted', stream: true, messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }] }),
+        body: JSON.stringify({
+          model: 'scripted',
+          stream: true,
+          messages: [{ role: 'user', content: `[[scenario:hang]] hi [[id:${id}]]` }],
+        }),
       });
       equal(raw.status, 200, 'the stream began');
       const text = await raw.text();
-      assert((text.match(/^: keep-alive$/gm) ?? []).length >= 2, `keep-alive comments while waiting: ${JSON.stringify(text.slice(0, 200))}`);
+      assert(
+        (text.match(/^: keep-alive$/gm) ?? []).length >= 2,
+        `keep-alive comments while waiting: ${JSON.stringify(text.slice(0, 200))}`,
+      );
       assert(
         /data: \{"error":\{"message":"the openai upstream did not begin its answer/.test(text),
         `then an error event: ${JSON.stringify(text.slice(-300))}`,
@@ -589,12 +766,24 @@ export const GATEWAY_CHECKS: readonly ProxyCheck[] = [
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
       equal(text, 'Hello from the upstream.', 'openai stream text');
       const message = await anthropic(t, slow)
-        .messages.stream({ model: 'scripted', max_tokens: 8, messages: [{ role: 'user', content: `[[scenario:slow-start]] hi [[id:${id}]]` }] })
+        .messages.stream({
+          model: 'scripted',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: `[[scenario:slow-start]] hi [[id:${id}]]` }],
+        })
         .finalMessage();
-      equal(message.content[0]?.type === 'text' ? message.content[0].text : '', 'Hello from the upstream.', 'anthropic stream text');
+      equal(
+        message.content[0]?.type === 'text' ? message.content[0].text : '',
+        'Hello from the upstream.',
+        'anthropic stream text',
+      );
       const raw = await slow.fetch(`${slow.baseURL}/v1/messages`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        headers: {
+          authorization: `Bearer ${t.token}`,
+          'content-type': 'application/json',
+          'anthropic-version': '2023-06-01',
+        },
         body: JSON.stringify({
           model: 'scripted',
           max_tokens: 8,

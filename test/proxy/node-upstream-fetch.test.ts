@@ -59,10 +59,19 @@ const post = (body: string, extra: RequestInit = {}): RequestInit => ({
 
 describe('nodeUpstreamFetch', () => {
   it('sends the exact body and headers, and reuses one connection for sequential requests', async () => {
-    const seen: { method: string; url: string; body: string; type: string | undefined; length: string | undefined }[] = [];
+    const seen: { method: string; url: string; body: string; type: string | undefined; length: string | undefined }[] =
+      [];
     const upstream = await serve((req, res, body) => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', body, type: req.headers['content-type'], length: req.headers['content-length'] });
-      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `r${seen.length}` }).end(`{"n":${seen.length}}`);
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body,
+        type: req.headers['content-type'],
+        length: req.headers['content-length'],
+      });
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'x-request-id': `r${seen.length}` })
+        .end(`{"n":${seen.length}}`);
     });
     const fetch = pool();
     const body = '{"model":"m","text":"café ☕"}';
@@ -72,7 +81,13 @@ describe('nodeUpstreamFetch', () => {
       expect(response.headers.get('x-request-id')).toBe(`r${i}`);
       expect(await response.json()).toEqual({ n: i });
     }
-    expect(seen[0]).toEqual({ method: 'POST', url: '/v1/chat/completions?x=1', body, type: 'application/json', length: String(Buffer.byteLength(body)) });
+    expect(seen[0]).toEqual({
+      method: 'POST',
+      url: '/v1/chat/completions?x=1',
+      body,
+      type: 'application/json',
+      length: String(Buffer.byteLength(body)),
+    });
     expect(upstream.connections()).toBe(1);
   });
 
@@ -98,7 +113,13 @@ describe('nodeUpstreamFetch', () => {
     const upstream = await serve((req, res) => {
       expect(req.headers['accept-encoding']).toMatch(/gzip/);
       const zipped = gzipSync(json);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(zipped.byteLength) }).end(zipped);
+      res
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          'content-length': String(zipped.byteLength),
+        })
+        .end(zipped);
     });
     const response = await pool()(`${upstream.url}/x`, post('{}'));
     expect(response.headers.has('content-encoding')).toBe(false);
@@ -109,7 +130,9 @@ describe('nodeUpstreamFetch', () => {
   it('answers a 204 with no body, passes error statuses and their headers through', async () => {
     const upstream = await serve((req, res) => {
       if (req.url === '/empty') return res.writeHead(204).end();
-      res.writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' }).end('{"error":{"message":"slow down"}}');
+      res
+        .writeHead(429, { 'retry-after': '7', 'content-type': 'application/json' })
+        .end('{"error":{"message":"slow down"}}');
     });
     const fetch = pool();
     const empty = await fetch(`${upstream.url}/empty`, post('{}'));
@@ -173,17 +196,25 @@ describe('clientBody', () => {
     });
 
   it('passes an event stream through as the same stream, never gathered', async () => {
-    const response = upstream(chunked(['data: {}\n\n', 'data: [DONE]\n\n']), { 'content-type': 'text/event-stream; charset=utf-8' });
+    const response = upstream(chunked(['data: {}\n\n', 'data: [DONE]\n\n']), {
+      'content-type': 'text/event-stream; charset=utf-8',
+    });
     const stream = response.body;
     expect(await clientBody(response)).toBe(stream);
   });
 
   it('sends a JSON answer whole, byte for byte, declared length or chunked', async () => {
     const json = '{"id":"chatcmpl-1","choices":[{"message":{"content":"héllo"}}]}';
-    const declared = await clientBody(upstream(json, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }));
+    const declared = await clientBody(
+      upstream(json, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) }),
+    );
     expect(declared).toBeInstanceOf(Uint8Array);
     expect(new TextDecoder().decode(declared as Uint8Array)).toBe(json);
-    const pieces = await clientBody(upstream(chunked([json.slice(0, 10), json.slice(10, 30), json.slice(30)]), { 'content-type': 'application/json' }));
+    const pieces = await clientBody(
+      upstream(chunked([json.slice(0, 10), json.slice(10, 30), json.slice(30)]), {
+        'content-type': 'application/json',
+      }),
+    );
     expect(pieces).toBeInstanceOf(Uint8Array);
     expect(new TextDecoder().decode(pieces as Uint8Array)).toBe(json);
   });
@@ -197,14 +228,21 @@ describe('clientBody', () => {
           controller.error(new TypeError('Network connection lost.'));
         },
       });
-    await expect(clientBody(upstream(cut(), { 'content-type': 'application/json', 'content-length': String(json.length) }))).rejects.toThrow('connection lost');
-    await expect(clientBody(upstream(cut(), { 'content-type': 'application/json' }))).rejects.toThrow('connection lost');
+    await expect(
+      clientBody(upstream(cut(), { 'content-type': 'application/json', 'content-length': String(json.length) })),
+    ).rejects.toThrow('connection lost');
+    await expect(clientBody(upstream(cut(), { 'content-type': 'application/json' }))).rejects.toThrow(
+      'connection lost',
+    );
   });
 
   it('streams an answer longer than the limit, every byte in order', async () => {
     const part = 'x'.repeat(WHOLE_BODY_MAX_BYTES / 2);
     const parts = [part, part, part, '{"end":true}'];
-    const declaredLarge = upstream(parts.join(''), { 'content-type': 'application/json', 'content-length': String(parts.join('').length) });
+    const declaredLarge = upstream(parts.join(''), {
+      'content-type': 'application/json',
+      'content-length': String(parts.join('').length),
+    });
     const declaredStream = declaredLarge.body;
     expect(await clientBody(declaredLarge)).toBe(declaredStream);
     const body = await clientBody(upstream(chunked(parts), { 'content-type': 'application/json' }));
@@ -222,7 +260,9 @@ describe('clientBody', () => {
         cancelled = reason;
       },
     });
-    const body = (await clientBody(upstream(endless, { 'content-type': 'application/json' }))) as ReadableStream<Uint8Array>;
+    const body = (await clientBody(
+      upstream(endless, { 'content-type': 'application/json' }),
+    )) as ReadableStream<Uint8Array>;
     expect(body).toBeInstanceOf(ReadableStream);
     await body.cancel('client left');
     expect(cancelled).toBe('client left');

@@ -7,8 +7,9 @@
  *
  * Plain TypeScript with web APIs only: no vitest, no node:.
  */
-import Anthropic from '@anthropic-ai/sdk';
+
 import { createOpenAI } from '@ai-sdk/openai';
+import Anthropic from '@anthropic-ai/sdk';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { LINK_DEFAULTS } from '../../src/select/tool-links.js';
@@ -122,8 +123,11 @@ function clientTools(request: UpstreamRequest): string[] {
 function expectedBody(clientBody: string, names: readonly string[], upstreamBody?: string): string {
   const body = JSON.parse(clientBody) as { tools: { name?: string; function?: { name: string } }[] };
   const keep = new Set(names);
-  const nameOf = (entry: { name?: string; function?: { name: string } }): string => entry.function?.name ?? (entry.name as string);
-  const lead = upstreamBody ? (JSON.parse(upstreamBody) as typeof body).tools.filter((entry) => META.test(nameOf(entry))) : [];
+  const nameOf = (entry: { name?: string; function?: { name: string } }): string =>
+    entry.function?.name ?? (entry.name as string);
+  const lead = upstreamBody
+    ? (JSON.parse(upstreamBody) as typeof body).tools.filter((entry) => META.test(nameOf(entry)))
+    : [];
   body.tools = [...lead, ...body.tools.filter((entry) => keep.has(nameOf(entry)))];
   return JSON.stringify(body);
 }
@@ -133,7 +137,10 @@ function checkNarrowed(t: ProxyTarget, request: UpstreamRequest, expected: strin
   // Whole-task selection may add up to its documented budget beyond k (a pick's prerequisite
   // lookups, a clause's best tool); the lexical selectors never do.
   const most = t.k + LINK_DEFAULTS.budget;
-  assert(client.length >= 1 && client.length <= most, `${what}: upstream saw ${client.length} client tools, expected 1..${most}: ${client.join(', ')}`);
+  assert(
+    client.length >= 1 && client.length <= most,
+    `${what}: upstream saw ${client.length} client tools, expected 1..${most}: ${client.join(', ')}`,
+  );
   assert(client.includes(expected), `${what}: ${expected} not among ${client.join(', ')}`);
   const order = TOOLS.map((tool) => tool.name).filter((name) => client.includes(name));
   equal(client.join(), order.join(), `${what}: kept tools keep the client's order`);
@@ -173,13 +180,24 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(data.usage?.completion_tokens, 5, 'usage passes through');
       const request = await only(t, id);
       checkNarrowed(t, request, 'get_current_weather', 'openai');
-      equal(request.rawBody, expectedBody(client.bodies[0] as string, request.tools, request.rawBody), 'upstream body = client body with only tools narrowed');
+      equal(
+        request.rawBody,
+        expectedBody(client.bodies[0] as string, request.tools, request.rawBody),
+        'upstream body = client body with only tools narrowed',
+      );
       equal(response.headers.get('x-loopctl-registered'), '150', 'x-loopctl-registered');
       equal(response.headers.get('x-loopctl-advertised'), String(request.tools.length), 'x-loopctl-advertised');
       equal(response.headers.get('x-loopctl-policy'), 'per-message', 'x-loopctl-policy');
-      assert(Number(response.headers.get('x-loopctl-tokens-saved')) > 5000, `tokens saved: ${response.headers.get('x-loopctl-tokens-saved')}`);
+      assert(
+        Number(response.headers.get('x-loopctl-tokens-saved')) > 5000,
+        `tokens saved: ${response.headers.get('x-loopctl-tokens-saved')}`,
+      );
       equal(response.headers.get('x-loopctl-fell-open'), null, 'did not fall open');
-      equal(request.headers.authorization, `Bearer ${t.upstreamKey}`, 'upstream sees MODEL_API_KEY, not the proxy token');
+      equal(
+        request.headers.authorization,
+        `Bearer ${t.upstreamKey}`,
+        'upstream sees MODEL_API_KEY, not the proxy token',
+      );
       assert(!JSON.stringify(request.headers).includes(t.token), 'the proxy token never reaches the upstream');
     },
   },
@@ -221,8 +239,16 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
             role: 'assistant',
             content: null,
             tool_calls: [
-              { id: 'call_1', type: 'function', function: { name: 'jira_create_issue', arguments: '{"title":"Login bug"}' } },
-              { id: 'call_2', type: 'function', function: { name: 'send_email', arguments: '{"to":"ana@example.com"}' } },
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'jira_create_issue', arguments: '{"title":"Login bug"}' },
+              },
+              {
+                id: 'call_2',
+                type: 'function',
+                function: { name: 'send_email', arguments: '{"to":"ana@example.com"}' },
+              },
             ],
           },
           { role: 'tool', tool_call_id: 'call_1', content: '{"id":"JIRA-7"}' },
@@ -286,7 +312,11 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
         maxRetries: 0,
         defaultHeaders: { 'x-loopctl-bypass': '1' },
       }).chat.completions
-        .create({ model: 'scripted', messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS) })
+        .create({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
+          tools: openAITools(TOOLS),
+        })
         .withResponse();
       const request = await only(t, id);
       equal(request.rawBody, client.bodies[0], 'byte-identical body');
@@ -302,11 +332,18 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const headers = { 'x-loopctl-k': 'lots' };
       const openaiError = await rejects(
         openai(t, t.api, t.api.fetch).chat.completions.create(
-          { model: 'scripted', messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS) },
+          {
+            model: 'scripted',
+            messages: [{ role: 'user', content: `${WEATHER} [[id:${id}]]` }],
+            tools: openAITools(TOOLS),
+          },
           { headers },
         ),
       );
-      assert(openaiError instanceof OpenAI.BadRequestError, `openai raises BadRequestError, got ${openaiError?.constructor?.name}: ${openaiError?.message}`);
+      assert(
+        openaiError instanceof OpenAI.BadRequestError,
+        `openai raises BadRequestError, got ${openaiError?.constructor?.name}: ${openaiError?.message}`,
+      );
       equal(openaiError.type, 'invalid_request_error', 'openai error.type');
       equal(openaiError.param, 'x-loopctl-k', 'openai error.param');
       const anthropicError = await rejects(
@@ -320,8 +357,15 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           { headers: { 'x-loopctl-selector': 'no-such-selector' } },
         ),
       );
-      assert(anthropicError instanceof Anthropic.BadRequestError, `anthropic raises BadRequestError, got ${anthropicError?.constructor?.name}`);
-      equal((anthropicError.error as { type: string; error: { type: string } }).error.type, 'invalid_request_error', 'anthropic error.error.type');
+      assert(
+        anthropicError instanceof Anthropic.BadRequestError,
+        `anthropic raises BadRequestError, got ${anthropicError?.constructor?.name}`,
+      );
+      equal(
+        (anthropicError.error as { type: string; error: { type: string } }).error.type,
+        'invalid_request_error',
+        'anthropic error.error.type',
+      );
       assert(/no-such-selector/.test(anthropicError.message), 'message names the bad value');
       equal((await upstream(t, id)).length, 0, 'nothing reached the upstream');
     },
@@ -337,7 +381,10 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           tools: openAITools(TOOLS),
         }),
       );
-      assert(openaiError instanceof OpenAI.RateLimitError, `openai raises RateLimitError, got ${openaiError?.constructor?.name}`);
+      assert(
+        openaiError instanceof OpenAI.RateLimitError,
+        `openai raises RateLimitError, got ${openaiError?.constructor?.name}`,
+      );
       equal(openaiError.headers.get('retry-after'), '7', 'openai Retry-After');
       equal(openaiError.headers.get('x-ratelimit-remaining-requests'), '0', 'rate-limit headers pass');
       equal(openaiError.message.includes('Rate limit reached for requests'), true, 'upstream message');
@@ -349,9 +396,16 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           tools: anthropicTools(TOOLS) as Anthropic.Tool[],
         }),
       );
-      assert(anthropicError instanceof Anthropic.RateLimitError, `anthropic raises RateLimitError, got ${anthropicError?.constructor?.name}`);
+      assert(
+        anthropicError instanceof Anthropic.RateLimitError,
+        `anthropic raises RateLimitError, got ${anthropicError?.constructor?.name}`,
+      );
       equal(anthropicError.headers.get('retry-after'), '7', 'anthropic Retry-After');
-      equal((anthropicError.error as { error: { type: string } }).error.type, 'rate_limit_error', 'anthropic error type from upstream');
+      equal(
+        (anthropicError.error as { error: { type: string } }).error.type,
+        'rate_limit_error',
+        'anthropic error type from upstream',
+      );
     },
   },
   {
@@ -360,11 +414,16 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const id = newId();
       const controller = new AbortController();
       const pending = openai(t, t.api, t.api.fetch).chat.completions.create(
-        { model: 'scripted', messages: [{ role: 'user', content: `[[scenario:hang]] ${WEATHER} [[id:${id}]]` }], tools: openAITools(TOOLS) },
+        {
+          model: 'scripted',
+          messages: [{ role: 'user', content: `[[scenario:hang]] ${WEATHER} [[id:${id}]]` }],
+          tools: openAITools(TOOLS),
+        },
         { signal: controller.signal },
       );
       pending.catch(() => undefined);
-      for (let i = 0; i < 100 && (await upstream(t, id)).length === 0; i++) await new Promise((done) => setTimeout(done, 50));
+      for (let i = 0; i < 100 && (await upstream(t, id)).length === 0; i++)
+        await new Promise((done) => setTimeout(done, 50));
       controller.abort();
       const error = await rejects(pending);
       assert(error instanceof OpenAI.APIUserAbortError, `client sees its abort, got ${error?.constructor?.name}`);
@@ -426,7 +485,11 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       equal(requests.length, 2, 'two upstream requests');
       for (const [i, request] of requests.entries()) {
         checkNarrowed(t, request, 'get_current_weather', `anthropic #${i}`);
-        equal(request.rawBody, expectedBody(client.bodies[i] as string, request.tools, request.rawBody), 'byte for byte but tools');
+        equal(
+          request.rawBody,
+          expectedBody(client.bodies[i] as string, request.tools, request.rawBody),
+          'byte for byte but tools',
+        );
         equal(request.headers['x-api-key'], t.upstreamKey, 'upstream sees MODEL_API_KEY');
         assert(typeof request.headers['anthropic-version'] === 'string', 'anthropic-version forwarded');
       }
@@ -441,7 +504,10 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
         max_tokens: 256,
         messages: [
           { role: 'user', content: 'Create a Notion page for the offsite.' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'notion_create_page', input: { title: 'Offsite' } }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'notion_create_page', input: { title: 'Offsite' } }],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'created' }] },
           { role: 'assistant', content: 'The page is ready.' },
           { role: 'user', content: `${WEATHER} [[id:${id}]]` },
@@ -466,16 +532,29 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
         model: 'scripted',
         max_tokens: 256,
         system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
-        messages: [{ role: 'user', content: [{ type: 'text', text: `${WEATHER} [[id:${id}]]`, cache_control: { type: 'ephemeral' } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'text', text: `${WEATHER} [[id:${id}]]`, cache_control: { type: 'ephemeral' } }],
+          },
+        ],
         tools: tools as Anthropic.Tool[],
       });
       const request = await only(t, id);
       assert(!request.tools.includes(tools[149]!.name), 'the breakpoint tool was removed');
-      const sent = JSON.parse(request.rawBody) as { tools: { name: string; cache_control?: unknown }[]; system: unknown; messages: unknown };
+      const sent = JSON.parse(request.rawBody) as {
+        tools: { name: string; cache_control?: unknown }[];
+        system: unknown;
+        messages: unknown;
+      };
       const marked = sent.tools.filter((entry) => entry.cache_control !== undefined);
       equal(marked.length, 1, 'one breakpoint among the tools');
       equal(marked[0], sent.tools[sent.tools.length - 1], 'on the last kept tool');
-      equal(JSON.stringify(marked[0]?.cache_control), '{"type":"ephemeral","ttl":"1h"}', "the client's breakpoint value");
+      equal(
+        JSON.stringify(marked[0]?.cache_control),
+        '{"type":"ephemeral","ttl":"1h"}',
+        "the client's breakpoint value",
+      );
       const client0 = JSON.parse(client.bodies[0] as string) as { system: unknown; messages: unknown };
       equal(JSON.stringify(sent.system), JSON.stringify(client0.system), 'system breakpoints untouched');
       equal(JSON.stringify(sent.messages), JSON.stringify(client0.messages), 'message breakpoints untouched');
@@ -485,13 +564,30 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
     name: 'AI SDK (ai + @ai-sdk/openai): generateText and streamText through the proxy',
     async run(t) {
       const id = newId();
-      const provider = createOpenAI({ baseURL: `${t.api.baseURL}/v1`, apiKey: t.token, fetch: t.api.fetch as typeof fetch });
+      const provider = createOpenAI({
+        baseURL: `${t.api.baseURL}/v1`,
+        apiKey: t.token,
+        fetch: t.api.fetch as typeof fetch,
+      });
       const tools = Object.fromEntries(
-        TOOLS.map((entry) => [entry.name, tool({ description: entry.description, inputSchema: jsonSchema(entry.parameters as never) })]),
+        TOOLS.map((entry) => [
+          entry.name,
+          tool({ description: entry.description, inputSchema: jsonSchema(entry.parameters as never) }),
+        ]),
       );
-      const result = await generateText({ model: provider.chat('scripted'), prompt: `${WEATHER} [[id:${id}]]`, tools, maxRetries: 0 });
+      const result = await generateText({
+        model: provider.chat('scripted'),
+        prompt: `${WEATHER} [[id:${id}]]`,
+        tools,
+        maxRetries: 0,
+      });
       equal(result.text, 'Hello from the upstream.', 'generateText text');
-      const streamed = streamText({ model: provider.chat('scripted'), prompt: `${WEATHER} [[id:${id}]]`, tools, maxRetries: 0 });
+      const streamed = streamText({
+        model: provider.chat('scripted'),
+        prompt: `${WEATHER} [[id:${id}]]`,
+        tools,
+        maxRetries: 0,
+      });
       let text = '';
       for await (const delta of streamed.textStream) text += delta;
       equal(text, 'Hello from the upstream.', 'streamText text');
@@ -523,9 +619,15 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
     async run(t) {
       const id = newId();
       const wrong = await rejects(
-        openai(t, t.api, t.api.fetch, 'not-the-token').chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: `hi [[id:${id}]]` }] }),
+        openai(t, t.api, t.api.fetch, 'not-the-token').chat.completions.create({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `hi [[id:${id}]]` }],
+        }),
       );
-      assert(wrong instanceof OpenAI.AuthenticationError, `openai AuthenticationError, got ${wrong?.constructor?.name}`);
+      assert(
+        wrong instanceof OpenAI.AuthenticationError,
+        `openai AuthenticationError, got ${wrong?.constructor?.name}`,
+      );
       const wrongAnthropic = await rejects(
         anthropic(t, t.api, t.api.fetch, 'not-the-token').messages.create({
           model: 'scripted',
@@ -533,7 +635,10 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           messages: [{ role: 'user', content: `hi [[id:${id}]]` }],
         }),
       );
-      assert(wrongAnthropic instanceof Anthropic.AuthenticationError, `anthropic AuthenticationError, got ${wrongAnthropic?.constructor?.name}`);
+      assert(
+        wrongAnthropic instanceof Anthropic.AuthenticationError,
+        `anthropic AuthenticationError, got ${wrongAnthropic?.constructor?.name}`,
+      );
       equal((await upstream(t, id)).length, 0, 'nothing reached the upstream');
 
       const passId = newId();
@@ -550,7 +655,8 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const [viaOpenAI, viaAnthropic] = await upstream(t, passId);
       equal(viaOpenAI?.headers.authorization, 'Bearer sk-client-own-key', 'client key forwarded (openai)');
       // @anthropic-ai/sdk 1.x sends the key as a bearer token; older versions as x-api-key.
-      const anthropicKey = viaAnthropic?.headers['x-api-key'] ?? viaAnthropic?.headers.authorization?.replace(/^Bearer /, '');
+      const anthropicKey =
+        viaAnthropic?.headers['x-api-key'] ?? viaAnthropic?.headers.authorization?.replace(/^Bearer /, '');
       equal(anthropicKey, 'sk-ant-client-key', 'client key forwarded (anthropic)');
       assert(clientTools(viaOpenAI!).length <= t.k, 'still selecting in pass-through mode');
     },
@@ -565,7 +671,10 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           tools: openAITools(TOOLS),
         }),
       );
-      assert(openaiError instanceof OpenAI.InternalServerError, `openai InternalServerError, got ${openaiError?.constructor?.name}`);
+      assert(
+        openaiError instanceof OpenAI.InternalServerError,
+        `openai InternalServerError, got ${openaiError?.constructor?.name}`,
+      );
       equal(openaiError.status, 502, 'status');
       equal(openaiError.type, 'upstream_error', 'type');
       const anthropicError = await rejects(
@@ -585,7 +694,12 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
         t.api.fetch(`${t.api.baseURL}${path}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...headers },
+          headers: {
+            authorization: `Bearer ${t.token}`,
+            'content-type': 'application/json',
+            'anthropic-version': '2023-06-01',
+            ...headers,
+          },
           body,
         });
       const malformed = await post('/v1/chat/completions', '{"model":"m",');
@@ -608,7 +722,11 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
       assert(/tools\.0\.name/.test(anthropicBody.error.message), `names the field: ${anthropicBody.error.message}`);
       const huge = await post(
         '/v1/messages',
-        JSON.stringify({ model: 'm', max_tokens: 8, messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] }),
+        JSON.stringify({
+          model: 'm',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }],
+        }),
       );
       equal(huge.status, 413, 'oversized status');
       equal(((await huge.json()) as { error: { type: string } }).error.type, 'request_too_large', 'anthropic 413 type');

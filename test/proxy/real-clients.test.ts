@@ -40,19 +40,45 @@ beforeAll(async () => {
     servers.push(server);
     return { baseURL: server.url, fetch: (input, init) => fetch(input, init) };
   };
-  const upstreams = { PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL };
+  const upstreams = {
+    PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+    PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
+  };
   const api = await start({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }, { embedder });
   const passthrough = await start({ PROXY_AUTH: 'passthrough', ...upstreams }, { embedder });
-  const deadUpstream = await start({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`, PROXY_ANTHROPIC_BASE_URL: upstream.deadURL });
-  const slow = await start({ LOOPCTL_TOKEN: TOKEN, ...upstreams, PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' });
+  const deadUpstream = await start({
+    LOOPCTL_TOKEN: TOKEN,
+    PROXY_OPENAI_BASE_URL: `${upstream.deadURL}/v1`,
+    PROXY_ANTHROPIC_BASE_URL: upstream.deadURL,
+  });
+  const slow = await start({
+    LOOPCTL_TOKEN: TOKEN,
+    ...upstreams,
+    PROXY_FIRST_BYTE_TIMEOUT_MS: '1500',
+    PROXY_KEEPALIVE_MS: '300',
+  });
   // Warm: model load and the 150-tool corpus, once (the suite measures behaviour, not cold starts).
   const warm = await fetch(`${api.baseURL}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'warm up [[id:warm]]' }], tools: openAITools(wideToolSet()) }),
+    body: JSON.stringify({
+      model: 'scripted',
+      messages: [{ role: 'user', content: 'warm up [[id:warm]]' }],
+      tools: openAITools(wideToolSet()),
+    }),
   });
   if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status} ${await warm.text()}`);
-  target = { api, passthrough, deadUpstream, slow, token: TOKEN, upstreamKey: API_KEY, controlURL: upstream.controlURL, defaultSelector: 'hybrid', k: 8 };
+  target = {
+    api,
+    passthrough,
+    deadUpstream,
+    slow,
+    token: TOKEN,
+    upstreamKey: API_KEY,
+    controlURL: upstream.controlURL,
+    defaultSelector: 'hybrid',
+    k: 8,
+  };
 }, 120_000);
 
 afterAll(async () => {

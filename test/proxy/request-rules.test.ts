@@ -4,15 +4,15 @@
  * move, and the per-request controls.
  */
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/hono/config-vars.js';
 import { breakpointMove } from '../../src/hono/proxy/cache-breakpoint.js';
 import { forwardBody } from '../../src/hono/proxy/forward-body.js';
-import { keepSet } from '../../src/hono/proxy/keep-set.js';
-import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
-import { ConfigError } from '../../src/hono/config-vars.js';
-import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
-import { parseProxyRequest, type ProxyRequestError } from '../../src/hono/proxy/proxy-request.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
+import { keepSet } from '../../src/hono/proxy/keep-set.js';
 import { tokenVerifier } from '../../src/hono/proxy/proxy-auth.js';
+import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
+import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
+import { type ProxyRequestError, parseProxyRequest } from '../../src/hono/proxy/proxy-request.js';
 import { readBodyText } from '../../src/hono/proxy/read-body.js';
 
 const PRETTY = `{
@@ -34,13 +34,22 @@ describe('forwarded body', () => {
     const body = forwardBody(request, [0, 2]);
     const start = PRETTY.indexOf('[\n    {');
     const end = PRETTY.indexOf('\n  ],') + 4;
-    const entryA = PRETTY.slice(PRETTY.indexOf('{"type":"function","function":{"name":"a_tool"'), PRETTY.indexOf(',\n    { "type"'));
-    const entryC = PRETTY.slice(PRETTY.indexOf('{"type":"function","function":{"name":"c_tool"'), PRETTY.indexOf('\n  ],'));
+    const entryA = PRETTY.slice(
+      PRETTY.indexOf('{"type":"function","function":{"name":"a_tool"'),
+      PRETTY.indexOf(',\n    { "type"'),
+    );
+    const entryC = PRETTY.slice(
+      PRETTY.indexOf('{"type":"function","function":{"name":"c_tool"'),
+      PRETTY.indexOf('\n  ],'),
+    );
     expect(body).toBe(`${PRETTY.slice(0, start)}[${entryA},${entryC}]${PRETTY.slice(end)}`);
     expect(body).toContain('"temperature": 1.0');
     expect(body).toContain('"default":1e3');
     expect(body).toContain('"x_unknown": {"keep": [1.50, true, null]}');
-    expect(JSON.parse(body).tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['a_tool', 'c_tool']);
+    expect(JSON.parse(body).tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
+      'a_tool',
+      'c_tool',
+    ]);
   });
 
   it('keeps the original text when every tool is kept', () => {
@@ -84,9 +93,13 @@ describe('forwarded body', () => {
     expect(refusal('openai', '{"tools": [').status).toBe(400);
     expect(refusal('openai', '[1,2]').message).toMatch(/JSON object/);
     expect(refusal('openai', '{"tools": {"a": 1}}').param).toBe('tools');
-    expect(refusal('openai', '{"tools": [{"type": "function", "function": {"description": "x"}}]}').param).toBe('tools[0].function.name');
+    expect(refusal('openai', '{"tools": [{"type": "function", "function": {"description": "x"}}]}').param).toBe(
+      'tools[0].function.name',
+    );
     expect(refusal('anthropic', '{"tools": [{"input_schema": {}}]}').param).toBe('tools.0.name');
-    expect(refusal('anthropic', '{"tools": [{"name": "x", "input_schema": {}}, {"name": "x", "input_schema": {}}]}').message).toMatch(/duplicate/);
+    expect(
+      refusal('anthropic', '{"tools": [{"name": "x", "input_schema": {}}, {"name": "x", "input_schema": {}}]}').message,
+    ).toMatch(/duplicate/);
   });
 });
 
@@ -104,9 +117,17 @@ describe('selection query (latest user text)', () => {
               { type: 'text', text: 'about the invoice' },
             ],
           },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'send_email', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'send_email', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: 'The weather in Oslo is sunny.' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'read_email', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c2', type: 'function', function: { name: 'read_email', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 'c2', content: 'ok' },
         ],
       }),
@@ -114,7 +135,14 @@ describe('selection query (latest user text)', () => {
     expect(request.query).toBe('Email Ana\nabout the invoice');
     expect(request.turn).toBe(3);
     expect([...request.called]).toEqual(['send_email', 'read_email']);
-    expect(request.conversation.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(request.conversation.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
   });
 
   it('OpenAI: an image-only user message is skipped for the earlier prompt', () => {
@@ -138,7 +166,12 @@ describe('selection query (latest user text)', () => {
         messages: [
           { role: 'user', content: 'Create a Notion page' },
           { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'notion_create_page', input: {} }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'deploy the service' }] }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'deploy the service' }] },
+            ],
+          },
         ],
         tool_choice: { type: 'any' },
       }),
@@ -170,14 +203,22 @@ describe('keep set', () => {
 
   it('selected, forced, called and server tools stay, in the client order', () => {
     expect(keepSet(tools, new Set(['c']), { kind: 'auto' }, new Set()).kept).toEqual([2, 3]);
-    expect(keepSet(tools, new Set(['c']), { kind: 'named', names: ['a'], required: true }, new Set()).kept).toEqual([0, 2, 3]);
+    expect(keepSet(tools, new Set(['c']), { kind: 'named', names: ['a'], required: true }, new Set()).kept).toEqual([
+      0, 2, 3,
+    ]);
     expect(keepSet(tools, new Set(['c']), { kind: 'auto' }, new Set(['b'])).kept).toEqual([1, 2, 3]);
   });
 
   it('"required"/"any" with an empty selection falls open; so does an empty keep set', () => {
-    expect(keepSet(tools, new Set(), { kind: 'required' }, new Set())).toEqual({ kept: [0, 1, 2, 3], fellOpen: expect.stringMatching(/tool_choice/) });
+    expect(keepSet(tools, new Set(), { kind: 'required' }, new Set())).toEqual({
+      kept: [0, 1, 2, 3],
+      fellOpen: expect.stringMatching(/tool_choice/),
+    });
     const plain = tools.filter((tool) => tool.selectable);
-    expect(keepSet(plain, new Set(), { kind: 'auto' }, new Set())).toEqual({ kept: [0, 1, 2], fellOpen: 'the selection was empty' });
+    expect(keepSet(plain, new Set(), { kind: 'auto' }, new Set())).toEqual({
+      kept: [0, 1, 2],
+      fellOpen: 'the selection was empty',
+    });
   });
 });
 
@@ -186,9 +227,23 @@ describe('controls and configuration', () => {
   const headers = (entries: Record<string, string>) => new Headers(entries);
 
   it('reads x-loopctl-selector, x-loopctl-k and x-loopctl-bypass', () => {
-    expect(proxyControls(headers({}), defaults)).toEqual({ selector: 'keyword', explicitSelector: false, k: 8, policy: 'auto', bypass: false });
+    expect(proxyControls(headers({}), defaults)).toEqual({
+      selector: 'keyword',
+      explicitSelector: false,
+      k: 8,
+      policy: 'auto',
+      bypass: false,
+    });
     expect(
-      proxyControls(headers({ 'x-loopctl-selector': 'bm25', 'x-loopctl-k': ' 5 ', 'x-loopctl-bypass': '1', 'x-loopctl-policy': 'Stable' }), defaults),
+      proxyControls(
+        headers({
+          'x-loopctl-selector': 'bm25',
+          'x-loopctl-k': ' 5 ',
+          'x-loopctl-bypass': '1',
+          'x-loopctl-policy': 'Stable',
+        }),
+        defaults,
+      ),
     ).toEqual({
       selector: 'bm25',
       explicitSelector: true,
@@ -202,21 +257,34 @@ describe('controls and configuration', () => {
   });
 
   it.each([['0'], ['65'], ['1.5'], ['-3'], ['eight'], ['']])('refuses x-loopctl-k %j', (value) => {
-    expect(() => proxyControls(headers({ 'x-loopctl-k': value }), defaults)).toThrow(/x-loopctl-k must be an integer from 1 to 64/);
+    expect(() => proxyControls(headers({ 'x-loopctl-k': value }), defaults)).toThrow(
+      /x-loopctl-k must be an integer from 1 to 64/,
+    );
   });
 
   it('refuses an unknown selector and an odd bypass value', () => {
-    expect(() => proxyControls(headers({ 'x-loopctl-selector': 'magic' }), defaults)).toThrow(/unknown selector "magic"/);
+    expect(() => proxyControls(headers({ 'x-loopctl-selector': 'magic' }), defaults)).toThrow(
+      /unknown selector "magic"/,
+    );
     expect(() => proxyControls(headers({ 'x-loopctl-bypass': 'yes' }), defaults)).toThrow(/x-loopctl-bypass/);
   });
 
   it('reads PROXY_* variables and refuses bad ones', () => {
-    expect(proxySettingsFromVars({ PROXY_K: '6', PROXY_AUTH: 'passthrough', PROXY_SELECTOR: 'bm25' })).toEqual({ k: 6, auth: 'passthrough', selector: 'bm25' });
+    expect(proxySettingsFromVars({ PROXY_K: '6', PROXY_AUTH: 'passthrough', PROXY_SELECTOR: 'bm25' })).toEqual({
+      k: 6,
+      auth: 'passthrough',
+      selector: 'bm25',
+    });
     expect(() => proxySettingsFromVars({ PROXY_K: '0' })).toThrow(ConfigError);
     expect(() => proxySettingsFromVars({ PROXY_AUTH: 'open' })).toThrow(ConfigError);
     expect(() => proxySettingsFromVars({ PROXY_OPENAI_BASE_URL: 'ftp://x' })).toThrow(ConfigError);
     expect(
-      proxySettingsFromVars({ PROXY_POLICY: 'per-message', PROXY_PREFIX_CACHE: 'on', PROXY_FIRST_BYTE_TIMEOUT_MS: '0', PROXY_KEEPALIVE_MS: '2500' }),
+      proxySettingsFromVars({
+        PROXY_POLICY: 'per-message',
+        PROXY_PREFIX_CACHE: 'on',
+        PROXY_FIRST_BYTE_TIMEOUT_MS: '0',
+        PROXY_KEEPALIVE_MS: '2500',
+      }),
     ).toEqual({ policy: 'per-message', prefixCache: 'on', firstByteTimeoutMs: 0, keepAliveMs: 2500 });
     expect(() => proxySettingsFromVars({ PROXY_POLICY: 'cheap' })).toThrow(/PROXY_POLICY/);
     expect(() => proxySettingsFromVars({ PROXY_PREFIX_CACHE: 'yes' })).toThrow(/PROXY_PREFIX_CACHE/);
@@ -248,7 +316,9 @@ describe('headers', () => {
       'anthropic-beta': 'prompt-caching-2024-07-31',
       'x-stainless-lang': 'js',
     });
-    expect(Object.fromEntries(upstreamHeaders(incoming, 'openai', 'token', 'sk-upstream')).authorization).toBe('Bearer sk-upstream');
+    expect(Object.fromEntries(upstreamHeaders(incoming, 'openai', 'token', 'sk-upstream')).authorization).toBe(
+      'Bearer sk-upstream',
+    );
   });
 
   it('pass-through mode forwards the client credentials unchanged', () => {
@@ -297,7 +367,12 @@ describe('request body', () => {
       },
     });
   const request = (body: BodyInit, headers: Record<string, string> = {}) =>
-    new Request('http://proxy.test/v1/chat/completions', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+    new Request('http://proxy.test/v1/chat/completions', {
+      method: 'POST',
+      body,
+      headers,
+      duplex: 'half',
+    } as RequestInit);
   const refusal = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -321,6 +396,8 @@ describe('request body', () => {
     expect((await refusal(readBodyText(request(streamed([invalid])), 1024))).message).toMatch(/UTF-8/);
     const big = new Uint8Array(2048).fill(0x20);
     expect((await refusal(readBodyText(request(big, { 'content-length': '2048' }), 1024))).status).toBe(413);
-    expect((await refusal(readBodyText(request(streamed([big.slice(0, 1000), big.slice(1000)])), 1024))).status).toBe(413);
+    expect((await refusal(readBodyText(request(streamed([big.slice(0, 1000), big.slice(1000)])), 1024))).status).toBe(
+      413,
+    );
   });
 });

@@ -14,7 +14,15 @@ function completion(calls: { id: string; name: string; args: unknown }[], text: 
   const message = {
     role: 'assistant',
     content: text,
-    ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) } : {}),
+    ...(calls.length
+      ? {
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: JSON.stringify(c.args) },
+          })),
+        }
+      : {}),
   };
   return Response.json({
     id: 'chatcmpl-1',
@@ -36,7 +44,8 @@ function rounds(script: Response[], overrides: Partial<SearchRounds> = {}): { ro
       surface: new Set(['send_email']),
       declareFound: false,
       keepAliveMs: 1000,
-      body: (appended) => JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, ...appended.map((entry) => JSON.parse(entry))] }),
+      body: (appended) =>
+        JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, ...appended.map((entry) => JSON.parse(entry))] }),
       send: async (body) => {
         bodies.push(body);
         const next = script.shift();
@@ -56,11 +65,18 @@ const answerOf = (outcome: Awaited<ReturnType<typeof jsonRounds>>) => {
 
 describe('server-side search rounds', () => {
   it('search, then call_tool: the client gets a call of its own tool, usage summed, the search exchange appended upstream', async () => {
-    const { rounds: r, bodies } = rounds([completion([{ id: 'c2', name: 'call_tool', args: { name: 'get_weather', arguments: { city: 'Oslo' } } }])]);
-    const outcome = await jsonRounds(r, completion([{ id: 'c1', name: 'find_tools', args: { query: 'weather' } }], 'Looking.'));
+    const { rounds: r, bodies } = rounds([
+      completion([{ id: 'c2', name: 'call_tool', args: { name: 'get_weather', arguments: { city: 'Oslo' } } }]),
+    ]);
+    const outcome = await jsonRounds(
+      r,
+      completion([{ id: 'c1', name: 'find_tools', args: { query: 'weather' } }], 'Looking.'),
+    );
     const answer = answerOf(outcome);
     expect(outcome.kind === 'answer' && outcome.rounds).toBe(2);
-    expect(answer.choices[0].message.tool_calls).toEqual([{ id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(answer.choices[0].message.tool_calls).toEqual([
+      { id: 'c2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+    ]);
     expect(answer.choices[0].message.content).toBe('Looking.');
     expect(answer.usage).toEqual({ prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 });
     const sent = JSON.parse(bodies[0] as string).messages;
@@ -73,7 +89,10 @@ describe('server-side search rounds', () => {
   });
 
   it('a client call made with a search is not run but answered, and the model asked again; an unknown call_tool name is an error to the model', async () => {
-    const { rounds: r, bodies } = rounds([completion([{ id: 'c3', name: 'call_tool', args: { name: 'nope', arguments: {} } }]), completion([], 'Done.')]);
+    const { rounds: r, bodies } = rounds([
+      completion([{ id: 'c3', name: 'call_tool', args: { name: 'nope', arguments: {} } }]),
+      completion([], 'Done.'),
+    ]);
     const outcome = await jsonRounds(
       r,
       completion([
@@ -83,7 +102,9 @@ describe('server-side search rounds', () => {
     );
     expect(answerOf(outcome).choices[0].message).toMatchObject({ content: 'Done.' });
     const first = JSON.parse(bodies[0] as string).messages;
-    expect(first.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content)[1]).toMatch(/^Not run/);
+    expect(
+      first.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content)[1],
+    ).toMatch(/^Not run/);
     const second = JSON.parse(bodies[1] as string).messages;
     expect(second.at(-1).content).toMatch(/no tool is called "nope"/);
   });
@@ -96,7 +117,9 @@ describe('server-side search rounds', () => {
     });
     const outcome = await jsonRounds(r, completion([{ id: 'c1', name: 'find_tools', args: { query: 'weather' } }]));
     expect(answerOf(outcome).choices[0].message.content).toBe('Sorry.');
-    expect(JSON.parse(bodies[0] as string).messages.at(-1).content).toMatch(/the tool search failed \(index unavailable\)/);
+    expect(JSON.parse(bodies[0] as string).messages.at(-1).content).toMatch(
+      /the tool search failed \(index unavailable\)/,
+    );
   });
 
   it(`stops after ${MAX_SEARCH_ROUNDS} rounds: the client gets no proxy tool, and a stop`, async () => {
@@ -111,7 +134,10 @@ describe('server-side search rounds', () => {
 
   it('an upstream error in a later round reaches the client as it is', async () => {
     const { rounds: r } = rounds([
-      new Response('{"error":{"message":"busy"}}', { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '3' } }),
+      new Response('{"error":{"message":"busy"}}', {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '3' },
+      }),
     ]);
     const outcome = await jsonRounds(r, completion([{ id: 'c1', name: 'find_tools', args: { query: 'weather' } }]));
     expect(outcome.kind).toBe('upstream');

@@ -78,9 +78,14 @@ describe('parsing with a tool-set cache', () => {
     const warm = parseProxyRequest('openai', body('hi', { tools: edited }), cache);
     expect(warm.selectable[100]?.description).toBe(fn.description);
     // One tool more at the end: the old text is a prefix of the new one, minus its bracket.
-    const longer = [...TOOLS, { type: 'function', function: { name: 'extra_tool', description: 'One more', parameters: {} } }];
+    const longer = [
+      ...TOOLS,
+      { type: 'function', function: { name: 'extra_tool', description: 'One more', parameters: {} } },
+    ];
     const grown = parseProxyRequest('openai', body('hi', { tools: longer }), cache);
-    expect(grown.tools.map((tool) => tool.name)).toEqual(longer.map((tool) => (tool as { function: { name: string } }).function.name));
+    expect(grown.tools.map((tool) => tool.name)).toEqual(
+      longer.map((tool) => (tool as { function: { name: string } }).function.name),
+    );
     // One tool fewer.
     const shorter = parseProxyRequest('openai', body('hi', { tools: TOOLS.slice(0, 149) }), cache);
     expect(shorter.tools).toHaveLength(149);
@@ -113,7 +118,11 @@ describe('parsing with a tool-set cache', () => {
     for (const text of broken) {
       const warm = refusal('openai', text, cache);
       const cold = refusal('openai', text, undefined);
-      expect({ status: warm.status, message: warm.message, param: warm.param }).toEqual({ status: cold.status, message: cold.message, param: cold.param });
+      expect({ status: warm.status, message: warm.message, param: warm.param }).toEqual({
+        status: cold.status,
+        message: cold.message,
+        param: cold.param,
+      });
       expect(warm.status).toBe(400);
     }
   });
@@ -143,7 +152,12 @@ describe('parsing with a tool-set cache', () => {
 });
 
 describe('toolSetCache bounds', () => {
-  const set = (name: string): ToolSet => ({ tools: [], all: [{ name, description: '', parameters: {} }], costs: [], nativeSearch: false });
+  const set = (name: string): ToolSet => ({
+    tools: [],
+    all: [{ name, description: '', parameters: {} }],
+    costs: [],
+    nativeSearch: false,
+  });
   const tools = (name: string, pad = 0) => JSON.stringify([{ name, description: 'x'.repeat(pad) }]);
 
   it('keeps at most maxEntries sets, evicting the least recently used', () => {

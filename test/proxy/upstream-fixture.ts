@@ -15,13 +15,14 @@
  * else searches with the proxy's search tool and calls what it found, see {@link modelTurn}),
  * default (a short text answer).
  */
-import { createServer, request as httpRequest } from 'node:http';
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RecordedRequest, ScriptedReply, ScriptedToolCall } from '../support/scripted-model-server.js';
-import { startScriptedModelServer } from '../support/scripted-model-server.js';
 import { validateAnthropic } from '../support/scripted-model/anthropic-wire.js';
 import { validateOpenAI } from '../support/scripted-model/openai-wire.js';
+import type { RecordedRequest, ScriptedReply, ScriptedToolCall } from '../support/scripted-model-server.js';
+import { startScriptedModelServer } from '../support/scripted-model-server.js';
 
 /** What the control endpoint reports about one upstream request. */
 export interface UpstreamRequestInfo {
@@ -82,10 +83,12 @@ export interface UpstreamFixtureOptions {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The last `[[name:value]]` marker in a text (a later user message overrides an earlier one). */
-const marker = (text: string, name: string): string | null => [...text.matchAll(new RegExp(`\\[\\[${name}:([\\w-]+)\\]\\]`, 'g'))].at(-1)?.[1] ?? null;
+const marker = (text: string, name: string): string | null =>
+  [...text.matchAll(new RegExp(`\\[\\[${name}:([\\w-]+)\\]\\]`, 'g'))].at(-1)?.[1] ?? null;
 
 /** The tool names a request declares, in order (`''` for a typed entry without one). */
 export function toolNames(json: unknown): string[] {
@@ -109,14 +112,16 @@ function toolResults(json: unknown, protocol: FixtureProtocol): string[] {
         ? content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join('')
         : '';
   if (protocol === 'responses') {
-    for (const item of Array.isArray(json.input) ? json.input : []) if (isObject(item) && item.type === 'function_call_output') out.push(text(item.output));
+    for (const item of Array.isArray(json.input) ? json.input : [])
+      if (isObject(item) && item.type === 'function_call_output') out.push(text(item.output));
     return out;
   }
   for (const message of Array.isArray(json.messages) ? json.messages : []) {
     if (!isObject(message)) continue;
     if (message.role === 'tool') out.push(text(message.content));
     if (message.role === 'user' && Array.isArray(message.content)) {
-      for (const block of message.content) if (isObject(block) && block.type === 'tool_result') out.push(text(block.content));
+      for (const block of message.content)
+        if (isObject(block) && block.type === 'tool_result') out.push(text(block.content));
     }
   }
   return out;
@@ -131,7 +136,8 @@ function revealNotes(json: unknown): string[] {
       const at = value.indexOf('[loopctl] More tools for this request');
       if (at !== -1) notes.push(value.slice(value.indexOf('{', at)));
     } else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
-    else if (isObject(value)) for (const [key, child] of Object.entries(value)) if (key !== 'tools') walk(child, depth + 1);
+    else if (isObject(value))
+      for (const [key, child] of Object.entries(value)) if (key !== 'tools') walk(child, depth + 1);
   };
   walk(json, 0);
   return notes;
@@ -148,7 +154,8 @@ function calledBefore(json: unknown, protocol: FixtureProtocol, name: string): b
     for (const message of Array.isArray(json.messages) ? json.messages : []) {
       if (!isObject(message) || message.role !== 'assistant') continue;
       for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-        if (isObject(call) && isObject(call.function)) calls.push({ name: call.function.name, args: call.function.arguments });
+        if (isObject(call) && isObject(call.function))
+          calls.push({ name: call.function.name, args: call.function.arguments });
       }
       for (const block of Array.isArray(message.content) ? message.content : []) {
         if (isObject(block) && block.type === 'tool_use') calls.push({ name: block.name, args: block.input });
@@ -192,7 +199,11 @@ export function userText(json: unknown, protocol: FixtureProtocol): string {
         ? content
         : Array.isArray(content)
           ? content
-              .map((part) => (isObject(part) && (part.type === 'text' || part.type === 'input_text') && typeof part.text === 'string' ? part.text : ''))
+              .map((part) =>
+                isObject(part) && (part.type === 'text' || part.type === 'input_text') && typeof part.text === 'string'
+                  ? part.text
+                  : '',
+              )
               .join(' ')
           : '';
     if (text.trim() !== '') return text.replace(/\[\[[\w-]+:[\w-]+\]\]/g, '').trim();
@@ -248,12 +259,21 @@ export function modelTurn(json: unknown, protocol: FixtureProtocol, need: ModelN
 
 function reply(request: FrontRequest, protocol: FixtureProtocol): ScriptedReply {
   const scenario = marker(request.rawBody, 'scenario') ?? 'text';
-  if (scenario.startsWith('need-')) return modelTurn(request.json, protocol, { name: scenario.slice(5), arguments: { city: 'Oslo' } });
+  if (scenario.startsWith('need-'))
+    return modelTurn(request.json, protocol, { name: scenario.slice(5), arguments: { city: 'Oslo' } });
   switch (scenario) {
     case 'tool':
-      return { toolCalls: [{ name: 'get_current_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 30, outputTokens: 12 } };
+      return {
+        toolCalls: [{ name: 'get_current_weather', arguments: { city: 'Oslo' } }],
+        usage: { inputTokens: 30, outputTokens: 12 },
+      };
     case 'rate-limit':
-      return { kind: 'error', status: 429, message: 'Rate limit reached for requests', headers: { 'retry-after': '7', 'x-ratelimit-remaining-requests': '0' } };
+      return {
+        kind: 'error',
+        status: 429,
+        message: 'Rate limit reached for requests',
+        headers: { 'retry-after': '7', 'x-ratelimit-remaining-requests': '0' },
+      };
     case 'hang':
       return { kind: 'hang' };
     case 'slow-stream':
@@ -291,12 +311,16 @@ function validateAnthropicRequest(json: Json, headers: Record<string, string>): 
     // server_tool_use must name a search tool of the request); other typed entries stop here.
     const custom = tools.filter(
       (tool) =>
-        isObject(tool) && (tool.type === undefined || tool.type === 'custom' || (typeof tool.type === 'string' && tool.type.startsWith('tool_search_tool_'))),
+        isObject(tool) &&
+        (tool.type === undefined ||
+          tool.type === 'custom' ||
+          (typeof tool.type === 'string' && tool.type.startsWith('tool_search_tool_'))),
     );
     const loaded = tools.filter((tool) => isObject(tool) && tool.defer_loading !== true);
     if (tools.length > 0 && loaded.length === 0) return 'tools: at least one tool must not have defer_loading set';
     for (const [i, tool] of tools.entries()) {
-      if (isObject(tool) && tool.type !== undefined && tool.type !== 'custom' && typeof tool.type !== 'string') return `tools.${i}.type: must be a string`;
+      if (isObject(tool) && tool.type !== undefined && tool.type !== 'custom' && typeof tool.type !== 'string')
+        return `tools.${i}.type: must be a string`;
     }
     const declared = new Set(toolNames(json));
     for (const name of referenced(json.messages)) {
@@ -325,10 +349,12 @@ function validateChat(json: Json): string | undefined {
   const choice = json.tool_choice;
   if (!isObject(choice) || choice.type !== 'allowed_tools') return validateOpenAI(json);
   const declared = new Set(toolNames(json));
-  const allowed = isObject(choice.allowed_tools) && Array.isArray(choice.allowed_tools.tools) ? choice.allowed_tools.tools : [];
+  const allowed =
+    isObject(choice.allowed_tools) && Array.isArray(choice.allowed_tools.tools) ? choice.allowed_tools.tools : [];
   for (const tool of allowed) {
     const name = isObject(tool) && isObject(tool.function) ? tool.function.name : undefined;
-    if (typeof name !== 'string' || !declared.has(name)) return `tool_choice.allowed_tools: ${String(name)} is not in tools`;
+    if (typeof name !== 'string' || !declared.has(name))
+      return `tool_choice.allowed_tools: ${String(name)} is not in tools`;
   }
   const rest: Json = { ...json };
   delete rest.tool_choice;
@@ -352,7 +378,8 @@ function validateResponses(json: Json): string | undefined {
     for (const item of json.input) {
       if (!isObject(item)) return 'Invalid input item.';
       if (item.type === 'function_call') {
-        if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') return 'Invalid function_call item.';
+        if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string')
+          return 'Invalid function_call item.';
         calls.add(item.call_id);
       }
       if (item.type === 'function_call_output') {
@@ -385,7 +412,10 @@ async function answerResponses(res: ServerResponse, record: FrontRequest, script
     res.end(
       typeof scripted.body === 'string'
         ? scripted.body
-        : JSON.stringify(scripted.body ?? JSON.parse(openAIError(scripted.status, scripted.message ?? 'scripted error', scripted.type))),
+        : JSON.stringify(
+            scripted.body ??
+              JSON.parse(openAIError(scripted.status, scripted.message ?? 'scripted error', scripted.type)),
+          ),
     );
     return;
   }
@@ -425,7 +455,8 @@ async function answerResponses(res: ServerResponse, record: FrontRequest, script
       : {
           input_tokens: scripted.usage?.inputTokens ?? Math.ceil(record.rawBody.length / 4),
           input_tokens_details: { cached_tokens: 0 },
-          output_tokens: scripted.usage?.outputTokens ?? Math.max(1, Math.ceil((text.length + JSON.stringify(output).length) / 40)),
+          output_tokens:
+            scripted.usage?.outputTokens ?? Math.max(1, Math.ceil((text.length + JSON.stringify(output).length) / 40)),
           output_tokens_details: { reasoning_tokens: 0 },
           total_tokens: 0,
         };
@@ -463,16 +494,60 @@ async function answerResponses(res: ServerResponse, record: FrontRequest, script
   for (const [index, item] of output.entries()) {
     if (item.type === 'message') {
       const part = { type: 'output_text', text: '', annotations: [] };
-      await send({ type: 'response.output_item.added', output_index: index, item: { ...item, status: 'in_progress', content: [] } });
-      await send({ type: 'response.content_part.added', item_id: item.id, output_index: index, content_index: 0, part });
+      await send({
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { ...item, status: 'in_progress', content: [] },
+      });
+      await send({
+        type: 'response.content_part.added',
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part,
+      });
       for (const piece of text.match(/\s*\S+/g) ?? [text])
-        await send({ type: 'response.output_text.delta', item_id: item.id, output_index: index, content_index: 0, delta: piece, logprobs: [] });
-      await send({ type: 'response.output_text.done', item_id: item.id, output_index: index, content_index: 0, text, logprobs: [] });
-      await send({ type: 'response.content_part.done', item_id: item.id, output_index: index, content_index: 0, part: { ...part, text } });
+        await send({
+          type: 'response.output_text.delta',
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          delta: piece,
+          logprobs: [],
+        });
+      await send({
+        type: 'response.output_text.done',
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        text,
+        logprobs: [],
+      });
+      await send({
+        type: 'response.content_part.done',
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        part: { ...part, text },
+      });
     } else {
-      await send({ type: 'response.output_item.added', output_index: index, item: { ...item, arguments: '', status: 'in_progress' } });
-      await send({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: index, delta: item.arguments });
-      await send({ type: 'response.function_call_arguments.done', item_id: item.id, output_index: index, arguments: item.arguments });
+      await send({
+        type: 'response.output_item.added',
+        output_index: index,
+        item: { ...item, arguments: '', status: 'in_progress' },
+      });
+      await send({
+        type: 'response.function_call_arguments.delta',
+        item_id: item.id,
+        output_index: index,
+        delta: item.arguments,
+      });
+      await send({
+        type: 'response.function_call_arguments.done',
+        item_id: item.id,
+        output_index: index,
+        arguments: item.arguments,
+      });
     }
     await send({ type: 'response.output_item.done', output_index: index, item });
   }
@@ -508,7 +583,10 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
   let counter = 0;
   const front = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(openAIError(500, `fixture: ${String(error)}`, 'server_error'));
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(openAIError(500, `fixture: ${String(error)}`, 'server_error'));
       else res.destroy();
     });
   });
@@ -525,7 +603,8 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
       json = undefined;
     }
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(req.headers)) if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [key, value] of Object.entries(req.headers))
+      if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     const path = req.url ?? '/';
     const pathname = path.split('?')[0] ?? '/';
     let settle!: (outcome: string) => void;
@@ -547,7 +626,8 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
       settle(record.outcome);
     });
     requests.push(record);
-    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests)
+      requests.splice(0, requests.length - options.keepRequests);
 
     const protocol: FixtureProtocol | undefined = pathname.endsWith('/responses')
       ? 'responses'
@@ -567,7 +647,9 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
       if (problem !== undefined) {
         record.rejected = problem;
         const body =
-          protocol === 'anthropic' ? JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: problem } }) : openAIError(400, problem);
+          protocol === 'anthropic'
+            ? JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: problem } })
+            : openAIError(400, problem);
         res.writeHead(400, { 'content-type': 'application/json' }).end(body);
         return;
       }
@@ -620,7 +702,10 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
     const id = url.searchParams.get('id');
     const matching = requests.filter((request) => id === null || marker(request.rawBody, 'id') === id);
     if (url.searchParams.get('settled') === '1') {
-      await Promise.race([Promise.all(matching.map((request) => request.settled)), new Promise((done) => setTimeout(done, 10_000))]);
+      await Promise.race([
+        Promise.all(matching.map((request) => request.settled)),
+        new Promise((done) => setTimeout(done, 10_000)),
+      ]);
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(matching.map(describeRequest)));
   });

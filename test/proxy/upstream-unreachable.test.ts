@@ -30,7 +30,10 @@ describe('no model server behind the proxy', () => {
     const errors: unknown[][] = [];
     vi.spyOn(console, 'info').mockImplementation((...args: unknown[]) => void logs.push(args.join(' ')));
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args));
-    const app = createApp({ ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: dead }), registry: new ToolRegistry() });
+    const app = createApp({
+      ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: dead }),
+      registry: new ToolRegistry(),
+    });
     const response = await app.request('/v1/chat/completions', {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },

@@ -3,11 +3,11 @@
  * buffering, the exact bytes survive (UTF-8 included), and every selector fault fails open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NamedSelectorFactory } from '../../src/selector-kit.js';
 import { optionsFromVars } from '../../src/hono/index.js';
 import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
+import type { NamedSelectorFactory } from '../../src/selector-kit.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import type { UpstreamFixture } from './upstream-fixture.js';
 import { startUpstreamFixture } from './upstream-fixture.js';
@@ -44,7 +44,11 @@ const selectors: Record<string, NamedSelectorFactory> = {
 beforeAll(async () => {
   upstream = await startUpstreamFixture();
   server = await startNodeServer({
-    ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL, PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL }),
+    ...optionsFromVars({
+      LOOPCTL_TOKEN: TOKEN,
+      PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+      PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
+    }),
     registry: new ToolRegistry(),
     selectors,
     port: 0,
@@ -87,7 +91,8 @@ describe('proxy on the wire', () => {
     const [request] = await sentUpstream('sse1');
     expect(request?.outcome).toBeNull(); // still streaming upstream
     let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += new TextDecoder().decode(chunk.value);
     expect(`${first}${rest}`).toMatch(/data: \[DONE\]\n\n$/);
   });
 
@@ -107,16 +112,26 @@ describe('proxy on the wire', () => {
   it.each([
     ['broken', /boom in the selector/],
     ['rejecting', /the model failed to load/],
-  ])('a selector fault (%s) fails open: every tool goes upstream, the reason in x-loopctl-fell-open', async (selector, reason) => {
-    const id = `fault-${selector}`;
-    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: `weather [[id:${id}]]` }], tools: TOOLS }), {
-      'x-loopctl-selector': selector,
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('x-loopctl-fell-open')).toMatch(reason);
-    expect(response.headers.get('x-loopctl-advertised')).toBe('150');
-    expect((await sentUpstream(id))[0]?.tools.length).toBe(150);
-  });
+  ])(
+    'a selector fault (%s) fails open: every tool goes upstream, the reason in x-loopctl-fell-open',
+    async (selector, reason) => {
+      const id = `fault-${selector}`;
+      const response = await post(
+        JSON.stringify({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `weather [[id:${id}]]` }],
+          tools: TOOLS,
+        }),
+        {
+          'x-loopctl-selector': selector,
+        },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-loopctl-fell-open')).toMatch(reason);
+      expect(response.headers.get('x-loopctl-advertised')).toBe('150');
+      expect((await sentUpstream(id))[0]?.tools.length).toBe(150);
+    },
+  );
 
   it('a selection of only unknown tools, or an empty one, falls open rather than stranding the model', async () => {
     for (const [selector, choice] of [
@@ -126,7 +141,12 @@ describe('proxy on the wire', () => {
     ] as const) {
       const id = `empty-${selector}-${choice}`;
       const response = await post(
-        JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: `weather [[id:${id}]]` }], tools: TOOLS, tool_choice: choice }),
+        JSON.stringify({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `weather [[id:${id}]]` }],
+          tools: TOOLS,
+          tool_choice: choice,
+        }),
         { 'x-loopctl-selector': selector },
       );
       expect(response.status).toBe(200);
@@ -139,7 +159,9 @@ describe('proxy on the wire', () => {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}` },
-      body: new TextEncoder().encode(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi [[id:ctype1]]' }] })),
+      body: new TextEncoder().encode(
+        JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi [[id:ctype1]]' }] }),
+      ),
     });
     expect(response.status).toBe(200);
     await response.text();
@@ -148,9 +170,12 @@ describe('proxy on the wire', () => {
   });
 
   it('an embedding selector named on a server without an embedder is a 400, not a fall-open', async () => {
-    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }), {
-      'x-loopctl-selector': 'hybrid',
-    });
+    const response = await post(
+      JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS }),
+      {
+        'x-loopctl-selector': 'hybrid',
+      },
+    );
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'x-loopctl-selector' });
   });
@@ -167,10 +192,13 @@ describe('proxy on the wire', () => {
     const head = 'Please check the weather in Oslo. ';
     const tail = ' Then email the summary to Ana. [[id:huge1]]';
     const prompt = `${head}${'lorem ipsum dolor sit amet '.repeat(Math.ceil((7 * 1024 * 1024) / 27))}${tail}`;
-    const response = await post(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools: TOOLS }), {
-      'x-loopctl-selector': 'recording',
-      'x-loopctl-policy': 'narrow',
-    });
+    const response = await post(
+      JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: prompt }], tools: TOOLS }),
+      {
+        'x-loopctl-selector': 'recording',
+        'x-loopctl-policy': 'narrow',
+      },
+    );
     expect(response.status).toBe(200);
     await response.text();
     const query = seenQueries.at(-1) ?? '';

@@ -11,7 +11,9 @@ const ok = () => 'ok';
 const names = (registry: ToolRegistry) => registry.schemas().map((schema) => schema.name);
 
 function seeded(): { registry: ToolRegistry; changes: number[] } {
-  const registry = new ToolRegistry().registerMany(['a', 'b', 'c', 'd'].map((name) => ({ schema: tool(name), handler: ok })));
+  const registry = new ToolRegistry().registerMany(
+    ['a', 'b', 'c', 'd'].map((name) => ({ schema: tool(name), handler: ok })),
+  );
   const changes: number[] = [];
   registry.onChange((generation) => changes.push(generation));
   return { registry, changes };

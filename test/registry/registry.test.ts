@@ -47,7 +47,9 @@ describe('ToolRegistry: registration', () => {
 
   it('rejects a duplicate name unless replacing', () => {
     const registry = new ToolRegistry().register(weather, ok);
-    expect(() => registry.register({ ...weather, description: 'Other.' }, ok)).toThrow(/get_weather.*already registered/);
+    expect(() => registry.register({ ...weather, description: 'Other.' }, ok)).toThrow(
+      /get_weather.*already registered/,
+    );
     expect(registry.get('get_weather')?.description).toBe(weather.description);
     registry.register({ ...weather, description: 'Other.' }, ok, { replace: true });
     expect(registry.get('get_weather')?.description).toBe('Other.');
@@ -120,8 +122,12 @@ describe('ToolRegistry: registration', () => {
   it('rejects malformed schemas and handlers at registration', () => {
     const registry = new ToolRegistry();
     expect(() => registry.register({ ...weather, name: '' }, ok)).toThrow(/name: "" is refused: tool names are 1-64/);
-    expect(() => registry.register({ ...weather, description: 42 as never }, ok)).toThrow(/description: must be a string/);
-    expect(() => registry.register({ ...weather, parameters: [] as never }, ok)).toThrow(/parameters: must be a JSON Schema of type object/);
+    expect(() => registry.register({ ...weather, description: 42 as never }, ok)).toThrow(
+      /description: must be a string/,
+    );
+    expect(() => registry.register({ ...weather, parameters: [] as never }, ok)).toThrow(
+      /parameters: must be a JSON Schema of type object/,
+    );
     expect(() => registry.register(weather, undefined as never)).toThrow(/handler must be a function/);
     expect(registry.size).toBe(0);
   });
@@ -360,7 +366,8 @@ describe('ToolRegistry: dispatch never throws for a model mistake', () => {
     const controller = new AbortController();
     const registry = new ToolRegistry().register(
       clock,
-      (_args, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      (_args, { signal }) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     );
     const pending = registry.dispatch(call('clock', '{}'), { signal: controller.signal });
     controller.abort();

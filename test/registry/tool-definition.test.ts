@@ -17,7 +17,10 @@ const PARAMS = { type: 'object', properties: { city: { type: 'string' } }, requi
 const EXPECTED = { name: 'get_weather', description: 'Weather for a city.', parameters: PARAMS };
 const SHAPES: [string, unknown][] = [
   ['loopctl', { name: 'get_weather', description: 'Weather for a city.', parameters: PARAMS }],
-  ['OpenAI', { type: 'function', function: { name: 'get_weather', description: 'Weather for a city.', parameters: PARAMS } }],
+  [
+    'OpenAI',
+    { type: 'function', function: { name: 'get_weather', description: 'Weather for a city.', parameters: PARAMS } },
+  ],
   ['Anthropic', { name: 'get_weather', description: 'Weather for a city.', input_schema: PARAMS }],
   ['MCP', { name: 'get_weather', description: 'Weather for a city.', inputSchema: PARAMS }],
 ];
@@ -41,7 +44,9 @@ describe('the three common shapes', () => {
   });
 
   it("Anthropic's input_schema is kept, not dropped (the CLI used to replace it with {})", () => {
-    const [tool] = loadTools(toolsFile([{ name: 'search', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }]));
+    const [tool] = loadTools(
+      toolsFile([{ name: 'search', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }]),
+    );
     expect(tool?.parameters).toEqual({ type: 'object', properties: { q: { type: 'string' } } });
   });
 
@@ -53,7 +58,9 @@ describe('the three common shapes', () => {
   });
 
   it('registerMany and replace take every shape too', async () => {
-    const registry = new ToolRegistry().registerMany(SHAPES.slice(1, 2).map(([, schema]) => ({ schema: schema as never, handler: noop })));
+    const registry = new ToolRegistry().registerMany(
+      SHAPES.slice(1, 2).map(([, schema]) => ({ schema: schema as never, handler: noop })),
+    );
     expect(registry.get('get_weather')).toEqual(EXPECTED);
     registry.replace({ name: 'get_weather', description: 'Changed.', inputSchema: PARAMS }, noop);
     expect(registry.get('get_weather')?.description).toBe('Changed.');
@@ -76,10 +83,22 @@ describe('what the registry refuses, the CLI refuses, with the same words', () =
     ['a name in another script', { name: '天気' }, /name: "天気" is refused/],
     ['a tab', { name: 'get\tweather' }, /is refused/],
     ['no name', { description: 'nameless' }, /name: undefined is refused/],
-    ['a wrapped name', { type: 'function', function: { name: 'send email' } }, /function\.name: "send email" is refused/],
+    [
+      'a wrapped name',
+      { type: 'function', function: { name: 'send email' } },
+      /function\.name: "send email" is refused/,
+    ],
     ['a description that is not a string', { name: 'ok', description: 7 }, /description: must be a string/],
-    ['parameters that are not an object schema', { name: 'ok', parameters: { type: 'string' } }, /parameters: must be a JSON Schema of type object/],
-    ['an input_schema that is an array', { name: 'ok', input_schema: [] }, /input_schema: must be a JSON Schema of type object/],
+    [
+      'parameters that are not an object schema',
+      { name: 'ok', parameters: { type: 'string' } },
+      /parameters: must be a JSON Schema of type object/,
+    ],
+    [
+      'an input_schema that is an array',
+      { name: 'ok', input_schema: [] },
+      /input_schema: must be a JSON Schema of type object/,
+    ],
     ['not an object', 'get_weather', /must be an object/],
   ];
   it.each(BAD)('%s', (_, definition, message) => {
@@ -93,7 +112,15 @@ describe('what the registry refuses, the CLI refuses, with the same words', () =
   });
 
   it('keeps the names the eval sets use: dotted, &, and names like Object.prototype members', () => {
-    const names = ['math.factorial', 'AclApi.add_mapping', 'PDF&URLTool', '__proto__', 'constructor', 'x'.repeat(64), 'a-b_c'];
+    const names = [
+      'math.factorial',
+      'AclApi.add_mapping',
+      'PDF&URLTool',
+      '__proto__',
+      'constructor',
+      'x'.repeat(64),
+      'a-b_c',
+    ];
     const registry = new ToolRegistry();
     for (const name of names) registry.register({ name }, noop);
     expect(registry.schemas().map((tool) => tool.name)).toEqual(names);

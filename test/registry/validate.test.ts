@@ -111,7 +111,10 @@ describe('validation never generates code (Workers forbid eval and new Function)
 
   it('compiles and validates with eval and Function replaced by throwing stubs', () => {
     forbidCodegen();
-    const check = compileValidator({ ...schema, properties: { ...schema.properties, code: { pattern: '^[A-Z]{3}$' } } });
+    const check = compileValidator({
+      ...schema,
+      properties: { ...schema.properties, code: { pattern: '^[A-Z]{3}$' } },
+    });
     expect(check({ city: 'Oslo', code: 'NOK', where: { lat: 59.9 } })).toEqual([]);
     expect(
       check({ city: 'Oslo', code: 'nok', days: [0] })

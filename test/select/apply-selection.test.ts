@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applySelection, withCore } from '../../src/select/apply-selection.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
+import { applySelection, withCore } from '../../src/select/apply-selection.js';
 
 const tool = (name: string, description = `The ${name} tool.`): ToolSchema => ({
   name,

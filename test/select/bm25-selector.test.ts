@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonSchema, ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
-import type { JsonSchema, ToolSchema } from '../../src/registry/schema.js';
 
 const tool = (name: string, description: string, parameters: JsonSchema = {}): ToolSchema => ({
   name,
@@ -14,7 +14,8 @@ const ctx = (prompt: string | undefined): SelectionContext => ({
   latestUserMessage: prompt,
   conversation: [],
 });
-const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) => applySelection(selector.select(ctx(prompt), all), all).names;
+const names = (selector: Bm25Selector, all: readonly ToolSchema[], prompt: string) =>
+  applySelection(selector.select(ctx(prompt), all), all).names;
 
 // Documents (split name, description, parameter names and parameter descriptions), counted by hand:
 //   geocode: geocode coordinates place city name city   (6 words; "city" twice, both from the parameter)
@@ -102,7 +103,9 @@ describe('Bm25Selector', () => {
 
   it('is deterministic', () => {
     const selector = new Bm25Selector({ topK: 2 });
-    expect(selector.select(ctx('weather city time'), corpus)).toEqual(selector.select(ctx('weather city time'), [...corpus]));
+    expect(selector.select(ctx('weather city time'), corpus)).toEqual(
+      selector.select(ctx('weather city time'), [...corpus]),
+    );
   });
 
   describe('withTopK', () => {

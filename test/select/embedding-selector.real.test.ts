@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 
 // Ranks a realistic registry with the real offline model (USE lite, ONNX). Skipped when the
 // model has not been built (`models/` is git-ignored).
@@ -58,7 +58,9 @@ describe.skipIf(!haveModel)('EmbeddingSelector with the real use-lite model', ()
 
   it.each(CASES)('%j ranks %s in the top 3', async (prompt, expected) => {
     const selector = new EmbeddingSelector(embedder, { topK: 3, cache: sharedCache });
-    const output = await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, REGISTRY, { signal: new AbortController().signal });
+    const output = await selector.select({ turn: 1, latestUserMessage: prompt, conversation: [] }, REGISTRY, {
+      signal: new AbortController().signal,
+    });
     expect(output.fellOpen).toBeUndefined();
     expect(output.tools.map((t) => t.name)).toContain(expected);
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import { applySelection } from '../../src/select/apply-selection.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
+import { applySelection } from '../../src/select/apply-selection.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { type Behaviour, countingEmbedder, ctx, mapCache, registry } from '../embed/counting-embedder.js';
 
 const names = (tools: readonly ToolSchema[]) => tools.map((tool) => tool.name);
@@ -62,7 +62,9 @@ describe('EmbeddingSelector ranking', () => {
   });
 
   it('k = 0 is refused at configuration time, as on every ranked selector', () => {
-    expect(() => new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] })).toThrow(/topK must be a positive integer/);
+    expect(() => new EmbeddingSelector(countingEmbedder(), { topK: 0, coreTools: ['read_file'] })).toThrow(
+      /topK must be a positive integer/,
+    );
   });
 
   it('an empty registry selects nothing', async () => {
@@ -76,7 +78,10 @@ describe('EmbeddingSelector ranking', () => {
   });
 
   it('unions core tools into every non-empty selection, flagged as core', async () => {
-    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools(['read_file', 'missing_tool']);
+    const selector = new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools([
+      'read_file',
+      'missing_tool',
+    ]);
     const output = await selector.select(ctx('What is the weather in Oslo?'), registry(), noSignal);
     expect(names(output.tools)).toEqual(['get_weather', 'read_file']);
     expect(output.reasons?.read_file).toMatchObject({ core: true });
@@ -149,7 +154,9 @@ describe('EmbeddingSelector caching', () => {
     const selector = new EmbeddingSelector(embedder, { topK: 1 });
     const all = registry();
     await selector.select(ctx('weather'), all, noSignal);
-    const edited = all.map((tool) => (tool.name === 'send_email' ? { ...tool, description: 'Deliver a weather bulletin by mail.' } : tool));
+    const edited = all.map((tool) =>
+      tool.name === 'send_email' ? { ...tool, description: 'Deliver a weather bulletin by mail.' } : tool,
+    );
     await selector.select(ctx('weather'), edited, noSignal);
     expect(selector.stats.corpusEmbeds).toBe(all.length + 1);
   });
@@ -198,7 +205,11 @@ describe('EmbeddingSelector caching', () => {
     const storage = new Map<string, Uint8Array>();
     const all = registry();
     const prompt = 'Schedule a calendar meeting with attendees';
-    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).select(ctx(prompt), all, noSignal);
+    const clean = await new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) }).select(
+      ctx(prompt),
+      all,
+      noSignal,
+    );
     for (const [key, bytes] of storage) storage.set(key, bytes.slice(0, bytes.length >> 1));
 
     const selector = new EmbeddingSelector(countingEmbedder(), { cache: mapCache(storage) });
@@ -265,7 +276,9 @@ describe('EmbeddingSelector fails open', () => {
       const all = registry();
       const output = await new EmbeddingSelector(embedder, { topK: 2 }).select(ctx('weather'), all, noSignal);
       expect(output.tools).toEqual(all);
-      expect(output.fellOpen).toMatch(/query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/);
+      expect(output.fellOpen).toMatch(
+        /query embedding failed|query vector cannot rank|query vector has \d+ dimensions|returned 0 vectors for 1 text/,
+      );
     });
   }
 
@@ -286,7 +299,11 @@ describe('EmbeddingSelector fails open', () => {
   it.each([undefined, '', '   \n'])('when there is no query (%j)', async (prompt) => {
     const embedder = countingEmbedder();
     const all = registry();
-    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).select(ctx(prompt), all, noSignal);
+    const output = await new EmbeddingSelector(embedder, { coreTools: ['read_file'] }).select(
+      ctx(prompt),
+      all,
+      noSignal,
+    );
     expect(output.tools).toEqual(all);
     expect(output.fellOpen).toMatch(/no query/);
     expect(embedder.calls).toBe(0);
@@ -476,7 +493,9 @@ describe('EmbeddingSelector timeout', () => {
     let release!: () => void;
     embedder.hold = new Promise((resolve) => (release = resolve));
     let done = false;
-    const pending = new EmbeddingSelector(embedder, { topK: 1 }).select(ctx('weather'), registry(), noSignal).finally(() => (done = true));
+    const pending = new EmbeddingSelector(embedder, { topK: 1 })
+      .select(ctx('weather'), registry(), noSignal)
+      .finally(() => (done = true));
     await tick(40);
     expect(done).toBe(false);
     embedder.hold = undefined;
@@ -502,7 +521,9 @@ describe('EmbeddingSelector timeout', () => {
 
       const aborted = new AbortController();
       aborted.abort(new Error('already gone'));
-      await expect(selector.select(ctx('weather'), registry(), { signal: aborted.signal })).rejects.toThrow('already gone');
+      await expect(selector.select(ctx('weather'), registry(), { signal: aborted.signal })).rejects.toThrow(
+        'already gone',
+      );
     });
     expect(seen).toEqual([]);
   });

@@ -11,17 +11,26 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import type { ModelClient } from '../../src/model/client.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { Bm25Selector } from '../../src/select/bm25-selector.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import { RewritingSelector } from '../../src/select/rewriting-selector.js';
 import type { AsyncToolSelector, SelectorOutput, SelectorResult, ToolSelector } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { bagOfWords } from '../embed/counting-embedder.js';
 import { body, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
-import { FAULT_TABLE, MATRIX, SELECTOR_IDS, SYSTEM_FAULTS, renderFaultMatrix, type Cell, type FaultId, type SelectorId } from './fault-table.js';
+import {
+  type Cell,
+  FAULT_TABLE,
+  type FaultId,
+  MATRIX,
+  renderFaultMatrix,
+  SELECTOR_IDS,
+  type SelectorId,
+  SYSTEM_FAULTS,
+} from './fault-table.js';
 
 const picker = useScriptedServer(); // the rewriting selector's model
 const model = useScriptedServer(); // the run's model
@@ -30,7 +39,11 @@ const PROMPT = 'What is the weather in Oslo?';
 const NAMES = toolbox()
   .registry.schemas()
   .map((tool) => tool.name);
-const INVENTED: ToolSchema = { name: 'delete_everything', description: 'Wipe everything.', parameters: { type: 'object' } };
+const INVENTED: ToolSchema = {
+  name: 'delete_everything',
+  description: 'Wipe everything.',
+  parameters: { type: 'object' },
+};
 const FORGED_DESCRIPTION = 'Send money to anyone.';
 
 // Any rejection nobody handled, anywhere in the process, fails the cell that caused it.
@@ -130,7 +143,13 @@ async function refusedBaseURL(): Promise<string> {
 
 function builtIn(
   id: SelectorId,
-  options: { embedder?: Embedder; client?: ModelClient; core?: string[]; budget?: number; embedTimeoutMs?: number } = {},
+  options: {
+    embedder?: Embedder;
+    client?: ModelClient;
+    core?: string[];
+    budget?: number;
+    embedTimeoutMs?: number;
+  } = {},
 ): Installed {
   const coreTools = options.core ?? [];
   const timeout = options.embedTimeoutMs === undefined ? {} : { timeoutMs: options.embedTimeoutMs };
@@ -145,8 +164,14 @@ function builtIn(
     case 'hybrid':
       return { kind: 'async', selector: new HybridSelector(embedder, { topK: 2, coreTools, ...timeout }) };
     case 'rewriting': {
-      const selector = new RewritingSelector(options.client ?? pickerClient(), { timeoutMs: MATRIX.timeoutMs, coreTools });
-      return { kind: 'async', selector: options.budget === undefined ? selector : selector.withBudget({ maxTokens: options.budget }) };
+      const selector = new RewritingSelector(options.client ?? pickerClient(), {
+        timeoutMs: MATRIX.timeoutMs,
+        coreTools,
+      });
+      return {
+        kind: 'async',
+        selector: options.budget === undefined ? selector : selector.withBudget({ maxTokens: options.budget }),
+      };
     }
   }
 }
@@ -159,12 +184,18 @@ function fabricating(inner: Installed): Installed {
   };
   if (inner.kind === 'sync') {
     const { selector } = inner;
-    return { kind: 'sync', selector: { name: `fabricating-${selector.name}`, select: (c, a) => forge(asOutput(selector.select(c, a)), a) } };
+    return {
+      kind: 'sync',
+      selector: { name: `fabricating-${selector.name}`, select: (c, a) => forge(asOutput(selector.select(c, a)), a) },
+    };
   }
   const { selector } = inner;
   return {
     kind: 'async',
-    selector: { name: `fabricating-${selector.name}`, select: async (c, a, o) => forge(asOutput(await selector.select(c, a, o)), a) },
+    selector: {
+      name: `fabricating-${selector.name}`,
+      select: async (c, a, o) => forge(asOutput(await selector.select(c, a, o)), a),
+    },
   };
 }
 
@@ -207,10 +238,18 @@ async function scenario(fault: FaultId, id: SelectorId): Promise<Scenario> {
   }
 
   // rewriting: every fault is on turn 1 (turn 2's selection answers normally) unless noted.
-  const failing = (first: ScriptedReply[]): Scenario => ({ prompt: PROMPT, installed: builtIn(id), pickerReplies: [...first, GOOD_ANSWER] });
+  const failing = (first: ScriptedReply[]): Scenario => ({
+    prompt: PROMPT,
+    installed: builtIn(id),
+    pickerReplies: [...first, GOOD_ANSWER],
+  });
   switch (fault) {
     case 'throws':
-      return { prompt: PROMPT, installed: builtIn(id, { client: pickerClient(await refusedBaseURL()) }), pickerReplies: [] };
+      return {
+        prompt: PROMPT,
+        installed: builtIn(id, { client: pickerClient(await refusedBaseURL()) }),
+        pickerReplies: [],
+      };
     case 'rejects':
       return failing([
         { kind: 'error', status: 500, message: 'boom' },
@@ -227,10 +266,17 @@ async function scenario(fault: FaultId, id: SelectorId): Promise<Scenario> {
       return {
         prompt: PROMPT,
         installed: builtIn(id, { budget: MATRIX.budgetTokens }),
-        pickerReplies: [{ text: '["get_weather"]', usage: { inputTokens: MATRIX.firstAnswerTokens - 20, outputTokens: 20 } }],
+        pickerReplies: [
+          { text: '["get_weather"]', usage: { inputTokens: MATRIX.firstAnswerTokens - 20, outputTokens: 20 } },
+        ],
       };
     case 'cancelled':
-      return { prompt: PROMPT, installed: builtIn(id), pickerReplies: [{ kind: 'hang' }], cancelWhen: () => picker.current.waitForRequests(1) };
+      return {
+        prompt: PROMPT,
+        installed: builtIn(id),
+        pickerReplies: [{ kind: 'hang' }],
+        cancelWhen: () => picker.current.waitForRequests(1),
+      };
     default:
       throw new Error(`no scenario for ${fault} × ${id}`);
   }
@@ -267,7 +313,11 @@ async function runCell(fault: FaultId, id: SelectorId, cell: Cell): Promise<void
   const cancelling = cell.outcome === 'cancelled';
   if (!cancelling) model.current.enqueue(...modelReplies(toolTurns(cell)));
 
-  const loop = new BareLoop({ client: openAI(model.current, { model: 'run-large' }), registry, config: { constraint: ToolConstraint.Strict } });
+  const loop = new BareLoop({
+    client: openAI(model.current, { model: 'run-large' }),
+    registry,
+    config: { constraint: ToolConstraint.Strict },
+  });
   if (plan.installed.kind === 'sync') loop.withToolSelector(plan.installed.selector);
   else loop.withAsyncToolSelector(plan.installed.selector);
 
@@ -375,18 +425,24 @@ function checkInvariants(events: readonly LoopEvent[], calls: { name: string; ar
     const advertised = selections.find((selection) => selection.turn === event.turn)?.advertised ?? [];
     expect(event.advertised).toBe(advertised.includes(event.call.name));
     if (event.advertised) continue;
-    const dispatched = calls.some((call) => call.name === event.call.name && JSON.stringify(call.args) === event.call.arguments);
+    const dispatched = calls.some(
+      (call) => call.name === event.call.name && JSON.stringify(call.args) === event.call.arguments,
+    );
     expect(dispatched, `${event.call.name} was not advertised on turn ${event.turn} but ran`).toBe(false);
     const result = ofType(events, 'tool_result').find((r) => r.result.toolCallId === event.call.id);
     expect(result?.result.isError).toBe(true);
     // A registered tool is refused by the Strict check; an invented one by the registry.
-    expect(result?.result.content).toMatch(NAMES.includes(event.call.name) ? /was not offered this turn/ : /unknown tool/);
+    expect(result?.result.content).toMatch(
+      NAMES.includes(event.call.name) ? /was not offered this turn/ : /unknown tool/,
+    );
   }
 }
 
 // ---------------------------------------------------------------------------------------
 
-const cells = FAULT_TABLE.flatMap((row) => SELECTOR_IDS.map((id) => ({ fault: row.id, label: row.fault, id, cell: row.cells[id] })));
+const cells = FAULT_TABLE.flatMap((row) =>
+  SELECTOR_IDS.map((id) => ({ fault: row.id, label: row.fault, id, cell: row.cells[id] })),
+);
 const runnable = cells.filter((entry) => entry.cell.outcome !== 'n/a');
 
 describe('selector fault matrix (through BareLoop, Strict, scripted model server)', { timeout: 30_000 }, () => {

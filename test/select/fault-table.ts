@@ -61,7 +61,10 @@ export const MATRIX = {
   garbagePrompt: '?! 42 … ¿¡ ok',
 } as const;
 
-const lexicalOnly = (cause: string): Cell => ({ outcome: 'lexical-only', cause: `ranking on the lexical half only: ${cause}` });
+const lexicalOnly = (cause: string): Cell => ({
+  outcome: 'lexical-only',
+  cause: `ranking on the lexical half only: ${cause}`,
+});
 const NO_DEPENDENCY = 'no dependency to fail';
 const NO_VECTORS = 'no vectors';
 
@@ -185,7 +188,10 @@ export const FAULT_TABLE: readonly FaultRow[] = [
     cells: {
       keyword: { outcome: 'full-surface', cause: 'the prompt has no words to match' },
       bm25: { outcome: 'full-surface', cause: 'the prompt has no words to match' },
-      embedding: { outcome: 'full-surface', cause: `query vector has ${MATRIX.dimensions + 3} dimensions, expected ${MATRIX.dimensions}` },
+      embedding: {
+        outcome: 'full-surface',
+        cause: `query vector has ${MATRIX.dimensions + 3} dimensions, expected ${MATRIX.dimensions}`,
+      },
       hybrid: lexicalOnly(`query vector has ${MATRIX.dimensions + 3} dimensions, expected ${MATRIX.dimensions}`),
       rewriting: { outcome: 'full-surface', cause: 'the answer named no tool' },
     },
@@ -249,7 +255,8 @@ export interface SystemFault {
 /** Faults around selection: custom selectors, HTTP clients, MCP servers. Each row names its test. */
 export const SYSTEM_FAULTS: readonly SystemFault[] = [
   {
-    fault: 'Custom selector returns something malformed (`null`, `undefined`, a string, `{}`, `{ tools: null }`, `[null, 42]`, only unregistered tools)',
+    fault:
+      'Custom selector returns something malformed (`null`, `undefined`, a string, `{}`, `{ tools: null }`, `[null, 42]`, only unregistered tools)',
     outcome: '**full surface**; one `malformed_selection` warning naming what was wrong; the run goes on',
     test: '`test/loop/malformed-selection.test.ts`',
   },
@@ -265,7 +272,8 @@ export const SYSTEM_FAULTS: readonly SystemFault[] = [
   },
   {
     fault: 'An HTTP client disconnects from a streamed `POST /v1/runs` while the model is answering',
-    outcome: 'the in-flight model request is aborted at once (the upstream sees its connection closed); no tool is dispatched after it',
+    outcome:
+      'the in-flight model request is aborted at once (the upstream sees its connection closed); no tool is dispatched after it',
     test: '`test/worker/suite.ts` (Node, Deno, the workerd pool), `test/worker/workerd-http.test.ts` (workerd over real sockets)',
   },
   {
@@ -290,7 +298,9 @@ export function renderFaultMatrix(): string {
     '',
     `| Fault | ${SELECTOR_IDS.join(' | ')} |`,
     `|---|${SELECTOR_IDS.map(() => '---').join('|')}|`,
-    ...FAULT_TABLE.map((row) => `| ${row.fault} | ${SELECTOR_IDS.map((id) => escapePipes(describeCell(row.cells[id]))).join(' | ')} |`),
+    ...FAULT_TABLE.map(
+      (row) => `| ${row.fault} | ${SELECTOR_IDS.map((id) => escapePipes(describeCell(row.cells[id]))).join(' | ')} |`,
+    ),
     '',
     '“Full surface” means every registered tool is advertised and the selection event’s `fellOpen`',
     'carries the cause, which the loop repeats as a `warning` event. “Lexical-only” is the hybrid’s',

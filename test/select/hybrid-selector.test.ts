@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
-import { applySelection } from '../../src/select/apply-selection.js';
-import type { SelectionContext } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
+import { applySelection } from '../../src/select/apply-selection.js';
+import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
+import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import type { SelectionContext } from '../../src/select/selector.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}): ToolSchema => ({
@@ -14,16 +14,26 @@ const tool = (name: string, description: string, properties: Record<string, unkn
 });
 
 const TOOLS: ToolSchema[] = [
-  tool('get_weather', 'Current weather conditions and forecast for a city.', { city: { type: 'string', description: 'City name' } }),
+  tool('get_weather', 'Current weather conditions and forecast for a city.', {
+    city: { type: 'string', description: 'City name' },
+  }),
   tool('send_email', 'Send an email message to a recipient.', { to: { type: 'string' }, subject: { type: 'string' } }),
   tool('read_file', 'Return the contents of a file.', { path: { type: 'string' } }),
   tool('search_web', 'Search the web for pages matching a query.', { query: { type: 'string' } }),
-  tool('create_calendar_event', 'Create an event in the calendar.', { title: { type: 'string' }, start: { type: 'string' } }),
+  tool('create_calendar_event', 'Create an event in the calendar.', {
+    title: { type: 'string' },
+    start: { type: 'string' },
+  }),
   tool('list_pull_requests', 'List open pull requests of a repository.', { repository: { type: 'string' } }),
-  tool('translate_text', 'Translate text into another language.', { text: { type: 'string' }, target_language: { type: 'string' } }),
+  tool('translate_text', 'Translate text into another language.', {
+    text: { type: 'string' },
+    target_language: { type: 'string' },
+  }),
   tool('run_sql_query', 'Run a SQL query against the database.', { sql: { type: 'string' } }),
   tool('deploy_service', 'Deploy a service to the cloud.', { service: { type: 'string' } }),
-  tool('convert_currency', 'Convert an amount between currencies using exchange rates.', { amount: { type: 'number' } }),
+  tool('convert_currency', 'Convert an amount between currencies using exchange rates.', {
+    amount: { type: 'number' },
+  }),
 ];
 
 const ctx = (prompt: string | undefined, turn = 1): SelectionContext => ({
@@ -194,7 +204,9 @@ describe('HybridSelector timeout', () => {
       expect(output.fellOpen).toBeUndefined();
       expect(output.tools.map((tool) => tool.name)).toEqual(['get_weather']);
       expect(output.reasons?.get_weather?.parts).not.toHaveProperty('dense');
-      expect(output.warnings).toEqual(['embedding unavailable, ranking on the lexical half only: embedding timed out after 20 ms']);
+      expect(output.warnings).toEqual([
+        'embedding unavailable, ranking on the lexical half only: embedding timed out after 20 ms',
+      ]);
 
       embedder.hold = undefined;
       release();
@@ -227,7 +239,9 @@ describe('HybridSelector timeout', () => {
     embedder.hold = new Promise(() => undefined);
     const controller = new AbortController();
     const seen = await unhandledDuring(async () => {
-      const pending = new HybridSelector(embedder, { timeoutMs: 5_000 }).select(ctx('weather'), TOOLS, { signal: controller.signal });
+      const pending = new HybridSelector(embedder, { timeoutMs: 5_000 }).select(ctx('weather'), TOOLS, {
+        signal: controller.signal,
+      });
       await tick(1);
       controller.abort(new Error('cancelled by test'));
       await expect(pending).rejects.toThrow('cancelled by test');
@@ -237,7 +251,8 @@ describe('HybridSelector timeout', () => {
 });
 
 describe('HybridSelector multi-intent prompts', () => {
-  const TWO = 'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
+  const TWO =
+    'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
   const pick = async (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = TOOLS) =>
     (await selector.select(ctx(prompt), tools, { signal: signal() })).tools.map((t) => t.name);
 
@@ -245,7 +260,11 @@ describe('HybridSelector multi-intent prompts', () => {
     const embedder = countingEmbedder();
     // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
     // nameWeight 0: the clause mix alone.
-    const on = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: { mix: 1, share: false, clauseSlots: false } });
+    const on = new HybridSelector(embedder, {
+      topK: 2,
+      nameWeight: 0,
+      multiIntent: { mix: 1, share: false, clauseSlots: false },
+    });
     const off = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: false });
     expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
     expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
@@ -254,13 +273,22 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(embedder.calls - calls).toBe(1);
     expect(output.reasons?.translate_text?.parts?.clause).toBeGreaterThan(0);
     // The clause texts ride the same embed call as the prompt.
-    expect(embedder.texts.slice(-4)).toEqual([TWO, 'search the web for pages about the sql query planner', 'its sql query plans', 'translate it into German']);
+    expect(embedder.texts.slice(-4)).toEqual([
+      TWO,
+      'search the web for pages about the sql query planner',
+      'its sql query plans',
+      'translate it into German',
+    ]);
   });
 
   it('a one-clause prompt ranks exactly as with multi-intent off', async () => {
     const on = new HybridSelector(countingEmbedder(), { topK: 3 });
     const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
-    for (const prompt of ['what is the weather forecast in Paris', 'run a sql query against the orders database', 'deploy the billing service']) {
+    for (const prompt of [
+      'what is the weather forecast in Paris',
+      'run a sql query against the orders database',
+      'deploy the billing service',
+    ]) {
       const a = await on.select(ctx(prompt), TOOLS, { signal: signal() });
       const b = await off.select(ctx(prompt), TOOLS, { signal: signal() });
       expect(a).toEqual(b);
@@ -268,7 +296,8 @@ describe('HybridSelector multi-intent prompts', () => {
   });
 
   it("an enumerated prompt keeps a slot for each item's best tool, and only then", async () => {
-    const LIST = 'First, search the web for pages about the sql query planner and its sql query plans. I need many. Second, send an email to Kim';
+    const LIST =
+      'First, search the web for pages about the sql query planner and its sql query plans. I need many. Second, send an email to Kim';
     const embedder = countingEmbedder();
     const cache = memoryVectorCache();
     const share = new HybridSelector(embedder, { topK: 2, cache });
@@ -283,20 +312,38 @@ describe('HybridSelector multi-intent prompts', () => {
     ]);
     // k stays k, and a prompt that is not an enumeration ranks as without sharing.
     const plain = 'search the web for pages about the sql query planner and send an email';
-    expect(await share.select(ctx(plain), TOOLS, { signal: signal() })).toEqual(await noShare.select(ctx(plain), TOOLS, { signal: signal() }));
+    expect(await share.select(ctx(plain), TOOLS, { signal: signal() })).toEqual(
+      await noShare.select(ctx(plain), TOOLS, { signal: signal() }),
+    );
   });
 
   it("each clause's best tool is advertised beyond k when the ranking left it out", async () => {
     const cache = memoryVectorCache();
     // mix 0 and no enumeration share: the clauses add nothing to the ranking itself, only their slots.
-    const slots = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false } });
-    const none = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false, clauseSlots: false } });
+    const slots = new HybridSelector(countingEmbedder(), {
+      topK: 2,
+      nameWeight: 0,
+      cache,
+      multiIntent: { mix: 0, share: false },
+    });
+    const none = new HybridSelector(countingEmbedder(), {
+      topK: 2,
+      nameWeight: 0,
+      cache,
+      multiIntent: { mix: 0, share: false, clauseSlots: false },
+    });
     expect(await pick(none, TWO)).toEqual(['search_web', 'run_sql_query']);
     const output = await slots.select(ctx(TWO), TOOLS, { signal: signal() });
     expect(output.tools.map((t) => t.name)).toEqual(['search_web', 'translate_text', 'run_sql_query']);
     expect(output.reasons?.translate_text?.intent).toBe(true);
     // From the links budget: none beyond k without one.
-    const noBudget = new HybridSelector(countingEmbedder(), { topK: 2, nameWeight: 0, cache, multiIntent: { mix: 0, share: false }, links: { budget: 0 } });
+    const noBudget = new HybridSelector(countingEmbedder(), {
+      topK: 2,
+      nameWeight: 0,
+      cache,
+      multiIntent: { mix: 0, share: false },
+      links: { budget: 0 },
+    });
     expect(await pick(noBudget, TWO)).toEqual(['search_web', 'run_sql_query']);
   });
 
@@ -304,7 +351,10 @@ describe('HybridSelector multi-intent prompts', () => {
     const MAIL: ToolSchema[] = [
       tool('create_task', 'Create a task and assign it.', { title: { type: 'string' } }),
       tool('send_email', 'Compose and send a new email.', { to: { type: 'string' } }),
-      tool('reply_to_email', 'Reply to an email thread, to him or to everyone.', { email_id: { type: 'string' }, body: { type: 'string' } }),
+      tool('reply_to_email', 'Reply to an email thread, to him or to everyone.', {
+        email_id: { type: 'string' },
+        body: { type: 'string' },
+      }),
       tool('forward_email', 'Forward an email to someone.', { email_id: { type: 'string' } }),
       tool('search_inbox', 'Search received mail.', { query: { type: 'string' } }),
     ];
@@ -312,7 +362,10 @@ describe('HybridSelector multi-intent prompts', () => {
     const cache = memoryVectorCache();
     const base = { topK: 2, cache, links: false as const };
     const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0, clauseSlots: false } });
-    const resolved = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0.3, clauseSlots: false } });
+    const resolved = new HybridSelector(countingEmbedder(), {
+      ...base,
+      multiIntent: { action: 0.3, clauseSlots: false },
+    });
     expect(await pick(plain, prompt, MAIL)).not.toContain('send_email');
     expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
   });
@@ -335,7 +388,9 @@ describe('HybridSelector name coverage', () => {
     const embedder = countingEmbedder();
     const cache = memoryVectorCache();
     const prompt = 'calculate the present value of these payments';
-    expect(await top(new HybridSelector(embedder, { cache, topK: 1, nameWeight: 0 }), prompt)).toEqual(['finance_value_report']);
+    expect(await top(new HybridSelector(embedder, { cache, topK: 1, nameWeight: 0 }), prompt)).toEqual([
+      'finance_value_report',
+    ]);
     expect(await top(new HybridSelector(embedder, { cache, topK: 1 }), prompt)).toEqual(['calculate_present_value']);
   });
 

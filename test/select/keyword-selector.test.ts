@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 
 const tool = (name: string, description: string): ToolSchema => ({
   name,
@@ -18,8 +18,10 @@ const ctx = (prompt: string | undefined, extra: Partial<SelectionContext> = {}):
 });
 
 /** Names a selector advertises for a prompt, after the selection contract. */
-const pick = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) => applySelection(selector.select(ctx(prompt), all), all);
-const names = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) => pick(selector, all, prompt).names;
+const pick = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) =>
+  applySelection(selector.select(ctx(prompt), all), all);
+const names = (selector: KeywordSelector, all: readonly ToolSchema[], prompt: string | undefined) =>
+  pick(selector, all, prompt).names;
 
 // Descriptions avoid the default synonym table's words unless a test is about the table.
 const surface: readonly ToolSchema[] = [

@@ -18,12 +18,22 @@ describe('sharePicks', () => {
 
 describe('itemBests and mixClauses', () => {
   it("each ranking's best tool, skipping rankings with nothing positive", () => {
-    expect(itemBests([{ fused: Float64Array.of(0.1, 0.7, 0.2) }, { fused: Float64Array.of(0, 0, 0) }, { fused: Float64Array.of(0.3, 0, 0) }])).toEqual([1, 0]);
+    expect(
+      itemBests([
+        { fused: Float64Array.of(0.1, 0.7, 0.2) },
+        { fused: Float64Array.of(0, 0, 0) },
+        { fused: Float64Array.of(0.3, 0, 0) },
+      ]),
+    ).toEqual([1, 0]);
   });
 
   it('mixes the best clause score into the whole prompt score', () => {
     const whole = Float64Array.of(1, 0, 0.5);
-    const best = mixClauses(whole, [{ fused: Float64Array.of(0, 1, 0.25) }, { fused: Float64Array.of(0.5, 0, 0) }], 0.2);
+    const best = mixClauses(
+      whole,
+      [{ fused: Float64Array.of(0, 1, 0.25) }, { fused: Float64Array.of(0.5, 0, 0) }],
+      0.2,
+    );
     expect([...best]).toEqual([0.5, 1, 0.25]);
     expect([...whole].map((v) => +v.toFixed(6))).toEqual([0.9, 0.2, 0.45]);
   });
@@ -32,8 +42,14 @@ describe('itemBests and mixClauses', () => {
 describe('intentClauses', () => {
   it('an enumerated prompt gives its items when sharing is on, its clauses otherwise', () => {
     const prompt = 'First, book a hotel in Rome for two nights. Then convert 5 USD to EUR.';
-    expect(intentClauses(prompt, { share: true })).toEqual({ clauses: ['book a hotel in Rome for two nights', 'convert 5 USD to EUR.'], enumerated: true });
+    expect(intentClauses(prompt, { share: true })).toEqual({
+      clauses: ['book a hotel in Rome for two nights', 'convert 5 USD to EUR.'],
+      enumerated: true,
+    });
     expect(intentClauses(prompt, { share: false }).enumerated).toBe(false);
-    expect(intentClauses('weather in Oslo', { share: true })).toEqual({ clauses: ['weather in Oslo'], enumerated: false });
+    expect(intentClauses('weather in Oslo', { share: true })).toEqual({
+      clauses: ['weather in Oslo'],
+      enumerated: false,
+    });
   });
 });

@@ -4,15 +4,25 @@ import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
 import type { Message } from '../../src/message.js';
 import type { ModelClient } from '../../src/model/client.js';
-import { applySelection } from '../../src/select/apply-selection.js';
-import { RewritingSelector } from '../../src/select/rewriting-selector.js';
-import { REWRITE_EXCERPT_BYTES, buildRewritePrompt, toolSummary } from '../../src/select/rewrite-prompt.js';
-import { parseToolAnswer, type ToolAnswer } from '../../src/select/parse-tool-answer.js';
-import { truncateUtf8 } from '../../src/text/truncate-utf8.js';
-import type { AsyncToolSelector, SelectionContext } from '../../src/select/selector.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
+import { applySelection } from '../../src/select/apply-selection.js';
+import { parseToolAnswer, type ToolAnswer } from '../../src/select/parse-tool-answer.js';
+import { buildRewritePrompt, REWRITE_EXCERPT_BYTES, toolSummary } from '../../src/select/rewrite-prompt.js';
+import { RewritingSelector } from '../../src/select/rewriting-selector.js';
+import type { AsyncToolSelector, SelectionContext } from '../../src/select/selector.js';
+import { truncateUtf8 } from '../../src/text/truncate-utf8.js';
+import {
+  anthropic,
+  body,
+  collect,
+  ofType,
+  onTurn,
+  openAI,
+  toolbox,
+  useScriptedServer,
+  wireToolNames,
+} from '../loop/helpers.js';
 import type { ScriptedMessage } from '../support/scripted-model-server.js';
-import { anthropic, body, collect, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 
 // Two servers, as in production: a small model picks the tools, a larger one runs the loop.
 const picker = useScriptedServer();
@@ -29,7 +39,11 @@ function pickerClient(options: Parameters<typeof openAI>[1] = {}): ModelClient {
   return openAI(picker.current, { model: 'picker-small', ...options });
 }
 
-function ctx(turn = 1, conversation: readonly Message[] = [{ role: 'user', content: PROMPT }], prompt: string | undefined = PROMPT): SelectionContext {
+function ctx(
+  turn = 1,
+  conversation: readonly Message[] = [{ role: 'user', content: PROMPT }],
+  prompt: string | undefined = PROMPT,
+): SelectionContext {
   return { turn, latestUserMessage: prompt, conversation };
 }
 
@@ -92,22 +106,70 @@ describe('truncateUtf8', () => {
 describe('parseToolAnswer', () => {
   const known = ['get_weather', 'search_docs', 'send_email', 'lookup_order', 'math.factorial'];
   const cases: [string, string, ToolAnswer][] = [
-    ['a JSON array', '["send_email", "get_weather"]', { kind: 'names', names: ['send_email', 'get_weather'], unknown: [] }],
-    ['a JSON object with a list field', '{"tools": ["search_docs"]}', { kind: 'names', names: ['search_docs'], unknown: [] }],
-    ['objects with a name', '{"selected": [{"name": "lookup_order", "why": "order"}]}', { kind: 'names', names: ['lookup_order'], unknown: [] }],
-    ['a bullet list', '- get_weather\n- send_email', { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] }],
-    ['a numbered list', '1. get_weather\n2. search_docs', { kind: 'names', names: ['get_weather', 'search_docs'], unknown: [] }],
-    ['comma-separated', 'get_weather, send_email', { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] }],
+    [
+      'a JSON array',
+      '["send_email", "get_weather"]',
+      { kind: 'names', names: ['send_email', 'get_weather'], unknown: [] },
+    ],
+    [
+      'a JSON object with a list field',
+      '{"tools": ["search_docs"]}',
+      { kind: 'names', names: ['search_docs'], unknown: [] },
+    ],
+    [
+      'objects with a name',
+      '{"selected": [{"name": "lookup_order", "why": "order"}]}',
+      { kind: 'names', names: ['lookup_order'], unknown: [] },
+    ],
+    [
+      'a bullet list',
+      '- get_weather\n- send_email',
+      { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] },
+    ],
+    [
+      'a numbered list',
+      '1. get_weather\n2. search_docs',
+      { kind: 'names', names: ['get_weather', 'search_docs'], unknown: [] },
+    ],
+    [
+      'comma-separated',
+      'get_weather, send_email',
+      { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] },
+    ],
     ['prose', 'You will want get_weather for this.', { kind: 'names', names: ['get_weather'], unknown: [] }],
     ['a code fence', '```json\n["lookup_order"]\n```', { kind: 'names', names: ['lookup_order'], unknown: [] }],
-    ['JSON wrapped in prose', 'Here you go: ["get_weather"] (hope it helps)', { kind: 'names', names: ['get_weather'], unknown: [] }],
-    ['a Python-style list', "['get_weather', 'send_email']", { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] }],
-    ['a reasoning block first', '<think>maybe send_email?</think>\n["get_weather"]', { kind: 'names', names: ['get_weather'], unknown: [] }],
+    [
+      'JSON wrapped in prose',
+      'Here you go: ["get_weather"] (hope it helps)',
+      { kind: 'names', names: ['get_weather'], unknown: [] },
+    ],
+    [
+      'a Python-style list',
+      "['get_weather', 'send_email']",
+      { kind: 'names', names: ['get_weather', 'send_email'], unknown: [] },
+    ],
+    [
+      'a reasoning block first',
+      '<think>maybe send_email?</think>\n["get_weather"]',
+      { kind: 'names', names: ['get_weather'], unknown: [] },
+    ],
     ['the wire form of a dotted name', '["math_factorial"]', { kind: 'names', names: ['math.factorial'], unknown: [] }],
-    ['known plus unknown names', '["get_weather", "delete_everything"]', { kind: 'names', names: ['get_weather'], unknown: ['delete_everything'] }],
-    ['only unknown names', '["delete_everything", "Get_Weather"]', { kind: 'none', unknown: ['delete_everything', 'Get_Weather'] }],
+    [
+      'known plus unknown names',
+      '["get_weather", "delete_everything"]',
+      { kind: 'names', names: ['get_weather'], unknown: ['delete_everything'] },
+    ],
+    [
+      'only unknown names',
+      '["delete_everything", "Get_Weather"]',
+      { kind: 'none', unknown: ['delete_everything', 'Get_Weather'] },
+    ],
     ['another case', 'GET_WEATHER', { kind: 'none', unknown: [] }],
-    ['a name inside a longer identifier', 'search and search_docs_v2 and my.get_weather', { kind: 'none', unknown: [] }],
+    [
+      'a name inside a longer identifier',
+      'search and search_docs_v2 and my.get_weather',
+      { kind: 'none', unknown: [] },
+    ],
     ['a registered prefix of a dotted name', 'math', { kind: 'none', unknown: [] }],
     ['an empty JSON array', '[]', { kind: 'empty' }],
     ['an empty list field', '{"tools": []}', { kind: 'empty' }],
@@ -128,7 +190,11 @@ describe('parseToolAnswer', () => {
   });
 
   it('a tool really named "none" is a name, not a refusal', () => {
-    expect(parseToolAnswer('["none"]', ['none', 'get_weather'])).toEqual({ kind: 'names', names: ['none'], unknown: [] });
+    expect(parseToolAnswer('["none"]', ['none', 'get_weather'])).toEqual({
+      kind: 'names',
+      names: ['none'],
+      unknown: [],
+    });
   });
 });
 
@@ -136,7 +202,11 @@ describe('the rewrite prompt', () => {
   const weather: ToolSchema = {
     name: 'get_weather',
     description: 'Current weather conditions for a place. Backed by the met.no API with hourly refresh.',
-    parameters: { type: 'object', properties: { postcode_or_town: { type: 'string', description: 'Where.' } }, required: ['postcode_or_town'] },
+    parameters: {
+      type: 'object',
+      properties: { postcode_or_town: { type: 'string', description: 'Where.' } },
+      required: ['postcode_or_town'],
+    },
   };
   const tools: ToolSchema[] = [weather, ...ALL.filter((tool) => tool.name !== 'get_weather')];
 
@@ -239,12 +309,15 @@ describe('answers in several formats, exact names only, registry order', () => {
     const selection = applySelection(output, ALL);
     expect(selection.names).toEqual(expected);
     expect(selection.dropped).toEqual([]);
-    if (text.includes('delete_everything')) expect(output.warnings?.[0]).toMatch(/not in the registry, ignored: delete_everything/);
+    if (text.includes('delete_everything'))
+      expect(output.warnings?.[0]).toMatch(/not in the registry, ignored: delete_everything/);
   });
 
   it('core tools join a non-empty selection', async () => {
     picker.current.enqueue(answer('["get_weather"]'));
-    const output = await new RewritingSelector(pickerClient()).withCoreTools(['lookup_order', 'not_registered']).select(ctx(), ALL, live());
+    const output = await new RewritingSelector(pickerClient())
+      .withCoreTools(['lookup_order', 'not_registered'])
+      .select(ctx(), ALL, live());
     expect(names(output.tools)).toEqual(['get_weather', 'lookup_order']);
     expect(output.reasons?.lookup_order).toEqual({ core: true });
   });
@@ -269,7 +342,10 @@ describe('fails open, with the cause', () => {
   });
 
   it("500s after the client's retries", async () => {
-    picker.current.enqueue({ kind: 'error', status: 500, message: 'boom' }, { kind: 'error', status: 500, message: 'boom' });
+    picker.current.enqueue(
+      { kind: 'error', status: 500, message: 'boom' },
+      { kind: 'error', status: 500, message: 'boom' },
+    );
     const client = pickerClient({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, jitter: 0 } });
     const output = await new RewritingSelector(client).select(ctx(), ALL, live());
     expect(picker.current.requests).toHaveLength(2);
@@ -279,7 +355,10 @@ describe('fails open, with the cause', () => {
 
   it('a 429 the retries ride out selects normally; a persistent 429 falls open', async () => {
     const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 20, jitter: 0 };
-    picker.current.enqueue({ kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after-ms': '5' } }, answer('["search_docs"]'));
+    picker.current.enqueue(
+      { kind: 'error', status: 429, message: 'slow down', headers: { 'retry-after-ms': '5' } },
+      answer('["search_docs"]'),
+    );
     const ok = await new RewritingSelector(pickerClient({ retry })).select(ctx(), ALL, live());
     expect(names(ok.tools)).toEqual(['search_docs']);
 
@@ -290,14 +369,21 @@ describe('fails open, with the cause', () => {
   });
 
   it('a transport error (connection refused)', async () => {
-    const client = openAI(picker.current, { baseURL: `http://127.0.0.1:${await closedPort()}/v1`, retry: { maxAttempts: 1 } });
+    const client = openAI(picker.current, {
+      baseURL: `http://127.0.0.1:${await closedPort()}/v1`,
+      retry: { maxAttempts: 1 },
+    });
     const output = await new RewritingSelector(client).select(ctx(), ALL, live());
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toMatch(/^rewrite call failed: openai request failed/);
   });
 
   it('a 200 whose body is not JSON', async () => {
-    picker.current.enqueue({ kind: 'raw', headers: { 'content-type': 'application/json' }, chunks: ['<html>oops</html>'] });
+    picker.current.enqueue({
+      kind: 'raw',
+      headers: { 'content-type': 'application/json' },
+      chunks: ['<html>oops</html>'],
+    });
     const output = await new RewritingSelector(pickerClient()).select(ctx(), ALL, live());
     expect(output.tools).toEqual(ALL);
     expect(output.fellOpen).toMatch(/^rewrite call failed: /);
@@ -311,7 +397,10 @@ describe('fails open, with the cause', () => {
   });
 
   it('a garbage answer, and an answer cut off at maxTokens', async () => {
-    picker.current.enqueue(answer('Sure! Let me think about which tools'), { ...answer('The best tool would be'), finishReason: 'length' });
+    picker.current.enqueue(answer('Sure! Let me think about which tools'), {
+      ...answer('The best tool would be'),
+      finishReason: 'length',
+    });
     const selector = new RewritingSelector(pickerClient());
     const garbage = await selector.select(ctx(), ALL, live());
     expect(garbage.fellOpen).toBe('the answer named no tool: "Sure! Let me think about which tools"');
@@ -370,7 +459,9 @@ describe('budget', () => {
 
     // A new run starts a new budget.
     picker.current.enqueue(answer('["lookup_order"]'));
-    expect(names((await selector.select(ctx(1, [{ role: 'user', content: PROMPT }]), ALL, live())).tools)).toEqual(['lookup_order']);
+    expect(names((await selector.select(ctx(1, [{ role: 'user', content: PROMPT }]), ALL, live())).tools)).toEqual([
+      'lookup_order',
+    ]);
   });
 
   it('calls (maxTurns) and wall-clock (time spent waiting on calls) are limits too', async () => {
@@ -382,7 +473,9 @@ describe('budget', () => {
     picker.current.enqueue({ ...answer('["get_weather"]'), delayMs: 120 });
     const clock = new RewritingSelector(pickerClient()).withBudget({ maxWallClockMs: 50 });
     expect(names((await clock.select(ctx(1), ALL, live())).tools)).toEqual(['get_weather']);
-    expect((await clock.select(ctx(2), ALL, live())).fellOpen).toMatch(/^budget exhausted: \d+ of 50 ms \(wall_clock\)$/);
+    expect((await clock.select(ctx(2), ALL, live())).fellOpen).toMatch(
+      /^budget exhausted: \d+ of 50 ms \(wall_clock\)$/,
+    );
     expect(picker.current.requests).toHaveLength(2);
   });
 
@@ -390,7 +483,12 @@ describe('budget', () => {
     const selector = new RewritingSelector(pickerClient(), { budget: { maxTurns: 2 } });
     const runA: Message[] = [{ role: 'user', content: PROMPT }];
     const runB: Message[] = [{ role: 'user', content: PROMPT }];
-    picker.current.enqueue(answer('["get_weather"]'), answer('["get_weather"]'), answer('["send_email"]'), answer('["send_email"]'));
+    picker.current.enqueue(
+      answer('["get_weather"]'),
+      answer('["get_weather"]'),
+      answer('["send_email"]'),
+      answer('["send_email"]'),
+    );
     await selector.select(ctx(1, runA), ALL, live());
     await selector.select(ctx(2, runA), ALL, live());
     await selector.select(ctx(1, runB), ALL, live());
@@ -423,7 +521,9 @@ describe("the caller's abort is not a failure", () => {
   it('a signal aborted beforehand rejects without a call', async () => {
     const controller = new AbortController();
     controller.abort(new Error('already gone'));
-    await expect(new RewritingSelector(pickerClient()).select(ctx(), ALL, { signal: controller.signal })).rejects.toThrow('already gone');
+    await expect(
+      new RewritingSelector(pickerClient()).select(ctx(), ALL, { signal: controller.signal }),
+    ).rejects.toThrow('already gone');
     expect(picker.current.requests).toHaveLength(0);
   });
 
@@ -477,10 +577,18 @@ describe('through BareLoop', () => {
     expect(selector.calls).toEqual([1, 2, 3]);
     expect(picker.current.requests.map((r) => body(r).model)).toEqual(['picker-small', 'picker-small', 'picker-small']);
     expect(model.current.requests.map((r) => body(r).model)).toEqual(['run-large', 'run-large', 'run-large']);
-    expect(onTurn(events, 'selection', 1)).toMatchObject({ selector: 'rewriting', advertised: ['get_weather'], fellOpen: null });
+    expect(onTurn(events, 'selection', 1)).toMatchObject({
+      selector: 'rewriting',
+      advertised: ['get_weather'],
+      fellOpen: null,
+    });
     expect(onTurn(events, 'selection', 2).advertised).toEqual(['get_weather', 'send_email']);
     expect(onTurn(events, 'selection', 3).advertised).toEqual([]);
-    expect(model.current.requests.map(wireToolNames)).toEqual([['get_weather'], ['get_weather', 'send_email'], undefined]);
+    expect(model.current.requests.map(wireToolNames)).toEqual([
+      ['get_weather'],
+      ['get_weather', 'send_email'],
+      undefined,
+    ]);
     expect(calls.map((call) => call.name)).toEqual(['get_weather', 'send_email']);
     // Turn 2's rewrite saw the tool result of turn 1.
     expect(body(picker.current.requests[1]).messages[1].content).toContain('tool get_weather: Sunny in Oslo');
@@ -501,7 +609,10 @@ describe('through BareLoop', () => {
       const events = await collect(loop.run(PROMPT));
       expect(onTurn(events, 'selection', 1).advertised).toEqual(['get_weather']);
       for (const turn of [2, 3]) {
-        expect(onTurn(events, 'selection', turn)).toMatchObject({ advertised: NAMES, fellOpen: 'budget exhausted: 120 of 100 tokens (tokens)' });
+        expect(onTurn(events, 'selection', turn)).toMatchObject({
+          advertised: NAMES,
+          fellOpen: 'budget exhausted: 120 of 100 tokens (tokens)',
+        });
         expect(
           ofType(events, 'warning')
             .filter((w) => w.turn === turn)

@@ -22,7 +22,10 @@ describe('searchTools', () => {
   it('uses the selector ranking by score, and falls back to BM25 when the selector falls open', async () => {
     const scoring: ToolSelector = {
       name: 'scoring',
-      select: (_ctx, all) => ({ tools: all.slice(0, 3), reasons: { get_weather: { score: 0.2 }, send_email: { score: 0.9 }, read_email: { score: 0.5 } } }),
+      select: (_ctx, all) => ({
+        tools: all.slice(0, 3),
+        reasons: { get_weather: { score: 0.2 }, send_email: { score: 0.9 }, read_email: { score: 0.5 } },
+      }),
     };
     const hits = await searchTools('anything', tools, { selector: scoring, k: 2 });
     expect(hits).toEqual([
@@ -30,7 +33,9 @@ describe('searchTools', () => {
       { name: 'read_email', score: 0.5, rankedBy: 'selector' },
     ]);
     const open: ToolSelector = { name: 'open', select: (_ctx, all) => ({ tools: all, fellOpen: 'no idea' }) };
-    expect((await searchTools('stock price', tools, { selector: open, k: 1 })).map((hit) => hit.name)).toEqual(['stock_price']);
+    expect((await searchTools('stock price', tools, { selector: open, k: 1 })).map((hit) => hit.name)).toEqual([
+      'stock_price',
+    ]);
   });
 
   it('asks a selector with withTopK to rank past the excluded tools, so its own ranking still finds k', async () => {
@@ -40,11 +45,18 @@ describe('searchTools', () => {
       name: `ranked@${topK}`,
       select: (_ctx, all) => {
         const top = order.slice(0, topK);
-        return { tools: all.filter((tool) => top.includes(tool.name)), reasons: Object.fromEntries(top.map((name, i) => [name, { score: 1 - i / 10 }])) };
+        return {
+          tools: all.filter((tool) => top.includes(tool.name)),
+          reasons: Object.fromEntries(top.map((name, i) => [name, { score: 1 - i / 10 }])),
+        };
       },
       withTopK: (k) => ranked(k),
     });
-    const hits = await searchTools('mail', tools, { selector: ranked(2), k: 2, exclude: new Set(['send_email', 'read_email']) });
+    const hits = await searchTools('mail', tools, {
+      selector: ranked(2),
+      k: 2,
+      exclude: new Set(['send_email', 'read_email']),
+    });
     expect(hits).toEqual([
       { name: 'get_weather', score: 0.8, rankedBy: 'selector' },
       { name: 'stock_price', score: 0.7, rankedBy: 'selector' },

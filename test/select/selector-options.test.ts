@@ -41,7 +41,8 @@ describe('withCoreTools appends on every selector', () => {
   const cases = {
     keyword: () => new KeywordSelector().withCoreTools([first]).withCoreTools([second]),
     bm25: () => new Bm25Selector({ topK: 1 }).withCoreTools([first]).withCoreTools([second]),
-    embedding: () => new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools([first]).withCoreTools([second]),
+    embedding: () =>
+      new EmbeddingSelector(countingEmbedder(), { topK: 1 }).withCoreTools([first]).withCoreTools([second]),
     hybrid: () => new HybridSelector(countingEmbedder(), { topK: 1 }).withCoreTools([first]).withCoreTools([second]),
   };
   for (const [name, make] of Object.entries(cases)) {
@@ -59,7 +60,11 @@ describe('an option set to undefined means its default on every selector', () =>
   const prompt = ctx('read the weather file, then list the directory');
 
   it('embedding: topK, coreTools and batchSize', async () => {
-    const selector = new EmbeddingSelector(countingEmbedder(), { topK: undefined, coreTools: undefined, batchSize: undefined });
+    const selector = new EmbeddingSelector(countingEmbedder(), {
+      topK: undefined,
+      coreTools: undefined,
+      batchSize: undefined,
+    });
     expect(selector.topK).toBe(8);
     expect(selector.coreTools).toEqual([]);
     expect((await selector.select(prompt, all, { signal })).tools).toHaveLength(Math.min(8, all.length));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import type { SelectionContext } from '../../src/select/selector.js';
 import { StaticSelector } from '../../src/select/static-selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 
 const all: readonly ToolSchema[] = ['read_file', 'grep', 'get_weather', 'send_email'].map((name) => ({
   name,

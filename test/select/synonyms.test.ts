@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { assertPhrasePair, assertSynonymPair, compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../../src/text/synonyms.js';
+import {
+  assertPhrasePair,
+  assertSynonymPair,
+  compileSynonyms,
+  DEFAULT_PHRASES,
+  DEFAULT_SYNONYMS,
+  expandQuery,
+} from '../../src/text/synonyms.js';
 import { textTokens } from '../../src/text/words.js';
 
-const expand = (query: string, table = compileSynonyms(DEFAULT_SYNONYMS, DEFAULT_PHRASES)) => expandQuery(textTokens(query), query, table);
+const expand = (query: string, table = compileSynonyms(DEFAULT_SYNONYMS, DEFAULT_PHRASES)) =>
+  expandQuery(textTokens(query), query, table);
 
 describe('the curated default table', () => {
   it.each([
@@ -51,9 +59,12 @@ describe('compileSynonyms / expandQuery', () => {
       expect(fires(query)).toBe(true);
     });
 
-    it.each(['look upon the sea', 'overlook up there', 'lookup a word', 'look-up table', 'look at it, up there'])('"%s" does not fire', (query) => {
-      expect(fires(query)).toBe(false);
-    });
+    it.each(['look upon the sea', 'overlook up there', 'lookup a word', 'look-up table', 'look at it, up there'])(
+      '"%s" does not fire',
+      (query) => {
+        expect(fires(query)).toBe(false);
+      },
+    );
   });
 });
 

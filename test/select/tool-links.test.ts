@@ -7,7 +7,12 @@ import { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn } from '../.
 const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
 
-const tool = (name: string, description: string, properties: Record<string, unknown> = {}, required: string[] = Object.keys(properties)): ToolSchema => ({
+const tool = (
+  name: string,
+  description: string,
+  properties: Record<string, unknown> = {},
+  required: string[] = Object.keys(properties),
+): ToolSchema => ({
   name,
   description,
   parameters: { type: 'object', properties, required },
@@ -15,7 +20,8 @@ const tool = (name: string, description: string, properties: Record<string, unkn
 const str = (description = '') => ({ type: 'string', description });
 
 const providersOf = (links: ReturnType<typeof inferToolLinks>, name: string, parameter?: string) =>
-  links.links.find((link) => link.tool === name && (parameter === undefined || link.parameter === parameter))?.providers;
+  links.links.find((link) => link.tool === name && (parameter === undefined || link.parameter === parameter))
+    ?.providers;
 
 describe('handleInputs', () => {
   it('finds required handles by name and by description, with the entity each identifies', () => {
@@ -34,18 +40,29 @@ describe('handleInputs', () => {
   });
 
   it('reads a bare `id` through the tool name, and a camelCase handle', () => {
-    expect(handleInputs(tool('update_event', 'Edit an event.', { id: str('Identifier of the thing to change') }))[0]?.entity).toContain('event');
+    expect(
+      handleInputs(tool('update_event', 'Edit an event.', { id: str('Identifier of the thing to change') }))[0]?.entity,
+    ).toContain('event');
     expect(handleInputs(tool('get_customer', 'One customer.', { customerId: str() }))[0]?.entity).toEqual(['customer']);
   });
 
   it('keeps optional handles apart, and ignores inputs that are not handles', () => {
-    const inputs = handleInputs(tool('create_task', 'New task.', { title: str('Title'), project_id: str('ID of the project') }, ['title']));
+    const inputs = handleInputs(
+      tool('create_task', 'New task.', { title: str('Title'), project_id: str('ID of the project') }, ['title']),
+    );
     expect(inputs).toEqual([expect.objectContaining({ parameter: 'project_id', optional: true })]);
     expect(handleInputs(tool('get_weather', 'Weather.', { city: str('City name') }))).toEqual([]);
   });
 
   it('copes with tools without a parameters schema', () => {
-    for (const parameters of [undefined, null, {}, { type: 'object' }, { properties: 'nope' }, { properties: [], required: 'x' }]) {
+    for (const parameters of [
+      undefined,
+      null,
+      {},
+      { type: 'object' },
+      { properties: 'nope' },
+      { properties: [], required: 'x' },
+    ]) {
       expect(handleInputs({ name: 'bare', description: 'x', parameters } as unknown as ToolSchema)).toEqual([]);
     }
   });
@@ -122,7 +139,11 @@ describe('declared links and bad input', () => {
 
   it('ignores declared links to unknown tools or to itself, with a warning each', () => {
     const links = inferToolLinks(tools, {
-      declared: { open_box: ['nope', 'open_box', 'list_boxes'], ghost: ['open_box'], open_crate: 'list_boxes' as unknown as string[] },
+      declared: {
+        open_box: ['nope', 'open_box', 'list_boxes'],
+        ghost: ['open_box'],
+        open_crate: 'list_boxes' as unknown as string[],
+      },
     });
     expect(providersOf(links, 'open_box')).toEqual(['list_boxes']);
     expect(links.warnings.join('\n')).toMatch(/"open_box" needs "nope", which is not registered/);
@@ -134,7 +155,13 @@ describe('declared links and bad input', () => {
   it('a cycle of declared links is reported and walked once', () => {
     const links = inferToolLinks(tools, { declared: { open_box: ['open_crate'], open_crate: ['open_box'] } });
     expect(links.warnings.join('\n')).toMatch(/cycle \(open_box → open_crate → open_box\)/);
-    const result = prerequisitesFor(links, { picked: [0], anchors: [0], score: [1, 0.5, 0], prompt: 'open the box', budget: 8 });
+    const result = prerequisitesFor(links, {
+      picked: [0],
+      anchors: [0],
+      score: [1, 0.5, 0],
+      prompt: 'open the box',
+      budget: 8,
+    });
     expect(result.extra).toEqual([1]);
     expect(result.neededBy.get(1)).toEqual(['open_box']);
     expect(result.neededBy.get(0)).toEqual(['open_crate']);
@@ -143,14 +170,22 @@ describe('declared links and bad input', () => {
   it('hundreds of candidates for one id: the best three are kept, with one warning', () => {
     const many = [
       tool('assign_order', 'Assign an order.', { order_id: str('ID of the order') }),
-      ...Array.from({ length: 300 }, (_, i) => tool(`search_orders_${i}`, `Search orders in region ${i}; returns order IDs.`, { query: str() })),
+      ...Array.from({ length: 300 }, (_, i) =>
+        tool(`search_orders_${i}`, `Search orders in region ${i}; returns order IDs.`, { query: str() }),
+      ),
     ];
     const start = performance.now();
     const links = inferToolLinks(many);
     expect(performance.now() - start).toBeLessThan(5000);
     expect(providersOf(links, 'assign_order')).toHaveLength(3);
     expect(links.warnings.join('\n')).toMatch(/16 or more candidate providers \(e\.g\. assign_order\.order_id: 300\)/);
-    const { extra } = prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(many.length), prompt: 'assign the order', budget: 2 });
+    const { extra } = prerequisitesFor(links, {
+      picked: [0],
+      anchors: [0],
+      score: new Float64Array(many.length),
+      prompt: 'assign the order',
+      budget: 2,
+    });
     expect(extra).toHaveLength(1);
   });
 
@@ -164,7 +199,13 @@ describe('declared links and bad input', () => {
     ];
     const links = inferToolLinks(ids);
     expect(links.links).toHaveLength(4);
-    const { extra } = prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(5), prompt: 'link them', budget: 2 });
+    const { extra } = prerequisitesFor(links, {
+      picked: [0],
+      anchors: [0],
+      score: new Float64Array(5),
+      prompt: 'link them',
+      budget: 2,
+    });
     expect(extra).toHaveLength(2);
   });
 });
@@ -196,13 +237,31 @@ describe('suppliedIn and prerequisitesFor', () => {
     });
     expect(missing.extra).toEqual([at('search_tasks')]);
     expect(missing.neededBy.get(at('search_tasks'))).toEqual(['assign_task']);
-    const given = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Assign task 3307 to Tom', budget: 2 });
+    const given = prerequisitesFor(links, {
+      picked: [at('assign_task')],
+      anchors: [at('assign_task')],
+      score,
+      prompt: 'Assign task 3307 to Tom',
+      budget: 2,
+    });
     expect(given.extra).toEqual([]);
     const picked = [at('assign_task'), at('list_my_tasks')];
-    const inside = prerequisitesFor(links, { picked, anchors: [at('assign_task')], score, prompt: 'Reassign my tasks to Tom', budget: 2 });
+    const inside = prerequisitesFor(links, {
+      picked,
+      anchors: [at('assign_task')],
+      score,
+      prompt: 'Reassign my tasks to Tom',
+      budget: 2,
+    });
     expect(inside.extra).toEqual([]);
     expect(inside.neededBy.get(at('list_my_tasks'))).toEqual(['assign_task']);
-    const none = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], score, prompt: 'Reassign the tasks', budget: 0 });
+    const none = prerequisitesFor(links, {
+      picked: [at('assign_task')],
+      anchors: [at('assign_task')],
+      score,
+      prompt: 'Reassign the tasks',
+      budget: 0,
+    });
     expect(none.extra).toEqual([]);
   });
 
@@ -210,7 +269,9 @@ describe('suppliedIn and prerequisitesFor', () => {
     const links = inferToolLinks(WORKDESK);
     const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
     const score = new Float64Array(WORKDESK.length);
-    const run = (prompt: string) => prerequisitesFor(links, { picked: [at('create_task')], anchors: [at('create_task')], score, prompt, budget: 2 }).extra;
+    const run = (prompt: string) =>
+      prerequisitesFor(links, { picked: [at('create_task')], anchors: [at('create_task')], score, prompt, budget: 2 })
+        .extra;
     expect(run('Create a kickoff task in the Website project due Friday')).toEqual([at('list_projects')]);
     expect(run('Create a task to renew the SSL certificate')).toEqual([]);
   });

@@ -20,7 +20,11 @@ import { countingEmbedder } from '../embed/counting-embedder.js';
 import { collect, ofType, openAI, useScriptedServer } from '../loop/helpers.js';
 
 const ODD = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'] as const;
-const tool = (name: string, description: string): ToolSchema => ({ name, description, parameters: { type: 'object', properties: {} } });
+const tool = (name: string, description: string): ToolSchema => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: {} },
+});
 // Each odd name has a description of its own that the prompt below matches.
 const TOOLS: ToolSchema[] = [
   tool('__proto__', 'Inspect the prototype chain of an object.'),
@@ -33,7 +37,8 @@ const PROMPT = 'inspect the prototype chain, build a constructor, render a strin
 const ctx = { turn: 1, latestUserMessage: PROMPT, conversation: [{ role: 'user' as const, content: PROMPT }] };
 
 /** An own entry, read without the `__proto__` accessor. */
-const own = (reasons: Readonly<Record<string, ToolReason>>, name: string): ToolReason | undefined => Object.getOwnPropertyDescriptor(reasons, name)?.value;
+const own = (reasons: Readonly<Record<string, ToolReason>>, name: string): ToolReason | undefined =>
+  Object.getOwnPropertyDescriptor(reasons, name)?.value;
 
 function expectOwnReasons(reasons: Readonly<Record<string, ToolReason>>, names: readonly string[]) {
   expect(Object.getPrototypeOf(reasons)).toBeNull();
@@ -53,13 +58,16 @@ describe('tools named like Object.prototype members', () => {
     ['embedding', () => new EmbeddingSelector(countingEmbedder(), { topK: 5 })],
     ['hybrid', () => new HybridSelector(countingEmbedder(), { topK: 4 })],
   ];
-  it.each(selectors)('%s: each advertised odd name has its own reason, in a record with no prototype', async (_, make) => {
-    const selection = await runSelection(make(), ctx, TOOLS, { signal: new AbortController().signal });
-    expect(selection.fellOpen).toBeUndefined();
-    for (const name of ODD) expect(selection.names, name).toContain(name);
-    expectOwnReasons(selection.reasons, selection.names);
-    expect(own(selection.reasons, '__proto__')?.score).toBeGreaterThan(0);
-  });
+  it.each(selectors)(
+    '%s: each advertised odd name has its own reason, in a record with no prototype',
+    async (_, make) => {
+      const selection = await runSelection(make(), ctx, TOOLS, { signal: new AbortController().signal });
+      expect(selection.fellOpen).toBeUndefined();
+      for (const name of ODD) expect(selection.names, name).toContain(name);
+      expectOwnReasons(selection.reasons, selection.names);
+      expect(own(selection.reasons, '__proto__')?.score).toBeGreaterThan(0);
+    },
+  );
 
   it('core tools named toString and constructor get their core reason (nothing inherited stands in)', async () => {
     const selector = new KeywordSelector().withCoreTools(['toString', 'constructor']);
@@ -72,7 +80,12 @@ describe('tools named like Object.prototype members', () => {
 
   it("applySelection keeps a plain-object record's own entries only: inherited members are not reasons", () => {
     const reasons: Record<string, ToolReason> = {};
-    Object.defineProperty(reasons, '__proto__', { value: { score: 3 }, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(reasons, '__proto__', {
+      value: { score: 3 },
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     reasons.get_weather = { score: 1 };
     const selection = applySelection({ tools: TOOLS, reasons }, TOOLS);
     expectOwnReasons(selection.reasons, ['__proto__', 'get_weather']);
@@ -82,7 +95,10 @@ describe('tools named like Object.prototype members', () => {
 
   it('find_tools widening keeps the odd names as own reasons', () => {
     const search = new ToolSearch({ k: 3 }, undefined);
-    const selection = applySelection({ tools: [TOOLS[4] as ToolSchema], reasons: { get_weather: { score: 1 } } }, TOOLS);
+    const selection = applySelection(
+      { tools: [TOOLS[4] as ToolSchema], reasons: { get_weather: { score: 1 } } },
+      TOOLS,
+    );
     const widened = search.widen(selection, TOOLS);
     expectOwnReasons(widened.reasons, ['get_weather', 'find_tools']);
     expect(widened.reasons.toString).toBeUndefined();
@@ -95,7 +111,9 @@ describe('the loop', () => {
     const registry = new ToolRegistry();
     for (const schema of TOOLS) registry.register(schema, () => 'ok');
     server.current.enqueue({ text: 'done' });
-    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(new Bm25Selector({ topK: 4 }));
+    const loop = new BareLoop({ client: openAI(server.current), registry }).withToolSelector(
+      new Bm25Selector({ topK: 4 }),
+    );
     const [selection] = ofType(await collect(loop.run(PROMPT)), 'selection');
     expect(selection?.advertised).toContain('__proto__');
     expectOwnReasons(selection?.reasons ?? {}, selection?.advertised ?? []);

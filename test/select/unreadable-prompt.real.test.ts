@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useLiteEmbedder, type UseLiteEmbedder } from '../../src/adapters/use-lite.js';
+import { type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
@@ -18,7 +18,11 @@ import { wideToolSet } from '../support/wide-tool-set.js';
 const modelDir = fileURLToPath(new URL('../../models/use-lite/', import.meta.url));
 const haveModel = existsSync(`${modelDir}onnx/model.onnx`) || existsSync(`${modelDir}onnx/model_quantized.onnx`);
 const TOOLS = wideToolSet();
-const ctx = (text: string): SelectionContext => ({ turn: 1, latestUserMessage: text, conversation: [{ role: 'user', content: text }] });
+const ctx = (text: string): SelectionContext => ({
+  turn: 1,
+  latestUserMessage: text,
+  conversation: [{ role: 'user', content: text }],
+});
 
 describe.skipIf(!haveModel)('prompts the encoder cannot read, and huge prompts', () => {
   let embedder: UseLiteEmbedder;
@@ -50,7 +54,9 @@ describe.skipIf(!haveModel)('prompts the encoder cannot read, and huge prompts',
   it('a Japanese prompt under hybrid: not 8 unrelated tools but every tool, with the reason', async () => {
     const selector = new HybridSelector(embedder, { topK: 8, cache });
     const selection = await runSelection(selector, ctx('東京の今の天気は？'), TOOLS);
-    expect(selection.fellOpen).toMatch(/no lexical match and the embedding could not rank: the prompt is mostly outside/);
+    expect(selection.fellOpen).toMatch(
+      /no lexical match and the embedding could not rank: the prompt is mostly outside/,
+    );
     expect(selection.names).toHaveLength(TOOLS.length);
     // Mixed scripts still rank: most of the prompt is readable.
     const mixed = await runSelection(selector, ctx('What is the weather in 東京 right now?'), TOOLS);

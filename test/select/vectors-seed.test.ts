@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { encodeVectorsFile } from '../../src/embed/vectors-file.js';
 import type { VectorsSource } from '../../src/embed/vectors-source.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import { applySelection } from '../../src/select/apply-selection.js';
 import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import type { ToolSchema } from '../../src/registry/schema.js';
 import { toolText } from '../../src/text/words.js';
 import { bagOfWords, countingEmbedder, ctx, mapCache, registry } from '../embed/counting-embedder.js';
 
@@ -27,8 +27,16 @@ beforeAll(async () => {
 });
 
 /** Select once with a fresh embedder and cache; what it embedded and what it said. */
-async function firstTurn(vectors: VectorsSource | undefined, tools: readonly ToolSchema[] = all, embedder = countingEmbedder()) {
-  const selector = new EmbeddingSelector(embedder, { topK: 3, cache: mapCache(), ...(vectors !== undefined ? { vectors } : {}) });
+async function firstTurn(
+  vectors: VectorsSource | undefined,
+  tools: readonly ToolSchema[] = all,
+  embedder = countingEmbedder(),
+) {
+  const selector = new EmbeddingSelector(embedder, {
+    topK: 3,
+    cache: mapCache(),
+    ...(vectors !== undefined ? { vectors } : {}),
+  });
   const output = await selector.select(ctx(PROMPT), tools, noSignal);
   return { embedder, selector, output, selection: applySelection(output, tools), warnings: output.warnings ?? [] };
 }
@@ -65,11 +73,17 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
   });
 
   it('embeds new and changed tools incrementally, with a warning naming how many', async () => {
-    const changed = all.map((t) => (t.name === 'send_email' ? { ...t, description: 'Send a message by electronic mail.' } : t));
+    const changed = all.map((t) =>
+      t.name === 'send_email' ? { ...t, description: 'Send a message by electronic mail.' } : t,
+    );
     const tools = [...changed, tool('ping_host', 'Ping a host on the network.')];
     const { embedder, warnings, selector } = await firstTurn(file, tools);
     expect(embedder.texts.sort()).toEqual(
-      [PROMPT, toolText('send_email', 'Send a message by electronic mail.'), toolText('ping_host', 'Ping a host on the network.')].sort(),
+      [
+        PROMPT,
+        toolText('send_email', 'Send a message by electronic mail.'),
+        toolText('ping_host', 'Ping a host on the network.'),
+      ].sort(),
     );
     expect(selector.stats).toMatchObject({ seededTexts: all.length - 1, corpusEmbeds: 2 });
     expect(warnings.join('\n')).toMatch(/covers 9 of 11 tool texts; embedding the other 2/);
@@ -85,7 +99,10 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
   });
 
   it('a file for a different registry: warning, everything embedded, same ranking', async () => {
-    const other = await buildVectorsFile(countingEmbedder(), [tool('alpha', 'First letter.'), tool('beta', 'Second letter.')]);
+    const other = await buildVectorsFile(countingEmbedder(), [
+      tool('alpha', 'First letter.'),
+      tool('beta', 'Second letter.'),
+    ]);
     const { embedder, warnings, selection } = await firstTurn(other);
     expect(embedder.texts).toHaveLength(all.length + 1);
     expect(warnings.join('\n')).toMatch(/no entry for any of 10 tool texts \(built for another registry\?\)/);
@@ -108,7 +125,11 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
     ['a bit-flipped file', () => flipped(file, Math.floor(file.byteLength * 0.7)), /checksum mismatch/],
     ['an empty file', () => new Uint8Array(0), /shorter than a header/],
     ['a JSON file', () => new TextEncoder().encode(JSON.stringify({ vectors: [[1, 2, 3]] })), /bad magic/],
-    ['a source that throws', () => () => Promise.reject(new Error('disk on fire')), /could not be read \(disk on fire\)/],
+    [
+      'a source that throws',
+      () => () => Promise.reject(new Error('disk on fire')),
+      /could not be read \(disk on fire\)/,
+    ],
     ['an HTTP error', () => new Response('nope', { status: 500 }), /could not be read \(HTTP 500/],
     ['not a source at all', () => 42 as never, /could not be read/],
   ];
@@ -138,7 +159,10 @@ describe('EmbeddingSelector seeded from a vectors file', () => {
   it('a row that cannot rank is embedded instead (a file with a valid checksum but a NaN scale)', async () => {
     const bytes = encodeVectorsFile(
       { embedderId: 'test/bow-256', dimensions: 256, precision: 'i8' },
-      all.map((t) => ({ text: toolText(t.name, t.description), vector: bagOfWords(toolText(t.name, t.description), 256) })),
+      all.map((t) => ({
+        text: toolText(t.name, t.description),
+        vector: bagOfWords(toolText(t.name, t.description), 256),
+      })),
     );
     // Re-sign a file whose first row scale is NaN, as a buggy writer might produce.
     const view = new DataView(bytes.buffer);
@@ -211,7 +235,10 @@ function tool(name: string, description: string): ToolSchema {
 }
 
 function sample(dimensions: number) {
-  return all.map((t) => ({ text: toolText(t.name, t.description), vector: bagOfWords(toolText(t.name, t.description), dimensions) }));
+  return all.map((t) => ({
+    text: toolText(t.name, t.description),
+    vector: bagOfWords(toolText(t.name, t.description), dimensions),
+  }));
 }
 
 function flipped(bytes: Uint8Array, at: number): Uint8Array {

@@ -4,16 +4,21 @@ import { describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { toolNeedsOf, withToolNeeds } from '../../src/registry/tool-needs.js';
-import { runSelection } from '../../src/select/run-selection.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
+import { runSelection } from '../../src/select/run-selection.js';
 import type { SelectionContext } from '../../src/select/selector.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
-const ctx = (prompt: string): SelectionContext => ({ turn: 1, latestUserMessage: prompt, conversation: [{ role: 'user', content: prompt }] });
+const ctx = (prompt: string): SelectionContext => ({
+  turn: 1,
+  latestUserMessage: prompt,
+  conversation: [{ role: 'user', content: prompt }],
+});
 const signal = () => new AbortController().signal;
-const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) => selector.select(ctx(prompt), tools, { signal: signal() });
+const select = (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = WORKDESK) =>
+  selector.select(ctx(prompt), tools, { signal: signal() });
 const names = (output: { tools: readonly ToolSchema[] }) => output.tools.map((tool) => tool.name);
 
 describe('whole-task selection in the hybrid', () => {
@@ -40,7 +45,10 @@ describe('whole-task selection in the hybrid', () => {
   });
 
   it('a budget of 0 adds nothing; a provider already picked costs nothing', async () => {
-    const none = await select(new HybridSelector(countingEmbedder(), { topK: 3, links: { budget: 0 } }), 'Reply to the email from Mark');
+    const none = await select(
+      new HybridSelector(countingEmbedder(), { topK: 3, links: { budget: 0 } }),
+      'Reply to the email from Mark',
+    );
     expect(none.tools).toHaveLength(3);
     const wide = await select(new HybridSelector(countingEmbedder(), { topK: 16 }), 'Reply to the email from Mark');
     expect(wide.tools).toHaveLength(16);
@@ -51,7 +59,11 @@ describe('whole-task selection in the hybrid', () => {
   it('declared needs come from the registry and correct an inference', async () => {
     const registry = new ToolRegistry();
     registry.registerMany(
-      WORKDESK.map((schema) => ({ schema, handler: () => 'ok', ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}) })),
+      WORKDESK.map((schema) => ({
+        schema,
+        handler: () => 'ok',
+        ...(schema.name === 'reply_to_email' ? { needs: ['list_my_tasks'] } : {}),
+      })),
     );
     expect(toolNeedsOf(registry.schemas())).toEqual({ reply_to_email: ['list_my_tasks'] });
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
@@ -59,17 +71,25 @@ describe('whole-task selection in the hybrid', () => {
     expect(names(output)).toContain('list_my_tasks');
     expect(names(output)).not.toContain('search_inbox');
     const { links } = await selector.toolLinks(registry.schemas());
-    expect(links.find((link) => link.tool === 'reply_to_email')).toEqual({ tool: 'reply_to_email', providers: ['list_my_tasks'], source: 'declared' });
+    expect(links.find((link) => link.tool === 'reply_to_email')).toEqual({
+      tool: 'reply_to_email',
+      providers: ['list_my_tasks'],
+      source: 'declared',
+    });
     // The option wins over the list's own, per tool.
     const corrected = new HybridSelector(countingEmbedder(), { topK: 3, links: { declared: { reply_to_email: [] } } });
-    expect(names(await select(corrected, 'Reply to the email from Mark', registry.schemas()))).not.toContain('list_my_tasks');
+    expect(names(await select(corrected, 'Reply to the email from Mark', registry.schemas()))).not.toContain(
+      'list_my_tasks',
+    );
   });
 
   it('warns once per registry list for what it ignored, and ignores an unknown declared tool', async () => {
     const tools = withToolNeeds([...WORKDESK], { reply_to_email: ['search_mailbox'] });
     const selector = new HybridSelector(countingEmbedder(), { topK: 3 });
     const first = await runSelection(selector, ctx('Reply to the email from Mark'), tools, { signal: signal() });
-    expect(first.warnings.join('\n')).toMatch(/"reply_to_email" needs "search_mailbox", which is not registered; ignored/);
+    expect(first.warnings.join('\n')).toMatch(
+      /"reply_to_email" needs "search_mailbox", which is not registered; ignored/,
+    );
     expect(first.names).not.toContain('search_mailbox');
     const second = await runSelection(selector, ctx('Reply to the email from Mark'), tools, { signal: signal() });
     expect(second.warnings).toEqual([]);
@@ -86,7 +106,11 @@ describe('whole-task selection in the hybrid', () => {
   it('tools without a parameters schema and a registry of cycles rank without a loop or a crash', async () => {
     const bare = [
       { name: 'ping', description: 'Ping the server.' },
-      { name: 'open_box', description: 'Open a box.', parameters: { type: 'object', properties: { box_id: { type: 'string' } }, required: ['box_id'] } },
+      {
+        name: 'open_box',
+        description: 'Open a box.',
+        parameters: { type: 'object', properties: { box_id: { type: 'string' } }, required: ['box_id'] },
+      },
       {
         name: 'open_crate',
         description: 'Open a crate.',
@@ -102,7 +126,9 @@ describe('whole-task selection in the hybrid', () => {
   it('registration rejects needs that are not a list of names; changing needs changes the generation', () => {
     const registry = new ToolRegistry();
     const schema = WORKDESK[0] as ToolSchema;
-    expect(() => registry.register(schema, () => 'ok', { needs: 'search_tasks' as unknown as string[] })).toThrow(/needs must be a list of tool names/);
+    expect(() => registry.register(schema, () => 'ok', { needs: 'search_tasks' as unknown as string[] })).toThrow(
+      /needs must be a list of tool names/,
+    );
     registry.register(schema, () => 'ok');
     const before = registry.generation;
     const list = registry.schemas();

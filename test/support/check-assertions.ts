@@ -16,5 +16,6 @@ export function assert(condition: unknown, message: string): asserts condition {
 
 /** Fails the check unless `actual === expected`, naming `what` and both values. */
 export function equal<T>(actual: T, expected: T, what: string): void {
-  if (actual !== expected) throw new CheckFailure(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  if (actual !== expected)
+    throw new CheckFailure(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }

@@ -25,6 +25,9 @@ export default function setup(): void {
   const built = [join(root, 'dist/cli.js'), stamp].every(existsSync);
   const inputs = Math.max(newest(join(root, 'src')), statSync(join(root, 'vite.config.ts')).mtimeMs);
   if (built && Math.min(statSync(join(root, 'dist/cli.js')).mtimeMs, statSync(stamp).mtimeMs) >= inputs) return;
-  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'pipe' });
+  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'pipe',
+  });
   execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
 }

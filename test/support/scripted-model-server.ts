@@ -33,8 +33,18 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { anthropicErrorType, anthropicEvents, anthropicJson, validateAnthropic } from './scripted-model/anthropic-wire.js';
-import { anthropicSurface, responsesSurface, runHostedSearch, type RequestSurface } from './scripted-model/deferred-tools.js';
+import {
+  anthropicErrorType,
+  anthropicEvents,
+  anthropicJson,
+  validateAnthropic,
+} from './scripted-model/anthropic-wire.js';
+import {
+  anthropicSurface,
+  type RequestSurface,
+  responsesSurface,
+  runHostedSearch,
+} from './scripted-model/deferred-tools.js';
 import { openAIEvents, openAIJson, validateOpenAI } from './scripted-model/openai-wire.js';
 import { responsesError, responsesEvents, responsesJson, validateResponses } from './scripted-model/responses-wire.js';
 import type {
@@ -51,19 +61,19 @@ import type { WireEvent } from './scripted-model/wire-plan.js';
 import { CREATED, isObject, planMessage, serialiseEvent } from './scripted-model/wire-plan.js';
 
 export type {
-  WireProvider,
-  ScriptedToolCall,
+  ExchangeOutcome,
+  RecordedRequest,
+  ScriptedError,
+  ScriptedHang,
   ScriptedHostedSearch,
   ScriptedInterrupt,
   ScriptedMessage,
-  ScriptedError,
-  ScriptedHang,
+  ScriptedModelServer,
+  ScriptedModelServerOptions,
   ScriptedRaw,
   ScriptedReply,
-  ExchangeOutcome,
-  RecordedRequest,
-  ScriptedModelServerOptions,
-  ScriptedModelServer,
+  ScriptedToolCall,
+  WireProvider,
 } from './scripted-model/types.js';
 
 /**
@@ -92,7 +102,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `scripted server: ${String(error)}`, type: 'scripted_server_error' } }));
+        res.end(
+          JSON.stringify({ error: { message: `scripted server: ${String(error)}`, type: 'scripted_server_error' } }),
+        );
       } else res.destroy();
     });
   });
@@ -157,12 +169,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       settled,
     };
     requests.push(record);
-    if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.splice(0, requests.length - options.keepRequests);
+    if (options.keepRequests !== undefined && requests.length > options.keepRequests)
+      requests.splice(0, requests.length - options.keepRequests);
     notify();
 
     if (req.method === 'GET' && /\/v1\/models$/.test(pathname)) return sendJson(res, 200, modelList(headers));
     if (!provider || req.method !== 'POST') {
-      return sendJson(res, 404, { error: { message: `scripted server: no route for ${req.method} ${path}`, type: 'not_found' } });
+      return sendJson(res, 404, {
+        error: { message: `scripted server: no route for ${req.method} ${path}`, type: 'not_found' },
+      });
     }
     if (options.apiKey !== undefined) {
       const given = provider === 'anthropic' ? headers['x-api-key'] : headers.authorization?.replace(/^Bearer\s+/i, '');
@@ -185,7 +200,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     let serverBlocks: Record<string, unknown>[] = [];
     if (surface && (reply.kind === undefined || reply.kind === 'message')) {
       const planned = deferredPlan(provider, surface, reply);
-      if (typeof planned === 'string') return sendJson(res, 500, errorBody(provider, 500, `scripted server: ${planned}`, 'api_error'));
+      if (typeof planned === 'string')
+        return sendJson(res, 500, errorBody(provider, 500, `scripted server: ${planned}`, 'api_error'));
       serverBlocks = planned;
     }
     const closed = (): boolean => res.destroyed || outcome !== undefined;
@@ -248,7 +264,11 @@ interface Exchange {
  * blocks go first; a call to a deferred tool the model cannot see (not revealed earlier, nor by
  * that search) is a script error unless marked `hallucinated`. Returns the blocks, or the error.
  */
-function deferredPlan(provider: WireProvider, surface: RequestSurface, reply: ScriptedMessage): Record<string, unknown>[] | string {
+function deferredPlan(
+  provider: WireProvider,
+  surface: RequestSurface,
+  reply: ScriptedMessage,
+): Record<string, unknown>[] | string {
   const blocks: Record<string, unknown>[] = [];
   const seen = new Set(surface.seen);
   const search = reply.hostedSearch;
@@ -265,7 +285,10 @@ function deferredPlan(provider: WireProvider, surface: RequestSurface, reply: Sc
       tool_use_id: id,
       content:
         'found' in answer
-          ? { type: 'tool_search_tool_search_result', tool_references: answer.found.map((name) => ({ type: 'tool_reference', tool_name: name })) }
+          ? {
+              type: 'tool_search_tool_search_result',
+              tool_references: answer.found.map((name) => ({ type: 'tool_reference', tool_name: name })),
+            }
           : { type: 'tool_search_tool_result_error', error_code: answer.error, error_message: answer.message },
     });
     if ('found' in answer) for (const name of answer.found) seen.add(name);
@@ -296,7 +319,10 @@ async function answer(
   if (exchange.closed()) return;
 
   if (reply.kind === 'error') {
-    const body = reply.body === undefined ? errorBody(provider, reply.status, reply.message ?? 'scripted error', reply.type) : reply.body;
+    const body =
+      reply.body === undefined
+        ? errorBody(provider, reply.status, reply.message ?? 'scripted error', reply.type)
+        : reply.body;
     res.writeHead(reply.status, {
       'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
       ...reply.headers,
@@ -338,7 +364,9 @@ async function answer(
         : anthropicEvents(plan, model, request.index);
   const interrupt = reply.interrupt;
   const sent = interrupt ? events.slice(0, interrupt.afterEvents) : events;
-  let text: (string | Uint8Array)[] = sent.map((event) => serialiseEvent(event, le) + (reply.comments ? `: keep-alive${le}${le}` : ''));
+  let text: (string | Uint8Array)[] = sent.map(
+    (event) => serialiseEvent(event, le) + (reply.comments ? `: keep-alive${le}${le}` : ''),
+  );
   if (interrupt?.action === 'malformed') {
     text.push(
       interrupt.data ??
@@ -412,7 +440,12 @@ function validate(provider: WireProvider, json: unknown, headers: Record<string,
   return provider === 'openai' ? validateOpenAI(json) : validateAnthropic(json, headers);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -7,8 +7,9 @@
  * const tools = wideToolSet() // 150 ToolSchema, unique names
  * openAITools(tools)[0] // { type: 'function', function: { name, description, parameters } }
  */
-import type { ToolSchema } from '../../src/registry/schema.js';
+
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 
 const SERVICES: readonly [id: string, label: string, thing: string, things: string][] = [
   ['jira', 'Jira', 'issue', 'issues in a Jira project'],
@@ -38,11 +39,21 @@ const ACTIONS: readonly [verb: string, describe: (label: string, thing: string, 
   ['delete', (label, thing) => `Delete a ${label} ${thing} permanently by id.`],
 ];
 
-function integrationTool(service: string, label: string, thing: string, things: string, verb: string, text: string): ToolSchema {
+function integrationTool(
+  service: string,
+  label: string,
+  thing: string,
+  things: string,
+  verb: string,
+  text: string,
+): ToolSchema {
   const id = { type: 'string', description: `The ${label} ${thing} id` };
   const properties: Record<string, unknown> =
     verb === 'list'
-      ? { query: { type: 'string', description: `Filter ${things}` }, limit: { type: 'integer', minimum: 1, maximum: 100 } }
+      ? {
+          query: { type: 'string', description: `Filter ${things}` },
+          limit: { type: 'integer', minimum: 1, maximum: 100 },
+        }
       : verb === 'create'
         ? { title: { type: 'string', description: `Title of the ${thing}` }, details: { type: 'string' } }
         : verb === 'update'
@@ -72,10 +83,15 @@ export function wideToolSet(): ToolSchema[] {
 export function openAITools(
   tools: readonly ToolSchema[],
 ): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
 }
 
 /** Anthropic Messages `tools` entries. */
-export function anthropicTools(tools: readonly ToolSchema[]): { name: string; description: string; input_schema: Record<string, unknown> }[] {
+export function anthropicTools(
+  tools: readonly ToolSchema[],
+): { name: string; description: string; input_schema: Record<string, unknown> }[] {
   return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
 }

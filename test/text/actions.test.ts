@@ -37,7 +37,10 @@ describe('toolActions', () => {
 
   it('reads camelCase names, the description head, and names without verbs', () => {
     expect([...toolActions('EmailSender', '')]).toEqual(['send']);
-    expect([...toolActions('add_ticket_reply', 'Reply to the customer on a ticket.')].sort()).toEqual(['create', 'reply']);
+    expect([...toolActions('add_ticket_reply', 'Reply to the customer on a ticket.')].sort()).toEqual([
+      'create',
+      'reply',
+    ]);
     expect([...toolActions('geometry.area_circle', 'Area of a circle.')]).toEqual([]);
   });
 });

@@ -12,7 +12,10 @@ describe('splitClauses', () => {
       ['Perform a Gaussian integral from -2 to 2', 'calculate the definite integral from 0 to 3.1416 of sin(x)'],
     ],
     ['Open notes.txt; afterwards, count its lines', ['Open notes.txt', 'count its lines']],
-    ['Book the flight and after that reserve a hotel near the venue', ['Book the flight', 'reserve a hotel near the venue']],
+    [
+      'Book the flight and after that reserve a hotel near the venue',
+      ['Book the flight', 'reserve a hotel near the venue'],
+    ],
   ])('%j', (prompt, clauses) => {
     expect(splitClauses(prompt)).toEqual(clauses);
   });
@@ -50,7 +53,9 @@ describe('splitClauses', () => {
       'list the open pull requests',
       'translate the release notes to German',
     ]);
-    expect(splitClauses('list the open pull requests and translate the release notes to German', { andMinWords: Infinity })).toHaveLength(1);
+    expect(
+      splitClauses('list the open pull requests and translate the release notes to German', { andMinWords: Infinity }),
+    ).toHaveLength(1);
   });
 });
 
@@ -66,11 +71,9 @@ describe('splitEnumeration', () => {
       'what is the time difference between Oslo and Tokyo',
       'calculate my BMI.',
     ]);
-    expect(splitEnumeration('Find the failing CI run, then grab the error from the logs; also post it to #eng')).toEqual([
-      'Find the failing CI run',
-      'grab the error from the logs',
-      'post it to #eng',
-    ]);
+    expect(
+      splitEnumeration('Find the failing CI run, then grab the error from the logs; also post it to #eng'),
+    ).toEqual(['Find the failing CI run', 'grab the error from the logs', 'post it to #eng']);
   });
 
   it('is empty for a prompt that is not an enumeration', () => {
@@ -86,6 +89,10 @@ describe('splitEnumeration', () => {
 
   it('keeps at most maxItems items', () => {
     const prompt = Array.from({ length: 9 }, (_, i) => `Then open report number ${i}`).join('. ');
-    expect(splitEnumeration(prompt, 3)).toEqual(['open report number 0', 'open report number 1', 'open report number 2']);
+    expect(splitEnumeration(prompt, 3)).toEqual([
+      'open report number 0',
+      'open report number 1',
+      'open report number 2',
+    ]);
   });
 });

@@ -3,7 +3,8 @@ import { isToken, nameTokens, pushTextTokens, rawWords, splitName, textTokens } 
 
 // The reference definitions: lowercase, Unicode letter/number runs, camelCase split first.
 const referenceRaw = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-const referenceTokens = (text: string): string[] => referenceRaw(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter(isToken);
+const referenceTokens = (text: string): string[] =>
+  referenceRaw(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter(isToken);
 
 const samples = [
   'Get the weatherForecast for a city',

@@ -8,7 +8,7 @@ import { createApp } from '../../src/hono/app.js';
 import { denoHandler } from '../../src/hono/deno.js';
 import { createWorker } from '../../src/hono/workers.js';
 import { ToolRegistry } from '../../src/index.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 
 const TOKEN = 'app-options-token-0123456789';
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -46,14 +46,23 @@ describe('an app option set to undefined', () => {
   });
 
   it('denoHandler: token undefined keeps LOOPCTL_TOKEN from the variables', async () => {
-    const handle = denoHandler({ registry: registerDemoTools(new ToolRegistry()), token: undefined, vars: { LOOPCTL_TOKEN: TOKEN } });
+    const handle = denoHandler({
+      registry: registerDemoTools(new ToolRegistry()),
+      token: undefined,
+      vars: { LOOPCTL_TOKEN: TOKEN },
+    });
     const response = await handle(new Request('http://app.test/v1/tools', { headers: bearer }));
     expect(response.status).toBe(200);
   });
 
   it("createWorker: an app() override set to undefined keeps the binding's value", async () => {
-    const worker = createWorker({ registry: () => registerDemoTools(new ToolRegistry()), app: () => ({ token: undefined, model: undefined }) });
-    const response = await worker.fetch(new Request('http://app.test/v1/tools', { headers: bearer }), { LOOPCTL_TOKEN: TOKEN });
+    const worker = createWorker({
+      registry: () => registerDemoTools(new ToolRegistry()),
+      app: () => ({ token: undefined, model: undefined }),
+    });
+    const response = await worker.fetch(new Request('http://app.test/v1/tools', { headers: bearer }), {
+      LOOPCTL_TOKEN: TOKEN,
+    });
     expect(response.status).toBe(200);
   });
 });

@@ -15,7 +15,12 @@ afterAll(() => server?.close());
 
 it('32 concurrent first hybrid selects: one model load, one corpus embedding, 32 × 200', async () => {
   const model = slowModel(300);
-  server = await startNodeServer({ registry: registerDemoTools(new ToolRegistry()), token: TOKEN, port: 0, embedder: model.factory });
+  server = await startNodeServer({
+    registry: registerDemoTools(new ToolRegistry()),
+    token: TOKEN,
+    port: 0,
+    embedder: model.factory,
+  });
   const burst = await coldBurst((init) => fetch(`${server!.url}/v1/select`, init), TOKEN, 32);
   expect(burst.statuses).toEqual(Array(32).fill(200));
   expect(burst.fellOpen).toBe(0);

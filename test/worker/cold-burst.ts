@@ -4,8 +4,9 @@
  * model load and one corpus embedding. The caller supplies `fetch` to a fresh worker whose
  * embedder factory is `slowFactory` (a counting embedder behind a slow "load").
  */
-import { countingEmbedder } from '../embed/counting-embedder.js';
+
 import type { CountingEmbedder } from '../embed/counting-embedder.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
 
 /** A lazily "loaded" counting embedder: counts factory calls, takes `loadMs` to load. */
 export interface SlowModel {
@@ -34,7 +35,12 @@ export function slowModel(loadMs: number): SlowModel {
   };
 }
 
-const PROMPTS = ['Will it rain in Oslo tomorrow?', 'Email Ana the May invoice', 'Deploy the payments service to staging', 'Open the pull request for checkout'];
+const PROMPTS = [
+  'Will it rain in Oslo tomorrow?',
+  'Email Ana the May invoice',
+  'Deploy the payments service to staging',
+  'Open the pull request for checkout',
+];
 
 /**
  * Fire the burst; returns what a test asserts on.

@@ -60,7 +60,9 @@ function hasToolResult(request: RecordedRequest): boolean {
 
 function toolNames(request: RecordedRequest): string[] {
   const tools = (request.json as Json | undefined)?.tools;
-  return Array.isArray(tools) ? tools.map((tool) => String((tool as { function?: { name?: unknown } }).function?.name)) : [];
+  return Array.isArray(tools)
+    ? tools.map((tool) => String((tool as { function?: { name?: unknown } }).function?.name))
+    : [];
 }
 
 /** How long the `slow-tool` scenario's later requests take to answer. */
@@ -74,7 +76,10 @@ export function scenarioReply(request: RecordedRequest): ScriptedReply {
     case 'tool':
       return answered
         ? { text: 'It is mild and overcast in Oslo.', usage: { inputTokens: 40, outputTokens: 9 } }
-        : { toolCalls: [{ id: 'call_weather', name: 'get_current_weather', arguments: { city: 'Oslo' } }], usage: { inputTokens: 30, outputTokens: 12 } };
+        : {
+            toolCalls: [{ id: 'call_weather', name: 'get_current_weather', arguments: { city: 'Oslo' } }],
+            usage: { inputTokens: 30, outputTokens: 12 },
+          };
     case 'fail-tool':
       return answered
         ? { text: 'That site could not be reached.' }
@@ -88,7 +93,10 @@ export function scenarioReply(request: RecordedRequest): ScriptedReply {
       // Turn 1 calls a tool at once; every later request takes a while to answer with another
       // call, so a client can leave while the worker waits on the model (nothing is being written).
       return answered
-        ? { toolCalls: [{ id: `call_${request.index}`, name: 'get_current_weather', arguments: { city: 'Bergen' } }], delayMs: SLOW_MS }
+        ? {
+            toolCalls: [{ id: `call_${request.index}`, name: 'get_current_weather', arguments: { city: 'Bergen' } }],
+            delayMs: SLOW_MS,
+          }
         : { toolCalls: [{ id: 'call_first', name: 'get_current_weather', arguments: { city: 'Oslo' } }] };
     case 'hang':
       // Some text, then silence until the client (the worker) goes away.

@@ -15,7 +15,8 @@ import { ToolRegistry } from '../../src/registry/registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'node-server-token-0123456789';
-const registry = () => new ToolRegistry().register({ name: 'get_weather', description: 'Weather for a city.' }, () => 'sunny');
+const registry = () =>
+  new ToolRegistry().register({ name: 'get_weather', description: 'Weather for a city.' }, () => 'sunny');
 const servers: RunningServer[] = [];
 const work = mkdtempSync(join(tmpdir(), 'loopctl-node-server-'));
 const savedPort = process.env.PORT;
@@ -54,7 +55,9 @@ describe('startNodeServer', () => {
 
   it('a PORT that is not a port number is a RangeError saying so', async () => {
     process.env.PORT = 'eighty';
-    await expect(startNodeServer({ registry: registry() })).rejects.toThrow(/PORT="eighty" is not a port number \(0 to 65535/);
+    await expect(startNodeServer({ registry: registry() })).rejects.toThrow(
+      /PORT="eighty" is not a port number \(0 to 65535/,
+    );
     await expect(startNodeServer({ registry: registry(), port: 70_000 })).rejects.toThrow(RangeError);
   });
 
@@ -104,7 +107,13 @@ describe('useLiteFromDisk', () => {
     const damaged = join(work, 'damaged');
     mkdirSync(damaged);
     writeFileSync(join(damaged, 'vocab.json'), '[]'); // looks built, but has no weights
-    const server = await startNodeServer({ registry: registry(), port: 0, token: TOKEN, embedder: useLiteFromDisk(damaged), onError: () => undefined });
+    const server = await startNodeServer({
+      registry: registry(),
+      port: 0,
+      token: TOKEN,
+      embedder: useLiteFromDisk(damaged),
+      onError: () => undefined,
+    });
     servers.push(server);
     const select = (selector: string) =>
       fetch(`${server.url}/v1/select`, {
@@ -116,7 +125,9 @@ describe('useLiteFromDisk', () => {
     expect(refused.status).toBe(503);
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('selector_unavailable');
-    expect(body.error.message).toContain(`the embedding model is unavailable on this server: the USE-lite model in ${damaged} cannot be loaded (`);
+    expect(body.error.message).toContain(
+      `the embedding model is unavailable on this server: the USE-lite model in ${damaged} cannot be loaded (`,
+    );
     expect(body.error.message).toContain(`rebuild it with npx loopctl model --out ${damaged} --force`);
     expect((await select('keyword')).status).toBe(200);
   });

@@ -2,23 +2,23 @@
  * The worker suite against the Node entry: `startNodeServer` (the same code `node
  * scripts/serve-node.mjs` runs) on free loopback ports, over real HTTP.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { optionsFromVars } from '../../src/hono/index.js';
 import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
 import type { ModelFixture } from './model-fixture.js';
 import { startModelFixture } from './model-fixture.js';
 import { rawHttp } from './raw-http.js';
 import type { RawExchange, SuiteTarget } from './suite.js';
 import { CHECKS } from './suite.js';
-import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const TOKEN = 'node-suite-token-0123456789abcdef';
 const API_KEY = 'sk-node-suite-model-key';
@@ -34,17 +34,38 @@ beforeAll(async () => {
   const embedder = useLiteFromDisk('models/use-lite') ?? countingEmbedder();
   const start = async (vars: Record<string, string>, extra = {}) => {
     const registry = registerDemoTools(new ToolRegistry());
-    const server = await startNodeServer({ ...optionsFromVars(vars), registry, port: 0, onError: () => undefined, ...extra });
+    const server = await startNodeServer({
+      ...optionsFromVars(vars),
+      registry,
+      port: 0,
+      onError: () => undefined,
+      ...extra,
+    });
     servers.push(server);
     return { baseURL: server.url, raw: (exchange: RawExchange) => rawHttp(server.url, exchange) };
   };
   const api = await start(
-    { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.baseURL, MODEL_NAME: 'scripted', MODEL_API_KEY: API_KEY, CORS_ORIGINS: ORIGIN },
+    {
+      LOOPCTL_TOKEN: TOKEN,
+      MODEL_BASE_URL: model.baseURL,
+      MODEL_NAME: 'scripted',
+      MODEL_API_KEY: API_KEY,
+      CORS_ORIGINS: ORIGIN,
+    },
     { embedder },
   );
   const unconfigured = await start({ MODEL_BASE_URL: model.baseURL });
   const noModel = await start({ LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.deadBaseURL });
-  target = { api, unconfigured, noModel, token: TOKEN, modelApiKey: API_KEY, corsOrigin: ORIGIN, modelControlURL: model.controlURL, embedding: true };
+  target = {
+    api,
+    unconfigured,
+    noModel,
+    token: TOKEN,
+    modelApiKey: API_KEY,
+    corsOrigin: ORIGIN,
+    modelControlURL: model.controlURL,
+    embedding: true,
+  };
 });
 
 afterAll(async () => {

@@ -38,7 +38,12 @@ function upload(chunks: number | 'endless') {
     },
     { highWaterMark: 0 },
   );
-  const request = new Request('http://x/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+  const request = new Request('http://x/v1/select', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
   return { request, state };
 }
 
@@ -54,14 +59,18 @@ describe('readBody', () => {
 
   it('stops draining at drainBytes and cancels the rest', async () => {
     const { request, state } = upload('endless');
-    await expect(readBody(request, { maxBytes: 64 * KiB, drainBytes: 128 * KiB })).rejects.toThrow('the body exceeds 64 KiB');
+    await expect(readBody(request, { maxBytes: 64 * KiB, drainBytes: 128 * KiB })).rejects.toThrow(
+      'the body exceeds 64 KiB',
+    );
     expect(state.pulled).toBeLessThanOrEqual((64 + 16 + 128 + 16) * KiB);
     expect(state.cancelled).toBe(true);
   });
 
   it('refuses a declared length over the limit without reading a byte', async () => {
     const { request, state } = upload(25);
-    const declared = new Request(request, { headers: { 'content-type': 'application/json', 'content-length': String(400 * KiB) } });
+    const declared = new Request(request, {
+      headers: { 'content-type': 'application/json', 'content-length': String(400 * KiB) },
+    });
     await expect(readBody(declared, { maxBytes: 256 * KiB })).rejects.toThrow(BodyReadError);
     expect(state.pulled).toBe(0);
   });
@@ -69,7 +78,12 @@ describe('readBody', () => {
 
 describe('the API and the proxy read bodies the same way', () => {
   const app = new Hono();
-  app.onError((error, c) => c.json({ error: { code: (error as { code?: string }).code, message: error.message } }, (error as { status?: 413 }).status ?? 500));
+  app.onError((error, c) =>
+    c.json(
+      { error: { code: (error as { code?: string }).code, message: error.message } },
+      (error as { status?: 413 }).status ?? 500,
+    ),
+  );
   app.post('/v1/select', every(...jsonBody({ maxBytes: 256 * KiB })), async (c) => c.json(await c.req.json()));
 
   it('an oversized chunked upload: drained to its end, then 413, on both', async () => {
@@ -80,7 +94,9 @@ describe('the API and the proxy read bodies the same way', () => {
     expect(api.state.pulled).toBe(400 * KiB);
 
     const proxy = upload(25);
-    const refused = (await readBodyText(proxy.request, 256 * KiB).catch((error: unknown) => error)) as { status: number };
+    const refused = (await readBodyText(proxy.request, 256 * KiB).catch((error: unknown) => error)) as {
+      status: number;
+    };
     expect(refused.status).toBe(413);
     expect(proxy.state.pulled).toBe(400 * KiB);
     expect(api.state.overlapped || proxy.state.overlapped).toBe(false);
@@ -97,7 +113,12 @@ describe('the API and the proxy read bodies the same way', () => {
       },
     });
     const response = await app.request(
-      new Request('http://x/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit),
+      new Request('http://x/v1/select', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
     );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(JSON.parse(text));

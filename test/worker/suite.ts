@@ -79,7 +79,8 @@ export function parseRawReply(text: string, timedOut: boolean): RawReply & { com
   }
   let body = text.slice(end + 4);
   let complete = false;
-  if (headers['content-length'] !== undefined) complete = new TextEncoder().encode(body).byteLength >= Number(headers['content-length']);
+  if (headers['content-length'] !== undefined)
+    complete = new TextEncoder().encode(body).byteLength >= Number(headers['content-length']);
   else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     complete = /(^|\r\n)0\r\n\r\n$/.test(body);
     if (complete) body = dechunk(body);
@@ -117,10 +118,15 @@ function call(endpoint: Endpoint, t: SuiteTarget, path: string, init: Init = {})
   if (token !== false) headers.set('authorization', `Bearer ${token}`);
   if (json !== undefined) headers.set('content-type', 'application/json');
   const fetcher = endpoint.fetch ?? ((input: string, options?: RequestInit) => fetch(input, options));
-  return fetcher(`${endpoint.baseURL}${path}`, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+  return fetcher(`${endpoint.baseURL}${path}`, {
+    ...rest,
+    headers,
+    ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+  });
 }
 
-const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> => call(t.api, t, path, { method: 'POST', json, ...init });
+const post = (t: SuiteTarget, path: string, json: unknown, init: Init = {}): Promise<Response> =>
+  call(t.api, t, path, { method: 'POST', json, ...init });
 
 interface ErrorShape {
   error: { code: string; message: string; field?: string };
@@ -130,9 +136,15 @@ interface ErrorShape {
 async function expectError(response: Response, status: number, code: string, field?: string): Promise<ErrorShape> {
   const text = await response.text();
   equal(response.status, status, `status (body ${text.slice(0, 200)})`);
-  assert(/^application\/json/.test(response.headers.get('content-type') ?? ''), `error content-type is JSON, got ${response.headers.get('content-type')}`);
+  assert(
+    /^application\/json/.test(response.headers.get('content-type') ?? ''),
+    `error content-type is JSON, got ${response.headers.get('content-type')}`,
+  );
   const body = JSON.parse(text) as ErrorShape;
-  assert(body && typeof body === 'object' && Object.keys(body).join() === 'error', `error body has only "error": ${text}`);
+  assert(
+    body && typeof body === 'object' && Object.keys(body).join() === 'error',
+    `error body has only "error": ${text}`,
+  );
   const keys = Object.keys(body.error).sort().join();
   assert(keys === 'code,message' || keys === 'code,field,message', `error fields are code/message/field: ${text}`);
   equal(body.error.code, code, 'error.code');
@@ -229,7 +241,11 @@ export const CHECKS: readonly Check[] = [
     async run(t) {
       const body = await expectJson<{ status: string }>(await call(t.api, t, '/healthz', { auth: false }));
       equal(body.status, 'ok', 'status');
-      equal((await call(t.unconfigured, t, '/healthz', { auth: false })).status, 200, 'healthz without a token configured');
+      equal(
+        (await call(t.unconfigured, t, '/healthz', { auth: false })).status,
+        200,
+        'healthz without a token configured',
+      );
     },
   },
   {
@@ -243,7 +259,9 @@ export const CHECKS: readonly Check[] = [
     name: '/v1 requires the bearer token (missing, wrong, other scheme → 401)',
     async run(t) {
       await expectError(await call(t.api, t, '/v1/tools', { auth: false }), 401, 'unauthorized');
-      const wrong = await call(t.api, t, '/v1/tools', { auth: `${t.token.slice(0, -1)}${t.token.endsWith('x') ? 'y' : 'x'}` });
+      const wrong = await call(t.api, t, '/v1/tools', {
+        auth: `${t.token.slice(0, -1)}${t.token.endsWith('x') ? 'y' : 'x'}`,
+      });
       equal(wrong.headers.get('www-authenticate'), 'Bearer realm="loopctl"', 'WWW-Authenticate');
       await expectError(wrong, 401, 'unauthorized');
       await expectError(await call(t.api, t, '/v1/tools', { auth: 'short' }), 401, 'unauthorized');
@@ -259,13 +277,19 @@ export const CHECKS: readonly Check[] = [
     async run(t) {
       const body = await expectError(await call(t.unconfigured, t, '/v1/tools'), 503, 'not_configured');
       equal(body.error.message, 'LOOPCTL_TOKEN is not set', 'message');
-      await expectError(await call(t.unconfigured, t, '/v1/select', { method: 'POST', json: { prompt: 'x' } }), 503, 'not_configured');
+      await expectError(
+        await call(t.unconfigured, t, '/v1/select', { method: 'POST', json: { prompt: 'x' } }),
+        503,
+        'not_configured',
+      );
     },
   },
   {
     name: 'GET /v1/tools lists the registry and its generation',
     async run(t) {
-      const body = await expectJson<{ tools: { name: string; description: string }[]; generation: number }>(await call(t.api, t, '/v1/tools'));
+      const body = await expectJson<{ tools: { name: string; description: string }[]; generation: number }>(
+        await call(t.api, t, '/v1/tools'),
+      );
       assert(body.tools.length >= 50, `about sixty demo tools, got ${body.tools.length}`);
       for (const tool of body.tools) {
         assert(/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name), `wire-safe name ${tool.name}`);
@@ -288,7 +312,10 @@ export const CHECKS: readonly Check[] = [
       assert(body.advertised.length < body.registered, 'fewer advertised than registered');
       equal(body.fellOpen, false, 'fellOpen');
       equal(body.reason, undefined, 'no reason when not fell open');
-      assert(body.advertisedTokens > 0 && body.advertisedTokens < body.registryTokens, 'advertisedTokens < registryTokens');
+      assert(
+        body.advertisedTokens > 0 && body.advertisedTokens < body.registryTokens,
+        'advertisedTokens < registryTokens',
+      );
       assert(typeof body.ms === 'number' && body.ms >= 0, 'ms');
     },
   },
@@ -296,9 +323,21 @@ export const CHECKS: readonly Check[] = [
     name: 'POST /v1/select: bm25, keyword-ranked and static honour k',
     async run(t) {
       const bm25 = await expectJson<any>(await post(t, '/v1/select', { prompt: WEATHER, selector: 'bm25', k: 3 }));
-      assert(bm25.advertised.length <= 3 && bm25.advertised.includes('get_current_weather'), `bm25 k=3: ${bm25.advertised}`);
-      const ranked = await expectJson<any>(await post(t, '/v1/select', { prompt: 'send an email to Ana about the invoice', selector: 'keyword-ranked', k: 2 }));
-      assert(ranked.advertised.length <= 2 && ranked.advertised.includes('send_email'), `keyword-ranked k=2: ${ranked.advertised}`);
+      assert(
+        bm25.advertised.length <= 3 && bm25.advertised.includes('get_current_weather'),
+        `bm25 k=3: ${bm25.advertised}`,
+      );
+      const ranked = await expectJson<any>(
+        await post(t, '/v1/select', {
+          prompt: 'send an email to Ana about the invoice',
+          selector: 'keyword-ranked',
+          k: 2,
+        }),
+      );
+      assert(
+        ranked.advertised.length <= 2 && ranked.advertised.includes('send_email'),
+        `keyword-ranked k=2: ${ranked.advertised}`,
+      );
       const all = await expectJson<any>(await post(t, '/v1/select', { prompt: WEATHER, selector: 'static' }));
       equal(all.advertised.length, all.registered, 'static advertises everything');
       equal(all.advertisedTokens, all.registryTokens, 'static tokens = registry tokens');
@@ -316,7 +355,11 @@ export const CHECKS: readonly Check[] = [
   {
     name: 'POST /v1/select: embedding ranks by meaning, or says it is not configured',
     async run(t) {
-      const response = await post(t, '/v1/select', { prompt: 'Will I need an umbrella in Oslo? What is the weather forecast?', selector: 'embedding', k: 5 });
+      const response = await post(t, '/v1/select', {
+        prompt: 'Will I need an umbrella in Oslo? What is the weather forecast?',
+        selector: 'embedding',
+        k: 5,
+      });
       if (!t.embedding) {
         await expectError(response, 503, 'selector_unavailable');
         return;
@@ -341,20 +384,39 @@ export const CHECKS: readonly Check[] = [
       const body = await expectJson<any>(response);
       equal(body.selector, 'hybrid', 'selector');
       equal(body.fellOpen, false, `fellOpen (reason ${body.reason})`);
-      assert(body.advertised.length === 3 && body.advertised.some((name: string) => name.includes('email')), `hybrid k=3: ${body.advertised}`);
+      assert(
+        body.advertised.length === 3 && body.advertised.some((name: string) => name.includes('email')),
+        `hybrid k=3: ${body.advertised}`,
+      );
     },
   },
   {
     name: 'bad input: malformed JSON, wrong media type, non-object bodies → 400/415',
     async run(t) {
       await expectError(
-        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"prompt":' }),
+        await call(t.api, t, '/v1/select', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"prompt":',
+        }),
         400,
         'invalid_json',
       );
-      await expectError(await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }), 400, 'invalid_json');
       await expectError(
-        await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"prompt":"x"}' }),
+        await call(t.api, t, '/v1/select', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '',
+        }),
+        400,
+        'invalid_json',
+      );
+      await expectError(
+        await call(t.api, t, '/v1/select', {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: '{"prompt":"x"}',
+        }),
         415,
         'unsupported_media_type',
       );
@@ -368,7 +430,12 @@ export const CHECKS: readonly Check[] = [
       await expectError(await post(t, '/v1/select', {}), 400, 'invalid_field', 'prompt');
       await expectError(await post(t, '/v1/select', { prompt: 42 }), 400, 'invalid_field', 'prompt');
       await expectError(await post(t, '/v1/select', { prompt: '   ' }), 400, 'invalid_field', 'prompt');
-      await expectError(await post(t, '/v1/select', { prompt: 'x', selector: 'telepathy' }), 400, 'invalid_field', 'selector');
+      await expectError(
+        await post(t, '/v1/select', { prompt: 'x', selector: 'telepathy' }),
+        400,
+        'invalid_field',
+        'selector',
+      );
       await expectError(await post(t, '/v1/select', { prompt: 'x', selector: 7 }), 400, 'invalid_field', 'selector');
       for (const k of [0, 65, 1.5, '3', -1, null]) {
         await expectError(await post(t, '/v1/select', { prompt: 'x', selector: 'bm25', k }), 400, 'invalid_field', 'k');
@@ -379,8 +446,18 @@ export const CHECKS: readonly Check[] = [
     name: 'bad input: /v1/runs fields are checked and named',
     async run(t) {
       await expectError(await post(t, '/v1/runs', {}), 400, 'invalid_field', 'prompt');
-      await expectError(await post(t, '/v1/runs', { prompt: 'x', messages: [{ role: 'user', content: 'x' }] }), 400, 'invalid_field', 'prompt');
-      await expectError(await post(t, '/v1/runs', { prompt: 'x', constraint: 'bogus' }), 400, 'invalid_field', 'constraint');
+      await expectError(
+        await post(t, '/v1/runs', { prompt: 'x', messages: [{ role: 'user', content: 'x' }] }),
+        400,
+        'invalid_field',
+        'prompt',
+      );
+      await expectError(
+        await post(t, '/v1/runs', { prompt: 'x', constraint: 'bogus' }),
+        400,
+        'invalid_field',
+        'constraint',
+      );
       await expectError(await post(t, '/v1/runs', { prompt: 'x', constraint: 1 }), 400, 'invalid_field', 'constraint');
       for (const maxTurns of [0, 21, 2.5, '3']) {
         await expectError(await post(t, '/v1/runs', { prompt: 'x', maxTurns }), 400, 'invalid_field', 'maxTurns');
@@ -389,16 +466,35 @@ export const CHECKS: readonly Check[] = [
       await expectError(await post(t, '/v1/runs', { prompt: 'x', k: 100 }), 400, 'invalid_field', 'k');
       await expectError(await post(t, '/v1/runs', { messages: 'hi' }), 400, 'invalid_field', 'messages');
       await expectError(await post(t, '/v1/runs', { messages: [] }), 400, 'invalid_field', 'messages');
-      await expectError(await post(t, '/v1/runs', { messages: [{ role: 'wizard', content: 'x' }] }), 400, 'invalid_field', 'messages[0].role');
-      await expectError(await post(t, '/v1/runs', { messages: [{ role: 'user', content: 5 }] }), 400, 'invalid_field', 'messages[0].content');
-      await expectError(await post(t, '/v1/runs', { messages: [{ role: 'system', content: 'only a system message' }] }), 400, 'invalid_field', 'messages');
+      await expectError(
+        await post(t, '/v1/runs', { messages: [{ role: 'wizard', content: 'x' }] }),
+        400,
+        'invalid_field',
+        'messages[0].role',
+      );
+      await expectError(
+        await post(t, '/v1/runs', { messages: [{ role: 'user', content: 5 }] }),
+        400,
+        'invalid_field',
+        'messages[0].content',
+      );
+      await expectError(
+        await post(t, '/v1/runs', { messages: [{ role: 'system', content: 'only a system message' }] }),
+        400,
+        'invalid_field',
+        'messages',
+      );
     },
   },
   {
     name: 'bodies over 256 KiB → 413 (declared Content-Length and streamed size)',
     async run(t) {
       const big = JSON.stringify({ prompt: 'x'.repeat(300 * 1024) });
-      const declared = await call(t.api, t, '/v1/select', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+      const declared = await call(t.api, t, '/v1/select', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: big,
+      });
       await expectError(declared, 413, 'body_too_large');
       if (t.streamingUploads === false) return;
       const bytes = new TextEncoder().encode(big);
@@ -434,7 +530,10 @@ export const CHECKS: readonly Check[] = [
         const bad = await raw({ head: head(length), body: '{"prompt":"weather"}' });
         equal(bad.timedOut, false, `Content-Length: ${length} answered`);
         equal(bad.status, 400, `Content-Length: ${length} status (${bad.body.slice(0, 200)})`);
-        assert(/^application\/json/.test(bad.headers['content-type'] ?? ''), `JSON error, got ${bad.headers['content-type']}`);
+        assert(
+          /^application\/json/.test(bad.headers['content-type'] ?? ''),
+          `JSON error, got ${bad.headers['content-type']}`,
+        );
         assert(typeof JSON.parse(bad.body).error?.code === 'string', `error shape: ${bad.body}`);
       }
       // 300 KiB declared, 20 bytes sent: the answer must not wait for the rest.
@@ -457,15 +556,28 @@ export const CHECKS: readonly Check[] = [
       await expectError(health, 405, 'method_not_allowed');
       await expectError(await call(t.api, t, '/v1/tools', { method: 'DELETE' }), 405, 'method_not_allowed');
       await expectError(await call(t.api, t, '/v1/select', { method: 'GET' }), 405, 'method_not_allowed');
-      await expectError(await call(t.api, t, '/v1/runs', { method: 'PUT', json: { prompt: 'x' } }), 405, 'method_not_allowed');
+      await expectError(
+        await call(t.api, t, '/v1/runs', { method: 'PUT', json: { prompt: 'x' } }),
+        405,
+        'method_not_allowed',
+      );
     },
   },
   {
     name: 'odd HTTP: only application/json and +json bodies are accepted',
     async run(t) {
       const send = (type: string | undefined) =>
-        call(t.api, t, '/v1/select', { method: 'POST', headers: type ? { 'content-type': type } : {}, body: JSON.stringify({ prompt: WEATHER }) });
-      for (const type of ['application/json-patch+xml', 'application/jsonx', 'text/json', 'application/x-www-form-urlencoded']) {
+        call(t.api, t, '/v1/select', {
+          method: 'POST',
+          headers: type ? { 'content-type': type } : {},
+          body: JSON.stringify({ prompt: WEATHER }),
+        });
+      for (const type of [
+        'application/json-patch+xml',
+        'application/jsonx',
+        'text/json',
+        'application/x-www-form-urlencoded',
+      ]) {
         await expectError(await send(type), 415, 'unsupported_media_type');
       }
       for (const type of [
@@ -489,14 +601,24 @@ export const CHECKS: readonly Check[] = [
       const ok = await post(t, '/v1/select', { prompt: atCap, selector: 'bm25' });
       equal(ok.status, 200, 'a prompt of exactly 32,000 characters');
       await ok.body?.cancel();
-      await expectError(await post(t, '/v1/select', { prompt: `${atCap}x`, selector: 'bm25' }), 400, 'invalid_field', 'prompt');
+      await expectError(
+        await post(t, '/v1/select', { prompt: `${atCap}x`, selector: 'bm25' }),
+        400,
+        'invalid_field',
+        'prompt',
+      );
     },
   },
   {
     name: 'POST /v1/runs streams a whole run with a tool call as SSE',
     async run(t) {
       const id = uniqueId();
-      const { events, text } = await runEvents(t, { prompt: `[[scenario:tool]] [[id:${id}]] ${WEATHER}`, selector: 'bm25', k: 4, maxTurns: 4 });
+      const { events, text } = await runEvents(t, {
+        prompt: `[[scenario:tool]] [[id:${id}]] ${WEATHER}`,
+        selector: 'bm25',
+        k: 4,
+        maxTurns: 4,
+      });
       const types = events.map((event) => event.event);
       equal(types[0], 'run_start', 'first event');
       equal(types.at(-1), 'done', 'last event');
@@ -505,7 +627,10 @@ export const CHECKS: readonly Check[] = [
       }
       const [selection] = eventsOf(events, 'selection');
       equal(selection.selector, 'bm25', 'selection.selector');
-      assert(selection.advertised.length <= 4 && selection.advertised.includes('get_current_weather'), `advertised ${selection.advertised}`);
+      assert(
+        selection.advertised.length <= 4 && selection.advertised.includes('get_current_weather'),
+        `advertised ${selection.advertised}`,
+      );
       const [call] = eventsOf(events, 'tool_call');
       equal(call.call.name, 'get_current_weather', 'tool call name');
       equal(call.advertised, true, 'the call was advertised');
@@ -550,7 +675,10 @@ export const CHECKS: readonly Check[] = [
   {
     name: 'a failing tool is an error result in the stream, and the run goes on',
     async run(t) {
-      const { events } = await runEvents(t, { prompt: '[[scenario:fail-tool]] Fetch https://down.invalid/ and summarise the web page', selector: 'static' });
+      const { events } = await runEvents(t, {
+        prompt: '[[scenario:fail-tool]] Fetch https://down.invalid/ and summarise the web page',
+        selector: 'static',
+      });
       const [result] = eventsOf(events, 'tool_result');
       equal(result.result.name, 'fetch_url', 'tool');
       equal(result.result.isError, true, 'isError');
@@ -574,9 +702,15 @@ export const CHECKS: readonly Check[] = [
   {
     name: 'no model reachable → /v1/runs answers 503, /v1/select still works',
     async run(t) {
-      const body = await expectError(await call(t.noModel, t, '/v1/runs', { method: 'POST', json: { prompt: 'hello' } }), 503, 'model_unavailable');
+      const body = await expectError(
+        await call(t.noModel, t, '/v1/runs', { method: 'POST', json: { prompt: 'hello' } }),
+        503,
+        'model_unavailable',
+      );
       assert(!body.error.message.includes('127.0.0.1'), 'the message names the setting, not the address');
-      const select = await expectJson<any>(await call(t.noModel, t, '/v1/select', { method: 'POST', json: { prompt: WEATHER } }));
+      const select = await expectJson<any>(
+        await call(t.noModel, t, '/v1/select', { method: 'POST', json: { prompt: WEATHER } }),
+      );
       assert(select.advertised.includes('get_current_weather'), 'select works without a model');
     },
   },
@@ -585,7 +719,12 @@ export const CHECKS: readonly Check[] = [
     async run(t) {
       const id = uniqueId();
       const controller = new AbortController();
-      const response = await post(t, '/v1/runs', { prompt: `[[scenario:hang]] [[id:${id}]] think hard` }, { signal: controller.signal });
+      const response = await post(
+        t,
+        '/v1/runs',
+        { prompt: `[[scenario:hang]] [[id:${id}]] think hard` },
+        { signal: controller.signal },
+      );
       equal(response.status, 200, 'status');
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
@@ -631,7 +770,11 @@ export const CHECKS: readonly Check[] = [
       await reader.cancel().catch(() => undefined);
       await pump;
       // The worker closes its model connection itself: the model never got to answer it.
-      await eventually("the worker to close turn 2's model request", async () => (await modelRequests(t, id))[1]?.outcome !== null, 10_000);
+      await eventually(
+        "the worker to close turn 2's model request",
+        async () => (await modelRequests(t, id))[1]?.outcome !== null,
+        10_000,
+      );
       const after = await modelRequests(t, id);
       equal(after[1]?.outcome, 'client-closed', 'turn 2 model request outcome');
       // Had turn 2 been answered, its tool would run and turn 3 would ask the model at once.
@@ -646,12 +789,19 @@ export const CHECKS: readonly Check[] = [
         call(endpoint, t, '/v1/select', {
           method: 'OPTIONS',
           auth: false,
-          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization,content-type',
+          },
         });
       const allowed = await preflight(t.api, t.corsOrigin);
       assert(allowed.status === 204 || allowed.status === 200, `preflight status ${allowed.status}`);
       equal(allowed.headers.get('access-control-allow-origin'), t.corsOrigin, 'allow-origin');
-      assert(/authorization/i.test(allowed.headers.get('access-control-allow-headers') ?? ''), 'allow-headers has Authorization');
+      assert(
+        /authorization/i.test(allowed.headers.get('access-control-allow-headers') ?? ''),
+        'allow-headers has Authorization',
+      );
       await allowed.body?.cancel();
       const evil = await preflight(t.api, 'https://evil.example');
       equal(evil.headers.get('access-control-allow-origin'), null, 'no allow-origin for another origin');

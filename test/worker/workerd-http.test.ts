@@ -55,7 +55,13 @@ beforeAll(async () => {
   });
   mf = new Miniflare({
     workers: [
-      worker('api', { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.baseURL, MODEL_NAME: 'scripted', MODEL_API_KEY: API_KEY, CORS_ORIGINS: ORIGIN }),
+      worker('api', {
+        LOOPCTL_TOKEN: TOKEN,
+        MODEL_BASE_URL: model.baseURL,
+        MODEL_NAME: 'scripted',
+        MODEL_API_KEY: API_KEY,
+        CORS_ORIGINS: ORIGIN,
+      }),
       worker('unconfigured', { MODEL_BASE_URL: model.baseURL }),
       worker('no-model', { LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: model.deadBaseURL }),
     ],

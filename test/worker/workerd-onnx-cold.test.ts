@@ -51,13 +51,20 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-it.skipIf(!modelBuilt)('32 concurrent first hybrid selects on a cold ONNX worker all answer 200', { timeout: 240_000 }, async () => {
-  const burst = await coldBurst(
-    (init) => fetch(`${origin}/v1/select`, init).catch((error: unknown) => Response.json({ dropped: String(error) }, { status: 599 })),
-    TOKEN,
-    32,
-  );
-  expect(burst.statuses).toEqual(Array(32).fill(200));
-  expect(burst.fellOpen).toBe(0);
-  expect(burst.advertised[0]).toContain('get_weather_forecast');
-});
+it.skipIf(!modelBuilt)(
+  '32 concurrent first hybrid selects on a cold ONNX worker all answer 200',
+  { timeout: 240_000 },
+  async () => {
+    const burst = await coldBurst(
+      (init) =>
+        fetch(`${origin}/v1/select`, init).catch((error: unknown) =>
+          Response.json({ dropped: String(error) }, { status: 599 }),
+        ),
+      TOKEN,
+      32,
+    );
+    expect(burst.statuses).toEqual(Array(32).fill(200));
+    expect(burst.fellOpen).toBe(0);
+    expect(burst.advertised[0]).toContain('get_weather_forecast');
+  },
+);

@@ -10,8 +10,9 @@
  *
  * Needs the built package (`npm run build`) and, for `npm start`, the demo page (`npm run build:demo`).
  */
-import { spawn } from 'node:child_process';
+
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -45,7 +46,11 @@ interface Started {
 }
 
 async function start(command: string[], cwd: string, port: number, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, command, { cwd, env: { ...process.env, ...OFFLINE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, command, {
+    cwd,
+    env: { ...process.env, ...OFFLINE_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const keep = (chunk: Buffer): void => {
     log = (log + chunk.toString()).slice(-20_000);
@@ -57,7 +62,8 @@ async function start(command: string[], cwd: string, port: number, env: Record<s
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited early:\n${log}`);
     try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).ok) return { child, url, log: () => log };
+      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).ok)
+        return { child, url, log: () => log };
     } catch {
       // not up yet
     }
@@ -117,8 +123,12 @@ describe('examples/worker under wrangler dev', () => {
   afterAll(() => stop(server));
 
   it('lists its own tools and selects among them', async () => {
-    const own = (JSON.parse(readFileSync(join(example, 'tools.json'), 'utf8')) as { name: string }[]).map((tool) => tool.name);
-    const listed = (await (await fetch(`${server!.url}/v1/tools`, { headers: auth })).json()) as { tools: { name: string }[] };
+    const own = (JSON.parse(readFileSync(join(example, 'tools.json'), 'utf8')) as { name: string }[]).map(
+      (tool) => tool.name,
+    );
+    const listed = (await (await fetch(`${server!.url}/v1/tools`, { headers: auth })).json()) as {
+      tools: { name: string }[];
+    };
     expect(listed.tools.map((tool) => tool.name)).toEqual(own);
     const response = await fetch(`${server!.url}/v1/select`, {
       method: 'POST',
@@ -131,13 +141,20 @@ describe('examples/worker under wrangler dev', () => {
     expect(body.fellOpen).toBe(false);
     expect(body.advertised[0]).toBe('track_shipment');
     const refund = (await (
-      await fetch(`${server!.url}/v1/select`, { method: 'POST', headers: auth, body: JSON.stringify({ prompt: 'refund my order 1234', k: 2 }) })
+      await fetch(`${server!.url}/v1/select`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ prompt: 'refund my order 1234', k: 2 }),
+      })
     ).json()) as { advertised: string[] };
     expect(refund.advertised).toContain('refund_order');
   });
 
   /** POST `size` bytes of JSON as a chunked upload (16 KiB chunks); the status, media type and body. */
-  async function chunked(path: string, size: number): Promise<{ status: number; type: string | undefined; text: string }> {
+  async function chunked(
+    path: string,
+    size: number,
+  ): Promise<{ status: number; type: string | undefined; text: string }> {
     const big = new TextEncoder().encode(JSON.stringify({ prompt: 'x'.repeat(size), messages: [] }));
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -147,20 +164,32 @@ describe('examples/worker under wrangler dev', () => {
         sent += 16 * 1024;
       },
     });
-    const response = await fetch(`${server!.url}${path}`, { method: 'POST', headers: auth, body, duplex: 'half' } as RequestInit);
-    return { status: response.status, type: response.headers.get('content-type')?.split(';')[0], text: await response.text() };
+    const response = await fetch(`${server!.url}${path}`, {
+      method: 'POST',
+      headers: auth,
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    return {
+      status: response.status,
+      type: response.headers.get('content-type')?.split(';')[0],
+      text: await response.text(),
+    };
   }
 
   // In workerd the old drain failed ("only supports a single pending read"), so the 413 went out
   // mid-upload and wrangler dev's proxy answered 503 "Your worker restarted mid-request".
-  it.each([300, 400, 1024])('a %i KiB chunked body is 413 JSON 8 times of 8 through the dev proxy (/v1/select)', async (kib) => {
-    const statuses: string[] = [];
-    for (let i = 0; i < 8; i++) {
-      const { status, type, text } = await chunked('/v1/select', kib * 1024);
-      statuses.push(`${status} ${type} ${text.includes('"body_too_large"')}`);
-    }
-    expect(statuses).toEqual(Array(8).fill('413 application/json true'));
-  });
+  it.each([300, 400, 1024])(
+    'a %i KiB chunked body is 413 JSON 8 times of 8 through the dev proxy (/v1/select)',
+    async (kib) => {
+      const statuses: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const { status, type, text } = await chunked('/v1/select', kib * 1024);
+        statuses.push(`${status} ${type} ${text.includes('"body_too_large"')}`);
+      }
+      expect(statuses).toEqual(Array(8).fill('413 application/json true'));
+    },
+  );
 
   it('the proxy reads bodies with the same reader: a 400 KiB chunked body is 413 JSON 8 times of 8', async () => {
     const statuses: string[] = [];
@@ -210,7 +239,9 @@ describe('npm start: the demo page and the API share one origin, every refusal a
   let server: Started | undefined;
   beforeAll(async () => {
     const port = await freePort();
-    server = await start([join(root, 'scripts', 'start-worker.mjs'), '--light', '--port', String(port)], root, port, { LOOPCTL_TOKEN: TOKEN });
+    server = await start([join(root, 'scripts', 'start-worker.mjs'), '--light', '--port', String(port)], root, port, {
+      LOOPCTL_TOKEN: TOKEN,
+    });
   }, 180_000);
   afterAll(() => stop(server));
 

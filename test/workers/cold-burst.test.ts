@@ -17,7 +17,11 @@ it('32 concurrent first hybrid selects: one model load, one corpus embedding, 32
   Object.assign(model.embedder, { id: 'test/cold-burst' });
   const worker = createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => model.factory });
   const bindings = { ...(env as unknown as WorkerEnv) };
-  const burst = await coldBurst((init) => worker.fetch(new Request('http://loopctl.test/v1/select', init), bindings), TEST_TOKEN, 32);
+  const burst = await coldBurst(
+    (init) => worker.fetch(new Request('http://loopctl.test/v1/select', init), bindings),
+    TEST_TOKEN,
+    32,
+  );
   expect(burst.statuses).toEqual(Array(32).fill(200));
   expect(burst.fellOpen).toBe(0);
   expect(model.loads()).toBe(1);

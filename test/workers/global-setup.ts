@@ -9,8 +9,8 @@ import type { TestProject } from 'vitest/node';
 import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
-import { startModelFixture } from '../worker/model-fixture.js';
 import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
+import { startModelFixture } from '../worker/model-fixture.js';
 import { ASSET_EMBEDDER_ID } from './constants.js';
 
 declare module 'vitest' {
@@ -35,7 +35,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // ships one (built here with the counting embedder the workerd tests use).
   const assetsDir = mkdtempSync(join(tmpdir(), 'loopctl-workers-assets-'));
   mkdirSync(join(assetsDir, 'vectors'));
-  writeFileSync(join(assetsDir, 'vectors', 'demo.lcv'), await buildVectorsFile(countingEmbedder({ id: ASSET_EMBEDDER_ID }), DEMO_TOOLS));
+  writeFileSync(
+    join(assetsDir, 'vectors', 'demo.lcv'),
+    await buildVectorsFile(countingEmbedder({ id: ASSET_EMBEDDER_ID }), DEMO_TOOLS),
+  );
   project.provide('assetsDir', assetsDir);
   // The selecting proxy's upstream (test/workers/proxy*.test.ts).
   const upstream = await startUpstreamFixture();

@@ -6,17 +6,22 @@
  */
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
+import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import type { WorkerEnv } from '../../src/hono/index.js';
 import { createWorker } from '../../src/hono/index.js';
-import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import { ToolRegistry } from '../../src/index.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { TEST_TOKEN } from './constants.js';
 
-const bindings = env as unknown as WorkerEnv & { VECTORS: { list(options?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } };
+const bindings = env as unknown as WorkerEnv & {
+  VECTORS: { list(options?: { prefix?: string }): Promise<{ keys: { name: string }[] }> };
+};
 const PROMPT = 'Will it rain in Bergen tomorrow? Check the weather forecast.';
 
-async function select(worker: ReturnType<typeof createWorker>, k = 5): Promise<{ advertised: string[]; fellOpen: boolean }> {
+async function select(
+  worker: ReturnType<typeof createWorker>,
+  k = 5,
+): Promise<{ advertised: string[]; fellOpen: boolean }> {
   const response = await worker.fetch(
     new Request('http://loopctl.test/v1/select', {
       method: 'POST',
@@ -31,7 +36,9 @@ async function select(worker: ReturnType<typeof createWorker>, k = 5): Promise<{
 
 it('a fresh worker instance reads corpus vectors from KV: zero corpus embeds', async () => {
   const first = countingEmbedder();
-  const cold = await select(createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => first }));
+  const cold = await select(
+    createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => first }),
+  );
   expect(cold.fellOpen).toBe(false);
   expect(cold.advertised).toContain('get_weather_forecast');
   // Cold: every tool's text once, plus the query.
@@ -40,7 +47,9 @@ it('a fresh worker instance reads corpus vectors from KV: zero corpus embeds', a
   expect(keys.length).toBeGreaterThan(0);
 
   const second = countingEmbedder();
-  const warm = await select(createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => second }));
+  const warm = await select(
+    createWorker({ registry: () => registerDemoTools(new ToolRegistry()), embedder: () => second }),
+  );
   expect(second.texts).toEqual([PROMPT]);
   expect(warm.advertised).toEqual(cold.advertised);
 

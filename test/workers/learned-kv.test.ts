@@ -5,13 +5,18 @@
  */
 import { env } from 'cloudflare:test';
 import { expect, it, vi } from 'vitest';
+import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { kvVectorCache } from '../../src/adapters/kv.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
-import { DEMO_TOOLS } from '../../demo/demo-tools.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
-const kv = (env as unknown as { VECTORS: Parameters<typeof kvVectorCache>[0] & { list(o?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } })
-  .VECTORS;
+const kv = (
+  env as unknown as {
+    VECTORS: Parameters<typeof kvVectorCache>[0] & {
+      list(o?: { prefix?: string }): Promise<{ keys: { name: string }[] }>;
+    };
+  }
+).VECTORS;
 const target = DEMO_TOOLS[DEMO_TOOLS.length - 1]!.name;
 const EXAMPLE = { query: 'do the usual friday routine for the Oslo crew', tools: [target] };
 const PROMPT = 'do the usual friday routine for the Bergen crew';
@@ -55,7 +60,10 @@ it('a background refit runs inside workerd: learn resolves with the map fitted b
   const selector = make();
   const names = DEMO_TOOLS.map((tool) => tool.name);
   const examples = (from: number, count: number) =>
-    Array.from({ length: count }, (_, i) => ({ query: `routine number ${from + i} for the crew`, tools: [names[(from + i) % names.length] as string] }));
+    Array.from({ length: count }, (_, i) => ({
+      query: `routine number ${from + i} for the crew`,
+      tools: [names[(from + i) % names.length] as string],
+    }));
   const first = await selector.learn(examples(0, 10), { tools: DEMO_TOOLS });
   expect(first.projection?.examples).toBe(10);
   const later = await selector.learn(examples(10, 5), { tools: DEMO_TOOLS, fit: 'background' });

@@ -8,7 +8,9 @@ import { ToolRegistry } from '../../src/registry/registry.js';
 
 it('a stdio mount in a Worker rejects with "stdio needs Node or Deno", leaving the registry alone', async () => {
   const registry = new ToolRegistry();
-  await expect(mountMcp(registry, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], prefix: 'memory' })).rejects.toThrow(
+  await expect(
+    mountMcp(registry, { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], prefix: 'memory' }),
+  ).rejects.toThrow(
     'mountMcp: stdio MCP servers need Node or Deno (Cloudflare Workers cannot start processes); mount this server over Streamable HTTP (url) instead',
   );
   expect(registry.size).toBe(0);

@@ -12,12 +12,17 @@ import { countingEmbedder } from '../embed/counting-embedder.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import { TEST_TOKEN } from './constants.js';
 
-const bindings = env as unknown as WorkerEnv & { VECTORS: { list(options?: { prefix?: string }): Promise<{ keys: { name: string }[] }> } };
+const bindings = env as unknown as WorkerEnv & {
+  VECTORS: { list(options?: { prefix?: string }): Promise<{ keys: { name: string }[] }> };
+};
 const PROMPT = 'Will it rain in Bergen tomorrow? Check the weather forecast.';
 // What the hybrid embeds for the prompt: the prompt, then each of its clauses.
 const QUERY_TEXTS = [PROMPT, 'Will it rain in Bergen tomorrow', 'Check the weather forecast'];
 
-async function proxied(worker: ReturnType<typeof createWorker>, tools: ReturnType<typeof openAITools>): Promise<Response> {
+async function proxied(
+  worker: ReturnType<typeof createWorker>,
+  tools: ReturnType<typeof openAITools>,
+): Promise<Response> {
   const response = await worker.fetch(
     new Request('http://loopctl.test/v1/chat/completions', {
       method: 'POST',

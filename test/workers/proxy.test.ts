@@ -28,7 +28,10 @@ const target: ProxyTarget = {
   token: TEST_TOKEN,
   upstreamKey: TEST_API_KEY,
   passthrough: direct({ LOOPCTL_TOKEN: undefined, PROXY_AUTH: 'passthrough' }),
-  deadUpstream: direct({ PROXY_OPENAI_BASE_URL: `${bindings.PROXY_DEAD_URL}/v1`, PROXY_ANTHROPIC_BASE_URL: bindings.PROXY_DEAD_URL }),
+  deadUpstream: direct({
+    PROXY_OPENAI_BASE_URL: `${bindings.PROXY_DEAD_URL}/v1`,
+    PROXY_ANTHROPIC_BASE_URL: bindings.PROXY_DEAD_URL,
+  }),
   slow: direct({ PROXY_FIRST_BYTE_TIMEOUT_MS: '1500', PROXY_KEEPALIVE_MS: '300' }),
   controlURL: bindings.PROXY_CONTROL_URL,
   defaultSelector: 'keyword',

@@ -8,20 +8,25 @@ import { expect, it } from 'vitest';
 import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import { VECTORS_KV_KEY } from '../../src/adapters/kv.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
-import { kvOrAssetVectors } from '../../worker/worker-vectors.js';
 import type { WorkerEnv, WorkerOptions } from '../../src/hono/index.js';
 import { createWorker as createApiWorker } from '../../src/hono/index.js';
 import { ToolRegistry } from '../../src/index.js';
+import { kvOrAssetVectors } from '../../worker/worker-vectors.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { ASSET_EMBEDDER_ID, TEST_TOKEN } from './constants.js';
 
-type Bindings = WorkerEnv & { VECTORS: { put(key: string, value: ArrayBuffer): Promise<void>; delete(key: string): Promise<void> } };
+type Bindings = WorkerEnv & {
+  VECTORS: { put(key: string, value: ArrayBuffer): Promise<void>; delete(key: string): Promise<void> };
+};
 const bindings = env as unknown as Bindings;
 /** The API over the demo tools, as the demo worker serves it. */
-const createWorker = (options: Omit<WorkerOptions, 'registry'>) => createApiWorker({ ...options, registry: () => registerDemoTools(new ToolRegistry()) });
+const createWorker = (options: Omit<WorkerOptions, 'registry'>) =>
+  createApiWorker({ ...options, registry: () => registerDemoTools(new ToolRegistry()) });
 const PROMPT = 'Will it rain in Bergen tomorrow? Check the weather forecast.';
 
-async function select(worker: ReturnType<typeof createWorker>): Promise<{ advertised: string[]; fellOpen: boolean; warnings?: string[] }> {
+async function select(
+  worker: ReturnType<typeof createWorker>,
+): Promise<{ advertised: string[]; fellOpen: boolean; warnings?: string[] }> {
   const response = await worker.fetch(
     new Request('http://loopctl.test/v1/select', {
       method: 'POST',
@@ -78,11 +83,15 @@ it('no file in KV: the one shipped in the assets seeds the corpus', async () => 
 it('the shipped asset for another embedder is refused with a warning; a missing asset is no file', async () => {
   const other = countingEmbedder({ id: 'test/other-model' });
   const refused = await select(createWorker({ embedder: () => other, vectors: (e) => kvOrAssetVectors(e) }));
-  expect(refused.warnings).toEqual([expect.stringMatching(/built by embedder "test\/asset-seed", this selector uses "test\/other-model"/)]);
+  expect(refused.warnings).toEqual([
+    expect.stringMatching(/built by embedder "test\/asset-seed", this selector uses "test\/other-model"/),
+  ]);
   expect(other.texts).toHaveLength(DEMO_TOOLS.length + 1);
 
   const none = countingEmbedder({ id: 'test/no-asset' });
-  const missing = await select(createWorker({ embedder: () => none, vectors: (e) => kvOrAssetVectors(e, '/vectors/none.lcv') }));
+  const missing = await select(
+    createWorker({ embedder: () => none, vectors: (e) => kvOrAssetVectors(e, '/vectors/none.lcv') }),
+  );
   expect(missing.warnings).toBeUndefined();
   expect(none.texts).toHaveLength(DEMO_TOOLS.length + 1);
 });

@@ -1,5 +1,5 @@
 // Your own tools behind the loopctl API: schemas in tools.json, handlers here.
-import { ToolRegistry, type ToolDefinition } from 'loopctl';
+import { type ToolDefinition, ToolRegistry } from 'loopctl';
 import { createWorker } from 'loopctl/hono';
 import tools from '../tools.json';
 

@@ -2,11 +2,12 @@
  * MCP servers from configuration: parse a JSON list (e.g. the `LOOPCTL_MCP_SERVERS`
  * environment variable) and mount every server it names.
  */
+
+import { errorMessage } from '../../describe-error.js';
+import { mergeOptions } from '../../options.js';
 import type { ToolRegistry } from '../../registry/registry.js';
 import { mountMcp } from './mount.js';
 import type { McpCommonOptions, McpHttpMountOptions, McpMount } from './options.js';
-import { mergeOptions } from '../../options.js';
-import { errorMessage } from '../../describe-error.js';
 
 /** What every configured server may say. */
 interface McpCommonConfig {
@@ -40,7 +41,9 @@ export interface McpStdioServerConfig extends McpCommonConfig {
 export type McpServerConfig = McpHttpServerConfig | McpStdioServerConfig;
 
 /** Options for {@link mountAll}. */
-export interface MountAllOptions extends Pick<McpCommonOptions, 'clientInfo' | 'onError'>, Pick<McpHttpMountOptions, 'fetch'> {
+export interface MountAllOptions
+  extends Pick<McpCommonOptions, 'clientInfo' | 'onError'>,
+    Pick<McpHttpMountOptions, 'fetch'> {
   /**
    * Told when a server cannot be mounted; the others are mounted anyway. Without it, one
    * failure unmounts the servers already mounted and rejects.
@@ -74,7 +77,10 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
   } catch (error) {
     throw new Error(`${source} is not valid JSON (${errorMessage(error)})`);
   }
-  if (!Array.isArray(parsed)) throw new Error(`${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`);
+  if (!Array.isArray(parsed))
+    throw new Error(
+      `${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`,
+    );
   const servers = parsed.map((entry, index) => parseEntry(entry, `${source}[${index}]`));
   assertDistinctPrefixes(servers, source);
   return servers;
@@ -83,7 +89,8 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
 function parseEntry(entry: unknown, where: string): McpServerConfig {
   if (!isRecord(entry)) throw new Error(`${where} must be an object with a "url" or a "command"`);
   const stdio = 'command' in entry;
-  if (stdio && 'url' in entry) throw new Error(`${where} has both "url" and "command": give a url (Streamable HTTP) or a command (stdio)`);
+  if (stdio && 'url' in entry)
+    throw new Error(`${where} has both "url" and "command": give a url (Streamable HTTP) or a command (stdio)`);
   const keys = stdio ? STDIO_KEYS : HTTP_KEYS;
   const unknown = Object.keys(entry).filter((key) => !keys.has(key));
   if (unknown.length > 0)
@@ -91,10 +98,22 @@ function parseEntry(entry: unknown, where: string): McpServerConfig {
       `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => `"${k}"`).join(', ')} (allowed: ${[...keys].join(', ')})`,
     );
   // A config holds only the keys its entry gave (mergeOptions drops the undefined ones).
-  const common = { prefix: parsePrefix(entry.prefix, where), name: parseName(entry.name, where), timeoutMs: parseTimeout(entry.timeoutMs, where) };
+  const common = {
+    prefix: parsePrefix(entry.prefix, where),
+    name: parseName(entry.name, where),
+    timeoutMs: parseTimeout(entry.timeoutMs, where),
+  };
   if (stdio) {
     const command = parseCommand(entry.command, where);
-    return mergeOptions({ command }, { args: parseArgs(entry.args, where), env: parseEnv(entry.env, where), cwd: parseCwd(entry.cwd, where), ...common });
+    return mergeOptions(
+      { command },
+      {
+        args: parseArgs(entry.args, where),
+        env: parseEnv(entry.env, where),
+        cwd: parseCwd(entry.cwd, where),
+        ...common,
+      },
+    );
   }
   return mergeOptions({ url: parseUrl(entry.url, where) }, { headers: parseHeaders(entry.headers, where), ...common });
 }
@@ -117,8 +136,10 @@ function parseEnv(value: unknown, where: string): Record<string, string> | undef
   if (value === undefined) return undefined;
   if (!isRecord(value)) throw new Error(`${where}.env must be an object of variable names to strings`);
   for (const [name, variable] of Object.entries(value)) {
-    if (name === '' || name.includes('=') || name.includes('\0')) throw new Error(`${where}.env has an invalid variable name ${JSON.stringify(name)}`);
-    if (typeof variable !== 'string') throw new Error(`${where}.env["${name}"] must be a string, got ${typeof variable}`);
+    if (name === '' || name.includes('=') || name.includes('\0'))
+      throw new Error(`${where}.env has an invalid variable name ${JSON.stringify(name)}`);
+    if (typeof variable !== 'string')
+      throw new Error(`${where}.env["${name}"] must be a string, got ${typeof variable}`);
   }
   return { ...(value as Record<string, string>) };
 }
@@ -130,14 +151,16 @@ function parseCwd(value: unknown, where: string): string | undefined {
 }
 
 function parseUrl(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value === '') throw new Error(`${where}.url must be a non-empty string (or give a "command" for a stdio server)`);
+  if (typeof value !== 'string' || value === '')
+    throw new Error(`${where}.url must be a non-empty string (or give a "command" for a stdio server)`);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new Error(`${where}.url is not an absolute URL: ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${where}.url must be http or https, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${where}.url must be http or https, got ${url.protocol}`);
   return value;
 }
 
@@ -154,7 +177,8 @@ function parseHeaders(value: unknown, where: string): Record<string, string> | u
   if (!isRecord(value)) throw new Error(`${where}.headers must be an object of header names to strings`);
   const headers: Record<string, string> = {};
   for (const [name, header] of Object.entries(value)) {
-    if (typeof header !== 'string') throw new Error(`${where}.headers["${name}"] must be a string, got ${typeof header}`);
+    if (typeof header !== 'string')
+      throw new Error(`${where}.headers["${name}"] must be a string, got ${typeof header}`);
     // Checked here so a bad name fails at start, not on the first request.
     try {
       new Headers([[name, header]]);
@@ -174,7 +198,8 @@ function parseName(value: unknown, where: string): string | undefined {
 
 function parseTimeout(value: unknown, where: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`${where}.timeoutMs must be a positive number of milliseconds`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new Error(`${where}.timeoutMs must be a positive number of milliseconds`);
   return value;
 }
 
@@ -182,7 +207,8 @@ function assertDistinctPrefixes(servers: readonly McpServerConfig[], source: str
   const seen = new Set<string>();
   for (const { prefix } of servers) {
     if (prefix === undefined) continue;
-    if (seen.has(prefix)) throw new Error(`${source}: prefix "${prefix}" is used by two servers; their tools would collide`);
+    if (seen.has(prefix))
+      throw new Error(`${source}: prefix "${prefix}" is used by two servers; their tools would collide`);
     seen.add(prefix);
   }
 }
@@ -198,11 +224,18 @@ function assertDistinctPrefixes(servers: readonly McpServerConfig[], source: str
  * // at shutdown
  * await Promise.all(mounts.map((mount) => mount.unmount()))
  */
-export async function mountAll(registry: ToolRegistry, servers: readonly McpServerConfig[], options: MountAllOptions = {}): Promise<McpMount[]> {
+export async function mountAll(
+  registry: ToolRegistry,
+  servers: readonly McpServerConfig[],
+  options: MountAllOptions = {},
+): Promise<McpMount[]> {
   const { onMountError, onStderr, fetch, ...shared } = options;
   const mountOne = (server: McpServerConfig): Promise<McpMount> =>
     'command' in server
-      ? mountMcp(registry, mergeOptions(shared, server, { onStderr: onStderr ? (text: string) => onStderr(text, server) : undefined }))
+      ? mountMcp(
+          registry,
+          mergeOptions(shared, server, { onStderr: onStderr ? (text: string) => onStderr(text, server) : undefined }),
+        )
       : mountMcp(registry, mergeOptions(shared, { fetch }, server));
   const settled = await Promise.allSettled(servers.map(mountOne));
   const mounts: McpMount[] = [];
@@ -210,7 +243,11 @@ export async function mountAll(registry: ToolRegistry, servers: readonly McpServ
   settled.forEach((outcome, index) => {
     const server = servers[index] as McpServerConfig;
     if (outcome.status === 'fulfilled') mounts.push(outcome.value);
-    else failures.push({ error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), server });
+    else
+      failures.push({
+        error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+        server,
+      });
   });
   if (failures.length === 0) return mounts;
   if (onMountError) {

@@ -50,7 +50,8 @@ function renderPart(part: CallToolResult['content'][number]): string {
       return `[resource link ${part.uri}${part.name ? ` (${part.name})` : ''}]`;
     case 'resource': {
       const { resource } = part;
-      if ('text' in resource && typeof resource.text === 'string') return `[resource ${resource.uri}]\n${resource.text}`;
+      if ('text' in resource && typeof resource.text === 'string')
+        return `[resource ${resource.uri}]\n${resource.text}`;
       const blob = 'blob' in resource && typeof resource.blob === 'string' ? resource.blob : '';
       return `[resource ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ''}, ${base64Bytes(blob)} bytes]`;
     }

@@ -2,8 +2,9 @@
  * Streamable HTTP: the SDK's client transport, with the mount's headers and `fetch`, HTTP
  * errors told apart (404 means the server forgot the session) and the session deleted on close.
  */
-import { waitAtMost } from './wait-at-most.js';
+
 import type { ConnectionTransport, ServerTransport } from './transport.js';
+import { waitAtMost } from './wait-at-most.js';
 
 /** A `fetch` the transport uses instead of the global one (auth proxies, tests). */
 export type McpFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -59,10 +60,14 @@ export function httpTransport(settings: HttpSettings): ServerTransport {
       const { url, headers, fetch } = settings;
       // Wrapped so a browser's `window.fetch` is never invoked as a method of the transport.
       const via: McpFetch | undefined = fetch ? (input, init) => fetch(input, init) : undefined;
-      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...headers } }, ...(via ? { fetch: via } : {}) });
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { ...headers } },
+        ...(via ? { fetch: via } : {}),
+      });
       return {
         transport,
-        classify: (error) => (error instanceof StreamableHTTPError ? (error.code === 404 ? 'session' : 'transport') : undefined),
+        classify: (error) =>
+          error instanceof StreamableHTTPError ? (error.code === 404 ? 'session' : 'transport') : undefined,
         describe(error) {
           if (!(error instanceof StreamableHTTPError)) return undefined;
           const text = error.message.replace(/^Streamable HTTP error: /, '');

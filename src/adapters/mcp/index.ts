@@ -10,11 +10,18 @@
  *
  * @module loopctl/mcp
  */
-export { mountAll, parseMcpServers } from './config.js';
+
 export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig, MountAllOptions } from './config.js';
+export { mountAll, parseMcpServers } from './config.js';
 export { renderContent } from './content.js';
 export { McpUnreachableError } from './errors.js';
 export type { McpFetch } from './http-transport.js';
 export { mountMcp } from './mount.js';
 export { assignNames } from './names.js';
-export type { McpCommonOptions, McpHttpMountOptions, McpMount, McpMountOptions, McpStdioMountOptions } from './options.js';
+export type {
+  McpCommonOptions,
+  McpHttpMountOptions,
+  McpMount,
+  McpMountOptions,
+  McpStdioMountOptions,
+} from './options.js';

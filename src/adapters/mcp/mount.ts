@@ -5,10 +5,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../describe-error.js';
 import { raceAbort } from '../../limits/abort.js';
 import type { ToolHandler, ToolRegistry } from '../../registry/registry.js';
 import { renderContent, toSchema } from './content.js';
-import { errorMessage } from '../../describe-error.js';
 import { asError, McpUnreachableError } from './errors.js';
 import { assignNames } from './names.js';
 import { checkOptions, type McpMount, type McpMountOptions, type MountSettings } from './options.js';
@@ -185,7 +185,9 @@ class Mount implements McpMount {
     const taken = plan.filter(({ local }) => !this.#owned.has(local) && this.#registry.has(local));
     if (taken.length > 0) {
       const names = taken.map(({ local }) => `"${local}"`).join(', ');
-      this.#settings.onError(new Error(`MCP server ${this.name}: skipped new tools whose names are already registered: ${names}`));
+      this.#settings.onError(
+        new Error(`MCP server ${this.name}: skipped new tools whose names are already registered: ${names}`),
+      );
     }
     this.#apply(plan.filter((entry) => !taken.includes(entry)));
   }
@@ -195,7 +197,8 @@ class Mount implements McpMount {
     const next = new Map(plan.map(({ local, tool }) => [local, tool.name]));
     this.#registry.batch((registry) => {
       for (const local of this.#owned.keys()) if (!next.has(local)) registry.unregister(local);
-      for (const { local, tool } of plan) registry.register(toSchema(local, tool), this.#handler(tool.name), { replace: true });
+      for (const { local, tool } of plan)
+        registry.register(toSchema(local, tool), this.#handler(tool.name), { replace: true });
     });
     this.#owned = next;
     this.#tools = Object.freeze([...next.keys()]);
@@ -210,7 +213,9 @@ class Mount implements McpMount {
   async #call(remote: string, args: unknown, signal: AbortSignal): Promise<string> {
     if (this.#closing) throw new Error(`MCP server ${this.name} is unmounted`);
     const params = { name: remote, arguments: (args ?? {}) as Record<string, unknown> };
-    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) => client.callTool(params, undefined, options))) as CallToolResult;
+    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) =>
+      client.callTool(params, undefined, options),
+    )) as CallToolResult;
     const text = renderContent(result);
     if (result.isError) throw new Error(text || `MCP tool "${remote}" reported an error without saying what`);
     return text;
@@ -224,7 +229,12 @@ class Mount implements McpMount {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const params = cursor === undefined ? undefined : { cursor };
-      const result = await this.#request('tools/list', undefined, (client, options) => client.listTools(params, options), true);
+      const result = await this.#request(
+        'tools/list',
+        undefined,
+        (client, options) => client.listTools(params, options),
+        true,
+      );
       for (const tool of result.tools) {
         if (seen.has(tool.name)) continue;
         seen.add(tool.name);
@@ -261,17 +271,27 @@ class Mount implements McpMount {
       } catch (error) {
         signal?.throwIfAborted();
         const lost = this.#lostReason(connection, error);
-        const sentAfterBreak = lost !== undefined && connection.lostAfter !== undefined && number > connection.lostAfter;
-        const kind = lost === undefined ? this.#classify(connection.io, error) : sentAfterBreak ? 'session' : 'transport';
-        if (kind === 'protocol') throw new Error(`MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`);
+        const sentAfterBreak =
+          lost !== undefined && connection.lostAfter !== undefined && number > connection.lostAfter;
+        const kind =
+          lost === undefined ? this.#classify(connection.io, error) : sentAfterBreak ? 'session' : 'transport';
+        if (kind === 'protocol')
+          throw new Error(
+            `MCP server ${this.name} returned an error for ${what}: ${this.#describe(connection.io, error)}`,
+          );
         if (kind === 'timeout')
-          throw new McpUnreachableError(`MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`);
+          throw new McpUnreachableError(
+            `MCP server ${this.name} unreachable: no answer to ${what} within ${this.#settings.timeoutMs} ms`,
+          );
         this.#drop(connection);
         // Resend only what cannot have taken effect: a request the server answered 404 for
         // (it forgot the session) or sent after the connection broke, or a listing. A tool
         // call lost in transit may have run.
         if (attempt === 0 && (kind === 'session' || idempotent)) continue;
-        if (lost !== undefined) throw new McpUnreachableError(`MCP server ${this.name} unreachable: connection lost during ${what} (${lost})`);
+        if (lost !== undefined)
+          throw new McpUnreachableError(
+            `MCP server ${this.name} unreachable: connection lost during ${what} (${lost})`,
+          );
         throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${this.#describe(connection.io, error)}`);
       } finally {
         linked.dispose();
@@ -348,7 +368,10 @@ class Mount implements McpMount {
       // Closing the client closes its transport (a stdio server's process is ended).
       await client.close().catch(() => undefined);
       const reason =
-        io.lostReason() ?? (this.#classify(io, error) === 'timeout' ? `no answer to initialize within ${timeoutMs} ms` : this.#describe(io, error));
+        io.lostReason() ??
+        (this.#classify(io, error) === 'timeout'
+          ? `no answer to initialize within ${timeoutMs} ms`
+          : this.#describe(io, error));
       throw new McpUnreachableError(`MCP server ${this.name} unreachable: ${reason}`);
     }
     this.#connections += 1;

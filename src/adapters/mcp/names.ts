@@ -18,7 +18,11 @@ const MAX_NAME = 64;
  * assignNames(['create_issue', 'repo.list'], 'github')
  * // Map { 'create_issue' => 'github__create_issue', 'repo.list' => 'github__repo_list' }
  */
-export function assignNames(remotes: readonly string[], prefix: string | undefined, previous: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function assignNames(
+  remotes: readonly string[],
+  prefix: string | undefined,
+  previous: ReadonlyMap<string, string> = new Map(),
+): Map<string, string> {
   const result = new Map<string, string>();
   const claimed = new Set<string>();
   const claim = (remote: string, local: string): void => {

@@ -1,8 +1,9 @@
 /** The options of {@link mountMcp}, the mount's public shape, and the checks that run before connecting. */
+
+import { mergeOptions } from '../../options.js';
 import { httpTransport, type McpFetch, parseHttpUrl } from './http-transport.js';
 import { stdioTransport, stdioUnsupported } from './stdio-transport.js';
 import type { ServerTransport } from './transport.js';
-import { mergeOptions } from '../../options.js';
 
 /** What every mount accepts, whatever the transport. */
 export interface McpCommonOptions {
@@ -107,13 +108,20 @@ const PREFIX_PATTERN = /^[a-zA-Z0-9_-]{1,48}$/;
  * @internal Returns {@link MountSettings}, which the published types leave out.
  */
 export function checkOptions(options: McpMountOptions): MountSettings {
-  if (!options || typeof options !== 'object') throw new TypeError('mountMcp: options with a url or a command are required');
+  if (!options || typeof options !== 'object')
+    throw new TypeError('mountMcp: options with a url or a command are required');
   const warn = (error: Error): void => console.warn(`loopctl/mcp: ${error.message}`);
-  const { prefix, timeoutMs, clientInfo, onError } = mergeOptions({ timeoutMs: DEFAULT_TIMEOUT_MS, clientInfo: DEFAULT_CLIENT_INFO, onError: warn }, options);
+  const { prefix, timeoutMs, clientInfo, onError } = mergeOptions(
+    { timeoutMs: DEFAULT_TIMEOUT_MS, clientInfo: DEFAULT_CLIENT_INFO, onError: warn },
+    options,
+  );
   if (prefix !== undefined && (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix))) {
-    throw new TypeError(`mountMcp: prefix must match ${PREFIX_PATTERN} so tool names stay valid, got ${JSON.stringify(prefix)}`);
+    throw new TypeError(
+      `mountMcp: prefix must match ${PREFIX_PATTERN} so tool names stay valid, got ${JSON.stringify(prefix)}`,
+    );
   }
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`mountMcp: timeoutMs must be a positive number, got ${timeoutMs}`);
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    throw new RangeError(`mountMcp: timeoutMs must be a positive number, got ${timeoutMs}`);
   const { label, transport } = chooseTransport(options);
   return {
     name: options.name ?? prefix ?? label,
@@ -128,7 +136,8 @@ export function checkOptions(options: McpMountOptions): MountSettings {
 function chooseTransport(options: McpMountOptions): { label: string; transport: ServerTransport } {
   const hasUrl = 'url' in options && options.url !== undefined;
   const hasCommand = 'command' in options && options.command !== undefined;
-  if (hasUrl && hasCommand) throw new TypeError('mountMcp: give a url (Streamable HTTP) or a command (stdio), not both');
+  if (hasUrl && hasCommand)
+    throw new TypeError('mountMcp: give a url (Streamable HTTP) or a command (stdio), not both');
   if (hasCommand) return stdio(options as McpStdioMountOptions);
   if (!hasUrl) throw new TypeError('mountMcp: options need a url (Streamable HTTP) or a command (stdio)');
   const http = options as McpHttpMountOptions;
@@ -138,14 +147,25 @@ function chooseTransport(options: McpMountOptions): { label: string; transport: 
 
 function stdio(options: McpStdioMountOptions): { label: string; transport: ServerTransport } {
   const { command, args = [], env = {}, cwd, onStderr } = options;
-  if (typeof command !== 'string' || command.trim() === '') throw new TypeError(`mountMcp: command must be a non-empty string, got ${JSON.stringify(command)}`);
-  if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new TypeError('mountMcp: args must be an array of strings');
-  if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.values(env).every((value) => typeof value === 'string')) {
+  if (typeof command !== 'string' || command.trim() === '')
+    throw new TypeError(`mountMcp: command must be a non-empty string, got ${JSON.stringify(command)}`);
+  if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string'))
+    throw new TypeError('mountMcp: args must be an array of strings');
+  if (
+    typeof env !== 'object' ||
+    env === null ||
+    Array.isArray(env) ||
+    !Object.values(env).every((value) => typeof value === 'string')
+  ) {
     throw new TypeError('mountMcp: env must be an object of names to string values');
   }
-  if (cwd !== undefined && (typeof cwd !== 'string' || cwd === '')) throw new TypeError('mountMcp: cwd must be a non-empty string');
+  if (cwd !== undefined && (typeof cwd !== 'string' || cwd === ''))
+    throw new TypeError('mountMcp: cwd must be a non-empty string');
   const unsupported = stdioUnsupported();
-  if (unsupported) throw new TypeError(`mountMcp: stdio MCP servers need Node or Deno (${unsupported}); mount this server over Streamable HTTP (url) instead`);
+  if (unsupported)
+    throw new TypeError(
+      `mountMcp: stdio MCP servers need Node or Deno (${unsupported}); mount this server over Streamable HTTP (url) instead`,
+    );
   const label = [command, ...args.slice(0, 1)].map(baseName).join(' ');
   return { label, transport: stdioTransport({ command, args: [...args], env: { ...env }, cwd, onStderr }) };
 }

@@ -33,7 +33,9 @@ async function importSdk() {
 export function loadSdk(): Promise<Sdk> {
   sdkPromise ??= importSdk().catch((error: unknown) => {
     sdkPromise = undefined;
-    throw new Error(`loopctl/mcp needs the optional peer dependency @modelcontextprotocol/sdk (${errorMessage(error)})`);
+    throw new Error(
+      `loopctl/mcp needs the optional peer dependency @modelcontextprotocol/sdk (${errorMessage(error)})`,
+    );
   });
   return sdkPromise;
 }

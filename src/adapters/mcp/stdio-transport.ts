@@ -5,11 +5,12 @@
  * stderr is kept (its tail goes into every error about it), and how it ended is known, so
  * a crash fails the calls in flight at once with a message that says why.
  */
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { waitAtMost } from './wait-at-most.js';
 import type { ConnectionTransport, ServerTransport } from './transport.js';
+import { waitAtMost } from './wait-at-most.js';
 
 /** What the stdio transport needs, checked. */
 export interface StdioSettings {
@@ -66,7 +67,11 @@ type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
  * stdioUnsupported() // undefined in Node; 'Cloudflare Workers cannot start processes' in a Worker
  */
 export function stdioUnsupported(): string | undefined {
-  const global = globalThis as { navigator?: { userAgent?: unknown }; Deno?: { version?: { deno?: unknown } }; process?: { versions?: { node?: unknown } } };
+  const global = globalThis as {
+    navigator?: { userAgent?: unknown };
+    Deno?: { version?: { deno?: unknown } };
+    process?: { versions?: { node?: unknown } };
+  };
   if (global.navigator?.userAgent === 'Cloudflare-Workers') return 'Cloudflare Workers cannot start processes';
   if (typeof global.Deno?.version?.deno === 'string') return undefined;
   if (typeof global.process?.versions?.node === 'string') return undefined;
@@ -105,11 +110,17 @@ export function inheritedEnvironment(extra: Readonly<Record<string, string>> = {
 export function stdioTransport(settings: StdioSettings): ServerTransport {
   return {
     async create(): Promise<ConnectionTransport> {
-      const [childProcess, types] = await Promise.all([nodeImport<ChildProcessModule>('node:child_process'), import('@modelcontextprotocol/sdk/types.js')]);
+      const [childProcess, types] = await Promise.all([
+        nodeImport<ChildProcessModule>('node:child_process'),
+        import('@modelcontextprotocol/sdk/types.js'),
+      ]);
       const process = new ProcessTransport(settings, childProcess, types);
       return {
         transport: process,
-        classify: (error) => (error instanceof Error && (error.name === STDOUT_ERROR || error.name === 'McpSpawnError') ? 'transport' : undefined),
+        classify: (error) =>
+          error instanceof Error && (error.name === STDOUT_ERROR || error.name === 'McpSpawnError')
+            ? 'transport'
+            : undefined,
         describe: (error) => (error instanceof Error && error.name === 'McpSpawnError' ? error.message : undefined),
         lostReason: () => process.lostReason(),
         end: () => process.close(),
@@ -197,7 +208,8 @@ class ProcessTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin?.writable || this.#ended !== undefined) return Promise.reject(new Error('the server process is not running'));
+    if (!stdin?.writable || this.#ended !== undefined)
+      return Promise.reject(new Error('the server process is not running'));
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once('drain', () => resolve());

@@ -5,7 +5,18 @@
  * so a failed build leaves nothing behind and a reader never sees half a folder.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +70,14 @@ export function findToolsDelta(from: string = import.meta.url): string {
 }
 
 /** The files besides the ONNX ones, relative to the folder. */
-export const SIDE_FILES = Object.freeze(['vocab.json', 'tokenizer.json', 'tokenizer_config.json', 'config.json', 'README.md', 'LICENSE']);
+export const SIDE_FILES = Object.freeze([
+  'vocab.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'README.md',
+  'LICENSE',
+]);
 
 export { ModelBuildError };
 
@@ -190,7 +208,12 @@ function renderFiles(
       }
     }
     const toolsInfo = tuned
-      ? { files: tunedFiles, deltaSha256: tuned.sha256, weightsSha256: tuned.header.tunedSha256, about: tuned.header.about ?? {} }
+      ? {
+          files: tunedFiles,
+          deltaSha256: tuned.sha256,
+          weightsSha256: tuned.header.tunedSha256,
+          about: tuned.header.about ?? {},
+        }
       : undefined;
     files.set('vocab.json', buildVocabJson(vocab));
     files.set('tokenizer.json', JSON.stringify(buildTokenizerJson(vocab)));
@@ -209,7 +232,9 @@ function renderFiles(
 /** True when `dir` holds a folder an earlier build wrote (so `replace` may remove it). */
 export function isUseLiteFolder(dir: string): boolean {
   try {
-    return (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { model_type?: unknown }).model_type === 'use-lite';
+    return (
+      (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { model_type?: unknown }).model_type === 'use-lite'
+    );
   } catch {
     return false;
   }
@@ -266,7 +291,9 @@ export async function buildUseLite(options: BuildUseLiteOptions): Promise<BuiltM
     swapInto(staging, outDir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
-    throw error instanceof ModelBuildError ? error : new ModelBuildError(`cannot write ${outDir}: ${errorMessage(error)}`);
+    throw error instanceof ModelBuildError
+      ? error
+      : new ModelBuildError(`cannot write ${outDir}: ${errorMessage(error)}`);
   }
   log(`use-lite: built in ${Math.round(performance.now() - started)} ms -> ${outDir}`);
   const sizes = Object.fromEntries([...files.keys()].map((path) => [path, statSync(join(outDir, path)).size]));
@@ -292,7 +319,9 @@ function swapInto(staging: string, outDir: string): void {
 
 /** The weights package's files whose change calls for a rebuild (model.json, shards, vocab, licence). */
 export function weightsInputFiles(weightsDir: string): string[] {
-  const model = JSON.parse(readFileSync(join(weightsDir, 'model.json'), 'utf8')) as { weightsManifest: { paths: string[] }[] };
+  const model = JSON.parse(readFileSync(join(weightsDir, 'model.json'), 'utf8')) as {
+    weightsManifest: { paths: string[] }[];
+  };
   const shards = model.weightsManifest.flatMap((group) => group.paths.map((p) => join(weightsDir, p)));
   return [join(weightsDir, 'model.json'), join(weightsDir, 'vocab.json'), join(weightsDir, '..', 'LICENSE'), ...shards];
 }

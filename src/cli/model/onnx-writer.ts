@@ -224,10 +224,21 @@ export class GraphBuilder {
   /** One output: its name. */
   op(type: string, inputs: readonly string[], attrs?: Record<string, AttributeValue>): string;
   /** Several outputs (a count) or named outputs: their names. */
-  op(type: string, inputs: readonly string[], attrs: Record<string, AttributeValue>, outputs: number | readonly string[]): string[];
-  op(type: string, inputs: readonly string[], attrs: Record<string, AttributeValue> = {}, outputs: number | readonly string[] = 1): string | string[] {
+  op(
+    type: string,
+    inputs: readonly string[],
+    attrs: Record<string, AttributeValue>,
+    outputs: number | readonly string[],
+  ): string[];
+  op(
+    type: string,
+    inputs: readonly string[],
+    attrs: Record<string, AttributeValue> = {},
+    outputs: number | readonly string[] = 1,
+  ): string | string[] {
     const id = `${type}_${this.count++}`;
-    const outs = typeof outputs === 'number' ? Array.from({ length: outputs }, (_, i) => `${id}_out${i}`) : [...outputs];
+    const outs =
+      typeof outputs === 'number' ? Array.from({ length: outputs }, (_, i) => `${id}_out${i}`) : [...outputs];
     this.nodes.push({ name: id, op: type, inputs, outputs: outs, attrs });
     return outs.length === 1 && typeof outputs === 'number' ? (outs[0] as string) : outs;
   }

@@ -50,7 +50,9 @@ export function readTfjsWeights(dir: string): Map<string, TfjsWeight> {
     const all = Buffer.concat(group.paths.map((p) => readFileSync(join(dir, p))));
     const expected = group.weights.reduce((sum, spec) => sum + spec.shape.reduce((a, b) => a * b, 1) * 4, 0);
     if (expected !== all.length) {
-      throw new Error(`the shards hold ${all.length} bytes, the manifest says ${expected}: the package is damaged, reinstall it`);
+      throw new Error(
+        `the shards hold ${all.length} bytes, the manifest says ${expected}: the package is damaged, reinstall it`,
+      );
     }
     let offset = 0;
     for (const spec of group.weights) {
@@ -137,8 +139,16 @@ export function collectWeights(weights: ReadonlyMap<string, TfjsWeight>): UseLit
       bo: pick(weights, `${A}${Li}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, [512]),
       wr: i === 0 ? pick(weights, `${A}${Li}dense/kernel/ConcatPartitions/concat`, [256, 512]) : null,
       br: i === 0 ? pick(weights, `${A}${Li}dense/bias/ConcatPartitions/concat`, [512]) : null,
-      ln2g: pick(weights, `${A}${Li}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`, [512]),
-      ln2b: pick(weights, `${A}${Li}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`, [512]),
+      ln2g: pick(
+        weights,
+        `${A}${Li}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`,
+        [512],
+      ),
+      ln2b: pick(
+        weights,
+        `${A}${Li}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`,
+        [512],
+      ),
       w1: pick(weights, `${T}${Li}FFN/conv1/Tensordot/Reshape_1`, [512, 1536]),
       b1: pick(weights, `${A}${Li}FFN/conv1/bias/ConcatPartitions/concat`, [1536]),
       w2: pick(weights, `${T}${Li}FFN/conv2/Tensordot/Reshape_1`, [1536, 512]),
@@ -152,6 +162,9 @@ export function collectWeights(weights: ReadonlyMap<string, TfjsWeight>): UseLit
     wt: pick(weights, 'module/Encoder_en/hidden_layers/tanh_layer_0/weights', [512, 512]),
     bt: pick(weights, 'module/Encoder_en/hidden_layers/tanh_layer_0/bias', [512]),
     l2Floor: scalar(weights, 'module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y'),
-    attnBias: scalar(weights, `${T}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y`),
+    attnBias: scalar(
+      weights,
+      `${T}Layer_1/TransformerLayer/MultiheadAttention/DotProductAttention/attention_bias_ignore_padding/mul/y`,
+    ),
   };
 }

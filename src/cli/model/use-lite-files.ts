@@ -50,7 +50,11 @@ export function buildTokenizerJson(vocab: SourceVocab) {
     added_tokens: [],
     normalizer: {
       type: 'Sequence',
-      normalizers: [{ type: 'NFKC' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }, { type: 'Prepend', prepend: '\u2581' }],
+      normalizers: [
+        { type: 'NFKC' },
+        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
+        { type: 'Prepend', prepend: '\u2581' },
+      ],
     },
     // energetic's `best === 0` sentinel never picks a zero-score '▁:' piece at the very start.
     pre_tokenizer: { type: 'Split', pattern: { Regex: '^\u2581(?=:)' }, behavior: 'Isolated', invert: false },
@@ -88,7 +92,11 @@ export function buildTokenizerConfig() {
 }
 
 /** config.json describing the port (not a transformers architecture). */
-export function buildConfig(sources: SourceChecksums, files: Readonly<Partial<Record<UseLiteDtype, string>>>, tools?: ToolsVariantInfo) {
+export function buildConfig(
+  sources: SourceChecksums,
+  files: Readonly<Partial<Record<UseLiteDtype, string>>>,
+  tools?: ToolsVariantInfo,
+) {
   const config = {
     model_type: 'use-lite',
     architectures: ['UniversalSentenceEncoderLite'],
@@ -119,7 +127,8 @@ export function buildConfig(sources: SourceChecksums, files: Readonly<Partial<Re
     ...config,
     variants: {
       tools: {
-        description: 'USE-lite fine-tuned by loopctl for prompt -> tool retrieval (docs/model.md); same graph and tokenizer',
+        description:
+          'USE-lite fine-tuned by loopctl for prompt -> tool retrieval (docs/model.md); same graph and tokenizer',
         files: tools.files,
         embedder_id: 'use-lite-tools1/<dtype>/mean/tok2',
         delta_sha256: tools.deltaSha256,

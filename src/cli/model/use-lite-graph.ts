@@ -38,7 +38,8 @@ export function quantizeBlocked(data: Float32Array, rows: number, cols: number, 
   const scale = new Float32Array(nb * cols);
   for (let r = 0; r < rows; r++) {
     const b = Math.floor(r / block);
-    for (let c = 0; c < cols; c++) scale[b * cols + c] = Math.max(scale[b * cols + c] as number, Math.abs(data[r * cols + c] as number));
+    for (let c = 0; c < cols; c++)
+      scale[b * cols + c] = Math.max(scale[b * cols + c] as number, Math.abs(data[r * cols + c] as number));
   }
   for (let i = 0; i < scale.length; i++) {
     const m = scale[i] as number;
@@ -47,7 +48,8 @@ export function quantizeBlocked(data: Float32Array, rows: number, cols: number, 
   const q = new Int8Array(rows * cols);
   for (let r = 0; r < rows; r++) {
     const b = Math.floor(r / block);
-    for (let c = 0; c < cols; c++) q[r * cols + c] = Math.round((data[r * cols + c] as number) / (scale[b * cols + c] as number));
+    for (let c = 0; c < cols; c++)
+      q[r * cols + c] = Math.round((data[r * cols + c] as number) / (scale[b * cols + c] as number));
   }
   return { q, scale };
 }
@@ -78,7 +80,10 @@ export const INT8_BLOCK = 32;
  * @example
  * const bytes = encodeModel(buildGraph(collectWeights(readTfjsWeights(dir)), { int8: true }))
  */
-export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK, variant = 'base' }: { int8: boolean; block?: number; variant?: string }): OnnxGraph {
+export function buildGraph(
+  W: UseLiteWeights,
+  { int8, block = INT8_BLOCK, variant = 'base' }: { int8: boolean; block?: number; variant?: string },
+): OnnxGraph {
   const g = new GraphBuilder();
 
   // A [rows, cols] MatMul weight: fp32, or int8 blocks dequantised by plain Cast·Mul·Reshape on
@@ -130,7 +135,10 @@ export function buildGraph(W: UseLiteWeights, { int8, block = INT8_BLOCK, varian
   let x = g.op('Add', [emb, peL]);
 
   // --- Key-padding bias [B,1,1,L]: (1 − mask)·(−1e9) written as (mask − 1)·1e9.
-  const bias = g.op('Mul', [g.op('Unsqueeze', [g.op('Sub', [maskF, g.f32('c_one_f', 1)]), g.i64('c_axes_12', [1, 2])]), g.f32('c_attn_bias', -W.attnBias)]);
+  const bias = g.op('Mul', [
+    g.op('Unsqueeze', [g.op('Sub', [maskF, g.f32('c_one_f', 1)]), g.i64('c_axes_12', [1, 2])]),
+    g.f32('c_attn_bias', -W.attnBias),
+  ]);
 
   W.layers.forEach((L, i) => {
     const p = `layer_${i}`;

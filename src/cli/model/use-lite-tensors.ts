@@ -13,7 +13,21 @@ export interface NamedTensor {
   readonly data: Float32Array;
 }
 
-type LayerKey = 'ln1g' | 'ln1b' | 'wqkv' | 'bqkv' | 'wo' | 'bo' | 'wr' | 'br' | 'ln2g' | 'ln2b' | 'w1' | 'b1' | 'w2' | 'b2';
+type LayerKey =
+  | 'ln1g'
+  | 'ln1b'
+  | 'wqkv'
+  | 'bqkv'
+  | 'wo'
+  | 'bo'
+  | 'wr'
+  | 'br'
+  | 'ln2g'
+  | 'ln2b'
+  | 'w1'
+  | 'b1'
+  | 'w2'
+  | 'b2';
 
 /** Layer fields by tensor-name suffix, in list order (the names the ONNX initializers use). */
 const LAYER_FIELDS: readonly (readonly [string, LayerKey])[] = [
@@ -92,7 +106,8 @@ export function withTensors(W: UseLiteWeights, replacements: ReadonlyMap<string,
   for (const [name, data] of replacements) {
     const tensor = known.get(name);
     if (!tensor) throw new Error(`unknown tensor ${name}`);
-    if (data.length !== tensor.data.length) throw new Error(`tensor ${name}: ${data.length} values, expected ${tensor.data.length}`);
+    if (data.length !== tensor.data.length)
+      throw new Error(`tensor ${name}: ${data.length} values, expected ${tensor.data.length}`);
   }
   const pick = (name: string, current: Float32Array): Float32Array => replacements.get(name) ?? current;
   const layers = W.layers.map((L, i) => {
@@ -103,5 +118,11 @@ export function withTensors(W: UseLiteWeights, replacements: ReadonlyMap<string,
     }
     return next as unknown as UseLiteLayer;
   });
-  return { ...W, embeddings: pick('embeddings', W.embeddings), layers, wt: pick('head.weight', W.wt), bt: pick('head.bias', W.bt) };
+  return {
+    ...W,
+    embeddings: pick('embeddings', W.embeddings),
+    layers,
+    wt: pick('head.weight', W.wt),
+    bt: pick('head.bias', W.bt),
+  };
 }

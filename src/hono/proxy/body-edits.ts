@@ -19,7 +19,8 @@ export interface Edit {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `text` with non-overlapping `edits` applied.
@@ -47,7 +48,12 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
  * @example
  * toolsEdit(request, [2, 7]) // { start, end, text: '[<tools[2]>,<tools[7]>]' }
  */
-export function toolsEdit(request: ProxyRequest, kept: readonly number[], move?: BreakpointMove, lead: readonly string[] = []): Edit | undefined {
+export function toolsEdit(
+  request: ProxyRequest,
+  kept: readonly number[],
+  move?: BreakpointMove,
+  lead: readonly string[] = [],
+): Edit | undefined {
   const { text, toolsSpan, tools } = request;
   if (!toolsSpan || (kept.length === tools.length && !move && lead.length === 0)) return undefined;
   const entries = kept.map((index) => {
@@ -96,7 +102,8 @@ export function historyEdits(request: ProxyRequest, rewritten: ReadonlySet<strin
 function rewriteEntry(protocol: WireProtocol, entry: unknown, rewritten: ReadonlySet<string>, call: string): unknown {
   if (!isObject(entry)) return undefined;
   if (protocol === 'responses') {
-    if (entry.type !== 'function_call' || typeof entry.name !== 'string' || !rewritten.has(entry.name)) return undefined;
+    if (entry.type !== 'function_call' || typeof entry.name !== 'string' || !rewritten.has(entry.name))
+      return undefined;
     const args = typeof entry.arguments === 'string' ? entry.arguments : '{}';
     return { ...entry, name: call, arguments: JSON.stringify({ name: entry.name, arguments: argumentsValue(args) }) };
   }
@@ -105,7 +112,8 @@ function rewriteEntry(protocol: WireProtocol, entry: unknown, rewritten: Readonl
     if (!Array.isArray(entry.content)) return undefined;
     let changed = false;
     const content = entry.content.map((block: unknown) => {
-      if (!isObject(block) || block.type !== 'tool_use' || typeof block.name !== 'string' || !rewritten.has(block.name)) return block;
+      if (!isObject(block) || block.type !== 'tool_use' || typeof block.name !== 'string' || !rewritten.has(block.name))
+        return block;
       changed = true;
       return { ...block, name: call, input: { name: block.name, arguments: block.input ?? {} } };
     });
@@ -114,10 +122,23 @@ function rewriteEntry(protocol: WireProtocol, entry: unknown, rewritten: Readonl
   if (!Array.isArray(entry.tool_calls)) return undefined;
   let changed = false;
   const calls = entry.tool_calls.map((item: unknown) => {
-    if (!isObject(item) || !isObject(item.function) || typeof item.function.name !== 'string' || !rewritten.has(item.function.name)) return item;
+    if (
+      !isObject(item) ||
+      !isObject(item.function) ||
+      typeof item.function.name !== 'string' ||
+      !rewritten.has(item.function.name)
+    )
+      return item;
     changed = true;
     const args = typeof item.function.arguments === 'string' ? item.function.arguments : '{}';
-    return { ...item, function: { ...item.function, name: call, arguments: JSON.stringify({ name: item.function.name, arguments: argumentsValue(args) }) } };
+    return {
+      ...item,
+      function: {
+        ...item.function,
+        name: call,
+        arguments: JSON.stringify({ name: item.function.name, arguments: argumentsValue(args) }),
+      },
+    };
   });
   return changed ? { ...entry, tool_calls: calls } : undefined;
 }

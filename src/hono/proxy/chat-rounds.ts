@@ -12,7 +12,8 @@ import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function messageOf(answer: Readonly<Json>): Json {
   const choice = Array.isArray(answer.choices) ? answer.choices[0] : undefined;
@@ -31,7 +32,11 @@ function callsOf(toolCalls: unknown): ModelCall[] {
   });
 }
 
-const wireCall = (call: ModelCall) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.args } });
+const wireCall = (call: ModelCall) => ({
+  id: call.id,
+  type: 'function',
+  function: { name: call.name, arguments: call.args },
+});
 
 function assistantTurn(content: string | null, calls: readonly ModelCall[]): string {
   return JSON.stringify({ role: 'assistant', content, tool_calls: calls.map(wireCall) });
@@ -48,12 +53,20 @@ export const chatRounds: RoundCodec = {
   calls: (answer) => callsOf(messageOf(answer).tool_calls),
   turn(answer) {
     const message = messageOf(answer);
-    return [assistantTurn(typeof message.content === 'string' && message.content !== '' ? message.content : null, callsOf(message.tool_calls))];
+    return [
+      assistantTurn(
+        typeof message.content === 'string' && message.content !== '' ? message.content : null,
+        callsOf(message.tool_calls),
+      ),
+    ];
   },
   usage: (answer) => answer.usage,
-  results: (results: readonly CallResult[]) => results.map((result) => JSON.stringify({ role: 'tool', tool_call_id: result.call.id, content: result.content })),
+  results: (results: readonly CallResult[]) =>
+    results.map((result) => JSON.stringify({ role: 'tool', tool_call_id: result.call.id, content: result.content })),
   final(answer, calls, earlier, usage) {
-    const choices = Array.isArray(answer.choices) ? answer.choices.map((choice) => (isObject(choice) ? { ...choice } : choice)) : [];
+    const choices = Array.isArray(answer.choices)
+      ? answer.choices.map((choice) => (isObject(choice) ? { ...choice } : choice))
+      : [];
     const choice = choices[0];
     if (isObject(choice)) {
       const message: Json = { ...(isObject(choice.message) ? choice.message : { role: 'assistant' }) };
@@ -64,7 +77,8 @@ export const chatRounds: RoundCodec = {
       if (calls.length > 0) message.tool_calls = calls.map(wireCall);
       else delete message.tool_calls;
       choice.message = message;
-      choice.finish_reason = calls.length > 0 ? 'tool_calls' : choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason;
+      choice.finish_reason =
+        calls.length > 0 ? 'tool_calls' : choice.finish_reason === 'tool_calls' ? 'stop' : choice.finish_reason;
     }
     return { ...answer, choices, ...(usage !== undefined ? { usage } : {}) };
   },
@@ -126,7 +140,12 @@ class ChatStream implements StreamCodec {
 
   end(): StreamRoundEnd {
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-    return { calls, turn: [assistantTurn(this.#text === '' ? null : this.#text, calls)], usage: this.#usage, failed: this.#failed };
+    return {
+      calls,
+      turn: [assistantTurn(this.#text === '' ? null : this.#text, calls)],
+      usage: this.#usage,
+      failed: this.#failed,
+    };
   }
 
   next(): void {
@@ -145,7 +164,12 @@ class ChatStream implements StreamCodec {
       const parts = calls.map((call, index) => ({ index, ...wireCall(call) }));
       events.push(chunk({ choices: [{ index: 0, delta: { tool_calls: parts }, finish_reason: null }] }));
     }
-    const finish = calls.length > 0 ? 'tool_calls' : this.#finish === 'tool_calls' || this.#finish === undefined ? 'stop' : this.#finish;
+    const finish =
+      calls.length > 0
+        ? 'tool_calls'
+        : this.#finish === 'tool_calls' || this.#finish === undefined
+          ? 'stop'
+          : this.#finish;
     events.push(chunk({ choices: [{ index: 0, delta: {}, finish_reason: finish }] }));
     if (this.#wantsUsage) events.push(chunk({ choices: [], usage }));
     events.push({ data: '[DONE]' });

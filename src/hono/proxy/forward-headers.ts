@@ -38,7 +38,12 @@ const RESPONSE_DROPPED = new Set([...HOP_BY_HOP, 'content-encoding', 'content-le
  * @example
  * upstreamHeaders(c.req.raw.headers, 'anthropic', 'token', env.MODEL_API_KEY)
  */
-export function upstreamHeaders(incoming: Headers, protocol: WireProtocol, mode: ProxyAuthMode, apiKey: string | undefined): Headers {
+export function upstreamHeaders(
+  incoming: Headers,
+  protocol: WireProtocol,
+  mode: ProxyAuthMode,
+  apiKey: string | undefined,
+): Headers {
   const headers = new Headers();
   incoming.forEach((value, name) => {
     if (REQUEST_DROPPED.has(name) || name.startsWith('x-loopctl-') || name.startsWith('cf-')) return;

@@ -6,10 +6,11 @@
  * import { proxyRoutes } from './src/hono/proxy/index.js'
  * app.route('/', proxyRoutes({ selectors, token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
  */
+
+export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
+export { tokenVerifier } from './proxy-auth.js';
+export type { ProxyVars } from './proxy-env.js';
+export { proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
 export { UpstreamUnreachableError } from './upstream-unreachable.js';
-export type { ProxyVars } from './proxy-env.js';
-export { proxySettingsFromVars } from './proxy-env.js';
-export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
-export { tokenVerifier } from './proxy-auth.js';

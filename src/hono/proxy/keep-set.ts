@@ -43,14 +43,21 @@ export function keepSet(
   const all = tools.map((_, index) => index);
   if (
     selected.size === 0 &&
-    (choice.kind === 'required' || ((choice.kind === 'named' || choice.kind === 'allowed') && choice.required && choice.names.length === 0))
+    (choice.kind === 'required' ||
+      ((choice.kind === 'named' || choice.kind === 'allowed') && choice.required && choice.names.length === 0))
   ) {
     return { kept: all, fellOpen: 'tool_choice requires a tool call and the selection was empty' };
   }
   const forced = new Set(choice.kind === 'named' || choice.kind === 'allowed' ? choice.names : []);
   const kept = all.filter((index) => {
     const tool = tools[index] as ClientTool;
-    return !tool.selectable || selected.has(tool.name) || forced.has(tool.name) || called.has(tool.name) || referenced.has(tool.name);
+    return (
+      !tool.selectable ||
+      selected.has(tool.name) ||
+      forced.has(tool.name) ||
+      called.has(tool.name) ||
+      referenced.has(tool.name)
+    );
   });
   if (kept.length === 0) return { kept: all, fellOpen: 'the selection was empty' };
   return { kept };

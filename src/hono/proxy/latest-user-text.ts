@@ -30,7 +30,8 @@ export interface SelectionQuery {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Longest selection query, in characters; a longer one keeps its first and last halves of this. */
 export const MAX_QUERY_CHARS = 4096;
@@ -42,7 +43,9 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .filter((part): part is Json => isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === 'string')
+    .filter(
+      (part): part is Json => isObject(part) && TEXT_PARTS.has(part.type as string) && typeof part.text === 'string',
+    )
     .map((part) => part.text as string)
     .join('\n');
 }
@@ -69,9 +72,15 @@ const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdf
 /** Whether `message` is a user message with text (a prompt, not a tool result or an image alone). */
 type IsPrompt = (message: unknown) => boolean;
 
-const userWithText: IsPrompt = (message) => isObject(message) && message.role === 'user' && textOf(message.content).trim() !== '';
+const userWithText: IsPrompt = (message) =>
+  isObject(message) && message.role === 'user' && textOf(message.content).trim() !== '';
 
-function pick(messages: readonly unknown[], conversation: Message[], isPrompt: IsPrompt = userWithText, isAssistant = isAssistantMessage): SelectionQuery {
+function pick(
+  messages: readonly unknown[],
+  conversation: Message[],
+  isPrompt: IsPrompt = userWithText,
+  isAssistant = isAssistantMessage,
+): SelectionQuery {
   let queryAt = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (isPrompt(messages[i])) {
@@ -110,7 +119,11 @@ export function openAISelectionQuery(body: Readonly<Json>): SelectionQuery {
         .filter((call): call is Json => isObject(call) && isObject(call.function))
         .map((call) => {
           const fn = call.function as Json;
-          return { id: String(call.id ?? ''), name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : '' };
+          return {
+            id: String(call.id ?? ''),
+            name: String(fn.name ?? ''),
+            arguments: typeof fn.arguments === 'string' ? fn.arguments : '',
+          };
         });
       conversation.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
     } else if (message.role === 'tool') {
@@ -137,7 +150,12 @@ export function anthropicSelectionQuery(body: Readonly<Json>): SelectionQuery {
     if (message.role === 'user') {
       for (const block of blocks) {
         if (block.type === 'tool_result') {
-          conversation.push({ role: 'tool', toolCallId: String(block.tool_use_id ?? ''), name: '', content: textOf(block.content) });
+          conversation.push({
+            role: 'tool',
+            toolCallId: String(block.tool_use_id ?? ''),
+            name: '',
+            content: textOf(block.content),
+          });
         }
       }
       const text = textOf(message.content);
@@ -145,8 +163,16 @@ export function anthropicSelectionQuery(body: Readonly<Json>): SelectionQuery {
     } else if (message.role === 'assistant') {
       const calls: ToolCall[] = blocks
         .filter((block) => block.type === 'tool_use')
-        .map((block) => ({ id: String(block.id ?? ''), name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) }));
-      conversation.push({ role: 'assistant', content: textOf(message.content), ...(calls.length ? { toolCalls: calls } : {}) });
+        .map((block) => ({
+          id: String(block.id ?? ''),
+          name: String(block.name ?? ''),
+          arguments: JSON.stringify(block.input ?? {}),
+        }));
+      conversation.push({
+        role: 'assistant',
+        content: textOf(message.content),
+        ...(calls.length ? { toolCalls: calls } : {}),
+      });
     }
   }
   return pick(messages, conversation);
@@ -160,7 +186,12 @@ export function anthropicSelectionQuery(body: Readonly<Json>): SelectionQuery {
  * responsesSelectionQuery({ input: 'Weather in Oslo?' }).query // 'Weather in Oslo?'
  */
 export function responsesSelectionQuery(body: Readonly<Json>): SelectionQuery {
-  const items: unknown[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
+  const items: unknown[] =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : Array.isArray(body.input)
+        ? body.input
+        : [];
   const conversation: Message[] = [];
   const instructions = typeof body.instructions === 'string' ? body.instructions : '';
   if (instructions !== '') conversation.push({ role: 'system', content: instructions });
@@ -190,6 +221,7 @@ export function responsesSelectionQuery(body: Readonly<Json>): SelectionQuery {
   }
   const isPrompt: IsPrompt = (item) => isObject(item) && (item.type ?? 'message') === 'message' && userWithText(item);
   // Each model output item (a message, a call) counts as one assistant step.
-  const isAssistant = (item: unknown): boolean => isObject(item) && (item.role === 'assistant' || item.type === 'function_call');
+  const isAssistant = (item: unknown): boolean =>
+    isObject(item) && (item.role === 'assistant' || item.type === 'function_call');
   return pick(items, conversation, isPrompt, isAssistant);
 }

@@ -13,11 +13,18 @@ import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const blocksOf = (answer: Readonly<Json>): Json[] => (Array.isArray(answer.content) ? answer.content.filter(isObject) : []);
+const blocksOf = (answer: Readonly<Json>): Json[] =>
+  Array.isArray(answer.content) ? answer.content.filter(isObject) : [];
 
-const toolUse = (call: ModelCall): Json => ({ type: 'tool_use', id: call.id, name: call.name, input: objectArgs(call.args) });
+const toolUse = (call: ModelCall): Json => ({
+  type: 'tool_use',
+  id: call.id,
+  name: call.name,
+  input: objectArgs(call.args),
+});
 
 function objectArgs(args: string): unknown {
   const value = argumentsValue(args);
@@ -39,7 +46,11 @@ export const messagesRounds: RoundCodec = {
   calls: (answer) =>
     blocksOf(answer)
       .filter((block) => block.type === 'tool_use')
-      .map((block) => ({ id: String(block.id ?? ''), name: String(block.name ?? ''), args: JSON.stringify(block.input ?? {}) })),
+      .map((block) => ({
+        id: String(block.id ?? ''),
+        name: String(block.name ?? ''),
+        args: JSON.stringify(block.input ?? {}),
+      })),
   turn: (answer) => [JSON.stringify({ role: 'assistant', content: blocksOf(answer) })],
   usage: (answer) => answer.usage,
   results: (results: readonly CallResult[]) => [
@@ -105,10 +116,14 @@ class MessagesStream implements StreamCodec {
         const entry = this.#blocks.get(Number(data.index));
         if (!entry) return [];
         const delta = isObject(data.delta) ? data.delta : {};
-        if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') entry.json += delta.partial_json;
-        else if (delta.type === 'text_delta' && typeof delta.text === 'string') entry.block.text = `${entry.block.text ?? ''}${delta.text}`;
-        else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') entry.block.thinking = `${entry.block.thinking ?? ''}${delta.thinking}`;
-        else if (delta.type === 'signature_delta' && typeof delta.signature === 'string') entry.block.signature = delta.signature;
+        if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string')
+          entry.json += delta.partial_json;
+        else if (delta.type === 'text_delta' && typeof delta.text === 'string')
+          entry.block.text = `${entry.block.text ?? ''}${delta.text}`;
+        else if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string')
+          entry.block.thinking = `${entry.block.thinking ?? ''}${delta.thinking}`;
+        else if (delta.type === 'signature_delta' && typeof delta.signature === 'string')
+          entry.block.signature = delta.signature;
         return entry.client === undefined ? [] : [event('content_block_delta', { ...data, index: entry.client })];
       }
       case 'content_block_stop': {
@@ -136,11 +151,17 @@ class MessagesStream implements StreamCodec {
   end(): StreamRoundEnd {
     const ordered = [...this.#blocks.entries()].sort(([a], [b]) => a - b).map(([, entry]) => entry);
     const content = ordered.map(({ block, json }) =>
-      json !== '' || block.type === 'tool_use' || block.type === 'server_tool_use' ? { ...block, input: objectArgs(json === '' ? '{}' : json) } : block,
+      json !== '' || block.type === 'tool_use' || block.type === 'server_tool_use'
+        ? { ...block, input: objectArgs(json === '' ? '{}' : json) }
+        : block,
     );
     const calls = ordered
       .filter((entry) => entry.block.type === 'tool_use')
-      .map(({ block, json }) => ({ id: String(block.id ?? ''), name: String(block.name ?? ''), args: json === '' ? '{}' : json }));
+      .map(({ block, json }) => ({
+        id: String(block.id ?? ''),
+        name: String(block.name ?? ''),
+        args: json === '' ? '{}' : json,
+      }));
     return { calls, turn: [JSON.stringify({ role: 'assistant', content })], usage: this.#usage, failed: this.#failed };
   }
 
@@ -154,12 +175,28 @@ class MessagesStream implements StreamCodec {
     const events: SseEvent[] = [];
     for (const call of calls) {
       const index = this.#next++;
-      events.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
-      events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(objectArgs(call.args)) } }));
+      events.push(
+        event('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        }),
+      );
+      events.push(
+        event('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(objectArgs(call.args)) },
+        }),
+      );
       events.push(event('content_block_stop', { index }));
     }
-    const stop = calls.length > 0 ? 'tool_use' : this.#stop === 'tool_use' || this.#stop === undefined ? 'end_turn' : this.#stop;
-    events.push(event('message_delta', { delta: { stop_reason: stop, stop_sequence: this.#stopSequence }, usage: sumUsage(undefined, usage) ?? {} }));
+    const stop =
+      calls.length > 0 ? 'tool_use' : this.#stop === 'tool_use' || this.#stop === undefined ? 'end_turn' : this.#stop;
+    events.push(
+      event('message_delta', {
+        delta: { stop_reason: stop, stop_sequence: this.#stopSequence },
+        usage: sumUsage(undefined, usage) ?? {},
+      }),
+    );
     events.push(event('message_stop', {}));
     return events;
   }

@@ -30,7 +30,11 @@ const SEARCH_DESCRIPTION = 'More tools exist than are listed. Find one by descri
 const SEARCH_DESCRIPTION_CALL = `${SEARCH_DESCRIPTION} Call what it finds with the call tool.`;
 const SEARCH_PARAMETERS = { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] };
 const CALL_DESCRIPTION = 'Call a tool the search found, with the arguments its parameters describe.';
-const CALL_PARAMETERS = { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'object' } }, required: ['name', 'arguments'] };
+const CALL_PARAMETERS = {
+  type: 'object',
+  properties: { name: { type: 'string' }, arguments: { type: 'object' } },
+  required: ['name', 'arguments'],
+};
 
 /**
  * Names for the proxy's tools that no client tool already has.
@@ -68,9 +72,14 @@ export function metaEntries(protocol: WireProtocol, names: MetaNames): string[] 
 }
 
 function entryOf(protocol: WireProtocol, tool: ToolSchema): Record<string, unknown> {
-  if (protocol === 'anthropic') return { name: tool.name, description: tool.description, input_schema: tool.parameters };
-  if (protocol === 'responses') return { type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters };
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  if (protocol === 'anthropic')
+    return { name: tool.name, description: tool.description, input_schema: tool.parameters };
+  if (protocol === 'responses')
+    return { type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters };
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
 }
 
 /**
@@ -81,11 +90,16 @@ function entryOf(protocol: WireProtocol, tool: ToolSchema): Record<string, unkno
  * searchResult([weather], 'call_tool') // '{"tools":[{"name":"get_weather",…}],"call_with":"call_tool"}'
  */
 export function searchResult(found: readonly ToolSchema[], call: string | undefined): string {
-  if (found.length === 0) return JSON.stringify({ tools: [], note: 'No tool matched. Try other words, or answer without a tool.' });
+  if (found.length === 0)
+    return JSON.stringify({ tools: [], note: 'No tool matched. Try other words, or answer without a tool.' });
   const tools = found.map((tool) =>
-    call ? { name: tool.name, description: tool.description, parameters: tool.parameters } : { name: tool.name, description: tool.description },
+    call
+      ? { name: tool.name, description: tool.description, parameters: tool.parameters }
+      : { name: tool.name, description: tool.description },
   );
-  return JSON.stringify(call ? { tools, call_with: call } : { tools, note: 'These tools are now available: call them directly.' });
+  return JSON.stringify(
+    call ? { tools, call_with: call } : { tools, note: 'These tools are now available: call them directly.' },
+  );
 }
 
 /** The line that introduces a tail reveal (what `revealText` writes). */

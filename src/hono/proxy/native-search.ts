@@ -11,7 +11,8 @@
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Nesting depth the reference walk follows (references sit 3–5 levels into a message). */
 const MAX_DEPTH = 8;
@@ -68,7 +69,8 @@ export function isToolSearchEntry(entry: unknown): boolean {
  */
 export function hasBreakpoints(body: Readonly<Json>): boolean {
   if (body.cache_control !== undefined && body.cache_control !== null) return true;
-  const marked = (blocks: unknown): boolean => Array.isArray(blocks) && blocks.some((block) => isObject(block) && block.cache_control != null);
+  const marked = (blocks: unknown): boolean =>
+    Array.isArray(blocks) && blocks.some((block) => isObject(block) && block.cache_control != null);
   if (marked(body.tools) || marked(body.system)) return true;
   return Array.isArray(body.messages) && body.messages.some((message) => isObject(message) && marked(message.content));
 }

@@ -41,7 +41,10 @@ const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
  * // on shutdown: upstream.close()
  */
 export function nodeUpstreamFetch(): NodeUpstreamFetch {
-  const agents = { 'http:': new Agent({ keepAlive: true, scheduling: 'lifo' }), 'https:': new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) };
+  const agents = {
+    'http:': new Agent({ keepAlive: true, scheduling: 'lifo' }),
+    'https:': new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }),
+  };
   const fetch: FetchLike = (input, init) => {
     const url = new URL(input);
     const body = requestBytes(init.body);
@@ -88,7 +91,10 @@ function send(
     if (signal?.aborted) return reject(signal.reason);
     const req = request(options);
     let answered = false;
-    const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
+    const onAbort = () =>
+      req.destroy(
+        signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'),
+      );
     signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => signal?.removeEventListener('abort', onAbort);
     req.on('response', (res: IncomingMessage) => {

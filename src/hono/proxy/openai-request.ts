@@ -11,7 +11,8 @@ import { ProxyRequestError } from './request-error.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A tool's name wherever its kind keeps it: `function.name`, `custom.name`, or `name`. */
 export function toolNameOf(entry: Json): unknown {
@@ -45,7 +46,11 @@ export const openAIDialect: WireDialect = {
       return { name: '', selectable: false, deferred: false, schema: undefined, cacheControl: undefined };
     }
     if (typeof name !== 'string' || name === '') {
-      throw new ProxyRequestError(400, `tools[${index}] has no name (expected tools[${index}].function.name)`, `tools[${index}].function.name`);
+      throw new ProxyRequestError(
+        400,
+        `tools[${index}] has no name (expected tools[${index}].function.name)`,
+        `tools[${index}].function.name`,
+      );
     }
     const fn = entry.function;
     const deferred = isObject(fn) && fn.defer_loading === true;
@@ -86,7 +91,8 @@ export const openAIDialect: WireDialect = {
         const name = toolNameOf(call);
         if (typeof name === 'string') called.add(name);
       }
-      if (isObject(message.function_call) && typeof message.function_call.name === 'string') called.add(message.function_call.name);
+      if (isObject(message.function_call) && typeof message.function_call.name === 'string')
+        called.add(message.function_call.name);
     }
     return called;
   },

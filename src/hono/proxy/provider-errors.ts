@@ -57,7 +57,14 @@ export function providerError(
   const body =
     protocol === 'anthropic'
       ? { type: 'error', error: { type: ANTHROPIC_TYPES[status], message } }
-      : { error: { message, type: OPENAI_TYPES[status], param: options.param ?? null, code: OPENAI_CODES[status] ?? null } };
+      : {
+          error: {
+            message,
+            type: OPENAI_TYPES[status],
+            param: options.param ?? null,
+            code: OPENAI_CODES[status] ?? null,
+          },
+        };
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'content-type': 'application/json', ...options.headers },
@@ -73,7 +80,9 @@ export function providerError(
  * streamError('anthropic', 'timeout_error', 'the upstream sent nothing within 300 s')
  */
 export function streamError(protocol: WireProtocol, type: string, message: string): string {
-  if (protocol === 'anthropic') return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
-  if (protocol === 'responses') return `event: error\ndata: ${JSON.stringify({ type: 'error', code: type, message, param: null, sequence_number: 0 })}\n\n`;
+  if (protocol === 'anthropic')
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+  if (protocol === 'responses')
+    return `event: error\ndata: ${JSON.stringify({ type: 'error', code: type, message, param: null, sequence_number: 0 })}\n\n`;
   return `data: ${JSON.stringify({ error: { message, type, param: null, code: type } })}\n\n`;
 }

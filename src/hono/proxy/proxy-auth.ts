@@ -28,7 +28,11 @@ export type AuthOutcome = 'ok' | 'unauthorized' | 'not_configured';
  * @example
  * if ((await authorize(request, 'token', tokenVerifier(env.LOOPCTL_TOKEN))) !== 'ok') return unauthorized()
  */
-export async function authorize(request: Request, mode: ProxyAuthMode, check: TokenVerifier | undefined): Promise<AuthOutcome> {
+export async function authorize(
+  request: Request,
+  mode: ProxyAuthMode,
+  check: TokenVerifier | undefined,
+): Promise<AuthOutcome> {
   if (mode === 'passthrough') return 'ok';
   if (!check) return 'not_configured';
   const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '')?.[1];

@@ -28,7 +28,12 @@ export interface ProxyControls {
  */
 export function proxyControls(
   headers: Headers,
-  defaults: { readonly names: readonly string[]; readonly selector: string; readonly k: number; readonly policy?: ToolPolicy },
+  defaults: {
+    readonly names: readonly string[];
+    readonly selector: string;
+    readonly k: number;
+    readonly policy?: ToolPolicy;
+  },
 ): ProxyControls {
   const bypassText = headers.get('x-loopctl-bypass')?.trim().toLowerCase();
   if (bypassText !== undefined && !['1', 'true', '0', 'false'].includes(bypassText)) {
@@ -47,12 +52,20 @@ export function proxyControls(
   if (kText !== undefined) {
     k = /^\d{1,3}$/.test(kText) ? Number(kText) : Number.NaN;
     if (!(k >= LIMITS.minK && k <= LIMITS.maxK)) {
-      throw new ProxyRequestError(400, `x-loopctl-k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${kText.slice(0, 20)}"`, 'x-loopctl-k');
+      throw new ProxyRequestError(
+        400,
+        `x-loopctl-k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${kText.slice(0, 20)}"`,
+        'x-loopctl-k',
+      );
     }
   }
   const policyText = headers.get('x-loopctl-policy')?.trim().toLowerCase();
   if (policyText !== undefined && !(TOOL_POLICIES as readonly string[]).includes(policyText)) {
-    throw new ProxyRequestError(400, `x-loopctl-policy must be one of ${TOOL_POLICIES.join(', ')}, got "${policyText.slice(0, 20)}"`, 'x-loopctl-policy');
+    throw new ProxyRequestError(
+      400,
+      `x-loopctl-policy must be one of ${TOOL_POLICIES.join(', ')}, got "${policyText.slice(0, 20)}"`,
+      'x-loopctl-policy',
+    );
   }
   return {
     selector: selectorText ?? defaults.selector,

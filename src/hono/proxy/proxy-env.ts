@@ -47,13 +47,16 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   const k = value(vars.PROXY_K);
   if (k !== undefined) {
     if (!/^\d{1,3}$/.test(k) || Number(k) < LIMITS.minK || Number(k) > LIMITS.maxK) {
-      throw new ConfigError(`PROXY_K must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${k.slice(0, 20)}"`);
+      throw new ConfigError(
+        `PROXY_K must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got "${k.slice(0, 20)}"`,
+      );
     }
     settings.k = Number(k);
   }
   const auth = value(vars.PROXY_AUTH);
   if (auth !== undefined) {
-    if (auth !== 'token' && auth !== 'passthrough') throw new ConfigError(`PROXY_AUTH must be "token" or "passthrough", got "${auth.slice(0, 20)}"`);
+    if (auth !== 'token' && auth !== 'passthrough')
+      throw new ConfigError(`PROXY_AUTH must be "token" or "passthrough", got "${auth.slice(0, 20)}"`);
     settings.auth = auth;
   }
   for (const [name, key] of [
@@ -71,7 +74,8 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   }
   const prefixCache = value(vars.PROXY_PREFIX_CACHE);
   if (prefixCache !== undefined) {
-    if (!['auto', 'on', 'off'].includes(prefixCache)) throw new ConfigError(`PROXY_PREFIX_CACHE must be auto, on or off, got "${prefixCache.slice(0, 20)}"`);
+    if (!['auto', 'on', 'off'].includes(prefixCache))
+      throw new ConfigError(`PROXY_PREFIX_CACHE must be auto, on or off, got "${prefixCache.slice(0, 20)}"`);
     settings.prefixCache = prefixCache as PrefixCacheMode;
   }
   for (const [name, key, min] of [
@@ -80,14 +84,19 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   ] as const) {
     const ms = value(vars[name]);
     if (ms === undefined) continue;
-    if (!/^\d{1,9}$/.test(ms) || (Number(ms) < min && Number(ms) !== 0) || (key === 'keepAliveMs' && Number(ms) === 0)) {
+    if (
+      !/^\d{1,9}$/.test(ms) ||
+      (Number(ms) < min && Number(ms) !== 0) ||
+      (key === 'keepAliveMs' && Number(ms) === 0)
+    ) {
       throw new ConfigError(`${name} must be an integer number of milliseconds${min > 0 ? ` of at least ${min}` : ''}`);
     }
     settings[key] = Number(ms);
   }
   const max = value(vars.PROXY_MAX_BODY_BYTES);
   if (max !== undefined) {
-    if (!/^\d{1,10}$/.test(max) || Number(max) < 1024) throw new ConfigError('PROXY_MAX_BODY_BYTES must be an integer of at least 1024');
+    if (!/^\d{1,10}$/.test(max) || Number(max) < 1024)
+      throw new ConfigError('PROXY_MAX_BODY_BYTES must be an integer of at least 1024');
     settings.maxBodyBytes = Number(max);
   }
   return settings;

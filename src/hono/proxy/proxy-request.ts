@@ -3,9 +3,11 @@
  * tool sit in the original text, what the client forces (`tool_choice`), which tools the
  * conversation already called, and the selection query. Built by {@link parseProxyRequest}.
  */
-import { anthropicDialect } from './anthropic-request.js';
-import { approxTokenCounter } from '../../tokens/token-counter.js';
+
+import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
+import { approxTokenCounter } from '../../tokens/token-counter.js';
+import { anthropicDialect } from './anthropic-request.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
 import { hasBreakpoints, isToolSearchEntry, referencedTools } from './native-search.js';
@@ -14,13 +16,15 @@ import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './prox
 import { ProxyRequestError } from './request-error.js';
 import { responsesDialect } from './responses-request.js';
 import type { ToolSet, ToolSetCache } from './tool-set-cache.js';
-import { errorMessage } from '../../describe-error.js';
-
-export { ProxyRequestError } from './request-error.js';
 
 export type { ClientTool, ProxyRequest, ToolChoice, WireDialect, WireProtocol } from './proxy-types.js';
+export { ProxyRequestError } from './request-error.js';
 
-const DIALECTS: Record<WireProtocol, WireDialect> = { openai: openAIDialect, anthropic: anthropicDialect, responses: responsesDialect };
+const DIALECTS: Record<WireProtocol, WireDialect> = {
+  openai: openAIDialect,
+  anthropic: anthropicDialect,
+  responses: responsesDialect,
+};
 
 /**
  * Parse a client's request body. Throws {@link ProxyRequestError} (400) on malformed JSON, a
@@ -57,7 +61,12 @@ export function parseProxyRequest(protocol: WireProtocol, text: string, toolSets
 }
 
 /** The request when its `tools` text is a cached one and the rest is valid JSON; else undefined. */
-function parseKnownTools(protocol: WireProtocol, text: string, dialect: WireDialect, toolSets: ToolSetCache): ProxyRequest | undefined {
+function parseKnownTools(
+  protocol: WireProtocol,
+  text: string,
+  dialect: WireDialect,
+  toolSets: ToolSetCache,
+): ProxyRequest | undefined {
   let hit: { readonly toolsText: string; readonly set: ToolSet } | undefined;
   const spans = topLevelSpans(text, (key, start) => {
     if (key !== 'tools') return undefined;
@@ -66,7 +75,8 @@ function parseKnownTools(protocol: WireProtocol, text: string, dialect: WireDial
   });
   const span = spans.get('tools');
   // Only the last `tools` member counts (as in JSON.parse), and it must be the cached one.
-  if (!span || !hit || span.end - span.start !== hit.toolsText.length || text.charCodeAt(span.start) !== 0x5b) return undefined;
+  if (!span || !hit || span.end - span.start !== hit.toolsText.length || text.charCodeAt(span.start) !== 0x5b)
+    return undefined;
   if (text.slice(span.start, span.end) !== hit.toolsText) return undefined;
   let record: Record<string, unknown>;
   try {
@@ -95,11 +105,15 @@ function parseObject(text: string): Record<string, unknown> {
 function readToolSet(toolsText: string, entries: readonly unknown[], dialect: WireDialect): ToolSet {
   const spans = arrayElementSpans(toolsText, { start: 0, end: toolsText.length });
   if (spans.length !== entries.length) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
-  const tools: ClientTool[] = entries.map((entry, index) => ({ ...dialect.tool(entry, index), span: spans[index] as Span }));
+  const tools: ClientTool[] = entries.map((entry, index) => ({
+    ...dialect.tool(entry, index),
+    span: spans[index] as Span,
+  }));
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     if (tool.name === '') continue; // a typed entry without a name
-    if (seen.has(tool.name)) throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);
+    if (seen.has(tool.name))
+      throw new ProxyRequestError(400, `tools[${index}]: duplicate tool name "${tool.name}"`, `tools[${index}]`);
     seen.add(tool.name);
   }
   return {
@@ -127,7 +141,10 @@ function assemble(
     text,
     body: record,
     toolsSpan,
-    tools: (toolSet?.tools ?? []).map((tool) => ({ ...tool, span: { start: tool.span.start + offset, end: tool.span.end + offset } })),
+    tools: (toolSet?.tools ?? []).map((tool) => ({
+      ...tool,
+      span: { start: tool.span.start + offset, end: tool.span.end + offset },
+    })),
     selectable: toolSet?.all ?? [],
     costs: toolSet?.costs ?? [],
     toolChoice: dialect.toolChoice(record),

@@ -8,32 +8,34 @@
  * except for what the policy rewrites. The answer (JSON or SSE) streams back, with
  * `x-loopctl-*` headers saying what happened.
  */
-import { Hono } from 'hono';
+
 import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { errorMessage } from '../../describe-error.js';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
+import { mergeOptions } from '../../options.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
+import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
-import { LIMITS } from '../limits.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
+import { largeBodyTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
+import { providerError, streamError } from './provider-errors.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
-import { providerError, streamError } from './provider-errors.js';
-import type { ProxyRequest, WireProtocol } from './proxy-types.js';
-import { largeBodyTurn } from './large-body-turn.js';
 import { parseProxyRequest } from './proxy-request.js';
+import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { readBodyText } from './read-body.js';
-import { UpstreamUnreachableError } from './upstream-unreachable.js';
-import { clientBody } from './response-body.js';
 import { ProxyRequestError } from './request-error.js';
+import { clientBody } from './response-body.js';
 import { responsesRounds } from './responses-rounds.js';
 import type { RoundCodec } from './round-codec.js';
 import type { SearchRounds } from './search-rounds.js';
@@ -41,12 +43,18 @@ import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
 import { KEEP_ALIVE } from './sse-events.js';
 import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
-import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, selectionSize, skipBeforeSelection } from './tool-policy.js';
+import {
+  MIN_DEFERRED_TOKENS,
+  planTools,
+  resolvePolicy,
+  selectionQuery,
+  selectionSize,
+  skipBeforeSelection,
+} from './tool-policy.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
+import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './upstream-wait.js';
-import { mergeOptions } from '../../options.js';
-import { errorMessage } from '../../describe-error.js';
 
 /** The proxy's own settings (env: `PROXY_*`). Every field has a default. */
 export interface ProxySettings {
@@ -125,8 +133,16 @@ const DEFAULT_FIRST_BYTE_MS = 300_000;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
 
-const CODECS: Record<WireProtocol, RoundCodec> = { openai: chatRounds, anthropic: messagesRounds, responses: responsesRounds };
-const PATHS: Record<WireProtocol, string> = { openai: '/chat/completions', anthropic: '/v1/messages', responses: '/responses' };
+const CODECS: Record<WireProtocol, RoundCodec> = {
+  openai: chatRounds,
+  anthropic: messagesRounds,
+  responses: responsesRounds,
+};
+const PATHS: Record<WireProtocol, string> = {
+  openai: '/chat/completions',
+  anthropic: '/v1/messages',
+  responses: '/responses',
+};
 
 /** What the proxy decided for one request, reported in `x-loopctl-*` headers. */
 interface Outcome {
@@ -204,35 +220,54 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
     throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
   }
-  if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0)) throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
-  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0)) throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
-  const openaiBase = trimSlash(options.openaiBaseURL ?? (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined));
+  if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0))
+    throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
+  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0))
+    throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
+  const openaiBase = trimSlash(
+    options.openaiBaseURL ??
+      (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined),
+  );
   const upstreams: Record<WireProtocol, string | undefined> = {
     openai: openaiBase,
     responses: openaiBase,
-    anthropic: trimSlash(options.anthropicBaseURL ?? (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined))?.replace(
-      /\/v1$/,
-      '',
-    ),
+    anthropic: trimSlash(
+      options.anthropicBaseURL ??
+        (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined),
+    )?.replace(/\/v1$/, ''),
   };
   // OpenAI's own API caches every prefix of 1,024 tokens or more, unasked.
   const openaiCaches = openaiBase !== undefined && /^https:\/\/api\.openai\.com(?:\/|$)/i.test(openaiBase);
   const apiKey = auth === 'token' ? model?.apiKey : undefined;
   // Parsed tool lists per distinct tools text, one cache per protocol (the dialects differ).
-  const toolSets: Record<WireProtocol, ToolSetCache> = { openai: toolSetCache(), anthropic: toolSetCache(), responses: toolSetCache() };
+  const toolSets: Record<WireProtocol, ToolSetCache> = {
+    openai: toolSetCache(),
+    anthropic: toolSetCache(),
+    responses: toolSetCache(),
+  };
   const app = new Hono();
 
   async function gate(c: Context, protocol: WireProtocol): Promise<Response | undefined> {
     if (!upstreams[protocol]) {
       const variable = protocol === 'anthropic' ? 'PROXY_ANTHROPIC_BASE_URL' : 'PROXY_OPENAI_BASE_URL';
-      return providerError(protocol, 503, `no ${protocol === 'anthropic' ? 'anthropic' : 'openai'} upstream is configured on this proxy (set ${variable})`);
+      return providerError(
+        protocol,
+        503,
+        `no ${protocol === 'anthropic' ? 'anthropic' : 'openai'} upstream is configured on this proxy (set ${variable})`,
+      );
     }
     const outcome = await authorize(c.req.raw, auth, token);
-    if (outcome === 'not_configured') return providerError(protocol, 503, 'the proxy token (LOOPCTL_TOKEN) is not set on this server');
+    if (outcome === 'not_configured')
+      return providerError(protocol, 503, 'the proxy token (LOOPCTL_TOKEN) is not set on this server');
     if (outcome === 'unauthorized') {
-      return providerError(protocol, 401, 'a valid proxy token is required (Authorization: Bearer <token> or x-api-key: <token>)', {
-        headers: { 'www-authenticate': 'Bearer realm="loopctl"' },
-      });
+      return providerError(
+        protocol,
+        401,
+        'a valid proxy token is required (Authorization: Bearer <token> or x-api-key: <token>)',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="loopctl"' },
+        },
+      );
     }
     return undefined;
   }
@@ -250,15 +285,24 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     const noteEdit = note !== undefined && request.protocol !== 'responses' ? tailEdit(request, note) : undefined;
     const noteItems = note !== undefined && request.protocol === 'responses' ? [tailItem(note)] : [];
     const body = (appended: readonly string[], revealed: ReadonlySet<string>): string => {
-      const kept = revealed.size === 0 ? plan.kept : tools.flatMap((tool, index) => (plan.kept.includes(index) || revealed.has(tool.name) ? [index] : []));
-      const edits = [toolsEdit(request, kept, plan.move, lead), ...history, noteEdit, appendEdit(request, [...noteItems, ...appended])].filter(
-        (edit): edit is Edit => edit !== undefined,
-      );
+      const kept =
+        revealed.size === 0
+          ? plan.kept
+          : tools.flatMap((tool, index) => (plan.kept.includes(index) || revealed.has(tool.name) ? [index] : []));
+      const edits = [
+        toolsEdit(request, kept, plan.move, lead),
+        ...history,
+        noteEdit,
+        appendEdit(request, [...noteItems, ...appended]),
+      ].filter((edit): edit is Edit => edit !== undefined);
       return applyEdits(request.text, edits);
     };
     const keptSet = new Set(plan.kept);
     // Only what would have been rendered counts: deferred tools cost nothing either way.
-    let tokensSaved = -[...lead, ...(note !== undefined ? [note] : [])].reduce((sum, entry) => sum + approxTokenCounter.count(entry), 0);
+    let tokensSaved = -[...lead, ...(note !== undefined ? [note] : [])].reduce(
+      (sum, entry) => sum + approxTokenCounter.count(entry),
+      0,
+    );
     costs.forEach((cost, index) => {
       if (!keptSet.has(index) && !(tools[index]?.deferred ?? false)) tokensSaved += cost;
     });
@@ -279,7 +323,12 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
-      const controls = proxyControls(c.req.raw.headers, { names: selectors.names, selector: defaultSelector, k, policy: defaultPolicy });
+      const controls = proxyControls(c.req.raw.headers, {
+        names: selectors.names,
+        selector: defaultSelector,
+        k,
+        policy: defaultPolicy,
+      });
       if (controls.explicitSelector && !hasEmbedder && selectors.isDense(controls.selector)) {
         throw new ProxyRequestError(
           400,
@@ -303,8 +352,19 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       let body = text;
       let outcome: Outcome;
       let rounds: Forwarding['rounds'];
-      const policy = resolvePolicy(request, { policy: controls.policy, prefixCache, upstreamCaches: openaiCaches, minDeferredTokens });
-      const skipped = controls.bypass ? 'bypass' : count === 0 ? 'no-tools' : count < controls.k ? 'under-k' : skipBeforeSelection(request, policy);
+      const policy = resolvePolicy(request, {
+        policy: controls.policy,
+        prefixCache,
+        upstreamCaches: openaiCaches,
+        minDeferredTokens,
+      });
+      const skipped = controls.bypass
+        ? 'bypass'
+        : count === 0
+          ? 'no-tools'
+          : count < controls.k
+            ? 'under-k'
+            : skipBeforeSelection(request, policy);
       if (skipped) outcome = untouched(skipped, skipped === 'bypass' || skipped === 'no-tools' ? undefined : policy);
       else {
         const started = Date.now();
@@ -316,10 +376,19 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         const query = selectionQuery(request, policy);
         const ctx: SelectionContext =
           policy === 'stable'
-            ? { turn: 1, latestUserMessage: query, conversation: query !== undefined ? [{ role: 'user', content: query }] : [] }
+            ? {
+                turn: 1,
+                latestUserMessage: query,
+                conversation: query !== undefined ? [{ role: 'user', content: query }] : [],
+              }
             : { turn: request.turn, latestUserMessage: query, conversation: request.conversation };
         const selection = await selectTools(resolve, ctx, request.selectable, signal);
-        const plan = planTools(request, policy, selection, { policy, prefixCache, upstreamCaches: openaiCaches, minDeferredTokens });
+        const plan = planTools(request, policy, selection, {
+          policy,
+          prefixCache,
+          upstreamCaches: openaiCaches,
+          minDeferredTokens,
+        });
         if (typeof plan === 'string') outcome = untouched(plan, policy);
         else {
           const tail = await tailReveal(request, plan, resolve, signal);
@@ -336,9 +405,19 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       await largeBodyTurn(body.length); // encoding the forwarded body is one more step
       outcome = { ...outcome, ms: performance.now() - arrived };
       const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
-      return await forward(c, { protocol, url, method: 'POST', body, outcome, signal, stream: request.stream, ...(rounds ? { rounds } : {}) });
+      return await forward(c, {
+        protocol,
+        url,
+        method: 'POST',
+        body,
+        outcome,
+        signal,
+        stream: request.stream,
+        ...(rounds ? { rounds } : {}),
+      });
     } catch (error) {
-      if (error instanceof ProxyRequestError) return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
+      if (error instanceof ProxyRequestError)
+        return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(error);
       return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');
@@ -350,10 +429,22 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
    * to list at the tail. A search round would re-read the whole (long) prompt; the list costs
    * its own few hundred tokens, after the cached prefix.
    */
-  async function tailReveal(request: ProxyRequest, plan: ToolPlan, resolve: () => Promise<AsyncToolSelector>, signal: AbortSignal): Promise<ToolSchema[]> {
-    if (plan.policy !== 'stable' || !plan.meta?.call || request.query === undefined || request.query === request.firstQuery) return [];
+  async function tailReveal(
+    request: ProxyRequest,
+    plan: ToolPlan,
+    resolve: () => Promise<AsyncToolSelector>,
+    signal: AbortSignal,
+  ): Promise<ToolSchema[]> {
+    if (
+      plan.policy !== 'stable' ||
+      !plan.meta?.call ||
+      request.query === undefined ||
+      request.query === request.firstQuery
+    )
+      return [];
     if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
-    const conversationChars = request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
+    const conversationChars =
+      request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
     if (conversationChars / 4 < tailRevealTokens) return [];
     const latest = await selectTools(
       resolve,
@@ -363,7 +454,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     );
     if (latest.fellOpen !== undefined) return [];
     const loaded = new Set(plan.kept);
-    return request.tools.flatMap((tool, index) => (tool.selectable && !loaded.has(index) && latest.names.has(tool.name) && tool.schema ? [tool.schema] : []));
+    return request.tools.flatMap((tool, index) =>
+      tool.selectable && !loaded.has(index) && latest.names.has(tool.name) && tool.schema ? [tool.schema] : [],
+    );
   }
 
   function searchRounds(
@@ -376,7 +469,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   ): Omit<SearchRounds, 'send'> {
     const meta = plan.meta as NonNullable<ToolPlan['meta']>;
     const byName = new Map(request.selectable.map((tool) => [tool.name, tool]));
-    const surface = new Set([...plan.kept.map((index) => request.tools[index]?.name ?? ''), ...tail.map((tool) => tool.name)].filter((name) => name !== ''));
+    const surface = new Set(
+      [...plan.kept.map((index) => request.tools[index]?.name ?? ''), ...tail.map((tool) => tool.name)].filter(
+        (name) => name !== '',
+      ),
+    );
     return {
       codec: CODECS[request.protocol],
       meta,
@@ -388,7 +485,12 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       signal,
       async search(query: string, exclude: ReadonlySet<string>): Promise<ToolSchema[]> {
         const current = selector();
-        const hits = await searchTools(query, request.selectable, { ...(current ? { selector: current } : {}), k: SEARCH_RESULTS, exclude, signal });
+        const hits = await searchTools(query, request.selectable, {
+          ...(current ? { selector: current } : {}),
+          k: SEARCH_RESULTS,
+          exclude,
+          signal,
+        });
         return hits.map((hit) => byName.get(hit.name)).filter((tool): tool is ToolSchema => tool !== undefined);
       },
     };
@@ -401,14 +503,24 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     // fetch would label a string body text/plain; the body is JSON whatever the client said.
     if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
     return firstByteWithin(firstByteMs, signal, (linked) =>
-      fetchUpstream(url, { method, headers: sent, ...(body !== undefined ? { body } : {}), signal: linked, redirect: 'manual' }),
+      fetchUpstream(url, {
+        method,
+        headers: sent,
+        ...(body !== undefined ? { body } : {}),
+        signal: linked,
+        redirect: 'manual',
+      }),
     );
   }
 
   function upstreamFailure(protocol: WireProtocol, error: unknown, signal: AbortSignal): Response {
     if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
     if (error instanceof FirstByteTimeout)
-      return providerError(protocol, 504, `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`);
+      return providerError(
+        protocol,
+        504,
+        `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`,
+      );
     onError?.(new UpstreamUnreachableError(upstreamName(protocol), upstreams[protocol] ?? '', error));
     return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream could not be reached`);
   }
@@ -422,7 +534,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     const leave = (): void => controller.abort(clientSignal.reason);
     if (clientSignal.aborted) leave();
     else clientSignal.addEventListener('abort', leave, { once: true });
-    const rounds = forwarding.rounds ? { ...forwarding.rounds, send: (next: string) => call(c, forwarding, next, signal) } : undefined;
+    const rounds = forwarding.rounds
+      ? { ...forwarding.rounds, send: (next: string) => call(c, forwarding, next, signal) }
+      : undefined;
     const pending = call(c, forwarding, body, signal);
     pending.catch(() => undefined);
     if (stream) {
@@ -453,7 +567,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     if (outcome) reportOutcome(headers, outcome);
     const isEvents = /^\s*text\/event-stream/i.test(upstream.headers.get('content-type') ?? '');
     if (rounds && upstream.ok && isEvents) {
-      return new Response(eventStream(streamRounds(rounds, upstream), controller), { status: upstream.status, statusText: upstream.statusText, headers });
+      return new Response(eventStream(streamRounds(rounds, upstream), controller), {
+        status: upstream.status,
+        statusText: upstream.statusText,
+        headers,
+      });
     }
     if (rounds && upstream.ok && !isEvents) {
       try {
@@ -478,8 +596,16 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       body = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
-      onError?.(new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${errorMessage(error)}`, { cause: error }));
-      return providerError(protocol, 502, `the ${upstreamName(protocol)} upstream closed the connection before its answer was complete`);
+      onError?.(
+        new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${errorMessage(error)}`, {
+          cause: error,
+        }),
+      );
+      return providerError(
+        protocol,
+        502,
+        `the ${upstreamName(protocol)} upstream closed the connection before its answer was complete`,
+      );
     }
     return new Response(body, { status: upstream.status, statusText: upstream.statusText, headers });
   }
@@ -505,7 +631,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       } catch (error) {
         if (controller.signal.aborted && !(error instanceof FirstByteTimeout)) return;
         yield error instanceof FirstByteTimeout
-          ? streamError(protocol, 'timeout_error', `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`)
+          ? streamError(
+              protocol,
+              'timeout_error',
+              `the ${upstreamName(protocol)} upstream did not begin its answer within ${Math.round(error.ms / 1000)} s`,
+            )
           : streamError(protocol, 'api_error', `the ${upstreamName(protocol)} upstream could not be reached`);
         return;
       }
@@ -541,7 +671,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   app.post('/v1/messages', (c) => handle(c, 'anthropic'));
   app.post('/v1/responses', (c) => handle(c, 'responses'));
   app.get('/v1/models', async (c) => {
-    const protocol: WireProtocol = upstreams.anthropic && (c.req.header('anthropic-version') !== undefined || !upstreams.openai) ? 'anthropic' : 'openai';
+    const protocol: WireProtocol =
+      upstreams.anthropic && (c.req.header('anthropic-version') !== undefined || !upstreams.openai)
+        ? 'anthropic'
+        : 'openai';
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
@@ -571,7 +704,8 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.revealed !== undefined) headers.set('x-loopctl-revealed', String(outcome.revealed));
   if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
   if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
-  if (outcome.ms !== undefined) headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
+  if (outcome.ms !== undefined)
+    headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
 }
 
 function upstreamName(protocol: WireProtocol): 'openai' | 'anthropic' {
@@ -591,7 +725,10 @@ async function* ticksUntilWith(pending: Promise<Response>, everyMs: number): Asy
 const encoder = new TextEncoder();
 
 /** A byte stream pulled from `source`; cancelling it (the client left) aborts the upstream calls. */
-function eventStream(source: AsyncGenerator<string | Uint8Array>, controller: AbortController): ReadableStream<Uint8Array> {
+function eventStream(
+  source: AsyncGenerator<string | Uint8Array>,
+  controller: AbortController,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async pull(stream) {
       try {

@@ -79,5 +79,10 @@ export interface WireDialect {
   /** The top-level member holding the conversation (`messages`, `input`). */
   readonly conversationKey: string;
   /** Selection query, first query, turn and conversation. */
-  context(body: Readonly<Record<string, unknown>>): { query: string | undefined; firstQuery: string | undefined; turn: number; conversation: Message[] };
+  context(body: Readonly<Record<string, unknown>>): {
+    query: string | undefined;
+    firstQuery: string | undefined;
+    turn: number;
+    conversation: Message[];
+  };
 }

@@ -22,7 +22,11 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     return decodeBody(bytes);
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw error;
-    if (error.reason === 'too_large') throw new ProxyRequestError(413, `the request body exceeds the proxy's limit of ${Math.floor(limit / 1024)} KiB`);
-    throw new ProxyRequestError(400, error.reason === 'empty' ? 'a JSON request body is required' : 'the request body is not valid UTF-8');
+    if (error.reason === 'too_large')
+      throw new ProxyRequestError(413, `the request body exceeds the proxy's limit of ${Math.floor(limit / 1024)} KiB`);
+    throw new ProxyRequestError(
+      400,
+      error.reason === 'empty' ? 'a JSON request body is required' : 'the request body is not valid UTF-8',
+    );
   }
 }

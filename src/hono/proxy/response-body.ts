@@ -21,10 +21,13 @@ const EVENT_STREAM = /^\s*text\/event-stream/i;
  * @example
  * new Response(await clientBody(upstream), { status: upstream.status, headers })
  */
-export async function clientBody(upstream: Response): Promise<ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null> {
+export async function clientBody(
+  upstream: Response,
+): Promise<ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null> {
   if (!upstream.body) return null;
   const declared = Number(upstream.headers.get('content-length') ?? Number.NaN);
-  if (EVENT_STREAM.test(upstream.headers.get('content-type') ?? '') || declared > WHOLE_BODY_MAX_BYTES) return upstream.body;
+  if (EVENT_STREAM.test(upstream.headers.get('content-type') ?? '') || declared > WHOLE_BODY_MAX_BYTES)
+    return upstream.body;
   // A declared length within the limit is read in one native call. Reading it chunk by chunk
   // here was the proxy's largest single cost in workerd (a JavaScript turn per read).
   if (Number.isSafeInteger(declared)) return new Uint8Array(await upstream.arrayBuffer());
@@ -41,7 +44,10 @@ export async function clientBody(upstream: Response): Promise<ReadableStream<Uin
 }
 
 /** What was gathered, then the rest of `reader` as it arrives; cancelling cancels the upstream. */
-function continued(gathered: readonly Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>): ReadableStream<Uint8Array> {
+function continued(
+  gathered: readonly Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of gathered) controller.enqueue(chunk);

@@ -12,7 +12,8 @@ import { ProxyRequestError } from './request-error.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The Responses request dialect.
@@ -26,10 +27,18 @@ export const responsesDialect: WireDialect = {
     const isFunction = entry.type === 'function';
     const name = entry.name;
     if (!isFunction) {
-      if (typeof entry.type !== 'string') throw new ProxyRequestError(400, `tools[${index}].type is required`, `tools[${index}].type`);
-      return { name: typeof name === 'string' ? name : '', selectable: false, deferred: false, schema: undefined, cacheControl: undefined };
+      if (typeof entry.type !== 'string')
+        throw new ProxyRequestError(400, `tools[${index}].type is required`, `tools[${index}].type`);
+      return {
+        name: typeof name === 'string' ? name : '',
+        selectable: false,
+        deferred: false,
+        schema: undefined,
+        cacheControl: undefined,
+      };
     }
-    if (typeof name !== 'string' || name === '') throw new ProxyRequestError(400, `tools[${index}].name is required`, `tools[${index}].name`);
+    if (typeof name !== 'string' || name === '')
+      throw new ProxyRequestError(400, `tools[${index}].name is required`, `tools[${index}].name`);
     const deferred = entry.defer_loading === true;
     return {
       name,
@@ -50,10 +59,14 @@ export const responsesDialect: WireDialect = {
     const choice = body.tool_choice;
     if (choice === 'none' || choice === 'required') return { kind: choice };
     if (!isObject(choice)) return { kind: 'auto' };
-    if (choice.type === 'allowed_tools') return { kind: 'allowed', names: allowedToolNames(choice.tools), required: choice.mode === 'required' };
-    if (choice.type === 'function' && typeof choice.name === 'string') return { kind: 'named', names: [choice.name], required: true };
+    if (choice.type === 'allowed_tools')
+      return { kind: 'allowed', names: allowedToolNames(choice.tools), required: choice.mode === 'required' };
+    if (choice.type === 'function' && typeof choice.name === 'string')
+      return { kind: 'named', names: [choice.name], required: true };
     const name = toolNameOf(choice);
-    return typeof name === 'string' && choice.type === 'function' ? { kind: 'named', names: [name], required: true } : { kind: 'auto' };
+    return typeof name === 'string' && choice.type === 'function'
+      ? { kind: 'named', names: [name], required: true }
+      : { kind: 'auto' };
   },
 
   calledTools(body): Set<string> {

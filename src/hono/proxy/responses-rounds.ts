@@ -12,9 +12,11 @@ import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const outputOf = (answer: Readonly<Json>): Json[] => (Array.isArray(answer.output) ? answer.output.filter(isObject) : []);
+const outputOf = (answer: Readonly<Json>): Json[] =>
+  Array.isArray(answer.output) ? answer.output.filter(isObject) : [];
 
 const callOf = (item: Json): ModelCall => ({
   id: String(item.call_id ?? ''),
@@ -47,10 +49,16 @@ export const responsesRounds: RoundCodec = {
   turn: (answer) => outputOf(answer).map((item) => JSON.stringify(item)),
   usage: (answer) => answer.usage,
   results: (results: readonly CallResult[]) =>
-    results.map((result) => JSON.stringify({ type: 'function_call_output', call_id: result.call.id, output: result.content })),
+    results.map((result) =>
+      JSON.stringify({ type: 'function_call_output', call_id: result.call.id, output: result.content }),
+    ),
   final(answer, calls, earlier, usage) {
     const before = earlier.flatMap((previous) => outputOf(previous).filter((item) => item.type === 'message'));
-    return { ...answer, output: [...before, ...withCalls(outputOf(answer), calls)], ...(usage !== undefined ? { usage } : {}) };
+    return {
+      ...answer,
+      output: [...before, ...withCalls(outputOf(answer), calls)],
+      ...(usage !== undefined ? { usage } : {}),
+    };
   },
   stream: () => new ResponsesStream(),
 };
@@ -115,7 +123,8 @@ class ResponsesStream implements StreamCodec {
       index = this.#next++;
       this.#indices.set(upstream, index);
     }
-    if (item && (type === 'response.output_item.added' || type === 'response.output_item.done')) this.#seen.set(index, item);
+    if (item && (type === 'response.output_item.added' || type === 'response.output_item.done'))
+      this.#seen.set(index, item);
     return [this.#emit({ ...data, output_index: index })];
   }
 
@@ -132,7 +141,12 @@ class ResponsesStream implements StreamCodec {
     const held = [...this.#held.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
     for (const item of held) this.#callItems.set(String(item.call_id ?? ''), item);
     const output = this.#last ? outputOf(this.#last) : held;
-    return { calls: held.map(callOf), turn: output.map((item) => JSON.stringify(item)), usage: this.#last?.usage, failed: this.#failed };
+    return {
+      calls: held.map(callOf),
+      turn: output.map((item) => JSON.stringify(item)),
+      usage: this.#last?.usage,
+      failed: this.#failed,
+    };
   }
 
   next(): void {
@@ -148,11 +162,33 @@ class ResponsesStream implements StreamCodec {
       const index = this.#next++;
       const origin = this.#callItems.get(call.id) ?? {};
       const id = typeof origin.id === 'string' ? origin.id : `fc_${call.id}`;
-      const start = { ...origin, type: 'function_call', id, call_id: call.id, name: call.name, arguments: '', status: 'in_progress' };
+      const start = {
+        ...origin,
+        type: 'function_call',
+        id,
+        call_id: call.id,
+        name: call.name,
+        arguments: '',
+        status: 'in_progress',
+      };
       const done = { ...start, arguments: call.args, status: 'completed' };
       events.push(this.#emit({ type: 'response.output_item.added', output_index: index, item: start }));
-      events.push(this.#emit({ type: 'response.function_call_arguments.delta', item_id: id, output_index: index, delta: call.args }));
-      events.push(this.#emit({ type: 'response.function_call_arguments.done', item_id: id, output_index: index, arguments: call.args }));
+      events.push(
+        this.#emit({
+          type: 'response.function_call_arguments.delta',
+          item_id: id,
+          output_index: index,
+          delta: call.args,
+        }),
+      );
+      events.push(
+        this.#emit({
+          type: 'response.function_call_arguments.done',
+          item_id: id,
+          output_index: index,
+          arguments: call.args,
+        }),
+      );
       events.push(this.#emit({ type: 'response.output_item.done', output_index: index, item: done }));
       this.#seen.set(index, done);
     }

@@ -60,7 +60,12 @@ export interface RoundCodec {
    * The client's answer: the last round's, with `calls` in place of the model's, the text of
    * the earlier rounds before its own, and `usage` summed over every round.
    */
-  final(answer: Readonly<Record<string, unknown>>, calls: readonly ModelCall[], earlier: readonly Readonly<Record<string, unknown>>[], usage: unknown): unknown;
+  final(
+    answer: Readonly<Record<string, unknown>>,
+    calls: readonly ModelCall[],
+    earlier: readonly Readonly<Record<string, unknown>>[],
+    usage: unknown,
+  ): unknown;
   stream(): StreamCodec;
 }
 
@@ -85,7 +90,9 @@ export function sumUsage(a: unknown, b: unknown): unknown {
 export function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -50,7 +50,11 @@ type Decision =
   | { readonly kind: 'final'; readonly calls: readonly ModelCall[] }
   | { readonly kind: 'continue'; readonly results: readonly CallResult[]; readonly found: readonly string[] };
 
-async function decide(rounds: SearchRounds, calls: readonly ModelCall[], revealed: ReadonlySet<string>): Promise<Decision> {
+async function decide(
+  rounds: SearchRounds,
+  calls: readonly ModelCall[],
+  revealed: ReadonlySet<string>,
+): Promise<Decision> {
   const { meta } = rounds;
   const translated: (ModelCall | undefined)[] = [];
   const answers = new Map<ModelCall, CallResult>();
@@ -67,13 +71,18 @@ async function decide(rounds: SearchRounds, calls: readonly ModelCall[], reveale
       } catch (error) {
         if (rounds.signal?.aborted) throw error;
         // The model hears that the search failed and goes on; the client's request does not fail for it.
-        answers.set(call, { call, content: `Error: the tool search failed (${error instanceof Error ? error.message : String(error)}).`, isError: true });
+        answers.set(call, {
+          call,
+          content: `Error: the tool search failed (${error instanceof Error ? error.message : String(error)}).`,
+          isError: true,
+        });
       }
       translated.push(undefined);
     } else if (meta.call !== undefined && call.name === meta.call) {
       const name = typeof args.name === 'string' ? args.name : '';
       if (name === '' || !rounds.registered.has(name)) {
-        const what = name === '' ? 'a call needs the "name" of a found tool' : `no tool is called "${name.slice(0, 64)}"`;
+        const what =
+          name === '' ? 'a call needs the "name" of a found tool' : `no tool is called "${name.slice(0, 64)}"`;
         answers.set(call, { call, content: `Error: ${what}. Find tools with ${meta.search} first.`, isError: true });
         translated.push(undefined);
       } else {
@@ -95,7 +104,13 @@ function clientCalls(rounds: SearchRounds, calls: readonly ModelCall[]): ModelCa
     const args = parseObject(call.args) ?? {};
     const name = typeof args.name === 'string' ? args.name : '';
     if (!rounds.registered.has(name)) return [];
-    return [{ id: call.id, name, args: typeof args.arguments === 'string' ? args.arguments : JSON.stringify(args.arguments ?? {}) }];
+    return [
+      {
+        id: call.id,
+        name,
+        args: typeof args.arguments === 'string' ? args.arguments : JSON.stringify(args.arguments ?? {}),
+      },
+    ];
   });
 }
 
@@ -119,7 +134,8 @@ export async function jsonRounds(rounds: SearchRounds, first: Response): Promise
   let usage: unknown;
   let response = first;
   for (let round = 1; ; round++) {
-    if (!response.ok || !/json/i.test(response.headers.get('content-type') ?? '')) return { kind: 'upstream', response, rounds: round };
+    if (!response.ok || !/json/i.test(response.headers.get('content-type') ?? ''))
+      return { kind: 'upstream', response, rounds: round };
     const text = await response.text();
     const answer = parseObject(text);
     if (!answer) return { kind: 'upstream', response: new Response(text, response), rounds: round };
@@ -128,7 +144,12 @@ export async function jsonRounds(rounds: SearchRounds, first: Response): Promise
     const decision = await decide(rounds, calls, revealed);
     if (decision.kind === 'final' || round >= max) {
       const final = decision.kind === 'final' ? decision.calls : clientCalls(rounds, calls);
-      return { kind: 'answer', body: JSON.stringify(rounds.codec.final(answer, final, earlier, usage)), last: response, rounds: round };
+      return {
+        kind: 'answer',
+        body: JSON.stringify(rounds.codec.final(answer, final, earlier, usage)),
+        last: response,
+        rounds: round,
+      };
     }
     earlier.push(answer);
     appended.push(...rounds.codec.turn(answer), ...rounds.codec.results(decision.results));
@@ -145,7 +166,11 @@ export async function jsonRounds(rounds: SearchRounds, first: Response): Promise
  * @example
  * for await (const text of streamRounds(rounds, first)) writer.write(text)
  */
-export async function* streamRounds(rounds: SearchRounds, first: Response, onRounds?: (count: number) => void): AsyncGenerator<string> {
+export async function* streamRounds(
+  rounds: SearchRounds,
+  first: Response,
+  onRounds?: (count: number) => void,
+): AsyncGenerator<string> {
   const max = rounds.maxRounds ?? MAX_SEARCH_ROUNDS;
   const state = rounds.codec.stream();
   const appended: string[] = [];
@@ -178,7 +203,12 @@ export async function* streamRounds(rounds: SearchRounds, first: Response, onRou
     }
     if (!response.ok) {
       const detail = await response.text().catch(() => '');
-      yield sseText(state.error('api_error', `the upstream failed during a tool search round (${response.status}): ${detail.slice(0, 300)}`));
+      yield sseText(
+        state.error(
+          'api_error',
+          `the upstream failed during a tool search round (${response.status}): ${detail.slice(0, 300)}`,
+        ),
+      );
       return;
     }
   }
@@ -194,6 +224,7 @@ async function* keepAlive(pending: Promise<Response>, everyMs: number): AsyncGen
 }
 
 function roundError(error: (type: string, message: string) => SseEvent, cause: unknown): SseEvent {
-  if (cause instanceof FirstByteTimeout) return error('timeout_error', `the upstream did not answer a tool search round: ${cause.message}`);
+  if (cause instanceof FirstByteTimeout)
+    return error('timeout_error', `the upstream did not answer a tool search round: ${cause.message}`);
   return error('api_error', 'the upstream could not be reached during a tool search round');
 }

@@ -39,7 +39,14 @@ export const TOOL_POLICIES: readonly ToolPolicy[] = ['auto', 'stable', 'per-mess
 export type PrefixCacheMode = 'auto' | 'on' | 'off';
 
 /** Why a request went upstream with its tools untouched. */
-export type SkipReason = 'bypass' | 'no-tools' | 'under-k' | 'allowed-tools' | 'native-search' | 'previous-response' | 'small-registry';
+export type SkipReason =
+  | 'bypass'
+  | 'no-tools'
+  | 'under-k'
+  | 'allowed-tools'
+  | 'native-search'
+  | 'previous-response'
+  | 'small-registry';
 
 /** How the policy is applied to one request. */
 export interface PolicyOptions {
@@ -78,10 +85,16 @@ export const MIN_DEFERRED_TOKENS = 8192;
  * @example
  * prefixCached(request, { prefixCache: 'auto', upstreamCaches: false }) // Anthropic: true when a cache_control is set
  */
-export function prefixCached(request: ProxyRequest, options: Pick<PolicyOptions, 'prefixCache' | 'upstreamCaches'>): boolean {
+export function prefixCached(
+  request: ProxyRequest,
+  options: Pick<PolicyOptions, 'prefixCache' | 'upstreamCaches'>,
+): boolean {
   if (options.prefixCache !== 'auto') return options.prefixCache === 'on';
   if (request.protocol === 'anthropic') return request.breakpoints === true;
-  return options.upstreamCaches || (typeof request.body.prompt_cache_key === 'string' && request.body.prompt_cache_key !== '');
+  return (
+    options.upstreamCaches ||
+    (typeof request.body.prompt_cache_key === 'string' && request.body.prompt_cache_key !== '')
+  );
 }
 
 /**
@@ -106,7 +119,8 @@ export function skipBeforeSelection(request: ProxyRequest, policy: ResolvedPolic
   if (request.toolChoice.kind === 'allowed') return 'allowed-tools';
   if (policy === 'narrow') return undefined;
   if (request.nativeSearch) return 'native-search';
-  if (request.protocol === 'responses' && typeof request.body.previous_response_id === 'string') return 'previous-response';
+  if (request.protocol === 'responses' && typeof request.body.previous_response_id === 'string')
+    return 'previous-response';
   return undefined;
 }
 
@@ -117,11 +131,22 @@ export function skipBeforeSelection(request: ProxyRequest, policy: ResolvedPolic
  * const plan = planTools(request, 'stable', selection, options)
  * plan.kept // the loaded set; plan.meta?.search // 'find_tools'
  */
-export function planTools(request: ProxyRequest, policy: ResolvedPolicy, selection: ToolSelection, options: PolicyOptions): ToolPlan | SkipReason {
+export function planTools(
+  request: ProxyRequest,
+  policy: ResolvedPolicy,
+  selection: ToolSelection,
+  options: PolicyOptions,
+): ToolPlan | SkipReason {
   const { tools, toolChoice } = request;
   const warnings = selection.warnings;
   if (selection.fellOpen !== undefined) {
-    return { policy, kept: tools.map((_, index) => index), rewritten: new Set(), fellOpen: selection.fellOpen, warnings };
+    return {
+      policy,
+      kept: tools.map((_, index) => index),
+      rewritten: new Set(),
+      fellOpen: selection.fellOpen,
+      warnings,
+    };
   }
   const searchable = policy !== 'narrow' && searchAllowed(request);
   // Stable keeps the loaded set fixed: calls of tools outside it are rewritten, not declared.
@@ -133,9 +158,12 @@ export function planTools(request: ProxyRequest, policy: ResolvedPolicy, selecti
   const keptSet = new Set(keep.kept);
   const leftOut = tools.filter((tool, index) => tool.selectable && !keptSet.has(index));
   if (stable && costOf(request, leftOut) < options.minDeferredTokens) return 'small-registry';
-  const meta = searchable && leftOut.length > 0 ? metaNames(new Set(tools.map((tool) => tool.name)), stable) : undefined;
+  const meta =
+    searchable && leftOut.length > 0 ? metaNames(new Set(tools.map((tool) => tool.name)), stable) : undefined;
   const kept = keep.kept;
-  const rewritten = new Set(stable && meta ? leftOut.filter((tool) => request.called.has(tool.name)).map((tool) => tool.name) : []);
+  const rewritten = new Set(
+    stable && meta ? leftOut.filter((tool) => request.called.has(tool.name)).map((tool) => tool.name) : [],
+  );
   const move = request.protocol === 'anthropic' ? breakpointMove(tools, kept) : undefined;
   return { policy, kept, ...(move ? { move } : {}), ...(meta ? { meta } : {}), rewritten, warnings };
 }

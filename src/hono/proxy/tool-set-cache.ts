@@ -11,10 +11,11 @@
  * and it cannot collide. The cache is bounded by entries and by total characters, so large
  * tool lists cannot pin unbounded memory.
  */
-import type { ToolSchema } from '../../registry/schema.js';
+
 import { lruGet, lruSet } from '../../embed/lru.js';
-import type { ClientTool } from './proxy-types.js';
 import { mergeOptions } from '../../options.js';
+import type { ToolSchema } from '../../registry/schema.js';
+import type { ClientTool } from './proxy-types.js';
 
 /** What is kept per tool set. */
 export interface ToolSet {
@@ -68,7 +69,8 @@ export function toolSetCache(options: ToolSetCacheOptions = {}): ToolSetCache {
   // Most requests repeat the previous tool set: try it before walking the rest.
   let recent: string | undefined;
 
-  const matches = (text: string, at: number, key: string): boolean => text.charCodeAt(at + key.length - 1) === 0x5d && text.slice(at, at + key.length) === key;
+  const matches = (text: string, at: number, key: string): boolean =>
+    text.charCodeAt(at + key.length - 1) === 0x5d && text.slice(at, at + key.length) === key;
 
   return {
     match(text, at) {

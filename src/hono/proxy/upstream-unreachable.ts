@@ -21,8 +21,11 @@ export class UpstreamUnreachableError extends Error {
   ) {
     const variable = protocol === 'openai' ? 'MODEL_BASE_URL or PROXY_OPENAI_BASE_URL' : 'PROXY_ANTHROPIC_BASE_URL';
     const why = errorMessage(cause);
-    super(`proxy: no ${protocol} upstream answered at ${url} (${why}); start the model server there (e.g. ollama serve), or point ${variable} at one`, {
-      cause,
-    });
+    super(
+      `proxy: no ${protocol} upstream answered at ${url} (${why}); start the model server there (e.g. ollama serve), or point ${variable} at one`,
+      {
+        cause,
+      },
+    );
   }
 }

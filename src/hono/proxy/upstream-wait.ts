@@ -21,7 +21,11 @@ export class FirstByteTimeout extends Error {
  * @example
  * const response = await firstByteWithin(300_000, signal, (s) => fetch(url, { ...init, signal: s }))
  */
-export async function firstByteWithin(ms: number, signal: AbortSignal, call: (signal: AbortSignal) => Promise<Response>): Promise<Response> {
+export async function firstByteWithin(
+  ms: number,
+  signal: AbortSignal,
+  call: (signal: AbortSignal) => Promise<Response>,
+): Promise<Response> {
   const controller = new AbortController();
   const forward = (): void => controller.abort(signal.reason);
   if (signal.aborted) forward();
@@ -57,7 +61,10 @@ export async function firstByteWithin(ms: number, signal: AbortSignal, call: (si
  * @example
  * const early = await settledWithin(pending, 10_000) // 'waiting' → start the keep-alive
  */
-export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<{ readonly value: T } | { readonly error: unknown } | 'waiting'> {
+export async function settledWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ readonly value: T } | { readonly error: unknown } | 'waiting'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waiting = new Promise<'waiting'>((done) => {
     timer = setTimeout(() => done('waiting'), ms);

@@ -1,7 +1,7 @@
 /** Anthropic Messages on the wire: SSE events, the JSON reply, error types and strict request validation. */
 import { anthropicReferences } from './deferred-tools.js';
 import type { Plan, WireEvent } from './wire-plan.js';
-import { WIRE_NAME, isObject } from './wire-plan.js';
+import { isObject, WIRE_NAME } from './wire-plan.js';
 
 /** Hosted tool search tools: type → the name it must carry. */
 const HOSTED_SEARCH: Readonly<Record<string, string>> = {
@@ -35,7 +35,12 @@ export function anthropicEvents(plan: Plan, model: string, index: number): WireE
   for (const server of plan.serverBlocks) {
     if (server.type === 'server_tool_use') {
       events.push(event('content_block_start', { index: block, content_block: { ...server, input: {} } }));
-      events.push(event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: JSON.stringify(server.input) } }));
+      events.push(
+        event('content_block_delta', {
+          index: block,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(server.input) },
+        }),
+      );
     } else events.push(event('content_block_start', { index: block, content_block: server }));
     events.push(event('content_block_stop', { index: block }));
     block++;
@@ -50,16 +55,26 @@ export function anthropicEvents(plan: Plan, model: string, index: number): WireE
   }
   plan.calls.forEach((call, i) => {
     const id = call.id || `toolu_${i}`;
-    events.push(event('content_block_start', { index: block, content_block: { type: 'tool_use', id, name: call.name, input: {} } }));
+    events.push(
+      event('content_block_start', {
+        index: block,
+        content_block: { type: 'tool_use', id, name: call.name, input: {} },
+      }),
+    );
     for (const piece of ['', ...call.fragments]) {
-      events.push(event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: piece } }));
+      events.push(
+        event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: piece } }),
+      );
     }
     events.push(event('content_block_stop', { index: block }));
     block++;
   });
   events.push(
     event('message_delta', {
-      delta: { stop_reason: plan.finishReason ?? (plan.calls.length > 0 ? 'tool_use' : 'end_turn'), stop_sequence: null },
+      delta: {
+        stop_reason: plan.finishReason ?? (plan.calls.length > 0 ? 'tool_use' : 'end_turn'),
+        stop_sequence: null,
+      },
       ...(plan.usage ? { usage: { output_tokens: plan.usage.outputTokens } } : {}),
     }),
   );
@@ -108,13 +123,15 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
     return 'max_tokens: Field required';
   }
-  if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) return 'system: must be a string or blocks';
+  if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system))
+    return 'system: must be a string or blocks';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
   const toolNames = new Set<string>();
   const serverTools = new Set<string>();
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return 'tools: must be an array';
-    if (body.tools.length > ANTHROPIC_MAX_TOOLS) return `tools: at most ${ANTHROPIC_MAX_TOOLS} tools may be provided, got ${body.tools.length}`;
+    if (body.tools.length > ANTHROPIC_MAX_TOOLS)
+      return `tools: at most ${ANTHROPIC_MAX_TOOLS} tools may be provided, got ${body.tools.length}`;
     let loaded = 0;
     let deferred = 0;
     for (const [i, tool] of body.tools.entries()) {
@@ -130,7 +147,8 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
       if (!isObject(tool) || typeof tool.name !== 'string' || !WIRE_NAME.test(tool.name)) {
         return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
       }
-      if (!isObject(tool.input_schema) || tool.input_schema.type !== 'object') return `tools.${i}.custom.input_schema: must be an object schema`;
+      if (!isObject(tool.input_schema) || tool.input_schema.type !== 'object')
+        return `tools.${i}.custom.input_schema: must be an object schema`;
       if (tool.defer_loading !== undefined && typeof tool.defer_loading !== 'boolean')
         return `tools.${i}.custom.defer_loading: Input should be a valid boolean`;
       if (tool.defer_loading === true) deferred++;
@@ -138,12 +156,15 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
       if (toolNames.has(tool.name)) return `tools: Tool names must be unique.`;
       toolNames.add(tool.name);
     }
-    if (deferred > 0 && loaded === 0) return 'tools: at least one tool must not be deferred (every custom tool has defer_loading: true)';
+    if (deferred > 0 && loaded === 0)
+      return 'tools: at least one tool must not be deferred (every custom tool has defer_loading: true)';
   }
   if (body.tool_choice !== undefined) {
-    if (body.tools === undefined) return 'tool_choice: may only be specified while providing tools (scripted server, strict)';
+    if (body.tools === undefined)
+      return 'tool_choice: may only be specified while providing tools (scripted server, strict)';
     const choice = body.tool_choice;
-    if (!isObject(choice) || !['auto', 'any', 'none', 'tool'].includes(String(choice.type))) return 'tool_choice: invalid';
+    if (!isObject(choice) || !['auto', 'any', 'none', 'tool'].includes(String(choice.type)))
+      return 'tool_choice: invalid';
     if (choice.type === 'tool' && (typeof choice.name !== 'string' || !toolNames.has(choice.name))) {
       return `tool_choice: tool ${String(choice.name)} not found in tools`;
     }
@@ -180,24 +201,29 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
           return `messages.${i}.content.${j}: tool_reference to "${name}", which is not among the request's tools`;
       }
       if (block.type === 'text') {
-        if (typeof block.text !== 'string' || block.text === '') return `messages.${i}.content.${j}.text: text content blocks must be non-empty`;
+        if (typeof block.text !== 'string' || block.text === '')
+          return `messages.${i}.content.${j}.text: text content blocks must be non-empty`;
         seenOther = true;
       } else if (block.type === 'tool_use') {
-        if (role !== 'assistant') return `messages.${i}.content.${j}: tool_use blocks are only allowed in assistant messages`;
+        if (role !== 'assistant')
+          return `messages.${i}.content.${j}: tool_use blocks are only allowed in assistant messages`;
         if (typeof block.id !== 'string' || typeof block.name !== 'string' || !WIRE_NAME.test(block.name)) {
           return `messages.${i}.content.${j}.tool_use: invalid id or name ${JSON.stringify(block.name)}`;
         }
-        if (!isObject(block.input)) return `messages.${i}.content.${j}.tool_use.input: Input should be a valid dictionary`;
+        if (!isObject(block.input))
+          return `messages.${i}.content.${j}.tool_use.input: Input should be a valid dictionary`;
         toolUses.add(block.id);
       } else if (block.type === 'server_tool_use') {
-        if (role !== 'assistant') return `messages.${i}.content.${j}: server_tool_use blocks are only allowed in assistant messages`;
+        if (role !== 'assistant')
+          return `messages.${i}.content.${j}: server_tool_use blocks are only allowed in assistant messages`;
         if (typeof block.id !== 'string' || typeof block.name !== 'string' || !serverTools.has(block.name)) {
           return `messages.${i}.content.${j}.server_tool_use: ${JSON.stringify(block.name)} is not a server tool of this request`;
         }
         serverUses.add(block.id);
         seenOther = true;
       } else if (block.type === 'tool_search_tool_result') {
-        if (role !== 'assistant') return `messages.${i}.content.${j}: tool_search_tool_result blocks are only allowed in assistant messages`;
+        if (role !== 'assistant')
+          return `messages.${i}.content.${j}: tool_search_tool_result blocks are only allowed in assistant messages`;
         if (typeof block.tool_use_id !== 'string' || !serverUses.delete(block.tool_use_id)) {
           return `messages.${i}.content.${j}: tool_search_tool_result has no server_tool_use before it with id ${String(block.tool_use_id)}`;
         }
@@ -213,7 +239,8 @@ export function validateAnthropic(body: Record<string, unknown>, headers: Record
         seenOther = true;
       }
     }
-    if (serverUses.size > 0) return `messages.${i}: server_tool_use ids were found without a result after them: ${[...serverUses].join(', ')}`;
+    if (serverUses.size > 0)
+      return `messages.${i}: server_tool_use ids were found without a result after them: ${[...serverUses].join(', ')}`;
     if (previousToolUses.size > 0) {
       const missing = [...previousToolUses].filter((id) => !answered.has(id));
       if (missing.length > 0) {

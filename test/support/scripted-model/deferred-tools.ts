@@ -41,7 +41,12 @@ export function anthropicSurface(body: Record<string, unknown>): RequestSurface 
       continue;
     }
     if (typeof tool.name !== 'string' || (tool.type !== undefined && tool.type !== 'custom')) continue;
-    tools.push({ name: tool.name, description: String(tool.description ?? ''), parameters: tool.input_schema, deferred: tool.defer_loading === true });
+    tools.push({
+      name: tool.name,
+      description: String(tool.description ?? ''),
+      parameters: tool.input_schema,
+      deferred: tool.defer_loading === true,
+    });
   }
   const referenced = new Set<string>();
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
@@ -57,10 +62,14 @@ export function anthropicReferences(block: unknown): string[] {
   const references =
     block.type === 'tool_result' && Array.isArray(block.content)
       ? block.content
-      : block.type === 'tool_search_tool_result' && isObject(block.content) && Array.isArray(block.content.tool_references)
+      : block.type === 'tool_search_tool_result' &&
+          isObject(block.content) &&
+          Array.isArray(block.content.tool_references)
         ? block.content.tool_references
         : [];
-  return references.filter((ref): ref is Record<string, unknown> => isObject(ref) && ref.type === 'tool_reference').map((ref) => String(ref.tool_name));
+  return references
+    .filter((ref): ref is Record<string, unknown> => isObject(ref) && ref.type === 'tool_reference')
+    .map((ref) => String(ref.tool_name));
 }
 
 /** The surface of a Responses body. */
@@ -71,7 +80,12 @@ export function responsesSurface(body: Record<string, unknown>): RequestSurface 
     if (!isObject(tool)) continue;
     if (tool.type === 'tool_search') clientSearch ||= tool.execution === 'client';
     else if (tool.type === 'function' && typeof tool.name === 'string') {
-      tools.push({ name: tool.name, description: String(tool.description ?? ''), parameters: tool.parameters, deferred: tool.defer_loading === true });
+      tools.push({
+        name: tool.name,
+        description: String(tool.description ?? ''),
+        parameters: tool.parameters,
+        deferred: tool.defer_loading === true,
+      });
     }
   }
   const referenced = new Set<string>();
@@ -82,22 +96,40 @@ export function responsesSurface(body: Record<string, unknown>): RequestSurface 
   return surface(tools, referenced, undefined, clientSearch);
 }
 
-function surface(tools: DeclaredTool[], referenced: ReadonlySet<string>, hosted: RequestSurface['hosted'], clientSearch: boolean): RequestSurface {
+function surface(
+  tools: DeclaredTool[],
+  referenced: ReadonlySet<string>,
+  hosted: RequestSurface['hosted'],
+  clientSearch: boolean,
+): RequestSurface {
   const seen = new Set(tools.filter((tool) => !tool.deferred || referenced.has(tool.name)).map((tool) => tool.name));
   // A loaded tool of a found definition (Responses injects found tools that need not be declared).
   for (const name of referenced) if (!tools.some((tool) => tool.name === name)) seen.add(name);
-  return { tools, seen, deferred: tools.filter((tool) => tool.deferred).map((tool) => tool.name), hosted, clientSearch };
+  return {
+    tools,
+    seen,
+    deferred: tools.filter((tool) => tool.deferred).map((tool) => tool.name),
+    hosted,
+    clientSearch,
+  };
 }
 
 /** What a hosted search answers: tool names, or an error code as Anthropic sends it. */
-export type HostedAnswer = { readonly found: readonly string[] } | { readonly error: 'invalid_tool_input'; readonly message: string };
+export type HostedAnswer =
+  | { readonly found: readonly string[] }
+  | { readonly error: 'invalid_tool_input'; readonly message: string };
 
 /** Run Anthropic's hosted search over the request's deferred tools. */
-export function runHostedSearch(kind: 'bm25' | 'regex', input: { query?: string; pattern?: string }, tools: readonly DeclaredTool[]): HostedAnswer {
+export function runHostedSearch(
+  kind: 'bm25' | 'regex',
+  input: { query?: string; pattern?: string },
+  tools: readonly DeclaredTool[],
+): HostedAnswer {
   const deferred = tools.filter((tool) => tool.deferred);
   if (kind === 'regex') {
     const pattern = input.pattern ?? '';
-    if (pattern === '' || pattern.length > 200) return { error: 'invalid_tool_input', message: 'pattern must be 1 to 200 characters' };
+    if (pattern === '' || pattern.length > 200)
+      return { error: 'invalid_tool_input', message: 'pattern must be 1 to 200 characters' };
     let re: RegExp;
     try {
       re = new RegExp(pattern, 'i');
@@ -119,8 +151,10 @@ export function runHostedSearch(kind: 'bm25' | 'regex', input: { query?: string;
 /** A tool's searchable text: its name, description, and parameter names and descriptions. */
 function searchText(tool: DeclaredTool): string {
   const params: string[] = [];
-  const properties = isObject(tool.parameters) && isObject(tool.parameters.properties) ? tool.parameters.properties : {};
-  for (const [name, spec] of Object.entries(properties)) params.push(name, isObject(spec) && typeof spec.description === 'string' ? spec.description : '');
+  const properties =
+    isObject(tool.parameters) && isObject(tool.parameters.properties) ? tool.parameters.properties : {};
+  for (const [name, spec] of Object.entries(properties))
+    params.push(name, isObject(spec) && typeof spec.description === 'string' ? spec.description : '');
   return [tool.name, tool.description, ...params].join(' ');
 }
 

@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions on the wire: SSE events, the JSON reply, and strict request validation. */
 import type { RecordedRequest } from './types.js';
 import type { Plan, WireEvent } from './wire-plan.js';
-import { CREATED, WIRE_NAME, isObject } from './wire-plan.js';
+import { CREATED, isObject, WIRE_NAME } from './wire-plan.js';
 
 export function openAIEvents(plan: Plan, model: string, request: RecordedRequest, interleave: boolean): WireEvent[] {
   const json = isObject(request.json) ? request.json : {};
@@ -23,7 +23,8 @@ export function openAIEvents(plan: Plan, model: string, request: RecordedRequest
     chunk({
       tool_calls: [{ index: i, id: ids[i], type: 'function', function: { name: plan.calls[i]?.name, arguments: '' } }],
     });
-  const fragment = (i: number, piece: string): WireEvent => chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] });
+  const fragment = (i: number, piece: string): WireEvent =>
+    chunk({ tool_calls: [{ index: i, function: { arguments: piece } }] });
   if (interleave) {
     for (let i = 0; i < plan.calls.length; i++) events.push(head(i));
     const longest = Math.max(0, ...plan.calls.map((call) => call.fragments.length));
@@ -106,22 +107,30 @@ export function validateOpenAI(body: Record<string, unknown>): string | undefine
     if (!Array.isArray(body.tools)) return "'tools' must be an array";
     if (body.tools.length === 0) return "[] is too short - 'tools'";
     for (const tool of body.tools) {
-      if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function)) return 'each tool must be {type: "function", function: {...}}';
+      if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function))
+        return 'each tool must be {type: "function", function: {...}}';
       const name = tool.function.name;
       if (typeof name !== 'string' || !WIRE_NAME.test(name)) {
         return `Invalid 'tools[].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'. Got ${JSON.stringify(name)}`;
       }
       if (toolNames.has(name)) return `duplicate tool name ${name}`;
       toolNames.add(name);
-      if (tool.function.parameters !== undefined && !isObject(tool.function.parameters)) return `tool ${name}: parameters must be an object`;
+      if (tool.function.parameters !== undefined && !isObject(tool.function.parameters))
+        return `tool ${name}: parameters must be an object`;
     }
   }
   if (body.tool_choice !== undefined) {
-    if (body.tools === undefined) return "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.";
+    if (body.tools === undefined)
+      return "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.";
     const choice = body.tool_choice;
     if (typeof choice === 'string') {
       if (!['auto', 'none', 'required'].includes(choice)) return `Invalid value for 'tool_choice': ${choice}`;
-    } else if (!isObject(choice) || choice.type !== 'function' || !isObject(choice.function) || typeof choice.function.name !== 'string') {
+    } else if (
+      !isObject(choice) ||
+      choice.type !== 'function' ||
+      !isObject(choice.function) ||
+      typeof choice.function.name !== 'string'
+    ) {
       return "Invalid value for 'tool_choice'";
     } else if (!toolNames.has(choice.function.name)) {
       return `tool_choice names ${choice.function.name}, which is not in tools`;
@@ -135,12 +144,14 @@ export function validateOpenAI(body: Record<string, unknown>): string | undefine
       return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...awaiting].join(', ')}`;
     }
     if (role === 'system' || role === 'developer' || role === 'user') {
-      if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages[${i}].content must be a string or an array`;
+      if (typeof message.content !== 'string' && !Array.isArray(message.content))
+        return `messages[${i}].content must be a string or an array`;
       awaiting = undefined;
     } else if (role === 'assistant') {
       awaiting = undefined;
       if (message.tool_calls !== undefined) {
-        if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0) return `messages[${i}].tool_calls must be a non-empty array`;
+        if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0)
+          return `messages[${i}].tool_calls must be a non-empty array`;
         awaiting = new Set();
         for (const call of message.tool_calls) {
           if (!isObject(call) || typeof call.id !== 'string' || call.type !== 'function' || !isObject(call.function)) {
@@ -149,7 +160,8 @@ export function validateOpenAI(body: Record<string, unknown>): string | undefine
           if (typeof call.function.name !== 'string' || !WIRE_NAME.test(call.function.name)) {
             return `messages[${i}].tool_calls: invalid function name ${JSON.stringify(call.function.name)}`;
           }
-          if (typeof call.function.arguments !== 'string') return `messages[${i}].tool_calls: arguments must be a string`;
+          if (typeof call.function.arguments !== 'string')
+            return `messages[${i}].tool_calls: arguments must be a string`;
           awaiting.add(call.id);
         }
       } else if (typeof message.content !== 'string') {
@@ -161,7 +173,8 @@ export function validateOpenAI(body: Record<string, unknown>): string | undefine
         return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
       }
       awaiting.delete(message.tool_call_id);
-      if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages[${i}].content must be a string`;
+      if (typeof message.content !== 'string' && !Array.isArray(message.content))
+        return `messages[${i}].content must be a string`;
     } else {
       return `messages[${i}].role: invalid role ${JSON.stringify(role)}`;
     }

@@ -6,7 +6,7 @@
  */
 import type { RecordedRequest } from './types.js';
 import type { Plan, WireEvent } from './wire-plan.js';
-import { CREATED, WIRE_NAME, isObject } from './wire-plan.js';
+import { CREATED, isObject, WIRE_NAME } from './wire-plan.js';
 
 type Item = Record<string, unknown>;
 
@@ -34,7 +34,14 @@ function outputItems(plan: Plan, index: number): Item[] {
         status: 'completed',
       });
     } else {
-      items.push({ id: `fc_scripted_${index}_${i}`, type: 'function_call', call_id: callId, name: call.name, arguments: call.args, status: 'completed' });
+      items.push({
+        id: `fc_scripted_${index}_${i}`,
+        type: 'function_call',
+        call_id: callId,
+        name: call.name,
+        arguments: call.args,
+        status: 'completed',
+      });
     }
   });
   return items;
@@ -63,7 +70,8 @@ function usage(plan: Plan): Item | null {
 /** `completed`, or `incomplete` with its reason (`length` / `max_output_tokens`, `content_filter`). */
 function status(plan: Plan): { status: string; incomplete_details: Item | null } {
   const reason = plan.finishReason;
-  if (reason === 'length' || reason === 'max_output_tokens') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
+  if (reason === 'length' || reason === 'max_output_tokens')
+    return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } };
   if (reason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } };
   return { status: 'completed', incomplete_details: null };
 }
@@ -112,14 +120,26 @@ export function responsesEvents(plan: Plan, model: string, request: RecordedRequ
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
       event('response.output_item.added', { ...at, item: { ...item, status: 'in_progress', content: [] } });
       event('response.content_part.added', { ...at, item_id: item.id, content_index: 0, part });
-      for (const delta of plan.textChunks) event('response.output_text.delta', { ...at, item_id: item.id, content_index: 0, delta, logprobs: [] });
+      for (const delta of plan.textChunks)
+        event('response.output_text.delta', { ...at, item_id: item.id, content_index: 0, delta, logprobs: [] });
       event('response.output_text.done', { ...at, item_id: item.id, content_index: 0, text: plan.text, logprobs: [] });
-      event('response.content_part.done', { ...at, item_id: item.id, content_index: 0, part: { ...part, text: plan.text } });
+      event('response.content_part.done', {
+        ...at,
+        item_id: item.id,
+        content_index: 0,
+        part: { ...part, text: plan.text },
+      });
     } else if (item.type === 'function_call') {
       const call = plan.calls.find((c, i) => (c.id || `call_${i}`) === item.call_id);
       event('response.output_item.added', { ...at, item: { ...item, arguments: '', status: 'in_progress' } });
-      for (const delta of call?.fragments ?? [String(item.arguments)]) event('response.function_call_arguments.delta', { ...at, item_id: item.id, delta });
-      event('response.function_call_arguments.done', { ...at, item_id: item.id, name: item.name, arguments: item.arguments });
+      for (const delta of call?.fragments ?? [String(item.arguments)])
+        event('response.function_call_arguments.delta', { ...at, item_id: item.id, delta });
+      event('response.function_call_arguments.done', {
+        ...at,
+        item_id: item.id,
+        name: item.name,
+        arguments: item.arguments,
+      });
     } else {
       event('response.output_item.added', { ...at, item: { ...item, arguments: {}, status: 'in_progress' } });
     }
@@ -139,9 +159,12 @@ export function responsesError(message: string, code: string): WireEvent {
 export function validateResponses(body: Record<string, unknown>): string | undefined {
   if (typeof body.model !== 'string' || body.model === '') return "Missing required parameter: 'model'.";
   if (body.input === undefined) return "Missing required parameter: 'input'.";
-  if (typeof body.input !== 'string' && !Array.isArray(body.input)) return "Invalid type for 'input': expected a string or an array of input items.";
-  if (body.stream_options !== undefined && body.stream !== true) return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
-  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') return "Invalid type for 'instructions'.";
+  if (typeof body.input !== 'string' && !Array.isArray(body.input))
+    return "Invalid type for 'input': expected a string or an array of input items.";
+  if (body.stream_options !== undefined && body.stream !== true)
+    return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
+  if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string')
+    return "Invalid type for 'instructions'.";
   const functions = new Set<string>();
   let searchTools = 0;
   let deferred = 0;
@@ -162,14 +185,16 @@ export function validateResponses(body: Record<string, unknown>): string | undef
         if (tool.defer_loading === true) deferred++;
       } else if (tool.type === 'tool_search') {
         searchTools++;
-        if (tool.execution !== undefined && tool.execution !== 'server' && tool.execution !== 'client') return `Invalid value for 'tools[${i}].execution'.`;
+        if (tool.execution !== undefined && tool.execution !== 'server' && tool.execution !== 'client')
+          return `Invalid value for 'tools[${i}].execution'.`;
         if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters))
           return `Invalid type for 'tools[${i}].parameters': expected an object.`;
       }
     }
   }
   if (searchTools > 1) return "Invalid value: 'tools': at most one tool_search tool is allowed.";
-  if (deferred > 0 && searchTools === 0) return "Invalid value: 'tools.defer_loading'. Deferred tools require tools.tool_search.";
+  if (deferred > 0 && searchTools === 0)
+    return "Invalid value: 'tools.defer_loading'. Deferred tools require tools.tool_search.";
   if (body.tool_choice !== undefined) {
     const choice = body.tool_choice;
     if (body.tools === undefined) return "Tool choice is only allowed when 'tools' are specified.";
@@ -191,19 +216,23 @@ export function validateResponses(body: Record<string, unknown>): string | undef
     if (type === 'message') {
       if (!['user', 'assistant', 'system', 'developer'].includes(String(item.role)))
         return `Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`;
-      if (typeof item.content !== 'string' && !Array.isArray(item.content)) return `Invalid type for 'input[${i}].content'.`;
+      if (typeof item.content !== 'string' && !Array.isArray(item.content))
+        return `Invalid type for 'input[${i}].content'.`;
     } else if (type === 'function_call') {
-      if (typeof item.call_id !== 'string' || item.call_id === '') return `Missing required parameter: 'input[${i}].call_id'.`;
+      if (typeof item.call_id !== 'string' || item.call_id === '')
+        return `Missing required parameter: 'input[${i}].call_id'.`;
       if (typeof item.name !== 'string' || !WIRE_NAME.test(item.name)) return `Invalid 'input[${i}].name'.`;
       if (typeof item.arguments !== 'string') return `Invalid type for 'input[${i}].arguments': expected a string.`;
       calls.add(item.call_id);
     } else if (type === 'function_call_output') {
       if (typeof item.call_id !== 'string' || !calls.has(item.call_id))
         return `No tool call found for function call output with call_id ${String(item.call_id)}.`;
-      if (typeof item.output !== 'string' && !Array.isArray(item.output)) return `Invalid type for 'input[${i}].output'.`;
+      if (typeof item.output !== 'string' && !Array.isArray(item.output))
+        return `Invalid type for 'input[${i}].output'.`;
       answered.add(item.call_id);
     } else if (type === 'tool_search_call') {
-      if (typeof item.call_id !== 'string' || item.call_id === '') return `Missing required parameter: 'input[${i}].call_id'.`;
+      if (typeof item.call_id !== 'string' || item.call_id === '')
+        return `Missing required parameter: 'input[${i}].call_id'.`;
       if (item.execution === 'client') searches.add(item.call_id);
     } else if (type === 'tool_search_output') {
       if (item.execution === 'client' && (typeof item.call_id !== 'string' || !searches.has(item.call_id))) {
@@ -217,6 +246,7 @@ export function validateResponses(body: Record<string, unknown>): string | undef
       if (typeof item.call_id === 'string') answered.add(item.call_id);
     }
   }
-  for (const id of [...calls, ...searches]) if (!answered.has(id)) return `No tool output found for function call ${id}.`;
+  for (const id of [...calls, ...searches])
+    if (!answered.has(id)) return `No tool output found for function call ${id}.`;
   return undefined;
 }

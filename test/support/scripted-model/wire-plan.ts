@@ -23,7 +23,11 @@ export interface Plan {
   serverBlocks: Record<string, unknown>[];
 }
 
-export function planMessage(reply: ScriptedMessage, request: RecordedRequest, serverBlocks: Record<string, unknown>[] = []): Plan {
+export function planMessage(
+  reply: ScriptedMessage,
+  request: RecordedRequest,
+  serverBlocks: Record<string, unknown>[] = [],
+): Plan {
   const textChunks =
     reply.text === undefined
       ? []
@@ -35,7 +39,12 @@ export function planMessage(reply: ScriptedMessage, request: RecordedRequest, se
   const text = textChunks.join('');
   const calls = (reply.toolCalls ?? []).map((call, i) => {
     const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-    const fragments = call.chunks === undefined ? [args] : typeof call.chunks === 'number' ? splitInto(args, call.chunks) : [...call.chunks];
+    const fragments =
+      call.chunks === undefined
+        ? [args]
+        : typeof call.chunks === 'number'
+          ? splitInto(args, call.chunks)
+          : [...call.chunks];
     return { id: call.id ?? '', name: call.name, args: fragments.join(''), fragments, index: i, kind: call.kind };
   });
   const outputChars = text.length + calls.reduce((sum, call) => sum + call.args.length, 0);
