@@ -6,15 +6,13 @@
  * prefix holds). The shapes are the protocol's, written structurally: nothing here imports
  * the SDK.
  */
-import { errorMessage } from '../describe-error.js';
-import type { ToolSchema } from '../registry/schema.js';
 import {
   checkK,
   type QuerySchema,
   queryOf,
   querySchema,
-  rankNames,
   SEARCH_DESCRIPTION,
+  searchDeclared,
   type ToolSearchAdapterOptions,
 } from './search-door.js';
 
@@ -117,20 +115,10 @@ export function anthropicToolSearch(options: AnthropicToolSearchOptions = {}): A
       if (toolUse.name !== tool.name) return fail(`${toolUse.name} is not the tool search (${tool.name})`);
       const query = queryOf(toolUse.input);
       if (typeof query !== 'string') return fail(query.error);
-      const deferred: ToolSchema[] = tools
-        .filter((t) => t.defer_loading === true && typeof t.name === 'string')
-        .map((t) => ({
-          name: t.name,
-          description: t.description ?? '',
-          parameters: (t.input_schema ?? {}) as ToolSchema['parameters'],
-        }));
-      let names: string[];
-      try {
-        names = await rankNames(query, deferred, options, signal);
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        return fail(`tool search failed: ${errorMessage(error)}`);
-      }
+      const deferred = tools.filter((t) => t.defer_loading === true && typeof t.name === 'string');
+      const found = await searchDeclared(query, deferred, (t) => t.input_schema, options, signal);
+      if ('error' in found) return fail(found.error);
+      const { names } = found;
       if (names.length === 0)
         return { type: 'tool_result', tool_use_id: toolUse.id, content: `No tools match "${query}".` };
       return {

@@ -5,15 +5,13 @@
  * with a `tool_search_output` carrying the found tools' definitions, which the API injects at
  * the end of the context (the cached prefix holds). Structural types: nothing here imports the SDK.
  */
-import { errorMessage } from '../describe-error.js';
-import type { ToolSchema } from '../registry/schema.js';
 import {
   checkK,
   type QuerySchema,
   queryOf,
   querySchema,
-  rankNames,
   SEARCH_DESCRIPTION,
+  searchDeclared,
   type ToolSearchAdapterOptions,
 } from './search-door.js';
 
@@ -127,19 +125,12 @@ export function responsesToolSearch(options: ResponsesToolSearchOptions = {}): R
         return output([]);
       }
       const deferred = tools.filter((t): t is Extract<T, ResponsesFunctionDefinition> => isDeferredFunction(t));
-      const schemas: ToolSchema[] = deferred.map((t) => ({
-        name: t.name,
-        description: t.description ?? '',
-        parameters: (t.parameters ?? {}) as ToolSchema['parameters'],
-      }));
-      let names: string[];
-      try {
-        names = await rankNames(query, schemas, options, signal);
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        options.onError?.(`tool search failed: ${errorMessage(error)}`);
+      const found = await searchDeclared(query, deferred, (t) => t.parameters, options, signal);
+      if ('error' in found) {
+        options.onError?.(found.error);
         return output([]);
       }
+      const { names } = found;
       const byName = new Map(deferred.map((t) => [t.name, t]));
       return output(
         names.flatMap((name) => {

@@ -4,6 +4,7 @@
  * over a fresh tool list on every search, so the list is kept per content: a selector's
  * indexes (kept per tool-list identity) are built once per registry, not once per search.
  */
+import { errorMessage } from '../describe-error.js';
 import { Hash64 } from '../hash.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
@@ -84,6 +85,40 @@ export async function rankNames(
     ...(signal ? { signal } : {}),
   });
   return hits.map((hit) => hit.name);
+}
+
+/** A deferred tool as an SDK declares it: its schema under whichever key the protocol uses. */
+export interface DeclaredTool {
+  readonly name: string;
+  readonly description?: string | null | undefined;
+}
+
+/**
+ * {@link rankNames} over an SDK's own tool declarations (`schemaOf` reads the protocol's schema
+ * key); a failed search that was not aborted comes back as the message the model is shown.
+ *
+ * @example
+ * const found = await searchDeclared('send an email', deferred, (t) => t.input_schema, { k: 5 })
+ * if ('error' in found) return fail(found.error)
+ */
+export async function searchDeclared<T extends DeclaredTool>(
+  query: string,
+  tools: readonly T[],
+  schemaOf: (tool: T) => unknown,
+  options: ToolSearchAdapterOptions,
+  signal?: AbortSignal,
+): Promise<{ names: string[] } | { error: string }> {
+  const schemas: ToolSchema[] = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: (schemaOf(tool) ?? {}) as ToolSchema['parameters'],
+  }));
+  try {
+    return { names: await rankNames(query, schemas, options, signal) };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { error: `tool search failed: ${errorMessage(error)}` };
+  }
 }
 
 /** Checked at construction, so a bad k fails where it was written. */
