@@ -2,7 +2,7 @@ import type { Message } from '../message.js';
 import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ModelClient, ModelRequest, ToolChoice } from './client.js';
-import { type FetchLike, globalFetch, parseJsonObject } from './http.js';
+import { endpointURL, type FetchLike, globalFetch, jsonRequestHeaders, parseJsonObject } from './http.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
 import { wireClient } from './wire-client.js';
@@ -64,17 +64,15 @@ const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20';
 export function anthropicMessagesClient(options: AnthropicMessagesOptions): ModelClient {
   const settings = mergeOptions(defaults, options);
   const fetch = settings.fetch ?? globalFetch;
-  const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
+  const url = endpointURL(settings.baseURL, '/v1/messages');
 
   const deferring = settings.deferLoading !== false;
   const headers = (streaming: boolean, request: ModelRequest): Record<string, string> => {
-    const out: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: streaming ? 'text/event-stream' : 'application/json',
+    const credentials = {
       'anthropic-version': settings.anthropicVersion,
       ...(settings.apiKey ? { 'x-api-key': settings.apiKey } : {}),
-      ...settings.headers,
     };
+    const out = jsonRequestHeaders(streaming, credentials, settings.headers);
     const beta = out['anthropic-beta'];
     if (deferring && (request.deferredTools?.length || request.toolSearch) && !beta?.includes(TOOL_SEARCH_BETA)) {
       out['anthropic-beta'] = beta ? `${beta},${TOOL_SEARCH_BETA}` : TOOL_SEARCH_BETA;

@@ -19,6 +19,25 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
  */
 export const globalFetch: FetchLike = (input, init) => globalThis.fetch(input, init);
 
+/** `{baseURL}{path}`, whatever trailing slashes the base URL carries. */
+export function endpointURL(baseURL: string, path: string): string {
+  return `${baseURL.replace(/\/+$/, '')}${path}`;
+}
+
+/** Every wire client's request headers: JSON in, SSE or JSON out, its credentials, then the user's own. */
+export function jsonRequestHeaders(
+  streaming: boolean,
+  credentials: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: streaming ? 'text/event-stream' : 'application/json',
+    ...credentials,
+    ...extra,
+  };
+}
+
 /**
  * POST a JSON body with bounded retries. Resolves with a 2xx response; rejects with a
  * {@link ModelHttpError} (status, provider message, `Retry-After`), a

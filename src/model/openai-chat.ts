@@ -11,7 +11,7 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { type FetchLike, globalFetch, isRecord } from './http.js';
+import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders } from './http.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
 import { wireClient } from './wire-client.js';
@@ -67,14 +67,10 @@ const provider = 'openai';
 export function openAIChatClient(options: OpenAIChatOptions): ModelClient {
   const settings = mergeOptions(defaults, options);
   const fetch = settings.fetch ?? globalFetch;
-  const url = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
+  const url = endpointURL(settings.baseURL, '/chat/completions');
 
-  const headers = (streaming: boolean): Record<string, string> => ({
-    'content-type': 'application/json',
-    accept: streaming ? 'text/event-stream' : 'application/json',
-    ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-    ...settings.headers,
-  });
+  const credentials: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  const headers = (streaming: boolean) => jsonRequestHeaders(streaming, credentials, settings.headers);
 
   return wireClient({
     provider,

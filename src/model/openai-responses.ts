@@ -11,7 +11,7 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { type FetchLike, globalFetch, isRecord } from './http.js';
+import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders } from './http.js';
 import type {
   ResponsesFunctionTool,
   ResponsesInputItem,
@@ -60,13 +60,9 @@ const protocol = 'openai-responses';
  */
 export function openAIResponsesClient(options: OpenAIResponsesOptions): ModelClient {
   const settings = mergeOptions({ baseURL: 'https://api.openai.com/v1' }, options);
-  const url = `${settings.baseURL.replace(/\/+$/, '')}/responses`;
-  const headers = (streaming: boolean): Record<string, string> => ({
-    'content-type': 'application/json',
-    accept: streaming ? 'text/event-stream' : 'application/json',
-    ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-    ...settings.headers,
-  });
+  const url = endpointURL(settings.baseURL, '/responses');
+  const credentials: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
+  const headers = (streaming: boolean) => jsonRequestHeaders(streaming, credentials, settings.headers);
   return wireClient({
     provider,
     model: settings.model,
