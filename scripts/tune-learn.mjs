@@ -20,11 +20,12 @@
 //
 // --vectors FILE keeps query vectors between runs (a JSON map; dev iteration only).
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultEmbedder, loadCases, loadTools, memoEmbedder, splitKey } from '../dist/cli.js';
 import { EmbeddingSelector, HybridSelector, memoryVectorCache } from '../dist/index.js';
+import { persistentEmbedder } from './persistent-embedder.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -46,7 +47,7 @@ const sets = (
   values.sets?.split(',') ?? readdirSync(values.data).filter((d) => existsSync(join(values.data, d, 'cases.jsonl')))
 ).sort();
 const embedder = values.vectors
-  ? persistent(await defaultEmbedder(), values.vectors)
+  ? persistentEmbedder(await defaultEmbedder(), values.vectors)
   : memoEmbedder(await defaultEmbedder());
 const data = Object.fromEntries(
   sets.map((set) => [
@@ -323,39 +324,3 @@ if (values.part.includes('learn')) {
 writeFileSync(values.out, md);
 embedder.save?.();
 console.error(`wrote ${values.out}`);
-
-/** An embedder whose vectors persist in a JSON file between runs (dev iteration only). */
-function persistent(base, file) {
-  const memory = new Map();
-  if (existsSync(file)) {
-    for (const [text, b64] of JSON.parse(readFileSync(file, 'utf8')))
-      memory.set(text, new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer));
-  }
-  let dirty = 0;
-  return {
-    id: base.id,
-    dimensions: base.dimensions,
-    async embed(texts, options) {
-      const missing = [...new Set(texts.filter((t) => !memory.has(t)))];
-      for (let i = 0; i < missing.length; i += 64) {
-        const batch = missing.slice(i, i + 64);
-        const vectors = await base.embed(batch, options);
-        batch.forEach((t, j) => {
-          memory.set(t, vectors[j]);
-        });
-        dirty += batch.length;
-      }
-      return texts.map((t) => memory.get(t));
-    },
-    save() {
-      if (!dirty) return;
-      writeFileSync(
-        file,
-        JSON.stringify(
-          [...memory].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]),
-        ),
-      );
-      dirty = 0;
-    },
-  };
-}

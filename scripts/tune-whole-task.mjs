@@ -30,6 +30,7 @@ import {
   splitKey,
 } from '../dist/cli.js';
 import { HybridSelector, memoryVectorCache } from '../dist/index.js';
+import { persistentEmbedder } from './persistent-embedder.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -62,7 +63,7 @@ const data = Object.fromEntries(
   }),
 );
 const embedder = values.vectors
-  ? persistent(await defaultEmbedder(), values.vectors)
+  ? persistentEmbedder(await defaultEmbedder(), values.vectors)
   : memoEmbedder(await defaultEmbedder());
 const corpusCaches = {};
 const signal = new AbortController().signal;
@@ -229,39 +230,4 @@ function mergeDoc(existing, generated) {
     doc = pattern.test(doc) ? doc.replace(pattern, () => block) : `${doc.trimEnd()}\n\n${block}\n`;
   }
   return doc;
-}
-
-function persistent(base, file) {
-  const memory = new Map();
-  if (existsSync(file)) {
-    for (const [text, b64] of JSON.parse(readFileSync(file, 'utf8')))
-      memory.set(text, new Float32Array(new Uint8Array(Buffer.from(b64, 'base64')).buffer));
-  }
-  let dirty = 0;
-  return {
-    id: base.id,
-    dimensions: base.dimensions,
-    async embed(texts, options) {
-      const missing = [...new Set(texts.filter((t) => !memory.has(t)))];
-      for (let i = 0; i < missing.length; i += 64) {
-        const batch = missing.slice(i, i + 64);
-        const vectors = await base.embed(batch, options);
-        batch.forEach((t, j) => {
-          memory.set(t, vectors[j]);
-        });
-        dirty += batch.length;
-      }
-      return texts.map((t) => memory.get(t));
-    },
-    save() {
-      if (!dirty) return;
-      writeFileSync(
-        file,
-        JSON.stringify(
-          [...memory].map(([t, v]) => [t, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64')]),
-        ),
-      );
-      dirty = 0;
-    },
-  };
 }
