@@ -6,8 +6,9 @@
  */
 import type { ToolCall } from '../message.js';
 import { type FinishReason, type ModelEvent, type ModelResponse, ModelStreamError, type ModelUsage } from './client.js';
-import { isRecord, parseJsonObject } from './http.js';
-import type { ToolNameMap } from './tool-names.js';
+import { isRecord, parseJsonObject, parseStreamEvent } from './http.js';
+import { type ToolNameMap, wireToolCall } from './tool-names.js';
+import type { StreamDecoder } from './wire-client.js';
 
 const provider = 'anthropic';
 const protocol = 'anthropic-messages';
@@ -58,10 +59,6 @@ function usageOf(counts: UsageCounts): ModelUsage | undefined {
   };
 }
 
-function toolCall(id: string, wireName: string, args: string, names: ToolNameMap): ToolCall {
-  return { id, name: names.fromWire(wireName), arguments: args === '' ? '{}' : args };
-}
-
 /**
  * Incremental decoder for Messages stream events (the `data` of each SSE event; the JSON
  * `type` field names the event). `done` turns true at `message_stop`; `end` finishes a
@@ -72,11 +69,7 @@ function toolCall(id: string, wireName: string, args: string, names: ToolNameMap
  * decoder.push('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}')
  * // [{ type: 'text', delta: 'Hi' }]
  */
-export function createAnthropicStreamDecoder(names: ToolNameMap): {
-  push(data: string): ModelEvent[];
-  end(): ModelEvent[];
-  readonly done: boolean;
-} {
+export function createAnthropicStreamDecoder(names: ToolNameMap): StreamDecoder {
   interface ToolBlock {
     id: string;
     name: string;
@@ -98,7 +91,7 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
     calls++;
     const hasInput = isRecord(block.input) && Object.keys(block.input).length > 0;
     const args = block.json !== '' ? block.json : hasInput ? JSON.stringify(block.input) : '{}';
-    return [{ type: 'tool_call', call: toolCall(block.id, block.name, args, names) }];
+    return [{ type: 'tool_call', call: wireToolCall(block.id, block.name, args, names) }];
   };
 
   const emitKept = (index: number): ModelEvent[] => {
@@ -128,13 +121,7 @@ export function createAnthropicStreamDecoder(names: ToolNameMap): {
     },
     push(data) {
       if (done) return [];
-      let event: unknown;
-      try {
-        event = JSON.parse(data);
-      } catch (error) {
-        throw new ModelStreamError(provider, `malformed stream event: ${data.slice(0, 200)}`, { cause: error });
-      }
-      if (!isRecord(event)) throw new ModelStreamError(provider, `unexpected stream event: ${data.slice(0, 200)}`);
+      const event = parseStreamEvent(provider, data, 'event');
       const index = typeof event.index === 'number' ? event.index : 0;
       switch (event.type) {
         case 'message_start':
@@ -218,7 +205,7 @@ export function parseAnthropicResponse(json: unknown, names: ToolNameMap): Model
     if (block.type === 'tool_use') {
       const id = typeof block.id === 'string' ? block.id : `toolu_${index}`;
       const name = typeof block.name === 'string' ? block.name : '';
-      toolCalls.push(toolCall(id, name, JSON.stringify(isRecord(block.input) ? block.input : {}), names));
+      toolCalls.push(wireToolCall(id, name, JSON.stringify(isRecord(block.input) ? block.input : {}), names));
     }
   });
   const counts: UsageCounts = {};

@@ -132,6 +132,24 @@ export function extractProviderError(body: string): { message?: string; type?: s
 }
 
 /**
+ * One SSE `data` payload as a JSON object, or a {@link ModelStreamError} quoting its start
+ * (`what` names the protocol's unit: a Messages "event", a Chat Completions "chunk").
+ *
+ * @example
+ * const event = parseStreamEvent('anthropic', data, 'event')
+ */
+export function parseStreamEvent(provider: Provider, data: string, what: 'event' | 'chunk'): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    throw new ModelStreamError(provider, `malformed stream ${what}: ${data.slice(0, 200)}`, { cause: error });
+  }
+  if (!isRecord(value)) throw new ModelStreamError(provider, `unexpected stream ${what}: ${data.slice(0, 200)}`);
+  return value;
+}
+
+/**
  * Read a successful response as JSON, wrapping failures as {@link ModelStreamError}.
  *
  * @example

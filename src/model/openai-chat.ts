@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../message.js';
+import type { Message } from '../message.js';
 import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import {
@@ -11,10 +11,10 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders } from './http.js';
+import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders, parseStreamEvent } from './http.js';
 import type { RetryOptions } from './retry.js';
-import { assertAdvertised, type ToolNameMap } from './tool-names.js';
-import { wireClient } from './wire-client.js';
+import { assertAdvertised, type ToolNameMap, wireToolCall } from './tool-names.js';
+import { type StreamDecoder, wireClient } from './wire-client.js';
 
 /**
  * Options for {@link openAIChatClient}. `baseURL` includes the version segment (`/v1`); the
@@ -178,11 +178,6 @@ function argumentsText(value: unknown): string {
   return '';
 }
 
-function toolCall(id: string, wireName: string, args: string, names: ToolNameMap): ToolCall {
-  // An argument-less call may arrive as '' — it means {}.
-  return { id, name: names.fromWire(wireName), arguments: args === '' ? '{}' : args };
-}
-
 /**
  * Incremental decoder for Chat Completions stream chunks (the `data` of each SSE event).
  * `push` returns the events a chunk completes; `done` turns true at `[DONE]`; `end` finishes
@@ -192,11 +187,7 @@ function toolCall(id: string, wireName: string, args: string, names: ToolNameMap
  * const decoder = createOpenAIStreamDecoder(createToolNameMap([]))
  * decoder.push('{"choices":[{"index":0,"delta":{"content":"Hi"}}]}') // [{ type: 'text', delta: 'Hi' }]
  */
-export function createOpenAIStreamDecoder(names: ToolNameMap): {
-  push(data: string): ModelEvent[];
-  end(): ModelEvent[];
-  readonly done: boolean;
-} {
+export function createOpenAIStreamDecoder(names: ToolNameMap): StreamDecoder {
   interface Partial {
     id: string;
     name: string;
@@ -229,7 +220,7 @@ export function createOpenAIStreamDecoder(names: ToolNameMap): {
     const events: ModelEvent[] = [];
     const ordered = [...calls.entries()].sort(([a], [b]) => a - b);
     for (const [key, call] of ordered.slice(emitted)) {
-      events.push({ type: 'tool_call', call: toolCall(call.id || `call_${key}`, call.name, call.args, names) });
+      events.push({ type: 'tool_call', call: wireToolCall(call.id || `call_${key}`, call.name, call.args, names) });
     }
     emitted = ordered.length;
     return events;
@@ -254,13 +245,7 @@ export function createOpenAIStreamDecoder(names: ToolNameMap): {
     push(data) {
       if (done) return [];
       if (data.trim() === '[DONE]') return finish();
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch (error) {
-        throw new ModelStreamError(provider, `malformed stream chunk: ${data.slice(0, 200)}`, { cause: error });
-      }
-      if (!isRecord(chunk)) throw new ModelStreamError(provider, `unexpected stream chunk: ${data.slice(0, 200)}`);
+      const chunk = parseStreamEvent(provider, data, 'chunk');
       if (chunk.error !== undefined) throw inStreamError(chunk.error);
       usage = openAIUsage(chunk.usage) ?? usage;
       const events: ModelEvent[] = [];
@@ -320,7 +305,7 @@ export function parseOpenAIResponse(json: unknown, names: ToolNameMap): ModelRes
     .map((call, index) => {
       const fn = isRecord(call.function) ? call.function : {};
       const id = typeof call.id === 'string' && call.id !== '' ? call.id : `call_${index}`;
-      return toolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
+      return wireToolCall(id, typeof fn.name === 'string' ? fn.name : '', argumentsText(fn.arguments), names);
     });
   const raw = isRecord(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
   const usage = openAIUsage(json.usage);

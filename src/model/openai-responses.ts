@@ -11,7 +11,7 @@ import {
   type ModelUsage,
   type ToolChoice,
 } from './client.js';
-import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders } from './http.js';
+import { endpointURL, type FetchLike, globalFetch, isRecord, jsonRequestHeaders, parseStreamEvent } from './http.js';
 import type {
   ResponsesFunctionTool,
   ResponsesInputItem,
@@ -21,7 +21,7 @@ import type {
 } from './responses-wire.js';
 import type { RetryOptions } from './retry.js';
 import { assertAdvertised, type ToolNameMap } from './tool-names.js';
-import { wireClient } from './wire-client.js';
+import { type StreamDecoder, wireClient } from './wire-client.js';
 
 /**
  * Options for {@link openAIResponsesClient}. `baseURL` includes the version segment (`/v1`).
@@ -309,10 +309,7 @@ function failure(response: unknown): ModelStreamError {
  * decoder.push('{"type":"response.output_text.delta","output_index":0,"item_id":"msg_1","delta":"Hi"}')
  * // [{ type: 'text', delta: 'Hi' }]
  */
-export function createResponsesStreamDecoder(
-  names: ToolNameMap,
-  searchTool: string | undefined,
-): { push(data: string): ModelEvent[]; end(): ModelEvent[]; readonly done: boolean } {
+export function createResponsesStreamDecoder(names: ToolNameMap, searchTool: string | undefined): StreamDecoder {
   const withText = new Set<unknown>();
   let calls = 0;
   let done = false;
@@ -322,13 +319,7 @@ export function createResponsesStreamDecoder(
     },
     push(data) {
       if (done) return [];
-      let event: unknown;
-      try {
-        event = JSON.parse(data);
-      } catch (error) {
-        throw new ModelStreamError(provider, `malformed stream event: ${data.slice(0, 200)}`, { cause: error });
-      }
-      if (!isRecord(event)) throw new ModelStreamError(provider, `unexpected stream event: ${data.slice(0, 200)}`);
+      const event = parseStreamEvent(provider, data, 'event');
       switch (event.type) {
         case 'response.output_text.delta':
           withText.add(event.item_id);

@@ -1,5 +1,5 @@
 import { Hash64 } from '../hash.js';
-import type { Message } from '../message.js';
+import type { Message, ToolCall } from '../message.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ToolChoice } from './client.js';
 
@@ -153,4 +153,15 @@ export function requestToolNameMap(request: {
   }
   if (typeof request.toolChoice === 'object') names.push(request.toolChoice.name);
   return createToolNameMap(names);
+}
+
+/**
+ * A call as it came off the wire, its name mapped back; an argument-less call may arrive as
+ * `''`, which means `{}`.
+ *
+ * @example
+ * wireToolCall('call_1', 'math_factorial', '', names) // { id: 'call_1', name: 'math.factorial', arguments: '{}' }
+ */
+export function wireToolCall(id: string, wireName: string, args: string, names: ToolNameMap): ToolCall {
+  return { id, name: names.fromWire(wireName), arguments: args === '' ? '{}' : args };
 }
