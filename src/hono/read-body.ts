@@ -26,6 +26,12 @@ export interface ReadBodyOptions {
    * is cancelled. Default 16 × `maxBytes`; 0 cancels at once.
    */
   readonly drainBytes?: number;
+  /**
+   * A body declaring at least this many bytes is read chunk by chunk into one buffer of that
+   * size, rather than by `arrayBuffer()`, which on Node joins the chunks and copies them again
+   * in one go (an 8 MiB body: about 15 ms in which nothing else runs). Default 1 MiB.
+   */
+  readonly streamFrom?: number;
 }
 
 /**
@@ -41,13 +47,17 @@ export interface ReadBodyOptions {
  */
 export async function readBody(request: Request, options: ReadBodyOptions): Promise<Uint8Array<ArrayBuffer>> {
   const { maxBytes } = options;
+  const streamFrom = options.streamFrom ?? STREAM_FROM_BYTES;
   const drainBytes = options.drainBytes ?? 16 * maxBytes;
   const tooLarge = () => new BodyReadError('too_large', `the body exceeds ${Math.floor(maxBytes / 1024)} KiB`);
   const declared = request.headers.get('content-length');
   const length = declared === null || declared.trim() === '' ? Number.NaN : Number(declared);
   if (length > maxBytes) throw tooLarge();
   let bytes: Uint8Array<ArrayBuffer>;
-  if (Number.isSafeInteger(length) && length >= 0 && !request.headers.has('transfer-encoding')) {
+  const framed = Number.isSafeInteger(length) && length >= 0 && !request.headers.has('transfer-encoding');
+  if (framed && request.body && length >= streamFrom) {
+    bytes = await readDeclared(request.body.getReader(), length, tooLarge);
+  } else if (framed) {
     bytes = length === 0 ? new Uint8Array(0) : new Uint8Array(await request.arrayBuffer());
   } else if (!request.body) {
     bytes = new Uint8Array(0);
@@ -72,7 +82,32 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   return bytes;
 }
 
+const STREAM_FROM_BYTES = 1024 * 1024;
+
+// A body with a Content-Length, read as it streams into one buffer of that size.
+async function readDeclared(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  length: number,
+  tooLarge: () => BodyReadError,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.byteLength > length) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(); // more than it declared
+    }
+    bytes.set(value, at);
+    at += value.byteLength;
+  }
+  return at === length ? bytes : bytes.slice(0, at);
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Pieces after the first: a BOM there is content, not a marker to drop.
+const utf8Rest = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The bytes as text, refusing anything that is not UTF-8 with a {@link BodyReadError}.
@@ -86,6 +121,38 @@ export function decodeBody(bytes: Uint8Array): string {
   } catch {
     throw new BodyReadError('not_utf8', 'the body is not valid UTF-8');
   }
+}
+
+/**
+ * {@link decodeBody} in pieces of about `piece` bytes, cut where a character begins, awaiting
+ * `pause()` between them, so decoding a large body never holds the thread for long. The same
+ * text and the same refusal as {@link decodeBody}.
+ *
+ * @example
+ * const text = await decodeBodyInSteps(bytes, () => new Promise((done) => setTimeout(done, 0)))
+ */
+export async function decodeBodyInSteps(
+  bytes: Uint8Array,
+  pause: () => Promise<void>,
+  piece = 1024 * 1024,
+): Promise<string> {
+  if (bytes.byteLength <= piece) return decodeBody(bytes);
+  const parts: string[] = [];
+  try {
+    for (let at = 0; at < bytes.byteLength; ) {
+      let end = Math.min(bytes.byteLength, at + piece);
+      // On to a character's first byte (a UTF-8 continuation byte is 10xxxxxx; at most 3 follow
+      // one; past that the text is not UTF-8 and the next piece's decode says so).
+      for (let on = 0; on < 3 && end < bytes.byteLength && ((bytes[end] as number) & 0xc0) === 0x80; on++) end++;
+      if (at > 0) await pause();
+      parts.push((at === 0 ? utf8 : utf8Rest).decode(bytes.subarray(at, end)));
+      at = end;
+    }
+  } catch {
+    throw new BodyReadError('not_utf8', 'the body is not valid UTF-8');
+  }
+  await pause();
+  return parts.join('');
 }
 
 /** Read and drop up to `limit` more bytes, then cancel whatever is left; never throws. */

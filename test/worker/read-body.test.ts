@@ -9,7 +9,7 @@ import { every } from 'hono/combine';
 import { describe, expect, it } from 'vitest';
 import { jsonBody } from '../../src/hono/json-body.js';
 import { readBodyText } from '../../src/hono/proxy/read-body.js';
-import { BodyReadError, readBody } from '../../src/hono/read-body.js';
+import { BodyReadError, decodeBody, decodeBodyInSteps, readBody } from '../../src/hono/read-body.js';
 
 const KiB = 1024;
 
@@ -73,6 +73,71 @@ describe('readBody', () => {
     });
     await expect(readBody(declared, { maxBytes: 256 * KiB })).rejects.toThrow(BodyReadError);
     expect(state.pulled).toBe(0);
+  });
+
+  it('reads a large declared body as it streams: the same bytes, one read at a time', async () => {
+    const { request, state } = upload(8);
+    const bytes = new Uint8Array(128 * KiB).map((_, i) => (i * 7) % 251);
+    let at = 0;
+    const patterned = new Request(request.url, {
+      method: 'POST',
+      headers: { 'content-length': String(bytes.byteLength) },
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= bytes.byteLength) return controller.close();
+          controller.enqueue(bytes.slice(at, at + 10_000)); // cuts that do not fall on 16 KiB
+          at += 10_000;
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(await readBody(patterned, { maxBytes: 256 * KiB, streamFrom: 64 * KiB })).toEqual(bytes);
+    const declared = new Request(request, { headers: { 'content-length': String(128 * KiB) } });
+    const read = await readBody(declared, { maxBytes: 256 * KiB, streamFrom: 64 * KiB });
+    expect(read.byteLength).toBe(128 * KiB);
+    expect(state.overlapped).toBe(false);
+  });
+
+  it('refuses a streamed body that sends more than it declared', async () => {
+    const { request, state } = upload(8); // 128 KiB sent
+    const understated = new Request(request, { headers: { 'content-length': String(100 * KiB) } });
+    const refused = await readBody(understated, { maxBytes: 256 * KiB, streamFrom: 64 * KiB }).catch((e) => e);
+    expect(refused).toBeInstanceOf(BodyReadError);
+    expect((refused as BodyReadError).reason).toBe('too_large');
+    expect(state.cancelled).toBe(true);
+  });
+});
+
+describe('decodeBodyInSteps', () => {
+  const pause = () => new Promise<void>((done) => setTimeout(done, 0));
+
+  it('gives decodeBody’s text for pieces cut inside characters, pausing between them', async () => {
+    const small = new TextEncoder().encode('\uFEFFa€😀ü\uFEFF'.repeat(20));
+    for (const piece of [1, 2, 3, 5]) {
+      expect(await decodeBodyInSteps(small, pause, piece)).toBe(decodeBody(small));
+    }
+    const bytes = new TextEncoder().encode(`${'\uFEFFa€😀ü'.repeat(3000)}\uFEFF${'b€'.repeat(999)}`);
+    let pauses = 0;
+    const counted = () => {
+      pauses += 1;
+      return pause();
+    };
+    for (const piece of [1000, 4096]) {
+      expect(await decodeBodyInSteps(bytes, counted, piece)).toBe(decodeBody(bytes));
+    }
+    expect(pauses).toBeGreaterThan(bytes.byteLength / 4096);
+  });
+
+  it('refuses what decodeBody refuses, wherever the bad byte falls', async () => {
+    const good = new TextEncoder().encode('x€'.repeat(2000));
+    for (const at of [0, 1, 2999, 3000, good.byteLength - 1]) {
+      const bad = good.slice();
+      bad[at] = 0xff;
+      expect(() => decodeBody(bad)).toThrow(BodyReadError);
+      await expect(decodeBodyInSteps(bad, pause, 1000)).rejects.toThrow('the body is not valid UTF-8');
+    }
+    const truncated = good.slice(0, good.byteLength - 1); // ends inside a character
+    await expect(decodeBodyInSteps(truncated, pause, 1000)).rejects.toThrow(BodyReadError);
   });
 });
 

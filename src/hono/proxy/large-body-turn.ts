@@ -16,6 +16,25 @@ export const LARGE_BODY_BYTES = 1024 * 1024;
  * await largeBodyTurn(bytes.byteLength)
  */
 export function largeBodyTurn(size: number): Promise<void> | undefined {
-  if (size < LARGE_BODY_BYTES) return undefined;
+  return isLargeBody(size) ? nextTurn() : undefined;
+}
+
+/**
+ * Whether a body of `size` bytes (or UTF-16 units) is parsed and encoded in steps.
+ *
+ * @example
+ * isLargeBody(8 * 1024 * 1024) // true
+ */
+export function isLargeBody(size: number): boolean {
+  return size >= LARGE_BODY_BYTES;
+}
+
+/**
+ * Resolve after one macrotask turn, in which requests that arrived meanwhile go ahead.
+ *
+ * @example
+ * await nextTurn()
+ */
+export function nextTurn(): Promise<void> {
   return new Promise((done) => setTimeout(done, 0));
 }

@@ -2,10 +2,11 @@
  * The proxy's request body as text: the API's one body reader (`../read-body.ts`: a declared
  * `Content-Length` over the limit refused before reading, a chunked upload counted as it
  * streams and drained when it goes over, strict UTF-8), its refusals in the proxy's error type.
- * A large body's decode waits one event-loop turn after its read (see `large-body-turn.ts`).
+ * A large body is read as it streams and decoded a piece at a time, with a turn of the event
+ * loop between pieces (see `large-body-turn.ts`).
  */
-import { BodyReadError, decodeBody, readBody } from '../read-body.js';
-import { largeBodyTurn } from './large-body-turn.js';
+import { BodyReadError, decodeBodyInSteps, readBody } from '../read-body.js';
+import { nextTurn } from './large-body-turn.js';
 import { ProxyRequestError } from './request-error.js';
 
 /**
@@ -18,8 +19,7 @@ import { ProxyRequestError } from './request-error.js';
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   try {
     const bytes = await readBody(request, { maxBytes: limit });
-    await largeBodyTurn(bytes.byteLength); // reading and decoding a large body: two steps, not one
-    return decodeBody(bytes);
+    return await decodeBodyInSteps(bytes, nextTurn); // a large body a piece at a time
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw error;
     if (error.reason === 'too_large')
