@@ -29,15 +29,27 @@ const isObject = (value: unknown): value is Json =>
  * applyEdits('{"a":1}', [{ start: 5, end: 6, text: '2' }]) // '{"a":2}'
  */
 export function applyEdits(text: string, edits: readonly Edit[]): string {
-  if (edits.length === 0) return text;
+  return edits.length === 0 ? text : editedPieces(text, edits).join('');
+}
+
+/**
+ * {@link applyEdits} as the pieces it joins: slices of `text` and the edits' texts, in order.
+ * A large body is encoded from these (`encodeInSteps`) without first being copied into one
+ * string.
+ *
+ * @example
+ * editedPieces('{"a":1}', [{ start: 5, end: 6, text: '2' }]) // ['{"a":', '2', '}']
+ */
+export function editedPieces(text: string, edits: readonly Edit[]): string[] {
   const sorted = [...edits].sort((a, b) => a.start - b.start);
-  let out = '';
+  const pieces: string[] = [];
   let at = 0;
   for (const edit of sorted) {
-    out += text.slice(at, edit.start) + edit.text;
+    pieces.push(text.slice(at, edit.start), edit.text);
     at = edit.end;
   }
-  return out + text.slice(at);
+  pieces.push(text.slice(at));
+  return pieces;
 }
 
 /**

@@ -78,6 +78,87 @@ export function arrayElementSpans(text: string, span: Span): Span[] {
   return elements;
 }
 
+/** A member of a JSON object text: its key and where its value sits. */
+export interface Member {
+  readonly key: string;
+  readonly span: Span;
+}
+
+/**
+ * The members of the JSON object at `span` (default: the whole of `text`, whitespace around it
+ * allowed), in text order (a repeated key appears each time), with the object's own
+ * punctuation checked: braces, quoted keys, colons, commas, and nothing after the closing
+ * brace. The values are only skipped, so the object is valid JSON exactly when this is defined
+ * and every value's span parses. Undefined when the punctuation is wrong.
+ *
+ * @example
+ * objectMembers('{"a":1,"b":[2]}') // [{ key: 'a', span: { start: 5, end: 6 } }, { key: 'b', span: { start: 11, end: 14 } }]
+ */
+export function objectMembers(text: string, span: Span = { start: 0, end: text.length }): Member[] | undefined {
+  const members: Member[] = [];
+  const closes = (brace: number): boolean => brace + 1 === span.end || skipSpace(text, brace + 1) === span.end;
+  let i = skipSpace(text, span.start);
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === 0x7d) return closes(i) ? members : undefined;
+  while (i < span.end) {
+    if (text.charCodeAt(i) !== 0x22) return undefined;
+    const keyEnd = skipString(text, i);
+    const key = strictKeyText(text, i, keyEnd);
+    if (key === undefined) return undefined;
+    i = skipSpace(text, keyEnd);
+    if (text.charCodeAt(i) !== 0x3a) return undefined;
+    i = skipSpace(text, i + 1);
+    if (i >= span.end) return undefined;
+    const end = skipValue(text, i);
+    if (end <= i || end > span.end) return undefined;
+    members.push({ key, span: { start: i, end } });
+    i = skipSpace(text, end);
+    const next = text.charCodeAt(i);
+    if (next === 0x7d) return closes(i) ? members : undefined;
+    if (next !== 0x2c) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The elements of the JSON array exactly at `span`, with the array's own punctuation checked
+ * (brackets and commas); the elements are only skipped, as in {@link objectMembers}. Undefined
+ * when the punctuation is wrong.
+ *
+ * @example
+ * arrayElements('[1, {"a":2}]', { start: 0, end: 12 }) // [{ start: 1, end: 2 }, { start: 4, end: 11 }]
+ */
+export function arrayElements(text: string, span: Span): Span[] | undefined {
+  const elements: Span[] = [];
+  if (text.charCodeAt(span.start) !== 0x5b) return undefined;
+  let i = skipSpace(text, span.start + 1);
+  if (text.charCodeAt(i) === 0x5d) return i + 1 === span.end ? elements : undefined;
+  while (i < span.end) {
+    const end = skipValue(text, i);
+    if (end <= i || end > span.end) return undefined;
+    elements.push({ start: i, end });
+    i = skipSpace(text, end);
+    const next = text.charCodeAt(i);
+    if (next === 0x5d) return i + 1 === span.end ? elements : undefined;
+    if (next !== 0x2c) return undefined;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+// A key as JSON reads it, or undefined where JSON would refuse it (an unescaped control character).
+function strictKeyText(text: string, start: number, end: number): string | undefined {
+  if (end > text.length || text.charCodeAt(end - 1) !== 0x22 || end - start < 2) return undefined;
+  const raw = text.slice(start + 1, end - 1);
+  if (raw.includes('\\')) return keyText(text, start, end);
+  return CONTROL.test(raw) ? undefined : raw;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses these unescaped in a string
+const CONTROL = /[\u0000-\u001f]/;
+
 function skipSpace(text: string, from: number): number {
   let i = from;
   while (i < text.length) {

@@ -8,6 +8,7 @@ import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { anthropicDialect } from './anthropic-request.js';
+import type { StepParsedBody } from './body-in-steps.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
 import { hasBreakpoints, isToolSearchEntry, referencedTools } from './native-search.js';
@@ -36,26 +37,37 @@ const DIALECTS: Record<WireProtocol, WireDialect> = {
  * `[]`. That rest parsing as JSON, with the cached (already valid) array in a value position,
  * means the whole body is valid JSON, so the outcome is the same as a full parse, errors
  * included (any failure re-runs the full parse for its message). New tool sets are added.
+ * `parsed` is the body already parsed in steps (a large one, `parseObjectInSteps`); it stands
+ * for the parse.
  *
  * @example
  * const request = parseProxyRequest('openai', await req.text(), toolSetCache())
  * request.tools.map((tool) => tool.name)
  */
-export function parseProxyRequest(protocol: WireProtocol, text: string, toolSets?: ToolSetCache): ProxyRequest {
+export function parseProxyRequest(
+  protocol: WireProtocol,
+  text: string,
+  toolSets?: ToolSetCache,
+  parsed?: StepParsedBody,
+): ProxyRequest {
   const dialect = DIALECTS[protocol];
-  const known = toolSets ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
+  const known = toolSets && !parsed ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
   if (known) return known;
-  const record = parseObject(text);
+  const record = parsed?.record ?? parseObject(text);
   let spans: Map<string, Span> | undefined;
   let toolSet: ToolSet | undefined;
   if (record.tools !== undefined && record.tools !== null) {
     if (!Array.isArray(record.tools)) throw new ProxyRequestError(400, '"tools" must be an array', 'tools');
-    spans = topLevelSpans(text);
+    spans = parsed?.spans ?? topLevelSpans(text);
     const toolsSpan = spans.get('tools');
     if (!toolsSpan) throw new ProxyRequestError(400, '"tools" could not be read', 'tools');
-    const toolsText = text.slice(toolsSpan.start, toolsSpan.end);
-    toolSet = readToolSet(toolsText, record.tools, dialect);
-    toolSets?.add(toolsText, toolSet);
+    const hit = parsed ? toolSets?.match(text, toolsSpan.start) : undefined;
+    if (hit && hit.toolsText.length === toolsSpan.end - toolsSpan.start) toolSet = hit.set;
+    else {
+      const toolsText = text.slice(toolsSpan.start, toolsSpan.end);
+      toolSet = readToolSet(toolsText, record.tools, dialect);
+      toolSets?.add(toolsText, toolSet);
+    }
   }
   return assemble(protocol, dialect, text, record, spans, toolSet);
 }

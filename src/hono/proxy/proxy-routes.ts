@@ -21,10 +21,11 @@ import type { AsyncToolSelector, SelectionContext } from '../../select/selector.
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
-import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
+import { appendEdit, applyEdits, editedPieces, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
+import { encodeInSteps, parseObjectInSteps } from './body-in-steps.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
-import { largeBodyTurn } from './large-body-turn.js';
+import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
 import { providerError, streamError } from './provider-errors.js';
@@ -163,7 +164,8 @@ interface Forwarding {
   readonly protocol: WireProtocol;
   readonly url: string;
   readonly method: 'GET' | 'POST';
-  readonly body: string | undefined;
+  /** Bytes for a large body (encoded in steps), else the text. */
+  readonly body: string | Uint8Array<ArrayBuffer> | undefined;
   readonly outcome: Outcome | undefined;
   readonly signal: AbortSignal;
   readonly stream: boolean;
@@ -277,26 +279,31 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     request: ProxyRequest,
     plan: ToolPlan,
     tail: readonly ToolSchema[] = [],
-  ): { body: (appended: readonly string[], revealed: ReadonlySet<string>) => string; outcome: Outcome } {
+  ): {
+    body: (appended: readonly string[], revealed: ReadonlySet<string>) => string;
+    edits: (appended: readonly string[], revealed: ReadonlySet<string>) => Edit[];
+    outcome: Outcome;
+  } {
     const { tools, costs } = request;
     const lead = plan.meta ? metaEntries(request.protocol, plan.meta) : [];
     const history: Edit[] = plan.meta?.call ? historyEdits(request, plan.rewritten, plan.meta.call) : [];
     const note = tail.length > 0 && plan.meta?.call ? revealText(tail, plan.meta.call) : undefined;
     const noteEdit = note !== undefined && request.protocol !== 'responses' ? tailEdit(request, note) : undefined;
     const noteItems = note !== undefined && request.protocol === 'responses' ? [tailItem(note)] : [];
-    const body = (appended: readonly string[], revealed: ReadonlySet<string>): string => {
+    const edits = (appended: readonly string[], revealed: ReadonlySet<string>): Edit[] => {
       const kept =
         revealed.size === 0
           ? plan.kept
           : tools.flatMap((tool, index) => (plan.kept.includes(index) || revealed.has(tool.name) ? [index] : []));
-      const edits = [
+      return [
         toolsEdit(request, kept, plan.move, lead),
         ...history,
         noteEdit,
         appendEdit(request, [...noteItems, ...appended]),
       ].filter((edit): edit is Edit => edit !== undefined);
-      return applyEdits(request.text, edits);
     };
+    const body = (appended: readonly string[], revealed: ReadonlySet<string>): string =>
+      applyEdits(request.text, edits(appended, revealed));
     const keptSet = new Set(plan.kept);
     // Only what would have been rendered counts: deferred tools cost nothing either way.
     let tokensSaved = -[...lead, ...(note !== undefined ? [note] : [])].reduce(
@@ -308,6 +315,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     });
     return {
       body,
+      edits,
       outcome: {
         registered: tools.length,
         advertised: plan.kept.length + lead.length,
@@ -337,8 +345,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         );
       }
       const text = await readBodyText(c.req.raw, maxBodyBytes);
-      await largeBodyTurn(text.length);
-      const request = parseProxyRequest(protocol, text, toolSets[protocol]);
+      const parsed = isLargeBody(text.length) ? await parseObjectInSteps(text, nextTurn) : undefined;
+      const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed);
       await largeBodyTurn(text.length);
       const signal = requestSignal(c);
       const count = request.tools.length;
@@ -349,7 +357,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         skipped,
         ...(policy ? { policy } : {}),
       });
-      let body = text;
+      // The forwarded text as pieces (slices of the client's text and the edits), joined or
+      // encoded only once it is final.
+      let body: readonly string[] = [text];
       let outcome: Outcome;
       let rounds: Forwarding['rounds'];
       const policy = resolvePolicy(request, {
@@ -393,7 +403,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         else {
           const tail = await tailReveal(request, plan, resolve, signal);
           const forwarded = planned(request, plan, tail);
-          body = forwarded.body([], new Set());
+          body = editedPieces(request.text, forwarded.edits([], new Set()));
           outcome = { ...forwarded.outcome, ...(tail.length > 0 ? { revealed: tail.length } : {}) };
           if (plan.meta) rounds = searchRounds(request, plan, forwarded.body, () => selector, signal, tail);
         }
@@ -402,14 +412,15 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         // turn of the event loop lets the runtime notice before fetch reuses it.
         if (Date.now() - started > 1000) await new Promise((done) => setTimeout(done, 0));
       }
-      await largeBodyTurn(body.length); // encoding the forwarded body is one more step
+      const size = body.reduce((sum, piece) => sum + piece.length, 0);
+      const sent = isLargeBody(size) ? await encodeInSteps(body, nextTurn) : body.join('');
       outcome = { ...outcome, ms: performance.now() - arrived };
       const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
       return await forward(c, {
         protocol,
         url,
         method: 'POST',
-        body,
+        body: sent,
         outcome,
         signal,
         stream: request.stream,
@@ -497,7 +508,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
 
   /** One upstream call under the first-byte timeout. */
-  function call(c: Context, forwarding: Forwarding, body: string | undefined, signal: AbortSignal): Promise<Response> {
+  function call(c: Context, forwarding: Forwarding, body: Forwarding['body'], signal: AbortSignal): Promise<Response> {
     const { protocol, url, method } = forwarding;
     const sent = upstreamHeaders(c.req.raw.headers, protocol === 'anthropic' ? 'anthropic' : 'openai', auth, apiKey);
     // fetch would label a string body text/plain; the body is JSON whatever the client said.

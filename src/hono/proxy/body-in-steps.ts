@@ -1,0 +1,216 @@
+/**
+ * A large body parsed and encoded in steps. `JSON.parse` of an 8 MiB request holds the thread
+ * for 10–20 ms and encoding the forwarded text for as long again; every request that arrives
+ * meanwhile waits. Parsed member by member (the conversation message by message) and encoded
+ * a piece at a time, with a pause between steps, the thread is never held for more than one
+ * message's parse. The result is what one `JSON.parse` and one `TextEncoder.encode` give.
+ */
+import type { Span } from './json-spans.js';
+import { arrayElements, objectMembers } from './json-spans.js';
+
+/** A request body parsed in steps: the object, and where each top-level value sits. */
+export interface StepParsedBody {
+  readonly record: Record<string, unknown>;
+  readonly spans: Map<string, Span>;
+}
+
+/** Characters (UTF-16 units) parsed or encoded between two pauses. */
+export const STEP_CHARS = 512 * 1024;
+
+const INVALID = Symbol('invalid');
+
+/**
+ * The JSON object `text` is, parsed a top-level member (and an array's element) at a time,
+ * awaiting `pause()` whenever about {@link STEP_CHARS} have been parsed since the last one.
+ * Undefined when the text is not a JSON object: the caller's own `JSON.parse` then words the
+ * error. A repeated key keeps its last value at its first place, and `__proto__` is an own
+ * member, as with `JSON.parse`.
+ *
+ * @example
+ * const parsed = await parseObjectInSteps(text, () => new Promise((done) => setTimeout(done, 0)))
+ * parsed?.record.messages
+ */
+export async function parseObjectInSteps(
+  text: string,
+  pause: () => Promise<void>,
+  step = STEP_CHARS,
+): Promise<StepParsedBody | undefined> {
+  const members = objectMembers(text);
+  if (!members) return undefined;
+  const budget = { left: step, step, pause };
+  const record: Record<string, unknown> = {};
+  const spans = new Map<string, Span>();
+  for (const { key, span } of members) {
+    const value = await parseValue(text, span, budget);
+    if (value === INVALID) return undefined;
+    define(record, key, value);
+    spans.set(key, span);
+  }
+  return { record, spans };
+}
+
+interface Budget {
+  left: number;
+  readonly step: number;
+  readonly pause: () => Promise<void>;
+}
+
+// As JSON.parse sets a member: an own property even for `__proto__`; a repeat keeps its place.
+function define(record: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+// Account for `size` characters of work, pausing first when the step's budget is spent.
+async function spend(budget: Budget, size: number): Promise<void> {
+  if (budget.left < size) {
+    await budget.pause();
+    budget.left = budget.step;
+  }
+  budget.left -= Math.min(size, budget.step);
+}
+
+// One value. A large array or object a member at a time, a large string a piece at a time.
+async function parseValue(text: string, span: Span, budget: Budget): Promise<unknown> {
+  const size = span.end - span.start;
+  const first = text.charCodeAt(span.start);
+  if (size > budget.step && first === 0x5b) {
+    const elements = arrayElements(text, span);
+    if (!elements) return INVALID;
+    const values: unknown[] = [];
+    for (const element of elements) {
+      const value = await parseValue(text, element, budget);
+      if (value === INVALID) return INVALID;
+      values.push(value);
+    }
+    return values;
+  }
+  if (size > budget.step && first === 0x7b) {
+    const members = objectMembers(text, span);
+    if (!members) return INVALID;
+    const record: Record<string, unknown> = {};
+    for (const member of members) {
+      const value = await parseValue(text, member.span, budget);
+      if (value === INVALID) return INVALID;
+      define(record, member.key, value);
+    }
+    return record;
+  }
+  if (size > budget.step && first === 0x22) return parseStringInSteps(text, span, budget);
+  await spend(budget, size);
+  try {
+    return JSON.parse(text.slice(span.start, span.end));
+  } catch {
+    return INVALID;
+  }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses these unescaped in a string
+const CONTROL = /[\u0000-\u001f]/;
+
+/**
+ * A long string literal: without escapes its value is the text between the quotes (checked for
+ * the control characters JSON refuses); with them, parsed a piece at a time, each cut placed
+ * where no escape sequence spans it. The pieces' values join into the value (an escaped
+ * surrogate pair cut in two joins whole again: strings are UTF-16).
+ */
+async function parseStringInSteps(text: string, span: Span, budget: Budget): Promise<unknown> {
+  const start = span.start + 1;
+  const end = span.end - 1;
+  if (end < start || text.charCodeAt(end) !== 0x22) return INVALID;
+  const backslash = text.indexOf('\\', start);
+  if (backslash === -1 || backslash >= end) {
+    // No escapes: the value is the text itself (a slice, not a copy), once checked.
+    for (let at = start; at < end; at += budget.step) {
+      await spend(budget, Math.min(budget.step, end - at));
+      if (CONTROL.test(text.slice(at, Math.min(end, at + budget.step)))) return INVALID;
+    }
+    return text.slice(start, end);
+  }
+  const pieces: string[] = [];
+  for (let at = start; at < end; ) {
+    const cut = Math.min(end, escapeFree(text, at, Math.min(end, at + budget.step)));
+    await spend(budget, cut - at);
+    const raw = text.slice(at, cut);
+    if (!raw.includes('\\')) {
+      if (CONTROL.test(raw)) return INVALID;
+      pieces.push(raw);
+    } else {
+      try {
+        pieces.push(JSON.parse(`"${raw}"`) as string);
+      } catch {
+        return INVALID;
+      }
+    }
+    at = cut;
+  }
+  return pieces.length === 1 ? pieces[0] : pieces.join('');
+}
+
+// `cut`, or the end of the escape sequence it would fall inside. An escape begins at a backslash
+// after an even run of backslashes and spans 2 characters, or 6 for `\uXXXX`; the backslash
+// nearest before the cut decides, since an earlier escape ends at or before it.
+function escapeFree(text: string, from: number, cut: number): number {
+  for (let b = cut - 1; b >= Math.max(from, cut - 6); b--) {
+    if (text.charCodeAt(b) !== 0x5c) continue;
+    let run = 0;
+    for (let j = b - 1; j >= from && text.charCodeAt(j) === 0x5c; j--) run++;
+    if (run % 2 !== 0) return cut; // this backslash is the escaped one: its escape ends by the cut
+    const end = b + (text.charCodeAt(b + 1) === 0x75 ? 6 : 2);
+    return Math.max(end, cut);
+  }
+  return cut;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * `text` (or the pieces that joined make it) as UTF-8, encoded {@link STEP_CHARS} at a time
+ * with `pause()` between steps (a surrogate pair is never cut). The same bytes as
+ * `new TextEncoder().encode(text)`. Pieces spare a large edited body the copy into one string.
+ *
+ * @example
+ * const bytes = await encodeInSteps(body, () => new Promise((done) => setTimeout(done, 0)))
+ */
+export async function encodeInSteps(
+  text: string | readonly string[],
+  pause: () => Promise<void>,
+  step = STEP_CHARS,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const pieces = typeof text === 'string' ? [text] : text;
+  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  let out = new Uint8Array(length + (length >> 3));
+  let written = 0;
+  const write = (chunk: string): void => {
+    let rest = chunk;
+    while (rest !== '') {
+      const { read, written: added } = encoder.encodeInto(rest, out.subarray(written));
+      written += added;
+      if (read === rest.length) return;
+      // Out of room (text beyond ASCII): a larger buffer, and the rest of the chunk.
+      rest = rest.slice(read);
+      const grown = new Uint8Array(Math.max(out.length * 2, written + rest.length * 3));
+      grown.set(out.subarray(0, written));
+      out = grown;
+    }
+  };
+  let sincePause = 0;
+  let held = ''; // a high surrogate that ended a step, held for the low one that may follow
+  for (const piece of pieces) {
+    for (let at = 0; at < piece.length; ) {
+      if (sincePause >= step) {
+        await pause();
+        sincePause = 0;
+      }
+      const end = Math.min(piece.length, at + step - sincePause);
+      let chunk = held + piece.slice(at, end);
+      sincePause += end - at;
+      at = end;
+      const last = chunk.charCodeAt(chunk.length - 1);
+      held = last >= 0xd800 && last <= 0xdbff ? chunk.slice(-1) : '';
+      if (held !== '') chunk = chunk.slice(0, -1);
+      write(chunk);
+    }
+  }
+  write(held);
+  return out.subarray(0, written);
+}

@@ -1,0 +1,181 @@
+/**
+ * Large bodies are parsed, decoded and encoded in steps (src/hono/proxy/body-in-steps.ts,
+ * src/hono/read-body.ts): the results must be exactly those of one JSON.parse, one
+ * TextDecoder.decode and one TextEncoder.encode, for valid and broken input alike, whatever
+ * the step size. Random documents from a seeded generator, with small steps so every cut
+ * lands somewhere awkward (inside escapes, between surrogate halves, inside keys).
+ */
+import { describe, expect, it } from 'vitest';
+import { encodeInSteps, parseObjectInSteps } from '../../src/hono/proxy/body-in-steps.js';
+import { type BodyReadError, decodeBody, decodeBodyInSteps } from '../../src/hono/read-body.js';
+
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const ATOMS = [
+  'a',
+  'Z',
+  ' ',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\t',
+  '\u0001',
+  'é',
+  '日本',
+  '😀',
+  '\ud83d',
+  '\ude00',
+  '\u2028',
+  'u',
+];
+
+function randomString(next: () => number, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ATOMS[Math.floor(next() * ATOMS.length)];
+  return out;
+}
+
+function randomValue(next: () => number, depth: number): unknown {
+  const roll = next();
+  if (depth > 3 || roll < 0.35) return randomString(next, Math.floor(next() * 40));
+  if (roll < 0.45) return Math.floor(next() * 1e6) / 100;
+  if (roll < 0.5) return [true, false, null][Math.floor(next() * 3)];
+  if (roll < 0.75) return Array.from({ length: Math.floor(next() * 5) }, () => randomValue(next, depth + 1));
+  const record: Record<string, unknown> = {};
+  for (let i = Math.floor(next() * 5); i > 0; i--)
+    record[randomString(next, 1 + Math.floor(next() * 4))] = randomValue(next, depth + 1);
+  return record;
+}
+
+// Escapes written several ways, and whitespace between tokens, as clients send them.
+function randomText(next: () => number): string {
+  const body = { model: 'm', messages: randomValue(next, 0), tools: randomValue(next, 1), extra: randomValue(next, 1) };
+  const form = next();
+  if (form < 0.33) return JSON.stringify(body, null, 2);
+  const text = JSON.stringify(body);
+  if (form < 0.66) return text;
+  // Everything past ASCII as \uXXXX escapes (upper- or lower-case hex), as some clients send it.
+  const upper = next() < 0.5;
+  return text.replace(/[^\x20-\x7e]/g, (c) => {
+    const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+    return `\\u${upper ? hex.toUpperCase() : hex}`;
+  });
+}
+
+const noPause = () => Promise.resolve();
+const parsedOrError = (text: string): unknown => {
+  try {
+    const value = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : 'not an object';
+  } catch {
+    return 'invalid';
+  }
+};
+
+describe('parseObjectInSteps', () => {
+  it('gives what JSON.parse gives, key order and spans included, for any step', async () => {
+    const next = random(29);
+    for (let round = 0; round < 150; round++) {
+      const text = randomText(next);
+      const step = 1 + Math.floor(next() * 64);
+      const parsed = await parseObjectInSteps(text, noPause, step);
+      const expected = JSON.parse(text) as Record<string, unknown>;
+      expect(parsed?.record).toEqual(expected);
+      expect(JSON.stringify(parsed?.record)).toBe(JSON.stringify(expected));
+      for (const [key, span] of parsed?.spans ?? []) {
+        expect(JSON.parse(text.slice(span.start, span.end))).toEqual(expected[key]);
+      }
+    }
+  });
+
+  it('refuses exactly what JSON.parse refuses (or what is not an object)', async () => {
+    const next = random(31);
+    let refused = 0;
+    for (let round = 0; round < 400; round++) {
+      const valid = randomText(next);
+      const at = Math.floor(next() * valid.length);
+      const mutations = [
+        valid.slice(0, at) + valid.slice(at + 1),
+        valid.slice(0, at) + ['"', ',', '}', ']', '\\', '\u0002', 'x', ' '][Math.floor(next() * 8)] + valid.slice(at),
+        `${valid} x`,
+        `[${valid}]`,
+      ];
+      for (const text of mutations) {
+        const expected = parsedOrError(text);
+        const parsed = await parseObjectInSteps(text, noPause, 1 + Math.floor(next() * 32));
+        if (typeof expected === 'string') {
+          expect(parsed, text).toBeUndefined();
+          refused++;
+        } else expect(parsed?.record, text).toEqual(expected);
+      }
+    }
+    expect(refused).toBeGreaterThan(500); // most mutations break the text: the check is not vacuous
+  });
+
+  it('keeps a repeated key last-value-first-place and __proto__ as an own member', async () => {
+    const text = '{"a":1,"__proto__":{"polluted":true},"b":[1,2,3,4,5,6,7,8],"a":"again"}';
+    const parsed = await parseObjectInSteps(text, noPause, 2);
+    expect(Object.keys(parsed?.record ?? {})).toEqual(['a', '__proto__', 'b']);
+    expect(parsed?.record.a).toBe('again');
+    expect(Object.getPrototypeOf(parsed?.record)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(parsed?.record).toEqual(JSON.parse(text));
+  });
+
+  it('pauses between steps, and a long plain string costs no copy of the text', async () => {
+    const prompt = 'weather in Oslo '.repeat(64 * 1024); // 1 MiB of plain text
+    const text = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: prompt }], tools: [] });
+    let pauses = 0;
+    const parsed = await parseObjectInSteps(text, async () => void pauses++, 64 * 1024);
+    expect(pauses).toBeGreaterThanOrEqual(16);
+    const messages = parsed?.record.messages as { content: string }[] | undefined;
+    expect(messages?.[0]?.content).toBe(prompt);
+  });
+});
+
+describe('encodeInSteps', () => {
+  it('gives the bytes TextEncoder gives, for a text or its pieces cut anywhere', async () => {
+    const next = random(37);
+    const encoder = new TextEncoder();
+    for (let round = 0; round < 300; round++) {
+      const text = randomString(next, Math.floor(next() * 300));
+      const cuts = [0, ...Array.from({ length: 4 }, () => Math.floor(next() * text.length)), text.length].sort(
+        (a, b) => a - b,
+      );
+      const pieces = cuts.slice(1).map((end, i) => text.slice(cuts[i], end));
+      const step = 1 + Math.floor(next() * 16);
+      expect(await encodeInSteps(text, noPause, step)).toEqual(encoder.encode(text));
+      expect(await encodeInSteps(pieces, noPause, step)).toEqual(encoder.encode(text));
+    }
+  });
+});
+
+describe('decodeBodyInSteps', () => {
+  it('gives the text decodeBody gives, and refuses what it refuses', async () => {
+    const next = random(41);
+    const encoder = new TextEncoder();
+    for (let round = 0; round < 300; round++) {
+      const bytes = encoder.encode(
+        `${next() < 0.3 ? '\ufeff' : ''}${randomString(next, Math.floor(next() * 200))}\ufeff`,
+      );
+      if (next() < 0.5 && bytes.length > 0) bytes[Math.floor(next() * bytes.length)] = Math.floor(next() * 256);
+      const piece = 1 + Math.floor(next() * 16);
+      let expected: string | BodyReadError;
+      try {
+        expected = decodeBody(bytes);
+      } catch (error) {
+        expected = error as BodyReadError;
+      }
+      const got = await decodeBodyInSteps(bytes, noPause, piece).catch((error: unknown) => error);
+      if (typeof expected === 'string') expect(got).toBe(expected);
+      else expect(got).toMatchObject({ name: 'BodyReadError', reason: 'not_utf8' });
+    }
+  });
+});
