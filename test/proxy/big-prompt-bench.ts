@@ -1,9 +1,12 @@
 /**
  * `npm run bench:big-prompt`: issue 29's "one large prompt stalls every request", measured.
  * The Node entry with USE-lite and the default `hybrid` selector, 150 tools per request, the
- * recording upstream. Three processes: the proxy (`big-prompt-proxy-child.ts`), the upstream
+ * recording upstream. Four processes: the proxy (`big-prompt-proxy-child.ts`), two upstreams
  * (`big-prompt-upstream-child.ts`) and the client (this one), so the figure is the proxy's own
- * stall, not the upstream's read of the body it is forwarded nor the client's send.
+ * stall, not the upstream's read of the body it is forwarded nor the client's send. The small
+ * requests speak Chat Completions to one upstream and the big one speaks Messages to the other:
+ * a shared stand-in upstream would hold the small requests while it parses the big body, a
+ * cost of the stand-in, not of the proxy (a real upstream serves them on other machines).
  *
  * Small requests start on a fixed schedule (one every `intervalMs`, whether or not the last one
  * answered, so a stall shows in every request it holds up), first alone, then while a prompt as
@@ -15,7 +18,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
+import { anthropicTools, openAITools, wideToolSet } from '../support/wide-tool-set.js';
 
 /** Latencies of one group of small requests, in milliseconds. */
 export interface LatencySummary {
@@ -61,23 +64,33 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
   const { modelDir, bodyLimit = 8 * 1024 * 1024, aloneCount = 60, bigRounds = 3, intervalMs = 20 } = options;
   const children: ChildProcess[] = [];
   try {
-    const upstream = await start<{ openAIBaseURL: string; anthropicBaseURL: string }>(
-      options.upstreamChild,
-      [],
-      [],
-      children,
-    );
+    type Upstream = { openAIBaseURL: string; anthropicBaseURL: string };
+    const [small, big] = await Promise.all([
+      start<Upstream>(options.upstreamChild, [], [], children),
+      start<Upstream>(options.upstreamChild, [], [], children),
+    ]);
     const proxy = await start<{ url: string }>(
       options.proxyChild,
-      [modelDir, upstream.openAIBaseURL, upstream.anthropicBaseURL, TOKEN],
+      [modelDir, small.openAIBaseURL, big.anthropicBaseURL, TOKEN],
       options.proxyExecArgv ?? [],
       children,
     );
-    const endpoint = new URL(`${proxy.url}/v1/chat/completions`);
-    const tools = openAITools(wideToolSet());
-    const bodyOf = (content: string): Buffer =>
-      Buffer.from(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools }));
-    const post = (body: Buffer): Promise<void> =>
+    const chat = new URL(`${proxy.url}/v1/chat/completions`);
+    const messages = new URL(`${proxy.url}/v1/messages`);
+    const chatTools = openAITools(wideToolSet());
+    const messagesTools = anthropicTools(wideToolSet());
+    const smallBody = (content: string): Buffer =>
+      Buffer.from(JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools: chatTools }));
+    const bigBodyOf = (content: string): Buffer =>
+      Buffer.from(
+        JSON.stringify({
+          model: 'scripted',
+          max_tokens: 256,
+          messages: [{ role: 'user', content }],
+          tools: messagesTools,
+        }),
+      );
+    const post = (body: Buffer, endpoint = chat): Promise<void> =>
       new Promise((done, fail) => {
         const sent = httpRequest(
           endpoint,
@@ -87,6 +100,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
               authorization: `Bearer ${TOKEN}`,
               'content-type': 'application/json',
               'content-length': String(body.byteLength),
+              'anthropic-version': '2023-06-01',
             },
           },
           (response) => {
@@ -103,7 +117,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
         sent.on('error', fail);
         sent.end(body);
       });
-    const small = (label: string): Buffer => bodyOf(`weather in Oslo ${label}`);
+    const smallOf = (label: string): Buffer => smallBody(`weather in Oslo ${label}`);
     const timed = async (body: Buffer): Promise<{ began: number; ms: number }> => {
       const began = performance.now();
       await post(body);
@@ -113,28 +127,29 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
     const schedule = async (until: () => boolean, label: string): Promise<{ began: number; ms: number }[]> => {
       const runs: Promise<{ began: number; ms: number }>[] = [];
       for (let i = 0; !until(); i += 1) {
-        const body = small(`${label} ${i}`);
+        const body = smallOf(`${label} ${i}`);
         runs.push(timed(body));
         await new Promise((done) => setTimeout(done, intervalMs));
       }
       return Promise.all(runs);
     };
 
-    await post(small('warm up')); // loads the model and embeds the corpus
-    for (let i = 0; i < 10; i += 1) await post(small(`warm up ${i}`));
+    await post(smallOf('warm up')); // loads the model and embeds the corpus
+    for (let i = 0; i < 10; i += 1) await post(smallOf(`warm up ${i}`));
+    await post(bigBodyOf('weather in Oslo, warm up'), messages); // the Messages route and its upstream
     let aloneLeft = aloneCount;
     const alone = (await schedule(() => aloneLeft-- <= 0, 'alone')).map((run) => run.ms);
 
     // The largest prompt the body limit admits, with the request's own JSON around it.
-    const room = bodyLimit - bodyOf('').byteLength - 1024;
-    const bigBody = bodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
+    const room = bodyLimit - bigBodyOf('').byteLength - 1024;
+    const bigBody = bigBodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
     const during: number[] = [];
     const bigMs: number[] = [];
     for (let round = 0; round < bigRounds; round += 1) {
       await new Promise((done) => setTimeout(done, 200)); // the last round's small requests drain
       let answered = Number.POSITIVE_INFINITY;
       const sent = performance.now();
-      const big = post(bigBody).then(() => {
+      const big = post(bigBody, messages).then(() => {
         answered = performance.now();
       });
       const runs = await schedule(() => answered !== Number.POSITIVE_INFINITY, `during ${round}`);
