@@ -54,8 +54,15 @@ export interface UseLitePrefix {
   readonly ids: number[];
   /** UTF-16 code units of `text` read to produce them: the work done, bounded by what is used. */
   readonly read: number;
-  /** Code points those ids cover (separators `▁` not counted), and how many of them no piece matched. */
-  readonly chars: number;
+  /**
+   * What of the text read the vocabulary knows, in units of meaning: `known` counts the word
+   * pieces on the text's path (pieces with a letter: ASCII, or two code points or more), and
+   * `unknown` the letters it does not read: each letter no piece matched (one CJK character is
+   * about a word) and each letter of a script the vocabulary holds only one letter at a time
+   * (Cyrillic, Greek, Arabic there are spelled out, not read). Digits, punctuation, symbols and
+   * emoji count for neither, so an id or a URL cannot make an unread prompt look read.
+   */
+  readonly known: number;
   readonly unknown: number;
 }
 
@@ -93,6 +100,8 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
     throw new Error('use-lite: vocabulary must be an array of [piece, score] pairs');
   }
   const root = newNode();
+  /** Per id: 1 a word piece, 2 one non-ASCII letter alone, 0 neither (see {@link UseLitePrefix}). */
+  const meaning = new Uint8Array(vocab.length);
   /** Length in code points of each piece, for walking back through the lattice. */
   const lengths = new Uint16Array(vocab.length);
   lengths[0] = 1; // the unknown node always spans one code point
@@ -115,16 +124,17 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
     node.id = id; // a repeated piece keeps its last id, as in the reference
     node.score = score ?? 0;
     lengths[id] = length;
+    meaning[id] = pieceMeaning(piece);
   }
 
   /**
-   * Viterbi over normalised code points; `stats` counts covered and unknown code points. A
+   * Viterbi over normalised code points; `stats` counts known and unknown units. A
    * segment of a longer text starts from that text's best total where it begins (`stats.total`),
    * so the reference's "a best of exactly 0 is unset" quirk sees the same totals as a whole read.
    */
   const encodeChars = (
     chars: readonly string[],
-    stats?: { chars: number; unknown: number; total: number },
+    stats?: { known: number; unknown: number; total: number },
   ): number[] => {
     const n = chars.length;
     if (n === 0) return [];
@@ -164,13 +174,14 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
       const id = ids[at] as number;
       // Collapse runs of unknowns (id 0) into one.
       if (!(id === 0 && reversed.at(-1) === 0)) reversed.push(id);
-      if (stats && id === 0) stats.unknown++;
+      if (stats) {
+        const kind = id === 0 ? (LETTER.test(chars[at - 1] as string) ? 2 : 0) : meaning[id];
+        if (kind === 1) stats.known++;
+        else if (kind === 2) stats.unknown++;
+      }
       at -= lengths[id] || 1;
     }
-    if (stats) {
-      for (const ch of chars) if (ch !== SEPARATOR) stats.chars++;
-      stats.total = best[n] as number;
-    }
+    if (stats) stats.total = best[n] as number;
     return reversed.reverse();
   };
 
@@ -178,7 +189,7 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
 
   const encodePrefix = (text: string, maxTokens: number): UseLitePrefix => {
     const ids: number[] = [];
-    const stats = { chars: 0, unknown: 0, total: 0 };
+    const stats = { known: 0, unknown: 0, total: 0 };
     let budget = Math.max(0, maxTokens) * USE_LITE_CODE_POINTS_PER_TOKEN;
     let at = 0;
     let started = false;
@@ -204,8 +215,21 @@ export function createUseLiteTokenizer(vocab: readonly UseLiteVocabEntry[]): Use
       for (let i = from; i < segment.length && ids.length < maxTokens; i++) ids.push(segment[i] as number);
       at = end;
     }
-    return { ids, read: at, chars: stats.chars, unknown: stats.unknown };
+    return { ids, read: at, known: stats.known, unknown: stats.unknown };
   };
 
   return { encode, encodePrefix, size: vocab.length };
+}
+
+const LETTER = /\p{L}/u;
+const ASCII_LETTER = /[A-Za-z]/;
+
+// 1 a word piece, 2 one non-ASCII letter alone, 0 neither (digits, punctuation, symbols, `▁`).
+function pieceMeaning(piece: string): 0 | 1 | 2 {
+  const bare = piece.startsWith(SEPARATOR) ? piece.slice(SEPARATOR.length) : piece;
+  if (!LETTER.test(bare)) return 0;
+  if (ASCII_LETTER.test(bare)) return 1;
+  let points = 0;
+  for (const _ of bare) points++;
+  return points >= 2 ? 1 : 2;
 }

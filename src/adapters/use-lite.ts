@@ -469,8 +469,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).
     embed,
     vocabularyCoverage: ({ tokenizer }, text) => {
-      const { chars, unknown } = tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS);
-      return chars === 0 ? undefined : 1 - unknown / chars;
+      const { known, unknown } = tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS);
+      return known + unknown === 0 ? undefined : known / (known + unknown);
     },
     release: ({ session }) => session.release(),
   });

@@ -19,9 +19,11 @@ export interface Embedder {
   readonly dimensions: number;
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
   /**
-   * The share (0–1) of a text's characters, as far as the model reads it, that its vocabulary
-   * knows; undefined when unknown (not loaded yet, nothing to read). A prompt in a script the
-   * model never saw embeds to a vector that says little, and a dense ranking should not trust it.
+   * The share (0–1) of a text, as far as the model reads it, that its vocabulary knows, counted
+   * in units of meaning (words and letters, not digits or punctuation: an id or a URL in a
+   * prompt cannot make it look read); undefined when unknown (not loaded yet, nothing to read).
+   * A prompt in a script the model never saw embeds to a vector that says little, and a dense
+   * ranking should not trust it.
    */
   vocabularyCoverage?(text: string): number | undefined;
 }

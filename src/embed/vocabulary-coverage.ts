@@ -6,7 +6,7 @@
  */
 import type { Embedder } from './embedder.js';
 
-/** Below this share of known characters a query's vector is not used to rank. */
+/** Below this share of known words and letters a query's vector is not used to rank. */
 export const MIN_VOCABULARY_COVERAGE = 0.5;
 
 /**
@@ -14,14 +14,14 @@ export const MIN_VOCABULARY_COVERAGE = 0.5;
  * embedder cannot tell).
  *
  * @example
- * unreadableQuery(useLite, ['東京の天気は？']) // 'the prompt is mostly outside the embedding model's vocabulary (100% of its characters unknown)…'
+ * unreadableQuery(useLite, ['東京の天気は？']) // 'the prompt is mostly outside the embedding model's vocabulary (100% of its words and letters unknown)…'
  */
 export function unreadableQuery(embedder: Embedder, texts: readonly string[]): string | undefined {
   if (!embedder.vocabularyCoverage) return undefined;
   for (const text of texts) {
     const share = embedder.vocabularyCoverage(text);
     if (share !== undefined && share < MIN_VOCABULARY_COVERAGE) {
-      return `the prompt is mostly outside the embedding model's vocabulary (${Math.round((1 - share) * 100)}% of its characters unknown), so its vector cannot rank`;
+      return `the prompt is mostly outside the embedding model's vocabulary (${Math.round((1 - share) * 100)}% of its words and letters unknown), so its vector cannot rank`;
     }
   }
   return undefined;

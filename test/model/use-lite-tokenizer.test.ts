@@ -264,7 +264,8 @@ describe('USE-lite tokenizer: only the text the ids come from is read', () => {
     const japanese = '東京の今の天気を教えてください。'.repeat(500_000);
     const prefix = tokenizer.encodePrefix(japanese, LIMIT);
     expect(prefix.read).toBeLessThanOrEqual(LIMIT * USE_LITE_CODE_POINTS_PER_TOKEN);
-    expect(prefix.unknown / prefix.chars).toBeGreaterThan(0.9);
+    expect(prefix.known).toBe(0);
+    expect(prefix.unknown).toBeGreaterThan(LIMIT);
     expect(prefix.ids).toEqual(tokenizer.encode(japanese.slice(0, prefix.read)));
     const base64 = 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(200_000);
     const b = tokenizer.encodePrefix(base64, LIMIT);
@@ -272,13 +273,31 @@ describe('USE-lite tokenizer: only the text the ids come from is read', () => {
     expect(b.ids.length).toBeGreaterThan(0);
   });
 
-  it('counts the characters no piece matched: an English prompt is read, a Japanese one is not', () => {
+  it('counts the words it reads and the letters it does not: an English prompt is read, a Japanese one is not', () => {
     const english = tokenizer.encodePrefix('What is the weather in Oslo right now?', LIMIT);
     expect(english.unknown).toBe(0);
+    expect(english.known).toBe(english.ids.length - 1); // every piece but `?`, which counts for neither
     const mixed = tokenizer.encodePrefix('What is the weather in 東京 right now?', LIMIT);
     expect(mixed.unknown).toBe(2);
-    expect(mixed.unknown / mixed.chars).toBeLessThan(0.1);
+    expect(mixed.known).toBeGreaterThan(3 * mixed.unknown);
     const japanese = tokenizer.encodePrefix('東京の今の天気は？', LIMIT);
-    expect(japanese.unknown / japanese.chars).toBeGreaterThan(0.8);
+    expect(japanese).toMatchObject({ known: 0, unknown: 8 });
+  });
+
+  it('ids, numbers and symbols make no unread prompt look read; a script spelled letter by letter is not read', () => {
+    // Digits, punctuation and emoji count for neither side; "ID", "OR", "ER" and "D" are all it reads.
+    const ids = tokenizer.encodePrefix('ユーザーID 12345 の注文 ORDER-998877 をキャンセルして', LIMIT);
+    expect(ids.known).toBeLessThanOrEqual(4);
+    expect(ids.unknown).toBeGreaterThanOrEqual(12);
+    expect(tokenizer.encodePrefix('12345 - 678 😀 !!', LIMIT)).toMatchObject({ known: 0, unknown: 0 });
+    // The vocabulary holds some Cyrillic and Arabic letters one at a time: spelled out, not read.
+    for (const text of ['Привет, какая погода в Москве?', 'مرحبا ما هو الطقس في القاهرة اليوم']) {
+      const prefix = tokenizer.encodePrefix(text, LIMIT);
+      expect(prefix.known, text).toBe(0);
+      expect(prefix.unknown, text).toBeGreaterThan(15);
+    }
+    // A Latin-script language with an accent here and there is read.
+    const german = tokenizer.encodePrefix('Wie ist das Wetter in München heute?', LIMIT);
+    expect(german.known).toBeGreaterThan(8 * german.unknown);
   });
 });

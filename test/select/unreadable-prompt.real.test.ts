@@ -41,7 +41,9 @@ describe.skipIf(!haveModel)('prompts the encoder cannot read, and huge prompts',
     await embedder.load();
     expect(embedder.vocabularyCoverage?.('What is the weather in Oslo right now?')).toBe(1);
     expect(embedder.vocabularyCoverage?.('東京の今の天気は？')).toBeLessThan(0.2);
-    expect(embedder.vocabularyCoverage?.('What is the weather in 東京 right now?')).toBeGreaterThan(0.9);
+    expect(embedder.vocabularyCoverage?.('What is the weather in 東京 right now?')).toBeGreaterThan(0.75);
+    // Counted in words and letters, not characters: ASCII ids and numbers do not make it read.
+    expect(embedder.vocabularyCoverage?.('ユーザーID 12345 の注文 ORDER-998877 をキャンセルして')).toBeLessThan(0.3);
   }, 60_000);
 
   it('a Japanese prompt: the embedding selector falls open and says why', async () => {
@@ -67,6 +69,10 @@ describe.skipIf(!haveModel)('prompts the encoder cannot read, and huge prompts',
     expect(named.fellOpen).toBeUndefined();
     expect(named.names).toContain('get_current_weather');
     expect(named.warnings.join(' ')).toMatch(/lexical half only: the prompt is mostly outside/);
+    // A short Japanese prompt with much ASCII in it (ids, numbers) is still one the encoder cannot
+    // read: counted in characters it looked 56% read and was ranked; now it falls open.
+    const ids = await runSelection(selector, ctx('ユーザーID 12345 の注文 ORDER-998877 をキャンセルして'), TOOLS);
+    expect(ids.fellOpen ?? ids.warnings.join(' ')).toMatch(/mostly outside the embedding model's vocabulary/);
   }, 120_000);
 
   it('a 7 MiB prompt embeds exactly as its first words do', async () => {
