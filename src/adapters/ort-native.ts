@@ -57,17 +57,27 @@ export async function importOrtNode(): Promise<NativeOrt> {
 
 /**
  * A native CPU session: `threads` is ONNX Runtime's intra-op pool (the matmuls' threads); the
- * graph is a single chain, so inter-op parallelism stays at one thread.
+ * graph is a single chain, so inter-op parallelism stays at one thread. `offThread` (the
+ * default) keeps the session in a worker thread (`ort-native-thread.ts`), so a model call does
+ * not hold the event loop; `false` runs it on the calling thread.
  * @internal
  */
-export async function createNativeSession(ort: NativeOrt, model: Uint8Array, threads: number): Promise<OrtSession> {
-  return ort.InferenceSession.create(model, {
+export async function createNativeSession(
+  ort: NativeOrt,
+  model: Uint8Array,
+  threads: number,
+  offThread = true,
+): Promise<OrtSession> {
+  const options = {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
-  });
+  } as const;
+  if (!offThread) return ort.InferenceSession.create(model, options);
+  const { createThreadedNativeSession } = await import('./ort-native-thread.js');
+  return createThreadedNativeSession(model, options);
 }
 
 /** Node itself: Deno and Bun define `process.versions.node` too, but do not run Node addons the same way. */

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNativeSession, importOrtNode } from '../../src/adapters/ort-native.js';
 import { type UseLiteEmbedder, useLiteEmbedder } from '../../src/adapters/use-lite.js';
 import { memoryVectorCache } from '../../src/embed/vector-cache.js';
 import { buildVectorsFile } from '../../src/embed/vectors-build.js';
@@ -61,7 +62,7 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
   });
 
   it.skipIf(process.platform !== 'linux')(
-    'numThreads is the session intra-op pool: 3 threads start 2 workers, released on dispose',
+    'each session runs on a worker thread of its own; numThreads 3 starts 2 more; all released on dispose',
     async () => {
       const threads = () => readdirSync('/proc/self/task').length;
       const warm = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
@@ -69,15 +70,57 @@ describe('useLiteEmbedder on onnxruntime-node', () => {
       const before = threads();
       const one = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 1 });
       await one.embed(['one thread']);
-      expect(threads()).toBe(before);
+      const session = threads() - before; // the worker the session computes on
+      expect(session).toBeGreaterThanOrEqual(1);
       const three = embedder({ modelPath: MODEL_DIR, device: 'native', numThreads: 3 });
       expect((await three.load()).numThreads).toBe(3);
       await three.embed(['three threads']);
-      expect(threads()).toBe(before + 2); // the caller's thread is the third
+      expect(threads()).toBe(before + 2 * session + 2); // the worker's own thread is the third
       await three.dispose();
+      expect(threads()).toBe(before + session);
+      await one.dispose();
       expect(threads()).toBe(before);
+      await warm.dispose();
     },
   );
+
+  it('a model call does not hold the event loop: timers keep firing while the worker computes', async () => {
+    const ort = await importOrtNode();
+    const model = new Uint8Array(readFileSync(join(MODEL_DIR, 'onnx/model_quantized.onnx')));
+    const width = 128; // one full-length text per call, as the embedder sends on a CPU
+    const ids = new BigInt64Array(width).map((_, i) => BigInt(100 + (i % 500)));
+    const feeds = () => ({
+      input_ids: new ort.Tensor('int64', ids, [1, width]),
+      attention_mask: new ort.Tensor('int64', new BigInt64Array(width).fill(1n), [1, width]),
+    });
+    const ticksDuring = async (session: Awaited<ReturnType<typeof createNativeSession>>, calls: number) => {
+      let ticks = 0;
+      let running = true;
+      const tick = () => {
+        ticks += 1;
+        if (running) setTimeout(tick, 0);
+      };
+      setTimeout(tick, 0);
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < calls; i++) {
+        const out = await session.run(feeds());
+        vectors.push((await out.sentence_embedding?.getData()) as Float32Array);
+      }
+      running = false;
+      return { ticks, vectors };
+    };
+    const calls = 12;
+    const onThread = await createNativeSession(ort, model, 1, false);
+    const offThread = await createNativeSession(ort, model, 1);
+    const held = await ticksDuring(onThread, calls);
+    const free = await ticksDuring(offThread, calls);
+    await Promise.all([onThread.release(), offThread.release()]);
+    // On the calling thread a timer fires only between calls; on the worker, all through them.
+    expect(held.ticks).toBeLessThanOrEqual(2 * calls + 2);
+    expect(free.ticks).toBeGreaterThan(4 * calls);
+    expect(Array.from(free.vectors[0] as Float32Array)).toEqual(Array.from(held.vectors[0] as Float32Array));
+    await expect(offThread.run(feeds())).rejects.toThrow(/released/);
+  });
 
   it.each(['int8', 'fp32'] as const)(
     '%s: the same vectors as WASM on real texts (cosine >= 0.999; measured 1 - 1e-11)',
