@@ -4,11 +4,12 @@
  * once, bodies decoded as fetch decodes them, aborts, unreachable hosts, null-body statuses;
  * event streams pass through as streams, small declared JSON answers go whole.
  */
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeUpstreamFetch } from '../../src/hono/proxy/node-upstream-fetch.js';
+import { nodeUpstreamFetch, writeInPieces } from '../../src/hono/proxy/node-upstream-fetch.js';
 import { clientBody, WHOLE_BODY_MAX_BYTES } from '../../src/hono/proxy/response-body.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, socket: Socket) => void;
@@ -89,6 +90,82 @@ describe('nodeUpstreamFetch', () => {
       length: String(Buffer.byteLength(body)),
     });
     expect(upstream.connections()).toBe(1);
+  });
+
+  it('sends a large body a piece at a time: the exact bytes and length, with timers running between pieces', async () => {
+    const seen: { bytes: number; length: string | undefined; same: boolean }[] = [];
+    const sentText = `{"text":"${'é☕ weather in Oslo '.repeat(300_000)}"}`; // about 6.6 MiB
+    const upstream = await serve((req, res, body) => {
+      seen.push({ bytes: Buffer.byteLength(body), length: req.headers['content-length'], same: body === sentText });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const bytes = new TextEncoder().encode(sentText);
+    let ticks = 0;
+    let running = true;
+    const tick = () => {
+      ticks += 1;
+      if (running) setImmediate(tick);
+    };
+    const fetch = pool();
+    const answer = fetch(`${upstream.url}/v1/messages`, { ...post(''), body: bytes });
+    setImmediate(tick);
+    const response = await answer;
+    running = false;
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([{ bytes: bytes.byteLength, length: String(bytes.byteLength), same: true }]);
+    expect(ticks).toBeGreaterThan(Math.floor(bytes.byteLength / (1024 * 1024))); // a turn between pieces
+  });
+
+  it('writes a large body in 1 MiB pieces with a turn of the event loop between them, and waits for drain', async () => {
+    const log: string[] = [];
+    const full = new Set([2]); // the socket is full after the third piece
+    let writes = 0;
+    const emitter = new EventEmitter();
+    const req = Object.assign(emitter, {
+      destroyed: false,
+      write(piece: Uint8Array) {
+        log.push(`write ${piece.byteLength}`);
+        return !full.has(writes++);
+      },
+      end(piece: Uint8Array) {
+        log.push(`end ${piece.byteLength}`);
+        return req;
+      },
+    });
+    let running = true;
+    const tick = () => {
+      if (log.at(-1) !== 'tick') log.push('tick');
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const MiB = 1024 * 1024;
+    const written = writeInPieces(req as never, new Uint8Array(4 * MiB + 10));
+    await new Promise((done) => setTimeout(done, 20));
+    expect(log.filter((entry) => entry !== 'tick')).toEqual([`write ${MiB}`, `write ${MiB}`, `write ${MiB}`]);
+    emitter.emit('drain');
+    await written;
+    running = false;
+    expect(log.filter((entry) => entry !== 'tick')).toEqual([
+      `write ${MiB}`,
+      `write ${MiB}`,
+      `write ${MiB}`,
+      `write ${MiB}`,
+      'end 10',
+    ]);
+    // Never two pieces in one turn.
+    for (let i = 1; i < log.length; i++) if (log[i] !== 'tick') expect(log[i - 1], log.join()).toBe('tick');
+  });
+
+  it('a large body to an upstream that closes mid-upload rejects, and nothing hangs', async () => {
+    const upstream = await serve(() => undefined);
+    const server = servers.at(-1) as Server;
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage) => {
+      req.once('data', () => req.socket.destroy()); // the first piece, then gone
+    });
+    const fetch = pool();
+    const bytes = new Uint8Array(16 * 1024 * 1024).fill(0x20);
+    await expect(fetch(`${upstream.url}/v1/messages`, { ...post(''), body: bytes })).rejects.toThrow(/fetch failed/);
   });
 
   it('sends a request once more on a fresh connection when a pooled one turns out closed', async () => {
