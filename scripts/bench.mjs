@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadCases, loadTools, memoEmbedder, percentile } from '../dist/cli.js';
 import {
@@ -27,6 +28,10 @@ const { values } = parseArgs({
     'corpus-rounds': { type: 'string', default: '3' },
     'learn-sets': { type: 'string', default: 'metatool,bfcl' },
     'learn-runs': { type: 'string', default: '5' },
+    // Another built checkout of loopctl (a folder holding its dist/, e.g. the main of before a
+    // change): the hybrid part also times its HybridSelector, in this process, on the same
+    // embedder, corpus cache and queries, in alternating rounds, and reports the p50 ratio.
+    baseline: { type: 'string' },
   },
 });
 // The machine is shared: every figure carries the 1-minute load average it was taken under.
@@ -245,15 +250,29 @@ if (want('embedding') || want('hybrid')) {
     // links, no clause slots, no action resolution), on the same warm corpus, alternating.
     const whole = new HybridSelector(embedder, { cache });
     const plain = new HybridSelector(embedder, { cache, links: false, multiIntent: { clauseSlots: false, action: 0 } });
+    const baseline = values.baseline
+      ? new (await import(pathToFileURL(join(resolve(values.baseline), 'dist/index.js')).href)).HybridSelector(
+          embedder,
+          { cache },
+        )
+      : undefined;
     const first = await timeAsync(whole, 0);
     await timeAsync(plain, 0);
-    const rounds = { whole: [], plain: [] };
+    if (baseline) await timeAsync(baseline, 0);
+    const rounds = { whole: [], plain: [], baseline: [] };
     for (let round = 0; round < 3; round++) {
       rounds.whole.push(...(await timeAsync(whole, 100)).samples);
       rounds.plain.push(...(await timeAsync(plain, 100)).samples);
+      if (baseline) rounds.baseline.push(...(await timeAsync(baseline, 100)).samples);
     }
     report('HybridSelector.select, bfcl, warm cache', rounds.whole, { firstTurnMs: Math.round(first.warmupMs) });
     report('HybridSelector.select, bfcl, warm cache, whole-task off', rounds.plain);
+    if (baseline) {
+      report(`HybridSelector.select, bfcl, warm cache, baseline ${values.baseline}`, rounds.baseline);
+      const ratio = percentile(rounds.whole, 0.5) / percentile(rounds.baseline, 0.5);
+      console.log(`hybrid p50 / baseline's: ${ratio.toFixed(2)}× (same process, same embedder, alternating rounds)`);
+      results.push({ name: 'hybrid p50 / baseline hybrid p50', ratio, baseline: values.baseline, load: load() });
+    }
     const linkTimes = [];
     for (let i = 0; i < 5; i++) {
       const fresh = new HybridSelector(embedder, { cache });

@@ -37,8 +37,9 @@ export interface LearnedVoteOptions {
   /** Cosine to a tool's prototype below which it gets no prototype vote. */
   prototypeFloor?: number;
   /**
-   * What was learned may not evict from a selection a tool no example used (see the hybrid's
-   * `keepUnseen`): learning cannot hurt the tools it has not seen. `true` always; a number `q`
+   * What the votes learned may not evict from a selection a tool no example used (see the
+   * hybrid's `keepUnseen`; a learned pair's partner keeps its slot): learning cannot hurt the
+   * tools it has not seen. `true` always; a number `q`
    * only for a prompt unlike any example: its nearest example no closer than the `q` quantile
    * of how close examples of other tools sit together (see `neighbourFloor`).
    */

@@ -209,9 +209,12 @@ export function applyLearned(
 /**
  * What was learned may reorder the ranking, but not evict a tool no example used: each such
  * tool the unlearned ranking put in the picks and the learned one left out takes back the slot
- * of the lowest-scored tool that only learning brought in. Learning can tell nothing about a
- * tool it never saw, so for a prompt that needs one (a prompt unlike any example) the ranking's
- * own choice stands. Off unless `learned.protectUnseen`.
+ * of the lowest-scored tool that only the examples' votes brought in. Learning can tell nothing
+ * about a tool it never saw, so for a prompt that needs one (a prompt unlike any example) the
+ * ranking's own choice stands. A tool a learned pair lifted keeps its slot: the guard distrusts
+ * likeness to the examples, which is what votes are and a pair is not (a pair is a tool the
+ * examples called together with one of this prompt's best picks, the lookup or the step that
+ * comes with it, whatever the prompt's wording). Off unless `learned.protectUnseen`.
  *
  * @example
  * const ranked = keepUnseen(all, learnedPicks, applyLearned(all, scores, vector, hybrid.dense), scores, hybrid.dense)
@@ -219,7 +222,9 @@ export function applyLearned(
 export function keepUnseen(
   all: readonly ToolSchema[],
   ranked: readonly number[],
-  applied: { unlearned: Float64Array; vector: Float32Array } | undefined,
+  applied:
+    | { unlearned: Float64Array; vector: Float32Array; paired?: ReadonlyMap<number, number> | undefined }
+    | undefined,
   learned: Float64Array,
   dense: { readonly learnedStore: LearnedStore | undefined },
 ): readonly number[] {
@@ -232,9 +237,9 @@ export function keepUnseen(
   const inBefore = new Set(before);
   const evicted = before.filter((i) => !inRanked.has(i) && !used.has((all[i] as ToolSchema).name));
   if (evicted.length === 0 || !store.memory.unlike(applied.vector)) return ranked;
-  // Learning's newcomers, lowest learned score first.
+  // The votes' newcomers (not a lifted partner), lowest learned score first.
   const newcomers = ranked
-    .filter((i) => !inBefore.has(i))
+    .filter((i) => !inBefore.has(i) && !applied.paired?.has(i))
     .sort((a, b) => (learned[a] as number) - (learned[b] as number));
   const out = [...ranked];
   for (const tool of evicted) {

@@ -177,4 +177,26 @@ describe('learned pairs in the hybrid', () => {
     const without = await off.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
     expect(without.tools.map((t) => t.name)).not.toContain('download_report');
   });
+
+  it('the unseen-tool guard takes back only what the votes brought in: a lifted partner keeps its slot', async () => {
+    // On every prompt the guard gives an unseen tool (no example used reset_portal_password or
+    // portal_status) back its slot, but not over download_report, which comes with login_portal.
+    const guarded = (weight: number) =>
+      new HybridSelector(countingEmbedder(), {
+        topK: 2,
+        cache: memoryVectorCache(),
+        learned: { pairs: weight > 0 ? { weight } : false, weight: 0, protectUnseen: true, projection: false },
+      });
+    const plain = guarded(0);
+    await plain.learn(EXAMPLES, { tools: TOOLS });
+    const before = await plain.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
+    const unseen = before.tools.map((t) => t.name).filter((name) => name !== 'login_portal');
+    expect(unseen).toHaveLength(1);
+    expect(['reset_portal_password', 'portal_status']).toContain(unseen[0]);
+    const selector = guarded(2);
+    await selector.learn(EXAMPLES, { tools: TOOLS });
+    const output = await selector.select(ctx('sign in to the portal'), TOOLS, { signal: new AbortController().signal });
+    expect(output.tools.map((t) => t.name)).toEqual(['login_portal', 'download_report']);
+    expect(output.reasons?.download_report?.parts?.paired).toBeGreaterThan(0);
+  });
 });
