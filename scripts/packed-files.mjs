@@ -15,8 +15,6 @@ export const ALLOWED = Object.freeze([
   /^README\.md$/,
   /^LICENSE$/,
   /^bin\/[\w-]+\.mjs$/,
-  // The tuned encoder's int8 weights delta (loopctl model --variant tools; docs/model.md).
-  /^assets\/use-lite-tools\.delta$/,
   /^dist\/[\w-]+\.js$/,
   /^dist\/[\w-]+\.js\.map$/,
   /^dist\/types\/([\w-]+\/)*[\w-]+\.d\.ts$/,

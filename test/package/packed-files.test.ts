@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = (await import('../../package.json', { with: { type: 'json' } })).default;
 
 describe('npm pack', () => {
-  it('ships only dist/*.js(.map), dist/types/**/*.d.ts, bin, the tuned encoder delta, README, LICENSE and package.json', () => {
+  it('ships only dist/*.js(.map), dist/types/**/*.d.ts, bin, README, LICENSE and package.json', () => {
     const { files } = packDryRun(root);
     const paths: string[] = files.map((f: { path: string }) => f.path);
     expect(packedFileProblems(paths, pkg)).toEqual([]);
@@ -26,10 +26,11 @@ describe('npm pack', () => {
       'bin/loopctl.mjs',
       'dist/index.js',
       'dist/cli.js',
-      'assets/use-lite-tools.delta',
     ]) {
       expect(paths).toContain(required);
     }
+    // The tuned encoder's delta stays in the repository (loopctl model --delta FILE): not the library.
+    expect(paths.filter((p) => p.startsWith('assets/'))).toEqual([]);
     // The tool-search adapters, one small entry per SDK, and the Responses client.
     for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses']) {
       expect(paths).toContain(`dist/${entry}.js`);

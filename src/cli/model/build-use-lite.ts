@@ -47,15 +47,20 @@ export const ONNX_FILES: Readonly<Record<UseLiteDtype, string>> = Object.freeze(
   int8: 'onnx/model_quantized.onnx',
 });
 
-/** The tuned encoder's delta (weights-delta.ts), shipped in loopctl's package under `assets/`. */
+/**
+ * The tuned encoder's delta (weights-delta.ts), kept in loopctl's repository under `assets/`.
+ * The npm package is the library alone and does not carry it (7.7 MB for an opt-in encoder that
+ * did not beat the base one on unseen registries): `loopctl model --variant tools --delta FILE`.
+ */
 export const TOOLS_DELTA_FILE = 'use-lite-tools.delta';
 
 /**
- * The shipped delta of the tuned encoder: `assets/use-lite-tools.delta` at the package root,
- * found from the bundled CLI (`dist/`) or from the source tree (`src/cli/model/`).
+ * The tuned encoder's delta beside this code: `assets/use-lite-tools.delta` at the root of a
+ * loopctl checkout, found from the bundled CLI (`dist/`) or from the source tree
+ * (`src/cli/model/`). An npm install has none: pass the file (`deltaFile`, `--delta`).
  *
  * @example
- * const file = findToolsDelta() // …/node_modules/loopctl/assets/use-lite-tools.delta
+ * const file = findToolsDelta() // …/loopctl/assets/use-lite-tools.delta
  */
 export function findToolsDelta(from: string = import.meta.url): string {
   // Variables, not literals: bundlers would otherwise try to resolve the files at build time.
@@ -64,7 +69,7 @@ export function findToolsDelta(from: string = import.meta.url): string {
   const found = candidates.find((file) => existsSync(file));
   if (!found)
     throw new ModelBuildError(
-      `the tuned encoder's delta (${TOOLS_DELTA_FILE}) is missing from this loopctl install (looked in ${candidates.join(', ')}); reinstall loopctl`,
+      `the tuned encoder's delta (${TOOLS_DELTA_FILE}) is not here (looked in ${candidates.join(', ')}): the npm package does not carry it. Take assets/${TOOLS_DELTA_FILE} from the loopctl repository and pass it with --delta FILE`,
     );
   return found;
 }
@@ -89,10 +94,10 @@ export interface BuildUseLiteOptions {
   dtypes?: readonly UseLiteDtype[];
   /**
    * Encoders to write. Default `['base']`. `'tools'` adds the tuned encoder
-   * (`onnx/model_tools*.onnx`): the base weights plus the delta loopctl ships.
+   * (`onnx/model_tools*.onnx`): the base weights plus the tuned encoder's delta.
    */
   variants?: readonly UseLiteVariant[];
-  /** The tuned encoder's delta. Default: the one in loopctl's package ({@link findToolsDelta}). */
+  /** The tuned encoder's delta. Default: the one in a loopctl checkout ({@link findToolsDelta}). */
   deltaFile?: string;
   /** Replace an existing folder that an earlier build wrote (its config.json says use-lite). */
   replace?: boolean;

@@ -154,7 +154,7 @@ function toolsReadme(tools: ToolsVariantInfo): string {
 
 The same graph and tokenizer with weights fine-tuned by loopctl's maintainers for prompt → tool retrieval
 (contrastive training on public tool-retrieval data; see loopctl's docs/model.md and scripts/train/). It is built here
-from the weights above plus the int8 weight delta shipped in the loopctl package (sha256 ${tools.deltaSha256});
+from the weights above plus the int8 weight delta kept in the loopctl repository (assets/use-lite-tools.delta, sha256 ${tools.deltaSha256});
 the rebuilt float32 tensors have sha256 ${tools.weightsSha256}. Its vectors are not comparable with the base
 encoder's: \`useLiteEmbedder({ variant: 'tools' })\` loads it under its own embedder id.
 ${typeof data === 'string' ? `\nTrained on: ${data}\n` : ''}`;

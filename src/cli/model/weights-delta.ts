@@ -185,7 +185,7 @@ export function encodeWeightsDelta(
 export function readDeltaHeader(bytes: Uint8Array, where: string): { header: DeltaHeader; payload: Uint8Array } {
   const refuse = (why: string): never => {
     throw new ModelBuildError(
-      `${where}: ${why}. Reinstall loopctl (or rebuild the delta); the tuned model was not built.`,
+      `${where}: ${why}. Take the delta again from the loopctl repository (or rebuild it); the tuned model was not built.`,
     );
   };
   if (bytes.byteLength < 16) refuse(`truncated (${bytes.byteLength} bytes, not even a header)`);
