@@ -110,8 +110,6 @@ export async function createThreadedNativeSession(
   }
 
   const session = {
-    inputNames: ['input_ids', 'attention_mask'],
-    outputNames: ['sentence_embedding'],
     async run(feeds: Record<string, WireTensor>) {
       const wire: Record<string, WireTensor> = {};
       for (const [name, tensor] of Object.entries(feeds)) {

@@ -6,7 +6,7 @@
  * message's parse. The result is what one `JSON.parse` and one `TextEncoder.encode` give.
  */
 import type { Span } from './json-spans.js';
-import { arrayElements, objectMembers } from './json-spans.js';
+import { arrayElements, JSON_CONTROL, objectMembers } from './json-spans.js';
 
 /** A request body parsed in steps: the object, and where each top-level value sits. */
 export interface StepParsedBody {
@@ -104,9 +104,6 @@ async function parseValue(text: string, span: Span, budget: Budget): Promise<unk
   }
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses these unescaped in a string
-const CONTROL = /[\u0000-\u001f]/;
-
 /**
  * A long string literal: without escapes its value is the text between the quotes (checked for
  * the control characters JSON refuses); with them, parsed a piece at a time, each cut placed
@@ -122,7 +119,7 @@ async function parseStringInSteps(text: string, span: Span, budget: Budget): Pro
     // No escapes: the value is the text itself (a slice, not a copy), once checked.
     for (let at = start; at < end; at += budget.step) {
       await spend(budget, Math.min(budget.step, end - at));
-      if (CONTROL.test(text.slice(at, Math.min(end, at + budget.step)))) return INVALID;
+      if (JSON_CONTROL.test(text.slice(at, Math.min(end, at + budget.step)))) return INVALID;
     }
     return text.slice(start, end);
   }
@@ -132,7 +129,7 @@ async function parseStringInSteps(text: string, span: Span, budget: Budget): Pro
     await spend(budget, cut - at);
     const raw = text.slice(at, cut);
     if (!raw.includes('\\')) {
-      if (CONTROL.test(raw)) return INVALID;
+      if (JSON_CONTROL.test(raw)) return INVALID;
       pieces.push(raw);
     } else {
       try {

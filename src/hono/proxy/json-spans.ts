@@ -153,11 +153,12 @@ function strictKeyText(text: string, start: number, end: number): string | undef
   if (end > text.length || text.charCodeAt(end - 1) !== 0x22 || end - start < 2) return undefined;
   const raw = text.slice(start + 1, end - 1);
   if (raw.includes('\\')) return keyText(text, start, end);
-  return CONTROL.test(raw) ? undefined : raw;
+  return JSON_CONTROL.test(raw) ? undefined : raw;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses these unescaped in a string
-const CONTROL = /[\u0000-\u001f]/;
+/** The characters JSON refuses unescaped in a string. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: that is the point
+export const JSON_CONTROL = /[\u0000-\u001f]/;
 
 function skipSpace(text: string, from: number): number {
   let i = from;
