@@ -6,7 +6,7 @@
  * @module loopctl/transformers
  */
 import type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from '../embed/embedder.js';
-import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
+import { loadableEmbedder, loadOnce, type ModelCallQueue } from '../embed/load-once.js';
 import { mergeOptions } from '../options.js';
 import { configureOrtWasm, hasWebGpuAdapter, type WasmPaths } from './ort-runtime.js';
 
@@ -143,7 +143,11 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
 
   const model = loadOnce(load);
 
-  const embed = async (texts: readonly string[], { signal }: EmbedOptions = {}): Promise<Float32Array[]> => {
+  const embed = async (
+    texts: readonly string[],
+    { signal }: EmbedOptions = {},
+    modelCall: ModelCallQueue,
+  ): Promise<Float32Array[]> => {
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
     const { extractor } = await model.get();
@@ -151,12 +155,14 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     const order = texts.map((_, i) => i).sort((a, b) => (texts[a]?.length ?? 0) - (texts[b]?.length ?? 0));
     const out: Float32Array[] = new Array(texts.length);
     for (let start = 0; start < order.length; start += batchSize) {
-      signal?.throwIfAborted();
       const slice = order.slice(start, start + batchSize);
-      const vectors = await runPipeline(
-        extractor,
-        slice.map((i) => texts[i] ?? ''),
-      );
+      const vectors = await modelCall(() => {
+        signal?.throwIfAborted();
+        return runPipeline(
+          extractor,
+          slice.map((i) => texts[i] ?? ''),
+        );
+      });
       slice.forEach((index, k) => {
         out[index] = vectors[k] as Float32Array;
       });
@@ -169,7 +175,7 @@ export function transformersEmbedder(options: TransformersEmbedderOptions): Tran
     id: `${options.model}/${options.dtype ?? 'default'}/mean`,
     dimensions: () => options.dimensions ?? model.value?.backend.dimensions ?? 0,
     model,
-    // One session runs one batch at a time (the embedder queues the calls).
+    // One session runs one batch at a time: every call goes through the embedder's one queue.
     embed,
     release: async ({ extractor }) => {
       await (extractor as { dispose?: () => Promise<void> }).dispose?.();

@@ -16,7 +16,7 @@ import { concatBytes } from '../concat-bytes.js';
 import { errorMessage } from '../describe-error.js';
 import type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from '../embed/embedder.js';
 import { lengthBuckets } from '../embed/length-buckets.js';
-import { loadableEmbedder, loadOnce } from '../embed/load-once.js';
+import { loadableEmbedder, loadOnce, type ModelCallQueue } from '../embed/load-once.js';
 import { mergeOptions } from '../options.js';
 import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
 import {
@@ -425,7 +425,11 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     return vectors;
   };
 
-  const embed = async (texts: readonly string[], embedOptions: EmbedOptions = {}): Promise<Float32Array[]> => {
+  const embed = async (
+    texts: readonly string[],
+    embedOptions: EmbedOptions = {},
+    modelCall: ModelCallQueue,
+  ): Promise<Float32Array[]> => {
     const { signal } = embedOptions;
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
@@ -448,11 +452,13 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     const result: Float32Array[] = new Array(texts.length);
     let done = 0;
     for (const slice of batches) {
-      signal?.throwIfAborted();
-      const vectors = await runBatch(
-        state,
-        slice.map((i) => tokens[i] ?? []),
-      );
+      const vectors = await modelCall(() => {
+        signal?.throwIfAborted();
+        return runBatch(
+          state,
+          slice.map((i) => tokens[i] ?? []),
+        );
+      });
       slice.forEach((index, k) => {
         result[index] = vectors[k] as Float32Array;
       });
@@ -466,7 +472,8 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     id: useLiteEmbedderId(variant, dtype),
     dimensions: () => USE_LITE_DIMENSIONS,
     model: loaded,
-    // onnxruntime-web rejects concurrent run() on one session (the embedder queues the calls).
+    // onnxruntime-web rejects concurrent run() on one session: every call goes through the
+    // embedder's one queue, and a query's call waits for the call in progress only.
     embed,
     vocabularyCoverage: ({ tokenizer }, text) => {
       const { known, unknown } = tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS);

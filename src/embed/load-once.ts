@@ -1,5 +1,5 @@
 import type { EmbedOptions, LoadableEmbedder } from './embedder.js';
-import { oneAtATime } from './one-at-a-time.js';
+import { taskQueue } from './one-at-a-time.js';
 
 /**
  * A model (or any costly resource) that loads once: the first `get()` starts the load and
@@ -51,14 +51,26 @@ export function loadOnce<T>(load: () => Promise<T>): LoadOnce<T> {
   };
 }
 
+/** Runs model calls one at a time, in the order they were given (see {@link loadableEmbedder}). */
+export type ModelCallQueue = <T>(call: () => Promise<T>) => Promise<T>;
+
 /** What {@link loadableEmbedder} builds an embedder from. */
 export interface LoadableEmbedderParts<Model extends { readonly backend: Backend }, Backend> {
   readonly id: string;
   /** The vector size (it may be known only once the model has loaded). */
   dimensions(): number;
   readonly model: LoadOnce<Model>;
-  /** Embed with the model; calls are queued, so one session never runs two batches at once. */
-  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * Embed with the model, each model call passed through `modelCall`: calls run one at a time
+   * in the order they were queued, so one session never runs two batches at once, and embeds
+   * that overlap take turns call by call (a short query waits for the call in progress, not for
+   * every batch of a long text list queued before it).
+   */
+  embed(
+    texts: readonly string[],
+    options: EmbedOptions | undefined,
+    modelCall: ModelCallQueue,
+  ): Promise<Float32Array[]>;
   /**
    * How much of a text the model's vocabulary covers, 0 to 1 (see `Embedder.vocabularyCoverage`);
    * asked only once the model has loaded.
@@ -70,7 +82,7 @@ export interface LoadableEmbedderParts<Model extends { readonly backend: Backend
 
 /**
  * A {@link LoadableEmbedder} over a model that loads once: `backend` and `load()` read the
- * model, `embed` runs one call at a time, `dispose()` forgets and releases it (the next call
+ * model, `embed` runs one model call at a time (overlapping embeds interleave their calls), `dispose()` forgets and releases it (the next call
  * loads again).
  *
  * @example
@@ -81,6 +93,7 @@ export function loadableEmbedder<Model extends { readonly backend: Backend }, Ba
   parts: LoadableEmbedderParts<Model, Backend>,
 ): LoadableEmbedder<Backend> {
   const { model } = parts;
+  const modelCall = taskQueue();
   return {
     id: parts.id,
     get dimensions() {
@@ -92,7 +105,7 @@ export function loadableEmbedder<Model extends { readonly backend: Backend }, Ba
     async load() {
       return (await model.get()).backend;
     },
-    embed: oneAtATime((texts: readonly string[], options?: EmbedOptions) => parts.embed(texts, options)),
+    embed: (texts: readonly string[], options?: EmbedOptions) => parts.embed(texts, options, modelCall),
     ...(parts.vocabularyCoverage
       ? {
           vocabularyCoverage(text: string): number | undefined {

@@ -15,17 +15,3 @@ export function taskQueue(): <T>(task: () => Promise<T>) => Promise<T> {
     return run;
   };
 }
-
-/**
- * Wrap an async function so calls run one after another, in call order (over one
- * {@link taskQueue}).
- *
- * @example
- * const embedSerially = oneAtATime((texts: string[]) => session.run(texts))
- */
-export function oneAtATime<Args extends unknown[], Result>(
-  fn: (...args: Args) => Promise<Result>,
-): (...args: Args) => Promise<Result> {
-  const serially = taskQueue();
-  return (...args) => serially(() => fn(...args));
-}
