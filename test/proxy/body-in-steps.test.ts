@@ -6,7 +6,8 @@
  * lands somewhere awkward (inside escapes, between surrogate halves, inside keys).
  */
 import { describe, expect, it } from 'vitest';
-import { encodeInSteps, parseObjectInSteps } from '../../src/hono/proxy/body-in-steps.js';
+import { applyEdits } from '../../src/hono/proxy/body-edits.js';
+import { encodeEditedInSteps, encodeInSteps, parseObjectInSteps } from '../../src/hono/proxy/body-in-steps.js';
 import { type BodyReadError, decodeBody, decodeBodyInSteps } from '../../src/hono/read-body.js';
 
 function random(seed: number): () => number {
@@ -154,6 +155,61 @@ describe('encodeInSteps', () => {
       expect(await encodeInSteps(text, noPause, step)).toEqual(encoder.encode(text));
       expect(await encodeInSteps(pieces, noPause, step)).toEqual(encoder.encode(text));
     }
+  });
+});
+
+describe('encodeEditedInSteps', () => {
+  it('gives the edited text as TextEncoder gives it, ASCII bodies (copied from their bytes) or not', async () => {
+    const next = random(43);
+    const encoder = new TextEncoder();
+    let fromBytes = 0;
+    for (let round = 0; round < 300; round++) {
+      const plain = next() < 0.5;
+      const text = plain
+        ? randomString(next, Math.floor(next() * 300)).replace(/[^\x00-\x7f]/g, 'x')
+        : randomString(next, Math.floor(next() * 300));
+      const bytes = next() < 0.2 ? encoder.encode(`\ufeff${text}`) : encoder.encode(text);
+      if (bytes.byteLength === text.length) fromBytes++;
+      const cuts = Array.from({ length: Math.floor(next() * 4) * 2 }, () => Math.floor(next() * (text.length + 1)));
+      cuts.sort((a, b) => a - b);
+      const edits = [];
+      for (let i = 0; i < cuts.length; i += 2)
+        edits.push({ start: cuts[i] as number, end: cuts[i + 1] as number, text: randomString(next, 5) });
+      edits.reverse(); // in any order, as the proxy gathers them
+      const step = 1 + Math.floor(next() * 16);
+      const expected = encoder.encode(applyEdits(text, edits));
+      expect(
+        await encodeEditedInSteps(
+          text,
+          bytes.subarray(bytes.byteLength - encoder.encode(text).byteLength),
+          edits,
+          noPause,
+          step,
+        ),
+      ).toEqual(expected);
+      // A BOM in front: the bytes are not the text's one for one, so the text is encoded.
+      if (bytes.byteLength !== encoder.encode(text).byteLength)
+        expect(await encodeEditedInSteps(text, bytes, edits, noPause, step)).toEqual(expected);
+    }
+    expect(fromBytes).toBeGreaterThan(50); // the copy path ran, not only the encoding one
+  });
+
+  it('copies an ASCII body from its bytes, pausing between steps', async () => {
+    const text = `{"messages":"${'a'.repeat(1000)}","tools":[1,2,3]}`;
+    const bytes = new TextEncoder().encode(text);
+    const tools = text.indexOf('[1,2,3]');
+    let pauses = 0;
+    const sent = await encodeEditedInSteps(
+      text,
+      bytes,
+      [{ start: tools, end: tools + 7, text: '["é"]' }],
+      async () => {
+        pauses++;
+      },
+      100,
+    );
+    expect(new TextDecoder().decode(sent)).toBe(text.replace('[1,2,3]', '["é"]'));
+    expect(pauses).toBe(10); // 1,031 bytes copied or encoded, 100 at a time
   });
 });
 

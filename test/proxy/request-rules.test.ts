@@ -385,8 +385,14 @@ describe('request body', () => {
   it('reads a body of declared length in one go, and a chunked one as it streams', async () => {
     const text = '{"messages":[{"role":"user","content":"café ☕"}]}';
     const bytes = encoder.encode(text);
-    expect(await readBodyText(request(bytes, { 'content-length': String(bytes.byteLength) }), 1024)).toBe(text);
-    expect(await readBodyText(request(streamed([bytes.slice(0, 37), bytes.slice(37)])), 1024)).toBe(text);
+    expect(await readBodyText(request(bytes, { 'content-length': String(bytes.byteLength) }), 1024)).toEqual({
+      text,
+      bytes,
+    });
+    expect(await readBodyText(request(streamed([bytes.slice(0, 37), bytes.slice(37)])), 1024)).toEqual({
+      text,
+      bytes,
+    });
   });
 
   it('refuses an empty body, bytes that are not UTF-8, and a body over the limit, declared or streamed', async () => {

@@ -21,8 +21,8 @@ import type { AsyncToolSelector, SelectionContext } from '../../select/selector.
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
-import { appendEdit, applyEdits, editedPieces, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
-import { encodeInSteps, parseObjectInSteps } from './body-in-steps.js';
+import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
+import { encodeEditedInSteps, parseObjectInSteps } from './body-in-steps.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
@@ -344,7 +344,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           'x-loopctl-selector',
         );
       }
-      const text = await readBodyText(c.req.raw, maxBodyBytes);
+      const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes);
       const parsed = isLargeBody(text.length) ? await parseObjectInSteps(text, nextTurn) : undefined;
       const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed);
       await largeBodyTurn(text.length);
@@ -357,9 +357,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         skipped,
         ...(policy ? { policy } : {}),
       });
-      // The forwarded text as pieces (slices of the client's text and the edits), joined or
-      // encoded only once it is final.
-      let body: readonly string[] = [text];
+      // The forwarded text as the client's text and the edits to it, joined or encoded only
+      // once it is final.
+      let edits: readonly Edit[] = [];
       let outcome: Outcome;
       let rounds: Forwarding['rounds'];
       const policy = resolvePolicy(request, {
@@ -403,7 +403,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         else {
           const tail = await tailReveal(request, plan, resolve, signal);
           const forwarded = planned(request, plan, tail);
-          body = editedPieces(request.text, forwarded.edits([], new Set()));
+          edits = forwarded.edits([], new Set());
           outcome = { ...forwarded.outcome, ...(tail.length > 0 ? { revealed: tail.length } : {}) };
           if (plan.meta) rounds = searchRounds(request, plan, forwarded.body, () => selector, signal, tail);
         }
@@ -412,8 +412,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         // turn of the event loop lets the runtime notice before fetch reuses it.
         if (Date.now() - started > 1000) await new Promise((done) => setTimeout(done, 0));
       }
-      const size = body.reduce((sum, piece) => sum + piece.length, 0);
-      const sent = isLargeBody(size) ? await encodeInSteps(body, nextTurn) : body.join('');
+      const sent = isLargeBody(text.length)
+        ? await encodeEditedInSteps(text, bytes, edits, nextTurn)
+        : applyEdits(text, edits);
       outcome = { ...outcome, ms: performance.now() - arrived };
       const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
       return await forward(c, {

@@ -9,17 +9,23 @@ import { BodyReadError, decodeBodyInSteps, readBody } from '../read-body.js';
 import { nextTurn } from './large-body-turn.js';
 import { ProxyRequestError } from './request-error.js';
 
+/** A request body: its bytes, and the text they decode to. */
+export interface BodyText {
+  readonly text: string;
+  readonly bytes: Uint8Array;
+}
+
 /**
- * Read `request`'s body as UTF-8 text. Throws {@link ProxyRequestError}: 413 over `limit`
- * bytes, 400 when empty or not UTF-8.
+ * Read `request`'s body as UTF-8 text, keeping its bytes (a large ASCII body is forwarded from
+ * them). Throws {@link ProxyRequestError}: 413 over `limit` bytes, 400 when empty or not UTF-8.
  *
  * @example
- * const text = await readBodyText(c.req.raw, 8 * 1024 * 1024)
+ * const { text } = await readBodyText(c.req.raw, 8 * 1024 * 1024)
  */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
+export async function readBodyText(request: Request, limit: number): Promise<BodyText> {
   try {
     const bytes = await readBody(request, { maxBytes: limit });
-    return await decodeBodyInSteps(bytes, nextTurn); // a large body a piece at a time
+    return { text: await decodeBodyInSteps(bytes, nextTurn), bytes }; // a large body a piece at a time
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw error;
     if (error.reason === 'too_large')
