@@ -50,7 +50,7 @@ const figures = await runBigPromptBench({
   bigRounds: Number(values.rounds),
   aloneCount: Number(values.alone),
   intervalMs: Number(values.interval),
-  ...(profileDir ? { proxyExecArgv: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  ...(profileDir ? { proxyExecArgv: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] } : {}),
 });
 const after = loadavg();
 const ms = (value) => `${value.toFixed(1)} ms`;
@@ -64,6 +64,11 @@ console.log(
 );
 console.log(line('alone ', figures.alone));
 console.log(line('during', figures.during));
+console.log(line('alone,  proxy before upstream', figures.aloneBeforeUpstream));
+console.log(line('during, proxy before upstream', figures.duringBeforeUpstream));
+console.log(
+  `proxy event loop from the first big request on: longest delay ${ms(figures.proxyStalls.maxMs)}, p99 ${ms(figures.proxyStalls.p99Ms)}`,
+);
 console.log(`moved: p50 ${ms(moved.p50)}, max ${ms(moved.max)}`);
 if (profileDir) console.log(`proxy CPU profile: ${profileDir}`);
 const met = moved.max < 50;

@@ -1,12 +1,13 @@
 /**
  * `npm run bench:big-prompt`: issue 29's "one large prompt stalls every request", measured.
- * The Node entry with USE-lite and the default `hybrid` selector, 150 tools per request, the
- * recording upstream. Four processes: the proxy (`big-prompt-proxy-child.ts`), two upstreams
+ * The Node entry with USE-lite and the default `hybrid` selector, 150 tools per request. Four
+ * processes: the proxy (`big-prompt-proxy-child.ts`), two upstreams
  * (`big-prompt-upstream-child.ts`) and the client (this one), so the figure is the proxy's own
  * stall, not the upstream's read of the body it is forwarded nor the client's send. The small
- * requests speak Chat Completions to one upstream and the big one speaks Messages to the other:
- * a shared stand-in upstream would hold the small requests while it parses the big body, a
- * cost of the stand-in, not of the proxy (a real upstream serves them on other machines).
+ * requests speak Chat Completions to the recording upstream and the big one speaks Messages to
+ * an upstream that only drains it: a shared stand-in upstream would hold the small requests
+ * while it parses the big body, and one that parses it at all spends a core's worth of time the
+ * proxy needs (a real upstream serves them on other machines).
  *
  * Small requests start on a fixed schedule (one every `intervalMs`, whether or not the last one
  * answered, so a stall shows in every request it holds up), first alone, then while a prompt as
@@ -35,6 +36,11 @@ export interface BigPromptFigures {
   readonly bigMs: readonly number[];
   readonly alone: LatencySummary;
   readonly during: LatencySummary;
+  /** The proxy's own part of the small requests' latency: arrival to upstream call (its server-timing). */
+  readonly aloneBeforeUpstream: LatencySummary;
+  readonly duringBeforeUpstream: LatencySummary;
+  /** The proxy's event loop, from the first big request on: its longest delay and p99, in ms. */
+  readonly proxyStalls: { readonly maxMs: number; readonly p99Ms: number };
 }
 
 /** Options for {@link runBigPromptBench}. */
@@ -66,8 +72,8 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
   try {
     type Upstream = { openAIBaseURL: string; anthropicBaseURL: string };
     const [small, big] = await Promise.all([
-      start<Upstream>(options.upstreamChild, [], [], children),
-      start<Upstream>(options.upstreamChild, [], [], children),
+      start<Upstream>(options.upstreamChild, ['recording'], [], children),
+      start<Upstream>(options.upstreamChild, ['drain'], [], children),
     ]);
     const proxy = await start<{ url: string }>(
       options.proxyChild,
@@ -75,6 +81,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
       options.proxyExecArgv ?? [],
       children,
     );
+    const proxyChild = children.at(-1) as ChildProcess;
     const chat = new URL(`${proxy.url}/v1/chat/completions`);
     const messages = new URL(`${proxy.url}/v1/messages`);
     const chatTools = openAITools(wideToolSet());
@@ -90,6 +97,8 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
           tools: messagesTools,
         }),
       );
+    // Each small answer's server-timing: the proxy's time from arrival to the upstream call.
+    const beforeUpstream = new Map<Buffer, number>();
     const post = (body: Buffer, endpoint = chat): Promise<void> =>
       new Promise((done, fail) => {
         const sent = httpRequest(
@@ -104,6 +113,8 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
             },
           },
           (response) => {
+            const timing = /dur=([\d.]+)/.exec(String(response.headers['server-timing'] ?? ''));
+            if (timing) beforeUpstream.set(body, Number(timing[1]));
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
@@ -118,14 +129,16 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
         sent.end(body);
       });
     const smallOf = (label: string): Buffer => smallBody(`weather in Oslo ${label}`);
-    const timed = async (body: Buffer): Promise<{ began: number; ms: number }> => {
+    const timed = async (body: Buffer): Promise<{ began: number; ms: number; proxyMs: number }> => {
       const began = performance.now();
       await post(body);
-      return { began, ms: performance.now() - began };
+      const ms = performance.now() - began;
+      return { began, ms, proxyMs: beforeUpstream.get(body) ?? Number.NaN };
     };
     // Small requests on a schedule until `until()` says stop; bodies built before each clock starts.
-    const schedule = async (until: () => boolean, label: string): Promise<{ began: number; ms: number }[]> => {
-      const runs: Promise<{ began: number; ms: number }>[] = [];
+    type Run = { began: number; ms: number; proxyMs: number };
+    const schedule = async (until: () => boolean, label: string): Promise<Run[]> => {
+      const runs: Promise<Run>[] = [];
       for (let i = 0; !until(); i += 1) {
         const body = smallOf(`${label} ${i}`);
         runs.push(timed(body));
@@ -138,13 +151,16 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
     for (let i = 0; i < 10; i += 1) await post(smallOf(`warm up ${i}`));
     await post(bigBodyOf('weather in Oslo, warm up'), messages); // the Messages route and its upstream
     let aloneLeft = aloneCount;
-    const alone = (await schedule(() => aloneLeft-- <= 0, 'alone')).map((run) => run.ms);
+    const aloneRuns = await schedule(() => aloneLeft-- <= 0, 'alone');
+    const alone = aloneRuns.map((run) => run.ms);
 
     // The largest prompt the body limit admits, with the request's own JSON around it.
     const room = bodyLimit - bigBodyOf('').byteLength - 1024;
     const bigBody = bigBodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
     const during: number[] = [];
+    const duringProxy: number[] = [];
     const bigMs: number[] = [];
+    proxyChild.send('reset');
     for (let round = 0; round < bigRounds; round += 1) {
       await new Promise((done) => setTimeout(done, 200)); // the last round's small requests drain
       let answered = Number.POSITIVE_INFINITY;
@@ -155,9 +171,25 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
       const runs = await schedule(() => answered !== Number.POSITIVE_INFINITY, `during ${round}`);
       await big;
       bigMs.push(answered - sent);
-      for (const run of runs) if (run.began >= sent && run.began < answered) during.push(run.ms);
+      for (const run of runs)
+        if (run.began >= sent && run.began < answered) {
+          during.push(run.ms);
+          duringProxy.push(run.proxyMs);
+        }
     }
-    return { bigBytes: bigBody.byteLength, bigMs, alone: summary(alone), during: summary(during) };
+    const proxyStalls = await new Promise<BigPromptFigures['proxyStalls']>((done) => {
+      proxyChild.once('message', (message) => done(message as BigPromptFigures['proxyStalls']));
+      proxyChild.send('stalls');
+    });
+    return {
+      bigBytes: bigBody.byteLength,
+      bigMs,
+      alone: summary(alone),
+      during: summary(during),
+      aloneBeforeUpstream: summary(aloneRuns.map((run) => run.proxyMs)),
+      duringBeforeUpstream: summary(duringProxy),
+      proxyStalls,
+    };
   } finally {
     await Promise.all(children.map(stop));
   }

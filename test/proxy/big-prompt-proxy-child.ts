@@ -2,11 +2,13 @@
  * `npm run bench:big-prompt`'s proxy, in a process of its own so that only its own event loop
  * stalls on the big body: the Node entry with USE-lite from disk and the default selector
  * (`hybrid`). Started by {@link runBigPromptBench} with `fork`; it sends `{ url }` once it
- * listens and exits when the parent disconnects (after writing a CPU profile when run with
+ * listens, answers 'stalls' with its event loop's longest delay since the last 'reset', and exits
+ * when the parent disconnects (after writing a CPU profile when run with
  * `--cpu-prof`).
  *
  *   node big-prompt-proxy-child.mjs <model-dir> <openai-base-url> <anthropic-base-url> <token>
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { optionsFromVars } from '../../src/hono/index.js';
 import { startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
@@ -27,6 +29,13 @@ const server = await startNodeServer({
   port: 0,
 });
 process.send({ url: server.url });
+// The proxy's own stalls: how late a 1 ms timer fires. 'reset' starts a window, 'stalls' reports it.
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+process.on('message', (message) => {
+  if (message === 'reset') delay.reset();
+  if (message === 'stalls') process.send?.({ maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6 });
+});
 process.once('disconnect', () => {
   // process.exit() would skip writing the --cpu-prof profile; closing the server lets the loop end.
   void server.close();
