@@ -2,8 +2,10 @@
 // requests served alongside it (test/proxy/big-prompt-bench.ts; issue 29's target: < 50 ms).
 // The proxy, the upstream and the client run in three processes.
 //
-//   node scripts/bench-big-prompt.mjs [--model models/use-lite] [--rounds 3] [--alone 60] [--interval 20] [--cpu-prof DIR]
+//   node scripts/bench-big-prompt.mjs [--model models/use-lite] [--rounds 3] [--alone 60] [--interval 20]
+//     [--big-selector NAME] [--cpu-prof DIR]
 //
+// --big-selector NAME selects the big prompt with NAME (e.g. bm25: its body's path without model calls).
 // --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile) into DIR.
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock npm run bench:big-prompt
 import { mkdirSync } from 'node:fs';
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     alone: { type: 'string', default: '60' },
     interval: { type: 'string', default: '20' },
     'cpu-prof': { type: 'string' },
+    'big-selector': { type: 'string' },
   },
 });
 
@@ -50,6 +53,7 @@ const figures = await runBigPromptBench({
   bigRounds: Number(values.rounds),
   aloneCount: Number(values.alone),
   intervalMs: Number(values.interval),
+  ...(values['big-selector'] ? { bigSelector: values['big-selector'] } : {}),
   ...(profileDir ? { proxyExecArgv: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] } : {}),
 });
 const after = loadavg();

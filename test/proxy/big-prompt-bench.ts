@@ -58,6 +58,11 @@ export interface BigPromptBenchOptions {
   readonly bigRounds?: number;
   /** One small request starts every this many ms. Default 20. */
   readonly intervalMs?: number;
+  /**
+   * The big prompt's selector (`x-loopctl-selector`), e.g. `bm25` to measure the body's path
+   * without its model calls. Default: the server's (`hybrid`), as the small requests use.
+   */
+  readonly bigSelector?: string;
   /** Extra `node` flags for the proxy child (e.g. `--cpu-prof --cpu-prof-dir=…`). */
   readonly proxyExecArgv?: readonly string[];
 }
@@ -110,6 +115,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
               'content-type': 'application/json',
               'content-length': String(body.byteLength),
               'anthropic-version': '2023-06-01',
+              ...(options.bigSelector && endpoint !== chat ? { 'x-loopctl-selector': options.bigSelector } : {}),
             },
           },
           (response) => {
