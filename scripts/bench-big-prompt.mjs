@@ -71,7 +71,7 @@ console.log(line('during', figures.during));
 console.log(line('alone,  proxy before upstream', figures.aloneBeforeUpstream));
 console.log(line('during, proxy before upstream', figures.duringBeforeUpstream));
 console.log(
-  `proxy event loop from the first big request on: longest delay ${ms(figures.proxyStalls.maxMs)}, p99 ${ms(figures.proxyStalls.p99Ms)}`,
+  `proxy from the first big request on: event loop longest delay ${ms(figures.proxyStalls.maxMs)}, p99 ${ms(figures.proxyStalls.p99Ms)}; CPU ${ms(figures.proxyStalls.cpuMs / figures.bigMs.length)} a big round (user ${ms(figures.proxyStalls.userMs / figures.bigMs.length)})`,
 );
 console.log(`moved: p50 ${ms(moved.p50)}, max ${ms(moved.max)}`);
 if (profileDir) console.log(`proxy CPU profile: ${profileDir}`);

@@ -39,8 +39,11 @@ export interface BigPromptFigures {
   /** The proxy's own part of the small requests' latency: arrival to upstream call (its server-timing). */
   readonly aloneBeforeUpstream: LatencySummary;
   readonly duringBeforeUpstream: LatencySummary;
-  /** The proxy's event loop, from the first big request on: its longest delay and p99, in ms. */
-  readonly proxyStalls: { readonly maxMs: number; readonly p99Ms: number };
+  /**
+   * The proxy from the first big request on: its event loop's longest delay and p99, and the
+   * CPU time its process spent (main thread, model worker, and the small requests' share), in ms.
+   */
+  readonly proxyStalls: { readonly maxMs: number; readonly p99Ms: number; readonly cpuMs: number };
 }
 
 /** Options for {@link runBigPromptBench}. */

@@ -2,7 +2,7 @@
  * `npm run bench:big-prompt`'s proxy, in a process of its own so that only its own event loop
  * stalls on the big body: the Node entry with USE-lite from disk and the default selector
  * (`hybrid`). Started by {@link runBigPromptBench} with `fork`; it sends `{ url }` once it
- * listens, answers 'stalls' with its event loop's longest delay since the last 'reset', and exits
+ * listens, answers 'stalls' with its event loop's longest delay and its CPU time (all threads) since the last 'reset', and exits
  * when the parent disconnects (after writing a CPU profile when run with
  * `--cpu-prof`).
  *
@@ -32,9 +32,21 @@ process.send({ url: server.url });
 // The proxy's own stalls: how late a 1 ms timer fires. 'reset' starts a window, 'stalls' reports it.
 const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();
+let cpuSince = process.cpuUsage();
 process.on('message', (message) => {
-  if (message === 'reset') delay.reset();
-  if (message === 'stalls') process.send?.({ maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6 });
+  if (message === 'reset') {
+    delay.reset();
+    cpuSince = process.cpuUsage();
+  }
+  if (message === 'stalls') {
+    const cpu = process.cpuUsage(cpuSince);
+    process.send?.({
+      maxMs: delay.max / 1e6,
+      p99Ms: delay.percentile(99) / 1e6,
+      cpuMs: (cpu.user + cpu.system) / 1e3,
+      userMs: cpu.user / 1e3,
+    });
+  }
 });
 process.once('disconnect', () => {
   // process.exit() would skip writing the --cpu-prof profile; closing the server lets the loop end.

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyEdits } from '../../src/hono/proxy/body-edits.js';
 import { encodeEditedInSteps, encodeInSteps, parseObjectInSteps } from '../../src/hono/proxy/body-in-steps.js';
+import { hasJsonControl } from '../../src/hono/proxy/json-spans.js';
 import { type BodyReadError, decodeBody, decodeBodyInSteps } from '../../src/hono/read-body.js';
 
 function random(seed: number): () => number {
@@ -155,6 +156,22 @@ describe('encodeInSteps', () => {
       expect(await encodeInSteps(text, noPause, step)).toEqual(encoder.encode(text));
       expect(await encodeInSteps(pieces, noPause, step)).toEqual(encoder.encode(text));
     }
+  });
+});
+
+describe('hasJsonControl', () => {
+  it('finds each of U+0000 to U+001F anywhere in a long text, and nothing else', () => {
+    const long = 'a "quoted" \\ é 日本 😀 \u007f \u2028 '.repeat(400); // over 4,096 characters
+    expect(long.length).toBeGreaterThan(4096);
+    expect(hasJsonControl(long)).toBe(false);
+    const next = random(47);
+    for (let code = 0; code < 0x20; code++) {
+      const at = Math.floor(next() * long.length);
+      const text = `${long.slice(0, at)}${String.fromCharCode(code)}${long.slice(at)}`;
+      expect(hasJsonControl(text)).toBe(true);
+      expect(hasJsonControl(text.slice(0, 100) + String.fromCharCode(code))).toBe(true); // the short path
+    }
+    expect(hasJsonControl(' ')).toBe(false);
   });
 });
 

@@ -8,7 +8,7 @@
 import type { Edit } from './body-edits.js';
 import { editedPieces } from './body-edits.js';
 import type { Span } from './json-spans.js';
-import { arrayElements, JSON_CONTROL, objectMembers } from './json-spans.js';
+import { arrayElements, hasJsonControl, objectMembers } from './json-spans.js';
 
 /** A request body parsed in steps: the object, and where each top-level value sits. */
 export interface StepParsedBody {
@@ -121,7 +121,7 @@ async function parseStringInSteps(text: string, span: Span, budget: Budget): Pro
     // No escapes: the value is the text itself (a slice, not a copy), once checked.
     for (let at = start; at < end; at += budget.step) {
       await spend(budget, Math.min(budget.step, end - at));
-      if (JSON_CONTROL.test(text.slice(at, Math.min(end, at + budget.step)))) return INVALID;
+      if (hasJsonControl(text.slice(at, Math.min(end, at + budget.step)))) return INVALID;
     }
     return text.slice(start, end);
   }
@@ -131,7 +131,7 @@ async function parseStringInSteps(text: string, span: Span, budget: Budget): Pro
     await spend(budget, cut - at);
     const raw = text.slice(at, cut);
     if (!raw.includes('\\')) {
-      if (JSON_CONTROL.test(raw)) return INVALID;
+      if (hasJsonControl(raw)) return INVALID;
       pieces.push(raw);
     } else {
       try {
