@@ -134,7 +134,7 @@ export function decodeBody(bytes: Uint8Array): string {
 export async function decodeBodyInSteps(
   bytes: Uint8Array,
   pause: () => Promise<void>,
-  piece = 1024 * 1024,
+  piece = 256 * 1024,
 ): Promise<string> {
   if (bytes.byteLength <= piece) return decodeBody(bytes);
   const parts: string[] = [];

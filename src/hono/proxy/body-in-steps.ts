@@ -16,8 +16,12 @@ export interface StepParsedBody {
   readonly spans: Map<string, Span>;
 }
 
-/** Characters (UTF-16 units) parsed or encoded between two pauses. */
-export const STEP_CHARS = 512 * 1024;
+/**
+ * Characters (UTF-16 units) parsed or encoded between two pauses. 128K rather than 512K (with
+ * 256 KiB decode and write pieces): the small requests served beside an 8 MiB prompt moved by
+ * 0–3 ms at p50 instead of 7–15 ms, for a big answer of 410–540 ms instead of 190–290 ms.
+ */
+export const STEP_CHARS = 128 * 1024;
 
 const INVALID = Symbol('invalid');
 

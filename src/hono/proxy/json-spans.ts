@@ -163,7 +163,7 @@ const CONTROLS = Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(c
 /**
  * Whether `text` holds a character JSON refuses unescaped in a string (U+0000 to U+001F). A
  * long text is searched for each of the 32 with `indexOf`, about twice as fast as the one
- * character-class regex over a 512K-character step of a large prompt.
+ * character-class regex over the steps of a large prompt.
  *
  * @example
  * hasJsonControl('line\nbreak') // false: an escape, not the character
