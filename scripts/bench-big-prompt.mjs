@@ -8,7 +8,7 @@
 // --big-selector NAME selects the big prompt with NAME (e.g. bm25: its body's path without model calls).
 // --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile) into DIR.
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock npm run bench:big-prompt
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,8 +44,20 @@ await build({
 });
 const { runBigPromptBench } = await import(pathToFileURL(join(outdir, 'big-prompt-bench.mjs')).href);
 
+// The CPU time the host took from this machine (Linux /proc/stat "steal"): on a shared virtual
+// machine it delays every process at random, and the worst request with it.
+const cpuTimes = () => {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const n = fields.map(Number);
+    return { total: n.reduce((a, b) => a + b, 0), steal: n[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+};
 const profileDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
 const before = loadavg();
+const timesBefore = cpuTimes();
 const figures = await runBigPromptBench({
   modelDir: resolve(values.model),
   proxyChild: join(outdir, 'big-prompt-proxy-child.mjs'),
@@ -57,11 +69,16 @@ const figures = await runBigPromptBench({
   ...(profileDir ? { proxyExecArgv: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] } : {}),
 });
 const after = loadavg();
+const timesAfter = cpuTimes();
+const steal =
+  timesBefore && timesAfter && timesAfter.total > timesBefore.total
+    ? `; CPU steal ${((100 * (timesAfter.steal - timesBefore.steal)) / (timesAfter.total - timesBefore.total)).toFixed(1)}%`
+    : '';
 const ms = (value) => `${value.toFixed(1)} ms`;
 const line = (name, s) => `small requests ${name}: n=${s.n} p50 ${ms(s.p50)} p90 ${ms(s.p90)} max ${ms(s.max)}`;
 const moved = { p50: figures.during.p50 - figures.alone.p50, max: figures.during.max - figures.alone.max };
 console.log(
-  `load average (1 min) before ${before[0].toFixed(2)}, after ${after[0].toFixed(2)}; one small request every ${values.interval} ms`,
+  `load average (1 min) before ${before[0].toFixed(2)}, after ${after[0].toFixed(2)}${steal}; one small request every ${values.interval} ms`,
 );
 console.log(
   `big prompt: ${(figures.bigBytes / 1024 / 1024).toFixed(2)} MiB body, ${figures.bigMs.length} rounds answered in ${figures.bigMs.map(ms).join(', ')}`,
