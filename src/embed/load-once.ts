@@ -82,8 +82,8 @@ export interface LoadableEmbedderParts<Model extends { readonly backend: Backend
 
 /**
  * A {@link LoadableEmbedder} over a model that loads once: `backend` and `load()` read the
- * model, `embed` runs one model call at a time (overlapping embeds interleave their calls), `dispose()` forgets and releases it (the next call
- * loads again).
+ * model, `embed` runs one model call at a time (overlapping embeds interleave their calls),
+ * `dispose()` forgets and releases it (the next call loads again).
  *
  * @example
  * const model = loadOnce(async () => ({ session: await createSession(), backend: { device: 'wasm' } }))

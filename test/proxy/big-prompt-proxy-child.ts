@@ -2,7 +2,8 @@
  * `npm run bench:big-prompt`'s proxy, in a process of its own so that only its own event loop
  * stalls on the big body: the Node entry with USE-lite from disk and the default selector
  * (`hybrid`). Started by {@link runBigPromptBench} with `fork`; it sends `{ url }` once it
- * listens, answers 'stalls' with its event loop's longest delay and its CPU time (all threads) since the last 'reset', and exits
+ * listens, answers 'stalls' with its event loop's longest delay and its CPU time (all threads)
+ * since the last 'reset', and exits
  * when the parent disconnects (after writing a CPU profile when run with
  * `--cpu-prof`).
  *

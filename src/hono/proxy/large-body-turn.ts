@@ -35,10 +35,10 @@ export function isLargeBody(size: number): boolean {
  * @example
  * await nextTurn()
  */
-// A zero timeout rather than Node's setImmediate: Node waits about 1 ms before it fires, and the
-// small requests' work runs in that gap. With setImmediate an 8 MiB prompt was answered sooner
-// (155–315 ms, not 400–530 ms) but the small requests served meanwhile moved by 14–17 ms at
-// p50 instead of 1–5 ms (bench:big-prompt).
 export function nextTurn(): Promise<void> {
+  // A zero timeout rather than Node's setImmediate: Node waits about 1 ms before it fires, and
+  // the small requests' work runs in that gap. With setImmediate an 8 MiB prompt was answered
+  // sooner (155–315 ms, not 400–530 ms) but the small requests served meanwhile moved by
+  // 14–17 ms at p50 instead of 1–5 ms (bench:big-prompt).
   return new Promise((done) => setTimeout(done, 0));
 }
