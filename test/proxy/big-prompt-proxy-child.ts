@@ -3,9 +3,8 @@
  * stalls on the big body: the Node entry with USE-lite from disk and the default selector
  * (`hybrid`). Started by {@link runBigPromptBench} with `fork`; it sends `{ url }` once it
  * listens, answers 'stalls' with its event loop's longest delay and its CPU time (all threads)
- * since the last 'reset', and exits
- * when the parent disconnects (after writing a CPU profile when run with
- * `--cpu-prof`).
+ * since the last 'reset', and exits when the parent disconnects (after writing a CPU profile
+ * when run with `--cpu-prof`).
  *
  *   node big-prompt-proxy-child.mjs <model-dir> <openai-base-url> <anthropic-base-url> <token>
  */
