@@ -224,7 +224,9 @@ export async function encodeInSteps(
  * (a strictly decoded byte ≥ 0x80 or a BOM leaves fewer units than bytes), so a character's
  * offset is its byte's: the unedited stretches are copied from `bytes`, `step` bytes at a time,
  * and only the edits' texts are encoded. That spares an 8 MiB prompt its re-encoding and one
- * of its copies. Otherwise {@link encodeInSteps} of the edited pieces. The same bytes either way.
+ * of its copies; when the edits make nothing longer at any point, `bytes` itself is edited (the
+ * caller must not read it afterwards). Otherwise {@link encodeInSteps} of the edited pieces. The
+ * same bytes either way.
  *
  * @example
  * const sent = await encodeEditedInSteps(text, bytes, [toolsEdit], nextTurn)
@@ -238,14 +240,24 @@ export async function encodeEditedInSteps(
 ): Promise<Uint8Array<ArrayBuffer>> {
   if (bytes.byteLength !== text.length) return encodeInSteps(editedPieces(text, edits), pause, step);
   const sorted = [...edits].sort((a, b) => a.start - b.start);
+  // Each piece: where it comes from (a stretch of `bytes`, or an edit's encoded text).
   const pieces: Uint8Array[] = [];
   let at = 0;
+  let growth = 0; // bytes written less bytes read so far
+  let inPlace = true;
   for (const edit of sorted) {
-    pieces.push(bytes.subarray(at, edit.start), encoder.encode(edit.text));
+    const encoded = encoder.encode(edit.text);
+    pieces.push(bytes.subarray(at, edit.start), encoded);
+    growth += encoded.byteLength - (edit.end - edit.start);
+    if (growth > 0) inPlace = false;
     at = edit.end;
   }
   pieces.push(bytes.subarray(at));
-  const out = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
+  // Where no edit writes past what has been read (the narrowed `tools` is shorter than the
+  // client's), the body is edited in its own buffer, moving stretches left: an 8 MiB prompt
+  // then costs no second buffer, which the collector would otherwise reclaim every round.
+  const size = bytes.byteLength + growth;
+  const out = inPlace ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(size);
   let written = 0;
   let sincePause = 0;
   for (const piece of pieces) {
@@ -255,11 +267,15 @@ export async function encodeEditedInSteps(
         sincePause = 0;
       }
       const to = Math.min(piece.byteLength, from + step - sincePause);
-      out.set(piece.subarray(from, to), written);
+      if (out.buffer === piece.buffer) {
+        // Leftwards within one buffer: copyWithin moves the bytes without a temporary copy.
+        const source = piece.byteOffset - out.byteOffset;
+        out.copyWithin(written, source + from, source + to);
+      } else out.set(piece.subarray(from, to), written);
       written += to - from;
       sincePause += to - from;
       from = to;
     }
   }
-  return out;
+  return out.subarray(0, size);
 }
