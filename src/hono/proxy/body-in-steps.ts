@@ -196,24 +196,14 @@ export async function encodeInSteps(
       out = grown;
     }
   };
-  let sincePause = 0;
   let held = ''; // a high surrogate that ended a step, held for the low one that may follow
-  for (const piece of pieces) {
-    for (let at = 0; at < piece.length; ) {
-      if (sincePause >= step) {
-        await pause();
-        sincePause = 0;
-      }
-      const end = Math.min(piece.length, at + step - sincePause);
-      let chunk = held + piece.slice(at, end);
-      sincePause += end - at;
-      at = end;
-      const last = chunk.charCodeAt(chunk.length - 1);
-      held = last >= 0xd800 && last <= 0xdbff ? chunk.slice(-1) : '';
-      if (held !== '') chunk = chunk.slice(0, -1);
-      write(chunk);
-    }
-  }
+  await inSteps(pieces, step, pause, (piece, from, to) => {
+    let chunk = held + piece.slice(from, to);
+    const last = chunk.charCodeAt(chunk.length - 1);
+    held = last >= 0xd800 && last <= 0xdbff ? chunk.slice(-1) : '';
+    if (held !== '') chunk = chunk.slice(0, -1);
+    write(chunk);
+  });
   write(held);
   return out.subarray(0, written);
 }
@@ -259,23 +249,36 @@ export async function encodeEditedInSteps(
   const size = bytes.byteLength + growth;
   const out = inPlace ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(size);
   let written = 0;
+  await inSteps(pieces, step, pause, (piece, from, to) => {
+    if (out.buffer === piece.buffer) {
+      // Leftwards within one buffer: copyWithin moves the bytes without a temporary copy.
+      const source = piece.byteOffset - out.byteOffset;
+      out.copyWithin(written, source + from, source + to);
+    } else out.set(piece.subarray(from, to), written);
+    written += to - from;
+  });
+  return out.subarray(0, size);
+}
+
+// Visit `pieces` in order, `step` units at a time (a piece's `length`: characters or bytes),
+// awaiting `pause()` whenever a step's worth has been visited since the last one.
+async function inSteps<Piece extends { readonly length: number }>(
+  pieces: readonly Piece[],
+  step: number,
+  pause: () => Promise<void>,
+  visit: (piece: Piece, from: number, to: number) => void,
+): Promise<void> {
   let sincePause = 0;
   for (const piece of pieces) {
-    for (let from = 0; from < piece.byteLength; ) {
+    for (let from = 0; from < piece.length; ) {
       if (sincePause >= step) {
         await pause();
         sincePause = 0;
       }
-      const to = Math.min(piece.byteLength, from + step - sincePause);
-      if (out.buffer === piece.buffer) {
-        // Leftwards within one buffer: copyWithin moves the bytes without a temporary copy.
-        const source = piece.byteOffset - out.byteOffset;
-        out.copyWithin(written, source + from, source + to);
-      } else out.set(piece.subarray(from, to), written);
-      written += to - from;
+      const to = Math.min(piece.length, from + step - sincePause);
+      visit(piece, from, to);
       sincePause += to - from;
       from = to;
     }
   }
-  return out.subarray(0, size);
 }
