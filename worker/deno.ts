@@ -1,7 +1,7 @@
 /**
  * The demo deployment's Deno entry: the loopctl API over the demo tools on `Deno.serve`.
  *
- *   LOOPCTL_DEV=1 npx deno run --config test/deno/deno.json --cached-only --allow-net --allow-env --allow-read worker/deno.ts
+ *   LOOPCTL_DEV=1 npx deno run --config test/deno/deno.json --cached-only --allow-net --allow-env --allow-read --unstable-no-legacy-abort worker/deno.ts
  *
  * (The embedding selector needs only `--allow-read`: USE-lite tokenises in plain JS, no FFI.)
  * Like the Workers entry it refuses `/v1/*` (503) until `LOOPCTL_TOKEN` is set; `LOOPCTL_DEV=1`

@@ -34,7 +34,10 @@ export type DenoAppOptions = Partial<AppOptions> &
 
 /**
  * A request handler for `Deno.serve`: the variables (default the environment: `LOOPCTL_TOKEN`,
- * `MODEL_BASE_URL`…) become app options, and `options` override them.
+ * `MODEL_BASE_URL`…) become app options, and `options` override them. The app reads
+ * `request.signal` as "the client went away" (to stop upstream work); Deno 2.9 still also aborts
+ * it after a successful response and warns once about it. Both are handled; run with
+ * `--unstable-no-legacy-abort` to opt in to the coming behaviour and drop the warning.
  *
  * @example
  * Deno.serve({ port: 8787 }, denoHandler({ registry }))
@@ -49,7 +52,7 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
  * Serve the app with `Deno.serve` on `PORT`/`HOST` (default `127.0.0.1:8787`).
  *
  * @example
- * serveDeno({ registry }) // deno run --allow-net --allow-env main.ts
+ * serveDeno({ registry }) // deno run --allow-net --allow-env --unstable-no-legacy-abort main.ts
  */
 export function serveDeno(
   options: DenoAppOptions & { port?: number; hostname?: string },
