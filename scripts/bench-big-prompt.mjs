@@ -1,12 +1,12 @@
 // `npm run bench:big-prompt`: how far one body-limit-sized prompt moves the latency of small
 // requests served alongside it (test/proxy/big-prompt-bench.ts; issue 29's target: < 50 ms).
-// The proxy, the upstream and the client run in three processes.
+// The proxy, two upstreams and the client run in four processes.
 //
 //   node scripts/bench-big-prompt.mjs [--model models/use-lite] [--rounds 3] [--alone 60] [--interval 20]
 //     [--big-selector NAME] [--cpu-prof DIR]
 //
 // --big-selector NAME selects the big prompt with NAME (e.g. bm25: its body's path without model calls).
-// --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile) into DIR.
+// --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile, sampled every 100 µs) into DIR.
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock npm run bench:big-prompt
 import { mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

@@ -43,7 +43,12 @@ export interface BigPromptFigures {
    * The proxy from the first big request on: its event loop's longest delay and p99, and the
    * CPU time its process spent (main thread, model worker, and the small requests' share), in ms.
    */
-  readonly proxyStalls: { readonly maxMs: number; readonly p99Ms: number; readonly cpuMs: number };
+  readonly proxyStalls: {
+    readonly maxMs: number;
+    readonly p99Ms: number;
+    readonly cpuMs: number;
+    readonly userMs: number;
+  };
 }
 
 /** Options for {@link runBigPromptBench}. */
@@ -105,9 +110,8 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
           tools: messagesTools,
         }),
       );
-    // Each small answer's server-timing: the proxy's time from arrival to the upstream call.
-    const beforeUpstream = new Map<Buffer, number>();
-    const post = (body: Buffer, endpoint = chat): Promise<void> =>
+    // Resolves with the answer's server-timing: the proxy's time from arrival to the upstream call.
+    const post = (body: Buffer, endpoint = chat): Promise<number> =>
       new Promise((done, fail) => {
         const sent = httpRequest(
           endpoint,
@@ -123,11 +127,10 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
           },
           (response) => {
             const timing = /dur=([\d.]+)/.exec(String(response.headers['server-timing'] ?? ''));
-            if (timing) beforeUpstream.set(body, Number(timing[1]));
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
-              if (response.statusCode === 200) done();
+              if (response.statusCode === 200) done(timing ? Number(timing[1]) : Number.NaN);
               else
                 fail(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
             });
@@ -140,9 +143,8 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
     const smallOf = (label: string): Buffer => smallBody(`weather in Oslo ${label}`);
     const timed = async (body: Buffer): Promise<{ began: number; ms: number; proxyMs: number }> => {
       const began = performance.now();
-      await post(body);
-      const ms = performance.now() - began;
-      return { began, ms, proxyMs: beforeUpstream.get(body) ?? Number.NaN };
+      const proxyMs = await post(body);
+      return { began, ms: performance.now() - began, proxyMs };
     };
     // Small requests on a schedule until `until()` says stop; bodies built before each clock starts.
     type Run = { began: number; ms: number; proxyMs: number };
