@@ -36,6 +36,8 @@ export interface BigPromptFigures {
   readonly bigMs: readonly number[];
   readonly alone: LatencySummary;
   readonly during: LatencySummary;
+  /** Each small request's latency while the big prompt was in flight, in the order they began. */
+  readonly duringMs: readonly number[];
   /** The proxy's own part of the small requests' latency: arrival to upstream call (its server-timing). */
   readonly aloneBeforeUpstream: LatencySummary;
   readonly duringBeforeUpstream: LatencySummary;
@@ -197,6 +199,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
       bigMs,
       alone: summary(alone),
       during: summary(during),
+      duringMs: during,
       aloneBeforeUpstream: summary(aloneRuns.map((run) => run.proxyMs)),
       duringBeforeUpstream: summary(duringProxy),
       proxyStalls,
