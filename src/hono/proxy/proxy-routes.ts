@@ -542,10 +542,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     // Our own link to the upstream calls: the client leaving, or the client's stream being cancelled, ends them.
     const controller = new AbortController();
     const signal = controller.signal;
-    const clientSignal = forwarding.signal;
-    const leave = (): void => controller.abort(clientSignal.reason);
-    if (clientSignal.aborted) leave();
-    else clientSignal.addEventListener('abort', leave, { once: true });
+    abortWith(forwarding.signal, controller);
     const rounds = forwarding.rounds
       ? { ...forwarding.rounds, send: (next: string) => call(c, forwarding, next, signal) }
       : undefined;
@@ -767,6 +764,17 @@ function search(c: Context): string {
   const url = c.req.url;
   const at = url.indexOf('?');
   return at === -1 ? '' : url.slice(at);
+}
+
+/**
+ * Abort `controller` when `client` aborts (the client left). The listener closes over the two
+ * alone: Node's fetch holds the signal a Request was built from until that Request is collected,
+ * so a listener that reached the request's own state made a cycle the collector never broke,
+ * and every proxied request stayed in memory after its answer (test/proxy/request-memory.test.ts).
+ */
+function abortWith(client: AbortSignal, controller: AbortController): void {
+  if (client.aborted) controller.abort(client.reason);
+  else client.addEventListener('abort', () => controller.abort(client.reason), { once: true });
 }
 
 // Some runtimes expose no usable request signal; then nothing cancels but the body stream.
