@@ -26,6 +26,15 @@ const REPLY = JSON.stringify({
   choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }],
 });
 
+const chunkOf = (content: string): string =>
+  JSON.stringify({
+    id: 'chatcmpl-memory',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'scripted',
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  });
+
 // A full collection on demand: the flag makes `gc` a global of contexts created after it.
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -36,10 +45,19 @@ let server: RunningServer;
 beforeAll(async () => {
   // An upstream that reads the body and answers, keeping nothing (the fixture records requests).
   upstream = createServer((req, res) => {
-    req.resume();
+    let streamed = false;
+    req.on('data', (chunk: Buffer) => {
+      streamed ||= chunk.includes('"stream":true');
+    });
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(REPLY);
+      if (!streamed) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(REPLY);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const word of ['do', 'ne']) res.write(`data: ${chunkOf(word)}\n\n`);
+      res.end('data: [DONE]\n\n');
     });
   });
   await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
@@ -56,13 +74,14 @@ afterAll(async () => {
   await new Promise((done) => upstream?.close(done));
 });
 
-async function post(content: string): Promise<number> {
+async function post(content: string, stream = false): Promise<number> {
   const response = await fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content }], tools: TOOLS }),
+    body: JSON.stringify({ model: 'scripted', stream, messages: [{ role: 'user', content }], tools: TOOLS }),
   });
-  await response.text();
+  const text = await response.text();
+  if (stream && !text.includes('[DONE]')) throw new Error(`not a whole stream: ${text.slice(0, 200)}`);
   return response.status;
 }
 
@@ -84,6 +103,14 @@ describe('memory a proxied request leaves behind (Node entry)', () => {
     for (let i = 0; i < 300; i += 1) expect(await post(`weather in Oslo ${i}`)).toBe(200);
     const grown = (await heapAfterCollection()) - before;
     // Kept, they were about 33 MB; what remains is noise of a few MB at most.
+    expect(grown).toBeLessThan(8 * MiB);
+  }, 60_000);
+
+  it('150 streamed answers leave the heap about where it was', async () => {
+    for (let i = 0; i < 10; i += 1) expect(await post(`weather in Oslo, warm up ${i}`, true)).toBe(200);
+    const before = await heapAfterCollection();
+    for (let i = 0; i < 150; i += 1) expect(await post(`weather in Oslo ${i}`, true)).toBe(200);
+    const grown = (await heapAfterCollection()) - before;
     expect(grown).toBeLessThan(8 * MiB);
   }, 60_000);
 
