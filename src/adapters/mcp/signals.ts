@@ -1,4 +1,5 @@
 /** The signal the mount hands the SDK for one request. */
+import { abortWith } from '../../limits/abort-with.js';
 
 /**
  * A signal that follows `outer` until disposed. The SDK never removes the abort listener it
@@ -12,8 +13,5 @@
 export function linkSignal(outer: AbortSignal | undefined): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   if (!outer) return { signal: controller.signal, dispose: () => undefined };
-  const onAbort = (): void => controller.abort(outer.reason);
-  if (outer.aborted) onAbort();
-  else outer.addEventListener('abort', onAbort, { once: true });
-  return { signal: controller.signal, dispose: () => outer.removeEventListener('abort', onAbort) };
+  return { signal: controller.signal, dispose: abortWith(outer, controller) };
 }

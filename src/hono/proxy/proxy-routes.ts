@@ -12,6 +12,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { errorMessage } from '../../describe-error.js';
+import { abortWith } from '../../limits/abort-with.js';
 import type { FetchLike } from '../../model/http.js';
 import { globalFetch } from '../../model/http.js';
 import { mergeOptions } from '../../options.js';
@@ -764,17 +765,6 @@ function search(c: Context): string {
   const url = c.req.url;
   const at = url.indexOf('?');
   return at === -1 ? '' : url.slice(at);
-}
-
-/**
- * Abort `controller` when `client` aborts (the client left). The listener closes over the two
- * alone: Node's fetch holds the signal a Request was built from until that Request is collected,
- * so a listener that reached the request's own state made a cycle the collector never broke,
- * and every proxied request stayed in memory after its answer (test/proxy/request-memory.test.ts).
- */
-function abortWith(client: AbortSignal, controller: AbortController): void {
-  if (client.aborted) controller.abort(client.reason);
-  else client.addEventListener('abort', () => controller.abort(client.reason), { once: true });
 }
 
 // Some runtimes expose no usable request signal; then nothing cancels but the body stream.

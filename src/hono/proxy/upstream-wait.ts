@@ -5,6 +5,8 @@
  * between, sees bytes on a slow upstream (a long prompt, a cold model) and keeps the connection.
  */
 
+import { abortWith } from '../../limits/abort-with.js';
+
 /** The upstream sent nothing within the first-byte timeout. */
 export class FirstByteTimeout extends Error {
   override name = 'FirstByteTimeout';
@@ -27,9 +29,7 @@ export async function firstByteWithin(
   call: (signal: AbortSignal) => Promise<Response>,
 ): Promise<Response> {
   const controller = new AbortController();
-  const forward = (): void => controller.abort(signal.reason);
-  if (signal.aborted) forward();
-  else signal.addEventListener('abort', forward, { once: true });
+  abortWith(signal, controller);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   const timeout =
