@@ -819,8 +819,9 @@ export interface Prerequisites {
  * The prerequisites of a selection: for each anchor (best first), each link whose input the
  * prompt does not supply is served by a provider already picked, or else by its best provider
  * (link evidence plus the prompt's own score for it) while the budget lasts; a provider's own
- * prerequisites follow, to {@link LINK_DEFAULTS.depth}. Each tool is visited once, so cycles
- * cost nothing.
+ * prerequisites follow, to {@link LINK_DEFAULTS.depth}. The tools take turns, one slot of the
+ * budget each, so a second anchor's lookup is not crowded out by the first anchor's second
+ * input. Each tool is visited once, so cycles cost nothing.
  *
  * @example
  * const { extra, neededBy } = prerequisitesFor(links, { picked, anchors: picked.slice(0, 3), score, prompt, budget: 2 })
@@ -870,33 +871,49 @@ export function prerequisitesFor(
     if (!list.includes(consumer)) list.push(consumer);
     neededBy.set(provider, list);
   };
-  for (let head = 0; head < queue.length; head++) {
-    const { tool, depth } = queue[head] as { tool: number; depth: number };
-    for (const link of links.needs.get(tool) ?? []) {
-      if (
-        link.input &&
-        (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))
-      )
-        continue;
-      let chosen = link.providers.find((provider) => surface.has(provider));
-      if (chosen === undefined) {
-        if (extra.length >= budget) continue;
-        let best = -Infinity;
-        link.providers.forEach((provider, i) => {
-          const value = (link.strength[i] as number) + promptWeight * ((score[provider] as number) || 0);
-          if (value > best) {
-            best = value;
-            chosen = provider;
-          }
-        });
-        if (chosen === undefined) continue;
-        extra.push(chosen);
-        surface.add(chosen);
-      }
-      note(chosen, link.link.tool);
-      if (depth + 1 < LINK_DEFAULTS.depth && !visited.has(chosen)) {
-        visited.add(chosen);
-        queue.push({ tool: chosen, depth: depth + 1 });
+  // In turns: each queued tool serves its inputs up to the first that costs a slot of the budget,
+  // then the next tool has its turn, so every anchor's first lookup comes before any anchor's second.
+  const next = queue.map(() => 0);
+  for (let more = true; more; ) {
+    more = false;
+    for (let head = 0; head < queue.length; head++) {
+      const { tool, depth } = queue[head] as { tool: number; depth: number };
+      const needs = links.needs.get(tool) ?? [];
+      while ((next[head] ?? 0) < needs.length) {
+        const link = needs[next[head] ?? 0] as (typeof needs)[number];
+        next[head] = (next[head] ?? 0) + 1;
+        if (
+          link.input &&
+          (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))
+        )
+          continue;
+        let chosen = link.providers.find((provider) => surface.has(provider));
+        let spent = false;
+        if (chosen === undefined) {
+          if (extra.length >= budget) continue;
+          let best = -Infinity;
+          link.providers.forEach((provider, i) => {
+            const value = (link.strength[i] as number) + promptWeight * ((score[provider] as number) || 0);
+            if (value > best) {
+              best = value;
+              chosen = provider;
+            }
+          });
+          if (chosen === undefined) continue;
+          extra.push(chosen);
+          surface.add(chosen);
+          spent = true;
+        }
+        note(chosen, link.link.tool);
+        if (depth + 1 < LINK_DEFAULTS.depth && !visited.has(chosen)) {
+          visited.add(chosen);
+          queue.push({ tool: chosen, depth: depth + 1 });
+          next.push(0);
+        }
+        if (spent) {
+          more = true;
+          break;
+        }
       }
     }
   }

@@ -208,6 +208,35 @@ describe('declared links and bad input', () => {
     });
     expect(extra).toHaveLength(2);
   });
+
+  it('anchors take turns: each one’s first lookup comes before another’s second', () => {
+    // "Share the board deck": the first anchor needs two handles, the second one; a budget of
+    // two must not go to the first anchor alone.
+    const tools = [
+      tool('share_message', 'Share a chat message into a channel.', { message_id: str(), channel_id: str() }),
+      tool('share_file', 'Share a file with people.', { file_id: str(), emails: str() }, ['file_id']),
+      tool('search_messages', 'Search chat history; returns message IDs.', { q: str() }, []),
+      tool('lookup_channel', 'Look up a channel by name; returns its channel ID.', { name: str() }),
+      tool('search_files', 'Search files; returns file IDs.', { q: str() }, []),
+    ];
+    const links = inferToolLinks(tools);
+    expect(links.links.map((link) => [link.tool, link.providers[0]])).toEqual([
+      ['share_message', 'search_messages'],
+      ['share_message', 'lookup_channel'],
+      ['share_file', 'search_files'],
+    ]);
+    const run = (budget: number) =>
+      prerequisitesFor(links, {
+        picked: [0, 1],
+        anchors: [0, 1],
+        score: new Float64Array(tools.length),
+        prompt: 'share the board deck',
+        budget,
+      }).extra.map((i) => (tools[i] as ToolSchema).name);
+    expect(run(2)).toEqual(['search_messages', 'search_files']);
+    expect(run(3)).toEqual(['search_messages', 'search_files', 'lookup_channel']);
+    expect(run(1)).toEqual(['search_messages']);
+  });
 });
 
 describe('suppliedIn and prerequisitesFor', () => {
