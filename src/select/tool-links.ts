@@ -416,26 +416,36 @@ function toolWords(tool: ToolSchema): ToolWords {
   const name = rawName.map(stem);
   const entities = rawName.filter(isEntityWord);
   const raw = headWords(tool?.description);
+  const inputs = handleInputs(tool);
+  // A handle the description names only as one of the tool's own inputs ("can reserve a room by
+  // its room ID") is something it takes, not something it returns.
+  const own = new Set(inputs.flatMap((input) => input.entity));
   const handleNeighbours = new Set<string>();
+  let mentionsHandle = false;
   raw.forEach((word, i) => {
     if (!HANDLE_WORDS.has(word)) return;
     // "task IDs", "IDs of the tasks" (not "contact ID, email and phone": the email is no handle there).
+    const next: string[] = [];
     const before = raw[i - 1];
-    if (before && isEntityWord(before)) handleNeighbours.add(stem(before));
+    if (before && isEntityWord(before)) next.push(stem(before));
     let j = i + 1;
     if (raw[j] === 'of' || raw[j] === 'for') {
       j++;
       while (j < raw.length && j <= i + 4 && GLUE.has(raw[j] as string)) j++;
       const after = raw[j];
-      if (after && isEntityWord(after)) handleNeighbours.add(stem(after));
+      if (after && isEntityWord(after)) next.push(stem(after));
     }
+    const produced = next.filter((entity) => !own.has(entity));
+    if (next.length > 0 && produced.length === 0) return;
+    mentionsHandle = true;
+    for (const entity of produced) handleNeighbours.add(entity);
   });
   // A literal parameter name in the description ("each with its email_id") names the handle too.
   for (const match of (typeof tool?.description === 'string' ? tool.description.slice(0, 4000) : '').matchAll(
     /\b([a-z]+)_?(?:id|ids|Id|Ids)\b/g,
   )) {
     const word = (match[1] as string).toLowerCase();
-    if (isEntityWord(word)) handleNeighbours.add(stem(word));
+    if (isEntityWord(word) && !own.has(stem(word))) handleNeighbours.add(stem(word));
   }
   return {
     name,
@@ -443,9 +453,9 @@ function toolWords(tool: ToolSchema): ToolWords {
     finder: name.some((word) => FINDERS.has(word)) ? 0.4 : name.some((word) => WEAK_FINDERS.has(word)) ? 0.2 : 0,
     plural: new Set(entities.filter((word) => stem(word) !== word && word.endsWith('s')).map(stem)),
     description: new Set(raw.map(stem)),
-    mentionsHandle: raw.some((word) => HANDLE_WORDS.has(word)),
+    mentionsHandle,
     handleNeighbours,
-    inputs: handleInputs(tool),
+    inputs,
   };
 }
 

@@ -209,6 +209,24 @@ describe('declared links and bad input', () => {
     expect(extra).toHaveLength(2);
   });
 
+  it('an ID a description names only as the tool’s own input is not one it returns', () => {
+    const createEvent = (description: string) =>
+      tool('create_event', description, { title: str(), room_id: str('Meeting room ID to attach') }, ['title']);
+    const tools = [
+      tool('cancel_event', 'Cancel an event you organise.', { event_id: str() }),
+      createEvent('Create a calendar event. Can reserve a meeting room by its room ID.'),
+      tool('book_room', 'Book a room.', { room_id: str() }),
+    ];
+    const links = inferToolLinks(tools);
+    // "by its room ID" is what create_event takes: no source of event ids, nor of room ids.
+    expect(providersOf(links, 'cancel_event')).toBeUndefined();
+    expect(providersOf(links, 'book_room')).toBeUndefined();
+    // Said of what it returns, the same kind of words make it a source.
+    const returning = [...tools];
+    returning[1] = createEvent('Create a calendar event; returns the new event ID.');
+    expect(providersOf(inferToolLinks(returning), 'cancel_event')).toEqual(['create_event']);
+  });
+
   it('anchors take turns: each one’s first lookup comes before another’s second', () => {
     // "Share the board deck": the first anchor needs two handles, the second one; a budget of
     // two must not go to the first anchor alone.
