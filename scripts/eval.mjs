@@ -93,7 +93,7 @@ const OWN_LABEL = {
   holdout:
     ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
   mixdesk:
-    ' — a held-out mixed registry (written by a helper that saw neither the code nor the other registries; measured once at 0.719 hybrid@8 full recall, then the prerequisite budget went to the anchors in turns)',
+    ' — a held-out mixed registry (written by a helper that saw neither the code nor the other registries; measured once at 0.719 hybrid@8 full recall, before the two link rules its misses led to: see tuning-whole-task.md)',
 };
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
