@@ -425,18 +425,18 @@ function toolWords(tool: ToolSchema): ToolWords {
   raw.forEach((word, i) => {
     if (!HANDLE_WORDS.has(word)) return;
     // "task IDs", "IDs of the tasks" (not "contact ID, email and phone": the email is no handle there).
-    const next: string[] = [];
+    const neighbours: string[] = [];
     const before = raw[i - 1];
-    if (before && isEntityWord(before)) next.push(stem(before));
+    if (before && isEntityWord(before)) neighbours.push(stem(before));
     let j = i + 1;
     if (raw[j] === 'of' || raw[j] === 'for') {
       j++;
       while (j < raw.length && j <= i + 4 && GLUE.has(raw[j] as string)) j++;
       const after = raw[j];
-      if (after && isEntityWord(after)) next.push(stem(after));
+      if (after && isEntityWord(after)) neighbours.push(stem(after));
     }
-    const produced = next.filter((entity) => !own.has(entity));
-    if (next.length > 0 && produced.length === 0) return;
+    const produced = neighbours.filter((entity) => !own.has(entity));
+    if (neighbours.length > 0 && produced.length === 0) return;
     mentionsHandle = true;
     for (const entity of produced) handleNeighbours.add(entity);
   });
