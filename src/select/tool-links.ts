@@ -870,11 +870,12 @@ export function prerequisitesFor(
     return words;
   };
   const visited = new Set<number>();
-  const queue: { tool: number; depth: number }[] = [];
+  // Each queued tool with the position of its next input to serve.
+  const queue: { tool: number; depth: number; next: number }[] = [];
   for (const anchor of anchors) {
     if (visited.has(anchor)) continue;
     visited.add(anchor);
-    queue.push({ tool: anchor, depth: 0 });
+    queue.push({ tool: anchor, depth: 0, next: 0 });
   }
   const note = (provider: number, consumer: string) => {
     const list = neededBy.get(provider) ?? [];
@@ -883,15 +884,13 @@ export function prerequisitesFor(
   };
   // In turns: each queued tool serves its inputs up to the first that costs a slot of the budget,
   // then the next tool has its turn, so every anchor's first lookup comes before any anchor's second.
-  const next = queue.map(() => 0);
   for (let more = true; more; ) {
     more = false;
     for (let head = 0; head < queue.length; head++) {
-      const { tool, depth } = queue[head] as { tool: number; depth: number };
-      const needs = links.needs.get(tool) ?? [];
-      while ((next[head] ?? 0) < needs.length) {
-        const link = needs[next[head] ?? 0] as (typeof needs)[number];
-        next[head] = (next[head] ?? 0) + 1;
+      const entry = queue[head] as { tool: number; depth: number; next: number };
+      const needs = links.needs.get(entry.tool) ?? [];
+      while (entry.next < needs.length) {
+        const link = needs[entry.next++] as (typeof needs)[number];
         if (
           link.input &&
           (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))
@@ -915,10 +914,9 @@ export function prerequisitesFor(
           spent = true;
         }
         note(chosen, link.link.tool);
-        if (depth + 1 < LINK_DEFAULTS.depth && !visited.has(chosen)) {
+        if (entry.depth + 1 < LINK_DEFAULTS.depth && !visited.has(chosen)) {
           visited.add(chosen);
-          queue.push({ tool: chosen, depth: depth + 1 });
-          next.push(0);
+          queue.push({ tool: chosen, depth: entry.depth + 1, next: 0 });
         }
         if (spent) {
           more = true;
