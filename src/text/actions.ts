@@ -30,6 +30,7 @@ const CLASSES: Readonly<Record<string, readonly string[]>> = {
     'alert',
     'contact',
     'deliver',
+    'page',
   ],
   reply: ['reply', 'respond', 'answer'],
   forward: ['forward', 'fwd'],
@@ -138,6 +139,7 @@ const CLASSES: Readonly<Record<string, readonly string[]>> = {
 // at the start of the request or after a word that leads into one ("please email him").
 const NOUN_VERBS = new Set([
   'invite',
+  'page',
   'email',
   'mail',
   'message',
@@ -302,6 +304,27 @@ export function requestAction(text: string): string | undefined {
     return action;
   }
   return firstPhrase?.action || undefined;
+}
+
+/**
+ * Whether a text opens with a request of its own: its first word (after words that lead into
+ * one, "please", "also") is a verb of the table, or a phrase of the table starts there ("let
+ * #ops know"). "and page the on-call" does; "and dogs" does not.
+ *
+ * @example
+ * opensWithAction('ack ALR-7710') // true
+ * opensWithAction('the details') // false
+ */
+export function opensWithAction(text: string): boolean {
+  const head = typeof text === 'string' ? text.slice(0, 200) : '';
+  const words = rawWords(head);
+  let at = 0;
+  while (at < words.length && LEADS.has(words[at] as string)) at++;
+  const first = words[at];
+  if (first === undefined) return false;
+  if (BY_WORD.has(stem(first)) && !isPlural(first)) return true;
+  const rest = words.slice(at).join(' ');
+  return PHRASES.some(([pattern, action]) => action !== '' && pattern.exec(rest)?.index === 0);
 }
 
 /**

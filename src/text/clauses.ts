@@ -6,6 +6,7 @@
  */
 
 import { mergeOptions } from '../options.js';
+import { opensWithAction } from './actions.js';
 import { rawWords } from './words.js';
 
 /** Options for {@link splitClauses}. */
@@ -17,6 +18,11 @@ export interface ClauseOptions {
    * dogs" stays one clause). Default 4; `Infinity` never splits on a plain "and".
    */
   readonly andMinWords?: number;
+  /**
+   * A plain "and" followed by a request of its own ("and ack ALR-7710", "and let #ops know")
+   * splits when each side has at least this many words. Default 2; `Infinity` turns it off.
+   */
+  readonly andVerbMinWords?: number;
   /** A clause needs at least this many words, else it joins its neighbour. Default 2. */
   readonly minWords?: number;
   /** Like `andMinWords`, for a plain comma. Default `Infinity` (commas alone never split). */
@@ -24,7 +30,13 @@ export interface ClauseOptions {
 }
 
 /** The defaults (chosen on the dev splits; see docs/tuning.md). */
-export const CLAUSE_DEFAULTS = { maxClauses: 4, andMinWords: 4, minWords: 2, commaMinWords: Infinity } as const;
+export const CLAUSE_DEFAULTS = {
+  maxClauses: 4,
+  andMinWords: 4,
+  andVerbMinWords: 2,
+  minWords: 2,
+  commaMinWords: Infinity,
+} as const;
 
 // Sentence ends followed by space (not "3.14" or "notes.txt"), semicolons, and sequencing
 // words that start a new request. Each alternative is a separator, dropped from the clauses.
@@ -52,7 +64,7 @@ const LEADING =
  * splitClauses('convert 10 dollars to euros') // ['convert 10 dollars to euros']
  */
 export function splitClauses(prompt: string, options: ClauseOptions = {}): string[] {
-  const { maxClauses, andMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
+  const { maxClauses, andMinWords, andVerbMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
   const text = typeof prompt === 'string' ? prompt.trim() : '';
   if (text === '') return [];
   // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).
@@ -61,7 +73,7 @@ export function splitClauses(prompt: string, options: ClauseOptions = {}): strin
   const pieces = head
     .split(SEPARATOR)
     .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
-    .flatMap((piece) => splitOn(piece, AND, ' and ', andMinWords));
+    .flatMap((piece) => splitOn(piece, AND, ' and ', andMinWords, andVerbMinWords));
   const clauses: string[] = [];
   for (const piece of pieces) {
     const clause = piece
@@ -83,20 +95,27 @@ export function splitClauses(prompt: string, options: ClauseOptions = {}): strin
   return clauses;
 }
 
-function splitOn(piece: string, separator: RegExp, joiner: string, minWords: number): string[] {
-  if (!Number.isFinite(minWords)) return [piece];
+function splitOn(
+  piece: string,
+  separator: RegExp,
+  joiner: string,
+  minWords: number,
+  verbMinWords = Infinity,
+): string[] {
+  if (!Number.isFinite(minWords) && !Number.isFinite(verbMinWords)) return [piece];
   const parts = piece.split(separator);
   if (parts.length === 1) return parts;
-  // Greedy left to right: cut at an "and" only when both sides are long enough.
+  // Greedy left to right: cut at an "and" only when both sides are long enough, or, shorter,
+  // when what follows opens with a verb ("Ack ALR-5531 and page the on-call").
   const out: string[] = [];
   let current = parts[0] as string;
   for (let i = 1; i < parts.length; i++) {
     const next = parts[i] as string;
     const rest = parts.slice(i).join(joiner);
+    const [before, after, nextWords] = [rawWords(current).length, rawWords(rest).length, rawWords(next).length];
     if (
-      rawWords(current).length >= minWords &&
-      rawWords(rest).length >= minWords &&
-      rawWords(next).length >= Math.min(2, minWords)
+      (before >= minWords && after >= minWords && nextWords >= Math.min(2, minWords)) ||
+      (before >= verbMinWords && nextWords >= verbMinWords && opensWithAction(next))
     ) {
       out.push(current);
       current = next;

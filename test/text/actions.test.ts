@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestAction, toolActions } from '../../src/text/actions.js';
+import { opensWithAction, requestAction, toolActions } from '../../src/text/actions.js';
 
 describe('requestAction', () => {
   it('reads the verb of a request, a noun used as a verb included', () => {
@@ -42,5 +42,23 @@ describe('toolActions', () => {
       'reply',
     ]);
     expect([...toolActions('geometry.area_circle', 'Area of a circle.')]).toEqual([]);
+  });
+});
+
+describe('opensWithAction', () => {
+  it('a verb of the table or a phrase at the start, after words that lead into a request', () => {
+    for (const text of [
+      'ack ALR-7710',
+      'page the on-call',
+      'please email him',
+      'also let #ops know',
+      'look up the order',
+    ])
+      expect(opensWithAction(text), text).toBe(true);
+  });
+
+  it('a noun, a plural, a verb later on or nothing does not', () => {
+    for (const text of ['the details', 'dogs', 'alerts from today', 'the team and email them', '', '  '])
+      expect(opensWithAction(text), text).toBe(false);
   });
 });

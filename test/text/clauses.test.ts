@@ -16,6 +16,16 @@ describe('splitClauses', () => {
       'Book the flight and after that reserve a hotel near the venue',
       ['Book the flight', 'reserve a hotel near the venue'],
     ],
+    // A short side splits on "and" when what follows opens with a verb of its own.
+    ['Ack ALR-5531 and page the database on-call', ['Ack ALR-5531', 'page the database on-call']],
+    [
+      'Scale checkout-api in prod to 12 replicas and ack ALR-7710',
+      ['Scale checkout-api in prod to 12 replicas', 'ack ALR-7710'],
+    ],
+    [
+      'Close ticket 4415 and let #support-leads know the outage is resolved',
+      ['Close ticket 4415', 'let #support-leads know the outage is resolved'],
+    ],
   ])('%j', (prompt, clauses) => {
     expect(splitClauses(prompt)).toEqual(clauses);
   });
@@ -24,6 +34,8 @@ describe('splitClauses', () => {
     for (const prompt of [
       'convert 10 dollars to euros',
       'compare cats and dogs',
+      'find and replace the header',
+      'list open tickets and alerts',
       'weather for the next 10 days in Oslo',
       'read summary.txt and notes.md',
       'pi is 3.14159 roughly',
@@ -54,7 +66,10 @@ describe('splitClauses', () => {
       'translate the release notes to German',
     ]);
     expect(
-      splitClauses('list the open pull requests and translate the release notes to German', { andMinWords: Infinity }),
+      splitClauses('list the open pull requests and translate the release notes to German', {
+        andMinWords: Infinity,
+        andVerbMinWords: Infinity,
+      }),
     ).toHaveLength(1);
   });
 });
@@ -93,6 +108,14 @@ describe('splitEnumeration', () => {
       'open report number 0',
       'open report number 1',
       'open report number 2',
+    ]);
+  });
+});
+
+describe('splitClauses: andVerbMinWords', () => {
+  it('Infinity keeps a short side joined, as a plain "and" does', () => {
+    expect(splitClauses('Ack ALR-5531 and page the database on-call', { andVerbMinWords: Infinity })).toEqual([
+      'Ack ALR-5531 and page the database on-call',
     ]);
   });
 });
