@@ -49,6 +49,11 @@ export interface MultiIntentOptions extends ClauseOptions {
    * send_email over reply_to_email. 0 turns it off.
    */
   action?: number;
+  /**
+   * Spell out workplace shorthand in the ranked texts ("ack" → acknowledge, "DM" → direct
+   * message), keeping the short form; the table is `spellOutShorthand`'s. Default true.
+   */
+  shorthand?: boolean;
 }
 
 /**
@@ -140,7 +145,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1 },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, shorthand: true },
 } as const;
 
 interface Lexical {
@@ -335,7 +340,8 @@ export class HybridSelector implements AsyncToolSelector {
     const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
     const { clauses, enumerated } =
       intent && this.#multiIntent ? intent.intentClauses(query, this.#multiIntent) : { clauses: [], enumerated: false };
-    const texts = clauses.length > 1 ? [query, ...clauses] : [query];
+    const asked = clauses.length > 1 ? [query, ...clauses] : [query];
+    const texts = intent && this.#multiIntent?.shorthand !== false ? asked.map(intent.spellOutShorthand) : asked;
     const lexical = this.#lexicalFor(all);
     const wordsOf = texts.map((text) => this.queryWords(text));
     const words = wordsOf[0] as string[];

@@ -8,6 +8,8 @@ import { requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 
+export { spellOutShorthand } from '../text/shorthand.js';
+
 /** A ranking of the registry (one score per tool, registry order). */
 export interface ClauseRanking {
   readonly fused: Float64Array;

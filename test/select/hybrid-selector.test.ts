@@ -370,6 +370,22 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
   });
 
+  it('shorthand is spelled out: "Ack" reaches acknowledge_alert, "DM" a direct message tool', async () => {
+    const OPS: ToolSchema[] = [
+      tool('list_alerts', 'List open alerts.', { status: { type: 'string' } }),
+      tool('acknowledge_alert', 'Acknowledge an alert so it stops paging.', { alert_id: { type: 'string' } }),
+      tool('silence_alert', 'Silence an alert for a while.', { alert_id: { type: 'string' } }),
+      tool('send_direct_message', 'Send a direct message to one person.', { user: { type: 'string' } }),
+      tool('post_message', 'Post a message in a channel.', { channel: { type: 'string' } }),
+    ];
+    const base = { topK: 1, cache: memoryVectorCache(), links: false as const };
+    const spelled = new HybridSelector(countingEmbedder(), base);
+    const literal = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { shorthand: false } });
+    expect(await pick(spelled, 'ack ALR-7710 now', OPS)).toEqual(['acknowledge_alert']);
+    expect(await pick(literal, 'ack ALR-7710 now', OPS)).not.toEqual(['acknowledge_alert']);
+    expect(await pick(spelled, 'DM priya that the build is green', OPS)).toEqual(['send_direct_message']);
+  });
+
   it('rejects a mix outside 0..1', () => {
     expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
   });
