@@ -44,9 +44,9 @@ export interface MultiIntentOptions extends ClauseOptions {
    */
   clauseSlots?: boolean;
   /**
-   * Added to a clause's score for the tools among its best few whose actions (from the name
-   * and the description's first words) match the clause's verb: "email him the details" picks
-   * send_email over reply_to_email. 0 turns it off.
+   * Added to a clause's score (a one-clause prompt's own) for the tools among its best few
+   * whose actions (from the name and the description's first words) match the clause's verb:
+   * "email him the details" picks send_email over reply_to_email. 0 turns it off.
    */
   action?: number;
   /**

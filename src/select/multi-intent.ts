@@ -143,7 +143,8 @@ export function resolveAction(
 
 /**
  * In place: each clause ranking (after the whole prompt's, `rankings[0]`) resolved by its
- * clause's action (see {@link resolveAction}); nothing for a one-clause prompt or weight 0.
+ * clause's action (see {@link resolveAction}); a one-clause prompt's own ranking instead.
+ * Nothing for weight 0.
  *
  * @example
  * resolveActions(rankings, [prompt, ...clauses], all, 0.1)
@@ -154,8 +155,15 @@ export function resolveActions(
   all: readonly ToolSchema[],
   weight: number,
 ): void {
-  if (!(weight > 0) || rankings.length < 2) return;
+  if (!(weight > 0) || rankings.length === 0) return;
   const actions = actionsOf(all);
+  // A one-clause prompt is its own clause. Its ranking mixes more nouns than a clause's, so the
+  // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
+  // under the ticket tools that read or update); the best 10 are resolved, not 5.
+  if (rankings.length === 1) {
+    resolveAction((rankings[0] as ClauseRanking).fused, texts[0] ?? '', actions, { top: 10, weight });
+    return;
+  }
   for (let t = 1; t < rankings.length; t++)
     resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
 }

@@ -281,8 +281,10 @@ describe('HybridSelector multi-intent prompts', () => {
     ]);
   });
 
-  it('a one-clause prompt ranks exactly as with multi-intent off', async () => {
-    const on = new HybridSelector(countingEmbedder(), { topK: 3 });
+  it('a one-clause prompt ranks exactly as with multi-intent off, but for its action', async () => {
+    // The action (see "a clause is resolved by its action") applies to a one-clause prompt's own
+    // ranking too; without it nothing of multi-intent touches such a prompt.
+    const on = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: { action: 0 } });
     const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
     for (const prompt of [
       'what is the weather forecast in Paris',
@@ -370,6 +372,25 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
   });
 
+  it("a one-clause prompt is resolved by its action too: 'give the ticket' is assign", async () => {
+    const DESK: ToolSchema[] = [
+      // The prompt's words are the SSO ticket's and Maria's, so the ticket tools are alike to it.
+      tool('get_ticket', 'Get a ticket by its id.', { ticket_id: { type: 'string' } }),
+      tool('update_ticket', 'Update a ticket by its id.', { ticket_id: { type: 'string' } }),
+      tool('assign_ticket', 'Assign a ticket to an agent.', {
+        ticket_id: { type: 'string' },
+        agent: { type: 'string' },
+      }),
+      tool('search_tickets', 'Search tickets.', { query: { type: 'string' } }),
+    ];
+    const prompt = 'Give the SSO ticket to Maria';
+    const base = { topK: 1, cache: memoryVectorCache(), links: false as const };
+    const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0 } });
+    const resolved = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0.3 } });
+    expect(await pick(plain, prompt, DESK)).not.toContain('assign_ticket');
+    expect(await pick(resolved, prompt, DESK)).toEqual(['assign_ticket']);
+  });
+
   it('shorthand is spelled out: "Ack" reaches acknowledge_alert, "DM" a direct message tool', async () => {
     const OPS: ToolSchema[] = [
       tool('list_alerts', 'List open alerts.', { status: { type: 'string' } }),
@@ -404,10 +425,14 @@ describe('HybridSelector name coverage', () => {
     const embedder = countingEmbedder();
     const cache = memoryVectorCache();
     const prompt = 'calculate the present value of these payments';
-    expect(await top(new HybridSelector(embedder, { cache, topK: 1, nameWeight: 0 }), prompt)).toEqual([
+    // Multi-intent off: the verb "calculate" would lift the named tool by its action as well.
+    const multiIntent = false;
+    expect(await top(new HybridSelector(embedder, { cache, topK: 1, nameWeight: 0, multiIntent }), prompt)).toEqual([
       'finance_value_report',
     ]);
-    expect(await top(new HybridSelector(embedder, { cache, topK: 1 }), prompt)).toEqual(['calculate_present_value']);
+    expect(await top(new HybridSelector(embedder, { cache, topK: 1, multiIntent }), prompt)).toEqual([
+      'calculate_present_value',
+    ]);
   });
 
   it('rejects a nameWeight outside 0..1', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intentClauses, itemBests, mixClauses, sharePicks } from '../../src/select/multi-intent.js';
+import { intentClauses, itemBests, mixClauses, resolveActions, sharePicks } from '../../src/select/multi-intent.js';
 
 describe('sharePicks', () => {
   const score = Float64Array.of(0, 0, 0.8, 0, 0.9, 0, 0, 0.5, 0, 0.1);
@@ -51,5 +51,53 @@ describe('intentClauses', () => {
       clauses: ['weather in Oslo'],
       enumerated: false,
     });
+  });
+});
+
+describe('resolveActions', () => {
+  // Twelve ticket tools; assign_ticket is ranked eighth of the whole prompt.
+  const names = [
+    'get_ticket',
+    'update_ticket',
+    'list_tickets',
+    'search_tickets',
+    'close_ticket',
+    'comment_on_ticket',
+    'tag_ticket',
+    'assign_ticket',
+    'merge_tickets',
+    'export_tickets',
+    'watch_ticket',
+    'link_tickets',
+  ];
+  const all = names.map((name) => ({ name, description: '' }));
+  const ranked = () => Float64Array.from(names, (_, i) => 1 - i * 0.02);
+
+  it("a one-clause prompt's own ranking is resolved among its best 10", () => {
+    const whole = ranked();
+    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, 0.3);
+    const order = [...whole.keys()].sort((a, b) => (whole[b] as number) - (whole[a] as number));
+    // From eighth (0.86) to first (1.16); only it moved.
+    expect(names[order[0] as number]).toBe('assign_ticket');
+    expect(whole.filter((v, i) => v !== ranked()[i]).length).toBe(1);
+  });
+
+  it('a multi-clause prompt resolves its clauses among their best 5, not the whole prompt', () => {
+    const whole = ranked();
+    const clause = ranked();
+    resolveActions([{ fused: whole }, { fused: clause }], ['x', 'hand the ticket to Maria'], all, 0.1);
+    expect([...whole]).toEqual([...ranked()]);
+    // assign_ticket is eighth in the clause too: beyond its best 5, so nothing moves.
+    expect([...clause]).toEqual([...ranked()]);
+    const first = ranked();
+    resolveActions([{ fused: ranked() }, { fused: first }], ['x', 'close the ticket'], all, 0.1);
+    expect((first[4] as number) - (ranked()[4] as number)).toBeCloseTo(0.1);
+  });
+
+  it('weight 0 or a prompt with no action changes nothing', () => {
+    const whole = ranked();
+    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, 0);
+    resolveActions([{ fused: whole }], ['the SSO ticket for Maria'], all, 0.1);
+    expect([...whole]).toEqual([...ranked()]);
   });
 });
