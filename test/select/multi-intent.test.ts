@@ -70,7 +70,7 @@ describe('resolveActions', () => {
     'watch_ticket',
     'link_tickets',
   ];
-  const all = names.map((name) => ({ name, description: '' }));
+  const all = names.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
   const ranked = () => Float64Array.from(names, (_, i) => 1 - i * 0.02);
 
   it("a one-clause prompt's own ranking is resolved among its best 10", () => {
