@@ -566,6 +566,35 @@ export function inferToolLinks(
       }
       return found;
     };
+    // The tools a parameter's description names outright ("Mailbox message ID from search_email").
+    const pointedAt = (text: string, consumer: number) => {
+      const out = new Set<number>();
+      for (const token of text.match(/[A-Za-z][\w.-]*/g) ?? []) {
+        const name = token.replace(/[.]+$/, '');
+        // Only a name that cannot be a plain word ("list_deployments", "getUser"): a tool called "add" is not meant by "to add".
+        const at = position.get(name);
+        if (at !== undefined && at !== consumer && identifierWords(name).length >= 2) out.add(at);
+      }
+      return out;
+    };
+    // Siblings share their handles: tools about one object that take a parameter of one name
+    // (reply_to_email and forward_email, both `message_id`) take the same thing, and a registry
+    // often says where it comes from only once. Keyed by object and parameter.
+    const siblingKey = (tool: ToolWords, input: HandleInput) => `${tool.object ?? ''}\u0000${input.parameter}`;
+    const bySibling = new Map<string, Set<number>>();
+    words.forEach((tool, consumer) => {
+      if (tool.object === undefined || tool.inputs.length === 0) return;
+      const props = properties(all[consumer] as ToolSchema) ?? {};
+      for (const input of tool.inputs) {
+        const pointed = pointedAt(descriptionOf(props[input.parameter]), consumer);
+        if (pointed.size === 0) continue;
+        const key = siblingKey(tool, input);
+        const set = bySibling.get(key) ?? new Set<number>();
+        // Bounded: a crowd of siblings each naming others adds at most a few candidates.
+        for (const i of pointed) if (set.size < MAX_DECLARED) set.add(i);
+        bySibling.set(key, set);
+      }
+    });
     let crowded = 0;
     let crowdedExample = '';
 
@@ -577,15 +606,13 @@ export function inferToolLinks(
       const links: IndexedLink[] = [];
       for (const input of inputs) {
         const text = descriptionOf(props[input.parameter]);
-        const exact = new Set<number>();
-        for (const token of text.match(/[A-Za-z][\w.-]*/g) ?? []) {
-          const name = token.replace(/[.]+$/, '');
-          // Only a name that cannot be a plain word ("list_deployments", "getUser"): a tool called "add" is not meant by "to add".
-          const at = position.get(name);
-          if (at !== undefined && at !== consumer && identifierWords(name).length >= 2) exact.add(at);
-        }
+        const exact = pointedAt(text, consumer);
+        const sibling = new Set<number>();
+        if (words[consumer]?.object !== undefined)
+          for (const i of bySibling.get(siblingKey(words[consumer] as ToolWords, input)) ?? [])
+            if (i !== consumer && !exact.has(i)) sibling.add(i);
         const hints = hintsOf(text);
-        const candidates = new Set<number>(exact);
+        const candidates = new Set<number>([...exact, ...sibling]);
         const { inName, inDescription } = entityHolders(input.entity);
         for (const i of inName) candidates.add(i);
         for (const i of inDescription) candidates.add(i);
@@ -597,6 +624,7 @@ export function inferToolLinks(
         for (const candidate of candidates) {
           const score = providerEvidence(input, words[candidate] as ToolWords, {
             exact: exact.has(candidate),
+            sibling: sibling.has(candidate),
             hints,
             entityInName: inName.has(candidate),
             entityInDescription: inDescription.has(candidate),
@@ -653,9 +681,17 @@ export function inferToolLinks(
 function providerEvidence(
   input: HandleInput,
   provider: ToolWords,
-  found: { exact: boolean; hints: readonly string[]; entityInName: boolean; entityInDescription: boolean },
+  found: {
+    exact: boolean;
+    sibling?: boolean;
+    hints: readonly string[];
+    entityInName: boolean;
+    entityInDescription: boolean;
+  },
 ): number {
   const { exact, hints, entityInName, entityInDescription } = found;
+  // Named by a sibling's description: nearly as good as being named by this one's.
+  const sibling = !exact && found.sibling === true;
   const mine = (word: string) => input.entity.some((entity) => sameEntity(word, entity));
   // The cheap tests first: most tools of a big registry neither find things nor mention handles.
   const hinted = hints.length > 0 && hints.some((hint) => provider.name.includes(hint));
@@ -670,16 +706,16 @@ function providerEvidence(
       input.handle.some((word) => provider.description.has(stem(word))));
   let namesHandle = false;
   for (const word of provider.handleNeighbours) if (mine(word)) namesHandle = true;
-  const about = exact || hinted || entityInName || entityInDescription || handleInName;
-  const produces = exact || hinted || finder > 0 || handleInDescription || handleInName || namesHandle;
+  const about = exact || sibling || hinted || entityInName || entityInDescription || handleInName;
+  const produces = exact || sibling || hinted || finder > 0 || handleInDescription || handleInName || namesHandle;
   if (!about || !produces) return 0;
   // A tool that itself needs a handle of the same entity cannot be where one comes from.
-  if (!exact && provider.inputs.some((other) => !other.optional && other.entity.some(mine))) return 0;
+  if (!exact && !sibling && provider.inputs.some((other) => !other.optional && other.entity.some(mine))) return 0;
   const entityIsObject = provider.object !== undefined && mine(provider.object);
   let lists = false;
   for (const word of provider.plural) if (mine(word)) lists = true;
   return (
-    (exact ? 2 : 0) +
+    (exact ? 2 : sibling ? 1.5 : 0) +
     (hinted ? 1 : 0) +
     (entityIsObject ? 0.6 : entityInName ? 0.4 : 0) +
     (lists ? 0.2 : 0) +

@@ -120,6 +120,22 @@ describe('inferToolLinks on the dev registry', () => {
     ];
     expect(providersOf(inferToolLinks(math), 'add_to_list')).toBeUndefined();
   });
+
+  it('a sibling shares the tool its twin names: same object, same parameter', () => {
+    const tools = [
+      tool('reply_to_email', 'Reply to an email.', { message_id: str('Mailbox message ID from search_email') }),
+      tool('forward_email', 'Forward an email to others.', { message_id: str() }),
+      tool('search_email', 'Search your mailbox.', { query: str() }),
+      tool('search_messages', 'Search chat messages in channels.', { query: str() }),
+      // Another object with the same parameter name is no sibling.
+      tool('pin_chat', 'Pin a chat message.', { message_id: str() }),
+    ];
+    const links = inferToolLinks(tools);
+    expect(providersOf(links, 'reply_to_email')?.[0]).toBe('search_email');
+    expect(providersOf(links, 'forward_email')?.[0]).toBe('search_email');
+    expect(providersOf(links, 'pin_chat')).not.toContain('search_email');
+    expect(providersOf(links, 'pin_chat')).toContain('search_messages');
+  });
 });
 
 describe('declared links and bad input', () => {
