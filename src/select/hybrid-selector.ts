@@ -39,8 +39,9 @@ export interface MultiIntentOptions extends ClauseOptions {
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
   /**
-   * Give each clause of any multi-clause prompt its best tool: one the k picks left out is
-   * advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
+   * Give each clause of any multi-clause prompt that asks for something (a command, a question,
+   * a wish; not "We accept clause 3" after "Reply to Carla") its best tool: one the k picks left
+   * out is advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
    */
   clauseSlots?: boolean;
   /**
@@ -381,7 +382,10 @@ export class HybridSelector implements AsyncToolSelector {
     const picked =
       intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
-    const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(rankings.slice(1)) : [];
+    const intents =
+      intent && !enumerated && this.#multiIntent?.clauseSlots
+        ? intent.requestBests(rankings.slice(1), texts.slice(1))
+        : [];
     const needed = this.#links
       ? await task?.prerequisites(this.#linkSource, {
           all,

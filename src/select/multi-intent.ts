@@ -4,7 +4,7 @@
  * enumerated prompt's items keep.
  */
 import type { ToolSchema } from '../registry/schema.js';
-import { requestAction, toolActions } from '../text/actions.js';
+import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 
@@ -48,6 +48,17 @@ export function mixClauses(whole: Float64Array, clauses: readonly ClauseRanking[
     whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
   }
   return best;
+}
+
+/**
+ * Each clause's best tool (see {@link itemBests}), for the clauses that ask for something
+ * (`readsAsRequest`): a clause that carries a message's content keeps no slot.
+ *
+ * @example
+ * requestBests(clauseRankings, ['reply to Carla', 'we accept clause 3']) // the first clause's best only
+ */
+export function requestBests(rankings: readonly ClauseRanking[], texts: readonly string[]): number[] {
+  return itemBests(rankings.filter((_, t) => readsAsRequest(texts[t] ?? '')));
 }
 
 /**

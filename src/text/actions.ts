@@ -352,3 +352,30 @@ export function toolActions(name: string, description = ''): ReadonlySet<string>
   if (described) out.add(described);
   return out;
 }
+
+// How a question or a wish opens: "what is…", "can you…", "I need…", "I'd like…".
+const ASKS =
+  /^(?:what|whats|who|whom|whose|where|wheres|when|why|how|which|is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|might|any|need|want|lets|let)\b/;
+// What follows "I" or "we" in a request rather than a statement.
+const WISHES = new Set(['d', 'll', 'need', 'want', 'wanna', 'would', 'must', 'should', 'have', 'will', 'could', 'can']);
+
+/**
+ * Whether a clause asks for something, as a command (see {@link opensWithAction}), a question
+ * or a wish, rather than saying what the request carries ("We accept clauses 3 and 4" after
+ * "Reply to Carla's email." is the reply's content, not a second request).
+ *
+ * @example
+ * readsAsRequest('what is the weather in Paris') // true
+ * readsAsRequest('We accept clauses 3 and 4') // false
+ */
+export function readsAsRequest(text: string): boolean {
+  if (typeof text !== 'string') return false;
+  if (/\?\s*$/.test(text)) return true;
+  const head = rawWords(text.slice(0, 200));
+  let at = 0;
+  while (at < head.length && (head[at] === 'and' || head[at] === 'then' || head[at] === 'also')) at++;
+  // "We accept…", "I love…": a speaker and a plain verb state something; "I need…", "we
+  // should…", "I'd like…" ask.
+  if (head[at] === 'i' || head[at] === 'we') return WISHES.has(head[at + 1] as string);
+  return opensWithAction(head.slice(at).join(' ')) || ASKS.test(head.slice(at, at + 2).join(' '));
+}

@@ -372,6 +372,21 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
   });
 
+  it("a clause that carries the request's content keeps no slot; one that asks does", async () => {
+    const DESK: ToolSchema[] = [
+      tool('reply_to_email', 'Reply to an email.', { email_id: { type: 'string' }, body: { type: 'string' } }),
+      tool('accept_offer', 'Accept an offer.', { offer_id: { type: 'string' } }),
+      tool('get_weather', 'Get the weather forecast for a city.', { city: { type: 'string' } }),
+    ];
+    // Links on (no tool here finds anything): clause slots come from the links budget.
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
+    expect(await pick(selector, "Reply to Kim's email. We accept it", DESK)).toEqual(['reply_to_email']);
+    expect(await pick(selector, "Reply to Kim's email. We should accept it", DESK)).toEqual([
+      'reply_to_email',
+      'accept_offer',
+    ]);
+  });
+
   it("a one-clause prompt is resolved by its action too: 'give the ticket' is assign", async () => {
     const DESK: ToolSchema[] = [
       // The prompt's words are the SSO ticket's and Maria's, so the ticket tools are alike to it.

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { intentClauses, itemBests, mixClauses, resolveActions, sharePicks } from '../../src/select/multi-intent.js';
+import {
+  intentClauses,
+  itemBests,
+  mixClauses,
+  requestBests,
+  resolveActions,
+  sharePicks,
+} from '../../src/select/multi-intent.js';
 
 describe('sharePicks', () => {
   const score = Float64Array.of(0, 0, 0.8, 0, 0.9, 0, 0, 0.5, 0, 0.1);
@@ -25,6 +32,12 @@ describe('itemBests and mixClauses', () => {
         { fused: Float64Array.of(0.3, 0, 0) },
       ]),
     ).toEqual([1, 0]);
+  });
+
+  it('requestBests keeps only the clauses that ask for something', () => {
+    const rankings = [{ fused: Float64Array.of(0.9, 0.1, 0) }, { fused: Float64Array.of(0, 0.2, 0.8) }];
+    expect(requestBests(rankings, ['reply to Carla', 'we accept clauses 3 and 4'])).toEqual([0]);
+    expect(requestBests(rankings, ['reply to Carla', 'and what is the weather'])).toEqual([0, 2]);
   });
 
   it('mixes the best clause score into the whole prompt score', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { opensWithAction, requestAction, toolActions } from '../../src/text/actions.js';
+import { opensWithAction, readsAsRequest, requestAction, toolActions } from '../../src/text/actions.js';
 
 describe('requestAction', () => {
   it('reads the verb of a request, a noun used as a verb included', () => {
@@ -60,5 +60,34 @@ describe('opensWithAction', () => {
   it('a noun, a plural, a verb later on or nothing does not', () => {
     for (const text of ['the details', 'dogs', 'alerts from today', 'the team and email them', '', '  '])
       expect(opensWithAction(text), text).toBe(false);
+  });
+});
+
+describe('readsAsRequest', () => {
+  it('a command, a question or a wish asks for something', () => {
+    for (const text of [
+      'send an email to Kim',
+      'then page the on-call',
+      'what is the weather in Paris',
+      "What's the weather there",
+      'the forecast for Rome?',
+      'can you find me a flight',
+      "I'd like a table for two",
+      'I need the Q3 report',
+      'also, how many days of leave are left',
+      "let's book the room",
+    ])
+      expect(readsAsRequest(text), text).toBe(true);
+  });
+
+  it("a statement of what the request carries does not; nor does what isn't text", () => {
+    for (const text of [
+      'We accept clauses 3 and 4 but need to talk about the liability cap',
+      'the customer is unhappy with the delay',
+      'Thanks',
+      '',
+    ])
+      expect(readsAsRequest(text), text).toBe(false);
+    expect(readsAsRequest(42 as unknown as string)).toBe(false);
   });
 });
