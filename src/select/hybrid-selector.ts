@@ -52,7 +52,8 @@ export interface MultiIntentOptions extends ClauseOptions {
   action?: number;
   /**
    * Spell out workplace shorthand in the ranked texts ("ack" → acknowledge, "DM" → direct
-   * message), keeping the short form; the table is `spellOutShorthand`'s. Default true.
+   * message, "#ops" → channel), keeping the short form; the table is `spellOutShorthand`'s.
+   * Default true.
    */
   shorthand?: boolean;
 }

@@ -44,9 +44,12 @@ const PATTERN = new RegExp(
   'giu',
 );
 
+// "#support-leads": a chat channel, as workplace chat writes one (not "#4415", a number).
+const CHANNEL = /(?<![\p{L}\p{N}_&/#])#\p{L}[\p{L}\p{N}_-]*/gu;
+
 /**
- * The text with each shorthand word followed by what it stands for, in parentheses; the text
- * itself when it has none.
+ * The text with each shorthand word, and each chat channel ("#ops"), followed by what it stands
+ * for, in parentheses; the text itself when it has none.
  *
  * @example
  * spellOutShorthand('DM priya that the build is green') // 'DM (direct message) priya that the build is green'
@@ -54,5 +57,7 @@ const PATTERN = new RegExp(
  */
 export function spellOutShorthand(text: string): string {
   if (typeof text !== 'string') return '';
-  return text.replace(PATTERN, (word) => `${word} (${SHORTHAND[word.toLowerCase()]})`);
+  return text
+    .replace(PATTERN, (word) => `${word} (${SHORTHAND[word.toLowerCase()]})`)
+    .replace(CHANNEL, (name) => `${name} (channel)`);
 }

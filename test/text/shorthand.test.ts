@@ -24,6 +24,15 @@ describe('spellOutShorthand', () => {
       expect(spellOutShorthand(text)).toBe(text);
   });
 
+  it('names a #channel as a channel; not a #number, an anchor or an entity', () => {
+    expect(spellOutShorthand('let #support-leads know it is fixed')).toBe(
+      'let #support-leads (channel) know it is fixed',
+    );
+    expect(spellOutShorthand('Add raj to #incident-2291.')).toBe('Add raj to #incident-2291 (channel).');
+    for (const text of ['close ticket #4415', 'see docs/setup#install', 'R&#eacute;sum&eacute;', 'C# code', '##'])
+      expect(spellOutShorthand(text)).toBe(text);
+  });
+
   it('a non-string is empty text', () => {
     expect(spellOutShorthand(undefined as unknown as string)).toBe('');
   });
