@@ -14,8 +14,15 @@ import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
 
-/** Which picks have their links (and learned partners) followed, by default. */
-export const ANCHOR_DEFAULTS = { count: 3, margin: 0.15 } as const;
+/**
+ * Which picks have their links followed, by default. Five within 0.2 rather than three within
+ * 0.15: a budget the first picks leave unspent (their lookups already picked) goes to the next
+ * ones ("Share the postmortem doc in #eng": three incident tools, then share_document, whose
+ * search_documents was left out).
+ */
+export const ANCHOR_DEFAULTS = { count: 5, margin: 0.2 } as const;
+/** Which picks have their learned partners lifted (tuned with learning, docs/tuning-learn.md). */
+const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 
 /** Where a hybrid's links come from: its options, its per-list cache, its tools' vectors. */
 export interface LinkSource {
@@ -118,7 +125,7 @@ export function liftPartners(
 ): Map<number, number> | undefined {
   const store = dense.learnedStore;
   if (!store || store.size === 0) return undefined;
-  const { count, margin } = ANCHOR_DEFAULTS;
+  const { count, margin } = PARTNER_ANCHORS;
   const best = topK(fused, count);
   if (best.length === 0) return undefined;
   const top = fused[best[0] as number] as number;

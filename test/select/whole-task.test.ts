@@ -7,6 +7,7 @@ import { toolNeedsOf, withToolNeeds } from '../../src/registry/tool-needs.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { runSelection } from '../../src/select/run-selection.js';
 import type { SelectionContext } from '../../src/select/selector.js';
+import { prerequisites } from '../../src/select/whole-task.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -138,5 +139,51 @@ describe('whole-task selection in the hybrid', () => {
     expect(registry.generation).toBe(before + 1);
     expect(registry.schemas()).not.toBe(list);
     expect(registry.schemas()[0]).toBe(list[0]);
+  });
+});
+
+describe('prerequisites: which picks are anchors', () => {
+  const tool = (name: string, description: string, properties: Record<string, unknown> = {}): ToolSchema => ({
+    name,
+    description,
+    parameters: { type: 'object', properties, required: Object.keys(properties) },
+  });
+  const id = { type: 'string' };
+  const all = [
+    tool('acknowledge_incident', 'Acknowledge an incident.', { incident_id: id }),
+    tool('resolve_incident', 'Resolve an incident.', { incident_id: id }),
+    tool('list_incidents', 'List open incidents.'),
+    tool('share_document', 'Share a document with people or a channel.', { document_id: id, channel: id }),
+    tool('search_documents', 'Search documents by title.', { query: id }),
+  ];
+  const source = (anchors?: { count?: number; margin?: number }) => ({
+    options: { budget: 2, ...(anchors ? { anchors } : {}) },
+    cache: new WeakMap(),
+    dense: { toolVectors: async () => undefined },
+  });
+  const turn = {
+    all,
+    picked: [0, 1, 2, 3],
+    fused: Float64Array.of(0.95, 0.9, 0.85, 0.82, 0.3),
+    query: 'Share the incident postmortem doc in #eng',
+    intents: [],
+    denseOk: false,
+    signal: undefined,
+  };
+
+  it("a budget the best picks leave unspent serves the next pick's lookup", async () => {
+    // The incident tools' lookup (list_incidents) is picked already; share_document is fourth.
+    const needed = await prerequisites(source(), { ...turn, warnings: [] });
+    expect(needed?.extra).toEqual([4]);
+    expect(needed?.neededBy.get(4)).toEqual(['share_document']);
+    // Three anchors, as before: the fourth pick's lookup is left out.
+    const three = await prerequisites(source({ count: 3, margin: 0.15 }), { ...turn, warnings: [] });
+    expect(three?.extra).toEqual([]);
+  });
+
+  it('a pick far below the top score is no anchor', async () => {
+    const far = Float64Array.of(0.95, 0.9, 0.85, 0.6, 0.3);
+    const needed = await prerequisites(source(), { ...turn, fused: far, warnings: [] });
+    expect(needed?.extra).toEqual([]);
   });
 });
