@@ -842,8 +842,52 @@ export function suppliedIn(prompt: string, input: HandleInput): boolean {
   return false;
 }
 
-/** Whether the prompt names what an optional handle is about ("… in the Website project" for `project_id`). */
-function mentionedIn(words: readonly string[], input: HandleInput): boolean {
+// Entities that are people: a person's name in the prompt names one.
+const PEOPLE = new Set(
+  [
+    'employee',
+    'user',
+    'member',
+    'person',
+    'people',
+    'worker',
+    'staff',
+    'assignee',
+    'owner',
+    'contact',
+    'attendee',
+    'participant',
+    'recipient',
+    'candidate',
+    'colleague',
+    'teammate',
+    'reviewer',
+    'approver',
+    'requester',
+  ].map(stem),
+);
+// Capitalised words that start a sentence or name a time, never a person.
+const NOT_NAMES = new Set(
+  'the this that these those please can could would will what who whom whose where when why how which is are do does did i we you my our your hi hey dear thanks monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec'.split(
+    ' ',
+  ),
+);
+const CAPITALISED_PAIR = /\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b/g;
+
+/** Whether a prompt names a person: a first and last name ("Lena Hoffmann"), as people write them. */
+export function namesPerson(prompt: string): boolean {
+  for (const match of prompt.slice(0, 4000).matchAll(CAPITALISED_PAIR))
+    if (!NOT_NAMES.has((match[1] as string).toLowerCase()) && !NOT_NAMES.has((match[2] as string).toLowerCase()))
+      return true;
+  return false;
+}
+
+/**
+ * Whether the prompt names what an optional handle is about ("… in the Website project" for
+ * `project_id`; a person's name for `employee_id`).
+ */
+function mentionedIn(words: readonly string[], input: HandleInput, person: () => boolean): boolean {
+  if (input.entity.some((entity) => PEOPLE.has(entity)) && person()) return true;
   const about = [...input.entity, ...input.mentions.map(stem)];
   // "assign" names an `assignee_id`: a prompt word may be the start of the parameter's word.
   return words.some((word) =>
@@ -905,6 +949,11 @@ export function prerequisitesFor(
     words ??= rawWords(prompt.slice(0, 4000)).map(stem);
     return words;
   };
+  let named: boolean | undefined;
+  const person = () => {
+    named ??= namesPerson(prompt);
+    return named;
+  };
   const visited = new Set<number>();
   // Each queued tool with the position of its next input to serve.
   const queue: { tool: number; depth: number; next: number }[] = [];
@@ -929,7 +978,7 @@ export function prerequisitesFor(
         const link = needs[entry.next++] as (typeof needs)[number];
         if (
           link.input &&
-          (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input)))
+          (suppliedIn(prompt, link.input) || (link.input.optional && !mentionedIn(promptWords(), link.input, person)))
         )
           continue;
         let chosen = link.providers.find((provider) => surface.has(provider));

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import { handleInputs, inferToolLinks, prerequisitesFor, suppliedIn } from '../../src/select/tool-links.js';
+import {
+  handleInputs,
+  inferToolLinks,
+  namesPerson,
+  prerequisitesFor,
+  suppliedIn,
+} from '../../src/select/tool-links.js';
 
 const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
@@ -337,5 +343,29 @@ describe('suppliedIn and prerequisitesFor', () => {
         .extra;
     expect(run('Create a kickoff task in the Website project due Friday')).toEqual([at('list_projects')]);
     expect(run('Create a task to renew the SSL certificate')).toEqual([]);
+  });
+
+  it('an optional handle of a person counts when the prompt names one by name', () => {
+    const tools = [
+      tool('request_leave', 'Request time off.', { employee_id: str('Omit to file for yourself'), start: str() }, [
+        'start',
+      ]),
+      tool('search_employees', 'Search the employee directory by name.', { name: str() }, []),
+    ];
+    const links = inferToolLinks(tools);
+    const run = (prompt: string) =>
+      prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(2), prompt, budget: 2 }).extra;
+    expect(run('Put in vacation for Lena Hoffmann from Aug 4')).toEqual([1]);
+    expect(run('Put in vacation for me from Aug 4 to Aug 15')).toEqual([]);
+    expect(run('Book time off. Please Thanks')).toEqual([]);
+  });
+});
+
+describe('namesPerson', () => {
+  it('a first and last name, not capitalised sentence starts, days or months', () => {
+    expect(namesPerson('How much PTO does Omar Farouk have left?')).toBe(true);
+    expect(namesPerson('Hector Alvarez has a new number')).toBe(true);
+    for (const text of ['Book it for Monday August 4', 'Please Do it now', 'the SSO ticket', 'What Is this'])
+      expect(namesPerson(text), text).toBe(false);
   });
 });
