@@ -94,9 +94,9 @@ const OWN_LABEL = {
   holdout:
     ' — a held-out registry (hand-written after the mechanisms; looked at once, after which `ref`, `reference` and `sku` became handle words)',
   mixdesk:
-    ' — a held-out mixed registry (written by a helper that saw neither the code nor the other registries; measured once at 0.719 hybrid@8 full recall, before the two link rules and the shorthand table its misses led to: see tuning-whole-task.md)',
+    ' — a mixed registry written by a helper that saw neither the code nor the other registries; measured once held out at 0.719 hybrid@8 full recall, a dev registry since: the link, clause and shorthand rules of tuning-whole-task.md were found on its misses',
   fielddesk:
-    ' — a second held-out registry (written the same way; measured first at 0.754 hybrid@8 full recall at ca3eb9e, then 0.768 with the shorthand table written before it was seen; its misses not read)',
+    ' — the held-out registry (written the same way; measured first at 0.754 hybrid@8 full recall at ca3eb9e; its misses are not read: the rules since were chosen on workdesk and mixdesk, and only its aggregate score was checked beside them)',
 };
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
@@ -171,9 +171,10 @@ function writeReport() {
   grid and its dev figures are in [tuning.md](tuning.md), produced by \`npm run tune\` (scripts/tune.mjs, dev split only, writes docs/tuning.md).
 
   **Multi-intent prompts (dev split only).** The hybrid rows split each prompt into clauses with a fixed rule (sentence ends,
-  semicolons, sequencing words such as "then" / "also" / "after that", and a plain "and" between two sides of four or more words),
-  score every clause like a prompt, and give each tool \`0.8 × its whole-prompt score + 0.2 × its best clause score\`; a one-clause
-  prompt ranks as before. An enumerated prompt ("First, … Second, … Finally, …": sequencing words at the start of a sentence or
+  semicolons, sequencing words such as "then" / "also" / "after that", and a plain "and" between two sides of four or more words,
+  or of two or more when the side after it opens with a verb of the actions table), score every clause like a prompt, and give
+  each tool \`0.8 × its whole-prompt score + 0.2 × its best clause score\`. Ranked texts have common workplace shorthand
+  spelled out beside it ("ack", "DM", "PTO", a "#channel"; a fixed table). An enumerated prompt ("First, … Second, … Finally, …": sequencing words at the start of a sentence or
   after a comma or semicolon) uses its items as the clauses, each kept whole across its sentences, and each item's best tool keeps
   one of the k slots (it replaces the lowest-ranked pick). The mix, the splitting rules and the share were chosen on the dev
   splits (worst set first, and never lower on the single-expected cases); round-robin merging of clause rankings was tried there
@@ -185,12 +186,14 @@ function writeReport() {
   (scripts/tune-learn.mjs, dev split only).
 
   **Whole-task selection (dev splits and the dev registry only).** The hybrid rows also follow tool links: a tool among the
-  best three picks (within 0.15 of the top score) whose required input is a handle the prompt does not give (\`task_id\`,
+  best five picks (within 0.2 of the top score) whose required input is a handle the prompt does not give (\`task_id\`,
   \`email_id\`, a ticker, "the ID of the event") brings the tool that finds it, inferred once per registry from names,
   parameter names and descriptions, tool descriptions and the tools' vectors; at most 2 tools beyond k (prerequisites, and
-  each clause's best tool when the picks left it out), so meanAdvertised may exceed k. A clause's ranking gives +0.1 to its
-  best five tools whose action (send, reply, forward…) matches the clause's verb. The budget, the anchors and the action
-  weight were chosen on the dev splits and on test/fixtures/workdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
+  each clause's best tool when the picks left it out and the clause asks for something), so meanAdvertised may exceed k.
+  A tool named in a sibling's parameter description (same object, same parameter) is a provider too, and an optional
+  person handle counts as named when the prompt holds a person's name. A clause's ranking gives +0.1 to its best five
+  tools whose action (send, reply, forward…) matches the clause's verb (a one-clause prompt: its best ten). The budget,
+  the anchors and the action weight were chosen on the dev splits and on test/fixtures/workdesk and mixdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
   produced by \`npm run tune:whole-task\` (scripts/tune-whole-task.mjs).\n\n`;
 
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
