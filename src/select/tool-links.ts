@@ -581,12 +581,16 @@ export function inferToolLinks(
     // (reply_to_email and forward_email, both `message_id`) take the same thing, and a registry
     // often says where it comes from only once. Keyed by object and parameter.
     const siblingKey = (tool: ToolWords, input: HandleInput) => `${tool.object ?? ''}\u0000${input.parameter}`;
+    // Per tool and input (in `inputs` order), the tools its description names; read once here.
+    const pointedBy = words.map((tool, consumer) => {
+      const props = properties(all[consumer] as ToolSchema) ?? {};
+      return tool.inputs.map((input) => pointedAt(descriptionOf(props[input.parameter]), consumer));
+    });
     const bySibling = new Map<string, Set<number>>();
     words.forEach((tool, consumer) => {
-      if (tool.object === undefined || tool.inputs.length === 0) return;
-      const props = properties(all[consumer] as ToolSchema) ?? {};
-      for (const input of tool.inputs) {
-        const pointed = pointedAt(descriptionOf(props[input.parameter]), consumer);
+      if (tool.object === undefined) return;
+      for (const [n, input] of tool.inputs.entries()) {
+        const pointed = pointedBy[consumer]?.[n] ?? new Set<number>();
         if (pointed.size === 0) continue;
         const key = siblingKey(tool, input);
         const set = bySibling.get(key) ?? new Set<number>();
@@ -604,9 +608,9 @@ export function inferToolLinks(
       if (inputs.length === 0) return;
       const props = properties(tool) ?? {};
       const links: IndexedLink[] = [];
-      for (const input of inputs) {
+      for (const [n, input] of inputs.entries()) {
         const text = descriptionOf(props[input.parameter]);
-        const exact = pointedAt(text, consumer);
+        const exact = pointedBy[consumer]?.[n] ?? new Set<number>();
         const sibling = new Set<number>();
         if (words[consumer]?.object !== undefined)
           for (const i of bySibling.get(siblingKey(words[consumer] as ToolWords, input)) ?? [])
