@@ -7,6 +7,8 @@ import type { ToolSchema } from '../registry/schema.js';
 import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
+import { stem } from '../text/stem.js';
+import { rawWords, STOPWORDS, splitName } from '../text/words.js';
 
 export { spellOutShorthand } from '../text/shorthand.js';
 
@@ -50,15 +52,22 @@ export function mixClauses(whole: Float64Array, clauses: readonly ClauseRanking[
   return best;
 }
 
+// Actions whose request carries text to write (a message, a reply, a note, a task's body).
+const WRITES = new Set(['send', 'reply', 'forward', 'draft', 'create', 'update', 'comment']);
+
 /**
- * Each clause's best tool (see {@link itemBests}), for the clauses that ask for something
- * (`readsAsRequest`): a clause that carries a message's content keeps no slot.
+ * Each clause's best tool (see {@link itemBests}), less those of clauses that say what a
+ * writing request carries: after "Reply to Carla", "We accept clause 3" is the reply's content
+ * and keeps no slot. A statement beside a request that writes nothing keeps its slot: "I'm a
+ * Pisces" is what a horoscope lookup needs.
  *
  * @example
  * requestBests(clauseRankings, ['reply to Carla', 'we accept clause 3']) // the first clause's best only
  */
 export function requestBests(rankings: readonly ClauseRanking[], texts: readonly string[]): number[] {
-  return itemBests(rankings.filter((_, t) => readsAsRequest(texts[t] ?? '')));
+  const asks = texts.map((text) => readsAsRequest(text ?? ''));
+  const writes = texts.some((text, t) => asks[t] && WRITES.has(requestAction(text ?? '') ?? ''));
+  return itemBests(writes ? rankings.filter((_, t) => asks[t]) : rankings);
 }
 
 /**
@@ -124,7 +133,9 @@ export function actionsOf(all: readonly ToolSchema[]): readonly ReadonlySet<stri
 /**
  * In place: the tools among a ranking's best `top` whose actions include the text's action
  * gain `weight`, so a verb shared by many tools ("email him" among send_email, reply_to_email
- * and forward_email) is resolved by what the text asks done. Returns the action, if any.
+ * and forward_email) is resolved by what the text asks done. With `nouns` (`nameNounsOf`),
+ * only a tool that shares a name word with one of the best `top` that lacks the action gains.
+ * Returns the action, if any.
  *
  * @example
  * resolveAction(clauseScores, 'email him the details', actionsOf(all), { top: 5, weight: 0.1 }) // 'send'
@@ -133,7 +144,7 @@ export function resolveAction(
   fused: Float64Array,
   text: string,
   actions: readonly ReadonlySet<string>[],
-  options: { top: number; weight: number },
+  options: { top: number; weight: number; nouns?: readonly ReadonlySet<string>[] },
 ): string | undefined {
   const action = requestAction(text);
   if (!action || options.weight <= 0) return action;
@@ -148,8 +159,53 @@ export function resolveAction(
       if (order.length > options.top) order.pop();
     }
   }
-  for (const i of order) if (actions[i]?.has(action)) fused[i] = (fused[i] as number) + options.weight;
+  const nouns = options.nouns;
+  for (const i of order)
+    if (actions[i]?.has(action) && (!nouns || sharesObject(i, order, action, actions, nouns)))
+      fused[i] = (fused[i] as number) + options.weight;
   return action;
+}
+
+// Whether tool `i` shares a name word with another of the best tools that does not do the
+// action: there the action tells apart tools of one object (assign_ticket among get_ticket
+// and update_ticket). Where no name word repeats (find_agency among TripTool and
+// car_rentals), the action would only lift whichever tools happen to have it.
+function sharesObject(
+  i: number,
+  order: readonly number[],
+  action: string,
+  actions: readonly ReadonlySet<string>[],
+  nouns: readonly ReadonlySet<string>[],
+): boolean {
+  for (const word of nouns[i] ?? [])
+    for (const j of order) if (j !== i && nouns[j]?.has(word) && !actions[j]?.has(action)) return true;
+  return false;
+}
+
+const nounMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>();
+
+/**
+ * Each tool's name words (stemmed, three letters or more, stopwords out), computed once per
+ * registry list: what `resolveAction` compares to tell tools of one object apart.
+ *
+ * @example
+ * nameNounsOf([{ name: 'get_ticket', description: '' }])[0] // Set { 'ticket' }
+ */
+export function nameNounsOf(all: readonly ToolSchema[]): readonly ReadonlySet<string>[] {
+  let nouns = nounMemo.get(all);
+  if (!nouns) {
+    nouns = all.map(
+      (tool) =>
+        new Set(
+          splitName(tool?.name ?? '')
+            .flatMap(rawWords)
+            .filter((word) => word.length >= 3 && !STOPWORDS.has(word))
+            .map(stem),
+        ),
+    );
+    nounMemo.set(all, nouns);
+  }
+  return nouns;
 }
 
 /**
@@ -170,9 +226,16 @@ export function resolveActions(
   const actions = actionsOf(all);
   // A one-clause prompt is its own clause. Its ranking mixes more nouns than a clause's, so the
   // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
-  // under the ticket tools that read or update); the best 10 are resolved, not 5.
+  // under the ticket tools that read or update); the best 10 are resolved, not 5, and only
+  // among tools of one object: "find me a car rental" must not lift every search tool over
+  // the travel tool (measured on the dev splits, docs/tuning-whole-task.md). A clause's best 5
+  // are few and close enough to the clause's words to go without that guard.
   if (rankings.length === 1) {
-    resolveAction((rankings[0] as ClauseRanking).fused, texts[0] ?? '', actions, { top: 10, weight });
+    resolveAction((rankings[0] as ClauseRanking).fused, texts[0] ?? '', actions, {
+      top: 10,
+      weight,
+      nouns: nameNounsOf(all),
+    });
     return;
   }
   for (let t = 1; t < rankings.length; t++)

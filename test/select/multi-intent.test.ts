@@ -34,10 +34,18 @@ describe('itemBests and mixClauses', () => {
     ).toEqual([1, 0]);
   });
 
-  it('requestBests keeps only the clauses that ask for something', () => {
+  it('requestBests drops the slot of a statement that a writing request carries', () => {
     const rankings = [{ fused: Float64Array.of(0.9, 0.1, 0) }, { fused: Float64Array.of(0, 0.2, 0.8) }];
     expect(requestBests(rankings, ['reply to Carla', 'we accept clauses 3 and 4'])).toEqual([0]);
+    expect(requestBests(rankings, ['Post in #ops', 'the deploy is done'])).toEqual([0]);
     expect(requestBests(rankings, ['reply to Carla', 'and what is the weather'])).toEqual([0, 2]);
+  });
+
+  it('requestBests keeps a statement beside requests that write nothing', () => {
+    const rankings = [{ fused: Float64Array.of(0.9, 0.1, 0) }, { fused: Float64Array.of(0, 0.2, 0.8) }];
+    // "I'm a Pisces" is what the horoscope lookup needs, not a message's content.
+    expect(requestBests(rankings, ["I'm a Pisces", 'I would like to know my week'])).toEqual([0, 2]);
+    expect(requestBests(rankings, ['find the Q3 report', 'it is quite long'])).toEqual([0, 2]);
   });
 
   it('mixes the best clause score into the whole prompt score', () => {
@@ -105,6 +113,21 @@ describe('resolveActions', () => {
     const first = ranked();
     resolveActions([{ fused: ranked() }, { fused: first }], ['x', 'close the ticket'], all, 0.1);
     expect((first[4] as number) - (ranked()[4] as number)).toBeCloseTo(0.1);
+  });
+
+  it('a one-clause prompt lifts only tools that share a name word with a best tool lacking the action', () => {
+    // find_agency and search_flights do the asked action (search) but share no name word with
+    // a best tool that does not; get_flight_status does not search, so search_flights is
+    // told apart from it by the action and gains; find_agency does not.
+    const tools = ['trip_planner', 'find_agency', 'get_flight_status', 'search_flights', 'hotel_rates'];
+    const list = tools.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
+    const whole = Float64Array.of(1, 0.95, 0.9, 0.85, 0.8);
+    resolveActions([{ fused: whole }], ['Find me a flight to Tokyo'], list, 0.2);
+    expect([...whole].map((v) => +v.toFixed(6))).toEqual([1, 0.95, 0.9, 1.05, 0.8]);
+    // Without the one that lacks the action, no name word repeats and nothing moves.
+    const alone = Float64Array.of(1, 0.95, 0, 0.85, 0.8);
+    resolveActions([{ fused: alone }], ['Find me a flight to Tokyo'], list, 0.2);
+    expect([...alone]).toEqual([1, 0.95, 0, 0.85, 0.8]);
   });
 
   it('weight 0 or a prompt with no action changes nothing', () => {
