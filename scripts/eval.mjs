@@ -189,10 +189,12 @@ function writeReport() {
   best five picks (within 0.2 of the top score) whose required input is a handle the prompt does not give (\`task_id\`,
   \`email_id\`, a ticker, "the ID of the event") brings the tool that finds it, inferred once per registry from names,
   parameter names and descriptions, tool descriptions and the tools' vectors; at most 2 tools beyond k (prerequisites, and
-  each clause's best tool when the picks left it out and the clause asks for something), so meanAdvertised may exceed k.
+  each clause's best tool when the picks left it out, unless the clause only says what a request that writes carries),
+  so meanAdvertised may exceed k.
   A tool named in a sibling's parameter description (same object, same parameter) is a provider too, and an optional
   person handle counts as named when the prompt holds a person's name. A clause's ranking gives +0.1 to its best five
-  tools whose action (send, reply, forward…) matches the clause's verb (a one-clause prompt: its best ten). The budget,
+  tools whose action (send, reply, forward…) matches the clause's verb (a one-clause prompt: its best ten, and only a tool
+  sharing a name word with one of them that lacks the action). The budget,
   the anchors and the action weight were chosen on the dev splits and on test/fixtures/workdesk and mixdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
   produced by \`npm run tune:whole-task\` (scripts/tune-whole-task.mjs).\n\n`;
 

@@ -39,15 +39,18 @@ export interface MultiIntentOptions extends ClauseOptions {
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
   /**
-   * Give each clause of any multi-clause prompt that asks for something (a command, a question,
-   * a wish; not "We accept clause 3" after "Reply to Carla") its best tool: one the k picks left
-   * out is advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
+   * Give each clause of any multi-clause prompt its best tool, unless the clause only says what a
+   * writing request carries ("We accept clause 3" after "Reply to Carla"; "I'm a Pisces" beside
+   * a question keeps its slot): one the k picks left out is advertised beyond k, from the links
+   * budget (an enumeration's items keep theirs within k).
    */
   clauseSlots?: boolean;
   /**
    * Added to a clause's score (a one-clause prompt's own) for the tools among its best few
    * whose actions (from the name and the description's first words) match the clause's verb:
-   * "email him the details" picks send_email over reply_to_email. 0 turns it off.
+   * "email him the details" picks send_email over reply_to_email. In a one-clause prompt only
+   * a tool that shares a name word with one of the best ten lacking the action gains (assign_ticket
+   * beside get_ticket), so a lone search tool is not lifted over the right one. 0 turns it off.
    */
   action?: number;
   /**
