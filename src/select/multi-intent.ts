@@ -197,7 +197,7 @@ export function nameNounsOf(all: readonly ToolSchema[]): readonly ReadonlySet<st
     nouns = all.map(
       (tool) =>
         new Set(
-          splitName(tool?.name ?? '')
+          splitName(typeof tool?.name === 'string' ? tool.name : '')
             .flatMap(rawWords)
             .filter((word) => word.length >= 3 && !STOPWORDS.has(word))
             .map(stem),
@@ -228,8 +228,8 @@ export function resolveActions(
   // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
   // under the ticket tools that read or update); the best 10 are resolved, not 5, and only
   // among tools of one object: "find me a car rental" must not lift every search tool over
-  // the travel tool (measured on the dev splits, docs/tuning-whole-task.md). A clause's best 5
-  // are few and close enough to the clause's words to go without that guard.
+  // the travel tool. A clause's best five go without that guard, which cost the dev registry
+  // two cases there (docs/tuning-whole-task.md).
   if (rankings.length === 1) {
     resolveAction((rankings[0] as ClauseRanking).fused, texts[0] ?? '', actions, {
       top: 10,

@@ -3,6 +3,7 @@ import {
   intentClauses,
   itemBests,
   mixClauses,
+  nameNounsOf,
   requestBests,
   resolveActions,
   sharePicks,
@@ -135,5 +136,20 @@ describe('resolveActions', () => {
     resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, 0);
     resolveActions([{ fused: whole }], ['the SSO ticket for Maria'], all, 0.1);
     expect([...whole]).toEqual([...ranked()]);
+  });
+});
+
+describe('nameNounsOf', () => {
+  it("a tool's name words, stemmed, without stopwords or short words, and nothing for a bad name", () => {
+    const tools = [
+      { name: 'get_ticket', description: '' },
+      { name: 'searchOpenTickets', description: '' },
+      { name: 42 as unknown as string, description: '' },
+    ].map((tool) => ({ ...tool, parameters: { type: 'object' as const } }));
+    const nouns = nameNounsOf(tools);
+    expect([...(nouns[0] ?? [])]).toEqual(['ticket']);
+    expect(nouns[1]?.has('ticket')).toBe(true);
+    expect(nouns[2]?.size).toBe(0);
+    expect(nameNounsOf(tools)).toBe(nouns);
   });
 });
