@@ -8,7 +8,7 @@ import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 import { stem } from '../text/stem.js';
-import { rawWords, STOPWORDS, splitName } from '../text/words.js';
+import { nameTokens } from '../text/words.js';
 
 export { spellOutShorthand } from '../text/shorthand.js';
 
@@ -194,15 +194,7 @@ const nounMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>
 export function nameNounsOf(all: readonly ToolSchema[]): readonly ReadonlySet<string>[] {
   let nouns = nounMemo.get(all);
   if (!nouns) {
-    nouns = all.map(
-      (tool) =>
-        new Set(
-          splitName(typeof tool?.name === 'string' ? tool.name : '')
-            .flatMap(rawWords)
-            .filter((word) => word.length >= 3 && !STOPWORDS.has(word))
-            .map(stem),
-        ),
-    );
+    nouns = all.map((tool) => new Set(nameTokens(typeof tool?.name === 'string' ? tool.name : '').map(stem)));
     nounMemo.set(all, nouns);
   }
   return nouns;
