@@ -54,6 +54,13 @@ export interface MultiIntentOptions extends ClauseOptions {
    */
   action?: number;
   /**
+   * Added to the whole prompt's score, times the share of a tool's parameters the prompt names,
+   * for the best 20 tools: "a hotel that allows smoking" lifts the search taking
+   * `smoking_allowed` over hotel tools that only share `location`. A parameter word that more
+   * than 30% of those tools take names none of them. Default 0.1; 0 turns it off.
+   */
+  parameters?: number;
+  /**
    * Spell out workplace shorthand in the ranked texts ("ack" → acknowledge, "DM" → direct
    * message, "#ops" → channel), keeping the short form; the table is `spellOutShorthand`'s.
    * Default true.
@@ -150,7 +157,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, shorthand: true },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, parameters: 0.1, shorthand: true },
 } as const;
 
 interface Lexical {
@@ -358,7 +365,7 @@ export class HybridSelector implements AsyncToolSelector {
       this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined),
     );
     const whole = rankings[0] as Fused;
-    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent?.action ?? 0);
+    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent);
     if (!dense.ok) {
       if (whole.lexicalMax <= 0)
         return fullSurface(

@@ -8,7 +8,7 @@ import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 import { stem } from '../text/stem.js';
-import { nameTokens } from '../text/words.js';
+import { nameTokens, textTokens } from '../text/words.js';
 
 export { spellOutShorthand } from '../text/shorthand.js';
 
@@ -148,22 +148,27 @@ export function resolveAction(
 ): string | undefined {
   const action = requestAction(text);
   if (!action || options.weight <= 0) return action;
-  const order: number[] = [];
-  for (let i = 0; i < fused.length; i++) {
-    if (!((fused[i] as number) > 0)) continue;
-    // Keep the best `top` indices (insertion into a short sorted list).
-    let at = order.length;
-    while (at > 0 && (fused[order[at - 1] as number] as number) < (fused[i] as number)) at--;
-    if (at < options.top) {
-      order.splice(at, 0, i);
-      if (order.length > options.top) order.pop();
-    }
-  }
+  const order = bestPositive(fused, options.top);
   const nouns = options.nouns;
   for (const i of order)
     if (actions[i]?.has(action) && (!nouns || sharesObject(i, order, action, actions, nouns)))
       fused[i] = (fused[i] as number) + options.weight;
   return action;
+}
+
+// The best `top` indices with a positive score, best first (insertion into a short sorted list).
+function bestPositive(fused: Float64Array, top: number): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < fused.length; i++) {
+    if (!((fused[i] as number) > 0)) continue;
+    let at = order.length;
+    while (at > 0 && (fused[order[at - 1] as number] as number) < (fused[i] as number)) at--;
+    if (at < top) {
+      order.splice(at, 0, i);
+      if (order.length > top) order.pop();
+    }
+  }
+  return order;
 }
 
 // Whether tool `i` shares a name word with another of the best tools that does not do the
@@ -201,20 +206,25 @@ export function nameNounsOf(all: readonly ToolSchema[]): readonly ReadonlySet<st
 }
 
 /**
- * In place: each clause ranking (after the whole prompt's, `rankings[0]`) resolved by its
- * clause's action (see {@link resolveAction}); a one-clause prompt's own ranking instead.
- * Nothing for weight 0.
+ * In place: the whole prompt's ranking lifted by the parameters it names (see
+ * {@link liftParameters}); then each clause ranking (after the whole prompt's, `rankings[0]`)
+ * resolved by its clause's action (see {@link resolveAction}), a one-clause prompt's own
+ * ranking instead. A weight of 0 (or none) turns either part off.
  *
  * @example
- * resolveActions(rankings, [prompt, ...clauses], all, 0.1)
+ * resolveActions(rankings, [prompt, ...clauses], all, { action: 0.1, parameters: 0.1 })
  */
 export function resolveActions(
   rankings: readonly ClauseRanking[],
   texts: readonly string[],
   all: readonly ToolSchema[],
-  weight: number,
+  weights: { action?: number; parameters?: number } = {},
 ): void {
-  if (!(weight > 0) || rankings.length === 0) return;
+  if (rankings.length === 0) return;
+  const parameters = weights.parameters ?? 0;
+  if (parameters > 0) liftParameters((rankings[0] as ClauseRanking).fused, texts[0] ?? '', all, parameters);
+  const weight = weights.action ?? 0;
+  if (!(weight > 0)) return;
   const actions = actionsOf(all);
   // A one-clause prompt is its own clause. Its ranking mixes more nouns than a clause's, so the
   // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
@@ -232,4 +242,67 @@ export function resolveActions(
   }
   for (let t = 1; t < rankings.length; t++)
     resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
+}
+
+const parameterMemo = new WeakMap<readonly ToolSchema[], readonly (readonly (readonly string[])[])[]>();
+
+/**
+ * Each tool's top-level parameter names, each as its stemmed name words, computed once per
+ * registry list: what `liftParameters` looks for in the prompt.
+ *
+ * @example
+ * parameterWordsOf([{ name: 'search_hotel', description: '', parameters: { type: 'object',
+ *   properties: { smoking_allowed: { type: 'boolean' } } } }])[0] // [['smok', 'allow']]
+ */
+export function parameterWordsOf(all: readonly ToolSchema[]): readonly (readonly (readonly string[])[])[] {
+  let words = parameterMemo.get(all);
+  if (!words) {
+    words = all.map((tool) => {
+      const properties = (tool?.parameters as { properties?: unknown } | undefined)?.properties;
+      if (!properties || typeof properties !== 'object') return [];
+      return Object.keys(properties)
+        .map((name) => nameTokens(name).map(stem))
+        .filter((list) => list.length > 0);
+    });
+    parameterMemo.set(all, words);
+  }
+  return words;
+}
+
+// How many of the whole prompt's best tools compete for a parameter lift, and the share of them
+// that may have a word among their parameters for it to tell them apart (fitted on the dev
+// splits, docs/tuning-whole-task.md).
+const PARAMETER_TOP = 20;
+const PARAMETER_SHARE = 0.3;
+
+/**
+ * In place: among the best 20 tools with a positive score, each gains
+ * `weight × named ÷ max(its parameter count, 2)`, where `named` counts its top-level parameters
+ * with a name word (stemmed) in the text that at most 30% of those 20 tools have among their own
+ * parameters. So "a hotel that allows smoking" lifts the search with `smoking_allowed` over the
+ * hotel tools that all take `location`, which tells none of them apart.
+ *
+ * @example
+ * liftParameters(fused, 'hotels in Paris that allow smoking', all, 0.1)
+ */
+export function liftParameters(fused: Float64Array, text: string, all: readonly ToolSchema[], weight: number): void {
+  if (!(weight > 0)) return;
+  const present = new Set(textTokens(text).map(stem));
+  const order = bestPositive(fused, PARAMETER_TOP);
+  const params = parameterWordsOf(all);
+  // In how many of the best tools each parameter word occurs: a common one tells none apart.
+  const spread = new Map<string, number>();
+  for (const i of order)
+    for (const word of new Set((params[i] ?? []).flat())) spread.set(word, (spread.get(word) ?? 0) + 1);
+  const limit = Math.max(1, Math.floor(order.length * PARAMETER_SHARE));
+  const lifts = order.map((i) => {
+    const list = params[i] ?? [];
+    let named = 0;
+    for (const words of list) if (words.some((w) => present.has(w) && (spread.get(w) ?? 0) <= limit)) named++;
+    return named / Math.max(list.length, 2);
+  });
+  // Added after every lift is computed, so the order the lifts read is the one they were given.
+  order.forEach((i, n) => {
+    fused[i] = (fused[i] as number) + weight * (lifts[n] as number);
+  });
 }

@@ -281,10 +281,10 @@ describe('HybridSelector multi-intent prompts', () => {
     ]);
   });
 
-  it('a one-clause prompt ranks exactly as with multi-intent off, but for its action', async () => {
-    // The action (see "a clause is resolved by its action") applies to a one-clause prompt's own
-    // ranking too; without it nothing of multi-intent touches such a prompt.
-    const on = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: { action: 0 } });
+  it('a one-clause prompt ranks exactly as with multi-intent off, but for its action and parameters', async () => {
+    // The action (see "a clause is resolved by its action") and the parameter lift apply to a
+    // one-clause prompt's own ranking too; without them nothing of multi-intent touches it.
+    const on = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: { action: 0, parameters: 0 } });
     const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
     for (const prompt of [
       'what is the weather forecast in Paris',
@@ -404,6 +404,31 @@ describe('HybridSelector multi-intent prompts', () => {
     const resolved = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0.3 } });
     expect(await pick(plain, prompt, DESK)).not.toContain('assign_ticket');
     expect(await pick(resolved, prompt, DESK)).toEqual(['assign_ticket']);
+  });
+
+  it('a parameter the prompt names lifts the tool that takes it: "allows smoking"', async () => {
+    // Only search_hotels takes smoking_allowed; every tool takes a location, which tells none
+    // apart. The counting embedder's scores jump by far more than a real model's, so the lift
+    // is weighted 2 here, not the default 0.1 (docs/tuning-whole-task.md).
+    const HOTELS: ToolSchema[] = [
+      tool('book_hotel', 'Book a hotel room.', { location: { type: 'string' }, check_in: { type: 'string' } }),
+      tool('reserve_hotel', 'Reserve a hotel room.', { location: { type: 'string' }, guests: { type: 'string' } }),
+      tool('search_hotels', 'Find hotels by city.', {
+        location: { type: 'string' },
+        smoking_allowed: { type: 'boolean' },
+      }),
+      tool('hotel_reviews', 'Reviews of a hotel room.', { location: { type: 'string' } }),
+    ];
+    const base = { topK: 1, cache: memoryVectorCache(), links: false as const };
+    const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { parameters: 0 } });
+    const lifted = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { parameters: 2 } });
+    const prompt = 'I need a hotel room in Paris that allows smoking';
+    expect(await pick(plain, prompt, HOTELS)).toEqual(['hotel_reviews']);
+    expect(await pick(lifted, prompt, HOTELS)).toEqual(['search_hotels']);
+    // Naming only what every tool takes lifts nothing.
+    expect(await pick(lifted, 'I need a hotel room in Paris, any location', HOTELS)).toEqual(
+      await pick(plain, 'I need a hotel room in Paris, any location', HOTELS),
+    );
   });
 
   it('shorthand is spelled out: "Ack" reaches acknowledge_alert, "DM" a direct message tool', async () => {

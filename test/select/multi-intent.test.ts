@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   intentClauses,
   itemBests,
+  liftParameters,
   mixClauses,
   nameNounsOf,
+  parameterWordsOf,
   requestBests,
   resolveActions,
   sharePicks,
@@ -97,7 +99,7 @@ describe('resolveActions', () => {
 
   it("a one-clause prompt's own ranking is resolved among its best 10", () => {
     const whole = ranked();
-    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, 0.3);
+    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, { action: 0.3 });
     const order = [...whole.keys()].sort((a, b) => (whole[b] as number) - (whole[a] as number));
     // From eighth (0.86) to first (1.16); only it moved.
     expect(names[order[0] as number]).toBe('assign_ticket');
@@ -107,12 +109,12 @@ describe('resolveActions', () => {
   it('a multi-clause prompt resolves its clauses among their best 5, not the whole prompt', () => {
     const whole = ranked();
     const clause = ranked();
-    resolveActions([{ fused: whole }, { fused: clause }], ['x', 'hand the ticket to Maria'], all, 0.1);
+    resolveActions([{ fused: whole }, { fused: clause }], ['x', 'hand the ticket to Maria'], all, { action: 0.1 });
     expect([...whole]).toEqual([...ranked()]);
     // assign_ticket is eighth in the clause too: beyond its best 5, so nothing moves.
     expect([...clause]).toEqual([...ranked()]);
     const first = ranked();
-    resolveActions([{ fused: ranked() }, { fused: first }], ['x', 'close the ticket'], all, 0.1);
+    resolveActions([{ fused: ranked() }, { fused: first }], ['x', 'close the ticket'], all, { action: 0.1 });
     expect((first[4] as number) - (ranked()[4] as number)).toBeCloseTo(0.1);
   });
 
@@ -123,18 +125,18 @@ describe('resolveActions', () => {
     const tools = ['trip_planner', 'find_agency', 'get_flight_status', 'search_flights', 'hotel_rates'];
     const list = tools.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
     const whole = Float64Array.of(1, 0.95, 0.9, 0.85, 0.8);
-    resolveActions([{ fused: whole }], ['Find me a flight to Tokyo'], list, 0.2);
+    resolveActions([{ fused: whole }], ['Find me a flight to Tokyo'], list, { action: 0.2 });
     expect([...whole].map((v) => +v.toFixed(6))).toEqual([1, 0.95, 0.9, 1.05, 0.8]);
     // Without the one that lacks the action, no name word repeats and nothing moves.
     const alone = Float64Array.of(1, 0.95, 0, 0.85, 0.8);
-    resolveActions([{ fused: alone }], ['Find me a flight to Tokyo'], list, 0.2);
+    resolveActions([{ fused: alone }], ['Find me a flight to Tokyo'], list, { action: 0.2 });
     expect([...alone]).toEqual([1, 0.95, 0, 0.85, 0.8]);
   });
 
   it('weight 0 or a prompt with no action changes nothing', () => {
     const whole = ranked();
-    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, 0);
-    resolveActions([{ fused: whole }], ['the SSO ticket for Maria'], all, 0.1);
+    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, { action: 0 });
+    resolveActions([{ fused: whole }], ['the SSO ticket for Maria'], all, { action: 0.1 });
     expect([...whole]).toEqual([...ranked()]);
   });
 });
@@ -151,5 +153,75 @@ describe('nameNounsOf', () => {
     expect(nouns[1]?.has('ticket')).toBe(true);
     expect(nouns[2]?.size).toBe(0);
     expect(nameNounsOf(tools)).toBe(nouns);
+  });
+});
+
+describe('liftParameters', () => {
+  const hotel = (name: string, ...params: string[]) => ({
+    name,
+    description: '',
+    parameters: { type: 'object' as const, properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])) },
+  });
+  // Every hotel tool takes a location; only the search takes smoking_allowed.
+  const all = [
+    hotel('book_hotel', 'location', 'check_in', 'nights'),
+    hotel('reserve_hotel', 'location', 'check_in', 'guests'),
+    hotel('search_hotel', 'location', 'smoking_allowed'),
+    hotel('hotel_reviews', 'location'),
+  ];
+  const ranked = () => Float64Array.of(1, 0.98, 0.96, 0.9);
+
+  it('parameter names as stemmed name words, once per registry list', () => {
+    expect(parameterWordsOf(all)[2]).toEqual([['location'], ['smok', 'allow']]);
+    expect(parameterWordsOf(all)).toBe(parameterWordsOf(all));
+    expect(parameterWordsOf([{ name: 'ping', description: '', parameters: { type: 'object' } }])).toEqual([[]]);
+  });
+
+  it('a tool gains weight × the share of its parameters the text names', () => {
+    const fused = ranked();
+    liftParameters(fused, 'A hotel in Paris that allows smoking', all, 0.1);
+    // search_hotel: one of two parameters named (smok, allow), +0.05; no other tool moves.
+    expect([...fused].map((v) => +v.toFixed(6))).toEqual([1, 0.98, 1.01, 0.9]);
+  });
+
+  it('a word most of the best tools take tells none apart; the divisor is at least 2', () => {
+    const fused = ranked();
+    liftParameters(fused, 'hotels by location', all, 0.1);
+    expect([...fused]).toEqual([...ranked()]);
+    // With location on one tool of the four, it counts: hotel_reviews has one parameter, but
+    // gains half the weight, as a two-parameter tool naming one would.
+    const few = [
+      hotel('book_hotel', 'nights'),
+      hotel('reserve_hotel', 'guests'),
+      hotel('a', 'x'),
+      hotel('b', 'location'),
+    ];
+    const lifted = ranked();
+    liftParameters(lifted, 'hotels by location', few, 0.1);
+    expect([...lifted].map((v) => +v.toFixed(6))).toEqual([1, 0.98, 0.96, 0.95]);
+  });
+
+  it('only tools with a positive score are lifted; weight 0 changes nothing', () => {
+    const fused = Float64Array.of(1, 0.98, 0, 0.9);
+    liftParameters(fused, 'A hotel in Paris that allows smoking', all, 0.1);
+    expect([...fused]).toEqual([1, 0.98, 0, 0.9]);
+    const off = ranked();
+    liftParameters(off, 'A hotel in Paris that allows smoking', all, 0);
+    expect([...off]).toEqual([...ranked()]);
+  });
+
+  it('resolveActions lifts the whole prompt by its parameters, not its clauses', () => {
+    const whole = ranked();
+    const clause = ranked();
+    resolveActions(
+      [{ fused: whole }, { fused: clause }],
+      ['A hotel in Paris that allows smoking', 'allows smoking'],
+      all,
+      {
+        parameters: 0.1,
+      },
+    );
+    expect((whole[2] as number) - 0.96).toBeCloseTo(0.05);
+    expect([...clause]).toEqual([...ranked()]);
   });
 });
