@@ -295,14 +295,10 @@ export function liftParameters(fused: Float64Array, text: string, all: readonly 
   for (const i of order)
     for (const word of new Set((params[i] ?? []).flat())) spread.set(word, (spread.get(word) ?? 0) + 1);
   const limit = Math.max(1, Math.floor(order.length * PARAMETER_SHARE));
-  const lifts = order.map((i) => {
+  for (const i of order) {
     const list = params[i] ?? [];
     let named = 0;
     for (const words of list) if (words.some((w) => present.has(w) && (spread.get(w) ?? 0) <= limit)) named++;
-    return named / Math.max(list.length, 2);
-  });
-  // Added after every lift is computed, so the order the lifts read is the one they were given.
-  order.forEach((i, n) => {
-    fused[i] = (fused[i] as number) + weight * (lifts[n] as number);
-  });
+    fused[i] = (fused[i] as number) + weight * (named / Math.max(list.length, 2));
+  }
 }
