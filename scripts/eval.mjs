@@ -194,8 +194,9 @@ function writeReport() {
   A tool named in a sibling's parameter description (same object, same parameter) is a provider too, and an optional
   person handle counts as named when the prompt holds a person's name. A clause's ranking gives +0.1 to its best five
   tools whose action (send, reply, forward…) matches the clause's verb (a one-clause prompt: its best ten, and only a tool
-  sharing a name word with one of them that lacks the action). The budget,
-  the anchors and the action weight were chosen on the dev splits and on test/fixtures/workdesk and mixdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
+  sharing a name word with one of them that lacks the action). The whole prompt's best 20 gain up to +0.1 for the
+  parameters they take that it names (a parameter word that at most 30% of them take). The budget, the anchors, the
+  action weight and the parameter weight were chosen on the dev splits and on test/fixtures/workdesk and mixdesk; figures in [tuning-whole-task.md](tuning-whole-task.md),
   produced by \`npm run tune:whole-task\` (scripts/tune-whole-task.mjs).\n\n`;
 
   const pct = (x) => `${(x * 100).toFixed(1)}%`;
