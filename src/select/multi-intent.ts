@@ -9,6 +9,7 @@ import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 import { stem } from '../text/stem.js';
 import { nameTokens, textTokens } from '../text/words.js';
+import { toolProperties } from './tool-properties.js';
 
 export { spellOutShorthand } from '../text/shorthand.js';
 
@@ -257,13 +258,11 @@ const parameterMemo = new WeakMap<readonly ToolSchema[], readonly (readonly (rea
 export function parameterWordsOf(all: readonly ToolSchema[]): readonly (readonly (readonly string[])[])[] {
   let words = parameterMemo.get(all);
   if (!words) {
-    words = all.map((tool) => {
-      const properties = (tool?.parameters as { properties?: unknown } | undefined)?.properties;
-      if (!properties || typeof properties !== 'object') return [];
-      return Object.keys(properties)
+    words = all.map((tool) =>
+      Object.keys(toolProperties(tool) ?? {})
         .map((name) => nameTokens(name).map(stem))
-        .filter((list) => list.length > 0);
-    });
+        .filter((list) => list.length > 0),
+    );
     parameterMemo.set(all, words);
   }
   return words;

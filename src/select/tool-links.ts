@@ -10,6 +10,7 @@
 import type { ToolSchema } from '../registry/schema.js';
 import { stem } from '../text/stem.js';
 import { rawWords, STOPWORDS, splitName } from '../text/words.js';
+import { toolProperties } from './tool-properties.js';
 
 /** A required input of a tool that only another tool produces. */
 export interface HandleInput {
@@ -313,12 +314,6 @@ function sameEntity(a: string, b: string): boolean {
   return short.length >= 3 && long.length - short.length >= 2 && long.startsWith(short);
 }
 
-function properties(tool: ToolSchema): Record<string, unknown> | undefined {
-  const parameters = tool?.parameters as Record<string, unknown> | undefined;
-  const props = parameters && typeof parameters === 'object' ? parameters.properties : undefined;
-  return props && typeof props === 'object' && !Array.isArray(props) ? (props as Record<string, unknown>) : undefined;
-}
-
 function requiredNames(tool: ToolSchema): string[] {
   const required = (tool?.parameters as Record<string, unknown> | undefined)?.required;
   return Array.isArray(required)
@@ -343,7 +338,7 @@ function descriptionOf(schema: unknown): string {
  * // [{ parameter: 'task_id', entity: ['task'], handle: ['id'] }]
  */
 export function handleInputs(tool: ToolSchema): HandleInput[] {
-  const props = properties(tool);
+  const props = toolProperties(tool);
   if (!props) return [];
   const required = new Set(requiredNames(tool));
   const out: HandleInput[] = [];
@@ -583,7 +578,7 @@ export function inferToolLinks(
     const siblingKey = (tool: ToolWords, input: HandleInput) => `${tool.object ?? ''}\u0000${input.parameter}`;
     // Per tool and input (in `inputs` order), the tools its description names; read once here.
     const pointedBy = words.map((tool, consumer) => {
-      const props = properties(all[consumer] as ToolSchema) ?? {};
+      const props = toolProperties(all[consumer] as ToolSchema) ?? {};
       return tool.inputs.map((input) => pointedAt(descriptionOf(props[input.parameter]), consumer));
     });
     const bySibling = new Map<string, Set<number>>();
@@ -606,7 +601,7 @@ export function inferToolLinks(
       if (declared.has(consumer)) return;
       const inputs = words[consumer]?.inputs ?? [];
       if (inputs.length === 0) return;
-      const props = properties(tool) ?? {};
+      const props = toolProperties(tool) ?? {};
       const links: IndexedLink[] = [];
       for (const [n, input] of inputs.entries()) {
         const text = descriptionOf(props[input.parameter]);

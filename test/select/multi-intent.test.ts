@@ -188,8 +188,8 @@ describe('liftParameters', () => {
     const fused = ranked();
     liftParameters(fused, 'hotels by location', all, 0.1);
     expect([...fused]).toEqual([...ranked()]);
-    // With location on one tool of the four, it counts: hotel_reviews has one parameter, but
-    // gains half the weight, as a two-parameter tool naming one would.
+    // With location on one tool of the four, it counts: b has one parameter, but gains half the
+    // weight, as a two-parameter tool naming one would.
     const few = [
       hotel('book_hotel', 'nights'),
       hotel('reserve_hotel', 'guests'),
