@@ -1,8 +1,10 @@
 /**
- * The project's one string hash and one byte checksum: cache keys, wire-name suffixes, file
- names and payload checksums all use these. No `node:crypto` and no
- * `crypto.subtle` (async, and absent in some sandboxes): these must run synchronously in
- * browsers, Workers, Deno and Node. They detect change and corruption; they are not secure.
+ * The project's fast string hash and byte checksum: wire-name suffixes, memo keys within one
+ * caller's own data, and payload checksums. No `node:crypto` and no `crypto.subtle` (async,
+ * and absent in some sandboxes): these run synchronously in browsers, Workers, Deno and Node.
+ * They detect change and corruption; they are not secure: a chosen input reaches any value in
+ * seconds. Keys of anything another request can read (a shared cache, a store) come from
+ * `digest.ts` (SHA-256) instead.
  */
 
 /**

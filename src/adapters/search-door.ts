@@ -5,7 +5,6 @@
  * indexes (kept per tool-list identity) are built once per registry, not once per search.
  */
 import { errorMessage } from '../describe-error.js';
-import { Hash64 } from '../hash.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { MAX_SEARCH_QUERY_CHARS, searchTools } from '../select/search-tools.js';
 import type { AsyncToolSelector } from '../select/selector.js';
@@ -49,14 +48,13 @@ export function queryOf(args: unknown): string | { readonly error: string } {
 }
 
 // The last few tool lists searched, by content, so each keeps one identity (and one index).
+// Keyed by the content itself, not a hash of it: these lists are shared by every caller in
+// the process, and a list that reached another's key would be searched in its place.
 const lists = new Map<string, ToolSchema[]>();
 
 /** `tools` as one stable list per content. */
 export function stableList(tools: readonly ToolSchema[]): ToolSchema[] {
-  const hash = new Hash64();
-  for (const tool of tools)
-    hash.update(`${tool.name}\u0000${tool.description}\u0000${JSON.stringify(tool.parameters ?? {})}\u0001`);
-  const key = hash.digest();
+  const key = JSON.stringify(tools.map((tool) => [tool.name, tool.description, tool.parameters ?? {}]));
   let list = lists.get(key);
   if (!list) {
     list = [...tools];

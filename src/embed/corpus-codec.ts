@@ -12,21 +12,26 @@
  * | 4      | version (u16), flags (u16; bit 0: LE payload)|
  * | 8      | dimensions (u32)                             |
  * | 12     | count (u32)                                  |
- * | 16     | key hash (two u32 lanes)                     |
- * | 24     | payload checksum (u32)                       |
- * | 28     | reserved (u32, zero)                         |
- * | 32     | reserved (u32, zero)                         |
- * | 36     | header checksum over bytes 0..35 (u32)       |
- * | 40     | payload: count × dimensions float32          |
+ * | 16     | key digest (SHA-256, 32 bytes)               |
+ * | 48     | payload checksum (u32)                       |
+ * | 52     | reserved (u32, zero)                         |
+ * | 56     | reserved (u32, zero)                         |
+ * | 60     | header checksum over bytes 0..59 (u32)       |
+ * | 64     | payload: count × dimensions float32          |
+ *
+ * The key digest is the SHA-256 the cache key ends with (the embedder, the ordered names and
+ * texts): an entry is served only for the very texts it was written for, even from a store
+ * that mixed its keys up.
  *
  * @module
  */
 import { checksumBytes } from '../hash.js';
 
 /** Bytes before the payload. */
-export const CORPUS_HEADER_BYTES = 40;
+export const CORPUS_HEADER_BYTES = 64;
 /** Bumped when the layout changes; older entries are then rebuilt. */
-export const CORPUS_FORMAT_VERSION = 1;
+export const CORPUS_FORMAT_VERSION = 2;
+const DIGEST_BYTES = 32;
 
 const MAGIC = [0x4c, 0x43, 0x54, 0x56] as const; // "LCTV"
 const FLAG_LITTLE_ENDIAN = 1;
@@ -38,8 +43,8 @@ const NATIVE_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 
 export interface CorpusExpectation {
   readonly dimensions: number;
   readonly count: number;
-  /** The cache key's 64-bit hash as two u32 lanes (see `Hash64.digestWords`). */
-  readonly keyHash: readonly [number, number];
+  /** The SHA-256 digest the cache key was made from (32 bytes). */
+  readonly keyDigest: Uint8Array;
 }
 
 /** A decode outcome: the matrix, or why the entry was refused. */
@@ -51,10 +56,12 @@ export type CorpusDecodeResult =
  * Encode a row-major matrix of `count × dimensions` unit vectors with its header.
  *
  * @example
- * const bytes = encodeCorpus(matrix, { dimensions: 512, count: 40, keyHash: [1, 2] })
+ * const bytes = encodeCorpus(matrix, { dimensions: 512, count: 40, keyDigest })
  */
 export function encodeCorpus(matrix: Float32Array, shape: CorpusExpectation): Uint8Array {
-  const { dimensions, count, keyHash } = shape;
+  const { dimensions, count, keyDigest } = shape;
+  if (keyDigest.byteLength !== DIGEST_BYTES)
+    throw new RangeError(`key digest is ${keyDigest.byteLength} bytes, expected 32`);
   const payloadBytes = dimensions * count * 4;
   if (matrix.length !== dimensions * count) {
     throw new RangeError(`matrix holds ${matrix.length} floats, expected ${dimensions} × ${count}`);
@@ -69,10 +76,9 @@ export function encodeCorpus(matrix: Float32Array, shape: CorpusExpectation): Ui
   view.setUint16(6, NATIVE_LITTLE_ENDIAN ? FLAG_LITTLE_ENDIAN : 0, true);
   view.setUint32(8, dimensions, true);
   view.setUint32(12, count, true);
-  view.setUint32(16, keyHash[0], true);
-  view.setUint32(20, keyHash[1], true);
-  view.setUint32(24, checksumBytes(out.subarray(CORPUS_HEADER_BYTES)), true);
-  view.setUint32(36, checksumBytes(out.subarray(0, 36)), true);
+  out.set(keyDigest, 16);
+  view.setUint32(48, checksumBytes(out.subarray(CORPUS_HEADER_BYTES)), true);
+  view.setUint32(60, checksumBytes(out.subarray(0, 60)), true);
   return out;
 }
 
@@ -82,7 +88,7 @@ export function encodeCorpus(matrix: Float32Array, shape: CorpusExpectation): Ui
  * comes back as `{ ok: false, reason }`. The matrix is a fresh, aligned copy.
  *
  * @example
- * const result = decodeCorpus(bytes, { dimensions: 512, count: 40, keyHash: [1, 2] })
+ * const result = decodeCorpus(bytes, { dimensions: 512, count: 40, keyDigest })
  * if (!result.ok) console.warn(result.reason)
  */
 export function decodeCorpus(bytes: Uint8Array, expected: CorpusExpectation): CorpusDecodeResult {
@@ -94,7 +100,7 @@ export function decodeCorpus(bytes: Uint8Array, expected: CorpusExpectation): Co
     if (bytes[i] !== MAGIC[i]) return refuse('bad magic');
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, CORPUS_HEADER_BYTES);
-  if (view.getUint32(36, true) !== checksumBytes(bytes.subarray(0, 36))) {
+  if (view.getUint32(60, true) !== checksumBytes(bytes.subarray(0, 60))) {
     return refuse('header checksum mismatch');
   }
   const version = view.getUint16(4, true);
@@ -107,11 +113,8 @@ export function decodeCorpus(bytes: Uint8Array, expected: CorpusExpectation): Co
     return refuse(`entry has ${dimensions} dimensions, expected ${expected.dimensions}`);
   }
   if (count !== expected.count) return refuse(`entry has ${count} vectors, expected ${expected.count}`);
-  if (
-    view.getUint32(16, true) !== expected.keyHash[0] >>> 0 ||
-    view.getUint32(20, true) !== expected.keyHash[1] >>> 0
-  ) {
-    return refuse('entry was written for a different key');
+  if (!sameBytes(bytes.subarray(16, 16 + DIGEST_BYTES), expected.keyDigest)) {
+    return refuse('entry was written for other tool texts');
   }
   const payloadBytes = dimensions * count * 4;
   if (bytes.byteLength !== CORPUS_HEADER_BYTES + payloadBytes) {
@@ -122,11 +125,17 @@ export function decodeCorpus(bytes: Uint8Array, expected: CorpusExpectation): Co
   const matrix = new Float32Array(dimensions * count);
   const raw = new Uint8Array(matrix.buffer);
   raw.set(bytes.subarray(CORPUS_HEADER_BYTES));
-  if (view.getUint32(24, true) !== checksumBytes(raw)) return refuse('payload checksum mismatch');
+  if (view.getUint32(48, true) !== checksumBytes(raw)) return refuse('payload checksum mismatch');
   for (let i = 0; i < matrix.length; i++) {
     if (!Number.isFinite(matrix[i] as number)) return refuse('payload holds a non-finite value');
   }
   return { ok: true, matrix };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function refuse(reason: string): CorpusDecodeResult {

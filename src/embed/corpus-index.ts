@@ -87,7 +87,8 @@ export interface CorpusIndexOptions {
 /** A registry list's identity and key, memoised so a warm turn never rehashes the corpus. */
 interface Fingerprint {
   readonly key: string;
-  readonly keyHash: [number, number];
+  /** The SHA-256 the key ends with: stored in the entry's header and checked on every read. */
+  readonly keyDigest: Uint8Array;
   readonly tools: readonly ToolSchema[];
   readonly names: readonly string[];
   readonly descriptions: readonly string[];
@@ -167,13 +168,15 @@ export class CorpusIndex {
   }
 
   /**
-   * The cache key for a tool list (embedder id, dimensions, ordered names and embedded texts).
+   * The cache key for a tool list: a SHA-256 of the embedder id, dimensions, ordered names and
+   * embedded texts, so no chosen tool list can reach another list's key (a shared cache stays
+   * each list's own).
    *
    * @example
-   * index.keyFor(all) === index.keyFor([...all]) // true: content, not array identity
+   * (await index.keyFor(all)) === (await index.keyFor([...all])) // true: content, not array identity
    */
-  keyFor(all: readonly ToolSchema[]): string {
-    return this.fingerprint(all).key;
+  async keyFor(all: readonly ToolSchema[]): Promise<string> {
+    return (await this.fingerprint(all)).key;
   }
 
   /**
@@ -188,7 +191,8 @@ export class CorpusIndex {
   async load(all: readonly ToolSchema[], options: { signal?: AbortSignal } = {}): Promise<CorpusLoad> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const fingerprint = this.fingerprint(all);
+    const fingerprint = await this.fingerprint(all);
+    signal?.throwIfAborted();
     const current = this.current;
     if (current && current.fingerprint.key === fingerprint.key) return current.load;
 
@@ -211,7 +215,7 @@ export class CorpusIndex {
     return load;
   }
 
-  private fingerprint(all: readonly ToolSchema[]): Fingerprint {
+  private async fingerprint(all: readonly ToolSchema[]): Promise<Fingerprint> {
     const memoised = this.memo.get(all);
     if (memoised && sameList(memoised, all)) return memoised;
     // A registry that hands out a fresh array of the same schemas each turn stays warm too.
@@ -220,7 +224,7 @@ export class CorpusIndex {
       this.memo.set(all, current);
       return current;
     }
-    const fingerprint = computeFingerprint(this.embedder, all);
+    const fingerprint = await computeFingerprint(this.embedder, all);
     this.memo.set(all, fingerprint);
     return fingerprint;
   }
@@ -260,7 +264,7 @@ export class CorpusIndex {
   private async build(fingerprint: Fingerprint, signal: AbortSignal): Promise<CorpusLoad> {
     const { dimensions } = this.embedder;
     const count = fingerprint.texts.length;
-    const shape = { dimensions, count, keyHash: fingerprint.keyHash };
+    const shape = { dimensions, count, keyDigest: fingerprint.keyDigest };
     const warnings: string[] = [];
 
     let bytes: Uint8Array | undefined;
@@ -446,17 +450,22 @@ export class CorpusIndex {
   }
 }
 
-function computeFingerprint(embedder: Embedder, all: readonly ToolSchema[]): Fingerprint {
-  const names = all.map((tool) => tool.name);
-  const descriptions = all.map((tool) => tool.description);
-  const texts = all.map((tool) => toolText(tool.name, tool.description ?? ''));
-  const hash = new Hash64().update('loopctl/corpus/v1').update(embedder.id).update(String(embedder.dimensions));
-  hash.update(String(all.length));
-  for (let i = 0; i < all.length; i++) hash.update(names[i] as string).update(texts[i] as string);
-  const keyHash = hash.digestWords();
+// The key commits to every name and text (SHA-256): shared caches (KV, files, IndexedDB) and
+// the per-isolate generations are read by every tenant's requests, so a key one tool list can
+// reach by choice would serve its vectors to another list.
+async function computeFingerprint(embedder: Embedder, all: readonly ToolSchema[]): Promise<Fingerprint> {
+  const tools = [...all];
+  const names = tools.map((tool) => tool.name);
+  const descriptions = tools.map((tool) => tool.description);
+  const texts = tools.map((tool) => toolText(tool.name, tool.description ?? ''));
+  const parts = ['loopctl/corpus/v2', embedder.id, String(embedder.dimensions), String(tools.length)];
+  for (let i = 0; i < tools.length; i++) parts.push(String(names[i]), texts[i] as string);
+  // Loaded with the first corpus: a page that never embeds never loads the digest.
+  const { bytes: keyDigest, hex } = await (await import('../digest.js')).digest(parts);
+  // The embedder's short id only groups a store's entries by model; it need not resist choice.
   const idHash = new Hash64().update(embedder.id).digest().slice(0, 8);
-  const key = `corpus:v1:${idHash}:${all.length}x${embedder.dimensions}:${hash.digest()}`;
-  return { key, keyHash, tools: [...all], names, descriptions, texts };
+  const key = `corpus:v2:${idHash}:${tools.length}x${embedder.dimensions}:${hex}`;
+  return { key, keyDigest, tools, names, descriptions, texts };
 }
 
 // Same schema objects in the same order, and none edited in place since.

@@ -264,8 +264,11 @@ export class LearnedStore {
       );
     }
     if (!Array.isArray(all)) return Promise.reject(new TypeError("learn: tools must be the registry's tool list"));
-    const corpusKey = context.index.keyFor(all);
+    // Started now, so the key is of the list as it is at this call (the hash itself is async).
+    const keyOfList = context.index.keyFor(all);
+    keyOfList.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
     return this.#serial(async () => {
+      const corpusKey = await keyOfList;
       const warnings = await this.#reconcileNow(corpusKey, all);
       const known = new Set(all.map((tool) => tool.name));
       let unknownTools = 0;
@@ -459,7 +462,7 @@ export class LearnedStore {
   }
 }
 
-// corpus:v1:<embedder hash>:<count>x<dims>:<generation hash>
+// corpus:v2:<embedder hash>:<count>x<dims>:<generation SHA-256>
 function parts(corpusKey: string): { embedder: string; dims: string; generation: string } {
   const [, , embedder = '', shape = '', generation = ''] = corpusKey.split(':');
   return { embedder, dims: shape.split('x')[1] ?? '', generation };

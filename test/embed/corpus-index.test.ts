@@ -33,7 +33,8 @@ describe('corpus hash', () => {
 });
 
 describe('corpus codec', () => {
-  const shape = { dimensions: 3, count: 2, keyHash: [11, 22] as [number, number] };
+  const keyDigest = new Uint8Array(32).fill(11);
+  const shape = { dimensions: 3, count: 2, keyDigest };
   const matrix = new Float32Array([1, 0, 0, 0, 0.6, 0.8]);
 
   it('round-trips', () => {
@@ -56,7 +57,7 @@ describe('corpus codec', () => {
       [flip(CORPUS_HEADER_BYTES + 5), shape, /payload checksum/],
       [bytes, { ...shape, dimensions: 4 }, /3 dimensions, expected 4/],
       [bytes, { ...shape, count: 3 }, /2 vectors, expected 3/],
-      [bytes, { ...shape, keyHash: [11, 23] }, /different key/],
+      [bytes, { ...shape, keyDigest: keyDigest.map((byte, i) => (i === 31 ? byte ^ 1 : byte)) }, /other tool texts/],
       [encodeCorpus(new Float32Array([1, 0, 0, 0, Number.NaN, 0]), shape), shape, /non-finite/],
     ];
     for (const [input, expectation, reason] of cases) {
@@ -97,29 +98,29 @@ describe('CorpusIndex', () => {
     expect(index.stats).toMatchObject({ corpusEmbeds: all.length, cacheMisses: 1 });
   });
 
-  it('keys on embedder id, ordered names and embedded texts', () => {
+  it('keys on embedder id, ordered names and embedded texts', async () => {
     const all = registry();
     const index = new CorpusIndex(countingEmbedder(), memoryVectorCache());
-    const key = index.keyFor(all);
-    expect(index.keyFor([...all])).toBe(key);
-    expect(index.keyFor(all.map((tool) => ({ ...tool })))).toBe(key);
-    expect(index.keyFor([...all].reverse())).not.toBe(key);
-    expect(index.keyFor(all.slice(1))).not.toBe(key);
+    const key = await index.keyFor(all);
+    expect(await index.keyFor([...all])).toBe(key);
+    expect(await index.keyFor(all.map((tool) => ({ ...tool })))).toBe(key);
+    expect(await index.keyFor([...all].reverse())).not.toBe(key);
+    expect(await index.keyFor(all.slice(1))).not.toBe(key);
     const edited = all.map((tool, i) => (i === 3 ? { ...tool, description: `${tool.description} More.` } : tool));
-    expect(index.keyFor(edited)).not.toBe(key);
+    expect(await index.keyFor(edited)).not.toBe(key);
     const renamed = all.map((tool, i) => (i === 3 ? { ...tool, name: 'write_files' } : tool));
-    expect(index.keyFor(renamed)).not.toBe(key);
-    expect(new CorpusIndex(countingEmbedder({ id: 'other' }), memoryVectorCache()).keyFor(all)).not.toBe(key);
-    expect(new CorpusIndex(countingEmbedder({ dimensions: 128 }), memoryVectorCache()).keyFor(all)).not.toBe(key);
+    expect(await index.keyFor(renamed)).not.toBe(key);
+    expect(await new CorpusIndex(countingEmbedder({ id: 'other' }), memoryVectorCache()).keyFor(all)).not.toBe(key);
+    expect(await new CorpusIndex(countingEmbedder({ dimensions: 128 }), memoryVectorCache()).keyFor(all)).not.toBe(key);
   });
 
   it('notices a schema edited in place even under the same array identity', async () => {
     const embedder = countingEmbedder();
     const index = new CorpusIndex(embedder, memoryVectorCache());
     const all = registry().map((tool) => ({ ...tool }));
-    const before = index.keyFor(all);
+    const before = await index.keyFor(all);
     (all[2] as { description: string }).description = 'Open a document and print it.';
-    expect(index.keyFor(all)).not.toBe(before);
+    expect(await index.keyFor(all)).not.toBe(before);
   });
 
   it('re-embeds only the texts that changed between generations', async () => {
@@ -190,24 +191,22 @@ describe('CorpusIndex', () => {
       },
       'wrong dimension header': (bytes, dims) => {
         const count = (bytes.length - CORPUS_HEADER_BYTES) / 4 / dims;
-        const view = new DataView(bytes.buffer, bytes.byteOffset);
-        const keyHash: [number, number] = [view.getUint32(16, true), view.getUint32(20, true)];
-        return encodeCorpus(new Float32Array((dims / 2) * count).fill(0.1), { dimensions: dims / 2, count, keyHash });
+        const keyDigest = bytes.slice(16, 48);
+        return encodeCorpus(new Float32Array((dims / 2) * count).fill(0.1), { dimensions: dims / 2, count, keyDigest });
       },
       'wrong count': (bytes, dims) => {
         const count = (bytes.length - CORPUS_HEADER_BYTES) / 4 / dims;
-        const view = new DataView(bytes.buffer, bytes.byteOffset);
-        const keyHash: [number, number] = [view.getUint32(16, true), view.getUint32(20, true)];
+        const keyDigest = bytes.slice(16, 48);
         return encodeCorpus(new Float32Array(dims * (count - 1)).fill(0.1), {
           dimensions: dims,
           count: count - 1,
-          keyHash,
+          keyDigest,
         });
       },
       'entry of another key': (bytes, dims) => {
         const count = (bytes.length - CORPUS_HEADER_BYTES) / 4 / dims;
         const matrix = new Float32Array(dims * count).fill(1 / Math.sqrt(dims));
-        return encodeCorpus(matrix, { dimensions: dims, count, keyHash: [1, 2] });
+        return encodeCorpus(matrix, { dimensions: dims, count, keyDigest: new Uint8Array(32).fill(7) });
       },
     };
 
