@@ -6,8 +6,10 @@
  *
  * @module loopctl/kv
  */
+
+import { digestHex } from '../digest.js';
 import type { VectorCache } from '../embed/vector-cache.js';
-import { checksumBytes, hashStrings } from '../hash.js';
+import { checksumBytes } from '../hash.js';
 import { mergeOptions } from '../options.js';
 
 /**
@@ -92,7 +94,7 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
 
   return {
     async get(key) {
-      const head = await namespace.get(kvKey(prefix, key), 'arrayBuffer');
+      const head = await namespace.get(await kvKey(prefix, key), 'arrayBuffer');
       if (!head) return undefined;
       const bytes = new Uint8Array(head);
       if (!hasMagic(bytes)) return undefined;
@@ -100,8 +102,9 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
       const manifest = readManifest(bytes);
       if (!manifest) return undefined;
 
+      const base = await kvKey(prefix, key);
       const parts = await Promise.all(
-        Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(prefix, key, i), 'arrayBuffer')),
+        Array.from({ length: manifest.chunks }, (_, i) => namespace.get(chunkKey(base, i), 'arrayBuffer')),
       );
       let total = 0;
       for (const part of parts) {
@@ -119,7 +122,7 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
     },
 
     async set(key, value) {
-      const mainKey = kvKey(prefix, key);
+      const mainKey = await kvKey(prefix, key);
       const previous = await namespace.get(mainKey, 'arrayBuffer');
       const staleChunks = previous ? (readManifest(new Uint8Array(previous))?.chunks ?? 0) : 0;
       let chunks = 0;
@@ -137,39 +140,38 @@ export function kvVectorCache(namespace: KvNamespaceLike, options: KvVectorCache
           Array.from({ length: chunks }, (_, i) => {
             const part = new Uint8Array(Math.min(chunkBytes, value.byteLength - i * chunkBytes));
             part.set(value.subarray(i * chunkBytes, i * chunkBytes + part.byteLength));
-            return put(chunkKey(prefix, key, i), part.buffer);
+            return put(chunkKey(mainKey, i), part.buffer);
           }),
         );
         await put(mainKey, writeManifest(chunks, value.byteLength, checksumBytes(value)));
       }
       // Chunks an earlier, longer value left behind.
       const stale = Array.from({ length: Math.max(0, staleChunks - chunks) }, (_, i) => chunks + i);
-      await Promise.all(stale.map((i) => namespace.delete(chunkKey(prefix, key, i))));
+      await Promise.all(stale.map((i) => namespace.delete(chunkKey(mainKey, i))));
     },
 
     async delete(key) {
-      const mainKey = kvKey(prefix, key);
+      const mainKey = await kvKey(prefix, key);
       const head = await namespace.get(mainKey, 'arrayBuffer');
       const manifest = head ? readManifest(new Uint8Array(head)) : undefined;
       await namespace.delete(mainKey);
       if (manifest) {
-        await Promise.all(
-          Array.from({ length: manifest.chunks }, (_, i) => namespace.delete(chunkKey(prefix, key, i))),
-        );
+        await Promise.all(Array.from({ length: manifest.chunks }, (_, i) => namespace.delete(chunkKey(mainKey, i))));
       }
     },
   };
 }
 
-// KV keys are at most 512 bytes; a longer one is replaced by its hash rather than rejected.
-function kvKey(prefix: string, key: string): string {
+// KV keys are at most 512 bytes; a longer one is replaced by its SHA-256 rather than rejected
+// (a namespace is shared by every request, so no chosen key may reach another's).
+async function kvKey(prefix: string, key: string): Promise<string> {
   const full = prefix + key;
   if (new TextEncoder().encode(full).byteLength + CHUNK_SUFFIX_ROOM <= MAX_KEY_BYTES) return full;
-  return `${prefix}#${hashStrings([key])}${hashStrings([key], 1)}`;
+  return `${prefix}#${await digestHex(['loopctl/kv-key/v1', key])}`;
 }
 
-function chunkKey(prefix: string, key: string, index: number): string {
-  return `${kvKey(prefix, key)}#chunk${index}`;
+function chunkKey(mainKey: string, index: number): string {
+  return `${mainKey}#chunk${index}`;
 }
 
 function hasMagic(bytes: Uint8Array): boolean {

@@ -76,6 +76,13 @@ export interface CorpusIndexOptions {
   /** Per-text vectors kept in memory across generations (at least one generation's worth). Default 8192. */
   maxTexts?: number;
   /**
+   * Most texts one load embeds. A generation needing more embeds this many (kept for the next
+   * load), then rejects with a {@link CorpusError}, so a request that brings a big new tool list
+   * costs a bounded slice of embedding work and the list is whole after a few loads. Default:
+   * no limit.
+   */
+  maxNewTexts?: number;
+  /**
    * A precomputed vectors file (`loopctl vectors`): texts it holds are taken from it instead of
    * embedded. Loaded once, on the first build that needs a text; a file that cannot be read,
    * or was built by another embedder or for other dimensions, or is corrupt, is ignored with a
@@ -137,8 +144,8 @@ function sharedState(cache: VectorCache): SharedState {
 export class CorpusIndex {
   readonly embedder: Embedder;
   readonly cache: VectorCache;
-  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress' | 'vectors'>> &
-    Pick<CorpusIndexOptions, 'onProgress' | 'vectors'>;
+  private readonly options: Required<Omit<CorpusIndexOptions, 'onProgress' | 'vectors' | 'maxNewTexts'>> &
+    Pick<CorpusIndexOptions, 'onProgress' | 'vectors' | 'maxNewTexts'>;
   private seed: Promise<LoadedVectors> | undefined;
   private seedReported = false;
   private readonly state: SharedState;
@@ -301,7 +308,13 @@ export class CorpusIndex {
     if (missing.length > 0 && this.options.vectors !== undefined) {
       missing = await this.takeFromVectorsFile(missing, store, warnings, signal);
     }
-    await this.embedMissing(missing, store, signal);
+    const most = this.options.maxNewTexts ?? missing.length;
+    await this.embedMissing(missing.slice(0, most), store, signal);
+    if (missing.length > most) {
+      throw new CorpusError(
+        `${missing.length} tool texts need embedding, at most ${most} a request: ${missing.length - most} left for the next requests`,
+      );
+    }
 
     const matrix = new Float32Array(count * dimensions);
     fingerprint.texts.forEach((text, row) => {

@@ -18,6 +18,8 @@ export interface ApiSelectorsOptions {
   cache?: VectorCache;
   /** A precomputed vectors file seeding the embedding selector's corpus (`loopctl vectors`). */
   vectors?: VectorsSource;
+  /** Most corpus texts one selection embeds (see `EmbeddingSelectorOptions.maxNewTexts`). Default: no limit. */
+  maxNewTexts?: number;
   /** Extra or replacement selectors by name. */
   extra?: Readonly<Record<string, NamedSelectorFactory>>;
   /** Told when the embedder fails to load (the response stays generic). */
@@ -64,7 +66,7 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
       ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder)
       : undefined,
     cache: options.cache,
-    embeddingOptions: { vectors: options.vectors },
+    embeddingOptions: { vectors: options.vectors, maxNewTexts: options.maxNewTexts },
     extra: options.extra,
     onError: options.onError,
   });

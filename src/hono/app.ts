@@ -74,6 +74,12 @@ export interface AppOptions {
    * isolate's first selection embeds only the prompt. A bad file is ignored with a warning.
    */
   vectors?: VectorsSource;
+  /**
+   * Most tool texts the dense selectors embed for one request (`LOOPCTL_MAX_NEW_EMBEDS`): a
+   * bigger new tool list is embedded over several requests, each ranked lexically meanwhile, so
+   * one client's list cannot hold the process for seconds. Default 512.
+   */
+  maxNewEmbeds?: number;
   /** Extra selectors by name, merged over the built-in ones. */
   selectors?: Readonly<Record<string, NamedSelectorFactory>>;
   /** The selector used when a request names none. Default `keyword`. */
@@ -105,6 +111,7 @@ const DEFAULTS = {
   defaultSelector: 'keyword',
   defaultMaxTurns: 8,
   maxBodyBytes: 256 * 1024,
+  maxNewEmbeds: 512,
   probeGraceMs: 1500,
   heartbeatMs: 250,
   fetch: globalFetch,
@@ -151,11 +158,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       'the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it',
     );
   }
+  if (!(Number.isInteger(settings.maxNewEmbeds) && settings.maxNewEmbeds >= 1))
+    throw new RangeError(`maxNewEmbeds must be a positive integer, got ${settings.maxNewEmbeds}`);
   const secrets = [token, model.apiKey].filter((value): value is string => Boolean(value));
   const selectors = apiSelectors({
     embedder: settings.embedder,
     cache: settings.cache,
     vectors: settings.vectors,
+    maxNewTexts: settings.maxNewEmbeds,
     extra: settings.selectors,
     onError: settings.onError,
   });

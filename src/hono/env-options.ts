@@ -10,7 +10,7 @@ import type { ProxyVars } from './proxy/index.js';
 import { proxySettingsFromVars } from './proxy/index.js';
 
 /** The app options configuration variables set. */
-export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy' | 'maxNewEmbeds'>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
@@ -29,6 +29,8 @@ export interface LoopctlVars extends ProxyVars {
   MODEL_API_KEY?: string;
   /** Comma-separated origins allowed by CORS, or `*`. Default none. */
   CORS_ORIGINS?: string;
+  /** Most tool texts the dense selectors embed for one request (default 512). */
+  LOOPCTL_MAX_NEW_EMBEDS?: string;
 }
 
 /**
@@ -52,10 +54,14 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
   const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
+  const embeds = value(vars.LOOPCTL_MAX_NEW_EMBEDS);
+  if (embeds !== undefined && !(/^\d{1,7}$/.test(embeds) && Number(embeds) >= 1))
+    throw new ConfigError('LOOPCTL_MAX_NEW_EMBEDS must be a positive integer');
+  const maxNewEmbeds = embeds !== undefined ? Number(embeds) : undefined;
   // No key set to undefined: callers spread these under their own options.
   const corsOrigins = origins?.length ? origins : undefined;
   return mergeOptions(
     { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
-    { token, corsOrigins, proxy },
+    { token, corsOrigins, proxy, maxNewEmbeds },
   );
 }

@@ -34,7 +34,16 @@ export interface WorkerEnv extends LoopctlVars {
   ASSETS?: AssetsLike;
   /** Workers AI embedding model. Default `@cf/baai/bge-small-en-v1.5`. */
   EMBEDDING_MODEL?: string;
+  /**
+   * Seconds a corpus entry written to `VECTORS` lives (KV `expirationTtl`, renewed by each
+   * rebuild). Default 604800 (7 days); `0` keeps entries for good. Tool lists come from
+   * clients, so without an expiry every list ever sent would stay in the namespace.
+   */
+  VECTORS_TTL_SECONDS?: string;
 }
+
+/** What `VECTORS_TTL_SECONDS` defaults to: a week. */
+export const DEFAULT_VECTORS_TTL_SECONDS = 604_800;
 
 /** Options for {@link createWorker}. */
 export interface WorkerOptions<Env extends WorkerEnv = WorkerEnv> {
@@ -80,7 +89,8 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
           const embedder = pickEmbedder(env);
           const vectors = pickVectors(env);
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
-          const cache = env.VECTORS ? kvVectorCache(env.VECTORS) : undefined;
+          const ttl = vectorsTtl(env.VECTORS_TTL_SECONDS);
+          const cache = env.VECTORS ? kvVectorCache(env.VECTORS, ttl > 0 ? { expirationTtl: ttl } : {}) : undefined;
           app = createApp(
             mergeOptions({ ...optionsFromVars(env), registry, embedder, vectors, cache }, options.app?.(env)),
           );
@@ -94,6 +104,15 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
       return app.fetch(request, env);
     },
   };
+}
+
+// KV refuses an expirationTtl under 60 seconds.
+function vectorsTtl(text: string | undefined): number {
+  const value = text?.trim();
+  if (value === undefined || value === '') return DEFAULT_VECTORS_TTL_SECONDS;
+  if (!/^\d{1,10}$/.test(value) || (Number(value) > 0 && Number(value) < 60))
+    throw new ConfigError('VECTORS_TTL_SECONDS must be 0 (never expire) or a whole number of seconds of at least 60');
+  return Number(value);
 }
 
 function defaultEmbedder(env: WorkerEnv): EmbedderSource | undefined {

@@ -55,6 +55,12 @@ export interface EmbeddingSelectorOptions {
   /** Corpus texts per embed call. Default 256 (the embedder buckets them by length). */
   batchSize?: number;
   /**
+   * Most corpus texts one turn embeds (see `CorpusIndexOptions.maxNewTexts`): a bigger new
+   * registry is embedded over several turns, each ranking without vectors until it is whole.
+   * Default: no limit. A server taking tool lists from clients sets one.
+   */
+  maxNewTexts?: number;
+  /**
    * A precomputed vectors file (built by `loopctl vectors`): bytes, a URL, a `Response`, or a
    * function returning one (an asset, a KV read). Tool texts it holds are not embedded, so the
    * first turn over a matching registry embeds only the query; texts it lacks (new or changed
@@ -123,6 +129,7 @@ interface Settings {
   readonly onProgress: ((progress: EmbedProgress) => void) | undefined;
   readonly adaptive: EmbeddingAdaptiveOptions | undefined;
   readonly batchSize: number;
+  readonly maxNewTexts: number | undefined;
   readonly timeoutMs: number | undefined;
   readonly learned: LearnedVoteOptions | undefined;
   readonly learnedCache: VectorCache | undefined;
@@ -163,6 +170,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       onProgress,
       adaptive,
       batchSize,
+      maxNewTexts,
       timeoutMs,
       learned,
       learnedCache,
@@ -178,13 +186,14 @@ export class EmbeddingSelector implements AsyncToolSelector {
       onProgress,
       adaptive: adaptive === true ? {} : adaptive === false ? undefined : adaptive,
       batchSize,
+      maxNewTexts,
       timeoutMs,
       learned,
       learnedCache,
       vectors,
     };
     this.core = new Set(this.settings.coreTools);
-    this.index = new CorpusIndex(embedder, this.settings.cache, { batchSize, onProgress, vectors });
+    this.index = new CorpusIndex(embedder, this.settings.cache, { batchSize, onProgress, vectors, maxNewTexts });
     this.queries = new QueryVectors(embedder);
     this.learning = new LazyLearnedStore(learnedCache ?? this.settings.cache, embedder, learned);
   }

@@ -1,11 +1,7 @@
 /**
  * A shared vector cache (KV, files, IndexedDB, one isolate's memory) is read by every tenant's
  * requests, so a tool list one client chooses must never land on another list's key. The
- * attacker's list below has the victim's names with the descriptions swapped, and five CJK
- * characters appended to the last description that make the old 64-bit key (`Hash64`, each
- * lane invertible) equal to the victim's: found offline by a meet-in-the-middle search over
- * the hash's two lanes in 15 s on one core. Under that key, the victim's "Will it rain in Oslo
- * tomorrow?" ranked `delete_repository` first.
+ * fixture's attacker list met the victim's under the old 64-bit key (see poisoning-fixture.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { digestHex } from '../../src/digest.js';
@@ -16,27 +12,7 @@ import { EmbeddingSelector } from '../../src/select/embedding-selector.js';
 import { sha256 } from '../../src/sha256.js';
 import { toolText } from '../../src/text/words.js';
 import { countingEmbedder, ctx, mapCache } from './counting-embedder.js';
-
-const WEATHER = 'Get the weather forecast for a city: rain, temperature and wind, today or tomorrow.';
-const DELETE = 'Delete a code repository and all of its branches permanently.';
-const EMAIL = 'Send an email message to a recipient.';
-const FIXING = String.fromCharCode(19974, 29414, 39932, 26096, 20534);
-
-const tool = (name: string, description: string): ToolSchema => ({
-  name,
-  description,
-  parameters: { type: 'object', properties: {} },
-});
-const victim = (): ToolSchema[] => [
-  tool('get_weather', WEATHER),
-  tool('delete_repository', DELETE),
-  tool('send_email', EMAIL),
-];
-const attacker = (): ToolSchema[] => [
-  tool('get_weather', DELETE),
-  tool('delete_repository', WEATHER),
-  tool('send_email', `${EMAIL} ${FIXING}`),
-];
+import { attackerTools as attacker, VICTIM_PROMPT as prompt, victimTools as victim } from './poisoning-fixture.js';
 
 // The key main built before SHA-256 (corpus:v1), for the embedder the test uses.
 function oldKey(all: readonly ToolSchema[]): string {
@@ -46,7 +22,6 @@ function oldKey(all: readonly ToolSchema[]): string {
   return hash.digest();
 }
 
-const prompt = 'Will it rain in Oslo tomorrow?';
 const noSignal = { signal: new AbortController().signal };
 
 describe('a chosen tool list cannot poison a shared vector cache', () => {

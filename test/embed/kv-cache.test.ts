@@ -142,6 +142,19 @@ describe('kvVectorCache', () => {
     await cache.set(long, bytes(300));
     expect(await cache.get(long)).toEqual(bytes(300));
     expect(await cache.get('k'.repeat(601))).toBeUndefined();
+    // A SHA-256 of the key, not a 64-bit hash: a shared namespace, so no chosen key reaches another's.
+    const { createHash } = await import('node:crypto');
+    const framed = (part: string) => {
+      const body = Buffer.from(part);
+      const head = Buffer.alloc(5);
+      head[0] = 0x75;
+      head.writeUInt32BE(body.byteLength, 1);
+      return Buffer.concat([head, body]);
+    };
+    const digest = createHash('sha256')
+      .update(Buffer.concat([framed('loopctl/kv-key/v1'), framed(long)]))
+      .digest('hex');
+    expect([...kv.store.keys()].some((key) => key.startsWith(`loopctl:#${digest}`))).toBe(true);
   });
 
   it('rejects a nonsensical chunk size', () => {

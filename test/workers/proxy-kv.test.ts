@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { WorkerEnv } from '../../src/hono/index.js';
 import { demoWorker as createWorker } from '../../worker/workers.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
+import { attackerTools, VICTIM_PROMPT, victimTools } from '../embed/poisoning-fixture.js';
 import { openAITools, wideToolSet } from '../support/wide-tool-set.js';
 import { TEST_TOKEN } from './constants.js';
 
@@ -62,4 +63,75 @@ it("a fresh worker instance reads the tool set's corpus from KV: zero corpus emb
   // Another tool set is another corpus (and another KV entry).
   await proxied(worker, tools.slice(0, 100));
   expect((await bindings.VECTORS.list({ prefix: 'loopctl:' })).keys.length).toBeGreaterThan(after);
+});
+
+const list = (bindings: unknown) =>
+  (bindings as { VECTORS: { list(o?: object): Promise<{ keys: { name: string; expiration?: number }[] }> } }).VECTORS;
+
+it('corpus entries written to KV expire (VECTORS_TTL_SECONDS, default a week; 0 keeps them)', async () => {
+  const tools = openAITools(wideToolSet()).slice(0, 40);
+  const before = new Set((await list(bindings).list({ prefix: 'loopctl:' })).keys.map((key) => key.name));
+  await proxied(createWorker({ embedder: () => countingEmbedder() }), tools);
+  const written = (await list(bindings).list({ prefix: 'loopctl:' })).keys.filter((key) => !before.has(key.name));
+  expect(written.length).toBeGreaterThan(0);
+  const week = Date.now() / 1000 + 604_800;
+  for (const key of written) expect(Math.abs((key.expiration ?? 0) - week)).toBeLessThan(120);
+
+  const kept = new Set((await list(bindings).list({ prefix: 'loopctl:' })).keys.map((key) => key.name));
+  const forever = createWorker({ embedder: () => countingEmbedder() });
+  const response = await forever.fetch(
+    new Request('http://loopctl.test/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'scripted',
+        messages: [{ role: 'user', content: PROMPT }],
+        tools: tools.slice(0, 30),
+      }),
+    }),
+    { ...bindings, VECTORS_TTL_SECONDS: '0' },
+  );
+  await response.arrayBuffer();
+  const added = (await list(bindings).list({ prefix: 'loopctl:' })).keys.filter((key) => !kept.has(key.name));
+  expect(added.length).toBeGreaterThan(0);
+  for (const key of added) expect(key.expiration).toBeUndefined();
+});
+
+it("one client's chosen tool list cannot poison another's corpus through shared KV", async () => {
+  const openAI = (tools: ReturnType<typeof victimTools>) => tools.map((tool) => ({ type: 'function', function: tool }));
+  const send = async (worker: ReturnType<typeof createWorker>, tools: unknown[], id: string) => {
+    const response = await worker.fetch(
+      new Request('http://loopctl.test/v1/chat/completions', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          'content-type': 'application/json',
+          'x-loopctl-selector': 'embedding',
+          'x-loopctl-k': '1',
+          'x-loopctl-policy': 'narrow',
+        },
+        body: JSON.stringify({
+          model: 'scripted',
+          messages: [{ role: 'user', content: `${VICTIM_PROMPT} [[id:${id}]]` }],
+          tools,
+        }),
+      }),
+      { ...bindings },
+    );
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const seen = await fetch(
+      `${(bindings as unknown as { PROXY_CONTROL_URL: string }).PROXY_CONTROL_URL}/requests?id=${id}`,
+    );
+    return ((await seen.json()) as { tools: string[] }[])[0]?.tools;
+  };
+  // The attacker's isolate goes first and writes its vectors; the victim's is a fresh one.
+  const run = Math.random().toString(36).slice(2);
+  await send(createWorker({ embedder: () => countingEmbedder() }), openAI(attackerTools()), `attack-${run}`);
+  const forwarded = await send(
+    createWorker({ embedder: () => countingEmbedder() }),
+    openAI(victimTools()),
+    `victim-${run}`,
+  );
+  expect(forwarded).toEqual(['get_weather']);
 });

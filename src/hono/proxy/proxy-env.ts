@@ -30,6 +30,12 @@ export interface ProxyVars {
   PROXY_FIRST_BYTE_TIMEOUT_MS?: string;
   /** Milliseconds between SSE keep-alive comments while a stream waits (default 10000). */
   PROXY_KEEPALIVE_MS?: string;
+  /** Most tools one request may list (default 10000). */
+  PROXY_MAX_TOOLS?: string;
+  /** New tool lists one client may have embedded per hour (default 60). */
+  PROXY_NEW_TOOL_SETS_PER_CLIENT?: string;
+  /** New tool lists all clients together may have embedded per hour (default 600). */
+  PROXY_NEW_TOOL_SETS_TOTAL?: string;
 }
 
 /**
@@ -98,6 +104,16 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
     if (!/^\d{1,10}$/.test(max) || Number(max) < 1024)
       throw new ConfigError('PROXY_MAX_BODY_BYTES must be an integer of at least 1024');
     settings.maxBodyBytes = Number(max);
+  }
+  for (const [name, key] of [
+    ['PROXY_MAX_TOOLS', 'maxTools'],
+    ['PROXY_NEW_TOOL_SETS_PER_CLIENT', 'newToolSetsPerClient'],
+    ['PROXY_NEW_TOOL_SETS_TOTAL', 'newToolSetsTotal'],
+  ] as const) {
+    const count = value(vars[name]);
+    if (count === undefined) continue;
+    if (!/^\d{1,9}$/.test(count) || Number(count) < 1) throw new ConfigError(`${name} must be a positive integer`);
+    settings[key] = Number(count);
   }
   return settings;
 }

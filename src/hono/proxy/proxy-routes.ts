@@ -53,6 +53,7 @@ import {
   selectionSize,
   skipBeforeSelection,
 } from './tool-policy.js';
+import { toolSetBudget } from './tool-set-budget.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
 import { UpstreamUnreachableError } from './upstream-unreachable.js';
@@ -96,6 +97,19 @@ export interface ProxySettings {
   /** Milliseconds between SSE keep-alive comments while a stream waits (`PROXY_KEEPALIVE_MS`). Default 10000. */
   keepAliveMs?: number;
   /**
+   * Most tools one request may list (`PROXY_MAX_TOOLS`); more is a 400 in the provider's shape.
+   * Default 10000, the most any vendor's tool search takes.
+   */
+  maxTools?: number;
+  /**
+   * New tool lists one client may bring to the dense selectors per hour
+   * (`PROXY_NEW_TOOL_SETS_PER_CLIENT`): each costs embedding work and a vector-cache write. Past
+   * it, that client's new lists are ranked with `bm25` (`x-loopctl-degraded` says why). Default 60.
+   */
+  newToolSetsPerClient?: number;
+  /** The same, all clients together (`PROXY_NEW_TOOL_SETS_TOTAL`). Default 600. */
+  newToolSetsTotal?: number;
+  /**
    * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
    * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
    */
@@ -134,6 +148,9 @@ const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 const DEFAULT_FIRST_BYTE_MS = 300_000;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
+const DEFAULT_MAX_TOOLS = 10_000;
+/** What a client whose budget of new tool lists is spent is ranked with: no vectors, no writes. */
+const LEXICAL_SELECTOR = 'bm25';
 
 const CODECS: Record<WireProtocol, RoundCodec> = {
   openai: chatRounds,
@@ -158,6 +175,10 @@ interface Outcome {
   readonly revealed?: number;
   /** Milliseconds the proxy spent before calling the upstream (read, parse, select, splice). */
   readonly ms?: number;
+  /** Why the tools were ranked by a cheaper selector than asked (a spent budget). */
+  readonly degraded?: string;
+  /** What the selector warned of while it still ranked (e.g. the lexical half only). */
+  readonly warning?: string;
 }
 
 /** How one request goes upstream. */
@@ -195,6 +216,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     firstByteTimeoutMs: DEFAULT_FIRST_BYTE_MS,
     keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
     tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
+    maxTools: DEFAULT_MAX_TOOLS,
   };
   const {
     selectors,
@@ -212,7 +234,13 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     firstByteTimeoutMs: firstByteMs,
     keepAliveMs,
     tailRevealTokens,
+    maxTools,
   } = mergeOptions(defaults, options);
+  if (!(Number.isInteger(maxTools) && maxTools >= 1))
+    throw new RangeError(`proxy maxTools must be a positive integer, got ${maxTools}`);
+  const budget = toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal });
+  // Tool lists (one object per tools text, see tool-set-cache.ts) the budget has paid for.
+  const admitted = new WeakSet<readonly ToolSchema[]>();
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
@@ -351,6 +379,13 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       await largeBodyTurn(text.length);
       const signal = requestSignal(c);
       const count = request.tools.length;
+      if (count > maxTools) {
+        throw new ProxyRequestError(
+          400,
+          `the request lists ${count} tools; this proxy takes at most ${maxTools} (PROXY_MAX_TOOLS)`,
+          'tools',
+        );
+      }
       const untouched = (skipped: SkipReason, policy?: ResolvedPolicy): Outcome => ({
         registered: count,
         advertised: count,
@@ -363,6 +398,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       let edits: readonly Edit[] = [];
       let outcome: Outcome;
       let rounds: Forwarding['rounds'];
+      let degraded: string | undefined;
+      let warning: string | undefined;
       const policy = resolvePolicy(request, {
         policy: controls.policy,
         prefixCache,
@@ -379,9 +416,18 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       if (skipped) outcome = untouched(skipped, skipped === 'bypass' || skipped === 'no-tools' ? undefined : policy);
       else {
         const started = Date.now();
+        let selectorName = controls.selector;
+        if (selectors.isDense(selectorName) && !admitted.has(request.selectable)) {
+          const refused = budget.take(await clientOf(c.req.raw, auth));
+          if (refused === undefined) admitted.add(request.selectable);
+          else {
+            selectorName = LEXICAL_SELECTOR;
+            degraded = `ranked with ${LEXICAL_SELECTOR}: ${refused}`;
+          }
+        }
         let selector: AsyncToolSelector | undefined;
         const resolve = async (): Promise<AsyncToolSelector> => {
-          selector ??= await selectors.get(controls.selector, selectionSize(request, policy, controls.k));
+          selector ??= await selectors.get(selectorName, selectionSize(request, policy, controls.k));
           return selector;
         };
         const query = selectionQuery(request, policy);
@@ -394,6 +440,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
               }
             : { turn: request.turn, latestUserMessage: query, conversation: request.conversation };
         const selection = await selectTools(resolve, ctx, request.selectable, signal);
+        if (selection.fellOpen === undefined && selection.warnings.length > 0) warning = selection.warnings.join('; ');
         const plan = planTools(request, policy, selection, {
           policy,
           prefixCache,
@@ -416,7 +463,12 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       const sent = isLargeBody(text.length)
         ? await encodeEditedInSteps(text, bytes, edits, nextTurn)
         : applyEdits(text, edits);
-      outcome = { ...outcome, ms: performance.now() - arrived };
+      outcome = {
+        ...outcome,
+        ms: performance.now() - arrived,
+        ...(degraded !== undefined ? { degraded } : {}),
+        ...(warning !== undefined ? { warning } : {}),
+      };
       const url = `${upstreams[protocol]}${PATHS[protocol]}${search(c)}`;
       return await forward(c, {
         protocol,
@@ -706,6 +758,17 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   return app;
 }
 
+/**
+ * Who a request's budget is charged to: in token mode every holder of the proxy token is one
+ * client; in pass-through mode, each provider key (by its SHA-256: the key itself is never kept).
+ */
+async function clientOf(request: Request, auth: ProxyAuthMode): Promise<string> {
+  if (auth === 'token') return 'token';
+  const credential = request.headers.get('authorization') ?? request.headers.get('x-api-key') ?? '';
+  const { digestHex } = await import('../../digest.js');
+  return digestHex(['loopctl/proxy-client/v1', credential]);
+}
+
 function reportOutcome(headers: Headers, outcome: Outcome): void {
   headers.set('x-loopctl-registered', String(outcome.registered));
   headers.set('x-loopctl-advertised', String(outcome.advertised));
@@ -714,6 +777,8 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.revealed !== undefined) headers.set('x-loopctl-revealed', String(outcome.revealed));
   if (outcome.fellOpen !== undefined) headers.set('x-loopctl-fell-open', headerText(outcome.fellOpen));
   if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
+  if (outcome.degraded !== undefined) headers.set('x-loopctl-degraded', headerText(outcome.degraded));
+  if (outcome.warning !== undefined) headers.set('x-loopctl-warning', headerText(outcome.warning));
   if (outcome.ms !== undefined)
     headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
 }
