@@ -12,8 +12,8 @@ import { raceAbort } from '../limits/abort.js';
 import { mergeOptions } from '../options.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolText } from '../text/words.js';
+import { CorpusError } from './corpus-error.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
-import { normalise } from './embedder.js';
 import { lruSet, lruTrim } from './lru.js';
 import type { VectorCache } from './vector-cache.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
@@ -55,16 +55,6 @@ export interface CorpusLoad {
   readonly corpus: Corpus;
   /** E.g. a corrupt cache entry rebuilt, a cache write that failed. Empty on warm turns. */
   readonly warnings: readonly string[];
-}
-
-/**
- * The embedder returned something the corpus cannot rank with (the selector fails open).
- *
- * @example
- * try { await index.load(all) } catch (error) { if (error instanceof CorpusError) failOpen(error.message) }
- */
-export class CorpusError extends Error {
-  override readonly name = 'CorpusError';
 }
 
 /** Options for {@link CorpusIndex}. */
@@ -118,6 +108,8 @@ interface SharedState {
   readonly texts: Map<string, Map<string, Float32Array>>;
   readonly generations: Map<string, Corpus>;
   readonly inflight: Map<string, Inflight>;
+  /** Keys being hashed, by a quick hash of the content: concurrent loads of one list share one. */
+  readonly hashing: Map<string, Promise<Fingerprint>>;
 }
 
 const MAX_GENERATIONS = 4;
@@ -126,7 +118,7 @@ const shared = new WeakMap<VectorCache, SharedState>();
 function sharedState(cache: VectorCache): SharedState {
   let state = shared.get(cache);
   if (!state) {
-    state = { texts: new Map(), generations: new Map(), inflight: new Map() };
+    state = { texts: new Map(), generations: new Map(), inflight: new Map(), hashing: new Map() };
     shared.set(cache, state);
   }
   return state;
@@ -231,7 +223,26 @@ export class CorpusIndex {
       this.memo.set(all, current);
       return current;
     }
-    const fingerprint = await computeFingerprint(this.embedder, all);
+    // The key's hash is async: loads of the same new list meanwhile share it, so they reach the
+    // same build together (the quick hash only finds the entry; the content is compared).
+    const { id, dimensions } = this.embedder;
+    const quick = new Hash64().update(id).update(String(dimensions));
+    for (const tool of all) quick.update(String(tool.name)).update(String(tool.description));
+    const hint = quick.digest();
+    const hashing = this.state.hashing;
+    let pending = hashing.get(hint);
+    if (!pending) {
+      pending = computeFingerprint(this.embedder, all);
+      hashing.set(hint, pending);
+      const done = (): void => void hashing.delete(hint);
+      pending.then(done, done);
+    }
+    let fingerprint = await pending;
+    if (!sameList(fingerprint, all)) {
+      fingerprint = sameContent(fingerprint, all)
+        ? { ...fingerprint, tools: [...all] } // other schema objects, same key
+        : await computeFingerprint(this.embedder, all);
+    }
     this.memo.set(all, fingerprint);
     return fingerprint;
   }
@@ -308,12 +319,18 @@ export class CorpusIndex {
     if (missing.length > 0 && this.options.vectors !== undefined) {
       missing = await this.takeFromVectorsFile(missing, store, warnings, signal);
     }
-    const most = this.options.maxNewTexts ?? missing.length;
-    await this.embedMissing(missing.slice(0, most), store, signal);
-    if (missing.length > most) {
-      throw new CorpusError(
-        `${missing.length} tool texts need embedding, at most ${most} a request: ${missing.length - most} left for the next requests`,
-      );
+    // Loaded with the first build that embeds: a warm page or a seeded corpus never loads it.
+    if (missing.length > 0) {
+      const { embedMissing } = await import('./corpus-embed.js');
+      await embedMissing(this.embedder, missing, store, {
+        signal,
+        batchSize: this.options.batchSize,
+        maxNewTexts: this.options.maxNewTexts,
+        embedded: (done, total, batch) => {
+          this.counters.corpusEmbeds += batch;
+          this.progress(done, total);
+        },
+      });
     }
 
     const matrix = new Float32Array(count * dimensions);
@@ -378,50 +395,6 @@ export class CorpusIndex {
     return still;
   }
 
-  private async embedMissing(
-    missing: readonly string[],
-    store: Map<string, Float32Array>,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (missing.length === 0) return;
-    const { dimensions } = this.embedder;
-    const total = missing.length;
-    const batchSize = Math.max(1, Math.floor(this.options.batchSize));
-    this.progress(0, total);
-    for (let start = 0; start < total; start += batchSize) {
-      const batch = missing.slice(start, start + batchSize);
-      const vectors = await this.embedder.embed(batch, { signal });
-      signal.throwIfAborted();
-      if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-        throw new CorpusError(
-          `embedder returned ${Array.isArray(vectors) ? vectors.length : 'no'} vectors for ${batch.length} tool texts`,
-        );
-      }
-      // Validate the whole batch before storing any of it, so a bad batch leaves no trace.
-      const unit = batch.map((text, i) => {
-        const vector = vectors[i];
-        if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
-          throw new CorpusError(
-            `embedder returned a ${vector instanceof Float32Array ? vector.length : 'non-Float32Array'}-dimension vector for tool text ${preview(text)}, expected ${dimensions}`,
-          );
-        }
-        const normalised = normalise(vector);
-        if (!normalised) {
-          throw new CorpusError(
-            `embedder returned a vector that cannot rank (zero or non-finite) for tool text ${preview(text)}`,
-          );
-        }
-        return normalised;
-      });
-      // Kept even if a later batch fails, so the retry embeds only what is still missing.
-      batch.forEach((text, i) => {
-        store.set(text, unit[i] as Float32Array);
-      });
-      this.counters.corpusEmbeds += batch.length;
-      this.progress(Math.min(total, start + batch.length), total);
-    }
-  }
-
   /** Record a built or loaded generation: point per-text entries at its rows, trim, remember. */
   private remember(fingerprint: Fingerprint, matrix: Float32Array): Corpus {
     const { dimensions } = this.embedder;
@@ -481,6 +454,15 @@ async function computeFingerprint(embedder: Embedder, all: readonly ToolSchema[]
   return { key, keyDigest, tools, names, descriptions, texts };
 }
 
+// The same names and descriptions in the same order (other schema objects may carry them).
+function sameContent(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean {
+  const { names, descriptions } = fingerprint;
+  return (
+    names.length === all.length &&
+    all.every((tool, i) => tool.name === names[i] && tool.description === descriptions[i])
+  );
+}
+
 // Same schema objects in the same order, and none edited in place since.
 function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean {
   const { tools, names, descriptions } = fingerprint;
@@ -497,3 +479,5 @@ function sameList(fingerprint: Fingerprint, all: readonly ToolSchema[]): boolean
 function preview(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
 }
+
+export { CorpusError };

@@ -141,8 +141,8 @@ describe('embedding per request', () => {
       embeddedAfter.push(corpusTexts(embedder, 'big'));
     }
     expect(embeddedAfter).toEqual([8, 16, 20]);
-    expect(warnings[0]).toMatch(/lexical half only.*20 tool texts need embedding, at most 8 a request: 12 left/);
-    expect(warnings[1]).toMatch(/4 left for the next requests/);
+    expect(warnings[0]).toMatch(/lexical half only.*12 of 20 tool texts left to embed \(8 a request\)/);
+    expect(warnings[1]).toMatch(/4 of 12 tool texts left to embed/);
     expect(warnings[2]).toBeNull();
   });
 });
