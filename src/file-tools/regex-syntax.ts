@@ -67,11 +67,14 @@ class RegexReader {
   readonly #source: readonly string[];
   readonly #flags: RegexFlags;
   #at = 0;
+  /** Capturing groups in the whole pattern, which decide what `\1` means without `u`. */
+  readonly #groups: number;
 
   constructor(pattern: string, flags: RegexFlags) {
     // By code point, so an astral character is one atom as under the `u` flag.
     this.#source = Array.from(pattern);
     this.#flags = flags;
+    this.#groups = countGroups(this.#source);
   }
 
   read(): PatternNode {
@@ -182,7 +185,9 @@ class RegexReader {
           throw new RegexFeatureError('back-references (\\1, \\k<name>) are not supported');
         break;
       default:
-        if (/[1-9]/.test(char)) throw new RegexFeatureError('back-references (\\1, \\k<name>) are not supported');
+        // Without `u`, `\N` past the number of groups is an octal escape or the digit (Annex B).
+        if (/[1-9]/.test(char) && (this.#flags.unicode || this.#groups >= Number(char)))
+          throw new RegexFeatureError('back-references (\\1, \\k<name>) are not supported');
     }
     const part = this.#escapeInClass(false);
     return 'ranges' in part ? this.#set(part.ranges, false) : this.#set(part.negatedSet, true);
@@ -353,4 +358,19 @@ function single(part: ClassPart): number | undefined {
   if (!('ranges' in part) || part.ranges.length !== 1) return undefined;
   const [from, to] = part.ranges[0] as [number, number];
   return from === to ? from : undefined;
+}
+
+/** The capturing groups of a pattern: `(` and `(?<name>`, outside classes and escapes. */
+function countGroups(source: readonly string[]): number {
+  let groups = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '\\') i++;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(' && (source[i + 1] !== '?' || (source[i + 2] === '<' && !/[=!]/.test(source[i + 3] ?? ''))))
+      groups++;
+  }
+  return groups;
 }

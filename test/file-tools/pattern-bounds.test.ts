@@ -91,6 +91,32 @@ describe('Grep bounds the work of a model-supplied pattern', () => {
   });
 });
 
+describe('Grep names what it cannot do in linear time', () => {
+  it('a back-reference or lookaround is a clear error, not a slow search', async () => {
+    const call = tools({ 'x.txt': 'abab\n' });
+    const back = await call('Grep', { pattern: '(ab)\\1' });
+    expect(back.isError).toBe(true);
+    expect(back.content).toBe(
+      'tool "Grep" failed: unsupported regular expression /(ab)\\1/: back-references (\\1, \\k<name>) are not supported; ' +
+        'Grep matches in linear time, without backtracking',
+    );
+    const look = await call('Grep', { pattern: 'a(?=b)' });
+    expect(look.content).toMatch(/unsupported regular expression .*lookahead and lookbehind/);
+  });
+
+  it('a pattern that compiles too large is refused with its limit', async () => {
+    const call = tools({ 'x.txt': 'x\n' }, { maxPatternStates: 500 });
+    const result = await call('Grep', { pattern: 'x{1000}' });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/pattern too expensive: the pattern \/x\{1000\}\/ needs over 500 states/);
+  });
+
+  it('limits must be positive integers', () => {
+    expect(() => tools({}, { maxPatternSteps: 0 })).toThrow(/maxPatternSteps must be a positive integer/);
+    expect(() => tools({}, { maxPatternStates: 1.5 })).toThrow(/maxPatternStates must be a positive integer/);
+  });
+});
+
 describe('Glob bounds the work of a model-supplied pattern', () => {
   it('twelve **/ against a deep path is fast (a backtracking matcher takes many seconds)', async () => {
     const deep = Array.from({ length: 24 }, (_, i) => `d${i}`).join('/');
@@ -99,6 +125,13 @@ describe('Glob bounds the work of a model-supplied pattern', () => {
     expect(result.isError).toBeFalsy();
     expect(result.content).toBe(`${deep}/x.txt`);
     expect(ms).toBeLessThan(1500);
+  });
+
+  it('a glob past the step budget is a clear error', async () => {
+    const call = tools({ [`${'a'.repeat(100)}.txt`]: 'y' }, { maxPatternSteps: 50 });
+    const result = await call('Glob', { pattern: '**/*.md' });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/pattern too expensive: .*maxPatternSteps limit of Glob/);
   });
 
   it('many stars in one segment are fast too', async () => {
