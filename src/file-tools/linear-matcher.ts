@@ -8,29 +8,44 @@
 import type { PatternBudget } from './pattern-budget.js';
 import type { AssertionKind, PatternProgram } from './pattern-nfa.js';
 
-/** State sets remembered per matcher before the memory is cleared and rebuilt. */
-const MAX_REMEMBERED_SETS = 2000;
+/**
+ * Pattern states held in remembered sets (their kernels and closures) before the memory is
+ * cleared and rebuilt: a few megabytes, however large the pattern.
+ */
+const MAX_REMEMBERED_STATES = 1_000_000;
+
+/** Sets remembered before the memory is cleared (each holds a 128-entry table): about 4 MB. */
+const MAX_REMEMBERED_SETS = 4096;
 
 /**
- * Steps charged for making a new state set, besides the states visited: its key, table and
- * memory cost about that many table look-ups, and the budget should track time.
+ * Steps charged for each new transition worked out, besides the states visited: making a set
+ * (its arrays, its table, the garbage when the memory is cleared) costs about as much as that
+ * many table look-ups, measured on a pattern that makes a new set every few characters
+ * (`[ab]*a[ab]{25}c` on random a/b text); the budget should track time, not just states.
  */
-const NEW_SET_STEPS = 32;
+const NEW_SET_STEPS = 256;
+
+/** Steps charged for a known transition found in a set's map rather than its table (a hash look-up). */
+const MAP_STEPS = 4;
 
 /** The states following a closure: which read characters, and whether one accepts. */
 interface Closure {
-  readonly readers: readonly number[];
+  readonly readers: Int32Array;
   readonly accepts: boolean;
 }
 
 /** A set of pattern states, with what the previous character was, and its known transitions. */
 interface StateSet {
   /** Pattern states reached by reading the last character, before following branches. */
-  readonly kernel: readonly number[];
+  readonly kernel: Int32Array;
   readonly previousIsWord: boolean;
   readonly atStart: boolean;
-  /** Transitions by code point below 128, then a map for the rest; `true`: a match was found. */
-  ascii: (StateSet | true | undefined)[];
+  /**
+   * Transitions by code point: a table for those below 128 once the set has a few (most sets
+   * met once never need one, and allocating it for each costs more than the look-ups save),
+   * a map for the rest; `true`: a match was found.
+   */
+  ascii: (StateSet | true | undefined)[] | undefined;
   other: Map<number, StateSet | true>;
   /** Closures before a non-word and a word character (the same when no `\b` is used). */
   closures: [Closure | undefined, Closure | undefined];
@@ -48,17 +63,25 @@ interface StateSet {
 export class LinearMatcher {
   readonly #program: PatternProgram;
   readonly #anchored: boolean;
-  #remembered = new Map<string, StateSet>();
+  /** Remembered sets by a hash of their states. */
+  #remembered = new Map<number, StateSet[]>();
+  #rememberedSize = 0;
+  #rememberedSets = 0;
   readonly #initial: StateSet;
   readonly #marks: Int32Array;
   #mark = 0;
+  /** Working space for closures and kernels, sized once for the pattern. */
+  readonly #stack: Int32Array;
+  readonly #scratch: Int32Array;
 
   constructor(program: PatternProgram, anchored: boolean) {
     this.#program = program;
     this.#anchored = anchored;
     this.#marks = new Int32Array(program.states.length);
+    this.#stack = new Int32Array(program.states.length * 3 + 2);
+    this.#scratch = new Int32Array(program.states.length);
     // Unanchored, the start state joins every closure instead (a match may begin anywhere).
-    this.#initial = this.#intern(anchored ? [program.start] : [], false, true);
+    this.#initial = this.#intern(Int32Array.of(...(anchored ? [program.start] : [])), false, true);
   }
 
   /** Whether the pattern matches `text`, all at once (for short texts such as paths). */
@@ -101,8 +124,15 @@ export class LinearMatcher {
           position++;
         }
       }
-      let next = codePoint < 128 ? current.ascii[codePoint] : current.other.get(codePoint);
-      steps++;
+      const table = current.ascii;
+      let next: StateSet | true | undefined;
+      if (table !== undefined && codePoint < 128) {
+        next = table[codePoint];
+        steps++;
+      } else {
+        next = current.other.get(codePoint);
+        steps += MAP_STEPS;
+      }
       if (next === undefined) {
         const [found, cost] = this.#step(current, codePoint);
         next = found;
@@ -139,24 +169,27 @@ export class LinearMatcher {
     const nextIsWord = isWordCharacter(codePoint);
     const [closure, closureCost] = this.#closure(from, nextIsWord, false);
     let result: StateSet | true;
+    let cost = closureCost + closure.readers.length + NEW_SET_STEPS;
     if (closure.accepts && !this.#anchored) result = true;
     else {
       const mark = this.#nextMark();
-      const kernel: number[] = [];
+      const marks = this.#marks;
+      const scratch = this.#scratch;
+      let count = 0;
       for (const reader of closure.readers) {
         const state = states[reader];
         if (state?.kind !== 'char' || !state.set.has(codePoint)) continue;
-        if (this.#marks[state.next] === mark) continue;
-        this.#marks[state.next] = mark;
-        kernel.push(state.next);
+        if (marks[state.next] === mark) continue;
+        marks[state.next] = mark;
+        scratch[count++] = state.next;
       }
-      kernel.sort((a, b) => a - b);
-      if (this.#remembered.size >= MAX_REMEMBERED_SETS) this.#forget();
+      const kernel = scratch.slice(0, count).sort();
+      cost += count;
+      if (this.#rememberedSize >= MAX_REMEMBERED_STATES || this.#rememberedSets >= MAX_REMEMBERED_SETS) this.#forget();
       result = this.#intern(kernel, usesWordBoundaries && nextIsWord, false);
     }
-    if (codePoint < 128) from.ascii[codePoint] = result;
-    else from.other.set(codePoint, result);
-    return [result, closureCost + closure.readers.length + NEW_SET_STEPS];
+    remember(from, codePoint, result);
+    return [result, cost];
   }
 
   /** Steps spent working out whether `set` accepts at the end of the text (0 when known). */
@@ -174,43 +207,58 @@ export class LinearMatcher {
     if (cached) return [cached, 0];
     const { states, start } = this.#program;
     const mark = this.#nextMark();
-    const stack = [...set.kernel];
-    if (!this.#anchored) stack.push(start);
-    const readers: number[] = [];
+    const marks = this.#marks;
+    const scratch = this.#scratch;
+    // Each state visited pushes at most two more: the stack never outgrows three per state.
+    const stack = this.#stack;
+    let top = 0;
+    for (const index of set.kernel) stack[top++] = index;
+    if (!this.#anchored) stack[top++] = start;
+    let count = 0;
     let accepts = false;
     let cost = 0;
-    while (stack.length > 0) {
-      const index = stack.pop() as number;
-      if (this.#marks[index] === mark) continue;
-      this.#marks[index] = mark;
+    while (top > 0) {
+      const index = stack[--top] as number;
+      if (marks[index] === mark) continue;
+      marks[index] = mark;
       cost++;
       const state = states[index];
       if (state === undefined) continue;
-      if (state.kind === 'char') readers.push(index);
+      if (state.kind === 'char') scratch[count++] = index;
       else if (state.kind === 'match') accepts = true;
-      else if (state.kind === 'split') stack.push(state.alternative, state.next);
-      else if (holds(state.assertion, set, nextIsWord, atEnd)) stack.push(state.next);
+      else if (state.kind === 'split') {
+        stack[top++] = state.alternative;
+        stack[top++] = state.next;
+      } else if (holds(state.assertion, set, nextIsWord, atEnd)) stack[top++] = state.next;
     }
-    const closure = { readers, accepts };
-    if (!atEnd) set.closures[slot] = closure;
+    const closure = { readers: scratch.slice(0, count), accepts };
+    if (!atEnd) {
+      set.closures[slot] = closure;
+      this.#rememberedSize += count;
+    }
     return [closure, cost];
   }
 
-  #intern(kernel: readonly number[], previousIsWord: boolean, atStart: boolean): StateSet {
-    const key = keyOf(kernel, previousIsWord, atStart);
-    let set = this.#remembered.get(key);
-    if (!set) {
-      set = {
-        kernel,
-        previousIsWord,
-        atStart,
-        ascii: emptyTable(),
-        other: new Map(),
-        closures: [undefined, undefined],
-        acceptsAtEnd: undefined,
-      };
-      this.#remembered.set(key, set);
-    }
+  #intern(kernel: Int32Array, previousIsWord: boolean, atStart: boolean): StateSet {
+    const hash = hashOf(kernel, previousIsWord, atStart);
+    const bucket = this.#remembered.get(hash);
+    const known = bucket?.find(
+      (set) => set.previousIsWord === previousIsWord && set.atStart === atStart && sameStates(set.kernel, kernel),
+    );
+    if (known) return known;
+    const set: StateSet = {
+      kernel,
+      previousIsWord,
+      atStart,
+      ascii: undefined,
+      other: new Map(),
+      closures: [undefined, undefined],
+      acceptsAtEnd: undefined,
+    };
+    if (bucket) bucket.push(set);
+    else this.#remembered.set(hash, [set]);
+    this.#rememberedSize += kernel.length + 1;
+    this.#rememberedSets++;
     return set;
   }
 
@@ -219,12 +267,16 @@ export class LinearMatcher {
    * initial set stays (cleared too), so no set outside the memory keeps old ones alive.
    */
   #forget(): void {
-    for (const set of this.#remembered.values()) {
-      set.ascii = emptyTable();
-      set.other = new Map();
-    }
+    for (const bucket of this.#remembered.values())
+      for (const set of bucket) {
+        set.ascii = undefined;
+        set.other = new Map();
+        set.closures = [undefined, undefined];
+      }
     const initial = this.#initial;
-    this.#remembered = new Map([[keyOf(initial.kernel, initial.previousIsWord, initial.atStart), initial]]);
+    this.#remembered = new Map([[hashOf(initial.kernel, initial.previousIsWord, initial.atStart), [initial]]]);
+    this.#rememberedSize = initial.kernel.length + 1;
+    this.#rememberedSets = 1;
   }
 
   #nextMark(): number {
@@ -237,13 +289,38 @@ export class LinearMatcher {
   }
 }
 
-/** A dense table for the ASCII transitions (a sparse array would be slow to read). */
-function emptyTable(): (StateSet | true | undefined)[] {
-  return new Array<StateSet | true | undefined>(128).fill(undefined);
+/** Transitions a set has before its ASCII ones move to a table. */
+const TABLE_AFTER = 4;
+
+/** Record a transition; the set's ASCII ones move to a dense table once it has a few. */
+function remember(from: StateSet, codePoint: number, to: StateSet | true): void {
+  if (from.ascii !== undefined && codePoint < 128) {
+    from.ascii[codePoint] = to;
+    return;
+  }
+  from.other.set(codePoint, to);
+  if (from.ascii !== undefined || from.other.size < TABLE_AFTER) return;
+  // Dense from the start (a sparse array would be slow to read).
+  const table = new Array<StateSet | true | undefined>(128).fill(undefined);
+  for (const [known, target] of from.other)
+    if (known < 128) {
+      table[known] = target;
+      from.other.delete(known);
+    }
+  from.ascii = table;
 }
 
-function keyOf(kernel: readonly number[], previousIsWord: boolean, atStart: boolean): string {
-  return `${kernel.join(',')}|${previousIsWord ? 1 : 0}${atStart ? 1 : 0}`;
+/** FNV-1a over the states and the two flags. */
+function hashOf(kernel: Int32Array, previousIsWord: boolean, atStart: boolean): number {
+  let hash = 0x811c9dc5 ^ (previousIsWord ? 1 : 0) ^ (atStart ? 2 : 0);
+  for (const state of kernel) hash = Math.imul(hash ^ state, 0x01000193);
+  return hash >>> 0;
+}
+
+function sameStates(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function holds(assertion: AssertionKind, set: StateSet, nextIsWord: boolean, atEnd: boolean): boolean {

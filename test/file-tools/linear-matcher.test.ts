@@ -114,12 +114,12 @@ describe('the literal text every match needs', () => {
 });
 
 describe('the budget', () => {
-  it('counts about a step a character once the states are known, and stops past its limit', () => {
+  it('counts a few steps a character once the states are known, and stops past its limit', () => {
     const matcher = linear('needle\\d', '');
     const counted = budget();
     matcher.test('x'.repeat(10_000), counted);
     expect(counted.used).toBeGreaterThanOrEqual(10_000);
-    expect(counted.used).toBeLessThan(11_000);
+    expect(counted.used).toBeLessThan(50_000);
     const small = new PatternBudget(5_000, new AbortController().signal, 'Grep');
     expect(() => matcher.test('x'.repeat(10_000), small)).toThrow(/pattern too expensive: .*5,000 steps/);
   });
