@@ -19,6 +19,9 @@ export interface GlobArgs {
 /**
  * The Glob tool: files whose paths match a glob, sorted, at most `maxPaths` of them
  * ("N more paths not shown"). Paths in the result are relative to the root, ready for Read.
+ * The model writes the pattern, so it is matched in linear time (`globMatcher`): twelve `**\/`
+ * cost what one does. The work is capped by `maxPatternSteps`, and an abort ends the call
+ * while it matches.
  *
  * @example
  * registry.registerMany([globTool(fs)]) // usually: registerFileTools(registry, fs)

@@ -77,7 +77,7 @@ export function grepTool(fs: FileSystem, options: FileToolsOptions | FileToolsCo
 }
 
 async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, signal: AbortSignal): Promise<string> {
-  const pattern = compilePattern(args.pattern, args.ignore_case ?? false, config.maxPatternStates);
+  const pattern = compilePattern(args.pattern, args.ignore_case ?? false, config);
   const filter = args.glob === undefined ? undefined : globFilter(args.glob, config.maxPatternStates);
   const budget = new PatternBudget(config.maxPatternSteps, signal, config.names.grep);
   const ignoreDirs = ignoredFor(config.ignoreDirs, args.glob);
@@ -106,7 +106,9 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
     const lines = splitLines(text);
     for (let index = 0; index < lines.length; index++) {
       const line = lines[index] as string;
-      if (!(await matches(pattern, line, budget))) continue;
+      let found = matchLine(pattern, line, budget);
+      if (typeof found !== 'boolean') found = await found; // only when a pause was due
+      if (!found) continue;
       total++;
       if (shown.length < config.maxMatches) shown.push(`${file}:${index + 1}:${clipLine(line, MATCH_LINE_CHARS)}`);
     }
@@ -135,17 +137,27 @@ interface LinePattern {
   readonly required: string | undefined;
 }
 
-/** Whether `line` matches, pausing for the event loop (and an abort) whenever the budget says so. */
-async function matches({ matcher, required }: LinePattern, line: string, budget: PatternBudget): Promise<boolean> {
-  if (required !== undefined && !line.includes(required)) {
-    if (budget.spend(1)) await budget.pause();
-    return false;
-  }
+/**
+ * Whether `line` matches: at once, or (when a pause for the event loop and an abort is due)
+ * a promise, so the common case costs no microtask per line.
+ */
+function matchLine(
+  { matcher, required }: LinePattern,
+  line: string,
+  budget: PatternBudget,
+): boolean | Promise<boolean> {
+  if (required !== undefined && !line.includes(required))
+    return budget.spend(1) ? budget.pause().then(() => false) : false;
   const scan = matcher.scan(line);
+  const found = scan.run(budget);
+  return found ?? finishScan(scan, budget);
+}
+
+async function finishScan(scan: ReturnType<LinearMatcher['scan']>, budget: PatternBudget): Promise<boolean> {
   for (;;) {
+    await budget.pause();
     const found = scan.run(budget);
     if (found !== undefined) return found;
-    await budget.pause();
   }
 }
 
@@ -154,7 +166,7 @@ async function matches({ matcher, required }: LinePattern, line: string, budget:
  * pattern allows it, plain otherwise), so a typo is reported in the engine's own words; it is
  * never used to match.
  */
-function compilePattern(pattern: string, ignoreCase: boolean, maxStates: number): LinePattern {
+function compilePattern(pattern: string, ignoreCase: boolean, config: FileToolsConfig): LinePattern {
   const shown = `/${clipMiddle(pattern, SHOWN_PATH_CHARS)}/`;
   const flags = ignoreCase ? 'i' : '';
   let unicode = true;
@@ -173,12 +185,12 @@ function compilePattern(pattern: string, ignoreCase: boolean, maxStates: number)
   }
   try {
     const tree = parseRegex(pattern, { unicode, ignoreCase });
-    const matcher = new LinearMatcher(compileProgram(tree, maxStates, `the pattern ${shown}`), false);
+    const matcher = new LinearMatcher(compileProgram(tree, config.maxPatternStates, `the pattern ${shown}`), false);
     return { matcher, required: requiredText(tree) };
   } catch (error) {
     if (error instanceof RegexFeatureError)
       throw new Error(
-        `unsupported regular expression ${shown}: ${error.message}; Grep matches in linear time, without backtracking`,
+        `unsupported regular expression ${shown}: ${error.message}; ${config.names.grep} matches in linear time, without backtracking`,
       );
     throw error;
   }
