@@ -5,6 +5,7 @@
  */
 import { clipMiddle, SHOWN_PATH_CHARS } from './file-system.js';
 import { LinearMatcher } from './linear-matcher.js';
+import { PatternTooExpensiveError } from './pattern-budget.js';
 import { CharSet, compileProgram, type PatternNode } from './pattern-nfa.js';
 
 /**
@@ -113,10 +114,16 @@ const ANY = new CharSet([], true);
  * globMatcher('**\/*.ts', 10_000).test('src/a/b.ts', budget) // true
  */
 export function globMatcher(glob: string, maxStates: number): LinearMatcher {
-  const reader = { glob, at: 0 };
-  const tree = globSequence(reader, 0);
   const shown = `the glob "${clipMiddle(glob, SHOWN_PATH_CHARS)}"`;
-  return new LinearMatcher(compileProgram(tree, maxStates, shown), true);
+  try {
+    const tree = globSequence({ glob, at: 0 }, 0);
+    return new LinearMatcher(compileProgram(tree, maxStates, shown), true);
+  } catch (error) {
+    // Braces are read recursively: thousands of nested ones run out of stack.
+    if (error instanceof RangeError)
+      throw new PatternTooExpensiveError(`pattern too expensive: ${shown} nests its braces too deeply`);
+    throw error;
+  }
 }
 
 /** Glob text from `reader.at` up to a `,` or `}` closing brace `depth`, or the end. */

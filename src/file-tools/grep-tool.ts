@@ -6,7 +6,7 @@ import { globMatcher } from './glob-pattern.js';
 import { LinearMatcher } from './linear-matcher.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
-import { PatternBudget } from './pattern-budget.js';
+import { PatternBudget, PatternTooExpensiveError } from './pattern-budget.js';
 import { compileProgram, requiredText } from './pattern-nfa.js';
 import { parseRegex, RegexFeatureError } from './regex-syntax.js';
 import { clipLine, decodeText, formatSize, plural, splitLines } from './text.js';
@@ -192,6 +192,9 @@ function compilePattern(pattern: string, ignoreCase: boolean, config: FileToolsC
       throw new Error(
         `unsupported regular expression ${shown}: ${error.message}; ${config.names.grep} matches in linear time, without backtracking`,
       );
+    // The reader recurses per group: thousands of nested groups run out of stack.
+    if (error instanceof RangeError)
+      throw new PatternTooExpensiveError(`pattern too expensive: ${shown} nests its groups too deeply`);
     throw error;
   }
 }

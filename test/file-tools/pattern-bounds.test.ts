@@ -111,6 +111,13 @@ describe('Grep names what it cannot do in linear time', () => {
     expect(result.content).toMatch(/pattern too expensive: the pattern \/x\{1000\}\/ needs over 500 states/);
   });
 
+  it('groups nested thousands deep are refused, not a crash', async () => {
+    const call = tools({ 'x.txt': 'a\n' });
+    const result = await call('Grep', { pattern: `${'('.repeat(20_000)}a${')'.repeat(20_000)}` });
+    expect(result.isError).toBe(true);
+    expect(result.content).toMatch(/pattern too expensive: .* nests its groups too deeply$/);
+  });
+
   it('limits must be positive integers', () => {
     expect(() => tools({}, { maxPatternSteps: 0 })).toThrow(/maxPatternSteps must be a positive integer/);
     expect(() => tools({}, { maxPatternStates: 1.5 })).toThrow(/maxPatternStates must be a positive integer/);
