@@ -1,9 +1,10 @@
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
 import { checkPathText, clipMiddle, displayPath, FileSystemError, SHOWN_PATH_CHARS } from './file-system.js';
-import { globToRegExp } from './glob-pattern.js';
+import { globMatcher } from './glob-pattern.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
+import { PatternBudget } from './pattern-budget.js';
 import { plural } from './text.js';
 import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
 
@@ -18,6 +19,9 @@ export interface GlobArgs {
 /**
  * The Glob tool: files whose paths match a glob, sorted, at most `maxPaths` of them
  * ("N more paths not shown"). Paths in the result are relative to the root, ready for Read.
+ * The model writes the pattern, so it is matched in linear time (`globMatcher`): twelve `**\/`
+ * cost what one does. The work is capped by `maxPatternSteps`, and an abort ends the call
+ * while it matches.
  *
  * @example
  * registry.registerMany([globTool(fs)]) // usually: registerFileTools(registry, fs)
@@ -57,14 +61,20 @@ async function glob(fs: FileSystem, config: FileToolsConfig, args: GlobArgs, sig
   // `/` could never match: say why instead of answering "no files".
   if (pattern.startsWith('/') || pattern.split('/').includes('..')) throw new FileSystemError('escapes-root', pattern);
   checkPathText(pattern); // length, NUL bytes and drive letters
-  const regex = globToRegExp(pattern);
+  const matcher = globMatcher(pattern, config.maxPatternStates);
   const walk = await walkFiles(fs, args.path ?? '', {
     ignoreDirs: ignoredFor(config.ignoreDirs, pattern),
     maxFiles: config.maxFilesVisited,
     signal,
   });
   if (walk.single) throw new FileSystemError('not-a-directory', walk.start, 'is a file; pass a folder as path');
-  const matched = walk.files.filter((file) => regex.test(relativeTo(walk.start, file)));
+  // The model wrote the pattern: matched in linear time, the work capped and abortable.
+  const budget = new PatternBudget(config.maxPatternSteps, signal, config.names.glob);
+  const matched: string[] = [];
+  for (const file of walk.files) {
+    if (budget.due) await budget.pause();
+    if (matcher.test(relativeTo(walk.start, file), budget)) matched.push(file);
+  }
 
   if (matched.length === 0)
     return `No files match ${clipMiddle(args.pattern, SHOWN_PATH_CHARS)}${walk.start === '' ? '' : ` under ${displayPath(walk.start)}`}.`;

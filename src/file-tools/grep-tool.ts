@@ -2,15 +2,19 @@ import { errorMessage } from '../describe-error.js';
 import type { ToolContext, ToolEntry } from '../registry/registry.js';
 import type { FileSystem } from './file-system.js';
 import { clipMiddle, displayPath, SHOWN_PATH_CHARS } from './file-system.js';
-import { globToRegExp } from './glob-pattern.js';
+import { globMatcher } from './glob-pattern.js';
+import { LinearMatcher } from './linear-matcher.js';
 import type { FileToolsConfig, FileToolsOptions } from './options.js';
 import { fileToolsConfig } from './options.js';
+import { PatternBudget, PatternTooExpensiveError } from './pattern-budget.js';
+import { compileProgram, requiredText } from './pattern-nfa.js';
+import { parseRegex, RegexFeatureError } from './regex-syntax.js';
 import { clipLine, decodeText, formatSize, plural, splitLines } from './text.js';
 import { beyondLimitsNote, ignoredFor, relativeTo, walkFiles } from './walk.js';
 
 /** Arguments of the Grep tool. */
 export interface GrepArgs {
-  /** A JavaScript regular expression, matched against each line. */
+  /** A JavaScript regular expression, matched against each line (in linear time: no back-references or lookaround). */
   readonly pattern: string;
   /** A directory or file to search, relative to the root (default: the root). */
   readonly path?: string;
@@ -27,6 +31,12 @@ const MATCH_LINE_CHARS = 400;
  * line, in path order. Scoped by `path` and filtered by `glob`; binary files and files over
  * `maxFileBytes` are skipped and counted; matches past `maxMatches` are counted
  * ("N more matches not shown"). An invalid pattern is an error naming the problem.
+ *
+ * The model writes the pattern, so it is matched in linear time (linear-matcher.ts), not by a
+ * backtracking `RegExp`: `(a+)+$` costs what `a+$` does. Features that need backtracking
+ * (back-references, lookaround) are refused by name. The call's work is capped by
+ * `maxPatternSteps`, and it gives the event loop a turn every few milliseconds of matching,
+ * so an abort ends it while it runs ("cancelled").
  *
  * @example
  * registry.registerMany([grepTool(fs)]) // usually: registerFileTools(registry, fs)
@@ -67,8 +77,9 @@ export function grepTool(fs: FileSystem, options: FileToolsOptions | FileToolsCo
 }
 
 async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, signal: AbortSignal): Promise<string> {
-  const regex = compilePattern(args.pattern, args.ignore_case ?? false);
-  const filter = args.glob === undefined ? undefined : globFilter(args.glob);
+  const pattern = compilePattern(args.pattern, args.ignore_case ?? false, config);
+  const filter = args.glob === undefined ? undefined : globFilter(args.glob, config.maxPatternStates);
+  const budget = new PatternBudget(config.maxPatternSteps, signal, config.names.grep);
   const ignoreDirs = ignoredFor(config.ignoreDirs, args.glob);
   const walk = await walkFiles(fs, args.path ?? '', { ignoreDirs, maxFiles: config.maxFilesVisited, signal });
 
@@ -77,7 +88,9 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
   let searched = 0;
   const skipped = { binary: [] as string[], large: [] as string[] };
   for (const file of walk.files) {
-    if (filter && !walk.single && !filter(relativeTo(walk.start, file))) continue;
+    // A step per file too, so a walk over many small files also pauses for an abort.
+    if (budget.spend(1)) await budget.pause();
+    if (filter && !walk.single && !filter(relativeTo(walk.start, file), budget)) continue;
     signal.throwIfAborted();
     const info = await fs.stat(file);
     if (info.size > config.maxFileBytes) {
@@ -90,11 +103,15 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
       continue;
     }
     searched++;
-    splitLines(text).forEach((line, index) => {
-      if (!regex.test(line)) return;
+    const lines = splitLines(text);
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index] as string;
+      let found = matchLine(pattern, line, budget);
+      if (typeof found !== 'boolean') found = await found; // only when a pause was due
+      if (!found) continue;
       total++;
       if (shown.length < config.maxMatches) shown.push(`${file}:${index + 1}:${clipLine(line, MATCH_LINE_CHARS)}`);
-    });
+    }
   }
 
   const notes: string[] = [];
@@ -114,28 +131,79 @@ async function grep(fs: FileSystem, config: FileToolsConfig, args: GrepArgs, sig
   return notes.length === 0 ? head : `${head}\n\n${notes.map((note) => `(${note})`).join('\n')}`;
 }
 
-/** The pattern as a RegExp: Unicode mode when the pattern allows it, plain otherwise. */
-function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
+/** A compiled pattern, and text every match contains (lines without it are passed over unread). */
+interface LinePattern {
+  readonly matcher: LinearMatcher;
+  readonly required: string | undefined;
+}
+
+/**
+ * Whether `line` matches: at once, or (when a pause for the event loop and an abort is due)
+ * a promise, so the common case costs no microtask per line.
+ */
+function matchLine(
+  { matcher, required }: LinePattern,
+  line: string,
+  budget: PatternBudget,
+): boolean | Promise<boolean> {
+  if (required !== undefined && !line.includes(required))
+    return budget.spend(1) ? budget.pause().then(() => false) : false;
+  const scan = matcher.scan(line);
+  const found = scan.run(budget);
+  return found ?? finishScan(scan, budget);
+}
+
+async function finishScan(scan: ReturnType<LinearMatcher['scan']>, budget: PatternBudget): Promise<boolean> {
+  for (;;) {
+    await budget.pause();
+    const found = scan.run(budget);
+    if (found !== undefined) return found;
+  }
+}
+
+/**
+ * The pattern as a linear-time matcher. `RegExp` checks the syntax first (Unicode mode when the
+ * pattern allows it, plain otherwise), so a typo is reported in the engine's own words; it is
+ * never used to match.
+ */
+function compilePattern(pattern: string, ignoreCase: boolean, config: FileToolsConfig): LinePattern {
+  const shown = `/${clipMiddle(pattern, SHOWN_PATH_CHARS)}/`;
   const flags = ignoreCase ? 'i' : '';
+  let unicode = true;
   try {
-    return new RegExp(pattern, `${flags}u`);
+    new RegExp(pattern, `${flags}u`);
   } catch {
     // Unicode mode rejects escapes like `\-` that plain mode accepts; try that before failing.
+    unicode = false;
+  }
+  if (!unicode) {
+    try {
+      new RegExp(pattern, flags);
+    } catch (error) {
+      throw new Error(`invalid regular expression ${shown}: ${clipMiddle(errorMessage(error), SHOWN_PATH_CHARS)}`);
+    }
   }
   try {
-    return new RegExp(pattern, flags);
+    const tree = parseRegex(pattern, { unicode, ignoreCase });
+    const matcher = new LinearMatcher(compileProgram(tree, config.maxPatternStates, `the pattern ${shown}`), false);
+    return { matcher, required: requiredText(tree) };
   } catch (error) {
-    throw new Error(
-      `invalid regular expression /${clipMiddle(pattern, SHOWN_PATH_CHARS)}/: ${clipMiddle(errorMessage(error), SHOWN_PATH_CHARS)}`,
-    );
+    if (error instanceof RegexFeatureError)
+      throw new Error(
+        `unsupported regular expression ${shown}: ${error.message}; ${config.names.grep} matches in linear time, without backtracking`,
+      );
+    // The reader recurses per group: thousands of nested groups run out of stack.
+    if (error instanceof RangeError)
+      throw new PatternTooExpensiveError(`pattern too expensive: ${shown} nests its groups too deeply`);
+    throw error;
   }
 }
 
 /** A glob without `/` matches file names anywhere (as ripgrep's `--glob`); with one, paths under the search path. */
-function globFilter(glob: string): (relative: string) => boolean {
-  const regex = globToRegExp(glob.replace(/^\.\//, ''));
-  if (glob.includes('/')) return (relative) => regex.test(relative);
-  return (relative) => regex.test(relative.slice(relative.lastIndexOf('/') + 1));
+function globFilter(glob: string, maxStates: number): (relative: string, budget: PatternBudget) => boolean {
+  const matcher = globMatcher(glob.replace(/^\.\//, ''), maxStates);
+  if (glob.includes('/')) return (relative, budget) => matcher.test(relative, budget);
+  return (relative, budget) => matcher.test(relative.slice(relative.lastIndexOf('/') + 1), budget);
 }
 
 function skipNote(skipped: { binary: string[]; large: string[] }, config: FileToolsConfig): string | undefined {

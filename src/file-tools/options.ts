@@ -30,6 +30,19 @@ export interface FileToolsOptions {
   maxPaths?: number;
   /** Files Grep and Glob visit before they stop. Default 20,000. */
   maxFilesVisited?: number;
+  /**
+   * Matching steps one Grep or Glob call may spend on its pattern (a step: one character read
+   * with a known matcher state, or one pattern state visited working out a new one); past it
+   * the call fails with "pattern too expensive". Default 100,000,000: a few seconds of
+   * matching at most; an ordinary pattern spends about a step per character searched, and
+   * none on lines without its literal text.
+   */
+  maxPatternSteps?: number;
+  /**
+   * States a compiled Grep or Glob pattern may have: about one per character, times the count
+   * of a repeat (`x{1000}` is a thousand). Default 100,000.
+   */
+  maxPatternStates?: number;
   /** Folder names Grep and Glob skip (default .git, node_modules), unless the search starts inside one or its glob names one. */
   ignoreDirs?: readonly string[];
 }
@@ -63,6 +76,8 @@ export const FILE_TOOLS_DEFAULTS = {
   maxMatches: 100,
   maxPaths: 200,
   maxFilesVisited: 20_000,
+  maxPatternSteps: 100_000_000,
+  maxPatternStates: 100_000,
   ignoreDirs: ['.git', 'node_modules'],
 } as const;
 
@@ -92,6 +107,8 @@ export function fileToolsConfig(options: FileToolsOptions = {}): FileToolsConfig
     'maxMatches',
     'maxPaths',
     'maxFilesVisited',
+    'maxPatternSteps',
+    'maxPatternStates',
   ] as const) {
     const value = config[key];
     if (!(Number.isInteger(value) && value > 0))

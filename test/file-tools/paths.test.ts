@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clipMiddle, displayPath, FILE_PATH_LIMITS, SHOWN_PATH_CHARS } from '../../src/file-tools/file-system.js';
 import { FileSystemError, globToRegExp, normalizePath, pathSegments } from '../../src/file-tools/file-tools.js';
+import { globMatcher } from '../../src/file-tools/glob-pattern.js';
 import { type HostOps, rootedHostFileSystem } from '../../src/file-tools/host-file-system.js';
+import { PatternBudget } from '../../src/file-tools/pattern-budget.js';
 import { decodeText, formatSize, splitLines } from '../../src/file-tools/text.js';
 
 describe('pathSegments / normalizePath', () => {
@@ -43,8 +45,13 @@ describe('pathSegments / normalizePath', () => {
   });
 });
 
-describe('globToRegExp', () => {
-  const matches = (glob: string, path: string) => globToRegExp(glob).test(path);
+describe('globToRegExp and globMatcher', () => {
+  const budget = () => new PatternBudget(1_000_000, new AbortController().signal, 'Glob');
+  const matches = (glob: string, path: string) => {
+    const linear = globMatcher(glob, 100_000).test(path, budget());
+    expect(linear, 'globMatcher agrees with globToRegExp').toBe(globToRegExp(glob).test(path));
+    return linear;
+  };
 
   it.each([
     ['**/*.ts', 'a.ts', true],
@@ -70,12 +77,18 @@ describe('globToRegExp', () => {
     ['[unclosed', '[unclosed', true],
     ['a**b', 'axxb', true],
     ['a**b', 'a/b', false],
+    ['**', 'a/b', true],
+    ['x/**/*.md', 'x/a.md', true],
+    ['[a-c]/*', 'b/x', true],
+    ['{a,b}}', 'a}', true],
+    ['a,b', 'a,b', true],
   ])('%s on %s → %s', (glob, path, expected) => {
     expect(matches(glob, path)).toBe(expected);
   });
 
   it('an unclosed brace is an error', () => {
     expect(() => globToRegExp('{a,b')).toThrow(/a "\{" is not closed/);
+    expect(() => globMatcher('{a,b', 100_000)).toThrow(/a "\{" is not closed/);
   });
 });
 
