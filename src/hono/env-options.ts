@@ -25,7 +25,10 @@ export interface LoopctlVars extends ProxyVars {
   MODEL_BASE_URL?: string;
   /** Default `qwen3:4b` (openai) or `claude-haiku-4-5` (anthropic). */
   MODEL_NAME?: string;
-  /** The model provider's API key (a secret). */
+  /**
+   * The model provider's API key (a secret): `/v1/runs`' model, and the proxy's upstream of
+   * `MODEL_PROVIDER`'s protocol only (see `PROXY_OPENAI_API_KEY`, `PROXY_ANTHROPIC_API_KEY`).
+   */
   MODEL_API_KEY?: string;
   /** Comma-separated origins allowed by CORS, or `*`. Default none. */
   CORS_ORIGINS?: string;

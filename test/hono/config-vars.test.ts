@@ -22,6 +22,13 @@ describe('configuration variables', () => {
     );
   });
 
+  it('one key per proxy upstream', () => {
+    expect(proxySettingsFromVars({ PROXY_OPENAI_API_KEY: ' sk-o ', PROXY_ANTHROPIC_API_KEY: 'sk-a' })).toEqual({
+      openaiApiKey: 'sk-o',
+      anthropicApiKey: 'sk-a',
+    });
+  });
+
   it('blank values are unset', () => {
     expect(optionsFromVars({ MODEL_BASE_URL: '   ', PROXY_K: '' })).toEqual({ model: {}, proxy: {} });
   });
