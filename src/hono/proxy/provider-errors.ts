@@ -5,7 +5,8 @@
  * - OpenAI (Chat Completions and Responses): `{"error":{"message","type","param","code"}}`
  * - Anthropic: `{"type":"error","error":{"type","message"}}`
  *
- * Upstream errors never come through here: they pass through unchanged.
+ * Upstream errors never come through here: they pass through unchanged but for the server's keys,
+ * which are redacted (`redacted-error.ts`).
  */
 import type { WireProtocol } from './proxy-types.js';
 

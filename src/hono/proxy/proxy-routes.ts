@@ -33,6 +33,7 @@ import { providerError, streamError } from './provider-errors.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
+import { redactedError } from './redacted-error.js';
 import { parseProxyRequest } from './proxy-request.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { readBodyText } from './read-body.js';
@@ -263,6 +264,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           anthropic: options.anthropicApiKey ?? modelKey('anthropic'),
         }
       : { openai: undefined, anthropic: undefined };
+  // Upstream errors may quote the key they were sent: every configured key is scrubbed from them.
+  const secrets = [...new Set([options.openaiApiKey, options.anthropicApiKey, model?.apiKey])].filter(
+    (key): key is string => Boolean(key),
+  );
   // Parsed tool lists per distinct tools text, one cache per protocol (the dialects differ).
   const toolSets: Record<WireProtocol, ToolSetCache> = {
     openai: toolSetCache(),
@@ -536,14 +541,17 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     const sent = upstreamHeaders(c.req.raw.headers, upstreamName(protocol), auth, apiKeys[upstreamName(protocol)]);
     // fetch would label a string body text/plain; the body is JSON whatever the client said.
     if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
-    return firstByteWithin(firstByteMs, signal, (linked) =>
-      fetchUpstream(url, {
-        method,
-        headers: sent,
-        ...(body !== undefined ? { body } : {}),
-        signal: linked,
-        redirect: 'manual',
-      }),
+    return firstByteWithin(firstByteMs, signal, async (linked) =>
+      redactedError(
+        await fetchUpstream(url, {
+          method,
+          headers: sent,
+          ...(body !== undefined ? { body } : {}),
+          signal: linked,
+          redirect: 'manual',
+        }),
+        secrets,
+      ),
     );
   }
 
