@@ -29,7 +29,7 @@ import { runSelection } from '../select/run-selection.js';
 import type { SelectionContext } from '../select/selector.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
 import { ApiError, errorResponse } from './api-error.js';
-import { apiSelectors } from './api-selectors.js';
+import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import type { ProxySettings } from './proxy/index.js';
@@ -113,11 +113,13 @@ const DEFAULTS = {
 
 /**
  * The default `onError`: an upstream that is not running yet is one plain line saying what to
- * start (no stack: it is the normal first state of a local set-up); anything else is an
- * internal error, logged whole.
+ * start (no stack: it is the normal first state of a local set-up), an embedder that cannot load
+ * one line saying what to fix; anything else is an internal error, logged whole.
  */
 function reportError(error: unknown): void {
   if (error instanceof UpstreamUnreachableError) console.info(`[loopctl] ${error.message}`);
+  // Written for the operator already (the folder, the reason, the fix): one line.
+  else if (error instanceof EmbedderUnavailableError) console.error(`[loopctl] ${error.message}`);
   else console.error('[loopctl]', error);
 }
 

@@ -134,7 +134,8 @@ function listenError(error: NodeJS.ErrnoException, hostname: string, port: numbe
  * installed (several times faster), else on WASM after one warning. Throws at once, naming the
  * folder and the command that builds it, when `modelPath` holds no model (check first where the
  * model is optional). A folder that fails to load later (damaged, removed) makes `embedding` and
- * `hybrid` answer 503 naming the folder and the fix.
+ * `hybrid` answer 503 "the embedding model is unavailable", and the server log (once) names the
+ * folder, the reason and the fix.
  *
  * @example
  * const server = await startNodeServer({ registry, embedder: useLiteFromDisk('models/use-lite') })
