@@ -20,6 +20,7 @@ import type { ToolSchema } from '../../registry/schema.js';
 import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
+import { isJsonMediaType } from '../json-media-type.js';
 import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
@@ -33,10 +34,10 @@ import { providerError, streamError } from './provider-errors.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
-import { redactedError } from './redacted-error.js';
 import { parseProxyRequest } from './proxy-request.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { readBodyText } from './read-body.js';
+import { redactedError } from './redacted-error.js';
 import { ProxyRequestError } from './request-error.js';
 import { clientBody } from './response-body.js';
 import { responsesRounds } from './responses-rounds.js';
@@ -358,6 +359,13 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
+      // A web page can post text/plain, a form or an untyped body without a CORS preflight.
+      if (!isJsonMediaType(c.req.header('content-type')))
+        return providerError(
+          protocol,
+          415,
+          'the request body must be JSON (Content-Type: application/json or application/…+json)',
+        );
       const controls = proxyControls(c.req.raw.headers, {
         names: selectors.names,
         selector: defaultSelector,
