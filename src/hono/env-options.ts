@@ -10,7 +10,7 @@ import type { ProxyVars } from './proxy/index.js';
 import { proxySettingsFromVars } from './proxy/index.js';
 
 /** The app options configuration variables set. */
-export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy'>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
@@ -32,6 +32,11 @@ export interface LoopctlVars extends ProxyVars {
   MODEL_API_KEY?: string;
   /** Comma-separated origins allowed by CORS, or `*`. Default none. */
   CORS_ORIGINS?: string;
+  /**
+   * Comma-separated `Host` names the server answers to, any port (`*`: any). Default any, but a
+   * Node or Deno server on a loopback address answers only `127.0.0.1`, `localhost` and `[::1]`.
+   */
+  ALLOWED_HOSTS?: string;
 }
 
 /**
@@ -54,11 +59,27 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const token = value(vars.LOOPCTL_TOKEN);
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
+  const allowedHosts = hostNames(value(vars.ALLOWED_HOSTS));
   const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
   // No key set to undefined: callers spread these under their own options.
   const corsOrigins = origins?.length ? origins : undefined;
   return mergeOptions(
     { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
-    { token, corsOrigins, proxy },
+    { token, corsOrigins, allowedHosts, proxy },
   );
+}
+
+/** `ALLOWED_HOSTS`: names (an IPv6 address in brackets) without a port, or `*`. */
+function hostNames(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = names.find((name) => !/^(?:\*|\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)$/.test(name));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `ALLOWED_HOSTS must list host names without a port (IPv6 in brackets), or *, got "${bad.slice(0, 40)}"`,
+    );
+  return names.length > 0 ? names : undefined;
 }
