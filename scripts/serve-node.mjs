@@ -3,7 +3,10 @@
  * Run the worker's Node entry (`worker/node.ts` on @hono/node-server): bundle it with esbuild
  * into dist/worker/node.mjs (dependencies stay external, read from node_modules), then start
  * its dev server. Environment: PORT (default 8787), HOST, LOOPCTL_TOKEN (generated and printed
- * when unset), MODEL_PROVIDER, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, CORS_ORIGINS.
+ * when unset), MODEL_PROVIDER, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY (the model's key, and the
+ * proxy's for MODEL_PROVIDER's protocol only), PROXY_OPENAI_API_KEY, PROXY_ANTHROPIC_API_KEY (one
+ * key per proxy upstream), CORS_ORIGINS, ALLOWED_HOSTS (default on a loopback HOST: 127.0.0.1,
+ * localhost, [::1]), and the other PROXY_* variables.
  *
  * @example
  *   node scripts/serve-node.mjs

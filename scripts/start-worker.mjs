@@ -16,7 +16,8 @@
  * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
  *
  * The documented variables (LOOPCTL_TOKEN, MODEL_PROVIDER, MODEL_BASE_URL, MODEL_NAME,
- * MODEL_API_KEY, CORS_ORIGINS, EMBEDDING_MODEL) set in the environment are passed to the worker
+ * MODEL_API_KEY, PROXY_OPENAI_API_KEY, PROXY_ANTHROPIC_API_KEY, CORS_ORIGINS, ALLOWED_HOSTS,
+ * EMBEDDING_MODEL) set in the environment are passed to the worker
  * (`wrangler dev --var`), over wrangler.toml and .dev.vars.
  *
  * @example
@@ -53,7 +54,10 @@ export const PASSED_VARS = [
   'MODEL_BASE_URL',
   'MODEL_NAME',
   'MODEL_API_KEY',
+  'PROXY_OPENAI_API_KEY',
+  'PROXY_ANTHROPIC_API_KEY',
   'CORS_ORIGINS',
+  'ALLOWED_HOSTS',
   'EMBEDDING_MODEL',
 ];
 

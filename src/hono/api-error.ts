@@ -5,7 +5,7 @@
  */
 
 /** HTTP statuses the API answers errors with. */
-export type ErrorStatus = 400 | 401 | 404 | 405 | 413 | 415 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 413 | 415 | 500 | 503;
 
 /** The JSON body of an error response. */
 export interface ErrorBody {

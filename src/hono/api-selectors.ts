@@ -22,15 +22,18 @@ export interface ApiSelectorsOptions {
   maxNewTexts?: number;
   /** Extra or replacement selectors by name. */
   extra?: Readonly<Record<string, NamedSelectorFactory>>;
-  /** Told when the embedder fails to load (the response stays generic). */
+  /**
+   * Told when the embedder fails to load, once per distinct failure (a failed load is retried on
+   * the next request; the log need not repeat it). The response stays generic.
+   */
   onError?: (error: unknown) => void;
 }
 
 /**
  * Thrown by an embedder source (`useLiteFromDisk`'s loader, or your own) that cannot load, with a
- * message meant for the API's clients: the 503 of the dense selectors quotes it (say what is
- * missing and how to fix it, e.g. the model folder to build), where any other load error stays
- * behind "see the server log".
+ * message meant for the operator: the server log gets it (say what is missing and how to fix it,
+ * e.g. the model folder to build). Clients get only "the embedding model is unavailable": a
+ * folder path or an errno text is the server's business.
  *
  * @example
  * const embedder = async () => {
@@ -61,6 +64,7 @@ export interface ApiSelectors {
  */
 export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   const { embedder } = options;
+  const logged = new Set<string>();
   const table: NamedSelectors = namedSelectors({
     embedder: embedder
       ? async () => yieldingEmbedder(typeof embedder === 'function' ? await embedder() : embedder)
@@ -68,7 +72,13 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
     cache: options.cache,
     embeddingOptions: { vectors: options.vectors, maxNewTexts: options.maxNewTexts },
     extra: options.extra,
-    onError: options.onError,
+    onError: (error) => {
+      // Every request retries a failed load; the same failure is logged once.
+      const key = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      if (logged.has(key)) return;
+      logged.add(key);
+      options.onError?.(error);
+    },
   });
   return {
     names: table.names,
@@ -80,15 +90,12 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
         if (error instanceof UnknownSelectorError)
           throw new ApiError(400, 'invalid_field', `unknown selector "${name.slice(0, 40)}"`, 'selector');
         if (error instanceof SelectorUnavailableError) {
-          const cause = error.cause;
           throw new ApiError(
             503,
             'selector_unavailable',
-            cause instanceof EmbedderUnavailableError
-              ? `the embedding model is unavailable on this server: ${cause.message}`
-              : embedder
-                ? 'the embedding model failed to load on this server; see the server log'
-                : 'the embedding and hybrid selectors are not configured on this server (no embedder); use keyword, keyword-ranked, bm25 or static',
+            embedder
+              ? 'the embedding model is unavailable on this server (see the server log); keyword, keyword-ranked, bm25 and static still answer'
+              : 'the embedding and hybrid selectors are not configured on this server (no embedder); use keyword, keyword-ranked, bm25 or static',
           );
         }
         throw error;

@@ -28,8 +28,9 @@ import type { EmbedderSource, NamedSelectorFactory } from '../select/named-selec
 import { runSelection } from '../select/run-selection.js';
 import type { SelectionContext } from '../select/selector.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
+import { allowedHostsGuard } from './allowed-hosts.js';
 import { ApiError, errorResponse } from './api-error.js';
-import { apiSelectors } from './api-selectors.js';
+import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
 import { modelProbe } from './model-probe.js';
 import type { ProxySettings } from './proxy/index.js';
@@ -65,6 +66,13 @@ export interface AppOptions {
   token?: string;
   /** Origins allowed to call the API from a browser; `['*']` allows any. Default none (closed). */
   corsOrigins?: readonly string[];
+  /**
+   * The `Host` names the app answers to, any port (`ALLOWED_HOSTS`); others get a 403, so a web
+   * page cannot reach a local server through DNS rebinding. `['*']` or unset: any host, except
+   * that `startNodeServer` and `serveDeno` on a loopback address default to `127.0.0.1`,
+   * `localhost` and `[::1]`.
+   */
+  allowedHosts?: readonly string[];
   /** Enables the `embedding` and `hybrid` selectors: an embedder, or a lazy factory (called once). */
   embedder?: EmbedderSource;
   /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
@@ -120,11 +128,13 @@ const DEFAULTS = {
 
 /**
  * The default `onError`: an upstream that is not running yet is one plain line saying what to
- * start (no stack: it is the normal first state of a local set-up); anything else is an
- * internal error, logged whole.
+ * start (no stack: it is the normal first state of a local set-up), an embedder that cannot load
+ * one line saying what to fix; anything else is an internal error, logged whole.
  */
 function reportError(error: unknown): void {
   if (error instanceof UpstreamUnreachableError) console.info(`[loopctl] ${error.message}`);
+  // Written for the operator already (the folder, the reason, the fix): one line.
+  else if (error instanceof EmbedderUnavailableError) console.error(`[loopctl] ${error.message}`);
   else console.error('[loopctl]', error);
 }
 
@@ -184,6 +194,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return errorResponse(new ApiError(500, 'internal', 'internal error'));
   });
   app.notFound(() => errorResponse(new ApiError(404, 'not_found', 'no such route')));
+
+  // Before anything else: a request naming a host this server does not answer to (a DNS-rebound
+  // page) gets nothing but the refusal.
+  if (settings.allowedHosts) app.use('*', allowedHostsGuard(settings.allowedHosts));
 
   // The client's own signal, kept before body middleware replaces the request.
   app.use('*', async (c, next) => {

@@ -4,8 +4,10 @@
  */
 
 import { mergeOptions } from '../options.js';
+import { isLoopbackAddress, LOOPBACK_HOSTS } from './allowed-hosts.js';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
+import { varText } from './config-vars.js';
 import { optionsFromVars } from './env-options.js';
 
 /** The few Deno APIs used here, typed structurally. */
@@ -49,7 +51,9 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
 }
 
 /**
- * Serve the app with `Deno.serve` on `PORT`/`HOST` (default `127.0.0.1:8787`).
+ * Serve the app with `Deno.serve` on `PORT`/`HOST` (default `127.0.0.1:8787`). On a loopback
+ * address the app answers only loopback `Host` names unless `ALLOWED_HOSTS` or `allowedHosts`
+ * says otherwise (a DNS-rebound web page is refused).
  *
  * @example
  * serveDeno({ registry }) // deno run --allow-net --allow-env --unstable-no-legacy-abort main.ts
@@ -59,8 +63,10 @@ export function serveDeno(
 ): ReturnType<DenoLike['serve']> {
   const { port, hostname, ...rest } = options;
   const vars = rest.vars ?? deno().env.toObject();
+  const host = hostname ?? vars.HOST ?? '127.0.0.1';
+  const loopbackOnly = !rest.allowedHosts && varText(vars.ALLOWED_HOSTS) === undefined && isLoopbackAddress(host);
   return deno().serve(
-    { port: port ?? Number(vars.PORT ?? 8787), hostname: hostname ?? vars.HOST ?? '127.0.0.1' },
-    denoHandler({ ...rest, vars }),
+    { port: port ?? Number(vars.PORT ?? 8787), hostname: host },
+    denoHandler({ ...rest, vars, ...(loopbackOnly ? { allowedHosts: LOOPBACK_HOSTS } : {}) }),
   );
 }

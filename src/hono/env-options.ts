@@ -10,7 +10,10 @@ import type { ProxyVars } from './proxy/index.js';
 import { proxySettingsFromVars } from './proxy/index.js';
 
 /** The app options configuration variables set. */
-export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy' | 'maxNewEmbeds'>;
+export type VarOptions = Pick<
+  AppOptions,
+  'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy' | 'maxNewEmbeds'
+>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
@@ -25,12 +28,20 @@ export interface LoopctlVars extends ProxyVars {
   MODEL_BASE_URL?: string;
   /** Default `qwen3:4b` (openai) or `claude-haiku-4-5` (anthropic). */
   MODEL_NAME?: string;
-  /** The model provider's API key (a secret). */
+  /**
+   * The model provider's API key (a secret): `/v1/runs`' model, and the proxy's upstream of
+   * `MODEL_PROVIDER`'s protocol only (see `PROXY_OPENAI_API_KEY`, `PROXY_ANTHROPIC_API_KEY`).
+   */
   MODEL_API_KEY?: string;
   /** Comma-separated origins allowed by CORS, or `*`. Default none. */
   CORS_ORIGINS?: string;
   /** Most tool texts the dense selectors embed for one request (default 512). */
   LOOPCTL_MAX_NEW_EMBEDS?: string;
+  /**
+   * Comma-separated `Host` names the server answers to, any port (`*`: any). Default any, but a
+   * Node or Deno server on a loopback address answers only `127.0.0.1`, `localhost` and `[::1]`.
+   */
+  ALLOWED_HOSTS?: string;
 }
 
 /**
@@ -53,6 +64,7 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const token = value(vars.LOOPCTL_TOKEN);
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
+  const allowedHosts = hostNames(value(vars.ALLOWED_HOSTS));
   const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
   const embeds = value(vars.LOOPCTL_MAX_NEW_EMBEDS);
   if (embeds !== undefined && !(/^\d{1,7}$/.test(embeds) && Number(embeds) >= 1))
@@ -62,6 +74,21 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const corsOrigins = origins?.length ? origins : undefined;
   return mergeOptions(
     { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
-    { token, corsOrigins, proxy, maxNewEmbeds },
+    { token, corsOrigins, allowedHosts, proxy, maxNewEmbeds },
   );
+}
+
+/** `ALLOWED_HOSTS`: names (an IPv6 address in brackets) without a port, or `*`. */
+function hostNames(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = names.find((name) => !/^(?:\*|\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)$/.test(name));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `ALLOWED_HOSTS must list host names without a port (IPv6 in brackets), or *, got "${bad.slice(0, 40)}"`,
+    );
+  return names.length > 0 ? names : undefined;
 }

@@ -8,10 +8,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { mergeOptions } from '../options.js';
 import { ApiError } from './api-error.js';
+import { isJsonMediaType } from './json-media-type.js';
 import { BodyReadError, decodeBody, readBody } from './read-body.js';
-
-/** `application/json` or any `application/…+json` type; parameters (`; charset=utf-8`) allowed. */
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/i;
 
 /** Options for {@link jsonBody}. */
 export interface JsonBodyOptions {
@@ -41,9 +39,7 @@ export function jsonBody(options: JsonBodyOptions): MiddlewareHandler[] {
     if (declared !== undefined && !/^\s*\d+\s*$/.test(declared)) {
       throw new ApiError(400, 'invalid_content_length', 'the Content-Length header must be a number of bytes');
     }
-    const type = c.req.header('content-type');
-    const mediaType = type?.split(';')[0]?.trim() ?? '';
-    if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    if (!isJsonMediaType(c.req.header('content-type'))) {
       throw new ApiError(
         415,
         'unsupported_media_type',

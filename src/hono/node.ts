@@ -11,6 +11,7 @@ import { errorMessage } from '../describe-error.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import { mergeOptions } from '../options.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
+import { isLoopbackAddress, LOOPBACK_HOSTS } from './allowed-hosts.js';
 import { EmbedderUnavailableError } from './api-selectors.js';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
@@ -19,7 +20,7 @@ import { createApp } from './app.js';
 export interface NodeServerOptions extends AppOptions {
   /** Default: the `PORT` environment variable, else 8787; 0 picks a free port. */
   port?: number;
-  /** Default `127.0.0.1` (loopback only). */
+  /** Default `127.0.0.1` (loopback only): the app then answers only loopback `Host` names unless `allowedHosts` is set. */
   hostname?: string;
 }
 
@@ -54,9 +55,13 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     appOptions.fetch || appOptions.proxy?.fetch
       ? undefined
       : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
-  const app = createApp(
-    upstream ? { ...appOptions, proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : appOptions,
-  );
+  // On loopback, only loopback Host names: a DNS-rebound web page is refused.
+  const allowedHosts = appOptions.allowedHosts ?? (isLoopbackAddress(hostname) ? LOOPBACK_HOSTS : undefined);
+  const app = createApp({
+    ...appOptions,
+    ...(allowedHosts ? { allowedHosts } : {}),
+    ...(upstream ? { proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : {}),
+  });
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;
   const info = await new Promise<AddressInfo>((done, fail) => {
@@ -134,7 +139,8 @@ function listenError(error: NodeJS.ErrnoException, hostname: string, port: numbe
  * installed (several times faster), else on WASM after one warning. Throws at once, naming the
  * folder and the command that builds it, when `modelPath` holds no model (check first where the
  * model is optional). A folder that fails to load later (damaged, removed) makes `embedding` and
- * `hybrid` answer 503 naming the folder and the fix.
+ * `hybrid` answer 503 "the embedding model is unavailable", and the server log (once) names the
+ * folder, the reason and the fix.
  *
  * @example
  * const server = await startNodeServer({ registry, embedder: useLiteFromDisk('models/use-lite') })

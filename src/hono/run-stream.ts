@@ -17,6 +17,7 @@ import type { LoopEvent } from '../loop/events.js';
 import { mergeOptions } from '../options.js';
 import { ApiError } from './api-error.js';
 import type { ProbeOutcome } from './model-probe.js';
+import { redactSecrets } from './redact-secrets.js';
 
 /** Options for {@link streamRun}. */
 export interface StreamRunOptions {
@@ -67,11 +68,7 @@ export async function streamRun(c: Context, options: StreamRunOptions): Promise<
     );
   }
 
-  const scrub = (text: string): string => {
-    let out = text;
-    for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-    return out;
-  };
+  const scrub = (text: string): string => redactSecrets(text, secrets);
 
   const response = streamSSE(c, async (stream) => {
     stream.onAbort(() => {

@@ -3,8 +3,9 @@
  * configuration from the bindings. Bindings it knows: KV namespace `VECTORS` (corpus vectors
  * of the embedding selector, shared by every isolate), optional Workers AI `AI` (enables
  * `embedding`/`hybrid` with `EMBEDDING_MODEL`, default `@cf/baai/bge-small-en-v1.5`), vars
- * `MODEL_PROVIDER`, `MODEL_BASE_URL`, `MODEL_NAME`, `CORS_ORIGINS`, and secrets
- * `MODEL_API_KEY`, `LOOPCTL_TOKEN`. Without `LOOPCTL_TOKEN`, `/v1/*` answers 503.
+ * `MODEL_PROVIDER`, `MODEL_BASE_URL`, `MODEL_NAME`, `CORS_ORIGINS`, `PROXY_*`, and secrets
+ * `MODEL_API_KEY`, `PROXY_OPENAI_API_KEY`, `PROXY_ANTHROPIC_API_KEY`, `LOOPCTL_TOKEN`. Without
+ * `LOOPCTL_TOKEN`, `/v1/*` answers 503.
  */
 import type { Hono } from 'hono';
 import type { KvNamespaceLike } from '../adapters/kv.js';

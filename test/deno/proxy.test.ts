@@ -39,7 +39,7 @@ Deno.test({
     };
     try {
       const target: ProxyTarget = {
-        api: serve({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }),
+        api: serve({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, PROXY_ANTHROPIC_API_KEY: API_KEY, ...upstreams }),
         passthrough: serve({ PROXY_AUTH: 'passthrough', ...upstreams }),
         deadUpstream: serve({
           LOOPCTL_TOKEN: TOKEN,

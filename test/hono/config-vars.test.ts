@@ -22,7 +22,30 @@ describe('configuration variables', () => {
     );
   });
 
+  it('one key per proxy upstream, and the Host names to answer to', () => {
+    expect(proxySettingsFromVars({ PROXY_OPENAI_API_KEY: ' sk-o ', PROXY_ANTHROPIC_API_KEY: 'sk-a' })).toEqual({
+      openaiApiKey: 'sk-o',
+      anthropicApiKey: 'sk-a',
+    });
+    expect(optionsFromVars({ ALLOWED_HOSTS: 'Proxy.Example, [::1], 127.0.0.1' }).allowedHosts).toEqual([
+      'proxy.example',
+      '[::1]',
+      '127.0.0.1',
+    ]);
+    expect(optionsFromVars({ ALLOWED_HOSTS: '*' }).allowedHosts).toEqual(['*']);
+    expect(() => optionsFromVars({ ALLOWED_HOSTS: 'localhost:8787' })).toThrow(
+      new ConfigError(
+        'ALLOWED_HOSTS must list host names without a port (IPv6 in brackets), or *, got "localhost:8787"',
+      ),
+    );
+  });
+
   it('blank values are unset', () => {
-    expect(optionsFromVars({ MODEL_BASE_URL: '   ', PROXY_K: '' })).toEqual({ model: {}, proxy: {} });
+    expect(
+      optionsFromVars({ MODEL_BASE_URL: '   ', PROXY_K: '', ALLOWED_HOSTS: ' ', PROXY_OPENAI_API_KEY: '' }),
+    ).toEqual({
+      model: {},
+      proxy: {},
+    });
   });
 });

@@ -30,7 +30,7 @@ export interface ProxyTarget {
   /** Token mode, upstreams = the scripted server. */
   readonly api: ProxyEndpoint;
   readonly token: string;
-  /** The MODEL_API_KEY the upstream must receive in token mode. */
+  /** The key each upstream must receive in token mode (MODEL_API_KEY for OpenAI, PROXY_ANTHROPIC_API_KEY for Anthropic). */
   readonly upstreamKey: string;
   /** Pass-through mode: no proxy token, client keys go upstream. */
   readonly passthrough: ProxyEndpoint;
@@ -498,7 +498,7 @@ export const PROXY_CHECKS: readonly ProxyCheck[] = [
           expectedBody(client.bodies[i] as string, request.tools, request.rawBody),
           'byte for byte but tools',
         );
-        equal(request.headers['x-api-key'], t.upstreamKey, 'upstream sees MODEL_API_KEY');
+        equal(request.headers['x-api-key'], t.upstreamKey, 'upstream sees PROXY_ANTHROPIC_API_KEY');
         assert(typeof request.headers['anthropic-version'] === 'string', 'anthropic-version forwarded');
       }
     },

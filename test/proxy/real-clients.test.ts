@@ -44,7 +44,10 @@ beforeAll(async () => {
     PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
     PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
   };
-  const api = await start({ LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, ...upstreams }, { embedder });
+  const api = await start(
+    { LOOPCTL_TOKEN: TOKEN, MODEL_API_KEY: API_KEY, PROXY_ANTHROPIC_API_KEY: API_KEY, ...upstreams },
+    { embedder },
+  );
   const passthrough = await start({ PROXY_AUTH: 'passthrough', ...upstreams }, { embedder });
   const deadUpstream = await start({
     LOOPCTL_TOKEN: TOKEN,

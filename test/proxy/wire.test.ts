@@ -155,7 +155,7 @@ describe('proxy on the wire', () => {
     }
   });
 
-  it('a body sent without a content type still goes upstream as application/json', async () => {
+  it('a body sent without a content type is a 415 (a web page sends one without a preflight), and not forwarded', async () => {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}` },
@@ -163,10 +163,9 @@ describe('proxy on the wire', () => {
         JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'hi [[id:ctype1]]' }] }),
       ),
     });
-    expect(response.status).toBe(200);
-    await response.text();
-    const request = upstream.requests.find((entry) => entry.rawBody.includes('[[id:ctype1]]'));
-    expect(request?.headers['content-type']).toBe('application/json');
+    expect(response.status).toBe(415);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    expect(upstream.requests.some((entry) => entry.rawBody.includes('[[id:ctype1]]'))).toBe(false);
   });
 
   it('an embedding selector named on a server without an embedder is a 400, not a fall-open', async () => {

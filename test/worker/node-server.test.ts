@@ -2,7 +2,8 @@
  * `startNodeServer` and `useLiteFromDisk` (loopctl/hono/node) as an operator meets them: `PORT`
  * is honoured, a busy port is a clear error (from the library and from `node
  * scripts/serve-node.mjs`), and a wrong model folder fails at once, naming it, while a folder
- * that cannot load later gets a 503 that names it too.
+ * that cannot load later is logged once and told to clients only as "embedding model unavailable"
+ * (no server path, no error text).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { optionsFromVars } from '../../src/hono/env-options.js';
 import { ListenError, type RunningServer, startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
+import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'node-server-token-0123456789';
@@ -103,32 +106,54 @@ describe('useLiteFromDisk', () => {
     expect(() => useLiteFromDisk(empty)).toThrow(`useLiteFromDisk: ${empty} holds no USE-lite model (no vocab.json)`);
   });
 
-  it('a folder that cannot load gets a 503 from the dense selectors that names it; keyword still answers', async () => {
+  it('a folder that cannot load: the dense selectors answer 503 and the proxy falls open, neither naming the folder or the error; the log says it once', async () => {
     const damaged = join(work, 'damaged');
     mkdirSync(damaged);
     writeFileSync(join(damaged, 'vocab.json'), '[]'); // looks built, but has no weights
+    const upstream = await startUpstreamFixture();
+    const logged: unknown[] = [];
     const server = await startNodeServer({
+      ...optionsFromVars({ PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL }),
       registry: registry(),
       port: 0,
       token: TOKEN,
       embedder: useLiteFromDisk(damaged),
-      onError: () => undefined,
+      onError: (error) => logged.push(error),
     });
-    servers.push(server);
+    servers.push(server, { url: '', port: 0, close: () => upstream.close() });
+    const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
     const select = (selector: string) =>
       fetch(`${server.url}/v1/select`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        headers,
         body: JSON.stringify({ prompt: 'weather in Oslo', selector }),
       });
-    const refused = await select('hybrid');
-    expect(refused.status).toBe(503);
-    const body = (await refused.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('selector_unavailable');
-    expect(body.error.message).toContain(
-      `the embedding model is unavailable on this server: the USE-lite model in ${damaged} cannot be loaded (`,
-    );
-    expect(body.error.message).toContain(`rebuild it with npx loopctl model --out ${damaged} --force`);
+    const leaks = (text: string): boolean => text.includes(work) || /ENOENT|no such file|errno/i.test(text);
+    for (let i = 0; i < 2; i++) {
+      const refused = await select('hybrid');
+      expect(refused.status).toBe(503);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('selector_unavailable');
+      expect(body.error.message).toMatch(/embedding model (is )?unavailable/);
+      expect(leaks(body.error.message), body.error.message).toBe(false);
+    }
+    const tools = ['get_weather', 'send_email'].map((name) => ({
+      type: 'function',
+      function: { name, description: `The ${name} tool.`, parameters: { type: 'object' } },
+    }));
+    const proxied = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...headers, 'x-loopctl-k': '1' },
+      body: JSON.stringify({ model: 'scripted', messages: [{ role: 'user', content: 'weather in Oslo' }], tools }),
+    });
+    expect(proxied.status).toBe(200);
+    await proxied.text();
+    const fellOpen = proxied.headers.get('x-loopctl-fell-open') ?? '';
+    expect(fellOpen).toMatch(/embedding model (is )?unavailable/);
+    expect(leaks(fellOpen), fellOpen).toBe(false);
     expect((await select('keyword')).status).toBe(200);
+    // The server log has the detail (the folder, the reason, the fix), once.
+    expect(logged).toHaveLength(1);
+    expect(String((logged[0] as Error).message)).toContain(damaged);
   });
 });

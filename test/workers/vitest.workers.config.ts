@@ -25,6 +25,7 @@ export default defineConfig({
           MODEL_BASE_URL: inject('modelBaseURL'),
           MODEL_NAME: 'scripted',
           MODEL_API_KEY: TEST_API_KEY,
+          PROXY_ANTHROPIC_API_KEY: TEST_API_KEY,
           CORS_ORIGINS: TEST_ORIGIN,
           MODEL_CONTROL_URL: inject('modelControlURL'),
           DEAD_BASE_URL: inject('deadBaseURL'),

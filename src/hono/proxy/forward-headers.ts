@@ -1,8 +1,10 @@
 /**
  * Headers across the proxy. Upstream gets the client's headers (`anthropic-version`,
- * `anthropic-beta`, `openai-organization`, SDK telemetry, `user-agent`…) minus hop-by-hop
- * headers, the proxy's own controls, client network details, and (in token mode) the
- * client's credentials, replaced by the server's key. The client gets the upstream's headers
+ * `anthropic-beta`, SDK telemetry, `user-agent`…) minus hop-by-hop headers, the proxy's own
+ * controls, client network details, and (in token mode) the client's credentials and anything
+ * credential-like (another vendor's key, the organisation or project to bill), replaced by the
+ * server's key: on the server's key, a token holder must not pick whose account pays. In
+ * pass-through mode those are the client's own and go upstream. The client gets the upstream's headers
  * (`retry-after`, rate-limit and request-id headers included) minus hop-by-hop headers and the
  * encoding headers `fetch` already undid.
  */
@@ -29,11 +31,25 @@ const REQUEST_DROPPED = new Set([
 
 const CREDENTIALS = new Set(['authorization', 'x-api-key', 'api-key']);
 
+/**
+ * Credential-like names beyond {@link CREDENTIALS}: any `…api-key` or `…apikey` (`x-goog-api-key`),
+ * tokens, secrets and auth headers (`x-auth-token`, `x-amz-security-token`), and the headers that
+ * choose the account billed (`openai-organization`, `openai-project`, `x-goog-user-project`).
+ */
+const CREDENTIAL_LIKE =
+  /(?:^|-)(?:api-?key|auth|authorization|token|secret|password|organization|project|account)(?:-|$)/;
+
+/** Whether a client header carries or chooses credentials, so stays behind in token mode. */
+function isCredential(name: string): boolean {
+  return CREDENTIALS.has(name) || CREDENTIAL_LIKE.test(name);
+}
+
 // fetch has already decoded the body, so its encoding and length no longer apply.
 const RESPONSE_DROPPED = new Set([...HOP_BY_HOP, 'content-encoding', 'content-length']);
 
 /**
- * The headers to send upstream.
+ * The headers to send upstream. In `token` mode the client's credential-like headers stay
+ * behind and `apiKey` (the key configured for this upstream) is set.
  *
  * @example
  * upstreamHeaders(c.req.raw.headers, 'anthropic', 'token', env.MODEL_API_KEY)
@@ -47,7 +63,7 @@ export function upstreamHeaders(
   const headers = new Headers();
   incoming.forEach((value, name) => {
     if (REQUEST_DROPPED.has(name) || name.startsWith('x-loopctl-') || name.startsWith('cf-')) return;
-    if (mode === 'token' && CREDENTIALS.has(name)) return;
+    if (mode === 'token' && isCredential(name)) return;
     headers.set(name, value);
   });
   if (mode === 'token' && apiKey) {

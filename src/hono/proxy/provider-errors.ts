@@ -5,18 +5,21 @@
  * - OpenAI (Chat Completions and Responses): `{"error":{"message","type","param","code"}}`
  * - Anthropic: `{"type":"error","error":{"type","message"}}`
  *
- * Upstream errors never come through here: they pass through unchanged.
+ * Upstream errors never come through here: they pass through unchanged but for the server's keys,
+ * which are redacted (`redacted-error.ts`).
  */
 import type { WireProtocol } from './proxy-types.js';
 
 /** Statuses the proxy answers by itself. */
-export type ProxyErrorStatus = 400 | 401 | 404 | 413 | 500 | 502 | 503 | 504;
+export type ProxyErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503 | 504;
 
 const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
   400: 'invalid_request_error',
   401: 'invalid_request_error',
+  403: 'invalid_request_error',
   404: 'invalid_request_error',
   413: 'invalid_request_error',
+  415: 'invalid_request_error',
   500: 'server_error',
   502: 'upstream_error',
   503: 'server_error',
@@ -26,8 +29,10 @@ const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
 const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
+  403: 'permission_error',
   404: 'not_found_error',
   413: 'request_too_large',
+  415: 'invalid_request_error',
   500: 'api_error',
   502: 'api_error',
   503: 'api_error',
@@ -37,6 +42,7 @@ const ANTHROPIC_TYPES: Record<ProxyErrorStatus, string> = {
 const OPENAI_CODES: Partial<Record<ProxyErrorStatus, string>> = {
   401: 'invalid_api_key',
   413: 'request_too_large',
+  415: 'unsupported_media_type',
   502: 'upstream_unreachable',
   503: 'not_configured',
   504: 'upstream_timeout',
@@ -52,7 +58,7 @@ export function providerError(
   protocol: WireProtocol,
   status: ProxyErrorStatus,
   message: string,
-  options: { param?: string; headers?: Record<string, string> } = {},
+  options: { param?: string; headers?: Record<string, string>; code?: string } = {},
 ): Response {
   const body =
     protocol === 'anthropic'
@@ -62,7 +68,7 @@ export function providerError(
             message,
             type: OPENAI_TYPES[status],
             param: options.param ?? null,
-            code: OPENAI_CODES[status] ?? null,
+            code: options.code ?? OPENAI_CODES[status] ?? null,
           },
         };
   return new Response(JSON.stringify(body), {

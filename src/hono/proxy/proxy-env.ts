@@ -20,6 +20,10 @@ export interface ProxyVars {
   PROXY_OPENAI_BASE_URL?: string;
   /** Anthropic upstream origin; default `MODEL_BASE_URL` (or Anthropic's API) when `MODEL_PROVIDER` is `anthropic`. */
   PROXY_ANTHROPIC_BASE_URL?: string;
+  /** Key for the OpenAI-compatible upstream in token mode (a secret); default `MODEL_API_KEY` when `MODEL_PROVIDER` is `openai`. */
+  PROXY_OPENAI_API_KEY?: string;
+  /** Key for the Anthropic upstream in token mode (a secret); default `MODEL_API_KEY` when `MODEL_PROVIDER` is `anthropic`. */
+  PROXY_ANTHROPIC_API_KEY?: string;
   /** Largest request body, in bytes (default 8 MiB). */
   PROXY_MAX_BODY_BYTES?: string;
   /** `auto` (default), `stable`, `per-message` or `narrow`: see docs/proxy.md, "Tool policies". */
@@ -72,6 +76,10 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
     const url = httpUrlVar(name, vars[name]);
     if (url !== undefined) settings[key] = url;
   }
+  const openaiApiKey = value(vars.PROXY_OPENAI_API_KEY);
+  if (openaiApiKey !== undefined) settings.openaiApiKey = openaiApiKey;
+  const anthropicApiKey = value(vars.PROXY_ANTHROPIC_API_KEY);
+  if (anthropicApiKey !== undefined) settings.anthropicApiKey = anthropicApiKey;
   const policy = value(vars.PROXY_POLICY);
   if (policy !== undefined) {
     if (!(TOOL_POLICIES as readonly string[]).includes(policy))

@@ -20,6 +20,7 @@ import type { ToolSchema } from '../../registry/schema.js';
 import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
+import { isJsonMediaType } from '../json-media-type.js';
 import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
@@ -36,6 +37,7 @@ import { proxyControls } from './proxy-controls.js';
 import { parseProxyRequest } from './proxy-request.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 import { readBodyText } from './read-body.js';
+import { redactedError } from './redacted-error.js';
 import { ProxyRequestError } from './request-error.js';
 import { clientBody } from './response-body.js';
 import { responsesRounds } from './responses-rounds.js';
@@ -71,6 +73,16 @@ export interface ProxySettings {
   openaiBaseURL?: string;
   /** Upstream origin for `/v1/messages` (`PROXY_ANTHROPIC_BASE_URL`). */
   anthropicBaseURL?: string;
+  /**
+   * Key the OpenAI-compatible upstream gets in `token` mode (`PROXY_OPENAI_API_KEY`). Default the
+   * app model's key when its provider is `openai`; never the key of an Anthropic model.
+   */
+  openaiApiKey?: string;
+  /**
+   * Key the Anthropic upstream gets in `token` mode (`PROXY_ANTHROPIC_API_KEY`). Default the app
+   * model's key when its provider is `anthropic`; never the key of an OpenAI-compatible model.
+   */
+  anthropicApiKey?: string;
   /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
   maxBodyBytes?: number;
   /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default `auto`. */
@@ -136,7 +148,9 @@ export interface ProxyRoutesOptions extends ProxySettings {
   token?: TokenVerifier;
   /**
    * The app's model: its provider's upstream is the default for that protocol, and its
-   * `apiKey` (`MODEL_API_KEY`) is what the upstream sees in `token` mode.
+   * `apiKey` (`MODEL_API_KEY`) is what that protocol's upstream sees in `token` mode unless
+   * `openaiApiKey` / `anthropicApiKey` says otherwise. It never goes to the other protocol's
+   * upstream: an OpenAI key must not reach whatever Anthropic-compatible host is configured.
    */
   model?: { provider?: 'openai' | 'anthropic'; baseURL?: string; apiKey?: string };
   /** Server-side log for unexpected failures (never a key, never sent to clients). */
@@ -269,7 +283,20 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   };
   // OpenAI's own API caches every prefix of 1,024 tokens or more, unasked.
   const openaiCaches = openaiBase !== undefined && /^https:\/\/api\.openai\.com(?:\/|$)/i.test(openaiBase);
-  const apiKey = auth === 'token' ? model?.apiKey : undefined;
+  // One key per upstream: the model's key only for its own protocol.
+  const modelKey = (provider: 'openai' | 'anthropic'): string | undefined =>
+    (model?.provider ?? 'openai') === provider ? model?.apiKey : undefined;
+  const apiKeys: Record<'openai' | 'anthropic', string | undefined> =
+    auth === 'token'
+      ? {
+          openai: options.openaiApiKey ?? modelKey('openai'),
+          anthropic: options.anthropicApiKey ?? modelKey('anthropic'),
+        }
+      : { openai: undefined, anthropic: undefined };
+  // Upstream errors may quote the key they were sent: every configured key is scrubbed from them.
+  const secrets = [...new Set([options.openaiApiKey, options.anthropicApiKey, model?.apiKey])].filter(
+    (key): key is string => Boolean(key),
+  );
   // Parsed tool lists per distinct tools text, one cache per protocol (the dialects differ).
   const toolSets: Record<WireProtocol, ToolSetCache> = {
     openai: toolSetCache(),
@@ -360,6 +387,13 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     try {
       const refused = await gate(c, protocol);
       if (refused) return refused;
+      // A web page can post text/plain, a form or an untyped body without a CORS preflight.
+      if (!isJsonMediaType(c.req.header('content-type')))
+        return providerError(
+          protocol,
+          415,
+          'the request body must be JSON (Content-Type: application/json or application/…+json)',
+        );
       const controls = proxyControls(c.req.raw.headers, {
         names: selectors.names,
         selector: defaultSelector,
@@ -564,17 +598,20 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   /** One upstream call under the first-byte timeout. */
   function call(c: Context, forwarding: Forwarding, body: Forwarding['body'], signal: AbortSignal): Promise<Response> {
     const { protocol, url, method } = forwarding;
-    const sent = upstreamHeaders(c.req.raw.headers, protocol === 'anthropic' ? 'anthropic' : 'openai', auth, apiKey);
+    const sent = upstreamHeaders(c.req.raw.headers, upstreamName(protocol), auth, apiKeys[upstreamName(protocol)]);
     // fetch would label a string body text/plain; the body is JSON whatever the client said.
     if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
-    return firstByteWithin(firstByteMs, signal, (linked) =>
-      fetchUpstream(url, {
-        method,
-        headers: sent,
-        ...(body !== undefined ? { body } : {}),
-        signal: linked,
-        redirect: 'manual',
-      }),
+    return firstByteWithin(firstByteMs, signal, async (linked) =>
+      redactedError(
+        await fetchUpstream(url, {
+          method,
+          headers: sent,
+          ...(body !== undefined ? { body } : {}),
+          signal: linked,
+          redirect: 'manual',
+        }),
+        secrets,
+      ),
     );
   }
 
