@@ -23,9 +23,10 @@ import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { LIMITS } from '../limits.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
-import { encodeEditedInSteps, parseObjectInSteps } from './body-in-steps.js';
+import { encodeEditedInSteps, parseObjectInSteps, STEP_CHARS } from './body-in-steps.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
+import { DEFAULT_MAX_JSON_DEPTH, JsonDepthError, MAX_JSON_DEPTH_LIMIT } from './json-nesting.js';
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
@@ -72,6 +73,11 @@ export interface ProxySettings {
   anthropicBaseURL?: string;
   /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects in a request body (`PROXY_MAX_JSON_DEPTH`), 1 to
+   * 1024; deeper is a 400. Default 128: see `json-nesting.ts`.
+   */
+  maxJsonDepth?: number;
   /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default `auto`. */
   policy?: ToolPolicy;
   /**
@@ -188,6 +194,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     auth: 'token' as ProxyAuthMode,
     k: DEFAULT_K,
     maxBodyBytes: DEFAULT_MAX_BODY,
+    maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
     fetch: globalFetch,
     policy: 'auto' as ToolPolicy,
     prefixCache: 'auto' as PrefixCacheMode,
@@ -205,6 +212,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     auth,
     k,
     maxBodyBytes,
+    maxJsonDepth,
     fetch: fetchUpstream,
     policy: defaultPolicy,
     prefixCache,
@@ -222,6 +230,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
   if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
     throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
+  }
+  if (!(Number.isInteger(maxJsonDepth) && maxJsonDepth >= 1 && maxJsonDepth <= MAX_JSON_DEPTH_LIMIT)) {
+    throw new RangeError(
+      `proxy maxJsonDepth must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}, got ${maxJsonDepth}`,
+    );
   }
   if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0))
     throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
@@ -346,8 +359,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         );
       }
       const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes);
-      const parsed = isLargeBody(text.length) ? await parseObjectInSteps(text, nextTurn) : undefined;
-      const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed);
+      const parsed = isLargeBody(text.length)
+        ? await parseObjectInSteps(text, nextTurn, STEP_CHARS, maxJsonDepth)
+        : undefined;
+      const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed, maxJsonDepth);
       await largeBodyTurn(text.length);
       const signal = requestSignal(c);
       const count = request.tools.length;
@@ -431,6 +446,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     } catch (error) {
       if (error instanceof ProxyRequestError)
         return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
+      if (error instanceof JsonDepthError) return providerError(protocol, 400, error.message); // a large body's
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(error);
       return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');
