@@ -10,7 +10,7 @@ import type { ProxyVars } from './proxy/index.js';
 import { proxySettingsFromVars } from './proxy/index.js';
 
 /** The app options configuration variables set. */
-export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy'>;
+export type VarOptions = Pick<AppOptions, 'token' | 'model' | 'corsOrigins' | 'proxy' | 'uploadBufferBytes'>;
 
 /**
  * The variables every entry reads. In Workers they are `[vars]` and secrets; in Deno and
@@ -29,6 +29,8 @@ export interface LoopctlVars extends ProxyVars {
   MODEL_API_KEY?: string;
   /** Comma-separated origins allowed by CORS, or `*`. Default none. */
   CORS_ORIGINS?: string;
+  /** Bytes all unfinished request bodies may hold at once, at least 65536 (default 64 MiB). */
+  LOOPCTL_UPLOAD_BUFFER_BYTES?: string;
 }
 
 /**
@@ -52,10 +54,14 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   const model = value(vars.MODEL_NAME);
   const apiKey = value(vars.MODEL_API_KEY);
   const proxy: AppOptions['proxy'] = proxySettingsFromVars(vars);
+  const uploadBuffer = value(vars.LOOPCTL_UPLOAD_BUFFER_BYTES);
+  if (uploadBuffer !== undefined && (!/^\d{1,12}$/.test(uploadBuffer) || Number(uploadBuffer) < 65_536))
+    throw new ConfigError('LOOPCTL_UPLOAD_BUFFER_BYTES must be an integer of at least 65536');
+  const uploadBufferBytes = uploadBuffer !== undefined ? Number(uploadBuffer) : undefined;
   // No key set to undefined: callers spread these under their own options.
   const corsOrigins = origins?.length ? origins : undefined;
   return mergeOptions(
     { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
-    { token, corsOrigins, proxy },
+    { token, corsOrigins, proxy, uploadBufferBytes },
   );
 }

@@ -52,7 +52,7 @@ export function providerError(
   protocol: WireProtocol,
   status: ProxyErrorStatus,
   message: string,
-  options: { param?: string; headers?: Record<string, string> } = {},
+  options: { param?: string; code?: string; headers?: Record<string, string> } = {},
 ): Response {
   const body =
     protocol === 'anthropic'
@@ -62,7 +62,7 @@ export function providerError(
             message,
             type: OPENAI_TYPES[status],
             param: options.param ?? null,
-            code: OPENAI_CODES[status] ?? null,
+            code: options.code ?? OPENAI_CODES[status] ?? null,
           },
         };
   return new Response(JSON.stringify(body), {

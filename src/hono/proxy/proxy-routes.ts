@@ -21,6 +21,8 @@ import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector, SelectionContext } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { LIMITS } from '../limits.js';
+import type { UploadBudget } from '../upload-budget.js';
+import { uploadBudget } from '../upload-budget.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
 import { encodeEditedInSteps, parseObjectInSteps, STEP_CHARS } from './body-in-steps.js';
@@ -133,6 +135,11 @@ export interface ProxyRoutesOptions extends ProxySettings {
   model?: { provider?: 'openai' | 'anthropic'; baseURL?: string; apiKey?: string };
   /** Server-side log for unexpected failures (never a key, never sent to clients). */
   onError?: (error: unknown) => void;
+  /**
+   * What all unfinished request bodies may hold at once, shared with the app's other routes
+   * (`createApp` passes its own). Default a budget of its own, `DEFAULT_UPLOAD_BUFFER_BYTES`.
+   */
+  uploadBudget?: UploadBudget;
 }
 
 const DEFAULT_K = 8;
@@ -222,6 +229,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     tailRevealTokens,
   } = mergeOptions(defaults, options);
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
+  const budget = options.uploadBudget ?? uploadBudget();
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
@@ -358,7 +366,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           'x-loopctl-selector',
         );
       }
-      const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes);
+      const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes, budget);
       const parsed = isLargeBody(text.length)
         ? await parseObjectInSteps(text, nextTurn, STEP_CHARS, maxJsonDepth)
         : undefined;
@@ -445,7 +453,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       });
     } catch (error) {
       if (error instanceof ProxyRequestError)
-        return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
+        return providerError(protocol, error.status, error.message, {
+          ...error.extra,
+          ...(error.param ? { param: error.param } : {}),
+        });
       if (error instanceof JsonDepthError) return providerError(protocol, 400, error.message); // a large body's
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(error);
