@@ -25,6 +25,9 @@ export interface StepParsedBody {
  */
 export const STEP_CHARS = 128 * 1024;
 
+/** Parse steps' worth of text the nesting pass covers between two pauses. */
+const SCAN_STEPS = 4;
+
 const INVALID = Symbol('invalid');
 
 /**
@@ -46,7 +49,9 @@ export async function parseObjectInSteps(
   step = STEP_CHARS,
   maxDepth = DEFAULT_MAX_JSON_DEPTH,
 ): Promise<StepParsedBody | undefined> {
-  const ends = await scanNestingInSteps(text, maxDepth, pause, step);
+  // The first pass costs a fraction of a parse per character (strings are skipped by a native
+  // search), so its steps are longer: fewer pauses, each still well under a parse step's time.
+  const ends = await scanNestingInSteps(text, maxDepth, pause, SCAN_STEPS * step, step);
   await pause();
   const budget = { left: step, step, pause, ends };
   const record: Record<string, unknown> = {};

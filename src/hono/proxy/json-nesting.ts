@@ -57,18 +57,19 @@ export function checkNesting(text: string, maxDepth: number): void {
 
 /**
  * {@link checkNesting} a step of about `step` characters at a time, awaiting `pause()`
- * between steps, and the ends of the values longer than `step` (see {@link ValueEnds}).
+ * between steps, and the ends of the values longer than `noteOver` (see {@link ValueEnds}).
  *
  * @example
- * const ends = await scanNestingInSteps(text, 128, () => new Promise((done) => setTimeout(done, 0)), 128 * 1024)
+ * const ends = await scanNestingInSteps(text, 128, () => new Promise((done) => setTimeout(done, 0)), 512 * 1024, 128 * 1024)
  */
 export async function scanNestingInSteps(
   text: string,
   maxDepth: number,
   pause: () => Promise<void>,
   step: number,
+  noteOver = step,
 ): Promise<ValueEnds> {
-  const scan = new NestingScan(text, maxDepth, step);
+  const scan = new NestingScan(text, maxDepth, noteOver);
   while (true) {
     scan.scan(scan.at + step);
     if (scan.at >= text.length) return scan.ends;
