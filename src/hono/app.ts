@@ -37,6 +37,7 @@ import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import { streamRun } from './run-stream.js';
+import { DEFAULT_UPLOAD_BUFFER_BYTES, uploadBudget } from './upload-budget.js';
 
 // The app dispatches tools on every run: it carries the argument validator from the start
 // instead of loading it mid-request (the core loads it lazily).
@@ -100,6 +101,12 @@ export interface AppOptions {
   defaultMaxTurns?: number;
   /** Largest accepted request body. Default 256 KiB. */
   maxBodyBytes?: number;
+  /**
+   * The bytes all unfinished request bodies (the API's and the proxy's) may hold at once
+   * (`LOOPCTL_UPLOAD_BUFFER_BYTES`); a body that would pass it is a 503 with `Retry-After`.
+   * Default 64 MiB; keep it at least the proxy's `maxBodyBytes`, or its largest bodies never fit.
+   */
+  uploadBufferBytes?: number;
   /** How long a run waits for the model's first answer before streaming anyway. Default 1500 ms. */
   probeGraceMs?: number;
   /** How often a quiet run stream writes an SSE comment, to notice a client that left. Default 250 ms. */
@@ -120,6 +127,7 @@ const DEFAULTS = {
   defaultMaxTurns: 8,
   maxBodyBytes: 256 * 1024,
   maxNewEmbeds: 512,
+  uploadBufferBytes: DEFAULT_UPLOAD_BUFFER_BYTES,
   probeGraceMs: 1500,
   heartbeatMs: 250,
   fetch: globalFetch,
@@ -163,6 +171,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (!registry) throw new TypeError('createApp: "registry" is required (a ToolRegistry of the tools to serve)');
   const model = resolveModel(settings.model);
   const token = settings.token ? settings.token : undefined;
+  // One budget for every route that reads a body: the cap is on what this process holds.
+  const budget = uploadBudget(settings.uploadBufferBytes);
   if (token !== undefined && !TOKEN_CHARS.test(token)) {
     throw new RangeError(
       'the token may hold only A-Z a-z 0-9 - . _ ~ + / (and trailing =), as a Bearer header carries it',
@@ -232,6 +242,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       model,
       fetch: settings.proxy?.fetch ?? settings.fetch,
       onError: settings.onError,
+      uploadBudget: budget,
     }),
   );
 
@@ -244,7 +255,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
-  const body = every(...jsonBody({ maxBytes: settings.maxBodyBytes }));
+  const body = every(...jsonBody({ maxBytes: settings.maxBodyBytes, budget }));
 
   app.post(
     '/v1/select',

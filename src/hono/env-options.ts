@@ -12,7 +12,7 @@ import { proxySettingsFromVars } from './proxy/index.js';
 /** The app options configuration variables set. */
 export type VarOptions = Pick<
   AppOptions,
-  'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy' | 'maxNewEmbeds'
+  'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy' | 'maxNewEmbeds' | 'uploadBufferBytes'
 >;
 
 /**
@@ -42,6 +42,8 @@ export interface LoopctlVars extends ProxyVars {
    * Node or Deno server on a loopback address answers only `127.0.0.1`, `localhost` and `[::1]`.
    */
   ALLOWED_HOSTS?: string;
+  /** Bytes all unfinished request bodies may hold at once, at least 65536 (default 64 MiB). */
+  LOOPCTL_UPLOAD_BUFFER_BYTES?: string;
 }
 
 /**
@@ -70,11 +72,15 @@ export function optionsFromVars(vars: LoopctlVars): VarOptions {
   if (embeds !== undefined && !(/^\d{1,7}$/.test(embeds) && Number(embeds) >= 1))
     throw new ConfigError('LOOPCTL_MAX_NEW_EMBEDS must be a positive integer');
   const maxNewEmbeds = embeds !== undefined ? Number(embeds) : undefined;
+  const uploadBuffer = value(vars.LOOPCTL_UPLOAD_BUFFER_BYTES);
+  if (uploadBuffer !== undefined && (!/^\d{1,12}$/.test(uploadBuffer) || Number(uploadBuffer) < 65_536))
+    throw new ConfigError('LOOPCTL_UPLOAD_BUFFER_BYTES must be an integer of at least 65536');
+  const uploadBufferBytes = uploadBuffer !== undefined ? Number(uploadBuffer) : undefined;
   // No key set to undefined: callers spread these under their own options.
   const corsOrigins = origins?.length ? origins : undefined;
   return mergeOptions(
     { model: mergeOptions<ModelOptions>({}, { provider, baseURL, model, apiKey }) },
-    { token, corsOrigins, allowedHosts, proxy, maxNewEmbeds },
+    { token, corsOrigins, allowedHosts, proxy, maxNewEmbeds, uploadBufferBytes },
   );
 }
 

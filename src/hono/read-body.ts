@@ -1,14 +1,15 @@
 /**
  * The one request-body reader of the HTTP API and the proxy: a size limit, a drain of oversized
- * uploads, and strict UTF-8. Each caller words the refusal in its own error shape.
+ * uploads, memory held only as bytes arrive (within a shared budget for all unfinished uploads),
+ * and strict UTF-8. Each caller words the refusal in its own error shape.
  */
-import { concatBytes } from '../concat-bytes.js';
+import type { UploadBudget } from './upload-budget.js';
 
-/** Why a body was refused: over the limit, empty, or not UTF-8. */
+/** Why a body was refused: over the limit, empty, not UTF-8, or the upload budget is spent. */
 export class BodyReadError extends Error {
   override readonly name = 'BodyReadError';
   constructor(
-    readonly reason: 'too_large' | 'empty' | 'not_utf8',
+    readonly reason: 'too_large' | 'empty' | 'not_utf8' | 'busy',
     message: string,
   ) {
     super(message);
@@ -27,82 +28,106 @@ export interface ReadBodyOptions {
    */
   readonly drainBytes?: number;
   /**
-   * A body declaring at least this many bytes is read chunk by chunk into one buffer of that
-   * size, rather than by `arrayBuffer()`, which on Node joins the chunks and copies them again
-   * in one go (an 8 MiB body: about 15 ms in which nothing else runs). Default 1 MiB.
+   * The bytes all unfinished uploads may hold at once (see `upload-budget.ts`). The buffer's
+   * growth is taken from it as bytes arrive, and given back once the body is read; a body that
+   * would pass it is refused (`busy`) after dropping what it held. Default none: no shared cap.
    */
-  readonly streamFrom?: number;
+  readonly budget?: UploadBudget;
 }
 
 /**
  * Read `request`'s body, at most `maxBytes` of it. A declared `Content-Length` over the limit is
- * refused before reading (the client may be withholding the body); one within it is read in one
- * go (HTTP framing ends the body there; on Node straight from the socket); a body without one
- * (a chunked upload) is counted as it streams, and once over the limit drained (see
- * {@link ReadBodyOptions.drainBytes}) before the refusal. The stream has one reader, this one,
- * so the drain never races another read. Throws {@link BodyReadError}.
+ * refused before reading (the client may be withholding the body). Bytes are held as they
+ * arrive, in a buffer grown by doubling up to the declared length (or `maxBytes` without one),
+ * never allocated from the declaration alone: a client declaring 8 MiB and sending little costs
+ * little. A body that sends more than it declared, or a chunked one past the limit, is refused;
+ * the latter once drained (see {@link ReadBodyOptions.drainBytes}). The stream has one reader,
+ * this one, so the drain never races another read. Throws {@link BodyReadError}.
  *
  * @example
  * const bytes = await readBody(c.req.raw, { maxBytes: 256 * 1024 })
  */
 export async function readBody(request: Request, options: ReadBodyOptions): Promise<Uint8Array<ArrayBuffer>> {
   const { maxBytes } = options;
-  const streamFrom = options.streamFrom ?? STREAM_FROM_BYTES;
-  const drainBytes = options.drainBytes ?? 16 * maxBytes;
   const tooLarge = () => new BodyReadError('too_large', `the body exceeds ${Math.floor(maxBytes / 1024)} KiB`);
   const declared = request.headers.get('content-length');
   const length = declared === null || declared.trim() === '' ? Number.NaN : Number(declared);
   if (length > maxBytes) throw tooLarge();
-  let bytes: Uint8Array<ArrayBuffer>;
   const framed = Number.isSafeInteger(length) && length >= 0 && !request.headers.has('transfer-encoding');
-  if (framed && request.body && length >= streamFrom) {
-    bytes = await readDeclared(request.body.getReader(), length, tooLarge);
-  } else if (framed) {
-    bytes = length === 0 ? new Uint8Array(0) : new Uint8Array(await request.arrayBuffer());
-  } else if (!request.body) {
-    bytes = new Uint8Array(0);
-  } else {
-    const reader = request.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await drain(reader, drainBytes);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-    bytes = concatBytes(chunks, total);
-  }
+  const bytes =
+    !request.body || (framed && length === 0)
+      ? new Uint8Array(0)
+      : await readGrowing(request.body.getReader(), {
+          cap: framed ? length : maxBytes,
+          framed,
+          drainBytes: options.drainBytes ?? 16 * maxBytes,
+          budget: options.budget,
+          tooLarge,
+        });
   if (bytes.byteLength > maxBytes) throw tooLarge(); // a runtime that let more through than it declared
   if (bytes.byteLength === 0) throw new BodyReadError('empty', 'the body is empty');
   return bytes;
 }
 
-const STREAM_FROM_BYTES = 1024 * 1024;
+/** The first buffer a body without a (smaller) declared length gets: most bodies fit in it. */
+const FIRST_BUFFER_BYTES = 64 * 1024;
 
-// A body with a Content-Length, read as it streams into one buffer of that size.
-async function readDeclared(
+interface GrowingRead {
+  /** The most bytes the body may have: its declared length, or the limit. */
+  readonly cap: number;
+  /** Whether `cap` is a declared length (more is refused at once) or the limit (drained first). */
+  readonly framed: boolean;
+  readonly drainBytes: number;
+  readonly budget: UploadBudget | undefined;
+  readonly tooLarge: () => BodyReadError;
+}
+
+// The body as it streams, in a buffer that doubles as bytes arrive (up to `cap`), each growth
+// taken from the budget and all of it given back at the end, whatever the end.
+async function readGrowing(
   reader: ReadableStreamDefaultReader<Uint8Array>,
-  length: number,
-  tooLarge: () => BodyReadError,
+  { cap, framed, drainBytes, budget, tooLarge }: GrowingRead,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = new Uint8Array(length);
+  let bytes = new Uint8Array(0);
   let at = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (at + value.byteLength > length) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(); // more than it declared
+  let taken = 0;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const needed = at + value.byteLength;
+      if (needed > cap) {
+        if (framed) {
+          await reader.cancel().catch(() => undefined);
+          throw tooLarge(); // more than it declared
+        }
+        bytes = new Uint8Array(0); // dropped before the drain, which may be long
+        budget?.give(taken);
+        taken = 0;
+        await drain(reader, drainBytes);
+        throw tooLarge();
+      }
+      if (needed > bytes.byteLength) {
+        const size = Math.min(cap, Math.max(needed, 2 * bytes.byteLength, FIRST_BUFFER_BYTES));
+        if (budget && !budget.take(size - taken)) {
+          bytes = new Uint8Array(0);
+          budget.give(taken);
+          taken = 0;
+          await drain(reader, drainBytes);
+          throw new BodyReadError('busy', 'the server is receiving too many request bodies at once; retry shortly');
+        }
+        taken = size;
+        const grown = new Uint8Array(size);
+        grown.set(bytes.subarray(0, at));
+        bytes = grown;
+      }
+      bytes.set(value, at);
+      at = needed;
     }
-    bytes.set(value, at);
-    at += value.byteLength;
+  } finally {
+    budget?.give(taken);
   }
-  return at === length ? bytes : bytes.slice(0, at);
+  return at === bytes.byteLength ? bytes : bytes.slice(0, at);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyEdits } from '../../src/hono/proxy/body-edits.js';
 import { encodeEditedInSteps, encodeInSteps, parseObjectInSteps } from '../../src/hono/proxy/body-in-steps.js';
+import { JsonDepthError } from '../../src/hono/proxy/json-nesting.js';
 import { hasJsonControl } from '../../src/hono/proxy/json-spans.js';
 import { type BodyReadError, decodeBody, decodeBodyInSteps } from '../../src/hono/read-body.js';
 
@@ -139,6 +140,48 @@ describe('parseObjectInSteps', () => {
     expect(pauses).toBeGreaterThanOrEqual(16);
     const messages = parsed?.record.messages as { content: string }[] | undefined;
     expect(messages?.[0]?.content).toBe(prompt);
+  });
+});
+
+describe('parseObjectInSteps on deep nesting', () => {
+  it('refuses nesting past maxDepth from the first pass: no stack overflow, no rescans', async () => {
+    const levels = 600_000; // 1.2 MB: it overflowed the stack after 6 s of rescans
+    const text = `{"model":"m","x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    const refused = await parseObjectInSteps(text, noPause).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(JsonDepthError);
+    expect((refused as JsonDepthError).message).toBe(
+      'the request body nests arrays and objects more than 128 levels deep',
+    );
+    const shallow = await parseObjectInSteps('{"a":[[[1]]]}', noPause, 2, 3).catch((error: unknown) => error);
+    expect(shallow).toBeInstanceOf(JsonDepthError);
+    expect((await parseObjectInSteps('{"a":[[1]]}', noPause, 2, 3))?.record).toEqual({ a: [[1]] });
+    // Brackets inside strings (escaped quotes before them included) are not nesting.
+    const quoted = `{"a":"${'[\\"'.repeat(300)}","b":["[[[["]}`;
+    expect((await parseObjectInSteps(quoted, noPause, 4, 2))?.record).toEqual(JSON.parse(quoted));
+  });
+
+  it('parses a body nested 127 deep, every level large, in time linear in its size', async () => {
+    // 24 MB; each level's array holds 190 KB of whitespace and the next level. Scanned again at
+    // every level, that took 6 s; once, a fraction of one.
+    let nested = '1';
+    for (let level = 0; level < 126; level++) nested = `[${' '.repeat(190_000)}${nested}]`;
+    const text = `{"model":"m","x":${nested}}`;
+    const started = performance.now();
+    const parsed = await parseObjectInSteps(text, noPause);
+    const ms = performance.now() - started;
+    let value = parsed?.record.x;
+    for (let level = 0; level < 126; level++) value = (value as unknown[])[0];
+    expect(value).toBe(1);
+    expect(ms).toBeLessThan(2000);
+  }, 60_000);
+
+  it('parses a large array of small values in runs, as JSON.parse does', async () => {
+    const numbers = Array.from({ length: 300_000 }, (_, i) => (i % 7 === 0 ? { n: i, s: `${i}"[` } : i));
+    const members = Object.fromEntries(numbers.map((value, i) => [`k${i % 1000}`, value]));
+    const text = JSON.stringify({ model: 'm', numbers, members, empty: [], none: {} });
+    const parsed = await parseObjectInSteps(text, noPause);
+    expect(parsed?.record).toEqual(JSON.parse(text));
+    expect(Object.keys(parsed?.record.members as object)).toEqual(Object.keys(JSON.parse(text).members));
   });
 });
 

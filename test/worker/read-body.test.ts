@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonBody } from '../../src/hono/json-body.js';
 import { readBodyText } from '../../src/hono/proxy/read-body.js';
 import { BodyReadError, decodeBody, decodeBodyInSteps, readBody } from '../../src/hono/read-body.js';
+import { uploadBudget } from '../../src/hono/upload-budget.js';
 
 const KiB = 1024;
 
@@ -91,9 +92,9 @@ describe('readBody', () => {
       }),
       duplex: 'half',
     } as RequestInit);
-    expect(await readBody(patterned, { maxBytes: 256 * KiB, streamFrom: 64 * KiB })).toEqual(bytes);
+    expect(await readBody(patterned, { maxBytes: 256 * KiB })).toEqual(bytes);
     const declared = new Request(request, { headers: { 'content-length': String(128 * KiB) } });
-    const read = await readBody(declared, { maxBytes: 256 * KiB, streamFrom: 64 * KiB });
+    const read = await readBody(declared, { maxBytes: 256 * KiB });
     expect(read.byteLength).toBe(128 * KiB);
     expect(state.overlapped).toBe(false);
   });
@@ -101,10 +102,113 @@ describe('readBody', () => {
   it('refuses a streamed body that sends more than it declared', async () => {
     const { request, state } = upload(8); // 128 KiB sent
     const understated = new Request(request, { headers: { 'content-length': String(100 * KiB) } });
-    const refused = await readBody(understated, { maxBytes: 256 * KiB, streamFrom: 64 * KiB }).catch((e) => e);
+    const refused = await readBody(understated, { maxBytes: 256 * KiB }).catch((e) => e);
     expect(refused).toBeInstanceOf(BodyReadError);
     expect((refused as BodyReadError).reason).toBe('too_large');
     expect(state.cancelled).toBe(true);
+  });
+});
+
+/**
+ * An upload declaring `declared` bytes that sends `sent` bytes in 16 KiB chunks and then waits,
+ * as a client that stops mid-body; `fail()` ends it as a client going away would.
+ */
+function stalledUpload(declared: number, sent: number) {
+  let pulled = 0;
+  let stop!: (reason: Error) => void;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = reject;
+  });
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (pulled >= sent) await stopped;
+        const chunk = Math.min(16 * KiB, sent - pulled);
+        pulled += chunk;
+        controller.enqueue(new Uint8Array(chunk).fill(0x20));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  stopped.catch(() => undefined);
+  const request = new Request('http://x/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': String(declared) },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  return { request, pulled: () => pulled, fail: () => stop(new Error('the client went away')) };
+}
+
+// Until `check` holds, a turn at a time (the reads are macrotasks apart).
+async function until(check: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1000 && !check(); turn++) await new Promise((done) => setTimeout(done, 1));
+  expect(check()).toBe(true);
+}
+
+describe('what unfinished uploads hold', () => {
+  it('a body declaring 8 MiB that sends 64 KiB allocates about 64 KiB, not 8 MiB', async () => {
+    // Every Uint8Array made by size while the upload is pending, largest first at the end.
+    const sizes: number[] = [];
+    const Original = globalThis.Uint8Array;
+    class Recording extends Original {
+      constructor(...args: unknown[]) {
+        if (typeof args[0] === 'number') sizes.push(args[0]);
+        super(...(args as [number]));
+      }
+    }
+    const upload = stalledUpload(8 * 1024 * KiB, 64 * KiB);
+    const budget = uploadBudget(64 * 1024 * KiB);
+    globalThis.Uint8Array = Recording as Uint8ArrayConstructor;
+    const reading = readBody(upload.request, { maxBytes: 8 * 1024 * KiB, budget }).catch((error: unknown) => error);
+    try {
+      await until(() => upload.pulled() === 64 * KiB);
+      await new Promise((done) => setTimeout(done, 10));
+    } finally {
+      globalThis.Uint8Array = Original;
+    }
+    // It was an 8 MiB buffer from the first byte (32 such uploads: 256 MiB for 2 MiB sent).
+    expect(Math.max(0, ...sizes)).toBeLessThanOrEqual(128 * KiB);
+    expect(budget.held).toBeLessThanOrEqual(128 * KiB);
+    expect(budget.held).toBeGreaterThanOrEqual(64 * KiB);
+    upload.fail();
+    expect(await reading).toBeInstanceOf(Error);
+    expect(budget.held).toBe(0); // given back when the client went away
+  });
+
+  it('uploads past the shared budget are refused and let go; one within it still reads', async () => {
+    const budget = uploadBudget(1024 * KiB);
+    const first = stalledUpload(4096 * KiB, 384 * KiB);
+    const firstRead = readBody(first.request, { maxBytes: 8192 * KiB, budget }).catch((error: unknown) => error);
+    await until(() => first.pulled() === 384 * KiB);
+    await new Promise((done) => setTimeout(done, 10));
+    const held = budget.held; // 512 KiB: the buffer doubled up to the bytes sent
+    expect(held).toBeGreaterThanOrEqual(384 * KiB);
+    expect(held).toBeLessThanOrEqual(768 * KiB);
+
+    // A second unfinished upload grows until it would pass the budget: refused, its bytes let go.
+    const second = stalledUpload(4096 * KiB, 1024 * KiB);
+    const refused = await Promise.race([
+      readBody(second.request, { maxBytes: 8192 * KiB, budget, drainBytes: 0 }).catch((error: unknown) => error),
+      new Promise((done) => setTimeout(() => done('still reading'), 5000)),
+    ]);
+    expect(refused).toBeInstanceOf(BodyReadError);
+    expect((refused as BodyReadError).reason).toBe('busy');
+    expect(budget.held).toBe(held);
+
+    // A whole body within what is left reads as ever.
+    const small = new Uint8Array(200 * KiB).fill(0x61);
+    const within = new Request('http://x/v1/select', {
+      method: 'POST',
+      headers: { 'content-length': String(small.byteLength) },
+      body: small,
+    });
+    expect(await readBody(within, { maxBytes: 8192 * KiB, budget })).toEqual(small);
+    expect(budget.held).toBe(held);
+
+    first.fail();
+    expect(await firstRead).toBeInstanceOf(Error);
+    expect(budget.held).toBe(0);
   });
 });
 

@@ -7,8 +7,10 @@
  */
 import type { Edit } from './body-edits.js';
 import { editedPieces } from './body-edits.js';
+import type { ValueEnds } from './json-nesting.js';
+import { DEFAULT_MAX_JSON_DEPTH, scanNestingInSteps } from './json-nesting.js';
 import type { Span } from './json-spans.js';
-import { arrayElements, hasJsonControl, objectMembers } from './json-spans.js';
+import { eachArrayElement, eachObjectMember, hasJsonControl } from './json-spans.js';
 
 /** A request body parsed in steps: the object, and where each top-level value sits. */
 export interface StepParsedBody {
@@ -23,6 +25,9 @@ export interface StepParsedBody {
  */
 export const STEP_CHARS = 128 * 1024;
 
+/** Parse steps' worth of text the nesting pass covers between two pauses. */
+const SCAN_STEPS = 4;
+
 const INVALID = Symbol('invalid');
 
 /**
@@ -30,7 +35,9 @@ const INVALID = Symbol('invalid');
  * awaiting `pause()` whenever about {@link STEP_CHARS} have been parsed since the last one.
  * Undefined when the text is not a JSON object: the caller's own `JSON.parse` then words the
  * error. A repeated key keeps its last value at its first place, and `__proto__` is an own
- * member, as with `JSON.parse`.
+ * member, as with `JSON.parse`. Throws `JsonDepthError` when arrays and objects nest more than
+ * `maxDepth` deep: a first pass in steps finds that (and where each large value ends, so that
+ * no value is scanned twice) before anything is parsed, so the cost is linear in the text.
  *
  * @example
  * const parsed = await parseObjectInSteps(text, () => new Promise((done) => setTimeout(done, 0)))
@@ -40,13 +47,18 @@ export async function parseObjectInSteps(
   text: string,
   pause: () => Promise<void>,
   step = STEP_CHARS,
+  maxDepth = DEFAULT_MAX_JSON_DEPTH,
 ): Promise<StepParsedBody | undefined> {
-  const members = objectMembers(text);
-  if (!members) return undefined;
-  const budget = { left: step, step, pause };
+  // The first pass costs a fraction of a parse per character (strings are skipped by a native
+  // search), so its steps are longer: fewer pauses, each still well under a parse step's time.
+  const ends = await scanNestingInSteps(text, maxDepth, pause, SCAN_STEPS * step, step);
+  await pause();
+  const budget = { left: step, step, pause, ends };
   const record: Record<string, unknown> = {};
   const spans = new Map<string, Span>();
-  for (const { key, span } of members) {
+  for (const member of eachObjectMember(text, undefined, ends)) {
+    if (!member) return undefined;
+    const { key, span } = member;
     const value = await parseValue(text, span, budget);
     if (value === INVALID) return undefined;
     define(record, key, value);
@@ -59,6 +71,8 @@ interface Budget {
   left: number;
   readonly step: number;
   readonly pause: () => Promise<void>;
+  /** Where the values longer than a step end (the first pass found them). */
+  readonly ends: ValueEnds;
 }
 
 // As JSON.parse sets a member: an own property even for `__proto__`; a repeat keeps its place.
@@ -79,28 +93,8 @@ async function spend(budget: Budget, size: number): Promise<void> {
 async function parseValue(text: string, span: Span, budget: Budget): Promise<unknown> {
   const size = span.end - span.start;
   const first = text.charCodeAt(span.start);
-  if (size > budget.step && first === 0x5b) {
-    const elements = arrayElements(text, span);
-    if (!elements) return INVALID;
-    const values: unknown[] = [];
-    for (const element of elements) {
-      const value = await parseValue(text, element, budget);
-      if (value === INVALID) return INVALID;
-      values.push(value);
-    }
-    return values;
-  }
-  if (size > budget.step && first === 0x7b) {
-    const members = objectMembers(text, span);
-    if (!members) return INVALID;
-    const record: Record<string, unknown> = {};
-    for (const member of members) {
-      const value = await parseValue(text, member.span, budget);
-      if (value === INVALID) return INVALID;
-      define(record, member.key, value);
-    }
-    return record;
-  }
+  if (size > budget.step && first === 0x5b) return parseArrayInSteps(text, span, budget);
+  if (size > budget.step && first === 0x7b) return parseMembersInSteps(text, span, budget);
   if (size > budget.step && first === 0x22) return parseStringInSteps(text, span, budget);
   await spend(budget, size);
   try {
@@ -108,6 +102,94 @@ async function parseValue(text: string, span: Span, budget: Budget): Promise<unk
   } catch {
     return INVALID;
   }
+}
+
+// Small members in a row, from the first's start to the last's end: the text between holds
+// them and the commas that part them, so one parse of it (in brackets or braces) gives them all.
+interface Run {
+  readonly from: number;
+  to: number;
+  count: number;
+}
+
+// A run grows while it stays within a step: the next member joins it, or it is parsed first.
+function joins(run: Run | undefined, from: number, to: number, budget: Budget): run is Run {
+  return run !== undefined && to - run.from <= budget.step && to - from <= budget.step;
+}
+
+// The text of `run` parsed as one, in `open` and `close`, after spending its size.
+async function parseRun(text: string, run: Run, open: string, close: string, budget: Budget): Promise<unknown> {
+  await spend(budget, run.to - run.from);
+  try {
+    return JSON.parse(`${open}${text.slice(run.from, run.to)}${close}`);
+  } catch {
+    return INVALID;
+  }
+}
+
+// A large array: its large elements one by one, its small ones in runs of up to a step (an
+// array of a million numbers is then a few dozen parses, not a million), read as they come so
+// no step scans more than about a step of text.
+async function parseArrayInSteps(text: string, span: Span, budget: Budget): Promise<unknown> {
+  const values: unknown[] = [];
+  let run: Run | undefined;
+  const flush = async (): Promise<boolean> => {
+    if (!run) return true;
+    const parsed = await parseRun(text, run, '[', ']', budget);
+    if (!Array.isArray(parsed) || parsed.length !== run.count) return false;
+    for (const value of parsed) values.push(value);
+    run = undefined;
+    return true;
+  };
+  for (const element of eachArrayElement(text, span, budget.ends)) {
+    if (!element) return INVALID;
+    if (joins(run, element.start, element.end, budget)) {
+      run.to = element.end;
+      run.count++;
+      continue;
+    }
+    if (!(await flush())) return INVALID;
+    if (element.end - element.start <= budget.step) run = { from: element.start, to: element.end, count: 1 };
+    else {
+      const value = await parseValue(text, element, budget);
+      if (value === INVALID) return INVALID;
+      values.push(value);
+    }
+  }
+  return (await flush()) ? values : INVALID;
+}
+
+// A large object, as a large array: small members in runs (from a key's opening quote), each
+// value set in text order, so a repeated key keeps its first place and last value.
+async function parseMembersInSteps(text: string, span: Span, budget: Budget): Promise<unknown> {
+  const record: Record<string, unknown> = {};
+  let run: Run | undefined;
+  const flush = async (): Promise<boolean> => {
+    if (!run) return true;
+    const parsed = await parseRun(text, run, '{', '}', budget);
+    if (typeof parsed !== 'object' || parsed === null) return false;
+    const members = parsed as Record<string, unknown>;
+    for (const key of Object.keys(members)) define(record, key, members[key]);
+    run = undefined;
+    return true;
+  };
+  for (const member of eachObjectMember(text, span, budget.ends)) {
+    if (!member) return INVALID;
+    if (joins(run, member.keyStart, member.span.end, budget)) {
+      run.to = member.span.end;
+      run.count++;
+      continue;
+    }
+    if (!(await flush())) return INVALID;
+    if (member.span.end - member.keyStart <= budget.step)
+      run = { from: member.keyStart, to: member.span.end, count: 1 };
+    else {
+      const value = await parseValue(text, member.span, budget);
+      if (value === INVALID) return INVALID;
+      define(record, member.key, value);
+    }
+  }
+  return (await flush()) ? record : INVALID;
 }
 
 /**

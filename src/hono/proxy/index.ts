@@ -7,6 +7,8 @@
  * app.route('/', proxyRoutes({ selectors, token: tokenVerifier(env.LOOPCTL_TOKEN), model: { baseURL, apiKey } }))
  */
 
+export type { UploadBudget } from '../upload-budget.js';
+export { uploadBudget } from '../upload-budget.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 export { tokenVerifier } from './proxy-auth.js';
 export type { ProxyVars } from './proxy-env.js';

@@ -4,6 +4,8 @@
  * these scanners only skip values, they do not validate.
  */
 
+import type { ValueEnds } from './json-nesting.js';
+
 /** A value's place in the text: `text.slice(start, end)` is exactly its JSON. */
 export interface Span {
   readonly start: number;
@@ -78,74 +80,124 @@ export function arrayElementSpans(text: string, span: Span): Span[] {
   return elements;
 }
 
-/** A member of a JSON object text: its key and where its value sits. */
+/** A member of a JSON object text: its key, where the key's quote opens, and where its value sits. */
 export interface Member {
   readonly key: string;
+  readonly keyStart: number;
   readonly span: Span;
 }
 
 /**
  * The members of the JSON object at `span` (default: the whole of `text`, whitespace around it
- * allowed), in text order (a repeated key appears each time), with the object's own
- * punctuation checked: braces, quoted keys, colons, commas, and nothing after the closing
- * brace. The values are only skipped, so the object is valid JSON exactly when this is defined
- * and every value's span parses. Undefined when the punctuation is wrong.
+ * allowed), one at a time in text order (a repeated key appears each time), with the object's
+ * own punctuation checked: braces, quoted keys, colons, commas, and nothing after the closing
+ * brace. The values are only skipped, so the object is valid JSON exactly when no `undefined`
+ * comes and every value's span parses. `undefined` (the last thing yielded) when the
+ * punctuation is wrong. One at a time, so a caller can pause between members of a large
+ * object; `ends` (from `scanNestingInSteps`) says where large values end, so they are not
+ * scanned again.
  *
  * @example
- * objectMembers('{"a":1,"b":[2]}') // [{ key: 'a', span: { start: 5, end: 6 } }, { key: 'b', span: { start: 11, end: 14 } }]
+ * [...eachObjectMember('{"a":1,"b":[2]}')] // [{ key: 'a', keyStart: 1, span: { start: 5, end: 6 } }, { key: 'b', keyStart: 7, span: { start: 11, end: 14 } }]
  */
-export function objectMembers(text: string, span: Span = { start: 0, end: text.length }): Member[] | undefined {
-  const members: Member[] = [];
+export function* eachObjectMember(
+  text: string,
+  span: Span = { start: 0, end: text.length },
+  ends?: ValueEnds,
+): Generator<Member | undefined> {
   const closes = (brace: number): boolean => brace + 1 === span.end || skipSpace(text, brace + 1) === span.end;
   let i = skipSpace(text, span.start);
-  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  if (text.charCodeAt(i) !== 0x7b) {
+    yield undefined;
+    return;
+  }
   i = skipSpace(text, i + 1);
-  if (text.charCodeAt(i) === 0x7d) return closes(i) ? members : undefined;
+  if (text.charCodeAt(i) === 0x7d) {
+    if (!closes(i)) yield undefined;
+    return;
+  }
   while (i < span.end) {
-    if (text.charCodeAt(i) !== 0x22) return undefined;
+    if (text.charCodeAt(i) !== 0x22) {
+      yield undefined;
+      return;
+    }
+    const keyStart = i;
     const keyEnd = skipString(text, i);
     const key = strictKeyText(text, i, keyEnd);
-    if (key === undefined) return undefined;
+    if (key === undefined) {
+      yield undefined;
+      return;
+    }
     i = skipSpace(text, keyEnd);
-    if (text.charCodeAt(i) !== 0x3a) return undefined;
+    if (text.charCodeAt(i) !== 0x3a) {
+      yield undefined;
+      return;
+    }
     i = skipSpace(text, i + 1);
-    if (i >= span.end) return undefined;
-    const end = skipValue(text, i);
-    if (end <= i || end > span.end) return undefined;
-    members.push({ key, span: { start: i, end } });
+    if (i >= span.end) {
+      yield undefined;
+      return;
+    }
+    const end = ends?.get(i) ?? skipValue(text, i);
+    if (end <= i || end > span.end) {
+      yield undefined;
+      return;
+    }
+    yield { key, keyStart, span: { start: i, end } };
     i = skipSpace(text, end);
     const next = text.charCodeAt(i);
-    if (next === 0x7d) return closes(i) ? members : undefined;
-    if (next !== 0x2c) return undefined;
+    if (next === 0x7d) {
+      if (!closes(i)) yield undefined;
+      return;
+    }
+    if (next !== 0x2c) {
+      yield undefined;
+      return;
+    }
     i = skipSpace(text, i + 1);
   }
-  return undefined;
+  yield undefined;
 }
 
 /**
- * The elements of the JSON array exactly at `span`, with the array's own punctuation checked
- * (brackets and commas); the elements are only skipped, as in {@link objectMembers}. Undefined
- * when the punctuation is wrong.
+ * The elements of the JSON array exactly at `span`, one at a time, with the array's own
+ * punctuation checked (brackets and commas); the elements are only skipped (or found in
+ * `ends`), as in {@link eachObjectMember}. `undefined` (the last thing yielded) when the
+ * punctuation is wrong.
  *
  * @example
- * arrayElements('[1, {"a":2}]', { start: 0, end: 12 }) // [{ start: 1, end: 2 }, { start: 4, end: 11 }]
+ * [...eachArrayElement('[1, {"a":2}]', { start: 0, end: 12 })] // [{ start: 1, end: 2 }, { start: 4, end: 11 }]
  */
-export function arrayElements(text: string, span: Span): Span[] | undefined {
-  const elements: Span[] = [];
-  if (text.charCodeAt(span.start) !== 0x5b) return undefined;
+export function* eachArrayElement(text: string, span: Span, ends?: ValueEnds): Generator<Span | undefined> {
+  if (text.charCodeAt(span.start) !== 0x5b) {
+    yield undefined;
+    return;
+  }
   let i = skipSpace(text, span.start + 1);
-  if (text.charCodeAt(i) === 0x5d) return i + 1 === span.end ? elements : undefined;
+  if (text.charCodeAt(i) === 0x5d) {
+    if (i + 1 !== span.end) yield undefined;
+    return;
+  }
   while (i < span.end) {
-    const end = skipValue(text, i);
-    if (end <= i || end > span.end) return undefined;
-    elements.push({ start: i, end });
+    const end = ends?.get(i) ?? skipValue(text, i);
+    if (end <= i || end > span.end) {
+      yield undefined;
+      return;
+    }
+    yield { start: i, end };
     i = skipSpace(text, end);
     const next = text.charCodeAt(i);
-    if (next === 0x5d) return i + 1 === span.end ? elements : undefined;
-    if (next !== 0x2c) return undefined;
+    if (next === 0x5d) {
+      if (i + 1 !== span.end) yield undefined;
+      return;
+    }
+    if (next !== 0x2c) {
+      yield undefined;
+      return;
+    }
     i = skipSpace(text, i + 1);
   }
-  return undefined;
+  yield undefined;
 }
 
 // A key as JSON reads it, or undefined where JSON would refuse it (an unescaped control character).

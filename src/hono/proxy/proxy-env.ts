@@ -4,6 +4,7 @@
  */
 import { ConfigError, httpUrlVar, varText } from '../config-vars.js';
 import { LIMITS } from '../limits.js';
+import { MAX_JSON_DEPTH_LIMIT } from './json-nesting.js';
 import type { ProxySettings } from './proxy-routes.js';
 import type { PrefixCacheMode, ToolPolicy } from './tool-policy.js';
 import { TOOL_POLICIES } from './tool-policy.js';
@@ -26,6 +27,8 @@ export interface ProxyVars {
   PROXY_ANTHROPIC_API_KEY?: string;
   /** Largest request body, in bytes (default 8 MiB). */
   PROXY_MAX_BODY_BYTES?: string;
+  /** Deepest nesting of arrays and objects in a request body, 1 to 1024 (default 128). */
+  PROXY_MAX_JSON_DEPTH?: string;
   /** `auto` (default), `stable`, `per-message` or `narrow`: see docs/proxy.md, "Tool policies". */
   PROXY_POLICY?: string;
   /** Whether the upstream caches prompt prefixes: `auto` (default), `on` or `off`. */
@@ -122,6 +125,12 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
     if (count === undefined) continue;
     if (!/^\d{1,9}$/.test(count) || Number(count) < 1) throw new ConfigError(`${name} must be a positive integer`);
     settings[key] = Number(count);
+  }
+  const depth = value(vars.PROXY_MAX_JSON_DEPTH);
+  if (depth !== undefined) {
+    if (!/^\d{1,4}$/.test(depth) || Number(depth) < 1 || Number(depth) > MAX_JSON_DEPTH_LIMIT)
+      throw new ConfigError(`PROXY_MAX_JSON_DEPTH must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}`);
+    settings.maxJsonDepth = Number(depth);
   }
   return settings;
 }

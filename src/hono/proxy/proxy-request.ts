@@ -9,6 +9,7 @@ import type { ToolSchema } from '../../registry/schema.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { anthropicDialect } from './anthropic-request.js';
 import type { StepParsedBody } from './body-in-steps.js';
+import { checkNesting, DEFAULT_MAX_JSON_DEPTH, JsonDepthError } from './json-nesting.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
 import { hasBreakpoints, isToolSearchEntry, referencedTools } from './native-search.js';
@@ -38,7 +39,8 @@ const DIALECTS: Record<WireProtocol, WireDialect> = {
  * means the whole body is valid JSON, so the outcome is the same as a full parse, errors
  * included (any failure re-runs the full parse for its message). New tool sets are added.
  * `parsed` is the body already parsed in steps (a large one, `parseObjectInSteps`); it stands
- * for the parse.
+ * for the parse. A body that nests arrays and objects deeper than `maxDepth` is a 400 before
+ * any parse, as `parseObjectInSteps` refuses it for a large body, so both paths agree.
  *
  * @example
  * const request = parseProxyRequest('openai', await req.text(), toolSetCache())
@@ -49,8 +51,10 @@ export function parseProxyRequest(
   text: string,
   toolSets?: ToolSetCache,
   parsed?: StepParsedBody,
+  maxDepth = DEFAULT_MAX_JSON_DEPTH,
 ): ProxyRequest {
   const dialect = DIALECTS[protocol];
+  if (!parsed) checkDepth(text, maxDepth);
   const known = toolSets && !parsed ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
   if (known) return known;
   const record = parsed?.record ?? parseObject(text);
@@ -98,6 +102,16 @@ function parseKnownTools(
   }
   if (!Array.isArray(record.tools) || record.tools.length !== 0) return undefined;
   return assemble(protocol, dialect, text, record, spans, hit.set);
+}
+
+// One linear pass before JSON.parse: a deep body fails here at its first level too many.
+function checkDepth(text: string, maxDepth: number): void {
+  try {
+    checkNesting(text, maxDepth);
+  } catch (error) {
+    if (error instanceof JsonDepthError) throw new ProxyRequestError(400, error.message);
+    throw error;
+  }
 }
 
 function parseObject(text: string): Record<string, unknown> {

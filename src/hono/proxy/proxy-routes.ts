@@ -22,11 +22,14 @@ import type { AsyncToolSelector, SelectionContext } from '../../select/selector.
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { isJsonMediaType } from '../json-media-type.js';
 import { LIMITS } from '../limits.js';
+import type { UploadBudget } from '../upload-budget.js';
+import { uploadBudget } from '../upload-budget.js';
 import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
-import { encodeEditedInSteps, parseObjectInSteps } from './body-in-steps.js';
+import { encodeEditedInSteps, parseObjectInSteps, STEP_CHARS } from './body-in-steps.js';
 import { chatRounds } from './chat-rounds.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
+import { DEFAULT_MAX_JSON_DEPTH, JsonDepthError, MAX_JSON_DEPTH_LIMIT } from './json-nesting.js';
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
@@ -85,6 +88,11 @@ export interface ProxySettings {
   anthropicApiKey?: string;
   /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects in a request body (`PROXY_MAX_JSON_DEPTH`), 1 to
+   * 1024; deeper is a 400. Default 128: see `json-nesting.ts`.
+   */
+  maxJsonDepth?: number;
   /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default `auto`. */
   policy?: ToolPolicy;
   /**
@@ -155,6 +163,11 @@ export interface ProxyRoutesOptions extends ProxySettings {
   model?: { provider?: 'openai' | 'anthropic'; baseURL?: string; apiKey?: string };
   /** Server-side log for unexpected failures (never a key, never sent to clients). */
   onError?: (error: unknown) => void;
+  /**
+   * What all unfinished request bodies may hold at once, shared with the app's other routes
+   * (`createApp` passes its own). Default a budget of its own, `DEFAULT_UPLOAD_BUFFER_BYTES`.
+   */
+  uploadBudget?: UploadBudget;
 }
 
 const DEFAULT_K = 8;
@@ -223,6 +236,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     auth: 'token' as ProxyAuthMode,
     k: DEFAULT_K,
     maxBodyBytes: DEFAULT_MAX_BODY,
+    maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
     fetch: globalFetch,
     policy: 'auto' as ToolPolicy,
     prefixCache: 'auto' as PrefixCacheMode,
@@ -241,6 +255,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     auth,
     k,
     maxBodyBytes,
+    maxJsonDepth,
     fetch: fetchUpstream,
     policy: defaultPolicy,
     prefixCache,
@@ -252,10 +267,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   } = mergeOptions(defaults, options);
   if (!(Number.isInteger(maxTools) && maxTools >= 1))
     throw new RangeError(`proxy maxTools must be a positive integer, got ${maxTools}`);
-  const budget = toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal });
-  // Tool lists (one object per tools text, see tool-set-cache.ts) the budget has paid for.
+  const newLists = toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal });
+  // Tool lists (one object per tools text, see tool-set-cache.ts) that budget has paid for.
   const admitted = new WeakSet<readonly ToolSchema[]>();
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
+  const budget = options.uploadBudget ?? uploadBudget();
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
@@ -264,6 +280,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   }
   if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
     throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
+  }
+  if (!(Number.isInteger(maxJsonDepth) && maxJsonDepth >= 1 && maxJsonDepth <= MAX_JSON_DEPTH_LIMIT)) {
+    throw new RangeError(
+      `proxy maxJsonDepth must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}, got ${maxJsonDepth}`,
+    );
   }
   if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0))
     throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
@@ -407,9 +428,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           'x-loopctl-selector',
         );
       }
-      const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes);
-      const parsed = isLargeBody(text.length) ? await parseObjectInSteps(text, nextTurn) : undefined;
-      const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed);
+      const { text, bytes } = await readBodyText(c.req.raw, maxBodyBytes, budget);
+      const parsed = isLargeBody(text.length)
+        ? await parseObjectInSteps(text, nextTurn, STEP_CHARS, maxJsonDepth)
+        : undefined;
+      const request = parseProxyRequest(protocol, text, toolSets[protocol], parsed, maxJsonDepth);
       await largeBodyTurn(text.length);
       const signal = requestSignal(c);
       const count = request.tools.length;
@@ -452,7 +475,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         const started = Date.now();
         let selectorName = controls.selector;
         if (selectors.isDense(selectorName) && !admitted.has(request.selectable)) {
-          const refused = budget.take(await clientOf(c.req.raw, auth));
+          const refused = newLists.take(await clientOf(c.req.raw, auth));
           if (refused === undefined) admitted.add(request.selectable);
           else {
             selectorName = LEXICAL_SELECTOR;
@@ -516,7 +539,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       });
     } catch (error) {
       if (error instanceof ProxyRequestError)
-        return providerError(protocol, error.status, error.message, error.param ? { param: error.param } : {});
+        return providerError(protocol, error.status, error.message, {
+          ...error.extra,
+          ...(error.param ? { param: error.param } : {}),
+        });
+      if (error instanceof JsonDepthError) return providerError(protocol, 400, error.message); // a large body's
       if (requestSignal(c).aborted) return providerError(protocol, 400, 'the client closed the request');
       onError?.(error);
       return providerError(protocol, 500, 'the proxy failed to handle this request; see the server log');

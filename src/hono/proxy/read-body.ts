@@ -6,6 +6,8 @@
  * loop between pieces (see `large-body-turn.ts`).
  */
 import { BodyReadError, decodeBodyInSteps, readBody } from '../read-body.js';
+import type { UploadBudget } from '../upload-budget.js';
+import { UPLOAD_RETRY_AFTER_SECONDS } from '../upload-budget.js';
 import { nextTurn } from './large-body-turn.js';
 import { ProxyRequestError } from './request-error.js';
 
@@ -17,17 +19,23 @@ export interface BodyText {
 
 /**
  * Read `request`'s body as UTF-8 text, keeping its bytes (a large ASCII body is forwarded from
- * them). Throws {@link ProxyRequestError}: 413 over `limit` bytes, 400 when empty or not UTF-8.
+ * them). Throws {@link ProxyRequestError}: 413 over `limit` bytes, 400 when empty or not UTF-8,
+ * 503 with `Retry-After` when the unfinished uploads already hold all of `budget`.
  *
  * @example
- * const { text } = await readBodyText(c.req.raw, 8 * 1024 * 1024)
+ * const { text } = await readBodyText(c.req.raw, 8 * 1024 * 1024, uploadBudget())
  */
-export async function readBodyText(request: Request, limit: number): Promise<BodyText> {
+export async function readBodyText(request: Request, limit: number, budget?: UploadBudget): Promise<BodyText> {
   try {
-    const bytes = await readBody(request, { maxBytes: limit });
+    const bytes = await readBody(request, { maxBytes: limit, budget });
     return { text: await decodeBodyInSteps(bytes, nextTurn), bytes }; // a large body a piece at a time
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw error;
+    if (error.reason === 'busy')
+      throw new ProxyRequestError(503, error.message, undefined, {
+        code: 'server_busy',
+        headers: { 'retry-after': String(UPLOAD_RETRY_AFTER_SECONDS) },
+      });
     if (error.reason === 'too_large')
       throw new ProxyRequestError(413, `the request body exceeds the proxy's limit of ${Math.floor(limit / 1024)} KiB`);
     throw new ProxyRequestError(

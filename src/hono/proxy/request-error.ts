@@ -8,13 +8,21 @@
  */
 export class ProxyRequestError extends Error {
   override name = 'ProxyRequestError';
-  readonly status: 400 | 413;
+  readonly status: 400 | 413 | 503;
   /** The offending field (OpenAI's `param`), e.g. `tools[3]`. */
   readonly param: string | undefined;
+  /** OpenAI's `code` where the status's usual one would mislead, and headers to answer with. */
+  readonly extra: { readonly code?: string; readonly headers?: Record<string, string> };
 
-  constructor(status: 400 | 413, message: string, param?: string) {
+  constructor(
+    status: 400 | 413 | 503,
+    message: string,
+    param?: string,
+    extra: { readonly code?: string; readonly headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.status = status;
     this.param = param;
+    this.extra = extra;
   }
 }
