@@ -17,6 +17,7 @@ export { generateToken } from './dev-token.js';
 export type { LoopctlVars, VarOptions } from './env-options.js';
 export { optionsFromVars } from './env-options.js';
 export { LIMITS } from './limits.js';
-export { UpstreamUnreachableError } from './proxy/index.js';
+export type { DurableNamespaceLike, ToolSetBudget, ToolSetBudgetOptions } from './proxy/index.js';
+export { durableToolSetBudget, ToolSetBudgetObject, toolSetBudget, UpstreamUnreachableError } from './proxy/index.js';
 export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';
 export { createWorker } from './workers.js';

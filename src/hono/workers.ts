@@ -22,6 +22,8 @@ import { createApp } from './app.js';
 import { ConfigError } from './config-vars.js';
 import type { LoopctlVars } from './env-options.js';
 import { optionsFromVars } from './env-options.js';
+import type { DurableNamespaceLike } from './proxy/tool-set-budget-object.js';
+import { durableToolSetBudget } from './proxy/tool-set-budget-object.js';
 
 /** The static-assets binding, typed structurally. */
 export interface AssetsLike {
@@ -41,6 +43,11 @@ export interface WorkerEnv extends LoopctlVars {
    * clients, so without an expiry every list ever sent would stay in the namespace.
    */
   VECTORS_TTL_SECONDS?: string;
+  /**
+   * The `ToolSetBudgetObject` Durable Object namespace: the proxy's budget of new tool lists,
+   * shared by every isolate. Unbound, each isolate counts its own.
+   */
+  TOOL_SET_BUDGET?: DurableNamespaceLike;
 }
 
 /** What `VECTORS_TTL_SECONDS` defaults to: a week. */
@@ -92,9 +99,17 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
           const ttl = vectorsTtl(env.VECTORS_TTL_SECONDS);
           const cache = env.VECTORS ? kvVectorCache(env.VECTORS, ttl > 0 ? { expirationTtl: ttl } : {}) : undefined;
-          app = createApp(
-            mergeOptions({ ...optionsFromVars(env), registry, embedder, vectors, cache }, options.app?.(env)),
-          );
+          const vars = optionsFromVars(env);
+          const proxy = env.TOOL_SET_BUDGET
+            ? {
+                ...vars.proxy,
+                toolSetBudget: durableToolSetBudget(env.TOOL_SET_BUDGET, {
+                  perClient: vars.proxy?.newToolSetsPerClient,
+                  total: vars.proxy?.newToolSetsTotal,
+                }),
+              }
+            : vars.proxy;
+          app = createApp(mergeOptions({ ...vars, proxy, registry, embedder, vectors, cache }, options.app?.(env)));
         } catch (error) {
           if (error instanceof ConfigError || error instanceof RangeError)
             return errorResponse(new ApiError(503, 'not_configured', error.message));

@@ -146,3 +146,50 @@ describe('embedding per request', () => {
     expect(warnings[2]).toBeNull();
   });
 });
+
+describe('the shared budget (a Durable Object)', () => {
+  it('an unreachable budget object ranks lexically and says why (nothing embedded, nothing written)', async () => {
+    const { durableToolSetBudget } = await import('../../src/hono/index.js');
+    const unreachable = {
+      idFromName: () => 'id',
+      get: () => ({
+        fetch: async (): Promise<Response> => {
+          throw new Error('network connection lost');
+        },
+      }),
+    };
+    const { app, embedder, cache } = proxyApp({ toolSetBudget: durableToolSetBudget(unreachable) });
+    const response = await app.request('/v1/chat/completions', chat(toolList('down'), 'sk-a'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-loopctl-degraded')).toMatch(
+      /the shared budget of new tool lists could not be reached \(network connection lost\)/,
+    );
+    expect(corpusTexts(embedder, 'down')).toBe(0);
+    expect(cache.sets).toBe(0);
+  });
+
+  it('the object keeps one ledger in its storage and refuses bad requests', async () => {
+    const { ToolSetBudgetObject } = await import('../../src/hono/index.js');
+    const stored = new Map<string, unknown>();
+    const storage = {
+      get: async (key: string) => stored.get(key),
+      put: async (entries: Record<string, unknown>) => {
+        for (const [key, value] of Object.entries(entries)) stored.set(key, value);
+      },
+      deleteAll: async () => stored.clear(),
+    };
+    const take = async (object: InstanceType<typeof ToolSetBudgetObject>, client: unknown) =>
+      object.fetch(
+        new Request('https://x/take', {
+          method: 'POST',
+          body: JSON.stringify({ client, limits: { perClient: 1, total: 5, windowMs: 60_000 } }),
+        }),
+      );
+    const first = new ToolSetBudgetObject({ storage });
+    expect(await (await take(first, 'a')).json()).toEqual({ refused: null });
+    // A restarted object reads the same storage: the client's one list is spent.
+    const restarted = new ToolSetBudgetObject({ storage });
+    expect(((await (await take(restarted, 'a')).json()) as { refused: string }).refused).toMatch(/budget of 1/);
+    expect((await take(restarted, 42)).status).toBe(400);
+  });
+});

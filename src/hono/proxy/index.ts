@@ -15,4 +15,8 @@ export type { ProxyVars } from './proxy-env.js';
 export { proxySettingsFromVars } from './proxy-env.js';
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
+export type { ToolSetBudget, ToolSetBudgetOptions } from './tool-set-budget.js';
+export { toolSetBudget } from './tool-set-budget.js';
+export type { DurableNamespaceLike, DurableStorageLike } from './tool-set-budget-object.js';
+export { durableToolSetBudget, ToolSetBudgetObject } from './tool-set-budget-object.js';
 export { UpstreamUnreachableError } from './upstream-unreachable.js';

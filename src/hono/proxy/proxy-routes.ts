@@ -58,6 +58,7 @@ import {
   selectionSize,
   skipBeforeSelection,
 } from './tool-policy.js';
+import type { ToolSetBudget } from './tool-set-budget.js';
 import { toolSetBudget } from './tool-set-budget.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
@@ -129,6 +130,11 @@ export interface ProxySettings {
   newToolSetsPerClient?: number;
   /** The same, all clients together (`PROXY_NEW_TOOL_SETS_TOTAL`). Default 600. */
   newToolSetsTotal?: number;
+  /**
+   * Where those counts live. Default this process's memory (one isolate on Workers);
+   * `createWorker` uses the `TOOL_SET_BUDGET` Durable Object when bound, shared by the fleet.
+   */
+  toolSetBudget?: ToolSetBudget;
   /**
    * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
    * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
@@ -267,7 +273,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   } = mergeOptions(defaults, options);
   if (!(Number.isInteger(maxTools) && maxTools >= 1))
     throw new RangeError(`proxy maxTools must be a positive integer, got ${maxTools}`);
-  const newLists = toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal });
+  const newLists =
+    options.toolSetBudget ??
+    toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal });
   // Tool lists (one object per tools text, see tool-set-cache.ts) that budget has paid for.
   const admitted = new WeakSet<readonly ToolSchema[]>();
   const defaultSelector = options.selector ?? (hasEmbedder ? 'hybrid' : 'keyword');
@@ -475,7 +483,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         const started = Date.now();
         let selectorName = controls.selector;
         if (selectors.isDense(selectorName) && !admitted.has(request.selectable)) {
-          const refused = newLists.take(await clientOf(c.req.raw, auth));
+          const refused = await newLists.take(await clientOf(c.req.raw, auth));
           if (refused === undefined) admitted.add(request.selectable);
           else {
             selectorName = LEXICAL_SELECTOR;

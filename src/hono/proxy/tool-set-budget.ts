@@ -5,14 +5,16 @@
  * made-up lists could otherwise spend the server's CPU and its store's writes without end. Over
  * budget, the proxy still narrows that request, lexically (BM25: no vectors, no write).
  *
- * The counts live in this isolate's memory, so the bound is per process (per isolate on
- * Workers); the window is fixed (it restarts every `windowMs`).
+ * One ledger, two homes: this process's memory ({@link toolSetBudget}: Node, Deno, one isolate),
+ * or a Durable Object's storage shared by every isolate of a Workers deployment
+ * (`tool-set-budget-object.ts`). The window is fixed: it restarts every `windowMs`, and its
+ * counts go with it. A client's count is written only when a list is admitted, so a window
+ * holds at most `total` client entries.
  */
 
-import { lruSet } from '../../embed/lru.js';
 import { mergeOptions } from '../../options.js';
 
-/** Bounds of a {@link toolSetBudget}. */
+/** Bounds of a tool-set budget. */
 export interface ToolSetBudgetOptions {
   /** New tool lists one client may bring per window (`PROXY_NEW_TOOL_SETS_PER_CLIENT`). Default 60. */
   perClient?: number;
@@ -20,8 +22,6 @@ export interface ToolSetBudgetOptions {
   total?: number;
   /** The window, in milliseconds. Default one hour. */
   windowMs?: number;
-  /** Clients whose counts are kept (the least recent go first). Default 10000. */
-  maxClients?: number;
   /** The clock. Default `Date.now`. */
   now?: () => number;
 }
@@ -29,43 +29,100 @@ export interface ToolSetBudgetOptions {
 /** Takes one new tool list from a client's budget. */
 export interface ToolSetBudget {
   /** Undefined when the list may be embedded, else why not (told to the client in a header). */
-  take(client: string): string | undefined;
+  take(client: string): Promise<string | undefined>;
 }
 
-const DEFAULTS = { perClient: 60, total: 600, windowMs: 3_600_000, maxClients: 10_000, now: Date.now };
+/** Where a ledger keeps its counts: a Map, or a Durable Object's storage. */
+export interface LedgerStore {
+  get(key: string): Promise<unknown>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  deleteAll(): Promise<void>;
+}
+
+/** The budget's bounds, all set. */
+export type ToolSetBudgetLimits = Required<Omit<ToolSetBudgetOptions, 'now'>>;
+
+const LIMITS: ToolSetBudgetLimits = { perClient: 60, total: 600, windowMs: 3_600_000 };
 
 /**
- * A per-client and total budget of new tool lists per window.
+ * The bounds with their defaults, checked.
  *
  * @example
- * const budget = toolSetBudget({ perClient: 60, total: 600 })
- * const refused = budget.take(clientId) // undefined, or why this list is ranked lexically
+ * budgetLimits({ perClient: 10 }) // { perClient: 10, total: 600, windowMs: 3600000 }
  */
-export function toolSetBudget(options: ToolSetBudgetOptions = {}): ToolSetBudget {
-  const { perClient, total, windowMs, maxClients, now } = mergeOptions(DEFAULTS, options);
-  for (const [name, value] of Object.entries({ perClient, total, windowMs, maxClients })) {
+export function budgetLimits(options: ToolSetBudgetOptions = {}): ToolSetBudgetLimits {
+  const { perClient, total, windowMs } = mergeOptions(LIMITS, options);
+  for (const [name, value] of Object.entries({ perClient, total, windowMs })) {
     if (!(Number.isInteger(value) && value >= 1))
       throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
+  return { perClient, total, windowMs };
+}
+
+/**
+ * A budget of new tool lists kept in `store`. Takes run one at a time, so two concurrent
+ * requests never both spend the last unit.
+ *
+ * @example
+ * const budget = ledgerBudget(memoryLedger(), budgetLimits())
+ * await budget.take(clientId) // undefined, or why this list is ranked lexically
+ */
+export function ledgerBudget(store: LedgerStore, limits: ToolSetBudgetLimits, now = Date.now): ToolSetBudget {
+  const { perClient, total, windowMs } = limits;
   const minutes = Math.round(windowMs / 60_000);
   const per = minutes === 60 ? 'an hour' : `${minutes} minutes`;
-  const clients = new Map<string, number>();
-  let windowStart = now();
-  let used = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const take = async (client: string): Promise<string | undefined> => {
+    const at = now();
+    let window = (await store.get('window')) as { start: number; used: number } | undefined;
+    if (window === undefined || !(at - window.start < windowMs) || at < window.start) {
+      await store.deleteAll();
+      window = { start: at, used: 0 };
+    }
+    const key = `client:${client}`;
+    const mine = Number((await store.get(key)) ?? 0);
+    if (mine >= perClient) return `this client's budget of ${perClient} new tool lists ${per} is spent`;
+    if (window.used >= total) return `this server's budget of ${total} new tool lists ${per} is spent`;
+    await store.put({ window: { start: window.start, used: window.used + 1 }, [key]: mine + 1 });
+    return undefined;
+  };
   return {
     take(client) {
-      const at = now();
-      if (at - windowStart >= windowMs) {
-        windowStart = at;
-        used = 0;
-        clients.clear();
-      }
-      const mine = clients.get(client) ?? 0;
-      if (mine >= perClient) return `this client's budget of ${perClient} new tool lists ${per} is spent`;
-      if (used >= total) return `this server's budget of ${total} new tool lists ${per} is spent`;
-      used++;
-      lruSet(clients, client, mine + 1, maxClients);
-      return undefined;
+      const result = queue.then(() => take(client));
+      queue = result.catch(() => undefined);
+      return result;
     },
   };
+}
+
+/**
+ * A ledger store in this process's memory.
+ *
+ * @example
+ * ledgerBudget(memoryLedger(), budgetLimits())
+ */
+export function memoryLedger(): LedgerStore {
+  const entries = new Map<string, unknown>();
+  return {
+    async get(key) {
+      return entries.get(key);
+    },
+    async put(values) {
+      for (const [key, value] of Object.entries(values)) entries.set(key, value);
+    },
+    async deleteAll() {
+      entries.clear();
+    },
+  };
+}
+
+/**
+ * A per-client and total budget of new tool lists per window, in this process's memory.
+ *
+ * @example
+ * const budget = toolSetBudget({ perClient: 60, total: 600 })
+ * const refused = await budget.take(clientId) // undefined, or why this list is ranked lexically
+ */
+export function toolSetBudget(options: ToolSetBudgetOptions = {}): ToolSetBudget {
+  return ledgerBudget(memoryLedger(), budgetLimits(options), options.now);
 }
