@@ -7,6 +7,7 @@
  * loads it on its own) but for the MCP rows, plain data in test/mcp/transport-faults.ts.
  */
 import { renderTransportFaults } from '../mcp/transport-faults.js';
+import { renderHostileInputFaults } from '../proxy/hostile-input-faults.js';
 
 export const SELECTOR_IDS = ['keyword', 'bm25', 'embedding', 'hybrid', 'rewriting'] as const;
 export type SelectorId = (typeof SELECTOR_IDS)[number];
@@ -314,6 +315,7 @@ export function renderFaultMatrix(): string {
     ...SYSTEM_FAULTS.map((row) => `| ${escapePipes(row.fault)} | ${escapePipes(row.outcome)} | ${row.test} |`),
     '',
     ...renderTransportFaults(),
+    ...renderHostileInputFaults(),
     '## How each fault is injected',
     '',
     ...FAULT_TABLE.map((row) => `- **${row.fault}**: ${row.injection}`),
