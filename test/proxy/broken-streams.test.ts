@@ -115,11 +115,7 @@ function expectStreamError(protocol: Protocol, text: string, type = 'api_error')
 describe('server-side search: a broken upstream stream is an error, not a normal end', () => {
   for (const protocol of ['openai', 'anthropic', 'responses'] as const) {
     it(`${protocol}: a stream that ends before its finish ends with an error event`, async () => {
-      const { response, upstream } = await send(
-        protocol,
-        { pieces: START[protocol] },
-        { stream: true, search: true },
-      );
+      const { response, upstream } = await send(protocol, { pieces: START[protocol] }, { stream: true, search: true });
       expect(searchOffered(upstream.bodies[0])).toBe(true);
       expect(response.status).toBe(200);
       const text = await response.text();
@@ -144,7 +140,7 @@ describe('server-side search: a broken upstream stream is an error, not a normal
     it(`${protocol}: a connection lost mid-stream ends with an error event`, async () => {
       const { response } = await send(
         protocol,
-        { pieces: START[protocol], then: 'error' },
+        { pieces: START[protocol], ending: 'error' },
         { stream: true, search: true },
       );
       expectStreamError(protocol, await response.text());
@@ -180,11 +176,7 @@ describe('server-side search: a broken upstream stream is an error, not a normal
 
 describe('passed through (no search): the stream stays the upstream own', () => {
   it('a stream that ends early reaches the client as it is: no end is made up', async () => {
-    const { response, upstream } = await send(
-      'openai',
-      { pieces: START.openai },
-      { stream: true, search: false },
-    );
+    const { response, upstream } = await send('openai', { pieces: START.openai }, { stream: true, search: false });
     expect(searchOffered(upstream.bodies[0])).toBe(false);
     expect(await response.text()).toBe(START.openai.join(''));
   });
@@ -193,7 +185,7 @@ describe('passed through (no search): the stream stays the upstream own', () => 
     it(`${protocol}: a connection lost mid-stream ends with an error event after what arrived`, async () => {
       const { response } = await send(
         protocol,
-        { pieces: START[protocol], then: 'error' },
+        { pieces: START[protocol], ending: 'error' },
         { stream: true, search: false },
       );
       const text = await response.text();

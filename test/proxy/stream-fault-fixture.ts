@@ -4,8 +4,9 @@
  * stalls. For the faults of an upstream body after its headers (a stream cut short, garbage,
  * silence, an endless event), which the scripted servers answer only with well-formed replies.
  */
-import { createApp, optionsFromVars } from '../../src/hono/index.js';
+
 import type { LoopctlVars } from '../../src/hono/index.js';
+import { createApp, optionsFromVars } from '../../src/hono/index.js';
 import type { FetchLike } from '../../src/model/http.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 
@@ -21,8 +22,8 @@ export interface FaultReply {
   /** Pieces of the body, each one chunk. */
   readonly pieces?: readonly string[];
   /** After the pieces: close cleanly (default), fail as a lost connection would, or send nothing more. */
-  readonly then?: BodyEnd;
-  /** Called for every further chunk the proxy pulls after the pieces, `then` aside: an endless body. */
+  readonly ending?: BodyEnd;
+  /** Called for every further chunk the proxy pulls after the pieces, `ending` aside: an endless body. */
   readonly more?: (pulled: number) => string | undefined;
   /** Milliseconds before the headers arrive. */
   readonly delayMs?: number;
@@ -54,8 +55,8 @@ function scriptedBody(reply: FaultReply, upstream: FaultUpstream, call: number):
           controller.enqueue(bytes);
           return;
         }
-        if (reply.then === 'error') controller.error(new TypeError('terminated: other side closed'));
-        else if (reply.then === 'stall') return new Promise<void>(() => undefined);
+        if (reply.ending === 'error') controller.error(new TypeError('terminated: other side closed'));
+        else if (reply.ending === 'stall') return new Promise<void>(() => undefined);
         else controller.close();
       },
       cancel() {
@@ -171,7 +172,10 @@ export function clientEvents(text: string): { event?: string; data: string }[] {
     .map((block) => block.split('\n').filter((line) => line !== '' && !line.startsWith(':')))
     .filter((lines) => lines.length > 0)
     .map((lines) => {
-      const event = lines.find((line) => line.startsWith('event:'))?.slice(6).trim();
+      const event = lines
+        .find((line) => line.startsWith('event:'))
+        ?.slice(6)
+        .trim();
       const data = lines
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).trim())

@@ -30,6 +30,10 @@ export interface ProxyVars {
   PROXY_FIRST_BYTE_TIMEOUT_MS?: string;
   /** Milliseconds between SSE keep-alive comments while a stream waits (default 10000). */
   PROXY_KEEPALIVE_MS?: string;
+  /** Milliseconds the upstream may go silent once its answer has begun (default 300000; 0: no limit). */
+  PROXY_IDLE_TIMEOUT_MS?: string;
+  /** The most bytes one upstream SSE event may reach when the proxy reads a stream (default 16 MiB). */
+  PROXY_MAX_SSE_EVENT_BYTES?: string;
 }
 
 /**
@@ -81,6 +85,7 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   for (const [name, key, min] of [
     ['PROXY_FIRST_BYTE_TIMEOUT_MS', 'firstByteTimeoutMs', 0],
     ['PROXY_KEEPALIVE_MS', 'keepAliveMs', 100],
+    ['PROXY_IDLE_TIMEOUT_MS', 'idleTimeoutMs', 0],
   ] as const) {
     const ms = value(vars[name]);
     if (ms === undefined) continue;
@@ -98,6 +103,12 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
     if (!/^\d{1,10}$/.test(max) || Number(max) < 1024)
       throw new ConfigError('PROXY_MAX_BODY_BYTES must be an integer of at least 1024');
     settings.maxBodyBytes = Number(max);
+  }
+  const maxEvent = value(vars.PROXY_MAX_SSE_EVENT_BYTES);
+  if (maxEvent !== undefined) {
+    if (!/^\d{1,10}$/.test(maxEvent) || Number(maxEvent) < 1024)
+      throw new ConfigError('PROXY_MAX_SSE_EVENT_BYTES must be an integer of at least 1024');
+    settings.maxSseEventBytes = Number(maxEvent);
   }
   return settings;
 }
