@@ -104,7 +104,7 @@ class ChatStream implements StreamCodec {
   #ended = false;
 
   push(event: SseEvent): SseEvent[] {
-    if (event.data === '[DONE]') {
+    if (event.data.trim() === '[DONE]') {
       this.#ended = true;
       return [];
     }
