@@ -4,13 +4,18 @@
  * event in the protocol's stream shape), and the proxy reading a stream (its search rounds)
  * gives up on an event past its byte cap instead of buffering it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/hono/config-vars.js';
+import { createApp, optionsFromVars } from '../../src/hono/index.js';
+import { nodeUpstreamFetch } from '../../src/hono/proxy/node-upstream-fetch.js';
 import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 import { SseEventTooLarge, sseEvents } from '../../src/hono/proxy/sse-events.js';
 import { idleLimited, UpstreamIdleTimeout } from '../../src/hono/proxy/upstream-idle.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import type { FaultReply } from './stream-fault-fixture.js';
-import { clientEvents, clientRequest, faultProxy, searchOffered } from './stream-fault-fixture.js';
+import { clientEvents, clientRequest, FAULT_TOKEN, faultProxy, searchOffered } from './stream-fault-fixture.js';
 
 type Protocol = 'openai' | 'anthropic' | 'responses';
 
@@ -105,6 +110,42 @@ describe('an upstream silent after its headers', () => {
     expect(ms).toBeLessThan(WITHIN_MS);
     expect(text.startsWith(': keep-alive')).toBe(true);
     expectTimeoutEvent('anthropic', text);
+  });
+
+  it('over a real socket (the Node upstream fetch): the error event comes, and the upstream connection is closed', async () => {
+    let closed!: () => void;
+    const upstreamClosed = new Promise<void>((done) => (closed = done));
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(FIRST.openai); // then nothing, the connection held open
+      res.on('close', () => closed());
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const upstream = nodeUpstreamFetch();
+    try {
+      const options = optionsFromVars({
+        LOOPCTL_TOKEN: FAULT_TOKEN,
+        PROXY_OPENAI_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        ...IDLE,
+      });
+      const app = createApp({
+        ...options,
+        registry: new ToolRegistry(),
+        proxy: { ...options.proxy, fetch: upstream.fetch },
+      });
+      const { path, init } = clientRequest('openai', { stream: true, search: false });
+      const started = performance.now();
+      const text = await (await app.request(path, init)).text();
+      expect(performance.now() - started).toBeLessThan(WITHIN_MS);
+      expect(text.startsWith(FIRST.openai)).toBe(true);
+      expectTimeoutEvent('openai', text);
+      await upstreamClosed; // the test times out if the proxy kept the stalled connection
+    } finally {
+      upstream.close();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    }
   });
 
   it('PROXY_IDLE_TIMEOUT_MS=0 sets no limit: a stream that pauses is not cut', async () => {
