@@ -72,6 +72,19 @@ export const HOSTILE_INPUT_FAULTS: readonly HostileInputFault[] = [
     test: '`test/proxy/browser-requests.test.ts`',
   },
   {
+    fault:
+      'With server-side search active, an upstream stream that ends before its finish, sends data that is not a JSON object, or loses its connection',
+    outcome:
+      'an error event in the protocol’s stream shape, never a made-up `stop` + `[DONE]`, `end_turn` + `message_stop` or `response.completed`; garbage is not relayed; a broken non-stream answer is a 502',
+    test: '`test/proxy/broken-streams.test.ts`',
+  },
+  {
+    fault: 'An upstream that goes silent after its headers, or sends one SSE event without end',
+    outcome:
+      'past `PROXY_IDLE_TIMEOUT_MS` (300 s) between chunks, a 504 or a `timeout_error` event and the upstream cancelled; past `PROXY_MAX_SSE_EVENT_BYTES` (16 MiB) in one event, an error event, reading stopped at the cap and one chunk',
+    test: '`test/proxy/stalled-streams.test.ts`',
+  },
+  {
     fault: 'An upstream error that echoes the server’s key, whole or masked',
     outcome: 'relayed with the key as `[redacted]` (body read up to 256 KiB)',
     test: '`test/proxy/upstream-credentials.test.ts`',

@@ -7,7 +7,7 @@
  * completion: the first round's id, no second `role`, one `finish_reason`, usage summed.
  */
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
-import { parseObject } from './round-codec.js';
+import { eventObject } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
@@ -100,11 +100,15 @@ class ChatStream implements StreamCodec {
   #usage: unknown;
   #wantsUsage = false;
   #failed = false;
+  /** This round saw its finish_reason or `[DONE]`. */
+  #ended = false;
 
   push(event: SseEvent): SseEvent[] {
-    if (event.data === '[DONE]') return [];
-    const chunk = parseObject(event.data);
-    if (!chunk) return [event];
+    if (event.data.trim() === '[DONE]') {
+      this.#ended = true;
+      return [];
+    }
+    const chunk = eventObject(event);
     if (chunk.error !== undefined) {
       this.#failed = true;
       return [event];
@@ -116,7 +120,10 @@ class ChatStream implements StreamCodec {
     }
     const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : undefined;
     if (!choice) return [];
-    if (typeof choice.finish_reason === 'string') this.#finish = choice.finish_reason;
+    if (typeof choice.finish_reason === 'string') {
+      this.#finish = choice.finish_reason;
+      this.#ended = true;
+    }
     const delta: Json = isObject(choice.delta) ? { ...choice.delta } : {};
     for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
       if (!isObject(part)) continue;
@@ -145,11 +152,13 @@ class ChatStream implements StreamCodec {
       turn: [assistantTurn(this.#text === '' ? null : this.#text, calls)],
       usage: this.#usage,
       failed: this.#failed,
+      complete: this.#ended,
     };
   }
 
   next(): void {
     this.#round++;
+    this.#ended = false;
     this.#calls = new Map();
     this.#text = '';
     this.#usage = undefined;

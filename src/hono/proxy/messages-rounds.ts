@@ -8,7 +8,7 @@
  */
 import { argumentsValue } from './body-edits.js';
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
-import { parseObject, sumUsage } from './round-codec.js';
+import { eventObject, sumUsage } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
@@ -94,10 +94,11 @@ class MessagesStream implements StreamCodec {
   #stop: unknown;
   #stopSequence: unknown = null;
   #failed = false;
+  /** This round saw its `message_stop`. */
+  #stopped = false;
 
   push(sse: SseEvent): SseEvent[] {
-    const data = parseObject(sse.data);
-    if (!data) return [sse];
+    const data = eventObject(sse);
     switch (data.type) {
       case 'message_start': {
         const message = isObject(data.message) ? data.message : {};
@@ -139,6 +140,7 @@ class MessagesStream implements StreamCodec {
         return [];
       }
       case 'message_stop':
+        this.#stopped = true;
         return [];
       case 'error':
         this.#failed = true;
@@ -162,11 +164,18 @@ class MessagesStream implements StreamCodec {
         name: String(block.name ?? ''),
         args: json === '' ? '{}' : json,
       }));
-    return { calls, turn: [JSON.stringify({ role: 'assistant', content })], usage: this.#usage, failed: this.#failed };
+    return {
+      calls,
+      turn: [JSON.stringify({ role: 'assistant', content })],
+      usage: this.#usage,
+      failed: this.#failed,
+      complete: this.#stopped,
+    };
   }
 
   next(): void {
     this.#round++;
+    this.#stopped = false;
     this.#blocks = new Map();
     this.#usage = undefined;
   }

@@ -43,6 +43,10 @@ export interface ProxyVars {
   PROXY_NEW_TOOL_SETS_PER_CLIENT?: string;
   /** New tool lists all clients together may have embedded per hour (default 600). */
   PROXY_NEW_TOOL_SETS_TOTAL?: string;
+  /** Milliseconds the upstream may go silent once its answer has begun (default 300000; 0: no limit). */
+  PROXY_IDLE_TIMEOUT_MS?: string;
+  /** The most bytes one upstream SSE event may reach when the proxy reads a stream (default 16 MiB). */
+  PROXY_MAX_SSE_EVENT_BYTES?: string;
 }
 
 /**
@@ -98,6 +102,7 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
   for (const [name, key, min] of [
     ['PROXY_FIRST_BYTE_TIMEOUT_MS', 'firstByteTimeoutMs', 0],
     ['PROXY_KEEPALIVE_MS', 'keepAliveMs', 100],
+    ['PROXY_IDLE_TIMEOUT_MS', 'idleTimeoutMs', 0],
   ] as const) {
     const ms = value(vars[name]);
     if (ms === undefined) continue;
@@ -131,6 +136,12 @@ export function proxySettingsFromVars(vars: ProxyVars): ProxySettings {
     if (!/^\d{1,4}$/.test(depth) || Number(depth) < 1 || Number(depth) > MAX_JSON_DEPTH_LIMIT)
       throw new ConfigError(`PROXY_MAX_JSON_DEPTH must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}`);
     settings.maxJsonDepth = Number(depth);
+  }
+  const maxEvent = value(vars.PROXY_MAX_SSE_EVENT_BYTES);
+  if (maxEvent !== undefined) {
+    if (!/^\d{1,10}$/.test(maxEvent) || Number(maxEvent) < 1024)
+      throw new ConfigError('PROXY_MAX_SSE_EVENT_BYTES must be an integer of at least 1024');
+    settings.maxSseEventBytes = Number(maxEvent);
   }
   return settings;
 }

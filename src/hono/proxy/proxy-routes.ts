@@ -28,6 +28,7 @@ import type { Edit } from './body-edits.js';
 import { appendEdit, applyEdits, historyEdits, tailEdit, tailItem, toolsEdit } from './body-edits.js';
 import { encodeEditedInSteps, parseObjectInSteps, STEP_CHARS } from './body-in-steps.js';
 import { chatRounds } from './chat-rounds.js';
+import { relayEvents } from './event-relay.js';
 import { clientHeaders, upstreamHeaders } from './forward-headers.js';
 import { DEFAULT_MAX_JSON_DEPTH, JsonDepthError, MAX_JSON_DEPTH_LIMIT } from './json-nesting.js';
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
@@ -48,7 +49,7 @@ import type { RoundCodec } from './round-codec.js';
 import type { SearchRounds } from './search-rounds.js';
 import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
-import { KEEP_ALIVE } from './sse-events.js';
+import { KEEP_ALIVE, MAX_SSE_EVENT_BYTES } from './sse-events.js';
 import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
 import {
   MIN_DEFERRED_TOKENS,
@@ -62,6 +63,7 @@ import type { ToolSetBudget } from './tool-set-budget.js';
 import { toolSetBudget } from './tool-set-budget.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
+import { idleLimited, UpstreamIdleTimeout } from './upstream-idle.js';
 import { UpstreamUnreachableError } from './upstream-unreachable.js';
 import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './upstream-wait.js';
 
@@ -136,6 +138,19 @@ export interface ProxySettings {
    */
   toolSetBudget?: ToolSetBudget;
   /**
+   * Milliseconds the upstream may go silent once its answer has begun (`PROXY_IDLE_TIMEOUT_MS`):
+   * a read of its body that waits longer ends the answer, a 504 or an error event in the
+   * provider's shape. Default 300000, the first-byte timeout's: a reasoning model may think as
+   * long after its first chunk as before it. 0: no limit.
+   */
+  idleTimeoutMs?: number;
+  /**
+   * The most bytes one upstream SSE event may reach when the proxy reads the stream (its search
+   * rounds) (`PROXY_MAX_SSE_EVENT_BYTES`); past it the stream ends with an error event instead
+   * of buffering on. Default 16 MiB (see `MAX_SSE_EVENT_BYTES`).
+   */
+  maxSseEventBytes?: number;
+  /**
    * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
    * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
    */
@@ -180,6 +195,7 @@ const DEFAULT_K = 8;
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 const DEFAULT_FIRST_BYTE_MS = 300_000;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
+const DEFAULT_IDLE_MS = 300_000;
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
 const DEFAULT_MAX_TOOLS = 10_000;
 /** What a client whose budget of new tool lists is spent is ranked with: no vectors, no writes. */
@@ -249,6 +265,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     minDeferredTokens: MIN_DEFERRED_TOKENS,
     firstByteTimeoutMs: DEFAULT_FIRST_BYTE_MS,
     keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
+    idleTimeoutMs: DEFAULT_IDLE_MS,
+    maxSseEventBytes: MAX_SSE_EVENT_BYTES,
     tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
     maxTools: DEFAULT_MAX_TOOLS,
   };
@@ -268,6 +286,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     minDeferredTokens,
     firstByteTimeoutMs: firstByteMs,
     keepAliveMs,
+    idleTimeoutMs: idleMs,
+    maxSseEventBytes,
     tailRevealTokens,
     maxTools,
   } = mergeOptions(defaults, options);
@@ -298,6 +318,10 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
   if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0))
     throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
+  if (!(Number.isFinite(idleMs) && idleMs >= 0))
+    throw new RangeError(`proxy idleTimeoutMs must be 0 or more, got ${idleMs}`);
+  if (!(Number.isSafeInteger(maxSseEventBytes) && maxSseEventBytes > 0))
+    throw new RangeError(`proxy maxSseEventBytes must be a positive integer, got ${maxSseEventBytes}`);
   const openaiBase = trimSlash(
     options.openaiBaseURL ??
       (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined),
@@ -616,6 +640,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
       declareFound: meta.call === undefined,
       body,
       keepAliveMs,
+      maxEventBytes: maxSseEventBytes,
       signal,
       async search(query: string, exclude: ReadonlySet<string>): Promise<ToolSchema[]> {
         const current = selector();
@@ -630,7 +655,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     };
   }
 
-  /** One upstream call under the first-byte timeout. */
+  /** One upstream call under the first-byte timeout, its body under the idle timeout. */
   function call(c: Context, forwarding: Forwarding, body: Forwarding['body'], signal: AbortSignal): Promise<Response> {
     const { protocol, url, method } = forwarding;
     const sent = upstreamHeaders(c.req.raw.headers, upstreamName(protocol), auth, apiKeys[upstreamName(protocol)]);
@@ -638,13 +663,16 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     if (body !== undefined && !sent.has('content-type')) sent.set('content-type', 'application/json');
     return firstByteWithin(firstByteMs, signal, async (linked) =>
       redactedError(
-        await fetchUpstream(url, {
-          method,
-          headers: sent,
-          ...(body !== undefined ? { body } : {}),
-          signal: linked,
-          redirect: 'manual',
-        }),
+        idleLimited(
+          await fetchUpstream(url, {
+            method,
+            headers: sent,
+            ...(body !== undefined ? { body } : {}),
+            signal: linked,
+            redirect: 'manual',
+          }),
+          idleMs,
+        ),
         secrets,
       ),
     );
@@ -652,6 +680,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
 
   function upstreamFailure(protocol: WireProtocol, error: unknown, signal: AbortSignal): Response {
     if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
+    if (error instanceof UpstreamIdleTimeout)
+      return providerError(protocol, 504, `the ${upstreamName(protocol)} ${error.message.replace(/^the /, '')}`);
     if (error instanceof FirstByteTimeout)
       return providerError(
         protocol,
@@ -719,17 +749,32 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           final.set('content-type', 'application/json');
           return new Response(result.body, { status: 200, headers: final });
         }
+        if (result.kind === 'broken')
+          return providerError(
+            protocol,
+            502,
+            `the ${upstreamName(protocol)} upstream sent an answer that is not valid JSON during a tool search round`,
+          );
         upstream = result.response;
       } catch (error) {
         return upstreamFailure(protocol, error, signal);
       }
     }
-    // The upstream body as is: SSE streamed through unbuffered, any other answer up to 256 KiB whole.
+    // The upstream body as is: SSE streamed through unbuffered (a failure mid-stream ends it
+    // with an error event), any other answer up to 256 KiB whole.
+    if (isEvents && upstream.body) {
+      return new Response(relayEvents(upstream.body, protocol), {
+        status: upstream.status,
+        statusText: upstream.statusText,
+        headers,
+      });
+    }
     let body: BodyInit | null;
     try {
       body = await clientBody(upstream);
     } catch (error) {
       if (signal.aborted) return providerError(protocol, 400, 'the client closed the request');
+      if (error instanceof UpstreamIdleTimeout) return upstreamFailure(protocol, error, signal);
       onError?.(
         new Error(`proxy: the ${upstreamName(protocol)} upstream answer was cut off: ${errorMessage(error)}`, {
           cause: error,
@@ -787,7 +832,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
         return;
       }
       if (!upstream.body) return;
-      const reader = upstream.body.getReader();
+      const reader = relayEvents(upstream.body, protocol).getReader();
       try {
         while (true) {
           const { done, value } = await reader.read();

@@ -7,7 +7,7 @@
  * and one `response.completed` lists exactly the items the client saw, usage summed.
  */
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
-import { parseObject } from './round-codec.js';
+import { eventObject } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
 
 type Json = Record<string, unknown>;
@@ -82,6 +82,8 @@ class ResponsesStream implements StreamCodec {
   #last: Json | undefined;
   #lastType = 'response.completed';
   #failed = false;
+  /** This round saw its lifecycle end (`response.completed`, `.incomplete`, `.failed`). */
+  #ended = false;
 
   #emit(data: Json): SseEvent {
     const type = String(data.type);
@@ -89,8 +91,7 @@ class ResponsesStream implements StreamCodec {
   }
 
   push(sse: SseEvent): SseEvent[] {
-    const data = parseObject(sse.data);
-    if (!data) return [sse];
+    const data = eventObject(sse);
     const type = String(data.type ?? sse.event ?? '');
     if (LIFECYCLE_START.has(type)) {
       if (this.#round > 0) return [];
@@ -100,6 +101,7 @@ class ResponsesStream implements StreamCodec {
     if (LIFECYCLE_END.has(type)) {
       if (isObject(data.response)) this.#last = data.response;
       this.#lastType = type;
+      this.#ended = true;
       if (type === 'response.failed') this.#failed = true;
       return this.#failed ? [this.#emit({ ...data, response: this.#merged(outputOf(data.response as Json)) })] : [];
     }
@@ -146,11 +148,13 @@ class ResponsesStream implements StreamCodec {
       turn: output.map((item) => JSON.stringify(item)),
       usage: this.#last?.usage,
       failed: this.#failed,
+      complete: this.#ended,
     };
   }
 
   next(): void {
     this.#round++;
+    this.#ended = false;
     this.#indices = new Map();
     this.#held = new Map();
     this.#last = undefined;

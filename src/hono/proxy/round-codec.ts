@@ -31,11 +31,28 @@ export interface StreamRoundEnd {
   readonly usage: unknown;
   /** The stream ended with an error event (already sent to the client): no more rounds. */
   readonly failed: boolean;
+  /**
+   * The stream reached its protocol's own end (Chat: a `finish_reason` or `[DONE]`; Messages:
+   * `message_stop`; Responses: `response.completed`, `.incomplete` or `.failed`). A stream that
+   * stops before it was cut short: what it holds is no answer to finish.
+   */
+  readonly complete: boolean;
+}
+
+/**
+ * An upstream event that is not its protocol's (data that is not a JSON object): the stream is
+ * broken, and the round cannot be read on.
+ */
+export class BrokenUpstreamStream extends Error {
+  override name = 'BrokenUpstreamStream';
 }
 
 /** The per-request state of a stream across rounds. */
 export interface StreamCodec {
-  /** One upstream event of the current round: the events the client gets now. */
+  /**
+   * One upstream event of the current round: the events the client gets now. Throws
+   * {@link BrokenUpstreamStream} for an event that is not the protocol's.
+   */
   push(event: SseEvent): SseEvent[];
   /** The current round's stream ended. */
   end(): StreamRoundEnd;
@@ -96,4 +113,18 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An event's data as the JSON object every event of the three protocols carries; throws
+ * {@link BrokenUpstreamStream} for anything else (an HTML error page, a cut line), which the
+ * client must not be handed as if it were an event.
+ *
+ * @example
+ * const chunk = eventObject(event) // { id: 'chatcmpl-1', choices: [...] }
+ */
+export function eventObject(event: SseEvent): Record<string, unknown> {
+  const data = parseObject(event.data);
+  if (!data) throw new BrokenUpstreamStream('the upstream sent an event that is not JSON');
+  return data;
 }

@@ -14,6 +14,7 @@ import type { CallResult, ModelCall, RoundCodec } from './round-codec.js';
 import { parseObject, sumUsage } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
 import { KEEP_ALIVE, sseEvents, sseText } from './sse-events.js';
+import { streamFailure } from './stream-failure.js';
 import { FirstByteTimeout, ticksUntil } from './upstream-wait.js';
 
 /** Rounds one client request may take (the first upstream call included). */
@@ -43,6 +44,8 @@ export interface SearchRounds {
   readonly signal?: AbortSignal;
   /** Milliseconds between keep-alive comments while a later round waits (streams). */
   readonly keepAliveMs: number;
+  /** The most bytes one upstream event may reach (streams). Default `MAX_SSE_EVENT_BYTES`. */
+  readonly maxEventBytes?: number;
 }
 
 /** How one round's calls are answered. */
@@ -118,7 +121,9 @@ function clientCalls(rounds: SearchRounds, calls: readonly ModelCall[]): ModelCa
 export type JsonRoundsOutcome =
   | { readonly kind: 'answer'; readonly body: string; readonly last: Response; readonly rounds: number }
   /** An upstream round answered with an error or something other than JSON: relayed as it is. */
-  | { readonly kind: 'upstream'; readonly response: Response; readonly rounds: number };
+  | { readonly kind: 'upstream'; readonly response: Response; readonly rounds: number }
+  /** An upstream round said JSON and sent something else (a cut or garbled body): no answer to relay. */
+  | { readonly kind: 'broken'; readonly rounds: number };
 
 /**
  * Run the rounds of a non-stream request from its first upstream answer.
@@ -138,7 +143,7 @@ export async function jsonRounds(rounds: SearchRounds, first: Response): Promise
       return { kind: 'upstream', response, rounds: round };
     const text = await response.text();
     const answer = parseObject(text);
-    if (!answer) return { kind: 'upstream', response: new Response(text, response), rounds: round };
+    if (!answer) return { kind: 'broken', rounds: round };
     usage = sumUsage(usage, rounds.codec.usage(answer));
     const calls = rounds.codec.calls(answer);
     const decision = await decide(rounds, calls, revealed);
@@ -161,7 +166,9 @@ export async function jsonRounds(rounds: SearchRounds, first: Response): Promise
 /**
  * The client's event stream for a stream request, from its first upstream answer: the rounds'
  * events as one answer, keep-alive comments while a later round waits, and an error event in
- * the protocol's shape when a later round fails (the status has been sent by then).
+ * the protocol's shape when a round fails (the status has been sent by then): a later round's
+ * error answer, or a stream that breaks (cut short before its protocol's end, garbage for an
+ * event, an event past `maxEventBytes`, a read that fails or times out).
  *
  * @example
  * for await (const text of streamRounds(rounds, first)) writer.write(text)
@@ -181,9 +188,26 @@ export async function* streamRounds(
     onRounds?.(round);
     if (round > 1) state.next();
     if (!response.body) return;
-    for await (const event of sseEvents(response.body)) for (const out of state.push(event)) yield sseText(out);
+    const events = sseEvents(response.body, rounds.maxEventBytes ? { maxEventBytes: rounds.maxEventBytes } : {});
+    try {
+      for await (const event of events) {
+        // An event without data (a bare `event:` line) carries nothing to read or relay.
+        if (event.data === '') continue;
+        for (const out of state.push(event)) yield sseText(out);
+      }
+    } catch (error) {
+      if (rounds.signal?.aborted) throw error;
+      const failure = streamFailure(error);
+      yield sseText(state.error(failure.type, failure.message));
+      return;
+    }
     const end = state.end();
     if (end.failed) return;
+    if (!end.complete) {
+      // Closing the answer here would hand the client a cut stream as a finished one.
+      yield sseText(state.error('api_error', 'the upstream stream ended before its answer was complete'));
+      return;
+    }
     usage = sumUsage(usage, end.usage);
     const decision = await decide(rounds, end.calls, revealed);
     if (decision.kind === 'final' || round >= max) {
