@@ -235,6 +235,9 @@ try {
     installed = npmInstall(['install', '--prefer-offline']);
   }
   if (installed.status !== 0) throw new Error(`npm install in ${app} failed:\n${installed.stderr.slice(-3000)}`);
+  // A user's install of loopctl and its peers says nothing about their Node (README: Node versions).
+  const engineWarnings = installed.stderr.split('\n').filter((line) => line.includes('EBADENGINE'));
+  check(engineWarnings.length === 0, `npm warned about engines in the user's install:\n${engineWarnings.join('\n')}`);
   check(!readdirSync(join(app, 'node_modules/loopctl')).includes('src'), 'the installed package holds src/');
   done();
 

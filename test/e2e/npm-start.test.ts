@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_ENV } from '../../scripts/start-worker.mjs';
+import { holdUnreachablePort, type UnreachablePort } from '../support/unreachable-port.js';
 import { type Launched, launch, waitReady } from './browser.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,13 +33,15 @@ let child: ChildProcess | undefined;
 let log = '';
 let url = '';
 let dead = '';
+let unreachable: UnreachablePort | undefined;
 let browser: Launched;
 let page: Page;
 
 beforeAll(async () => {
   const port = await freePort();
-  // A loopback port nothing listens on: the model server is "not started yet".
-  dead = `http://127.0.0.1:${await freePort()}/v1`;
+  // The model server is "not started yet": a port this process holds, resetting every connection.
+  unreachable = await holdUnreachablePort();
+  dead = `${unreachable.origin}/v1`;
   child = spawn(process.execPath, [join(root, 'scripts/start-worker.mjs'), '--port', String(port)], {
     cwd: root,
     env: { ...process.env, ...OFFLINE_ENV, LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: dead },
@@ -72,6 +75,7 @@ afterAll(async () => {
     await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+  await unreachable?.close();
 });
 
 describe('npm start', () => {

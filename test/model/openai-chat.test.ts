@@ -10,6 +10,7 @@ import {
 import { type OpenAIChatOptions, openAIChatClient } from '../../src/model/openai-chat.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
+import { holdUnreachablePort } from '../support/unreachable-port.js';
 
 const weather: ToolSchema = {
   name: 'get_weather',
@@ -363,17 +364,16 @@ describe('openAIChatClient errors and retries', () => {
   });
 
   it('wraps connection failures as ModelNetworkError after retrying', async () => {
-    const dead = await startScriptedModelServer();
-    const baseURL = dead.openAIBaseURL;
-    await dead.close();
+    const dead = await holdUnreachablePort();
     const retried: number[] = [];
     const error = await openAIChatClient({
-      baseURL,
+      baseURL: `${dead.origin}/v1`,
       model: 'm',
       retry: { baseDelayMs: 1, onRetry: (info) => retried.push(info.attempt) },
     })
       .complete({ messages: ask, tools: [] })
-      .catch((e: unknown) => e);
+      .catch((e: unknown) => e)
+      .finally(() => dead.close());
     expect(error).toBeInstanceOf(ModelNetworkError);
     expect(retried).toEqual([1, 2]);
   });

@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeUpstreamFetch, writeInPieces } from '../../src/hono/proxy/node-upstream-fetch.js';
 import { clientBody, WHOLE_BODY_MAX_BYTES } from '../../src/hono/proxy/response-body.js';
+import { holdUnreachablePort } from '../support/unreachable-port.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string, socket: Socket) => void;
 
@@ -252,13 +253,12 @@ describe('nodeUpstreamFetch', () => {
   });
 
   it('an unreachable upstream rejects as fetch does', async () => {
-    const upstream = await serve(() => undefined);
-    const url = upstream.url;
-    await new Promise<void>((done) => {
-      const server = servers.pop() as Server;
-      server.close(() => done());
-    });
-    await expect(pool()(`${url}/x`, post('{}'))).rejects.toThrow(TypeError);
+    const unreachable = await holdUnreachablePort();
+    try {
+      await expect(pool()(`${unreachable.origin}/x`, post('{}'))).rejects.toThrow(TypeError);
+    } finally {
+      await unreachable.close();
+    }
   });
 });
 

@@ -34,7 +34,7 @@ export interface ProxyTarget {
   readonly upstreamKey: string;
   /** Pass-through mode: no proxy token, client keys go upstream. */
   readonly passthrough: ProxyEndpoint;
-  /** Both upstreams point where nothing listens. */
+  /** Both upstreams point at a held port that resets every connection (nothing answers). */
   readonly deadUpstream: ProxyEndpoint;
   /** Token mode with a 1.5 s first-byte timeout and keep-alive comments every 0.3 s. */
   readonly slow: ProxyEndpoint;

@@ -23,6 +23,7 @@ import { validateAnthropic } from '../support/scripted-model/anthropic-wire.js';
 import { validateOpenAI } from '../support/scripted-model/openai-wire.js';
 import type { RecordedRequest, ScriptedReply, ScriptedToolCall } from '../support/scripted-model-server.js';
 import { startScriptedModelServer } from '../support/scripted-model-server.js';
+import { holdUnreachablePort } from '../support/unreachable-port.js';
 
 /** What the control endpoint reports about one upstream request. */
 export interface UpstreamRequestInfo {
@@ -65,7 +66,7 @@ export interface UpstreamFixture {
   readonly anthropicBaseURL: string;
   /** `GET {controlURL}/requests?id=…[&settled=1]` → {@link UpstreamRequestInfo}[]. */
   readonly controlURL: string;
-  /** A loopback URL where nothing listens. */
+  /** An origin on a loopback port the fixture holds and that resets every connection (no upstream there). */
   readonly deadURL: string;
   close(): Promise<void>;
 }
@@ -712,23 +713,21 @@ export async function startUpstreamFixture(options: UpstreamFixtureOptions = {})
   front.keepAliveTimeout = 120_000;
   await new Promise<void>((done) => front.listen(0, '127.0.0.1', done));
   await new Promise<void>((done) => control.listen(0, '127.0.0.1', done));
-  const dead = createServer();
-  await new Promise<void>((done) => dead.listen(0, '127.0.0.1', done));
-  const deadPort = (dead.address() as AddressInfo).port;
-  await new Promise<void>((done) => dead.close(() => done()));
+  const dead = await holdUnreachablePort();
   const origin = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
   return {
     requests,
     openAIBaseURL: `${origin}/v1`,
     anthropicBaseURL: origin,
     controlURL: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
-    deadURL: `http://127.0.0.1:${deadPort}`,
+    deadURL: dead.origin,
     async close() {
       control.closeAllConnections();
       front.closeAllConnections();
       await new Promise<void>((done) => control.close(() => done()));
       await new Promise<void>((done) => front.close(() => done()));
       await scripted.close();
+      await dead.close();
     },
   };
 }

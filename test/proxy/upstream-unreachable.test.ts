@@ -3,29 +3,23 @@
  * the provider's shape and, with the app's default error reporting, logs one plain line naming
  * the upstream and what to start, with no stack; an internal error still gets its stack.
  */
-import { createServer } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, optionsFromVars, UpstreamUnreachableError } from '../../src/hono/index.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
+import { holdUnreachablePort, type UnreachablePort } from '../support/unreachable-port.js';
 
 const TOKEN = 'upstream-unreachable-token-0123';
 
-function deadPort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
+let unreachable: UnreachablePort;
+beforeAll(async () => {
+  unreachable = await holdUnreachablePort();
+});
+afterAll(() => unreachable.close());
 afterEach(() => vi.restoreAllMocks());
 
 describe('no model server behind the proxy', () => {
   it('502, and the default onError logs one plain line saying what to start', async () => {
-    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const dead = `${unreachable.origin}/v1`;
     const logs: string[] = [];
     const errors: unknown[][] = [];
     vi.spyOn(console, 'info').mockImplementation((...args: unknown[]) => void logs.push(args.join(' ')));
@@ -52,7 +46,7 @@ describe('no model server behind the proxy', () => {
   });
 
   it('a custom onError receives an UpstreamUnreachableError with the protocol and the URL', async () => {
-    const dead = `http://127.0.0.1:${await deadPort()}/v1`;
+    const dead = `${unreachable.origin}/v1`;
     const seen: unknown[] = [];
     const app = createApp({
       ...optionsFromVars({ LOOPCTL_TOKEN: TOKEN, MODEL_BASE_URL: dead }),

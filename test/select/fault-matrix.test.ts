@@ -4,7 +4,6 @@
  * from `fault-table.ts`, the same table `docs/fault-matrix.md` is rendered from.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Embedder, EmbedOptions } from '../../src/embed/embedder.js';
 import { BareLoop } from '../../src/loop/bare-loop.js';
@@ -21,6 +20,7 @@ import type { AsyncToolSelector, SelectorOutput, SelectorResult, ToolSelector } 
 import { bagOfWords } from '../embed/counting-embedder.js';
 import { body, ofType, onTurn, openAI, toolbox, useScriptedServer, wireToolNames } from '../loop/helpers.js';
 import type { ScriptedReply } from '../support/scripted-model-server.js';
+import { holdUnreachablePort, type UnreachablePort } from '../support/unreachable-port.js';
 import {
   type Cell,
   FAULT_TABLE,
@@ -34,6 +34,12 @@ import {
 
 const picker = useScriptedServer(); // the rewriting selector's model
 const model = useScriptedServer(); // the run's model
+// Where the 'throws' cells point the rewriting selector's model: a held port that resets.
+let unreachable: UnreachablePort;
+beforeAll(async () => {
+  unreachable = await holdUnreachablePort();
+});
+afterAll(() => unreachable.close());
 
 const PROMPT = 'What is the weather in Oslo?';
 const NAMES = toolbox()
@@ -131,14 +137,6 @@ const FAST_RETRY = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5, jitter: 0 };
 
 function pickerClient(baseURL?: string): ModelClient {
   return openAI(picker.current, { model: 'picker-small', retry: FAST_RETRY, ...(baseURL ? { baseURL } : {}) });
-}
-
-async function refusedBaseURL(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}/v1`;
 }
 
 function builtIn(
@@ -247,7 +245,7 @@ async function scenario(fault: FaultId, id: SelectorId): Promise<Scenario> {
     case 'throws':
       return {
         prompt: PROMPT,
-        installed: builtIn(id, { client: pickerClient(await refusedBaseURL()) }),
+        installed: builtIn(id, { client: pickerClient(`${unreachable.origin}/v1`) }),
         pickerReplies: [],
       };
     case 'rejects':

@@ -74,7 +74,7 @@ export const FAULT_TABLE: readonly FaultRow[] = [
     id: 'throws',
     fault: 'Dependency throws',
     injection:
-      'embedding, hybrid: `embed()` throws synchronously on every call. rewriting: the selection model’s port refuses connections (the client throws a network error after its retries).',
+      'embedding, hybrid: `embed()` throws synchronously on every call. rewriting: the selection model’s port resets every connection (the client throws a network error after its retries).',
     cells: {
       keyword: { outcome: 'n/a', why: NO_DEPENDENCY },
       bm25: { outcome: 'n/a', why: NO_DEPENDENCY },

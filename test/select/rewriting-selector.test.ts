@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { BareLoop } from '../../src/loop/bare-loop.js';
 import { ToolConstraint } from '../../src/loop/constraint.js';
@@ -23,6 +22,7 @@ import {
   wireToolNames,
 } from '../loop/helpers.js';
 import type { ScriptedMessage } from '../support/scripted-model-server.js';
+import { holdUnreachablePort } from '../support/unreachable-port.js';
 
 // Two servers, as in production: a small model picks the tools, a larger one runs the loop.
 const picker = useScriptedServer();
@@ -50,15 +50,6 @@ function ctx(
 /** A selection answer with fixed usage, so budget arithmetic is exact. */
 function answer(text: string, usage = { inputTokens: 50, outputTokens: 10 }): ScriptedMessage {
   return { text, usage };
-}
-
-/** A loopback port nobody listens on: connecting is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('truncateUtf8', () => {
@@ -368,14 +359,16 @@ describe('fails open, with the cause', () => {
     expect(refused.fellOpen).toBe('rewrite call failed: openai HTTP 429: slow down');
   });
 
-  it('a transport error (connection refused)', async () => {
-    const client = openAI(picker.current, {
-      baseURL: `http://127.0.0.1:${await closedPort()}/v1`,
-      retry: { maxAttempts: 1 },
-    });
-    const output = await new RewritingSelector(client).select(ctx(), ALL, live());
-    expect(output.tools).toEqual(ALL);
-    expect(output.fellOpen).toMatch(/^rewrite call failed: openai request failed/);
+  it('a transport error (the connection reset)', async () => {
+    const unreachable = await holdUnreachablePort();
+    try {
+      const client = openAI(picker.current, { baseURL: `${unreachable.origin}/v1`, retry: { maxAttempts: 1 } });
+      const output = await new RewritingSelector(client).select(ctx(), ALL, live());
+      expect(output.tools).toEqual(ALL);
+      expect(output.fellOpen).toMatch(/^rewrite call failed: openai request failed/);
+    } finally {
+      await unreachable.close();
+    }
   });
 
   it('a 200 whose body is not JSON', async () => {

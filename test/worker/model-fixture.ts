@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RecordedRequest, ScriptedModelServer, ScriptedReply } from '../support/scripted-model-server.js';
 import { startScriptedModelServer } from '../support/scripted-model-server.js';
+import { holdUnreachablePort } from '../support/unreachable-port.js';
 
 /** What the control endpoint reports about one model request. */
 export interface ModelRequestInfo {
@@ -31,7 +32,7 @@ export interface ModelFixture {
   readonly baseURL: string;
   /** `GET {controlURL}/requests` → {@link ModelRequestInfo}[]. */
   readonly controlURL: string;
-  /** A loopback URL where nothing listens (connection refused). */
+  /** `…/v1` on a loopback port the fixture holds and that resets every connection (no model there). */
   readonly deadBaseURL: string;
   close(): Promise<void>;
 }
@@ -134,19 +135,17 @@ export async function startModelFixture(): Promise<ModelFixture> {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((done) => control.listen(0, '127.0.0.1', done));
-  const dead = createServer();
-  await new Promise<void>((done) => dead.listen(0, '127.0.0.1', done));
-  const deadPort = (dead.address() as AddressInfo).port;
-  await new Promise<void>((done) => dead.close(() => done()));
+  const dead = await holdUnreachablePort();
   return {
     server,
     baseURL: server.openAIBaseURL,
     controlURL: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
-    deadBaseURL: `http://127.0.0.1:${deadPort}/v1`,
+    deadBaseURL: `${dead.origin}/v1`,
     async close() {
       control.closeAllConnections();
       await new Promise<void>((done) => control.close(() => done()));
       await server.close();
+      await dead.close();
     },
   };
 }
