@@ -3,8 +3,10 @@
 // The proxy, two upstreams and the client run in four processes.
 //
 //   node scripts/bench-big-prompt.mjs [--model models/use-lite] [--rounds 3] [--alone 60] [--interval 20]
-//     [--big-selector NAME] [--cpu-prof DIR]
+//     [--big-selector NAME] [--cpu-prof DIR] [--nested]
 //
+// --nested sends, instead of the long prompt, a body as large nested a million arrays deep (the
+// security review's hostile body; refused with a 400 past PROXY_MAX_JSON_DEPTH).
 // --big-selector NAME selects the big prompt with NAME (e.g. bm25: its body's path without model calls).
 // --cpu-prof DIR writes the proxy process's V8 CPU profile (.cpuprofile, sampled every 100 µs) into DIR.
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock npm run bench:big-prompt
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '20' },
     'cpu-prof': { type: 'string' },
     'big-selector': { type: 'string' },
+    nested: { type: 'boolean', default: false },
   },
 });
 
@@ -66,6 +69,7 @@ const figures = await runBigPromptBench({
   aloneCount: Number(values.alone),
   intervalMs: Number(values.interval),
   ...(values['big-selector'] ? { bigSelector: values['big-selector'] } : {}),
+  ...(values.nested ? { bigKind: 'nested' } : {}),
   ...(profileDir ? { proxyExecArgv: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`] } : {}),
 });
 const after = loadavg();

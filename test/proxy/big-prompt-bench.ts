@@ -75,6 +75,12 @@ export interface BigPromptBenchOptions {
   readonly bigSelector?: string;
   /** Extra `node` flags for the proxy child (e.g. `--cpu-prof --cpu-prof-dir=…`). */
   readonly proxyExecArgv?: readonly string[];
+  /**
+   * `prompt` (default): the big request is one long user message. `nested`: a body as large,
+   * nested about a million arrays deep (the security review's hostile body), answered with a
+   * 400 past the depth limit; the figure is then what refusing it costs everyone else.
+   */
+  readonly bigKind?: 'prompt' | 'nested';
 }
 
 const TOKEN = 'big-prompt-token-0123456789abcdef';
@@ -113,7 +119,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
         }),
       );
     // Resolves with the answer's server-timing: the proxy's time from arrival to the upstream call.
-    const post = (body: Buffer, endpoint = chat): Promise<number> =>
+    const post = (body: Buffer, endpoint = chat, expected = 200): Promise<number> =>
       new Promise((done, fail) => {
         const sent = httpRequest(
           endpoint,
@@ -132,7 +138,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
-              if (response.statusCode === 200) done(timing ? Number(timing[1]) : Number.NaN);
+              if (response.statusCode === expected) done(timing ? Number(timing[1]) : Number.NaN);
               else
                 fail(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`));
             });
@@ -169,7 +175,14 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
 
     // The largest prompt the body limit admits, with the request's own JSON around it.
     const room = bodyLimit - bigBodyOf('').byteLength - 1024;
-    const bigBody = bigBodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
+    const nested = options.bigKind === 'nested';
+    const depth = Math.floor(room / 2);
+    const bigBody = nested
+      ? Buffer.from(
+          `${bigBodyOf('weather in Oslo').toString('utf8').slice(0, -1)},"metadata":${'['.repeat(depth)}${']'.repeat(depth)}}`,
+        )
+      : bigBodyOf(SENTENCE.repeat(Math.floor(room / SENTENCE.length)));
+    const bigStatus = nested ? 400 : 200;
     const during: number[] = [];
     const duringProxy: number[] = [];
     const bigMs: number[] = [];
@@ -178,7 +191,7 @@ export async function runBigPromptBench(options: BigPromptBenchOptions): Promise
       await new Promise((done) => setTimeout(done, 200)); // the last round's small requests drain
       let answered = Number.POSITIVE_INFINITY;
       const sent = performance.now();
-      const big = post(bigBody, messages).then(() => {
+      const big = post(bigBody, messages, bigStatus).then(() => {
         answered = performance.now();
       });
       const runs = await schedule(() => answered !== Number.POSITIVE_INFINITY, `during ${round}`);
