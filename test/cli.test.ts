@@ -142,6 +142,8 @@ const REPORT_KEYS = [
   'split',
   'leftOut',
   'misses',
+  'narrowedFullRecall',
+  'fellOpenCases',
 ];
 
 describe('the fixture', () => {
