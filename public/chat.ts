@@ -9,6 +9,7 @@
 
 import type { LoopEvent, ToolRegistry } from '../src/index.js';
 import { BareLoop, openAIChatClient } from '../src/index.js';
+import { chatFailure } from './chat-failure.js';
 import { h, ms } from './dom.js';
 import type { DemoEngine, SelectorId } from './engine.js';
 
@@ -126,7 +127,7 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
     let reply: HTMLElement | undefined;
     try {
       for await (const ev of loop.run(text, { signal: running.signal })) {
-        reply = renderEvent(ev, transcript, reply);
+        reply = renderEvent(ev, transcript, reply, (error) => chatFailure(error, url, location.origin));
         transcript.scrollIntoView({ block: 'end', behavior: 'smooth' });
       }
     } catch (error) {
@@ -141,8 +142,16 @@ export function mountChat(root: HTMLElement, deps: ChatDeps): ChatPanel {
   return { refresh: showLearned };
 }
 
-/** Append one loop event to the run's transcript; returns the element text deltas go into. */
-function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | undefined): HTMLElement | undefined {
+/**
+ * Append one loop event to the run's transcript; returns the element text deltas go into.
+ * `failure` words an error event (the URL tried and what to do).
+ */
+function renderEvent(
+  ev: LoopEvent,
+  into: HTMLElement,
+  reply: HTMLElement | undefined,
+  failure: (error: { code: string; message: string }) => string,
+): HTMLElement | undefined {
   switch (ev.type) {
     case 'selection': {
       const chips = ev.advertised.map((name) => h('span', { class: 'tool-chip' }, name));
@@ -181,8 +190,10 @@ function renderEvent(ev: LoopEvent, into: HTMLElement, reply: HTMLElement | unde
       );
       return undefined;
     case 'warning':
-    case 'error':
       into.append(h('p', { class: 'chat-error' }, `${ev.type}: ${ev.message}`));
+      return reply;
+    case 'error':
+      into.append(h('p', { class: 'chat-error' }, failure(ev)));
       return reply;
     case 'done':
       into.append(

@@ -15,17 +15,9 @@ import { byId, h, mount } from './dom.js';
 import { DEMO_IDB_NAME, DemoEngine, type SelectorId, type SelectorResult } from './engine.js';
 import { groupThousands } from './format.js';
 import { renderChart, renderProgress, renderRegistry, renderResults, renderStatus, renderTimings } from './render.js';
+import { DEMO_SAMPLES, samplePrompts } from './sample-prompts.js';
 import { type DemoState, initialState, type LoopctlHook } from './state.js';
 import { parseToolsFile } from './tools-file.js';
-
-const SAMPLES = [
-  "what's the weather in Paris tomorrow",
-  'open a pull request for my branch and ask Dana to review it',
-  'how much is 250 euros in yen',
-  'find a free slot with Priya next week and book a meeting',
-  'show me the error logs for the checkout service',
-  'translate my last note into Spanish',
-];
 
 const params = new URLSearchParams(location.search);
 const device = pick<UseLiteDevice>(params.get('device'), ['auto', 'wasm', 'webgpu'], 'auto');
@@ -33,7 +25,7 @@ const dtype = pick<UseLiteDtype>(params.get('dtype'), ['int8', 'fp32'], 'int8');
 const k = clampInt(params.get('k'), 1, 15, 6);
 
 const state: DemoState = initialState(device, dtype, k);
-state.prompt = params.get('prompt') ?? SAMPLES[0] ?? '';
+state.prompt = params.get('prompt') ?? DEMO_SAMPLES[0] ?? '';
 
 const el = {
   status: byId('status'),
@@ -147,6 +139,7 @@ el.prompt.addEventListener('input', () => {
 
 async function useTools(tools: readonly ToolSchema[], source: 'demo' | 'file', label: string): Promise<void> {
   engine.useTools(tools);
+  showSamples(samplePrompts(tools, source));
   state.registry = { source, label, count: tools.length, tokens: toolsCost(tools, approxTokenCounter) };
   state.results = [];
   renderAll();
@@ -225,11 +218,31 @@ el.clearCache.addEventListener('click', () => {
 // ---------------------------------------------------------------------------------------------
 // Controls
 
-el.samples.append(
-  ...SAMPLES.map((sample) =>
-    h('button', { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) }, sample),
-  ),
-);
+let samples: readonly string[] = [];
+
+/**
+ * Show the sample prompts for the tools on the page. A prompt box still holding one of the
+ * previous samples takes the first new one, so it does not ask the new tools about the old.
+ */
+function showSamples(next: readonly string[]): void {
+  if (samples.includes(state.prompt) && next[0] !== undefined && !next.includes(state.prompt)) {
+    state.prompt = next[0];
+    el.prompt.value = next[0];
+  }
+  samples = next;
+  mount(
+    el.samples,
+    ...next.map((sample) =>
+      h(
+        'button',
+        { type: 'button', class: 'sample', onclick: () => void hook.select(sample).catch(showError) },
+        sample,
+      ),
+    ),
+  );
+}
+
+showSamples(DEMO_SAMPLES);
 el.prompt.value = state.prompt;
 el.k.value = String(k);
 el.kValue.value = String(k);

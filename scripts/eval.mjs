@@ -206,7 +206,7 @@ function writeReport() {
   md += `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}. Do not edit by hand.\n\n`;
   md += `Split: **${values.split}** (the project's hash split of shared/eval; tuning uses dev only). `;
   md += `Tokens: tools rendered as an OpenAI request's \`tools\` entries, counted with o200k_base. `;
-  md += `fullRecall = share of cases whose expected tools are all advertised; full 1 / full 2 / full 3+ = the same over the cases expecting one, two, three or more tools; recall = share of expected tools advertised; `;
+  md += `fullRecall = share of cases whose expected tools are all advertised; narrowed = the same with the cases where the selector fell open (advertised every tool) counted as misses; full 1 / full 2 / full 3+ = the same as fullRecall over the cases expecting one, two, three or more tools; recall = share of expected tools advertised; `;
   md += `meanAdvertised includes fall-open turns (the full surface); tokensSaved = 1 − mean advertised tokens / registry tokens; `;
   // The runtime that actually ran ('auto': onnxruntime-node when installed, else WASM).
   const backend = useLite?.backend;
@@ -236,11 +236,12 @@ function writeReport() {
       : '';
     const scored = isOwn(set) ? 'all cases' : `${values.split} split`;
     md += `## ${set}${isOwn(set) ? (OWN_LABEL[set] ?? ' — a project registry') : ''} (${first.tools} tools, ${first.cases} cases (${scored}${groups ? `; ${groups}` : ''}), ${first.registryTokens.toLocaleString('en')} registry tokens)\n\n`;
-    md += `| selector | k | fullRecall | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
-    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+    md += `| selector | k | fullRecall | narrowed | full 1 | full 2 | full 3+ | recall | meanAdvertised | fellOpen | tokensSaved | p50 ms | p95 ms |\n`;
+    md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
     const byGroup = (r, group) => (r.byExpected?.[group]?.cases ? r.byExpected[group].fullRecall.toFixed(3) : '–');
     for (const r of setRows) {
-      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${byGroup(r, '1')} | ${byGroup(r, '2')} | ${byGroup(r, '3+')} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
+      const narrowed = typeof r.narrowedFullRecall === 'number' ? r.narrowedFullRecall.toFixed(3) : '–';
+      md += `| ${r.selector} | ${r.k ?? '–'} | ${r.fullRecall.toFixed(3)} | ${narrowed} | ${byGroup(r, '1')} | ${byGroup(r, '2')} | ${byGroup(r, '3+')} | ${r.recall.toFixed(3)} | ${r.meanAdvertised.toFixed(1)} | ${pct(r.fellOpen)} | ${pct(r.tokensSaved)} | ${ms(r.p50Ms)} | ${ms(r.p95Ms)} |\n`;
     }
     md += `\n`;
   }

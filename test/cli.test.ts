@@ -142,6 +142,8 @@ const REPORT_KEYS = [
   'split',
   'leftOut',
   'misses',
+  'narrowedFullRecall',
+  'fellOpenCases',
 ];
 
 describe('the fixture', () => {
@@ -586,7 +588,7 @@ describe('bin/loopctl.mjs (the built CLI)', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('select and eval run where only loopctl is installed (no gpt-tokenizer): estimated tokens, said once', () => {
+  it('select and eval run where only loopctl is installed (no gpt-tokenizer): estimated tokens, the note only with --verbose', () => {
     // What `npm install loopctl` gives: the package alone, none of its optional peers.
     const app = mkdtempSync(join(tmpdir(), 'loopctl-bare-'));
     try {
@@ -596,11 +598,15 @@ describe('bin/loopctl.mjs (the built CLI)', () => {
         cpSync(join(root, entry), join(pkg, entry), { recursive: true });
       const bare = (...argv: string[]) =>
         spawnSync(process.execPath, [join(pkg, 'bin/loopctl.mjs'), ...argv], { cwd: app, encoding: 'utf8' });
+      // The figures say what counted them (tokenCounter, "estimated"); the how-to note is --verbose's.
       const selected = bare('select', '--tools', toolsFile, '--json', 'Fix the typo in the config');
-      expect(selected.stderr).toBe(
+      expect(selected.stderr).toBe('');
+      expect(selected.status).toBe(0);
+      const verbose = bare('select', '--tools', toolsFile, '--verbose', 'Fix the typo in the config');
+      expect(verbose.stderr).toBe(
         'loopctl: token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts\n',
       );
-      expect(selected.status).toBe(0);
+      expect(verbose.stdout).toMatch(/schema tokens \(estimated\)/);
       const figures = JSON.parse(selected.stdout);
       expect(figures.advertised).toEqual(['edit_file']);
       expect(figures.tokenCounter).toBe('approx-bytes/4');

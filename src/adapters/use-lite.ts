@@ -130,7 +130,9 @@ export interface UseLiteOptions {
   fetch?: ModelFileLoader;
   /**
    * Told once per load when `'auto'` in Node cannot use onnxruntime-node (not installed, or its
-   * binary fails to load) and runs on WASM instead. Default: `console.warn`.
+   * binary fails to load) and runs on WASM instead, and once per process and path when
+   * `modelPath` holds no model (with the path tried and the command that builds it). Default:
+   * `console.warn`.
    */
   onWarning?: (message: string) => void;
 }
@@ -229,6 +231,12 @@ async function readBytes(response: Response, onBytes?: (done: number, total: num
   onBytes(done, done);
   return concatBytes(chunks, done);
 }
+
+/**
+ * Model folders already reported unreadable in this process: once per path, so a server that
+ * builds a fresh embedder for each retry does not repeat it.
+ */
+const unreadablePathsTold = new Set<string>();
 
 interface Loaded {
   Tensor: Ort['Tensor'];
@@ -331,7 +339,9 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       loader(resolveModelFile(options.modelPath, file)).then((response) =>
         readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total })),
       ),
-    ]);
+    ]).catch((error: unknown) => {
+      throw modelUnreadable(error);
+    });
     const filesDone = performance.now();
     const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
     const tokenizerDone = performance.now();
@@ -389,6 +399,25 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
       modelBytes: model.byteLength,
     };
     return { Tensor, session, tokenizer, backend };
+  };
+
+  // A folder with no model is a set-up mistake that selectors would only note in their output
+  // (falling open, or ranking lexically) on every turn: the console of the process that owns the
+  // embedder hears it once, with the path tried and the fix. Clients of a server never see it.
+  const modelUnreadable = (error: unknown): Error => {
+    const where = typeof options.modelPath === 'string' ? options.modelPath : options.modelPath.href;
+    const reason = errorMessage(error);
+    if (!unreadablePathsTold.has(where)) {
+      unreadablePathsTold.add(where);
+      const fix = /^[a-z][a-z0-9+.-]*:\/\//i.test(where)
+        ? `build it with npx loopctl model and serve that folder at ${where}`
+        : `build it there with npx loopctl model --out ${where}`;
+      warn(
+        `use-lite: no model at ${where} (${reason}); selectors using this embedder fall open or rank ` +
+          `lexically until it loads: ${fix}, or set modelPath to the folder that holds it`,
+      );
+    }
+    return new Error(`use-lite: no model at ${where} (${reason})`, { cause: error });
   };
 
   // A load that fails is retried by a later call (e.g. after the server comes up).

@@ -10,6 +10,8 @@ export interface EvalCase {
   readonly id: string;
   readonly query: string;
   readonly expected: readonly string[];
+  /** The case's line in its file (1-based), for messages about it. */
+  readonly line?: number;
 }
 
 export type SplitName = 'dev' | 'test' | 'all';
@@ -93,7 +95,8 @@ export function loadCases(file: string, split: SplitName = 'all'): EvalCase[] {
         throw new Error(`${file}:${i + 1}: a case needs "query" and "expected"`);
       }
       const id = String(parsed.id ?? i);
-      if (split === 'all' || splitOf(id) === split) cases.push({ id, query: parsed.query, expected: parsed.expected });
+      if (split === 'all' || splitOf(id) === split)
+        cases.push({ id, query: parsed.query, expected: parsed.expected, line: i + 1 });
     });
   return cases;
 }

