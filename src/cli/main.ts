@@ -29,6 +29,7 @@ import {
   toolLinksOf,
   usesK,
 } from './selectors.js';
+import { serveCommand } from './serve-command.js';
 import { splitOf } from './split.js';
 import { UsageError } from './usage-error.js';
 
@@ -45,6 +46,7 @@ Usage:
   loopctl eval --tools FILE --cases FILE [--selector NAME] [--k N] [--split dev|test|all] [--learn FILE] [--model DIR] [--device D] [--vectors FILE] [--json]
   loopctl vectors --tools FILE --out FILE [--model DIR] [--device D] [--precision f16|f32|i8] [--threads N] [--kv-bulk FILE] [--kv-key KEY] [--json]
   loopctl model [--out DIR] [--dtype int8|fp32|int8,fp32] [--force]
+  loopctl serve [--port N] [--host ADDR] [--openai-base-url URL] [--anthropic-base-url URL] [--model-path DIR]
 
 Selectors: ${Object.keys(SELECTOR_FACTORIES).join(', ')} (default: keyword)
 Dense selectors (embedding*, hybrid*) use the offline USE-lite model in --model DIR, else ./models/use-lite.
@@ -63,7 +65,9 @@ lookup first, inferred or declared, so a wrong one can be corrected with "needs"
 vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
-${DEFAULT_KV_KEY}).`;
+${DEFAULT_KV_KEY}).
+serve runs the loopctl API and the selecting proxy on Node from the documented variables
+(PROXY_OPENAI_BASE_URL, LOOPCTL_TOKEN…) and flags: loopctl serve --help.`;
 
 /**
  * Run the CLI with arguments (without `node` and the script). Returns the exit code.
@@ -82,6 +86,7 @@ export async function main(
     return command ? 0 : 2;
   }
   if (command === 'model') return modelCommand(rest, out);
+  if (command === 'serve') return serveCommand(rest, out);
   if (!['select', 'eval', 'vectors'].includes(command))
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);
