@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,22 @@ describe('loopctl serve', () => {
     expect(models.status).toBe(200);
     server.child.kill('SIGINT');
     expect(await server.exited).toBe(0);
+  });
+
+  it('without the optional peers installed it says what to install', () => {
+    // The package alone (package.json, dist, bin) in a project with nothing else installed.
+    const project = join(work, 'no-peers');
+    for (const path of ['package.json', 'dist', 'bin'])
+      cpSync(join(root, path), join(project, 'node_modules', 'loopctl', path), { recursive: true });
+    const result = spawnSync(process.execPath, [join(project, 'node_modules/loopctl/bin/loopctl.mjs'), 'serve'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: cleanEnv({ PORT: '0' }),
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^loopctl: loopctl serve needs (hono|@hono\/node-server) \(an optional peer of loopctl\): npm install hono @hono\/node-server\n$/,
+    );
   });
 
   it('--help lists the flags and the variables', () => {
