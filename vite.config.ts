@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Library build: one ESM entry per public subpath. Heavy optional runtimes stay external and
@@ -14,7 +16,25 @@ const external = [
   /^@hono\//,
 ];
 
+/**
+ * dist/esm-only.cjs, package.json's `require` target: a CommonJS file that throws "loopctl is
+ * ESM-only…", so `require('loopctl')` says what to do instead of Node's "No exports main defined".
+ */
+function esmOnlyRequire(): Plugin {
+  return {
+    name: 'loopctl-esm-only-require',
+    generateBundle() {
+      this.emitFile({
+        type: 'asset',
+        fileName: 'esm-only.cjs',
+        source: readFileSync(new URL('src/esm-only.cjs', import.meta.url), 'utf8'),
+      });
+    },
+  };
+}
+
 export default defineConfig({
+  plugins: [esmOnlyRequire()],
   // The library ships what its entries import and nothing else: `public/` is the demo's source
   // folder, not static files to copy into dist/ (the demo builds to build/demo, see vite.demo.config.ts).
   publicDir: false,

@@ -5,11 +5,15 @@
  * npm cache: the packages the README's set-up names, at this checkout's locked versions, nothing
  * linked from the checkout), then in that project:
  *
- *   1. the packed file list is the library alone (scripts/packed-files.mjs);
+ *   1. the packed file list is the library alone (scripts/packed-files.mjs), and a CommonJS
+ *      `require('loopctl')` throws "loopctl is ESM-only…";
  *   2. the README's "Ten lines" and "complete run" run against the scripted model server;
  *   3. the README's offline set-up: `npx loopctl model --out …`, then its Node `HybridSelector`
  *      example selects by meaning, offline, and the CLI's `select` (keyword and hybrid) and
  *      `eval` run from the installed package on a user's own files;
+ *   4b. the proxy as docs/proxy.md starts it: `npx loopctl serve` with PROXY_OPENAI_BASE_URL
+ *      (the scripted model server) and LOOPCTL_TOKEN, the offline model selecting; one request
+ *      through the real `openai` client, then SIGINT, and it exits 0;
  *   4. a browser entry (a keyword-only app) bundles with Vite; its gzip size is reported;
  *   5. Deno imports the package from node_modules and selects;
  *   6. a Node-only TypeScript project type-checks every public subpath (scripts/node-types-project.mjs).
@@ -21,7 +25,16 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,6 +164,126 @@ function consumerLock(manifest, tarball) {
   return { name: manifest.name, lockfileVersion: 3, requires: true, packages };
 }
 
+/**
+ * `npx loopctl serve` in the consumer project: PROXY_OPENAI_BASE_URL at the scripted model server,
+ * LOOPCTL_TOKEN set, PORT=0 (the URL is read from its banner), the model `loopctl model` built
+ * (LOOPCTL_MODEL_PATH) with PROXY_K=1 so the request is really selected. A client script sends
+ * one chat completion with three tools through the `openai` package; then SIGINT must stop the
+ * server with exit code 0.
+ */
+async function checkServe(modelDir) {
+  const token = 'consumer-check-token-0123456789';
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(PROXY_|MODEL_|LOOPCTL_|PORT$|HOST$)/.test(name)),
+  );
+  // npm itself dies of the Ctrl-C, so the exit code checked is the loopctl process's, recorded by
+  // a preload in the node processes npx starts (only the one running loopctl's bin writes).
+  const exitFile = join(work, 'serve-exit.txt');
+  const recorder = join(work, 'record-exit.cjs');
+  writeFileSync(
+    recorder,
+    `if (/loopctl(\\.mjs)?$/.test(process.argv[1] ?? '')) process.on('exit', (code) => require('node:fs').appendFileSync(${JSON.stringify(exitFile)}, code + '\\n'));\n`,
+  );
+  const serving = spawn('npx', ['--no-install', 'loopctl', 'serve'], {
+    cwd: app,
+    env: {
+      ...env,
+      NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${recorder}`.trim(),
+      PORT: '0',
+      LOOPCTL_TOKEN: token,
+      PROXY_OPENAI_BASE_URL: server.openAIBaseURL,
+      PROXY_K: '1',
+      ...(modelDir ? { LOOPCTL_MODEL_PATH: modelDir } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, signalled whole below as a terminal's Ctrl-C is: npx does not pass
+    // a SIGINT sent to it alone on to the command it runs.
+    detached: true,
+  });
+  let output = '';
+  serving.stdout.setEncoding('utf8').on('data', (d) => (output += d));
+  serving.stderr.setEncoding('utf8').on('data', (d) => (output += d));
+  const exited = new Promise((done) => serving.once('exit', (code, signal) => done(code ?? signal)));
+  try {
+    const started = await new Promise((done) => {
+      const began = Date.now();
+      const timer = setInterval(() => {
+        const ready = output.includes('Ctrl-C stops it.');
+        if (ready || serving.exitCode !== null || Date.now() - began > 60_000) {
+          clearInterval(timer);
+          done(ready);
+        }
+      }, 100);
+    });
+    if (
+      !check(
+        started,
+        `npx loopctl serve did not start:
+${output.slice(-3000)}`,
+      )
+    )
+      return;
+    const url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    check(
+      output.includes(`→ ${server.openAIBaseURL}/chat/completions`) && output.includes('selector: hybrid'),
+      `loopctl serve's banner does not say where it forwards or that it selects with hybrid:\n${output}`,
+    );
+    writeFileSync(
+      join(app, 'proxy-client.mjs'),
+      `import OpenAI from 'openai'
+const client = new OpenAI({ baseURL: process.env.PROXY_URL + '/v1', apiKey: process.env.LOOPCTL_TOKEN, maxRetries: 0 })
+const tools = ['get_weather', 'send_email', 'stock_price'].map((name) => ({
+  type: 'function',
+  function: { name, description: { get_weather: 'Current weather and forecast for a city.', send_email: 'Send an email to a recipient.', stock_price: 'Latest trading price of a ticker.' }[name], parameters: { type: 'object', properties: {} } },
+}))
+const reply = await client.chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'Will I need an umbrella in Paris tomorrow?' }], tools })
+console.log(JSON.stringify({ text: reply.choices[0].message.content }))
+`,
+    );
+    server.enqueue({ text: 'Bring an umbrella.' });
+    const before = server.requests.length;
+    const client = await run(process.execPath, ['proxy-client.mjs'], {
+      cwd: app,
+      env: { ...env, PROXY_URL: url, LOOPCTL_TOKEN: token },
+    });
+    if (client.ok) {
+      check(client.stdout.includes('{"text":"Bring an umbrella."}'), `the proxy's client printed ${client.stdout}`);
+      const forwarded = server.requests
+        .slice(before)
+        .map((request) => request.json?.tools?.map((t) => t.function.name));
+      check(
+        forwarded.length === 1 && forwarded[0]?.includes('get_weather') && !forwarded[0]?.includes('stock_price'),
+        `loopctl serve forwarded ${JSON.stringify(forwarded)}: expected one request with get_weather selected\n${output}`,
+      );
+    }
+  } finally {
+    const group = (signal) => {
+      try {
+        process.kill(-serving.pid, signal);
+      } catch {
+        // The group has already ended.
+      }
+    };
+    group('SIGINT');
+    const ended = await Promise.race([
+      exited.then(() => true),
+      new Promise((done) => setTimeout(() => done(false), 20_000)),
+    ]);
+    // The loopctl process may outlive npm by a moment.
+    for (let i = 0; i < 100 && !existsSync(exitFile); i++) await new Promise((done) => setTimeout(done, 100));
+    const code = existsSync(exitFile)
+      ? readFileSync(exitFile, 'utf8').trim()
+      : 'no exit code (killed, or still running)';
+    check(
+      ended && code === '0',
+      `npx loopctl serve after Ctrl-C (SIGINT): loopctl ended with ${code}, not 0:\n${output.slice(-3000)}`,
+    );
+    check(output.includes('loopctl serve: stopped'), `loopctl serve did not say it stopped:\n${output.slice(-3000)}`);
+    group('SIGKILL');
+  }
+  report.push(`npx loopctl serve: ${output.split('\n')[0].replace(/^loopctl serve: /, '')}`);
+}
+
 const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
 const app = join(work, 'app');
 if (!relative(realpathSync(root), realpathSync(work)).startsWith('..'))
@@ -211,9 +344,10 @@ try {
     type: 'module',
     dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
     // @types/node: for the Node-only TypeScript check below; hono and @hono/node-server: the
-    // optional peers a user of loopctl/hono and loopctl/hono/node installs beside loopctl.
+    // optional peers a user of loopctl/hono, loopctl/hono/node and `loopctl serve` installs
+    // beside loopctl; openai: the client that talks to the proxy.
     devDependencies: Object.fromEntries(
-      [...devDeps, '@types/node', 'hono', '@hono/node-server'].map((d) => [d, version(d)]),
+      [...devDeps, '@types/node', 'hono', '@hono/node-server', 'openai'].map((d) => [d, version(d)]),
     ),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -239,6 +373,16 @@ try {
   const engineWarnings = installed.stderr.split('\n').filter((line) => line.includes('EBADENGINE'));
   check(engineWarnings.length === 0, `npm warned about engines in the user's install:\n${engineWarnings.join('\n')}`);
   check(!readdirSync(join(app, 'node_modules/loopctl')).includes('src'), 'the installed package holds src/');
+  // ESM only: a CommonJS require says so, and what to write instead.
+  writeFileSync(
+    join(app, 'require.cjs'),
+    "try { require('loopctl'); console.log('loaded') } catch (error) { console.log(error.message) }\n",
+  );
+  const required = await run(process.execPath, ['require.cjs'], { cwd: app });
+  check(
+    required.stdout.includes("loopctl is ESM-only: use import … from 'loopctl' or await import('loopctl')"),
+    `require('loopctl') from CommonJS printed ${required.stdout.trim()}`,
+  );
   done();
 
   // 3. The README's examples against the scripted model server.
@@ -377,6 +521,12 @@ try {
   await cli('eval', ['eval', '--tools', 'tools.json', '--cases', 'cases.jsonl'], (f) =>
     f.cases === 3 && f.fullRecall === 1 ? undefined : `scored ${f.cases} cases, fullRecall ${f.fullRecall}`,
   );
+  done();
+
+  // 4c. The proxy from the installed package, as docs/proxy.md starts it: `npx loopctl serve`
+  // with the documented variables, one request through the real openai client, then Ctrl-C.
+  done = step('loopctl serve');
+  await checkServe(modelFlag);
   done();
 
   // 5. A keyword-only browser app bundled with Vite.

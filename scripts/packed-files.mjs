@@ -17,6 +17,8 @@ export const ALLOWED = Object.freeze([
   /^bin\/[\w-]+\.mjs$/,
   /^dist\/[\w-]+\.js$/,
   /^dist\/[\w-]+\.js\.map$/,
+  // The `require` target that says loopctl is ESM-only.
+  /^dist\/esm-only\.cjs$/,
   /^dist\/types\/([\w-]+\/)*[\w-]+\.d\.ts$/,
 ]);
 

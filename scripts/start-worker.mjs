@@ -15,9 +15,9 @@
  * Flags: `--prepare` (steps 1–5 only, e.g. before `wrangler deploy`), `--light` (the
  * Workers-AI entry instead of in-worker ONNX), `--port N`, `--rebuild` (demo build again).
  *
- * The documented variables (LOOPCTL_TOKEN, MODEL_PROVIDER, MODEL_BASE_URL, MODEL_NAME,
- * MODEL_API_KEY, PROXY_OPENAI_API_KEY, PROXY_ANTHROPIC_API_KEY, CORS_ORIGINS, ALLOWED_HOSTS,
- * EMBEDDING_MODEL) set in the environment are passed to the worker
+ * Every documented variable the worker reads (LOOPCTL_*, MODEL_*, PROXY_*, CORS_ORIGINS,
+ * ALLOWED_HOSTS, EMBEDDING_MODEL, VECTORS_TTL_SECONDS: `WORKER_VAR_NAMES` in
+ * src/hono/config-var-names.ts) set in the environment is passed to the worker
  * (`wrangler dev --var`), over wrangler.toml and .dev.vars.
  *
  * @example
@@ -47,19 +47,26 @@ export const OFFLINE_ENV = {
   CI: '1',
 };
 
-/** The documented variables an environment may set for `npm start` (see docs/worker.md). */
-export const PASSED_VARS = [
-  'LOOPCTL_TOKEN',
-  'MODEL_PROVIDER',
-  'MODEL_BASE_URL',
-  'MODEL_NAME',
-  'MODEL_API_KEY',
-  'PROXY_OPENAI_API_KEY',
-  'PROXY_ANTHROPIC_API_KEY',
-  'CORS_ORIGINS',
-  'ALLOWED_HOSTS',
-  'EMBEDDING_MODEL',
-];
+/**
+ * The documented variables an environment may set for `npm start` (see docs/worker.md): the
+ * worker's own list, read from its source (src/hono/config-var-names.ts, type-checked against
+ * the variable interfaces), so a new variable reaches `wrangler dev` without being listed twice.
+ */
+export const PASSED_VARS = await workerVarNames();
+
+async function workerVarNames() {
+  const { build } = await import('esbuild');
+  const { outputFiles } = await build({
+    entryPoints: [join(root, 'src', 'hono', 'config-var-names.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    logLevel: 'warning',
+  });
+  const code = Buffer.from(outputFiles[0].text).toString('base64');
+  return (await import(`data:text/javascript;base64,${code}`)).WORKER_VAR_NAMES;
+}
 
 /**
  * Bundle the `--env onnx` worker exactly as `wrangler deploy --dry-run` builds it, into `outdir`,

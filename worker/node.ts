@@ -49,6 +49,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     ...(embedder ? { embedder } : {}),
     ...(vectorsPath ? { vectors: vectorsFromDisk(vectorsPath) } : {}),
     hostname: env.HOST ?? '127.0.0.1',
+    vars: env,
   });
   const model = options.model ?? {};
   console.log(`loopctl API (Node) on ${server.url}`);

@@ -32,6 +32,7 @@ import {
   toolLinksOf,
   usesK,
 } from './selectors.js';
+import { serveCommand } from './serve-command.js';
 import { splitOf } from './split.js';
 import { UsageError } from './usage-error.js';
 
@@ -85,7 +86,9 @@ says how many cases it left out.`;
 const VECTORS_HELP = `vectors embeds every tool text once into a vectors file (default f16, about 1 MB per 1,000 tools) that
 dense selectors load with --vectors (or the library's \`vectors\` option), so a first turn embeds only
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
-${DEFAULT_KV_KEY}).`;
+${DEFAULT_KV_KEY}).
+serve runs the loopctl API and the selecting proxy on Node from the documented variables
+(PROXY_OPENAI_BASE_URL, LOOPCTL_TOKEN…) and flags: loopctl serve --help.`;
 
 const USAGE = `loopctl — per-turn tool selection
 
@@ -94,6 +97,7 @@ Usage:
   ${SYNOPSIS.eval}
   ${SYNOPSIS.vectors}
   ${SYNOPSIS.model}
+  loopctl serve [--port N] [--host ADDR] [--openai-base-url URL] [--anthropic-base-url URL] [--model-path DIR]
   loopctl COMMAND --help | loopctl --version
 
 ${SELECTORS_HELP}
@@ -133,6 +137,7 @@ export async function main(
     return 0;
   }
   if (command === 'model') return modelCommand(rest, out);
+  if (command === 'serve') return serveCommand(rest, out);
   if (command !== 'select' && command !== 'eval' && command !== 'vectors')
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);

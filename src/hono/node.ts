@@ -15,13 +15,24 @@ import { isLoopbackAddress, LOOPBACK_HOSTS } from './allowed-hosts.js';
 import { EmbedderUnavailableError } from './api-selectors.js';
 import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
+import { varText } from './config-vars.js';
+import { optionsFromVars } from './env-options.js';
 
-/** Options for {@link startNodeServer}: the app's, plus where to listen. */
+/** Options for {@link startNodeServer}: the app's, plus where to listen and which variables to read. */
 export interface NodeServerOptions extends AppOptions {
-  /** Default: the `PORT` environment variable, else 8787; 0 picks a free port. */
+  /** Default: the `PORT` variable, else 8787; 0 picks a free port. */
   port?: number;
-  /** Default `127.0.0.1` (loopback only): the app then answers only loopback `Host` names unless `allowedHosts` is set. */
+  /**
+   * Default: the `HOST` variable, else `127.0.0.1` (loopback only): the app then answers only
+   * loopback `Host` names unless `allowedHosts` (or `ALLOWED_HOSTS`) is set.
+   */
   hostname?: string;
+  /**
+   * The configuration variables (`LoopctlVars`: `LOOPCTL_TOKEN`, `MODEL_*`, `PROXY_*`…,
+   * plus `PORT` and `HOST`), read as {@link optionsFromVars} reads them. Default `process.env`;
+   * `{}` reads none. The options given here win over them, key by key (`proxy` and `model` too).
+   */
+  vars?: Record<string, string | undefined>;
 }
 
 /** A listening server. */
@@ -38,18 +49,33 @@ export class ListenError extends Error {
 }
 
 /**
- * Serve the app over HTTP from Node. Listens on `port`, else `PORT` from the environment,
- * else 8787. Rejects with a {@link ListenError} saying what to do when the port is in use or
- * not allowed, and with a `RangeError` for a port that is not one.
+ * Serve the app over HTTP from Node. Reads the documented variables (`LOOPCTL_TOKEN`, `MODEL_*`,
+ * `PROXY_*`, `CORS_ORIGINS`, `ALLOWED_HOSTS`…) from `process.env` (or `vars`), under the options
+ * given. Listens on `port`, else `PORT`, else 8787, on `hostname`, else `HOST`, else
+ * `127.0.0.1`. Rejects with a {@link ListenError} saying what to do when the port is in use or
+ * not allowed, a `ConfigError` naming a variable with a bad value, and a `RangeError` for a
+ * port that is not one.
  *
  * @example
- * const server = await startNodeServer({ registry, port: 0, token: 'secret' })
+ * // PROXY_OPENAI_BASE_URL=https://api.openai.com/v1 LOOPCTL_TOKEN=… node server.mjs
+ * const server = await startNodeServer({ registry, port: 0 })
  * await fetch(`${server.url}/healthz`)
  * await server.close()
  */
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const { port: given, hostname, ...appOptions } = mergeOptions({ hostname: '127.0.0.1' }, options);
-  const port = listenPort(given);
+  const { vars = process.env, ...given } = options;
+  const fromVars = optionsFromVars(vars);
+  const {
+    port: givenPort,
+    hostname,
+    ...appOptions
+  } = mergeOptions({ hostname: varText(vars.HOST) ?? '127.0.0.1' }, fromVars, {
+    ...given,
+    // One level deeper for the nested settings: `proxy: { fetch }` keeps PROXY_OPENAI_BASE_URL.
+    model: fromVars.model || given.model ? mergeOptions({}, fromVars.model, given.model) : undefined,
+    proxy: fromVars.proxy || given.proxy ? mergeOptions({}, fromVars.proxy, given.proxy) : undefined,
+  });
+  const port = listenPort(givenPort, varText(vars.PORT));
   // The proxy's upstream calls go through one keep-alive node:http pool, unless a fetch was given.
   const upstream =
     appOptions.fetch || appOptions.proxy?.fetch
@@ -99,9 +125,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   };
 }
 
-/** `port`, else `PORT` from the environment, else 8787; a value that is no port is a RangeError. */
-function listenPort(port: number | undefined): number {
-  const fromEnv = process.env.PORT?.trim();
+/** `port`, else the `PORT` variable, else 8787; a value that is no port is a RangeError. */
+function listenPort(port: number | undefined, fromEnv: string | undefined): number {
   const value = port ?? (fromEnv ? Number(fromEnv) : 8787);
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
     throw new RangeError(

@@ -10,11 +10,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { optionsFromVars } from '../../src/hono/env-options.js';
 import { ListenError, type RunningServer, startNodeServer, useLiteFromDisk } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
-import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
+import type { UpstreamFixture } from '../proxy/upstream-fixture.js';
+import { startUpstreamFixture, toolNames } from '../proxy/upstream-fixture.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'node-server-token-0123456789';
@@ -22,11 +24,16 @@ const registry = () =>
   new ToolRegistry().register({ name: 'get_weather', description: 'Weather for a city.' }, () => 'sunny');
 const servers: RunningServer[] = [];
 const work = mkdtempSync(join(tmpdir(), 'loopctl-node-server-'));
-const savedPort = process.env.PORT;
+/** The variables these tests set in process.env, restored after each. */
+const SET_VARS = ['PORT', 'LOOPCTL_TOKEN', 'PROXY_OPENAI_BASE_URL', 'PROXY_K'] as const;
+const savedVars = Object.fromEntries(SET_VARS.map((name) => [name, process.env[name]]));
 
 afterEach(() => {
-  if (savedPort === undefined) delete process.env.PORT;
-  else process.env.PORT = savedPort;
+  for (const name of SET_VARS) {
+    const saved = savedVars[name];
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  }
 });
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
@@ -90,6 +97,74 @@ describe('startNodeServer', () => {
       `loopctl: cannot listen on 127.0.0.1:${first.port}: the port is in use (EADDRINUSE); stop what listens there, or choose another port (the port option or PORT; 0 picks a free one)`,
     );
   }, 90_000);
+});
+
+describe('startNodeServer reads the documented variables from process.env', () => {
+  const tools = ['get_weather', 'send_email', 'stock_price'].map((name) => ({
+    type: 'function' as const,
+    function: { name, description: `The ${name.replace('_', ' ')} tool.`, parameters: { type: 'object' } },
+  }));
+  const ask = (url: string) =>
+    new OpenAI({ baseURL: `${url}/v1`, apiKey: TOKEN, maxRetries: 0 }).chat.completions.create({
+      model: 'scripted',
+      messages: [{ role: 'user', content: 'weather in Oslo' }],
+      tools,
+    });
+  /** The client's tools an upstream request carried (the proxy's own search tool left out). */
+  const forwarded = (upstream: UpstreamFixture, index: number) =>
+    toolNames(upstream.requests[index]?.json).filter((name) => tools.some((tool) => tool.function.name === name));
+
+  it('the docs/worker.md snippet as written: PROXY_* and LOOPCTL_TOKEN from the environment configure the proxy', async () => {
+    const upstream = await startUpstreamFixture();
+    process.env.PROXY_OPENAI_BASE_URL = upstream.openAIBaseURL;
+    process.env.PROXY_K = '1';
+    process.env.LOOPCTL_TOKEN = TOKEN;
+    process.env.PORT = '0';
+    const server = await startNodeServer({ registry: registry(), token: process.env.LOOPCTL_TOKEN });
+    servers.push(server, { url: '', port: 0, close: () => upstream.close() });
+    const reply = await ask(server.url);
+    expect(reply.choices[0]?.message.content).toBeTruthy();
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]?.path).toBe('/v1/chat/completions');
+    // PROXY_K=1 kept the one weather tool of three.
+    expect(forwarded(upstream, 0)).toEqual(['get_weather']);
+  });
+
+  it('explicit options win over the variables, key by key; `vars` replaces process.env', async () => {
+    const upstream = await startUpstreamFixture();
+    process.env.PROXY_OPENAI_BASE_URL = upstream.deadURL;
+    process.env.PROXY_K = '1';
+    process.env.LOOPCTL_TOKEN = 'not-the-token-0123456789';
+    const server = await startNodeServer({
+      registry: registry(),
+      port: 0,
+      token: TOKEN,
+      proxy: { openaiBaseURL: upstream.openAIBaseURL },
+    });
+    servers.push(server, { url: '', port: 0, close: () => upstream.close() });
+    await ask(server.url);
+    expect(upstream.requests).toHaveLength(1);
+    // PROXY_K still applies: only the base URL was given explicitly.
+    expect(forwarded(upstream, 0)).toEqual(['get_weather']);
+
+    const port = await freePort();
+    const fromVars = await startNodeServer({
+      registry: registry(),
+      vars: { PORT: String(port), LOOPCTL_TOKEN: TOKEN, PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL },
+    });
+    servers.push(fromVars);
+    expect(fromVars.port).toBe(port);
+    await ask(fromVars.url);
+    expect(upstream.requests).toHaveLength(2);
+    expect(forwarded(upstream, 1)).toHaveLength(3);
+  });
+
+  it('a bad variable is a ConfigError naming it', async () => {
+    process.env.PROXY_OPENAI_BASE_URL = 'not a url';
+    await expect(startNodeServer({ registry: registry(), port: 0 })).rejects.toThrow(
+      'PROXY_OPENAI_BASE_URL must be an http(s) URL',
+    );
+  });
 });
 
 describe('useLiteFromDisk', () => {

@@ -5,7 +5,8 @@
  *   as npm links a `file:` dependency), serves `/v1/tools` and `/v1/select` for its own tools;
  *   chunked over-limit bodies get 413 JSON every time through wrangler dev's proxy.
  * - `npm start` (scripts/start-worker.mjs) passes MODEL_BASE_URL and friends from the
- *   environment: a run reaches the scripted model named there; the demo page and the API share
+ *   environment: a run reaches the scripted model named there, and a proxy call the upstream
+ *   named by PROXY_OPENAI_BASE_URL (not MODEL_BASE_URL's); the demo page and the API share
  *   the origin, and anything else than GET/HEAD outside the API is a JSON 405 (not an empty one).
  *
  * Needs the built package (`npm run build`) and, for `npm start`, the demo page (`npm run build:demo`).
@@ -19,6 +20,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFLINE_ENV } from '../../scripts/start-worker.mjs';
+import type { UpstreamFixture } from '../proxy/upstream-fixture.js';
+import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
 import type { ModelFixture } from './model-fixture.js';
 import { startModelFixture } from './model-fixture.js';
 import { parseSse } from './suite.js';
@@ -204,18 +207,42 @@ describe('examples/worker under wrangler dev', () => {
 describe('npm start passes the documented variables from the environment', () => {
   let server: Started | undefined;
   let model: ModelFixture | undefined;
+  let upstream: UpstreamFixture | undefined;
   beforeAll(async () => {
     model = await startModelFixture();
+    upstream = await startUpstreamFixture();
     const port = await freePort();
     server = await start([join(root, 'scripts', 'start-worker.mjs'), '--light', '--port', String(port)], root, port, {
       LOOPCTL_TOKEN: TOKEN,
       MODEL_BASE_URL: model.baseURL,
       MODEL_NAME: 'scripted-from-env',
+      PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+      PROXY_SELECTOR: 'bm25',
     });
   }, 180_000);
   afterAll(async () => {
     await stop(server);
     await model?.close();
+    await upstream?.close();
+  });
+
+  it('PROXY_OPENAI_BASE_URL and PROXY_SELECTOR from the environment reach the proxy', async () => {
+    const tools = ['get_weather', 'send_email', 'stock_price'].map((name) => ({
+      type: 'function',
+      function: { name, description: `${name.replace('_', ' ')} tool`, parameters: { type: 'object' } },
+    }));
+    const response = await fetch(`${server!.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...auth, 'x-loopctl-k': '1' },
+      body: JSON.stringify({ model: 'up', messages: [{ role: 'user', content: 'get the weather' }], tools }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expect(upstream!.requests).toHaveLength(1);
+    expect(upstream!.requests[0]?.path).toBe('/v1/chat/completions');
+    expect(model!.server.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+    const passed = /from the environment: (.*)/.exec(server!.log())?.[1]?.split(', ');
+    expect(passed).toEqual(expect.arrayContaining(['PROXY_OPENAI_BASE_URL', 'PROXY_SELECTOR']));
   });
 
   it('MODEL_BASE_URL, MODEL_NAME and LOOPCTL_TOKEN from the environment reach the worker', async () => {

@@ -40,6 +40,7 @@ import { authorize } from './proxy-auth.js';
 import { proxyControls } from './proxy-controls.js';
 import { parseProxyRequest } from './proxy-request.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
+import { proxyUpstreams } from './proxy-upstreams.js';
 import { readBodyText } from './read-body.js';
 import { redactedError } from './redacted-error.js';
 import { ProxyRequestError } from './request-error.js';
@@ -322,18 +323,8 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     throw new RangeError(`proxy idleTimeoutMs must be 0 or more, got ${idleMs}`);
   if (!(Number.isSafeInteger(maxSseEventBytes) && maxSseEventBytes > 0))
     throw new RangeError(`proxy maxSseEventBytes must be a positive integer, got ${maxSseEventBytes}`);
-  const openaiBase = trimSlash(
-    options.openaiBaseURL ??
-      (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined),
-  );
-  const upstreams: Record<WireProtocol, string | undefined> = {
-    openai: openaiBase,
-    responses: openaiBase,
-    anthropic: trimSlash(
-      options.anthropicBaseURL ??
-        (model?.provider === 'anthropic' ? (model.baseURL ?? 'https://api.anthropic.com') : undefined),
-    )?.replace(/\/v1$/, ''),
-  };
+  const upstreams = proxyUpstreams(options, model);
+  const openaiBase = upstreams.openai;
   // OpenAI's own API caches every prefix of 1,024 tokens or more, unasked.
   const openaiCaches = openaiBase !== undefined && /^https:\/\/api\.openai\.com(?:\/|$)/i.test(openaiBase);
   // One key per upstream: the model's key only for its own protocol.
@@ -937,10 +928,6 @@ function eventStream(
       void source.return(undefined).catch(() => undefined);
     },
   });
-}
-
-function trimSlash(url: string | undefined): string | undefined {
-  return url?.replace(/\/+$/, '');
 }
 
 function search(c: Context): string {
