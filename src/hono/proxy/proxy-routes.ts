@@ -50,14 +50,7 @@ import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
 import { KEEP_ALIVE } from './sse-events.js';
 import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
-import {
-  MIN_DEFERRED_TOKENS,
-  planTools,
-  resolvePolicy,
-  selectionQuery,
-  selectionSize,
-  skipBeforeSelection,
-} from './tool-policy.js';
+import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, skipBeforeSelection } from './tool-policy.js';
 import { toolSetBudget } from './tool-set-budget.js';
 import type { ToolSetCache } from './tool-set-cache.js';
 import { toolSetCache } from './tool-set-cache.js';
@@ -68,7 +61,10 @@ import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './
 export interface ProxySettings {
   /** Selector when a request names none (`PROXY_SELECTOR`). Default `hybrid`, or `keyword` without an embedder. */
   selector?: string;
-  /** Tools kept per request when a request sets no `x-loopctl-k` (`PROXY_K`). Default 8. */
+  /**
+   * The client's tools kept per request when a request sets no `x-loopctl-k` (`PROXY_K`); the
+   * proxy's own `find_tools` / `call_tool` come on top. Default 8.
+   */
   k?: number;
   /** `token` (default) or `passthrough` (`PROXY_AUTH`); see `proxy-auth.ts`. */
   auth?: ProxyAuthMode;
@@ -483,8 +479,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           }
         }
         let selector: AsyncToolSelector | undefined;
+        // k counts the client's tools; the proxy's own find_tools / call_tool come on top.
         const resolve = async (): Promise<AsyncToolSelector> => {
-          selector ??= await selectors.get(selectorName, selectionSize(request, policy, controls.k));
+          selector ??= await selectors.get(selectorName, controls.k);
           return selector;
         };
         const query = selectionQuery(request, policy);
