@@ -80,7 +80,9 @@ for (const row of rows) {
     misses.push(
       `${row.provider} ${row.scenario} ${row.results}/${row.tools}: default ${pct(row.units.default, row.units.all)} > 60% at 1,000 tools`,
     );
-  if (!row.cached && ratio - row.units.narrow / row.units.all > 0.05) {
+  // Uncached, the default carries k client tools and its search tool where narrow carries k
+  // (x-loopctl-k counts the client's tools), and pays the rounds that reach the rest.
+  if (!row.cached && ratio - row.units.narrow / row.units.all > 0.06) {
     misses.push(
       `${row.provider} ${row.scenario} ${row.results}/${row.tools}/none: default ${pct(row.units.default, row.units.all)} vs narrow ${pct(row.units.narrow, row.units.all)}`,
     );
@@ -90,7 +92,7 @@ for (const row of rows) {
 for (const provider of ['anthropic', 'openai']) {
   const title =
     provider === 'anthropic'
-      ? "Anthropic's rules (Messages; write 1.25×, read 0.1×, 1,024-token minimum; breakpoints after the tools and on the last message)"
+      ? "Anthropic's rules (Messages; write 1.25×, read 0.1×, 1,024-token minimum; breakpoints after the tools, on the system prompt and on the last message)"
       : `OpenAI's rules (Chat Completions; cached input ${values['openai-read']}×, 1,024-token minimum, 128-token steps)`;
   console.log(`\n### ${title}\n\n${header}`);
   for (const row of rows.filter((entry) => entry.table === 'policies' && entry.provider === provider))

@@ -31,14 +31,14 @@ const PROMPTS = [
   'List the files in the project folder',
 ];
 
-function session(placement: Placement): Json[] {
+function session(placement: Placement, systemText = 'You are terse.'): Json[] {
   const tools = anthropicTools(wideToolSet()) as Json[];
   if (placement === 'tools' || placement === 'several')
     tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: BREAKPOINT };
   const system = [
     {
       type: 'text',
-      text: 'You are terse.',
+      text: systemText,
       ...(placement === 'system' || placement === 'several' ? { cache_control: BREAKPOINT } : {}),
     },
   ];
@@ -65,6 +65,22 @@ function session(placement: Placement): Json[] {
   });
 }
 
+async function send(app: ReturnType<typeof createApp>, body: Json): Promise<Response> {
+  const response = await app.request('/v1/messages', {
+    method: 'POST',
+    headers: {
+      'x-api-key': 'sk-test',
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+      'x-loopctl-selector': 'bm25',
+    },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  await response.arrayBuffer();
+  return response;
+}
+
 describe('auto resolves the same on every request of a session, wherever the breakpoint sits', () => {
   it.each(['tools', 'system', 'last message', 'top level', 'several'] as const)(
     'breakpoint on %s: stable on every request, the same forwarded tools',
@@ -78,23 +94,36 @@ describe('auto resolves the same on every request of a session, wherever the bre
       const forwardedTools: string[] = [];
       for (const body of session(placement)) {
         const before = upstream.requests.length;
-        const response = await app.request('/v1/messages', {
-          method: 'POST',
-          headers: {
-            'x-api-key': 'sk-test',
-            'anthropic-version': '2023-06-01',
-            'content-type': 'application/json',
-            'x-loopctl-selector': 'bm25',
-          },
-          body: JSON.stringify(body),
-        });
-        expect(response.status).toBe(200);
-        await response.arrayBuffer();
+        const response = await send(app, body);
         policies.push(response.headers.get('x-loopctl-policy'));
-        forwardedTools.push(JSON.stringify((upstream.requests[before]?.json as Json).tools));
+        forwardedTools.push(JSON.stringify(((upstream.requests[before]?.json ?? {}) as Json).tools));
       }
       expect(policies).toEqual(PROMPTS.map(() => 'stable'));
       expect(new Set(forwardedTools).size).toBe(1);
     },
   );
+});
+
+describe('stable lists the latest selection at the tail where a search round would be read at full price', () => {
+  // About 2,500 tokens of conversation: short of the 16 k a cached conversation waits for.
+  const system = `You operate the user's tools. ${'Answer briefly and call a tool when one is needed. '.repeat(180)}`;
+
+  it.each([
+    ['tools', true],
+    ['system', true],
+    ['last message', false],
+    ['several', false],
+  ] as const)('breakpoints on %s: listed %s', async (placement, listed) => {
+    const app = createApp({
+      registry: new ToolRegistry(),
+      proxy: { auth: 'passthrough', anthropicBaseURL: upstream.anthropicBaseURL, minDeferredTokens: 1 },
+    });
+    const [first, second] = session(placement, system);
+    await send(app, first as Json);
+    // The second user message (an email) selects tools the first one (the weather) did not load.
+    const response = await send(app, second as Json);
+    expect(response.headers.get('x-loopctl-policy')).toBe('stable');
+    if (listed) expect(Number(response.headers.get('x-loopctl-revealed'))).toBeGreaterThan(0);
+    else expect(response.headers.get('x-loopctl-revealed')).toBeNull();
+  });
 });

@@ -33,6 +33,7 @@ import { DEFAULT_MAX_JSON_DEPTH, JsonDepthError, MAX_JSON_DEPTH_LIMIT } from './
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
+import { hasBreakpoints } from './native-search.js';
 import { providerError, streamError } from './provider-errors.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
@@ -172,6 +173,8 @@ const DEFAULT_FIRST_BYTE_MS = 300_000;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
 const DEFAULT_MAX_TOOLS = 10_000;
+/** Anthropic's cache-read price: what a round re-reading a cached conversation costs per token. */
+const UNCACHED_ROUND_SHARE = 0.1;
 /** What a client whose budget of new tool lists is spent is ranked with: no vectors, no writes. */
 const LEXICAL_SELECTOR = 'bm25';
 
@@ -568,7 +571,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
     const conversationChars =
       request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
-    if (conversationChars / 4 < tailRevealTokens) return [];
+    // A search round re-reads the conversation: at the cached price where it is cached; at full
+    // price where no breakpoint reaches the messages (Anthropic caches nothing after the last
+    // one), which makes the list worth it on a prompt a tenth as long.
+    const threshold = conversationCached(request) ? tailRevealTokens : tailRevealTokens * UNCACHED_ROUND_SHARE;
+    if (conversationChars / 4 < threshold) return [];
     const latest = await selectTools(
       resolve,
       { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation },
@@ -842,6 +849,19 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.warning !== undefined) headers.set('x-loopctl-warning', headerText(outcome.warning));
   if (outcome.ms !== undefined)
     headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
+}
+
+/**
+ * Whether the upstream caches the conversation's messages: an Anthropic request caches only up
+ * to its last breakpoint, so one whose breakpoints sit on the tools or the system prompt has its
+ * messages read at full price on every request (a search round included). Other protocols
+ * cache whole prefixes.
+ */
+function conversationCached(request: ProxyRequest): boolean {
+  const { body } = request;
+  return (
+    request.protocol !== 'anthropic' || hasBreakpoints({ cache_control: body.cache_control, messages: body.messages })
+  );
 }
 
 function upstreamName(protocol: WireProtocol): 'openai' | 'anthropic' {
