@@ -103,7 +103,8 @@ export interface ProxySettings {
   /**
    * Stable policy: from a prompt of this many tokens (the conversation, tools aside), the tools
    * the latest user message selects ride after its last message, callable through `call_tool`
-   * without a search round (a round re-reads the whole prompt). Default 16384.
+   * without a search round (a round re-reads the whole prompt). Default 16384; a tenth of it
+   * where no Anthropic breakpoint reaches the messages (a round then re-reads them at full price).
    */
   tailRevealTokens?: number;
   /**
