@@ -51,6 +51,8 @@ export interface ApiSelectors {
   get(name: string, k: number | undefined): Promise<AsyncToolSelector>;
   /** Whether `name` needs an embedder. */
   isDense(name: string): boolean;
+  /** Whether `name`'s output size follows k (plain `keyword`, `static` and the adaptive ones decide it themselves). */
+  usesK(name: string): boolean;
 }
 
 /**
@@ -83,6 +85,7 @@ export function apiSelectors(options: ApiSelectorsOptions = {}): ApiSelectors {
   return {
     names: table.names,
     isDense: (name) => table.isDense(name),
+    usesK: (name) => table.usesK(name),
     async get(name, k) {
       try {
         return await table.get(name, k);

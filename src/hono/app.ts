@@ -32,9 +32,11 @@ import { allowedHostsGuard } from './allowed-hosts.js';
 import { ApiError, errorResponse } from './api-error.js';
 import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
+import { kNote } from './k-note.js';
 import { modelProbe } from './model-probe.js';
 import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
+import { rankedTools } from './ranked-tools.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
 import { streamRun } from './run-stream.js';
 import { DEFAULT_UPLOAD_BUFFER_BYTES, uploadBudget } from './upload-budget.js';
@@ -275,9 +277,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       // every later request; a run (below) is what a disconnect must cancel.
       const selection = await runSelection(selector, ctx, all);
       const ms = performance.now() - started;
+      const notes = input.k !== undefined && !selectors.usesK(input.selector) ? [kNote(input.selector)] : [];
       return c.json({
         selector: input.selector,
         advertised: selection.names,
+        ranked: rankedTools(selection),
+        ...(notes.length ? { notes } : {}),
         registered: all.length,
         fellOpen: selection.fellOpen !== undefined,
         ...(selection.fellOpen !== undefined ? { reason: selection.fellOpen } : {}),

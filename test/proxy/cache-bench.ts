@@ -12,8 +12,15 @@
  * Scenarios: test-split bfcl_multi_turn conversations (each turn's ground-truth calls, then a
  * text answer), and a synthetic session of 10 user turns × 3 tool rounds (40 requests, a
  * 2,000-token system prompt), with 200 / 2,000 / 5,000-token tool results, over registries of
- * 30, 128 and 1,000 tools, with a client that caches (Anthropic: breakpoints after the tools
- * and on the last message; OpenAI: a server that caches prefixes) and one that does not.
+ * 30, 128 and 1,000 tools, with a client that caches (Anthropic: breakpoints after the tools,
+ * on the system prompt and on the last message; OpenAI: a server that caches prefixes) and one
+ * that does not.
+ *
+ * Placements ({@link runPlacementBench}): the session again on the Messages wire, once per place
+ * real clients put their breakpoints (only after the tools, only on the system prompt, only on
+ * the last message, several), billed under Anthropic's rules and under OpenAI's (an
+ * Anthropic-compatible upstream that caches every prefix by itself). The proxy must resolve the
+ * same policy on every request of a session whichever one a client uses.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -33,25 +40,42 @@ type Json = Record<string, unknown>;
 /** The three policies compared. */
 export type BenchPolicy = 'all' | 'narrow' | 'default';
 
+/**
+ * Where an Anthropic client sets its `cache_control` breakpoints: after the tools (on the last
+ * tool), on the system prompt, on the last message, or all three (`several`).
+ */
+export type Placement = 'tools' | 'system' | 'last message' | 'several';
+
+/** Every placement, in table order. */
+export const PLACEMENTS: readonly Placement[] = ['tools', 'system', 'last message', 'several'];
+
 /** One user turn: its prompt and the tools it calls, in order. */
-interface Turn {
+export interface Turn {
   readonly query: string;
   readonly calls: readonly string[];
 }
 
-interface Scenario {
+/** A conversation to replay: its system prompt and user turns. */
+export interface Scenario {
   readonly id: string;
   readonly turns: readonly Turn[];
   readonly system: string;
 }
 
-/** One row of the table. */
+/** One row of the tables. */
 export interface BenchRow {
+  /** The policy table (a scenario under its provider) or the placement table (the session, breakpoints placed one way). */
+  readonly table: 'policies' | 'placements';
   readonly scenario: string;
   readonly tools: number;
   readonly results: number;
   readonly cached: boolean;
+  /** Whose caching rules billed the row. */
   readonly provider: 'anthropic' | 'openai';
+  /** The protocol the client spoke (the placement rows bill Messages bodies under both rules). */
+  readonly wire: 'anthropic' | 'openai';
+  /** Where the client set its breakpoints; absent where it set none (OpenAI's wire has none). */
+  readonly placement?: Placement;
   /** Client requests and upstream requests (search rounds included), per policy. */
   readonly requests: Record<BenchPolicy, { client: number; upstream: number }>;
   /** Billed input units per policy. */
@@ -232,6 +256,16 @@ interface ClientState {
   readonly anthropic: Json[];
 }
 
+/** Which parts of a Messages request carry a breakpoint, by placement. */
+function marks(placement: Placement | undefined): { tools: boolean; system: boolean; last: boolean } {
+  const several = placement === 'several';
+  return {
+    tools: several || placement === 'tools',
+    system: several || placement === 'system',
+    last: several || placement === 'last message',
+  };
+}
+
 function anthropicTools(tools: readonly ToolSchema[], cached: boolean): Json[] {
   return tools.map((tool, i) => ({
     name: tool.name,
@@ -295,12 +329,13 @@ async function replay(
   tools: readonly ToolSchema[],
   resultTokens: number,
   provider: 'openai' | 'anthropic',
-  cached: boolean,
+  placement: Placement | undefined,
   policy: BenchPolicy,
 ): Promise<{ client: number; reached: number; calls: number }> {
   const steps = stepsOf(scenario, tools);
   const state: ClientState = { openai: [{ role: 'system', content: scenario.system }], anthropic: [] };
-  const anthropicList = anthropicTools(tools, cached);
+  const marked = marks(placement);
+  const anthropicList = anthropicTools(tools, marked.tools);
   const openaiList = openAITools(tools);
   const headers: Record<string, string> = {
     authorization: `Bearer ${TOKEN}`,
@@ -328,9 +363,13 @@ async function replay(
             model: 'bench',
             max_tokens: 1024,
             system: [
-              { type: 'text', text: scenario.system, ...(cached ? { cache_control: { type: 'ephemeral' } } : {}) },
+              {
+                type: 'text',
+                text: scenario.system,
+                ...(marked.system ? { cache_control: { type: 'ephemeral' } } : {}),
+              },
             ],
-            messages: withBreakpoint(state.anthropic, cached),
+            messages: withBreakpoint(state.anthropic, marked.last),
             tools: anthropicList,
           }
         : { model: 'bench', messages: state.openai, tools: openaiList };
@@ -375,45 +414,105 @@ async function replay(
   return { client: steps.length, reached, calls: callCount };
 }
 
+/** The proxies a bench replays through, over one recording upstream. */
+interface BenchServers {
+  /** The default (auto) proxy. */
+  readonly plain: RunningServer;
+  /** The same with a prefix-caching OpenAI upstream (as api.openai.com is). */
+  readonly caching: RunningServer;
+  close(): Promise<void>;
+}
+
+async function startServers(modelDir: string | undefined, selector: string | undefined): Promise<BenchServers> {
+  const embedder = modelDir === undefined ? undefined : useLiteFromDisk(modelDir);
+  if (modelDir !== undefined && !embedder)
+    throw new Error(`bench: no USE-lite model in ${modelDir} (npm run build:model)`);
+  const upstream: UpstreamFixture = await startUpstreamFixture({ script, keepRequests: 1 });
+  const vars = {
+    LOOPCTL_TOKEN: TOKEN,
+    PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+    PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
+    PROXY_MAX_BODY_BYTES: String(64 * 1024 * 1024),
+    ...(selector !== undefined ? { PROXY_SELECTOR: selector } : {}),
+  };
+  const start = (extra: Record<string, string>) =>
+    startNodeServer({
+      ...optionsFromVars({ ...vars, ...extra }),
+      registry: new ToolRegistry(),
+      ...(embedder ? { embedder } : {}),
+      port: 0,
+      onError: (error) => console.error(error),
+    });
+  const plain = await start({});
+  const caching = await start({ PROXY_PREFIX_CACHE: 'on' });
+  return {
+    plain,
+    caching,
+    async close() {
+      await plain.close();
+      await caching.close();
+      await upstream.close();
+    },
+  };
+}
+
+/** Replays of one policy, billed under each of `billers`' rules. */
+async function replayBilled(
+  server: RunningServer,
+  scenarios: readonly Scenario[],
+  registry: (scenario: Scenario) => readonly ToolSchema[],
+  results: number,
+  wire: 'openai' | 'anthropic',
+  placement: Placement | undefined,
+  policy: BenchPolicy,
+  billers: readonly CacheBiller[],
+): Promise<{ units: number[]; client: number; upstream: number; reached: number }> {
+  const units = billers.map(() => 0);
+  let client = 0;
+  let upstreamCount = 0;
+  let reached = 0;
+  let callCount = 0;
+  for (const scenario of scenarios) {
+    captured = [];
+    const outcome = await replay(server, scenario, registry(scenario), results, wire, placement, policy);
+    for (const { body } of captured) {
+      const blocks = promptBlocks(wire, body);
+      billers.forEach((biller, i) => {
+        units[i] = (units[i] as number) + biller.bill(blocks).units;
+      });
+    }
+    client += outcome.client;
+    upstreamCount += captured.length;
+    reached += outcome.reached;
+    callCount += outcome.calls;
+  }
+  return { units, client, upstream: upstreamCount, reached: callCount === 0 ? 1 : reached / callCount };
+}
+
 /**
- * Run the bench and return its rows.
+ * Run the bench and return its rows: the scenarios' rows, then the placement rows (the session
+ * at each results size and registry size).
  *
  * @example
  * const rows = await runCacheBench({ evalDir: '../shared/eval', modelDir: 'models/use-lite' })
  */
 export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRow[]> {
   const data = loadData(options.evalDir, options.conversations ?? 24);
-  const upstream: UpstreamFixture = await startUpstreamFixture({ script, keepRequests: 1 });
-  const embedder = useLiteFromDisk(options.modelDir);
-  if (!embedder) throw new Error(`bench: no USE-lite model in ${options.modelDir} (npm run build:model)`);
-  const vars = {
-    LOOPCTL_TOKEN: TOKEN,
-    PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
-    PROXY_ANTHROPIC_BASE_URL: upstream.anthropicBaseURL,
-    PROXY_MAX_BODY_BYTES: String(64 * 1024 * 1024),
-  };
-  const start = (extra: Record<string, string>) =>
-    startNodeServer({
-      ...optionsFromVars({ ...vars, ...extra }),
-      registry: new ToolRegistry(),
-      embedder,
-      port: 0,
-      onError: (error) => console.error(error),
-    });
-  // The default (auto) proxy, and the same with a prefix-caching OpenAI upstream (as api.openai.com is).
-  const plain = await start({});
-  const caching = await start({ PROXY_PREFIX_CACHE: 'on' });
+  const servers = await startServers(options.modelDir, undefined);
+  const { plain, caching } = servers;
   const rows: BenchRow[] = [];
   const sets: { name: string; scenarios: Scenario[]; results: readonly number[] }[] = [
     { name: 'bfcl_multi_turn', scenarios: data.conversations, results: options.bfclResults ?? [200, 2000] },
     { name: 'session 10×3', scenarios: [data.session], results: options.sessionResults ?? [200, 2000, 5000] },
   ];
+  const sizes = options.toolCounts ?? [30, 128, 1000];
   try {
     for (const set of sets) {
       for (const results of set.results) {
-        for (const size of options.toolCounts ?? [30, 128, 1000]) {
+        for (const size of sizes) {
           for (const cached of [true, false]) {
             for (const provider of ['anthropic', 'openai'] as const) {
+              const placement = provider === 'anthropic' && cached ? 'several' : undefined;
               const units = {} as Record<BenchPolicy, number>;
               const reachedShare = {} as Record<BenchPolicy, number>;
               const requests = {} as Record<BenchPolicy, { client: number; upstream: number }>;
@@ -424,38 +523,29 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRo
                   ...(provider === 'openai' && options.openaiRead !== undefined ? { read: options.openaiRead } : {}),
                 });
                 const server = provider === 'openai' && cached && policy === 'default' ? caching : plain;
-                let total = 0;
-                let client = 0;
-                let upstreamCount = 0;
-                let reached = 0;
-                let callCount = 0;
-                for (const scenario of set.scenarios) {
-                  captured = [];
-                  const outcome = await replay(
-                    server,
-                    scenario,
-                    registryFor(data, scenario, size),
-                    results,
-                    provider,
-                    cached,
-                    policy,
-                  );
-                  for (const { body } of captured) total += biller.bill(promptBlocks(provider, body)).units;
-                  client += outcome.client;
-                  upstreamCount += captured.length;
-                  reached += outcome.reached;
-                  callCount += outcome.calls;
-                }
-                units[policy] = total;
-                reachedShare[policy] = callCount === 0 ? 1 : reached / callCount;
-                requests[policy] = { client, upstream: upstreamCount };
+                const outcome = await replayBilled(
+                  server,
+                  set.scenarios,
+                  (scenario) => registryFor(data, scenario, size),
+                  results,
+                  provider,
+                  placement,
+                  policy,
+                  [biller],
+                );
+                units[policy] = outcome.units[0] as number;
+                reachedShare[policy] = outcome.reached;
+                requests[policy] = { client: outcome.client, upstream: outcome.upstream };
               }
               const row: BenchRow = {
+                table: 'policies',
                 scenario: set.name,
                 tools: size,
                 results,
                 cached,
                 provider,
+                wire: provider,
+                ...(placement ? { placement } : {}),
                 requests,
                 units,
                 reached: reachedShare,
@@ -467,10 +557,133 @@ export async function runCacheBench(options: CacheBenchOptions): Promise<BenchRo
         }
       }
     }
+    for (const results of options.sessionResults ?? [200, 2000, 5000]) {
+      for (const size of sizes) {
+        const session = data.session;
+        const registry = registryFor(data, session, size);
+        rows.push(
+          ...(await placementRows(
+            plain,
+            'session 10×3',
+            session,
+            registry,
+            results,
+            options.openaiRead,
+            options.onRow,
+          )),
+        );
+      }
+    }
   } finally {
-    await plain.close();
-    await caching.close();
-    await upstream.close();
+    await servers.close();
   }
   return rows;
+}
+
+/** The placement rows of one scenario at one results size: each placement under both rules. */
+async function placementRows(
+  server: RunningServer,
+  name: string,
+  scenario: Scenario,
+  registry: readonly ToolSchema[],
+  results: number,
+  openaiRead: number | undefined,
+  onRow: ((row: BenchRow) => void) | undefined,
+  placements: readonly Placement[] = PLACEMENTS,
+): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const providers = ['anthropic', 'openai'] as const;
+  for (const placement of placements) {
+    const units = providers.map(() => ({}) as Record<BenchPolicy, number>);
+    const reached = {} as Record<BenchPolicy, number>;
+    const requests = {} as Record<BenchPolicy, { client: number; upstream: number }>;
+    for (const policy of ['all', 'narrow', 'default'] as const) {
+      // The same Messages bodies, billed as Anthropic bills them and as an upstream that caches every prefix would.
+      const billers = providers.map(
+        (provider) =>
+          new CacheBiller({
+            provider,
+            cached: true,
+            ...(provider === 'openai' && openaiRead !== undefined ? { read: openaiRead } : {}),
+          }),
+      );
+      const outcome = await replayBilled(
+        server,
+        [scenario],
+        () => registry,
+        results,
+        'anthropic',
+        placement,
+        policy,
+        billers,
+      );
+      providers.forEach((_, i) => {
+        (units[i] as Record<BenchPolicy, number>)[policy] = outcome.units[i] as number;
+      });
+      reached[policy] = outcome.reached;
+      requests[policy] = { client: outcome.client, upstream: outcome.upstream };
+    }
+    providers.forEach((provider, i) => {
+      const row: BenchRow = {
+        table: 'placements',
+        scenario: name,
+        tools: registry.length,
+        results,
+        cached: true,
+        provider,
+        wire: 'anthropic',
+        placement,
+        requests,
+        units: units[i] as Record<BenchPolicy, number>,
+        reached,
+      };
+      rows.push(row);
+      onRow?.(row);
+    });
+  }
+  return rows;
+}
+
+/** Options for {@link runPlacementBench}. */
+export interface PlacementBenchOptions {
+  /** The conversation replayed once per placement and policy. */
+  readonly scenario: Scenario;
+  /** The client's tools. */
+  readonly tools: readonly ToolSchema[];
+  /** Tokens per tool result. Default 2000. */
+  readonly results?: number;
+  /** Default every placement. */
+  readonly placements?: readonly Placement[];
+  /** The USE-lite model folder; without one the proxy runs without an embedder. */
+  readonly modelDir?: string;
+  /** The proxy's selector (`PROXY_SELECTOR`). Default the proxy's own default. */
+  readonly selector?: string;
+  /** OpenAI's cached-input price, as a share of the uncached one. Default 0.25. */
+  readonly openaiRead?: number;
+}
+
+/**
+ * The placement rows alone, for a scenario and registry of the caller's: every placement on the
+ * Messages wire, each billed under Anthropic's and OpenAI's rules.
+ *
+ * @example
+ * const rows = await runPlacementBench({ scenario, tools: wideToolSet(), selector: 'bm25' })
+ * rows.every((row) => row.units.default <= row.units.all)
+ */
+export async function runPlacementBench(options: PlacementBenchOptions): Promise<BenchRow[]> {
+  const servers = await startServers(options.modelDir, options.selector);
+  try {
+    return await placementRows(
+      servers.plain,
+      options.scenario.id,
+      options.scenario,
+      options.tools,
+      options.results ?? 2000,
+      options.openaiRead,
+      undefined,
+      options.placements,
+    );
+  } finally {
+    await servers.close();
+  }
 }

@@ -1,9 +1,13 @@
 /**
  * The billing rules `npm run bench:cache` applies (test/proxy/cache-bill.ts), on small requests
- * whose bills can be worked out by hand.
+ * whose bills can be worked out by hand; and the bench's target under every breakpoint
+ * placement, on a session of the project's own wide tool set.
  */
 import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
+import { wideToolSet } from '../support/wide-tool-set.js';
+import type { Scenario } from './cache-bench.js';
+import { PLACEMENTS, runPlacementBench } from './cache-bench.js';
 import { CacheBiller, promptBlocks } from './cache-bill.js';
 
 const filler = (n: number, seed: string) => Array.from({ length: n }, (_, i) => `${seed}${i % 7}`).join(' ');
@@ -131,4 +135,40 @@ describe('OpenAI caching rules', () => {
     expect(bill.units).toBe(bill.tokens);
     expect(bill.tokens).toBeGreaterThan(countTokens('tool_0'));
   });
+});
+
+describe('the bench target under every breakpoint placement', () => {
+  // Ten user turns of three tool rounds each (40 requests), as the bench's synthetic session.
+  const needs: [string, string][] = [
+    ['What is the weather in Oslo right now?', 'get_current_weather'],
+    ['Send an email to Ana about the May invoice', 'send_email'],
+    ['File a Jira issue about the login outage', 'jira_create_issue'],
+    ['Delete my old workout playlist on Spotify', 'spotify_delete_playlist'],
+    ['Show me the open pull requests', 'list_pull_requests'],
+    ['Roll back the last deployment of payments', 'rollback_deployment'],
+    ['Find a free slot with Ben tomorrow', 'find_free_time'],
+    ['Convert 200 euros to dollars', 'convert_currency'],
+    ['Open a PagerDuty incident for the database', 'pagerduty_create_incident'],
+    ['Update the Shopify product price for the mug', 'shopify_update_product'],
+  ];
+  const scenario: Scenario = {
+    id: 'session 10×3 (wide tool set)',
+    system: `You operate the user's tools. ${'Answer briefly and call a tool when one is needed. '.repeat(150)}`,
+    turns: needs.map(([query, call]) => ({ query, calls: [call, call, call] })),
+  };
+
+  it('the default bills at most what forwarding every tool does, wherever the client puts its breakpoints, under both rules', async () => {
+    const rows = await runPlacementBench({ scenario, tools: wideToolSet(), selector: 'bm25', results: 2000 });
+    expect(rows.map((row) => `${row.placement}/${row.provider}`)).toEqual(
+      PLACEMENTS.flatMap((placement) => [`${placement}/anthropic`, `${placement}/openai`]),
+    );
+    const over = rows
+      .filter((row) => row.units.default > row.units.all * 1.0005)
+      .map(
+        (row) =>
+          `${row.placement} under ${row.provider}'s rules: ${Math.round((100 * row.units.default) / row.units.all)}% of all tools`,
+      );
+    expect(over).toEqual([]);
+    for (const row of rows) expect(row.reached.default).toBe(1);
+  }, 120_000);
 });

@@ -29,6 +29,7 @@ function observable(request: ProxyRequest) {
     query: request.query,
     turn: request.turn,
     conversation: request.conversation,
+    breakpoints: request.breakpoints,
   };
 }
 
@@ -149,6 +150,23 @@ describe('parsing with a tool-set cache', () => {
     expect(viaOpenAI.selectable).toEqual([]);
     expect(parseProxyRequest('openai', text, caches.openai).selectable).toEqual([]);
   });
+
+  it('a breakpoint on a cached tool is seen on a warm request as on a cold one', () => {
+    const tools = JSON.stringify([
+      { name: 'alpha', input_schema: { type: 'object' } },
+      { name: 'beta', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
+    ]);
+    const text = (prompt: string) => `{"messages":[{"role":"user","content":"${prompt}"}],"tools":${tools}}`;
+    const cache = toolSetCache();
+    expect(parseProxyRequest('anthropic', text('hi'), cache).breakpoints).toBe(true);
+    const warm = parseProxyRequest('anthropic', text('and then?'), cache);
+    expect(cache.size).toBe(1);
+    expect(warm.breakpoints).toBe(true);
+    // Without one anywhere, still none.
+    const plain = `{"messages":[{"role":"user","content":"hi"}],"tools":${JSON.stringify(JSON.parse(tools).map(({ cache_control: _, ...tool }: Record<string, unknown>) => tool))}}`;
+    parseProxyRequest('anthropic', plain, cache);
+    expect(parseProxyRequest('anthropic', plain, cache).breakpoints).toBe(false);
+  });
 });
 
 describe('toolSetCache bounds', () => {
@@ -157,6 +175,7 @@ describe('toolSetCache bounds', () => {
     all: [{ name, description: '', parameters: {} }],
     costs: [],
     nativeSearch: false,
+    breakpoints: false,
   });
   const tools = (name: string, pad = 0) => JSON.stringify([{ name, description: 'x'.repeat(pad) }]);
 

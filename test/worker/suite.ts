@@ -344,6 +344,51 @@ export const CHECKS: readonly Check[] = [
     },
   },
   {
+    name: 'POST /v1/select: says when k does not apply, and ranks the advertised tools best first',
+    async run(t) {
+      const prompt = 'send an email to Ana about the weather forecast';
+      const keyword = await expectJson<any>(await post(t, '/v1/select', { prompt, selector: 'keyword', k: 5 }));
+      assert(Array.isArray(keyword.notes), `notes: ${JSON.stringify(keyword.notes)}`);
+      assert(
+        keyword.notes.some((note: string) => /k does not apply to keyword/.test(note)),
+        `a note that k does not apply: ${keyword.notes}`,
+      );
+      const plain = await expectJson<any>(await post(t, '/v1/select', { prompt, selector: 'keyword' }));
+      equal(plain.notes, undefined, 'no note when no k was given');
+      for (const body of [
+        keyword,
+        await expectJson<any>(await post(t, '/v1/select', { prompt, selector: 'bm25', k: 3 })),
+      ]) {
+        const label = body.selector;
+        assert(Array.isArray(body.ranked), `${label}: ranked is a list`);
+        equal(
+          body.ranked
+            .map((entry: { name: string }) => entry.name)
+            .sort()
+            .join(),
+          [...body.advertised].sort().join(),
+          `${label}: ranked lists the advertised tools`,
+        );
+        const scores = body.ranked.map((entry: { score?: number }) => entry.score);
+        assert(
+          scores.every((score: unknown) => typeof score === 'number'),
+          `${label}: every tool has its score: ${scores}`,
+        );
+        for (let i = 1; i < scores.length; i++)
+          assert(scores[i - 1] >= scores[i], `${label}: best first: ${JSON.stringify(body.ranked)}`);
+        equal(body.ranked[0]?.score, Math.max(...scores), `${label}: the best first`);
+      }
+      const bm25 = await expectJson<any>(await post(t, '/v1/select', { prompt, selector: 'bm25', k: 3 }));
+      equal(bm25.notes, undefined, 'bm25 takes k: no note');
+      const all = await expectJson<any>(await post(t, '/v1/select', { prompt, selector: 'static', k: 4 }));
+      assert(
+        all.notes?.some((note: string) => /k does not apply to static/.test(note)),
+        `static: a note that k does not apply: ${all.notes}`,
+      );
+      equal(all.ranked.length, all.registered, 'static: ranked lists every tool');
+    },
+  },
+  {
     name: 'POST /v1/select: a prompt that matches nothing falls open with a reason',
     async run(t) {
       const body = await expectJson<any>(await post(t, '/v1/select', { prompt: 'zzqx vlorp', selector: 'keyword' }));

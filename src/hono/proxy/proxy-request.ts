@@ -147,6 +147,7 @@ function readToolSet(toolsText: string, entries: readonly unknown[], dialect: Wi
     all: tools.filter((tool) => tool.selectable).map((tool) => tool.schema as ToolSchema),
     costs: tools.map((tool) => approxTokenCounter.count(toolsText.slice(tool.span.start, tool.span.end))),
     nativeSearch: tools.some((tool) => tool.deferred) || entries.some(isToolSearchEntry),
+    breakpoints: tools.some((tool) => tool.cacheControl !== undefined),
   };
 }
 
@@ -177,7 +178,8 @@ function assemble(
     called: dialect.calledTools(record),
     referenced: toolSet ? referencedTools(conversation) : new Set(),
     nativeSearch: toolSet?.nativeSearch ?? false,
-    breakpoints: protocol === 'anthropic' ? hasBreakpoints(record) : undefined,
+    // A warm request's record holds `tools: []`: the tool set says whether its tools carry a breakpoint.
+    breakpoints: protocol === 'anthropic' ? (toolSet?.breakpoints ?? false) || hasBreakpoints(record) : undefined,
     stream: record.stream === true,
     conversationSpan,
     ...dialect.context(record),

@@ -34,6 +34,7 @@ import { DEFAULT_MAX_JSON_DEPTH, JsonDepthError, MAX_JSON_DEPTH_LIMIT } from './
 import { isLargeBody, largeBodyTurn, nextTurn } from './large-body-turn.js';
 import { messagesRounds } from './messages-rounds.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
+import { hasBreakpoints } from './native-search.js';
 import { providerError, streamError } from './provider-errors.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import { authorize } from './proxy-auth.js';
@@ -52,14 +53,7 @@ import { jsonRounds, streamRounds } from './search-rounds.js';
 import { selectTools } from './select-tools.js';
 import { KEEP_ALIVE, MAX_SSE_EVENT_BYTES } from './sse-events.js';
 import type { PrefixCacheMode, ResolvedPolicy, SkipReason, ToolPlan, ToolPolicy } from './tool-policy.js';
-import {
-  MIN_DEFERRED_TOKENS,
-  planTools,
-  resolvePolicy,
-  selectionQuery,
-  selectionSize,
-  skipBeforeSelection,
-} from './tool-policy.js';
+import { MIN_DEFERRED_TOKENS, planTools, resolvePolicy, selectionQuery, skipBeforeSelection } from './tool-policy.js';
 import type { ToolSetBudget } from './tool-set-budget.js';
 import { toolSetBudget } from './tool-set-budget.js';
 import type { ToolSetCache } from './tool-set-cache.js';
@@ -72,7 +66,10 @@ import { FirstByteTimeout, firstByteWithin, settledWithin, ticksUntil } from './
 export interface ProxySettings {
   /** Selector when a request names none (`PROXY_SELECTOR`). Default `hybrid`, or `keyword` without an embedder. */
   selector?: string;
-  /** Tools kept per request when a request sets no `x-loopctl-k` (`PROXY_K`). Default 8. */
+  /**
+   * The client's tools kept per request when a request sets no `x-loopctl-k` (`PROXY_K`); the
+   * proxy's own `find_tools` / `call_tool` come on top. Default 8.
+   */
   k?: number;
   /** `token` (default) or `passthrough` (`PROXY_AUTH`); see `proxy-auth.ts`. */
   auth?: ProxyAuthMode;
@@ -110,7 +107,8 @@ export interface ProxySettings {
   /**
    * Stable policy: from a prompt of this many tokens (the conversation, tools aside), the tools
    * the latest user message selects ride after its last message, callable through `call_tool`
-   * without a search round (a round re-reads the whole prompt). Default 16384.
+   * without a search round (a round re-reads the whole prompt). Default 16384; a tenth of it
+   * where no Anthropic breakpoint reaches the messages (a round then re-reads them at full price).
    */
   tailRevealTokens?: number;
   /**
@@ -199,6 +197,8 @@ const DEFAULT_KEEP_ALIVE_MS = 10_000;
 const DEFAULT_IDLE_MS = 300_000;
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
 const DEFAULT_MAX_TOOLS = 10_000;
+/** Anthropic's cache-read price: what a round re-reading a cached conversation costs per token. */
+const UNCACHED_ROUND_SHARE = 0.1;
 /** What a client whose budget of new tool lists is spent is ranked with: no vectors, no writes. */
 const LEXICAL_SELECTOR = 'bm25';
 
@@ -506,8 +506,9 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
           }
         }
         let selector: AsyncToolSelector | undefined;
+        // k counts the client's tools; the proxy's own find_tools / call_tool come on top.
         const resolve = async (): Promise<AsyncToolSelector> => {
-          selector ??= await selectors.get(selectorName, selectionSize(request, policy, controls.k));
+          selector ??= await selectors.get(selectorName, controls.k);
           return selector;
         };
         const query = selectionQuery(request, policy);
@@ -594,7 +595,11 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     if (request.protocol === 'anthropic' && request.body.cache_control != null) return []; // automatic caching would cache the list
     const conversationChars =
       request.text.length - (request.toolsSpan ? request.toolsSpan.end - request.toolsSpan.start : 0);
-    if (conversationChars / 4 < tailRevealTokens) return [];
+    // A search round re-reads the conversation: at the cached price where it is cached; at full
+    // price where no breakpoint reaches the messages (Anthropic caches nothing after the last
+    // one), which makes the list worth it on a prompt a tenth as long.
+    const threshold = conversationCached(request) ? tailRevealTokens : tailRevealTokens * UNCACHED_ROUND_SHARE;
+    if (conversationChars / 4 < threshold) return [];
     const latest = await selectTools(
       resolve,
       { turn: request.turn, latestUserMessage: request.query, conversation: request.conversation },
@@ -889,6 +894,19 @@ function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.warning !== undefined) headers.set('x-loopctl-warning', headerText(outcome.warning));
   if (outcome.ms !== undefined)
     headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
+}
+
+/**
+ * Whether the upstream caches the conversation's messages: an Anthropic request caches only up
+ * to its last breakpoint, so one whose breakpoints sit on the tools or the system prompt has its
+ * messages read at full price on every request (a search round included). Other protocols
+ * cache whole prefixes.
+ */
+function conversationCached(request: ProxyRequest): boolean {
+  const { body } = request;
+  return (
+    request.protocol !== 'anthropic' || hasBreakpoints({ cache_control: body.cache_control, messages: body.messages })
+  );
 }
 
 function upstreamName(protocol: WireProtocol): 'openai' | 'anthropic' {

@@ -179,19 +179,6 @@ export function selectionQuery(request: ProxyRequest, policy: ResolvedPolicy): s
   return policy === 'stable' ? request.firstQuery : request.query;
 }
 
-/**
- * How many of the client's tools a policy selects when `k` are asked for: the proxy's search
- * tool takes one of the `k` places when it will be offered (the tool it displaces is the one
- * least likely needed, and still one search away), so a request never carries more tools than
- * `narrow` would.
- *
- * @example
- * selectionSize(request, 'per-message', 8) // 7
- */
-export function selectionSize(request: ProxyRequest, policy: ResolvedPolicy, k: number): number {
-  return policy !== 'narrow' && k > 1 && searchAllowed(request) ? k - 1 : k;
-}
-
 // The proxy can continue a request with its own turns only where the protocol allows it.
 function searchAllowed(request: ProxyRequest): boolean {
   const { body } = request;

@@ -27,6 +27,11 @@ export interface ToolSet {
   readonly costs: readonly number[];
   /** The list holds a vendor tool search tool or deferred (`defer_loading`) tools. */
   readonly nativeSearch: boolean;
+  /**
+   * Anthropic: an entry carries a `cache_control` breakpoint. Kept with the set because a warm
+   * request's body is parsed with its `tools` replaced by `[]`: the breakpoint check cannot see them.
+   */
+  readonly breakpoints: boolean;
 }
 
 /** Bounds of a {@link ToolSetCache}. */
@@ -59,7 +64,7 @@ const DEFAULTS: Required<ToolSetCacheOptions> = { maxEntries: 32, maxChars: 8 * 
  *
  * @example
  * const cache = toolSetCache({ maxEntries: 32 })
- * cache.add(toolsText, { tools, all, costs })
+ * cache.add(toolsText, { tools, all, costs, nativeSearch, breakpoints })
  * cache.match(body, toolsStart)?.set.all // the same list object on every hit
  */
 export function toolSetCache(options: ToolSetCacheOptions = {}): ToolSetCache {
