@@ -14,12 +14,8 @@ import { errorMessage } from '../../describe-error.js';
 import type { LedgerStore, ToolSetBudget, ToolSetBudgetLimits, ToolSetBudgetOptions } from './tool-set-budget.js';
 import { budgetLimits, ledgerBudget } from './tool-set-budget.js';
 
-/** The part of a Durable Object's storage the ledger uses (structural: no Workers types needed). */
-export interface DurableStorageLike {
-  get(key: string): Promise<unknown>;
-  put(entries: Record<string, unknown>): Promise<void>;
-  deleteAll(): Promise<void>;
-}
+/** The part of a Durable Object's storage the ledger uses: its `get`, `put` and `deleteAll` (structural). */
+export type DurableStorageLike = LedgerStore;
 
 /** The part of a `DurableObjectNamespace` binding the budget uses. */
 export interface DurableNamespaceLike {
@@ -43,12 +39,7 @@ export class ToolSetBudgetObject {
   #budget: { limits: string; budget: ToolSetBudget } | undefined;
 
   constructor(state: { storage: DurableStorageLike }) {
-    const { storage } = state;
-    this.#store = {
-      get: (key) => storage.get(key),
-      put: (entries) => storage.put(entries),
-      deleteAll: () => storage.deleteAll(),
-    };
+    this.#store = state.storage;
   }
 
   /** `POST` `{ client, limits }` → `{ refused: string | null }`. */
