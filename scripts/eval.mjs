@@ -59,7 +59,7 @@ const { values } = parseArgs({
     // Comma-separated folders; '' leaves them out.
     'dev-registry': {
       type: 'string',
-      default: ['workdesk', 'holdout', 'mixdesk', 'fielddesk']
+      default: ['workdesk', 'holdout', 'mixdesk', 'fielddesk', 'travelbook', 'clinicdesk', 'shopops', 'idemcp']
         .map((name) => resolve(import.meta.dirname, `../test/fixtures/${name}`))
         .join(','),
     },
@@ -89,6 +89,8 @@ for (const [name, dir] of ownSets) {
 }
 const isOwn = (set) => ownSets.has(set);
 const splitFor = (set) => (isOwn(set) ? 'all' : values.split);
+const BLIND =
+  ' — a blind registry (written 2026-12-07 by a helper that saw neither the code nor any registry or miss of the project, lookups labelled strictly; only its aggregate is read, never its misses)';
 const OWN_LABEL = {
   workdesk: ' — the dev registry (hand-written; the whole-task mechanisms were tuned on it)',
   holdout:
@@ -98,6 +100,7 @@ const OWN_LABEL = {
   fielddesk:
     ' — the held-out registry (written the same way; measured first at 0.754 hybrid@8 full recall at ca3eb9e; its misses are not read: the rules since were chosen on workdesk and mixdesk, and only its aggregate score was checked beside them)',
 };
+for (const name of ['travelbook', 'clinicdesk', 'shopops', 'idemcp']) OWN_LABEL[name] = BLIND;
 const ks = values.ks.split(',').map(Number);
 // Ranked selectors at every k; the plain keyword rule and static have no k.
 const selectors = values.selectors?.split(',') ?? Object.keys(SELECTOR_FACTORIES);
