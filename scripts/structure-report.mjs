@@ -9,7 +9,10 @@
 //     switched over, a string literal outside the protocol objects (src/hono/proxy/protocols/);
 //   - English tables: module-level literals holding four or more English words (arrays, Sets,
 //     Maps, objects, word lists split from a string, regex alternations) outside the lexicon,
-//     and the inline rules (regexes and word lists inside functions) beside them.
+//     and the inline rules (regexes and word lists inside functions) beside them. A literal that
+//     also holds code names (`tool_names`, `timeoutMs`, `keep-alive`, `cdn\.jsdelivr\.net`), an
+//     enum (`Auto: 'auto'`) or a union tag (`type: 'object'`) is code, not English: header
+//     names, config keys and JSON Schemas stay out of the count.
 //
 // Usage: node scripts/structure-report.mjs [dir=src] [--json] [--top 15]
 //                                           [--max-function-lines N] [--max-depth 6]
