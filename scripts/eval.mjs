@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 // `npm run eval`: every selector on the test split of every set in ../shared/eval, at
 // k = 4, 8, 16, regenerating docs/benchmarks.md. Run `npm run build` first (the npm script does).
+// --no-learned leaves out the learned rows and --no-reachable the deferred-loading section
+// (both on by default); they work on Node 20 and 22 alike, the last of --x / --no-x winning.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,7 +28,8 @@ import { useLiteEmbedder } from '../dist/use-lite.js';
 import { reachableTable, writeReachableSection } from './reachable-table.mjs';
 
 const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
-const { values } = parseArgs({
+const { values, tokens } = parseArgs({
+  tokens: true,
   options: {
     data: { type: 'string', default: resolve(import.meta.dirname, '../../shared/eval') },
     out: { type: 'string', default: DEFAULT_OUT },
@@ -37,12 +40,14 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     'timing-cases': { type: 'string', default: '300' },
     learned: { type: 'boolean', default: true },
+    'no-learned': { type: 'boolean' },
     curve: { type: 'string', default: '0,20,50,100,all' },
     // Rows of an earlier run (its .json) for the selectors this run does not compute, so one
     // report can be finished without re-running everything (e.g. after a change to learning).
     merge: { type: 'string' },
     // Deferred loading: reachable recall of each search, and the replayed conversations.
     reachable: { type: 'boolean', default: true },
+    'no-reachable': { type: 'boolean' },
     'replay-limit': { type: 'string' },
     // Where the merged rows come from, when not this code (said in the report).
     'merge-note': { type: 'string' },
@@ -68,6 +73,15 @@ const { values } = parseArgs({
     model: { type: 'string' },
   },
 });
+
+// Node 20's parseArgs has no `allowNegative` (and 22 needs it asked for), so the negations are
+// options of their own: the last of --learned / --no-learned given decides.
+for (const name of ['learned', 'reachable']) {
+  const last = tokens.findLast(
+    (token) => token.kind === 'option' && (token.name === name || token.name === `no-${name}`),
+  );
+  if (last) values[name] = last.name === name;
+}
 
 const dataDir = values.data;
 if (!existsSync(dataDir)) throw new Error(`no eval data at ${dataDir} (pass --data DIR)`);

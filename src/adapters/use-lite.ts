@@ -12,32 +12,30 @@
  * @module loopctl/use-lite
  */
 
-import { concatBytes } from '../concat-bytes.js';
-import { errorMessage } from '../describe-error.js';
 import type { Embedder, EmbedOptions, EmbedProgress, LoadableEmbedder } from '../embed/embedder.js';
-import { lengthBuckets } from '../embed/length-buckets.js';
 import { loadableEmbedder, loadOnce, type ModelCallQueue } from '../embed/load-once.js';
 import { mergeOptions } from '../options.js';
-import { createNativeSession, importOrtNode, nativeUnavailableReason } from './ort-native.js';
+import type { WasmPaths } from './ort-runtime.js';
+import { defaultModelLoader, type ModelFileLoader, readModelFolder } from './use-lite-files.js';
 import {
-  configureOrtWasm,
-  importOrt,
-  isNode,
-  nodeImport,
-  type Ort,
-  type OrtDevice,
-  pickDevice,
-  startOrtBackend,
-  type WasmPaths,
-} from './ort-runtime.js';
-import { createUseLiteTokenizer, type UseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
+  embedUseLite,
+  runUseLiteBatch,
+  tokenizeUseLite,
+  USE_LITE_DIMENSIONS,
+  USE_LITE_MAX_TOKENS,
+  type UseLiteRunState,
+} from './use-lite-run.js';
+import { createUseLiteSession, planSession, type UseLiteDevice } from './use-lite-session.js';
+import { createUseLiteTokenizer, type UseLiteVocabEntry } from './use-lite-tokenizer.js';
 
 export type { OrtDevice, WasmPaths } from './ort-runtime.js';
 export { configureOrtWasm, hasWebGpuAdapter, pickDevice } from './ort-runtime.js';
+export type { ModelFileLoader } from './use-lite-files.js';
+export { resolveModelFile } from './use-lite-files.js';
+export { USE_LITE_DIMENSIONS, USE_LITE_MAX_TOKENS } from './use-lite-run.js';
+export type { UseLiteDevice } from './use-lite-session.js';
 export type { UseLiteTokenizer, UseLiteVocabEntry } from './use-lite-tokenizer.js';
 export { createUseLiteTokenizer, normalizeUseLite } from './use-lite-tokenizer.js';
-
-type OrtSession = import('onnxruntime-web').InferenceSession;
 
 /** Weights variant: the fp32 port, or int8 weight-only (a quarter of the download). */
 export type UseLiteDtype = 'fp32' | 'int8';
@@ -74,17 +72,6 @@ export function useLiteEmbedderId(variant: UseLiteVariant, dtype: UseLiteDtype):
   // on tie texts, so they must not be reused.
   return `${variant === 'base' ? 'use-lite' : 'use-lite-tools1'}/${dtype}/mean/tok2`;
 }
-
-/**
- * Where to run. `'native'`: onnxruntime-node's CPU kernels (Node only; an optional peer
- * dependency). `'wasm'`: onnxruntime-web on the CPU, any runtime. `'webgpu'`: onnxruntime-web on
- * the GPU. `'auto'`: native in Node when onnxruntime-node loads, else WebGPU when an adapter
- * exists, else WASM.
- */
-export type UseLiteDevice = OrtDevice | 'native';
-
-/** Loads one file of the model folder; the default is `fetch`, or `node:fs` for local paths. */
-export type ModelFileLoader = (url: string, init?: { signal?: AbortSignal }) => Promise<Response>;
 
 /** Options for {@link useLiteEmbedder}. */
 export interface UseLiteOptions {
@@ -176,72 +163,8 @@ export interface UseLiteBackend {
  */
 export type UseLiteEmbedder = LoadableEmbedder<UseLiteBackend>;
 
-/** Texts longer than this many tokens are clipped, as the TF.js graph does. */
-export const USE_LITE_MAX_TOKENS = 128;
-
-/** Output width of USE lite. */
-export const USE_LITE_DIMENSIONS = 512;
-
-/**
- * Joins a file name onto the model folder, whether URL, relative URL or filesystem path.
- *
- * @example
- * resolveModelFile('https://app.test/models/use-lite', 'vocab.json')
- * // 'https://app.test/models/use-lite/vocab.json'
- */
-export function resolveModelFile(base: string | URL, file: string): string {
-  const root = typeof base === 'string' ? base : base.href;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(root) && !/^[a-z]:[\\/]/i.test(root)) {
-    return new URL(file, root.endsWith('/') ? root : `${root}/`).href;
-  }
-  return `${root.replace(/[\\/]+$/, '')}/${file}`;
-}
-
-async function defaultLoader(url: string, init?: { signal?: AbortSignal }): Promise<Response> {
-  const local = url.startsWith('file:') || (isNode() && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url));
-  if (local) {
-    // Node's fetch does not read file: URLs; read the folder directly.
-    const { readFile } = await nodeImport<typeof import('node:fs/promises')>('node:fs/promises');
-    const { fileURLToPath } = await nodeImport<typeof import('node:url')>('node:url');
-    const bytes = await readFile(
-      url.startsWith('file:') ? fileURLToPath(url) : url,
-      init?.signal ? { signal: init.signal } : {},
-    );
-    return new Response(bytes, { headers: { 'content-length': String(bytes.byteLength) } });
-  }
-  const base = typeof document !== 'undefined' ? document.baseURI : undefined;
-  return fetch(base ? new URL(url, base).href : url, init?.signal ? { signal: init.signal } : {});
-}
-
-/** Reads a response fully, reporting bytes as they arrive. */
-async function readBytes(response: Response, onBytes?: (done: number, total: number) => void): Promise<Uint8Array> {
-  if (!response.ok) throw new Error(`use-lite: ${response.url || 'model file'} -> HTTP ${response.status}`);
-  const total = Number(response.headers.get('content-length') ?? 0);
-  if (!response.body || !onBytes) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let done = 0;
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) break;
-    chunks.push(next.value);
-    done += next.value.byteLength;
-    onBytes(done, Math.max(total, done));
-  }
-  onBytes(done, done);
-  return concatBytes(chunks, done);
-}
-
-/**
- * Model folders already reported unreadable in this process: once per path, so a server that
- * builds a fresh embedder for each retry does not repeat it.
- */
-const unreadablePathsTold = new Set<string>();
-
-interface Loaded {
-  Tensor: Ort['Tensor'];
-  session: OrtSession;
-  tokenizer: UseLiteTokenizer;
+/** A loaded model: the session, its tokenizer, and what runs, for display. */
+interface Loaded extends UseLiteRunState {
   backend: UseLiteBackend;
 }
 
@@ -260,243 +183,22 @@ interface Loaded {
  * const native = useLiteEmbedder({ modelPath: 'models/use-lite', device: 'native', numThreads: 4 })
  */
 export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
-  const defaults = {
-    dtype: 'int8' as UseLiteDtype,
-    variant: 'base' as UseLiteVariant,
-    batchSize: 32,
-    fetch: defaultLoader,
-    device: 'auto' as UseLiteDevice,
-    onWarning: (message: string) => console.warn(message),
-  };
-  const {
-    dtype,
-    variant,
-    fetch: loader,
-    device: requested,
-    onWarning: warn,
-    ...settings
-  } = mergeOptions(defaults, options);
-  if (variant !== 'base' && variant !== 'tools')
-    throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
-  const batchSize = Math.max(1, Math.floor(settings.batchSize));
-
-  const createSession = async (device: 'wasm' | 'webgpu', model: Uint8Array) => {
-    const ort = await importOrt(device);
-    await configureOrtWasm(ort.env, { wasmPaths: options.wasmPaths, numThreads: options.numThreads });
-    const session = await ort.InferenceSession.create(model, {
-      executionProviders: [device],
-      // 'basic' is constant folding (which dequantises the int8 weights once, here at load) and
-      // the simple fusions: the graph it leaves is the one 'extended'/'all' leave, less one
-      // Gemm+Tanh fusion, and building it skips their passes (a shorter session creation).
-      graphOptimizationLevel: 'basic',
-    });
-    const threads = ort.env.wasm.numThreads;
-    return { Tensor: ort.Tensor, session, numThreads: typeof threads === 'number' ? threads : undefined };
-  };
-
-  const createNative = async (model: Uint8Array) => {
-    const ort = await importOrtNode();
-    const numThreads = Math.max(1, Math.floor(options.numThreads ?? 1));
-    return { Tensor: ort.Tensor, session: await createNativeSession(ort, model, numThreads), numThreads };
-  };
-
-  /** The onnxruntime-web path: WebGPU or WASM, with 'auto' and a failed WebGPU session ending on WASM. */
-  const createWeb = async (model: Uint8Array, wanted: 'wasm' | 'webgpu') => {
-    try {
-      return { device: wanted, ...(await createSession(wanted, model)) };
-    } catch (error) {
-      if (wanted !== 'webgpu' || requested === 'webgpu') throw error;
-      // 'auto' found an adapter but the WebGPU session failed: CPU still works.
-      const fallbackReason = `webgpu session failed: ${errorMessage(error)}`;
-      return { device: 'wasm' as const, fallbackReason, ...(await createSession('wasm', model)) };
-    }
-  };
-
-  const load = async (): Promise<Loaded> => {
-    const started = performance.now();
-    const nativeRefused = nativeUnavailableReason();
-    if (requested === 'native' && nativeRefused)
-      throw new Error(`use-lite: device 'native' needs onnxruntime-node: ${nativeRefused}; use 'wasm' or 'auto'`);
-    const file = useLiteModelFile(variant, dtype);
-    // The vocabulary, the model and the runtime all start at once: on a page each is a separate
-    // download, and the runtime's start-up (its WASM compile and threads) needs no model, so it
-    // runs while the model downloads instead of after.
-    const web =
-      requested === 'native' || (requested === 'auto' && nativeRefused === undefined)
-        ? undefined
-        : pickDevice(requested);
-    // Failures surface later, where the session is created.
-    const runtime = web
-      ?.then(async (device) => {
-        const ort = await importOrt(device);
-        await configureOrtWasm(ort.env, { wasmPaths: options.wasmPaths, numThreads: options.numThreads });
-        await startOrtBackend(ort, device);
-      })
-      .catch(() => undefined)
-      .then(() => performance.now() - started);
-    const [vocab, model] = await Promise.all([
-      loader(resolveModelFile(options.modelPath, 'vocab.json')).then((response) => readBytes(response)),
-      loader(resolveModelFile(options.modelPath, file)).then((response) =>
-        readBytes(response, (done, total) => options.onProgress?.({ phase: 'load', done, total })),
-      ),
-    ]).catch((error: unknown) => {
-      throw modelUnreadable(error);
-    });
-    const filesDone = performance.now();
-    const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
-    const tokenizerDone = performance.now();
-
-    let created: {
-      device: UseLiteBackend['device'];
-      Tensor: Ort['Tensor'];
-      session: OrtSession;
-      numThreads: number | undefined;
-      fallbackReason?: string;
-    };
-    if (requested === 'native') {
-      try {
-        created = { device: 'native', ...(await createNative(model)) };
-      } catch (error) {
-        throw new Error(`use-lite: ${errorMessage(error)}`);
-      }
-    } else if (requested === 'auto' && nativeRefused === undefined) {
-      try {
-        created = { device: 'native', ...(await createNative(model)) };
-      } catch (error) {
-        // The same vectors come out of WASM, only slower: say so once and carry on.
-        const fallbackReason = errorMessage(error);
-        warn(`use-lite: ${fallbackReason}; embedding on onnxruntime-web WASM instead (several times slower)`);
-        created = { ...(await createWeb(model, 'wasm')), fallbackReason };
-      }
-    } else {
-      const wanted = await (web ?? pickDevice(requested));
-      await runtime;
-      created = await createWeb(model, wanted);
-      if (requested === 'auto' && wanted === 'wasm')
-        created.fallbackReason = isNode() ? 'no WebGPU in Node' : 'no WebGPU adapter';
-    }
-    const { device, Tensor, session, numThreads, fallbackReason } = created;
-    const sessionDone = performance.now();
-    // One short run before reporting ready: a session's first run pays for buffer allocation
-    // and kernel set-up (100+ ms natively, shader compiles on WebGPU), which belongs to the
-    // load, not to the user's first prompt.
-    await runBatch({ Tensor, session }, [tokenize(tokenizer, 'ready')]);
-    const done = performance.now();
-    const backend: UseLiteBackend = {
-      device,
-      dtype,
-      variant,
-      numThreads,
-      ...(fallbackReason ? { fallbackReason } : {}),
-      loadMs: done - started,
-      loadPhases: {
-        files: filesDone - started,
-        tokenizer: tokenizerDone - filesDone,
-        session: sessionDone - tokenizerDone,
-        warmUp: done - sessionDone,
-        runtime: (await runtime) ?? 0,
-      },
-      modelBytes: model.byteLength,
-    };
-    return { Tensor, session, tokenizer, backend };
-  };
-
-  // A folder with no model is a set-up mistake that selectors would only note in their output
-  // (falling open, or ranking lexically) on every turn: the console of the process that owns the
-  // embedder hears it once, with the path tried and the fix. Clients of a server never see it.
-  const modelUnreadable = (error: unknown): Error => {
-    const where = typeof options.modelPath === 'string' ? options.modelPath : options.modelPath.href;
-    const reason = errorMessage(error);
-    if (!unreadablePathsTold.has(where)) {
-      unreadablePathsTold.add(where);
-      const fix = /^[a-z][a-z0-9+.-]*:\/\//i.test(where)
-        ? `build it with npx loopctl model and serve that folder at ${where}`
-        : `build it there with npx loopctl model --out ${where}`;
-      warn(
-        `use-lite: no model at ${where} (${reason}); selectors using this embedder fall open or rank ` +
-          `lexically until it loads: ${fix}, or set modelPath to the folder that holds it`,
-      );
-    }
-    return new Error(`use-lite: no model at ${where} (${reason})`, { cause: error });
-  };
-
+  const settings = useLiteSettings(options);
+  const { variant, dtype, batchSize } = settings;
   // A load that fails is retried by a later call (e.g. after the server comes up).
-  const loaded = loadOnce(load);
-
-  /**
-   * The first 128 token ids, all the model reads: only the text they come from is tokenized, so
-   * a huge prompt costs what its first words cost. An empty text stays empty and is embedded as
-   * a masked row.
-   */
-  const tokenize = (tokenizer: UseLiteTokenizer, text: string): number[] =>
-    tokenizer.encodePrefix(text, USE_LITE_MAX_TOKENS).ids;
-
-  const runBatch = async (state: Pick<Loaded, 'Tensor' | 'session'>, rows: number[][]): Promise<Float32Array[]> => {
-    const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
-    const ids = new BigInt64Array(rows.length * width); // pad id 0; the mask decides validity
-    const mask = new BigInt64Array(rows.length * width);
-    rows.forEach((row, i) => {
-      row.forEach((id, j) => {
-        ids[i * width + j] = BigInt(id);
-        mask[i * width + j] = 1n;
-      });
-    });
-    const { Tensor } = state;
-    const outputs = await state.session.run({
-      input_ids: new Tensor('int64', ids, [rows.length, width]),
-      attention_mask: new Tensor('int64', mask, [rows.length, width]),
-    });
-    const output = outputs.sentence_embedding;
-    if (!output) throw new Error('use-lite: model has no sentence_embedding output');
-    const data = (await output.getData()) as Float32Array;
-    const vectors = rows.map((_, i) => data.slice(i * USE_LITE_DIMENSIONS, (i + 1) * USE_LITE_DIMENSIONS));
-    output.dispose();
-    return vectors;
-  };
-
+  const loaded = loadOnce(() => loadUseLite(options, settings));
   const embed = async (
     texts: readonly string[],
     embedOptions: EmbedOptions = {},
     modelCall: ModelCallQueue,
   ): Promise<Float32Array[]> => {
-    const { signal } = embedOptions;
-    signal?.throwIfAborted();
+    embedOptions.signal?.throwIfAborted();
     if (texts.length === 0) return [];
     const state = await loaded.get();
-    signal?.throwIfAborted();
-    const tokens = texts.map((text) => tokenize(state.tokenizer, text));
-    // Similar lengths share a batch, so little compute is spent on padding. On a CPU a call
-    // costs about its padded tokens (one full-length text ≈ 15 ms on one core, 32 tool texts
-    // ≈ 70 ms) and holds the thread throughout, so a call carries at most one full-length
-    // text's worth: other requests run between calls, and throughput is the same. A GPU call
-    // costs its dispatch more than its tokens: there batches stay wide.
-    const batches = lengthBuckets(
-      tokens.map((row) => row.length),
-      {
-        maxRows: batchSize,
-        maxTokens:
-          state.backend.device === 'webgpu' ? Math.max(batchSize, 16) * USE_LITE_MAX_TOKENS : USE_LITE_MAX_TOKENS,
-      },
-    );
-    const result: Float32Array[] = new Array(texts.length);
-    let done = 0;
-    for (const slice of batches) {
-      const vectors = await modelCall(() => {
-        signal?.throwIfAborted();
-        return runBatch(
-          state,
-          slice.map((i) => tokens[i] ?? []),
-        );
-      });
-      slice.forEach((index, k) => {
-        result[index] = vectors[k] as Float32Array;
-      });
-      done += slice.length;
-      options.onProgress?.({ phase: 'corpus', done, total: texts.length });
-    }
-    return result;
+    embedOptions.signal?.throwIfAborted();
+    const plan = { batchSize, onProgress: (progress: EmbedProgress) => options.onProgress?.(progress) };
+    return embedUseLite(state, texts, plan, embedOptions, modelCall);
   };
-
   return loadableEmbedder({
     id: useLiteEmbedderId(variant, dtype),
     dimensions: () => USE_LITE_DIMENSIONS,
@@ -510,4 +212,87 @@ export function useLiteEmbedder(options: UseLiteOptions): UseLiteEmbedder {
     },
     release: ({ session }) => session.release(),
   });
+}
+
+/** The options with their defaults, checked: what every load and embed of one embedder reads. */
+interface UseLiteSettings {
+  readonly dtype: UseLiteDtype;
+  readonly variant: UseLiteVariant;
+  readonly batchSize: number;
+  readonly loader: ModelFileLoader;
+  readonly requested: UseLiteDevice;
+  readonly warn: (message: string) => void;
+}
+
+/** Read once, at construction: a bad variant is a TypeError there, not at the first embed. */
+function useLiteSettings(options: UseLiteOptions): UseLiteSettings {
+  const defaults = {
+    dtype: 'int8' as UseLiteDtype,
+    variant: 'base' as UseLiteVariant,
+    batchSize: 32,
+    fetch: defaultModelLoader,
+    device: 'auto' as UseLiteDevice,
+    onWarning: (message: string) => console.warn(message),
+  };
+  const {
+    dtype,
+    variant,
+    fetch: loader,
+    device: requested,
+    onWarning: warn,
+    ...rest
+  } = mergeOptions(defaults, options);
+  if (variant !== 'base' && variant !== 'tools')
+    throw new TypeError(`use-lite: variant must be 'base' or 'tools', got ${String(variant)}`);
+  return { dtype, variant, batchSize: Math.max(1, Math.floor(rest.batchSize)), loader, requested, warn };
+}
+
+/**
+ * One load, timed by phase: the device plan (onnxruntime-web starts now), the vocabulary and the
+ * model (together), the tokenizer, the session, and one warm-up run.
+ */
+async function loadUseLite(options: UseLiteOptions, settings: UseLiteSettings): Promise<Loaded> {
+  const { dtype, variant, loader, requested, warn } = settings;
+  const started = performance.now();
+  const request = { requested, wasmPaths: options.wasmPaths, numThreads: options.numThreads, warn };
+  // The vocabulary, the model and the runtime all start at once: on a page each is a separate
+  // download, and the runtime's start-up (its WASM compile and threads) needs no model, so it
+  // runs while the model downloads instead of after.
+  const plan = planSession(request, started);
+  const { vocab, model } = await readModelFolder(
+    {
+      modelPath: options.modelPath,
+      loader,
+      warn,
+      onModelBytes: (done, total) => options.onProgress?.({ phase: 'load', done, total }),
+    },
+    useLiteModelFile(variant, dtype),
+  );
+  const filesDone = performance.now();
+  const tokenizer = createUseLiteTokenizer(JSON.parse(new TextDecoder().decode(vocab)) as UseLiteVocabEntry[]);
+  const tokenizerDone = performance.now();
+  const { device, Tensor, session, numThreads, fallbackReason } = await createUseLiteSession(model, request, plan);
+  const sessionDone = performance.now();
+  // One short run before reporting ready: a session's first run pays for buffer allocation
+  // and kernel set-up (100+ ms natively, shader compiles on WebGPU), which belongs to the
+  // load, not to the user's first prompt.
+  await runUseLiteBatch({ Tensor, session }, [tokenizeUseLite(tokenizer, 'ready')]);
+  const done = performance.now();
+  const backend: UseLiteBackend = {
+    device,
+    dtype,
+    variant,
+    numThreads,
+    ...(fallbackReason ? { fallbackReason } : {}),
+    loadMs: done - started,
+    loadPhases: {
+      files: filesDone - started,
+      tokenizer: tokenizerDone - filesDone,
+      session: sessionDone - tokenizerDone,
+      warmUp: done - sessionDone,
+      runtime: (await plan.runtime) ?? 0,
+    },
+    modelBytes: model.byteLength,
+  };
+  return { Tensor, session, tokenizer, backend };
 }

@@ -146,7 +146,31 @@ export async function main(
     return 0;
   }
   if (command === 'vectors') return vectorsCommand(values, out);
+  // Parsed before anything loads, so a malformed gate fails at once.
   const failUnder = command === 'eval' ? parseFailUnder(values['fail-under'] ?? []) : [];
+  const run = await prepareRun(values, warn);
+  if (command === 'select') return selectCommand(run, values, positionals, out);
+  return evalCommand(run, values, failUnder, out, warn);
+}
+
+/** What `select` and `eval` share: the selector built and taught, the tools, the token counter. */
+interface SelectionRun {
+  readonly selectorName: string;
+  readonly k: number;
+  readonly selector: AsyncToolSelector;
+  readonly tools: readonly ToolSchema[];
+  readonly counter: TokenCounter;
+  /** " (estimated)" when token counts are the byte estimate, else empty. */
+  readonly estimated: string;
+  readonly learned: LearnSummary | undefined;
+}
+
+/**
+ * Check the options `select` and `eval` share, in the order a user meets them, then build the
+ * selector. Dense selectors load the model up front, so a missing or damaged folder is an error,
+ * not a fall-open.
+ */
+async function prepareRun(values: Values, warn: (line: string) => void): Promise<SelectionRun> {
   const k = Number(values.k);
   if (!Number.isInteger(k) || k < 1 || k > 10_000)
     throw new UsageError(`--k must be a positive integer, got "${values.k}"`);
@@ -159,7 +183,6 @@ export async function main(
     throw new UsageError(`--vectors seeds the dense selectors (embedding*, hybrid*), not "${selectorName}"`);
   }
   const device = parseDevice(values.device);
-  // Dense selectors load the model up front, so a missing or damaged folder is an error, not a fall-open.
   const embedder = isDense(selectorName) ? await loadModel(findModelDir(values.model), device) : undefined;
   const vectors = values.vectors !== undefined ? vectorsFromFile(values.vectors) : undefined;
   const selector = await makeSelector(selectorName, {
@@ -173,146 +196,194 @@ export async function main(
   const counter = await cliTokenCounter(values.verbose ? warn : undefined);
   const estimated = counter.id === approxTokenCounter.id ? ' (estimated)' : '';
   const learned = values.learn ? await learnFrom(selector, selectorName, values.learn, tools) : undefined;
+  return { selectorName, k, selector, tools, counter, estimated, learned };
+}
 
-  if (command === 'select') {
-    const prompt = positionals.join(' ');
-    if (!prompt) throw new UsageError('select needs a PROMPT');
-    const embeddedBefore = corpusEmbeds(selector);
-    const start = performance.now();
-    const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
-    const ms = performance.now() - start;
-    const links = values.explain ? await toolLinksOf(selector, tools) : undefined;
-    const figures = {
-      selector: selectorName,
-      advertised: selection.names,
-      ranking: rankSelection(selection),
-      registered: tools.length,
-      fellOpen: selection.fellOpen ?? null,
-      advertisedTokens: toolsCost(selection.tools, counter),
-      registryTokens: toolsCost(tools, counter),
-      tokenCounter: counter.id,
-      ms: round(ms, 3),
-      // Tool texts this call embedded (0 when the corpus came from a vectors file or the cache).
-      corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
-      warnings: selection.warnings,
-      reasons: selection.reasons,
-      ...(learned ? { learned } : {}),
-      ...(values.explain ? { links: links?.links ?? null, linkWarnings: links?.warnings ?? [] } : {}),
-    };
-    if (values.json) {
-      out(JSON.stringify(figures));
-    } else {
-      // Best first, with each tool's score and matched words (the wire gets registry order), and
-      // why a tool beyond k is there: a lookup another tool needs first, or a clause's best tool.
-      const lines = formatRanking(figures.ranking);
-      figures.ranking.forEach((tool, i) => {
-        const reason = ownEntry(selection.reasons, tool.name);
-        const needed = reason?.neededBy
-          ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}`
-          : '';
-        out(`${lines[i]}${needed}${reason?.intent ? '  (a clause’s best tool, beyond k)' : ''}`);
-      });
-      if (values.explain) {
-        if (!links) out(`\nselector ${selectorName} follows no tool links`);
-        else {
-          out(`\ntool links (${links.links.length}): a tool ← the tools that produce an input it needs`);
-          for (const link of links.links)
-            out(
-              `  ${link.tool}${link.parameter ? `.${link.parameter}` : ''} ← ${link.providers.join(', ')} (${link.source}${link.optional ? ', optional: when the prompt names it' : ''})`,
-            );
-          for (const warning of links.warnings) out(`warning: ${warning}`);
-        }
-      }
-      for (const warning of selection.warnings) out(`warning: ${warning}`);
-      out(
-        `\n${selection.names.length} of ${tools.length} tools advertised` +
-          `${selection.fellOpen ? ` (fell open: ${selection.fellOpen})` : ''}; ` +
-          `${figures.advertisedTokens} of ${figures.registryTokens} schema tokens${estimated}; ${figures.ms} ms`,
-      );
-    }
-    return 0;
-  }
+/** `loopctl select`: one prompt's selection, as JSON figures or a readable ranking. */
+async function selectCommand(
+  run: SelectionRun,
+  values: Values,
+  positionals: readonly string[],
+  out: (line: string) => void,
+): Promise<number> {
+  const { selector, selectorName, tools, counter, learned } = run;
+  const prompt = positionals.join(' ');
+  if (!prompt) throw new UsageError('select needs a PROMPT');
+  const embeddedBefore = corpusEmbeds(selector);
+  const start = performance.now();
+  const selection = await selectFor(selector, prompt, tools, new AbortController().signal);
+  const ms = performance.now() - start;
+  const links = values.explain ? await toolLinksOf(selector, tools) : undefined;
+  const figures = {
+    selector: selectorName,
+    advertised: selection.names,
+    ranking: rankSelection(selection),
+    registered: tools.length,
+    fellOpen: selection.fellOpen ?? null,
+    advertisedTokens: toolsCost(selection.tools, counter),
+    registryTokens: toolsCost(tools, counter),
+    tokenCounter: counter.id,
+    ms: round(ms, 3),
+    // Tool texts this call embedded (0 when the corpus came from a vectors file or the cache).
+    corpusEmbedded: corpusEmbeds(selector) - embeddedBefore,
+    warnings: selection.warnings,
+    reasons: selection.reasons,
+    ...(learned ? { learned } : {}),
+    ...(values.explain ? { links: links?.links ?? null, linkWarnings: links?.warnings ?? [] } : {}),
+  };
+  if (values.json) out(JSON.stringify(figures));
+  else printSelection({ run, selection, figures, links, explain: values.explain }, out);
+  return 0;
+}
 
-  if (command === 'eval') {
-    if (!values.cases) throw new UsageError('--cases FILE is required');
-    // A user's own file is scored whole; --split keeps one side of the hash split (for sets
-    // tuned on their dev side), and says how many cases that leaves out.
-    const split = (values.split ?? 'all') as SplitName;
-    if (!['dev', 'test', 'all'].includes(split))
-      throw new UsageError(`--split must be dev, test or all, got "${split}"`);
-    const inFile = loadCases(values.cases, 'all');
-    const empty = inFile.filter((item) => item.expected.length === 0);
-    if (empty.length > 0) {
-      // A case expecting nothing is met by any selection, falling open included: a free hit.
-      const [first] = empty;
-      throw new Error(
-        `${values.cases}:${first?.line}: case "${first?.id}" expects no tool ("expected": [])` +
-          `${
-            empty.length > 1
-              ? `, and ${empty.length - 1} more (${listNames(
-                  empty.slice(1).map((item) => item.id),
-                  8,
-                )})`
-              : ''
-          }; ` +
-          'a case names the tools a right selection must advertise: fill in "expected" or remove the case',
-      );
-    }
-    const cases = split === 'all' ? inFile : inFile.filter((item) => splitOf(item.id) === split);
-    const leftOut = inFile.length - cases.length;
-    if (leftOut > 0) {
-      warn(
-        `--split ${split} scores ${cases.length} of the ${inFile.length} cases in ${values.cases} (${leftOut} left out; --split all scores every case)`,
-      );
-    }
-    const known = new Set(tools.map((tool) => tool.name));
-    const unknown = [...new Set(cases.flatMap((item) => item.expected.filter((name) => !known.has(name))))];
-    if (unknown.length > 0) {
-      warn(
-        `${values.cases} expects tools that ${values.tools} does not have, so those cases always miss: ${listNames(unknown, 8)}`,
-      );
-    }
-    const report = await evaluate(
-      selector,
-      tools,
-      cases,
-      counter,
-      { name: selectorName, k: usesK(selectorName) ? k : null },
-      { misses: true },
-    );
-    if (values.json) {
-      out(JSON.stringify({ ...report, split, leftOut, tokenCounter: counter.id, ...(learned ? { learned } : {}) }));
-    } else {
-      const side = split === 'all' ? 'cases' : `${split} cases`;
-      const scope = leftOut > 0 ? ` (${leftOut} of ${inFile.length} in the file left out by --split ${split})` : '';
-      out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${side}${scope}`);
-      if (learned) {
+type Selection = Awaited<ReturnType<typeof selectFor>>;
+
+/** What the readable `select` output is drawn from. */
+interface SelectionShown {
+  readonly run: SelectionRun;
+  readonly selection: Selection;
+  readonly figures: {
+    readonly ranking: ReturnType<typeof rankSelection>;
+    readonly advertisedTokens: number;
+    readonly registryTokens: number;
+    readonly ms: number;
+  };
+  readonly links: Awaited<ReturnType<typeof toolLinksOf>>;
+  readonly explain: boolean;
+}
+
+/**
+ * Best first, with each tool's score and matched words (the wire gets registry order), and why a
+ * tool beyond k is there: a lookup another tool needs first, or a clause's best tool.
+ */
+function printSelection(shown: SelectionShown, out: (line: string) => void): void {
+  const { run, selection, figures, links } = shown;
+  const lines = formatRanking(figures.ranking);
+  figures.ranking.forEach((tool, i) => {
+    const reason = ownEntry(selection.reasons, tool.name);
+    const needed = reason?.neededBy
+      ? `  ← needed first by ${reason.neededBy.join(', ')}${reason.prerequisite ? ' (beyond k)' : ''}`
+      : '';
+    out(`${lines[i]}${needed}${reason?.intent ? '  (a clause’s best tool, beyond k)' : ''}`);
+  });
+  if (shown.explain) {
+    if (!links) out(`\nselector ${run.selectorName} follows no tool links`);
+    else {
+      out(`\ntool links (${links.links.length}): a tool ← the tools that produce an input it needs`);
+      for (const link of links.links)
         out(
-          `  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`,
+          `  ${link.tool}${link.parameter ? `.${link.parameter}` : ''} ← ${link.providers.join(', ')} (${link.source}${link.optional ? ', optional: when the prompt names it' : ''})`,
         );
-      }
-      out(`  fullRecall     ${round(report.fullRecall, 4)}`);
-      out(`  narrowed       ${round(report.narrowedFullRecall, 4)} (fell-open cases count as misses)`);
-      out(
-        `  by expected    ${EXPECTED_GROUPS.map((group) => `${group}: ${round(report.byExpected[group].fullRecall, 4)} (${report.byExpected[group].cases})`).join('  ')}`,
-      );
-      out(`  recall         ${round(report.recall, 4)}`);
-      out(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${tools.length}`);
-      out(`  fellOpen       ${round(report.fellOpen, 4)}`);
-      out(
-        `  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens${estimated})`,
-      );
-      out(`  p50 / p95 ms   ${round(report.p50Ms, 3)} / ${round(report.p95Ms, 3)}`);
-      for (const line of formatFellOpen(report.fellOpenCases ?? [], report.cases)) out(line);
-      for (const line of formatMisses(report.misses ?? [], report.cases)) out(line);
+      for (const warning of links.warnings) out(`warning: ${warning}`);
     }
-    // After the report, so a failing gate still shows why.
-    const under = failUnder.filter((gate) => report[gate.metric] < gate.value);
-    for (const gate of under)
-      warn(`${gate.metric} ${round(report[gate.metric], 4)} is under --fail-under ${gate.given}`);
-    return under.length > 0 ? 1 : 0;
   }
-  throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  for (const warning of selection.warnings) out(`warning: ${warning}`);
+  out(
+    `\n${selection.names.length} of ${run.tools.length} tools advertised` +
+      `${selection.fellOpen ? ` (fell open: ${selection.fellOpen})` : ''}; ` +
+      `${figures.advertisedTokens} of ${figures.registryTokens} schema tokens${run.estimated}; ${figures.ms} ms`,
+  );
+}
+
+/** `loopctl eval`: score a cases file, print the report, exit 1 when a `--fail-under` gate fails. */
+async function evalCommand(
+  run: SelectionRun,
+  values: Values,
+  failUnder: readonly FailUnder[],
+  out: (line: string) => void,
+  warn: (line: string) => void,
+): Promise<number> {
+  const { selector, selectorName, tools, counter, learned } = run;
+  if (!values.cases) throw new UsageError('--cases FILE is required');
+  const { split, inFile, cases, leftOut } = evalCases(values.cases, values.split, warn);
+  const known = new Set(tools.map((tool) => tool.name));
+  const unknown = [...new Set(cases.flatMap((item) => item.expected.filter((name) => !known.has(name))))];
+  if (unknown.length > 0) {
+    warn(
+      `${values.cases} expects tools that ${values.tools} does not have, so those cases always miss: ${listNames(unknown, 8)}`,
+    );
+  }
+  const report = await evaluate(
+    selector,
+    tools,
+    cases,
+    counter,
+    { name: selectorName, k: usesK(selectorName) ? run.k : null },
+    { misses: true },
+  );
+  if (values.json) {
+    out(JSON.stringify({ ...report, split, leftOut, tokenCounter: counter.id, ...(learned ? { learned } : {}) }));
+  } else {
+    const side = split === 'all' ? 'cases' : `${split} cases`;
+    const scope = leftOut > 0 ? ` (${leftOut} of ${inFile.length} in the file left out by --split ${split})` : '';
+    out(`selector ${report.selector}${report.k ? ` (k=${report.k})` : ''} on ${report.cases} ${side}${scope}`);
+    for (const line of formatEvalReport(report, run)) out(line);
+  }
+  // After the report, so a failing gate still shows why.
+  const under = failUnder.filter((gate) => report[gate.metric] < gate.value);
+  for (const gate of under) warn(`${gate.metric} ${round(report[gate.metric], 4)} is under --fail-under ${gate.given}`);
+  return under.length > 0 ? 1 : 0;
+}
+
+/**
+ * The cases `eval` scores. A user's own file is scored whole; --split keeps one side of the hash
+ * split (for sets tuned on their dev side), and says how many cases that leaves out. A case
+ * expecting nothing is an error: any selection meets it, falling open included (a free hit).
+ */
+function evalCases(file: string, given: string | undefined, warn: (line: string) => void) {
+  const split = (given ?? 'all') as SplitName;
+  if (!['dev', 'test', 'all'].includes(split)) throw new UsageError(`--split must be dev, test or all, got "${split}"`);
+  const inFile = loadCases(file, 'all');
+  const empty = inFile.filter((item) => item.expected.length === 0);
+  if (empty.length > 0) {
+    const [first] = empty;
+    throw new Error(
+      `${file}:${first?.line}: case "${first?.id}" expects no tool ("expected": [])` +
+        `${
+          empty.length > 1
+            ? `, and ${empty.length - 1} more (${listNames(
+                empty.slice(1).map((item) => item.id),
+                8,
+              )})`
+            : ''
+        }; ` +
+        'a case names the tools a right selection must advertise: fill in "expected" or remove the case',
+    );
+  }
+  const cases = split === 'all' ? inFile : inFile.filter((item) => splitOf(item.id) === split);
+  const leftOut = inFile.length - cases.length;
+  if (leftOut > 0) {
+    warn(
+      `--split ${split} scores ${cases.length} of the ${inFile.length} cases in ${file} (${leftOut} left out; --split all scores every case)`,
+    );
+  }
+  return { split, inFile, cases, leftOut };
+}
+
+/** The readable eval report after its heading: the figures, then the fell-open and missed cases. */
+function formatEvalReport(report: Awaited<ReturnType<typeof evaluate>>, run: SelectionRun): string[] {
+  const { learned, estimated } = run;
+  const lines: string[] = [];
+  if (learned) {
+    lines.push(
+      `  learned        ${learned.learned} examples (${learned.duplicates} duplicates, ${learned.unknownTools} unknown tools, ${learned.ignored} ignored)`,
+    );
+  }
+  lines.push(`  fullRecall     ${round(report.fullRecall, 4)}`);
+  lines.push(`  narrowed       ${round(report.narrowedFullRecall, 4)} (fell-open cases count as misses)`);
+  lines.push(
+    `  by expected    ${EXPECTED_GROUPS.map((group) => `${group}: ${round(report.byExpected[group].fullRecall, 4)} (${report.byExpected[group].cases})`).join('  ')}`,
+  );
+  lines.push(`  recall         ${round(report.recall, 4)}`);
+  lines.push(`  meanAdvertised ${round(report.meanAdvertised, 2)} of ${run.tools.length}`);
+  lines.push(`  fellOpen       ${round(report.fellOpen, 4)}`);
+  lines.push(
+    `  tokensSaved    ${round(report.tokensSaved, 4)} (${Math.round(report.meanAdvertisedTokens)} of ${report.registryTokens} tokens${estimated})`,
+  );
+  lines.push(`  p50 / p95 ms   ${round(report.p50Ms, 3)} / ${round(report.p95Ms, 3)}`);
+  lines.push(...formatFellOpen(report.fellOpenCases ?? [], report.cases));
+  lines.push(...formatMisses(report.misses ?? [], report.cases));
+  return lines;
 }
 
 /**
