@@ -3,7 +3,7 @@
  * Deno, Node, `loopctl serve`) reads the same names: the ones `PROXY_SETTINGS` declares, with
  * their bounds and defaults (`../settings.ts`).
  */
-import type { SettingValues, SettingVars } from '../setting.js';
+import type { SettingDefaults, SettingValues, SettingVars } from '../setting.js';
 import { readSettings, settingDefaults } from '../setting.js';
 import { PROXY_SETTINGS } from '../settings.js';
 import type { ProxySettings } from './proxy-routes.js';
@@ -21,7 +21,9 @@ export type ProxyVarSettings = SettingValues<typeof PROXY_SETTINGS>;
  * @example
  * PROXY_DEFAULTS.k // 8
  */
-export const PROXY_DEFAULTS: ProxyVarSettings = Object.freeze(settingDefaults(PROXY_SETTINGS));
+export const PROXY_DEFAULTS: Readonly<SettingDefaults<typeof PROXY_SETTINGS>> = Object.freeze(
+  settingDefaults(PROXY_SETTINGS),
+);
 
 /**
  * Read {@link ProxyVars}. Throws `ConfigError` on a bad value (the selector name is checked
