@@ -70,7 +70,7 @@ export const APP_SETTINGS = {
     ...text(),
     secret: true,
     defaultDoc: 'none: `/v1/*` and the proxy answer 503 (closed)',
-    doc: 'The bearer token of `/v1/*`, and the proxy token in token mode (a secret: `wrangler secret put LOOPCTL_TOKEN`)',
+    doc: 'The bearer token of `/v1/*`, and the proxy token in token mode, in RFC 6750 characters (`A–Z a–z 0–9 - . _ ~ + /`, trailing `=`); a secret: `wrangler secret put LOOPCTL_TOKEN`',
     docs: ['worker', 'proxy'],
   }),
   corsOrigins: setting({
@@ -103,7 +103,7 @@ export const APP_SETTINGS = {
     variable: 'LOOPCTL_UPLOAD_BUFFER_BYTES',
     ...integer({ min: 65_536, digits: 12 }),
     default: DEFAULT_UPLOAD_BUFFER_BYTES,
-    doc: 'Bytes all unfinished request bodies may hold at once, per process or isolate; past it a 503 with `Retry-After: 1`',
+    doc: "Bytes all unfinished request bodies (the API's and the proxy's) may hold at once, per process or isolate; past it a 503 with `Retry-After: 1`. Keep it at least `PROXY_MAX_BODY_BYTES`",
     docs: ['worker', 'proxy'],
   }),
 } as const;
