@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { registerDemoTools } from '../demo/demo-tools.js';
 import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
-import { generateToken, optionsFromVars } from '../src/hono/index.js';
+import { ENTRY_SETTINGS, generateToken, MODEL_DEFAULTS, MODEL_SETTINGS, optionsFromVars } from '../src/hono/index.js';
 import type { RunningServer } from '../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../src/hono/node.js';
 import { ToolRegistry } from '../src/index.js';
@@ -48,13 +48,14 @@ export async function main(env: Record<string, string | undefined> = process.env
     token,
     ...(embedder ? { embedder } : {}),
     ...(vectorsPath ? { vectors: vectorsFromDisk(vectorsPath) } : {}),
-    hostname: env.HOST ?? '127.0.0.1',
+    hostname: env.HOST ?? ENTRY_SETTINGS.host.default,
     vars: env,
   });
   const model = options.model ?? {};
+  const { openai } = MODEL_DEFAULTS;
   console.log(`loopctl API (Node) on ${server.url}`);
   console.log(
-    `  model: ${model.provider ?? 'openai'} ${model.model ?? 'qwen3:4b'} at ${model.baseURL ?? 'http://127.0.0.1:11434/v1'}`,
+    `  model: ${model.provider ?? MODEL_SETTINGS.provider.default} ${model.model ?? openai.model} at ${model.baseURL ?? openai.baseURL}`,
   );
   console.log(
     `  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`,

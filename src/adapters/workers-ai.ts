@@ -34,6 +34,15 @@ export const WORKERS_AI_EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> =
 });
 
 /**
+ * The embedding model {@link workersAIEmbedder} asks for when told none (the Workers entry's
+ * `EMBEDDING_MODEL` default).
+ *
+ * @example
+ * workersAIEmbedder(env.AI, DEFAULT_WORKERS_AI_MODEL)
+ */
+export const DEFAULT_WORKERS_AI_MODEL = '@cf/baai/bge-small-en-v1.5';
+
+/**
  * Embed with a Workers AI model. The binding's answer (`{ shape, data }`) is checked: a
  * missing, short or ragged answer rejects, so the embedding selector falls open instead of
  * ranking with garbage.
@@ -49,7 +58,7 @@ export const WORKERS_AI_EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> =
  */
 export function workersAIEmbedder(
   ai: WorkersAiLike,
-  model = '@cf/baai/bge-small-en-v1.5',
+  model: string = DEFAULT_WORKERS_AI_MODEL,
   options: WorkersAiEmbedderOptions = {},
 ): Embedder {
   const { dimensions, batchSize } = mergeOptions(

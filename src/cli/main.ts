@@ -11,6 +11,7 @@ import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { LearnExample } from '../learn/example-memory.js';
 import type { LearnSummary } from '../learn/learned-store.js';
+import { DEFAULT_K } from '../rank/top-k.js';
 import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
@@ -493,7 +494,7 @@ function parseOptions(args: readonly string[]) {
         tools: { type: 'string' },
         cases: { type: 'string' },
         selector: { type: 'string', default: 'keyword' },
-        k: { type: 'string', default: '8' },
+        k: { type: 'string', default: String(DEFAULT_K) },
         split: { type: 'string' },
         json: { type: 'boolean', default: false },
         model: { type: 'string' },

@@ -3,7 +3,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../describe-error.js';
 import type { RunningServer } from '../hono/node.js';
+import { PROXY_DEFAULTS } from '../hono/proxy/proxy-env.js';
 import { proxyUpstreams } from '../hono/proxy/proxy-upstreams.js';
+import type { Setting } from '../hono/setting.js';
+import { ENTRY_SETTINGS, MODEL_DEFAULTS, PROXY_SETTINGS } from '../hono/settings.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
 import { DEFAULT_MODEL_DIR } from './model-command.js';
@@ -16,10 +19,10 @@ npm install hono @hono/node-server). Point a client's baseURL at it: OpenAI Chat
 Responses (POST /v1/chat/completions, /v1/responses) and Anthropic Messages (POST /v1/messages)
 go upstream with each request's tools narrowed to the few its prompt needs. Ctrl-C stops it.
 
-  --port N                  default PORT, else 8787 (0 picks a free port)
-  --host ADDR               default HOST, else 127.0.0.1 (loopback only)
+  --port N                  default PORT, else ${ENTRY_SETTINGS.port.default} (0 picks a free port)
+  --host ADDR               default HOST, else ${ENTRY_SETTINGS.host.default} (loopback only)
   --openai-base-url URL     the OpenAI-compatible upstream, with /v1 (PROXY_OPENAI_BASE_URL;
-                            default MODEL_BASE_URL, else a local Ollama at http://127.0.0.1:11434/v1)
+                            default MODEL_BASE_URL, else a local Ollama at ${MODEL_DEFAULTS.openai.baseURL})
   --anthropic-base-url URL  the Anthropic upstream's origin (PROXY_ANTHROPIC_BASE_URL)
   --model-path DIR          the offline USE-lite model folder (LOOPCTL_MODEL_PATH; default
                             ./${DEFAULT_MODEL_DIR} when it is there: npx loopctl model builds it).
@@ -40,14 +43,12 @@ export interface ServeCommandOptions {
   signal?: AbortSignal;
 }
 
-/** Flag → the variable it sets. */
-const FLAG_VARS = {
-  port: 'PORT',
-  host: 'HOST',
-  'openai-base-url': 'PROXY_OPENAI_BASE_URL',
-  'anthropic-base-url': 'PROXY_ANTHROPIC_BASE_URL',
-  'model-path': 'LOOPCTL_MODEL_PATH',
-} as const;
+/** Flag → the variable it sets: every declared setting with a flag (`settings.ts`). */
+const FLAG_VARS: Readonly<Record<string, string>> = Object.fromEntries(
+  [...Object.values<Setting>(ENTRY_SETTINGS), ...Object.values<Setting>(PROXY_SETTINGS)]
+    .filter((declared: Setting): declared is Setting & { flag: string } => declared.flag !== undefined)
+    .map((declared) => [declared.flag, declared.variable]),
+);
 
 /**
  * `loopctl serve`: the API and the selecting proxy on Node, configured from the environment and
@@ -67,13 +68,13 @@ export async function serveCommand(
     out(SERVE_USAGE);
     return 0;
   }
-  let values: Partial<Record<keyof typeof FLAG_VARS, string>>;
+  let values: Partial<Record<string, string>>;
   try {
     ({ values } = parseArgs({
       args: [...args],
       allowPositionals: false,
       options: Object.fromEntries(Object.keys(FLAG_VARS).map((flag) => [flag, { type: 'string' as const }])),
-    }) as { values: Partial<Record<keyof typeof FLAG_VARS, string>> });
+    }) as { values: Partial<Record<string, string>> });
   } catch (error) {
     throw new UsageError(`${errorMessage(error)}\n\n${SERVE_USAGE}`);
   }
@@ -81,7 +82,7 @@ export async function serveCommand(
     throw new UsageError(`--port must be a port number (0 to 65535; 0 picks a free one), got "${values.port}"`);
   const vars: Record<string, string | undefined> = { ...(options.env ?? process.env) };
   for (const [flag, name] of Object.entries(FLAG_VARS)) {
-    const value = values[flag as keyof typeof FLAG_VARS];
+    const value = values[flag];
     if (value !== undefined) vars[name] = value;
   }
 
@@ -108,7 +109,7 @@ export async function serveCommand(
 
   const proxy = settings.proxy ?? {};
   const upstreams = proxyUpstreams(proxy, settings.model);
-  const auth = proxy.auth ?? 'token';
+  const auth = proxy.auth ?? PROXY_DEFAULTS.auth;
   const selector = proxy.selector ?? (embedder ? 'hybrid' : 'keyword');
   const keySet = (protocol: 'openai' | 'anthropic'): string => {
     const own = protocol === 'openai' ? proxy.openaiApiKey : proxy.anthropicApiKey;
@@ -135,7 +136,7 @@ export async function serveCommand(
       : `  auth: passthrough (each client's own key goes upstream)`,
   );
   out(
-    `  selector: ${selector}, k ${proxy.k ?? 8}, policy ${proxy.policy ?? 'auto'}; ` +
+    `  selector: ${selector}, k ${proxy.k ?? PROXY_DEFAULTS.k}, policy ${proxy.policy ?? PROXY_DEFAULTS.policy}; ` +
       (embedder
         ? `embedding model: USE-lite from ${modelPath} (loads on first use)`
         : `embedding model: none in ./${DEFAULT_MODEL_DIR} (build it with npx loopctl model, or pass --model-path DIR), so hybrid and embedding are off`),

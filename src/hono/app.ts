@@ -19,6 +19,7 @@ import type { ModelClient } from '../model/client.js';
 import type { FetchLike } from '../model/http.js';
 import { globalFetch } from '../model/http.js';
 import { openAIChatClient } from '../model/openai-chat.js';
+import type { MergedOptions } from '../options.js';
 import { mergeOptions } from '../options.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import { provideValidator } from '../registry/registry.js';
@@ -30,6 +31,7 @@ import type { SelectionContext } from '../select/selector.js';
 import { approxTokenCounter } from '../tokens/token-counter.js';
 import { allowedHostsGuard } from './allowed-hosts.js';
 import { ApiError, errorResponse } from './api-error.js';
+import type { ApiSelectors } from './api-selectors.js';
 import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
 import { kNote } from './k-note.js';
@@ -37,45 +39,32 @@ import { modelProbe } from './model-probe.js';
 import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
 import { rankedTools } from './ranked-tools.js';
+import type { RunInput, SelectInput } from './request-input.js';
 import { parseRunInput, parseSelectInput } from './request-input.js';
+import type { StreamRunOptions } from './run-stream.js';
 import { streamRun } from './run-stream.js';
-import { DEFAULT_UPLOAD_BUFFER_BYTES, uploadBudget } from './upload-budget.js';
+import type { SettingValues } from './setting.js';
+import { settingDefaults } from './setting.js';
+import { APP_SETTINGS, MODEL_DEFAULTS, MODEL_SETTINGS } from './settings.js';
+import type { UploadBudget } from './upload-budget.js';
+import { uploadBudget } from './upload-budget.js';
 
 // The app dispatches tools on every run: it carries the argument validator from the start
 // instead of loading it mid-request (the core loads it lazily).
 provideValidator(argumentValidator);
 
-/** Which model the runs talk to. */
-export interface ModelOptions {
-  /** Wire protocol. Default `openai` (Chat Completions, as Ollama, vLLM and llama.cpp speak it). */
-  provider?: 'openai' | 'anthropic';
-  /** Default `http://127.0.0.1:11434/v1` (a local Ollama) for openai, Anthropic's API for anthropic. */
-  baseURL?: string;
-  /** Default `qwen3:4b` (openai) or `claude-haiku-4-5` (anthropic). */
-  model?: string;
-  apiKey?: string;
-}
+/** Which model the runs talk to: the settings `MODEL_SETTINGS` declares (`MODEL_*`), defaults in `MODEL_DEFAULTS`. */
+export type ModelOptions = SettingValues<typeof MODEL_SETTINGS>;
 
-/** Options for {@link createApp}. Every field but `registry` has a default. */
-export interface AppOptions {
+/**
+ * Options for {@link createApp}. Every field but `registry` has a default. The fields a variable
+ * sets too (`token`, `corsOrigins`, `allowedHosts`, `maxNewEmbeds`, `uploadBufferBytes`) are
+ * declared once in `APP_SETTINGS` (`settings.ts`: variable, default, bound, doc line).
+ */
+export interface AppOptions extends SettingValues<typeof APP_SETTINGS> {
   /** The tools runs may call and selections choose from. */
   registry: ToolRegistry;
   model?: ModelOptions;
-  /**
-   * The bearer token every `/v1/*` route requires (`LOOPCTL_TOKEN`): RFC 6750 characters
-   * (`A–Z a–z 0–9 - . _ ~ + /`, trailing `=`). Unset: `/v1/*` answers 503, so a deployment
-   * that forgot its secret is closed, not open.
-   */
-  token?: string;
-  /** Origins allowed to call the API from a browser; `['*']` allows any. Default none (closed). */
-  corsOrigins?: readonly string[];
-  /**
-   * The `Host` names the app answers to, any port (`ALLOWED_HOSTS`); others get a 403, so a web
-   * page cannot reach a local server through DNS rebinding. `['*']` or unset: any host, except
-   * that `startNodeServer` and `serveDeno` on a loopback address default to `127.0.0.1`,
-   * `localhost` and `[::1]`.
-   */
-  allowedHosts?: readonly string[];
   /** Enables the `embedding` and `hybrid` selectors: an embedder, or a lazy factory (called once). */
   embedder?: EmbedderSource;
   /** Where the embedding selector persists corpus vectors (e.g. `kvVectorCache(env.VECTORS)`). */
@@ -85,12 +74,6 @@ export interface AppOptions {
    * isolate's first selection embeds only the prompt. A bad file is ignored with a warning.
    */
   vectors?: VectorsSource;
-  /**
-   * Most tool texts the dense selectors embed for one request (`LOOPCTL_MAX_NEW_EMBEDS`): a
-   * bigger new tool list is embedded over several requests, each ranked lexically meanwhile, so
-   * one client's list cannot hold the process for seconds. Default 512.
-   */
-  maxNewEmbeds?: number;
   /** Extra selectors by name, merged over the built-in ones. */
   selectors?: Readonly<Record<string, NamedSelectorFactory>>;
   /** The selector used when a request names none. Default `keyword`. */
@@ -103,12 +86,6 @@ export interface AppOptions {
   defaultMaxTurns?: number;
   /** Largest accepted request body. Default 256 KiB. */
   maxBodyBytes?: number;
-  /**
-   * The bytes all unfinished request bodies (the API's and the proxy's) may hold at once
-   * (`LOOPCTL_UPLOAD_BUFFER_BYTES`); a body that would pass it is a 503 with `Retry-After`.
-   * Default 64 MiB; keep it at least the proxy's `maxBodyBytes`, or its largest bodies never fit.
-   */
-  uploadBufferBytes?: number;
   /** How long a run waits for the model's first answer before streaming anyway. Default 1500 ms. */
   probeGraceMs?: number;
   /** How often a quiet run stream writes an SSE comment, to notice a client that left. Default 250 ms. */
@@ -124,12 +101,11 @@ export interface AppOptions {
 }
 
 const DEFAULTS = {
+  ...settingDefaults(APP_SETTINGS),
   corsOrigins: [] as readonly string[],
   defaultSelector: 'keyword',
   defaultMaxTurns: 8,
   maxBodyBytes: 256 * 1024,
-  maxNewEmbeds: 512,
-  uploadBufferBytes: DEFAULT_UPLOAD_BUFFER_BYTES,
   probeGraceMs: 1500,
   heartbeatMs: 250,
   fetch: globalFetch,
@@ -168,12 +144,81 @@ export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
  * export default app // Workers, Deno.serve(app.fetch), or @hono/node-server's serve(app)
  */
 export function createApp(options: AppOptions): Hono<AppEnv> {
+  const server = serverOf(options);
+  const { settings, registry, selectors, token } = server;
+  const app = new Hono<AppEnv>();
+  app.onError((error) => answerError(error, settings.onError));
+  app.notFound(() => errorResponse(new ApiError(404, 'not_found', 'no such route')));
+  // Before anything else: a request naming a host this server does not answer to (a DNS-rebound
+  // page) gets nothing but the refusal.
+  if (settings.allowedHosts) app.use('*', allowedHostsGuard(settings.allowedHosts));
+  // The client's own signal, kept before body middleware replaces the request.
+  app.use('*', async (c, next) => {
+    c.set('clientSignal', requestSignal(c));
+    await next();
+  });
+  if (settings.corsOrigins.length > 0) useCors(app, settings.corsOrigins);
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  // The selecting proxy, before the /v1/* token gate: it authenticates by itself (token or
+  // pass-through) and shares the app's selectors, so its corpora stay warm too.
+  app.route(
+    '/',
+    proxyRoutes({
+      ...settings.proxy,
+      selectors,
+      hasEmbedder: Boolean(settings.embedder),
+      token: token ? tokenVerifier(token) : undefined,
+      model: server.model,
+      fetch: settings.proxy?.fetch ?? settings.fetch,
+      onError: settings.onError,
+      uploadBudget: server.budget,
+    }),
+  );
+  app.use('/v1/*', token ? bearer(token) : notConfigured);
+  app.get('/v1/tools', (c) =>
+    c.json({
+      tools: registry.schemas().map(({ name, description }) => ({ name, description })),
+      generation: registry.generation,
+    }),
+  );
+  const body = every(...jsonBody({ maxBytes: settings.maxBodyBytes, budget: server.budget }));
+  const { names } = selectors;
+  app.post(
+    '/v1/select',
+    body,
+    validator('json', (value) => parseSelectInput(value, names, settings.defaultSelector)),
+    async (c) => c.json(await selectAnswer(server, c.req.valid('json'))),
+  );
+  app.post(
+    '/v1/runs',
+    body,
+    validator('json', (value) => parseRunInput(value, names, settings.defaultSelector, settings.defaultMaxTurns)),
+    async (c) => streamRun(c, await runOptions(server, c.req.valid('json'), c.get('clientSignal'))),
+  );
+  answerOtherMethods(app);
+  return app;
+}
+
+/** What the routes share: the settings over their defaults, checked, and what they derive. */
+interface Server {
+  readonly settings: MergedOptions<typeof DEFAULTS, AppOptions>;
+  readonly registry: ToolRegistry;
+  readonly model: ResolvedModel;
+  readonly token: string | undefined;
+  /** One budget for every route that reads a body: the cap is on what this process holds. */
+  readonly budget: UploadBudget;
+  readonly selectors: ApiSelectors;
+  /** What no event may carry: the token and the model's key. */
+  readonly secrets: readonly string[];
+}
+
+/** The options over their defaults, checked (a RangeError or TypeError names a bad one). */
+function serverOf(options: AppOptions): Server {
   const settings = mergeOptions(DEFAULTS, options);
   const { registry } = settings;
   if (!registry) throw new TypeError('createApp: "registry" is required (a ToolRegistry of the tools to serve)');
   const model = resolveModel(settings.model);
   const token = settings.token ? settings.token : undefined;
-  // One budget for every route that reads a body: the cap is on what this process holds.
   const budget = uploadBudget(settings.uploadBufferBytes);
   if (token !== undefined && !TOKEN_CHARS.test(token)) {
     throw new RangeError(
@@ -194,138 +239,93 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (!selectors.names.includes(settings.defaultSelector)) {
     throw new RangeError(`defaultSelector "${settings.defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
+  return { settings, registry, model, token, budget, selectors, secrets };
+}
 
-  const app = new Hono<AppEnv>();
+/** Any error a route threw, in the API's shape; an unexpected one goes to `onError` first. */
+function answerError(error: Error, onError: (error: unknown) => void): Response {
+  if (error instanceof ApiError) return errorResponse(error);
+  // bearerAuth's refusals already carry our JSON body and the challenge header.
+  if (error instanceof HTTPException) return error.res ? error.getResponse() : errorResponse(fromHttpException(error));
+  onError(error);
+  return errorResponse(new ApiError(500, 'internal', 'internal error'));
+}
 
-  app.onError((error) => {
-    if (error instanceof ApiError) return errorResponse(error);
-    // bearerAuth's refusals already carry our JSON body and the challenge header.
-    if (error instanceof HTTPException)
-      return error.res ? error.getResponse() : errorResponse(fromHttpException(error));
-    settings.onError(error);
-    return errorResponse(new ApiError(500, 'internal', 'internal error'));
+/** CORS for the API's own routes: `OPTIONS /` stays a JSON 404. */
+function useCors(app: Hono<AppEnv>, origins: readonly string[]): void {
+  const allowed = new Set(origins);
+  const preflight = cors({
+    origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type'],
+    maxAge: 600,
   });
-  app.notFound(() => errorResponse(new ApiError(404, 'not_found', 'no such route')));
+  app.use('/healthz', preflight);
+  app.use('/v1/*', preflight);
+}
 
-  // Before anything else: a request naming a host this server does not answer to (a DNS-rebound
-  // page) gets nothing but the refusal.
-  if (settings.allowedHosts) app.use('*', allowedHostsGuard(settings.allowedHosts));
+/** `POST /v1/select`'s answer: which tools the prompt would advertise, and why. */
+async function selectAnswer(server: Server, input: SelectInput) {
+  const { selectors, registry } = server;
+  const selector = await selectors.get(input.selector, input.k);
+  const all = registry.schemas();
+  const ctx: SelectionContext = {
+    turn: 1,
+    latestUserMessage: input.prompt,
+    conversation: [{ role: 'user', content: input.prompt }],
+  };
+  const started = performance.now();
+  // No signal: a warm selection takes milliseconds, and the corpus build it may join serves
+  // every later request; a run (below) is what a disconnect must cancel.
+  const selection = await runSelection(selector, ctx, all);
+  const ms = performance.now() - started;
+  const notes = input.k !== undefined && !selectors.usesK(input.selector) ? [kNote(input.selector)] : [];
+  return {
+    selector: input.selector,
+    advertised: selection.names,
+    ranked: rankedTools(selection),
+    ...(notes.length ? { notes } : {}),
+    registered: all.length,
+    fellOpen: selection.fellOpen !== undefined,
+    ...(selection.fellOpen !== undefined ? { reason: selection.fellOpen } : {}),
+    advertisedTokens: toolsCost(selection.tools, approxTokenCounter),
+    registryTokens: toolsCost(all, approxTokenCounter),
+    ms: Math.round(ms * 1000) / 1000,
+    ...(selection.warnings.length ? { warnings: selection.warnings } : {}),
+    reasons: selection.reasons,
+  };
+}
 
-  // The client's own signal, kept before body middleware replaces the request.
-  app.use('*', async (c, next) => {
-    c.set('clientSignal', requestSignal(c));
-    await next();
+/** `POST /v1/runs`: a loop over the app's model and registry, streamed by {@link streamRun}. */
+async function runOptions(
+  server: Server,
+  input: RunInput,
+  requestSignal: AbortSignal | undefined,
+): Promise<StreamRunOptions> {
+  const { settings } = server;
+  const selector = await server.selectors.get(input.selector, input.k);
+  const probe = modelProbe(settings.fetch);
+  const loop = new BareLoop({
+    client: makeClient(server.model, probe.fetch),
+    registry: server.registry,
+    config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, {
+      constraint: input.constraint,
+      maxTurns: input.maxTurns,
+    }),
   });
+  loop.withAsyncToolSelector(selector);
+  return {
+    start: (signal) => loop.run(input.input, { signal }),
+    probe: probe.first,
+    requestSignal,
+    graceMs: settings.probeGraceMs,
+    heartbeatMs: settings.heartbeatMs,
+    secrets: server.secrets,
+  };
+}
 
-  if (settings.corsOrigins.length > 0) {
-    const allowed = new Set(settings.corsOrigins);
-    const preflight = cors({
-      origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
-      allowMethods: ['GET', 'POST', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type'],
-      maxAge: 600,
-    });
-    // Only the API's own routes answer preflights: `OPTIONS /` stays a JSON 404.
-    app.use('/healthz', preflight);
-    app.use('/v1/*', preflight);
-  }
-
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-
-  // The selecting proxy, before the /v1/* token gate: it authenticates by itself (token or
-  // pass-through) and shares the app's selectors, so its corpora stay warm too.
-  app.route(
-    '/',
-    proxyRoutes({
-      ...settings.proxy,
-      selectors,
-      hasEmbedder: Boolean(settings.embedder),
-      token: token ? tokenVerifier(token) : undefined,
-      model,
-      fetch: settings.proxy?.fetch ?? settings.fetch,
-      onError: settings.onError,
-      uploadBudget: budget,
-    }),
-  );
-
-  app.use('/v1/*', token ? bearer(token) : notConfigured);
-
-  app.get('/v1/tools', (c) =>
-    c.json({
-      tools: registry.schemas().map(({ name, description }) => ({ name, description })),
-      generation: registry.generation,
-    }),
-  );
-
-  const body = every(...jsonBody({ maxBytes: settings.maxBodyBytes, budget }));
-
-  app.post(
-    '/v1/select',
-    body,
-    validator('json', (value) => parseSelectInput(value, selectors.names, settings.defaultSelector)),
-    async (c) => {
-      const input = c.req.valid('json');
-      const selector = await selectors.get(input.selector, input.k);
-      const all = registry.schemas();
-      const ctx: SelectionContext = {
-        turn: 1,
-        latestUserMessage: input.prompt,
-        conversation: [{ role: 'user', content: input.prompt }],
-      };
-      const started = performance.now();
-      // No signal: a warm selection takes milliseconds, and the corpus build it may join serves
-      // every later request; a run (below) is what a disconnect must cancel.
-      const selection = await runSelection(selector, ctx, all);
-      const ms = performance.now() - started;
-      const notes = input.k !== undefined && !selectors.usesK(input.selector) ? [kNote(input.selector)] : [];
-      return c.json({
-        selector: input.selector,
-        advertised: selection.names,
-        ranked: rankedTools(selection),
-        ...(notes.length ? { notes } : {}),
-        registered: all.length,
-        fellOpen: selection.fellOpen !== undefined,
-        ...(selection.fellOpen !== undefined ? { reason: selection.fellOpen } : {}),
-        advertisedTokens: toolsCost(selection.tools, approxTokenCounter),
-        registryTokens: toolsCost(all, approxTokenCounter),
-        ms: Math.round(ms * 1000) / 1000,
-        ...(selection.warnings.length ? { warnings: selection.warnings } : {}),
-        reasons: selection.reasons,
-      });
-    },
-  );
-
-  app.post(
-    '/v1/runs',
-    body,
-    validator('json', (value) =>
-      parseRunInput(value, selectors.names, settings.defaultSelector, settings.defaultMaxTurns),
-    ),
-    async (c) => {
-      const input = c.req.valid('json');
-      const selector = await selectors.get(input.selector, input.k);
-      const probe = modelProbe(settings.fetch);
-      const loop = new BareLoop({
-        client: makeClient(model, probe.fetch),
-        registry,
-        config: mergeOptions({ system: SYSTEM_PROMPT }, settings.loop, {
-          constraint: input.constraint,
-          maxTurns: input.maxTurns,
-        }),
-      });
-      loop.withAsyncToolSelector(selector);
-      return streamRun(c, {
-        start: (signal) => loop.run(input.input, { signal }),
-        probe: probe.first,
-        requestSignal: c.get('clientSignal'),
-        graceMs: settings.probeGraceMs,
-        heartbeatMs: settings.heartbeatMs,
-        secrets,
-      });
-    },
-  );
-
-  // A known path asked with another method: 405 with Allow, not a 404.
+/** A known path asked with another method: 405 with Allow, not a 404. */
+function answerOtherMethods(app: Hono<AppEnv>): void {
   const methods: Record<string, string> = {
     '/healthz': 'GET, HEAD',
     '/v1/tools': 'GET, HEAD',
@@ -339,8 +339,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }),
     );
   }
-
-  return app;
 }
 
 function bearer(token: string): MiddlewareHandler {
@@ -376,21 +374,15 @@ function fromHttpException(error: HTTPException): ApiError {
   );
 }
 
-function resolveModel(
-  options: ModelOptions | undefined,
-): Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions {
-  const provider = options?.provider ?? 'openai';
-  const defaults =
-    provider === 'anthropic'
-      ? { model: 'claude-haiku-4-5' }
-      : { model: 'qwen3:4b', baseURL: 'http://127.0.0.1:11434/v1' };
-  return mergeOptions({ provider, ...defaults }, options);
+/** The model with its provider's defaults (`MODEL_DEFAULTS`). */
+type ResolvedModel = Required<Omit<ModelOptions, 'apiKey' | 'baseURL'>> & ModelOptions;
+
+function resolveModel(options: ModelOptions | undefined): ResolvedModel {
+  const provider = options?.provider ?? MODEL_SETTINGS.provider.default;
+  return mergeOptions({ provider, ...MODEL_DEFAULTS[provider] }, options);
 }
 
-function makeClient(
-  model: ModelOptions & { provider: 'openai' | 'anthropic'; model: string },
-  fetch: FetchLike,
-): ModelClient {
+function makeClient(model: ResolvedModel, fetch: FetchLike): ModelClient {
   const common = {
     model: model.model,
     fetch,

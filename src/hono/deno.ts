@@ -9,6 +9,7 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { varText } from './config-vars.js';
 import { optionsFromVars } from './env-options.js';
+import { ENTRY_SETTINGS } from './settings.js';
 
 /** The few Deno APIs used here, typed structurally. */
 interface DenoLike {
@@ -51,7 +52,7 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
 }
 
 /**
- * Serve the app with `Deno.serve` on `PORT`/`HOST` (default `127.0.0.1:8787`). On a loopback
+ * Serve the app with `Deno.serve` on `PORT`/`HOST` (defaults: `ENTRY_SETTINGS`, a loopback address). On a loopback
  * address the app answers only loopback `Host` names unless `ALLOWED_HOSTS` or `allowedHosts`
  * says otherwise (a DNS-rebound web page is refused).
  *
@@ -63,10 +64,10 @@ export function serveDeno(
 ): ReturnType<DenoLike['serve']> {
   const { port, hostname, ...rest } = options;
   const vars = rest.vars ?? deno().env.toObject();
-  const host = hostname ?? vars.HOST ?? '127.0.0.1';
+  const host = hostname ?? vars.HOST ?? ENTRY_SETTINGS.host.default;
   const loopbackOnly = !rest.allowedHosts && varText(vars.ALLOWED_HOSTS) === undefined && isLoopbackAddress(host);
   return deno().serve(
-    { port: port ?? Number(vars.PORT ?? 8787), hostname: host },
+    { port: port ?? Number(vars.PORT ?? ENTRY_SETTINGS.port.default), hostname: host },
     denoHandler({ ...rest, vars, ...(loopbackOnly ? { allowedHosts: LOOPBACK_HOSTS } : {}) }),
   );
 }

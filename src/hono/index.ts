@@ -19,5 +19,15 @@ export { optionsFromVars } from './env-options.js';
 export { LIMITS } from './limits.js';
 export type { DurableNamespaceLike, ToolSetBudget, ToolSetBudgetOptions } from './proxy/index.js';
 export { durableToolSetBudget, ToolSetBudgetObject, toolSetBudget, UpstreamUnreachableError } from './proxy/index.js';
+export type { Setting, SettingKind, SettingTable, SettingValues, SettingVars } from './setting.js';
+export { readSettings } from './setting.js';
+export {
+  APP_SETTINGS,
+  ENTRY_SETTINGS,
+  MODEL_DEFAULTS,
+  MODEL_SETTINGS,
+  PROXY_SETTINGS,
+  WORKER_SETTINGS,
+} from './settings.js';
 export type { AssetsLike, ModuleWorker, WorkerEnv, WorkerOptions } from './workers.js';
 export { createWorker } from './workers.js';

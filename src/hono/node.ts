@@ -17,13 +17,14 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { varText } from './config-vars.js';
 import { optionsFromVars } from './env-options.js';
+import { ENTRY_SETTINGS } from './settings.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen and which variables to read. */
 export interface NodeServerOptions extends AppOptions {
-  /** Default: the `PORT` variable, else 8787; 0 picks a free port. */
+  /** Default: the `PORT` variable, else its default (`ENTRY_SETTINGS`); 0 picks a free port. */
   port?: number;
   /**
-   * Default: the `HOST` variable, else `127.0.0.1` (loopback only): the app then answers only
+   * Default: the `HOST` variable, else its default, loopback only: the app then answers only
    * loopback `Host` names unless `allowedHosts` (or `ALLOWED_HOSTS`) is set.
    */
   hostname?: string;
@@ -51,8 +52,8 @@ export class ListenError extends Error {
 /**
  * Serve the app over HTTP from Node. Reads the documented variables (`LOOPCTL_TOKEN`, `MODEL_*`,
  * `PROXY_*`, `CORS_ORIGINS`, `ALLOWED_HOSTS`…) from `process.env` (or `vars`), under the options
- * given. Listens on `port`, else `PORT`, else 8787, on `hostname`, else `HOST`, else
- * `127.0.0.1`. Rejects with a {@link ListenError} saying what to do when the port is in use or
+ * given. Listens on `port`, else `PORT`, on `hostname`, else `HOST` (their defaults, a loopback
+ * address: `ENTRY_SETTINGS`). Rejects with a {@link ListenError} saying what to do when the port is in use or
  * not allowed, a `ConfigError` naming a variable with a bad value, and a `RangeError` for a
  * port that is not one.
  *
@@ -69,7 +70,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     port: givenPort,
     hostname,
     ...appOptions
-  } = mergeOptions({ hostname: varText(vars.HOST) ?? '127.0.0.1' }, fromVars, {
+  } = mergeOptions({ hostname: varText(vars.HOST) ?? ENTRY_SETTINGS.host.default }, fromVars, {
     ...given,
     // One level deeper for the nested settings: `proxy: { fetch }` keeps PROXY_OPENAI_BASE_URL.
     model: fromVars.model || given.model ? mergeOptions({}, fromVars.model, given.model) : undefined,
@@ -125,9 +126,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   };
 }
 
-/** `port`, else the `PORT` variable, else 8787; a value that is no port is a RangeError. */
+/** `port`, else the `PORT` variable, else its default; a value that is no port is a RangeError. */
 function listenPort(port: number | undefined, fromEnv: string | undefined): number {
-  const value = port ?? (fromEnv ? Number(fromEnv) : 8787);
+  const value = port ?? (fromEnv ? Number(fromEnv) : ENTRY_SETTINGS.port.default);
   if (!Number.isInteger(value) || value < 0 || value > 65535) {
     throw new RangeError(
       `${port === undefined ? `PORT=${JSON.stringify(fromEnv)}` : `port ${port}`} is not a port number (0 to 65535; 0 picks a free one)`,

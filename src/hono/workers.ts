@@ -2,10 +2,9 @@
  * The Cloudflare Workers helper: a module worker around {@link createApp} that reads its
  * configuration from the bindings. Bindings it knows: KV namespace `VECTORS` (corpus vectors
  * of the embedding selector, shared by every isolate), optional Workers AI `AI` (enables
- * `embedding`/`hybrid` with `EMBEDDING_MODEL`, default `@cf/baai/bge-small-en-v1.5`), vars
- * `MODEL_PROVIDER`, `MODEL_BASE_URL`, `MODEL_NAME`, `CORS_ORIGINS`, `PROXY_*`, and secrets
- * `MODEL_API_KEY`, `PROXY_OPENAI_API_KEY`, `PROXY_ANTHROPIC_API_KEY`, `LOOPCTL_TOKEN`. Without
- * `LOOPCTL_TOKEN`, `/v1/*` answers 503.
+ * `embedding`/`hybrid` with `EMBEDDING_MODEL`), the `TOOL_SET_BUDGET` Durable Object, and the
+ * text variables and secrets `settings.ts` declares (`LOOPCTL_TOKEN`, `MODEL_*`, `PROXY_*`…).
+ * Without `LOOPCTL_TOKEN`, `/v1/*` answers 503.
  */
 import type { Hono } from 'hono';
 import type { KvNamespaceLike } from '../adapters/kv.js';
@@ -24,25 +23,27 @@ import type { LoopctlVars } from './env-options.js';
 import { optionsFromVars } from './env-options.js';
 import type { DurableNamespaceLike } from './proxy/tool-set-budget-object.js';
 import { durableToolSetBudget } from './proxy/tool-set-budget-object.js';
+import type { SettingVars } from './setting.js';
+import { readSettings, settingDefaults } from './setting.js';
+import { WORKER_SETTINGS } from './settings.js';
 
 /** The static-assets binding, typed structurally. */
 export interface AssetsLike {
   fetch(request: Request | string): Promise<Response>;
 }
 
-/** The bindings this worker reads. */
-export interface WorkerEnv extends LoopctlVars {
+/**
+ * The bindings this worker reads: the text variables `settings.ts` declares (the app's, the
+ * proxy's, and `WORKER_SETTINGS`: `EMBEDDING_MODEL`, `VECTORS_TTL_SECONDS`), and these.
+ */
+export interface WorkerEnv extends LoopctlVars, SettingVars<typeof WORKER_SETTINGS> {
+  /**
+   * Corpus vectors, each entry living `VECTORS_TTL_SECONDS` (KV `expirationTtl`, renewed by each
+   * rebuild): tool lists come from clients, so without an expiry every list ever sent would stay.
+   */
   VECTORS?: KvNamespaceLike;
   AI?: WorkersAiLike;
   ASSETS?: AssetsLike;
-  /** Workers AI embedding model. Default `@cf/baai/bge-small-en-v1.5`. */
-  EMBEDDING_MODEL?: string;
-  /**
-   * Seconds a corpus entry written to `VECTORS` lives (KV `expirationTtl`, renewed by each
-   * rebuild). Default 604800 (7 days); `0` keeps entries for good. Tool lists come from
-   * clients, so without an expiry every list ever sent would stay in the namespace.
-   */
-  VECTORS_TTL_SECONDS?: string;
   /**
    * The `ToolSetBudgetObject` Durable Object namespace: the proxy's budget of new tool lists,
    * shared by every isolate. Unbound, each isolate counts its own.
@@ -50,8 +51,8 @@ export interface WorkerEnv extends LoopctlVars {
   TOOL_SET_BUDGET?: DurableNamespaceLike;
 }
 
-/** What `VECTORS_TTL_SECONDS` defaults to: a week. */
-export const DEFAULT_VECTORS_TTL_SECONDS = 604_800;
+/** The worker's own settings' defaults (`WORKER_SETTINGS`). */
+const WORKER_DEFAULTS = settingDefaults(WORKER_SETTINGS);
 
 /** Options for {@link createWorker}. */
 export interface WorkerOptions<Env extends WorkerEnv = WorkerEnv> {
@@ -97,8 +98,10 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
           const embedder = pickEmbedder(env);
           const vectors = pickVectors(env);
           const registry = typeof options.registry === 'function' ? options.registry(env) : options.registry;
-          const ttl = vectorsTtl(env.VECTORS_TTL_SECONDS);
-          const cache = env.VECTORS ? kvVectorCache(env.VECTORS, ttl > 0 ? { expirationTtl: ttl } : {}) : undefined;
+          const { vectorsTtlSeconds: ttl } = mergeOptions(WORKER_DEFAULTS, readSettings(WORKER_SETTINGS, env));
+          const cache = env.VECTORS
+            ? kvVectorCache(env.VECTORS, ttl !== undefined && ttl > 0 ? { expirationTtl: ttl } : {})
+            : undefined;
           const vars = optionsFromVars(env);
           const proxy = env.TOOL_SET_BUDGET
             ? {
@@ -122,15 +125,6 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
   };
 }
 
-// KV refuses an expirationTtl under 60 seconds.
-function vectorsTtl(text: string | undefined): number {
-  const value = text?.trim();
-  if (value === undefined || value === '') return DEFAULT_VECTORS_TTL_SECONDS;
-  if (!/^\d{1,10}$/.test(value) || (Number(value) > 0 && Number(value) < 60))
-    throw new ConfigError('VECTORS_TTL_SECONDS must be 0 (never expire) or a whole number of seconds of at least 60');
-  return Number(value);
-}
-
 function defaultEmbedder(env: WorkerEnv): EmbedderSource | undefined {
-  return env.AI ? workersAIEmbedder(env.AI, env.EMBEDDING_MODEL || undefined) : undefined;
+  return env.AI ? workersAIEmbedder(env.AI, readSettings(WORKER_SETTINGS, env).embeddingModel) : undefined;
 }

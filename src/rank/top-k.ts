@@ -1,4 +1,13 @@
 /**
+ * The k every selector keeps when told none: the selectors' `topK`, the named table's and the
+ * proxy's `k`, the CLI's `--k`. Written here once; fitted with the hybrid (docs/benchmarks.md).
+ *
+ * @example
+ * new Bm25Selector({ topK: DEFAULT_K })
+ */
+export const DEFAULT_K = 8;
+
+/**
  * Indices of the `k` highest scores, best first. Ties keep registry order (the lower index
  * wins), so equal scores select deterministically. NaN scores never rank. Runs in one pass
  * with a small sorted buffer: O(n) for the usual small k, no sort of the whole corpus.

@@ -1,5 +1,5 @@
 import { mergeOptions } from '../options.js';
-import { assertTopK, topK } from '../rank/top-k.js';
+import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { textTokens } from '../text/words.js';
@@ -9,7 +9,7 @@ import type { SelectionContext, SelectorOutput, ToolReason, ToolSelector } from 
 
 /** Options for {@link Bm25Selector}. */
 export interface Bm25SelectorOptions {
-  /** Tools advertised per turn. Default 8. */
+  /** Tools advertised per turn. Default {@link DEFAULT_K}. */
   topK?: number;
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
@@ -28,7 +28,7 @@ export class Bm25Selector implements ToolSelector {
   readonly #options: Required<Bm25SelectorOptions>;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    this.#options = mergeOptions({ topK: 8, coreTools: [] }, options);
+    this.#options = mergeOptions({ topK: DEFAULT_K, coreTools: [] }, options);
     const { topK } = this.#options;
     assertTopK(topK);
   }

@@ -20,7 +20,7 @@ import { raceAbort, withDeadline } from '../limits/abort.js';
 import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
-import { assertTopK, topK } from '../rank/top-k.js';
+import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { fullSurface } from './apply-selection.js';
@@ -42,7 +42,7 @@ export interface EmbeddingAdaptiveOptions {
 
 /** Options for {@link EmbeddingSelector}. */
 export interface EmbeddingSelectorOptions {
-  /** Tools advertised per turn (before core tools are unioned in). Default 8. */
+  /** Tools advertised per turn (before core tools are unioned in). Default {@link DEFAULT_K}. */
   topK?: number;
   /** Where corpus vectors persist. Default an in-memory cache private to this selector. */
   cache?: VectorCache;
@@ -175,7 +175,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
       learned,
       learnedCache,
       vectors,
-    } = mergeOptions({ topK: 8, coreTools: [] as readonly string[], batchSize: 256 }, options);
+    } = mergeOptions({ topK: DEFAULT_K, coreTools: [] as readonly string[], batchSize: 256 }, options);
     assertTopK(k);
     assertTimeout(timeoutMs);
     this.embedder = embedder;

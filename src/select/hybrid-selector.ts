@@ -6,7 +6,7 @@ import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learn
 import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { minMax } from '../rank/min-max.js';
-import { assertTopK, topK } from '../rank/top-k.js';
+import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
@@ -81,7 +81,7 @@ export interface HybridAdaptiveOptions {
 
 /** Options for {@link HybridSelector}. Defaults were fitted on the dev split (docs/benchmarks.md). */
 export interface HybridSelectorOptions {
-  /** Tools advertised per turn when not adaptive. Default 8. */
+  /** Tools advertised per turn when not adaptive. Default {@link DEFAULT_K}. */
   topK?: number;
   /** Weight of the dense score in the blend (the lexical score gets 1 − weight). */
   denseWeight?: number;
@@ -150,7 +150,7 @@ export interface HybridSelectorOptions {
 
 /** The fitted defaults (dev split; see docs/benchmarks.md for the procedure). */
 const HYBRID_DEFAULTS = {
-  topK: 8,
+  topK: DEFAULT_K,
   denseWeight: 0.7,
   lexicalFloor: 0,
   nameWeight: 0.2,

@@ -1,6 +1,7 @@
 import type { Embedder } from '../embed/embedder.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { mergeOptions } from '../options.js';
+import { DEFAULT_K } from '../rank/top-k.js';
 import { Bm25Selector } from './bm25-selector.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
@@ -50,7 +51,7 @@ export interface NamedSelectorsOptions {
   cache?: VectorCache;
   /** More settings for the shared embedding selector (progress, batch size, timeout). */
   embeddingOptions?: Omit<EmbeddingSelectorOptions, 'topK' | 'cache'>;
-  /** k when a caller names none. Default 8. */
+  /** k when a caller names none. Default {@link DEFAULT_K}. */
   defaultK?: number;
   /**
    * Extra or replacement entries, merged over the built-in ones. An entry that needs the
@@ -104,7 +105,10 @@ const DENSE_NAME = /^(?:embedding|hybrid)/;
  * const selection = await runSelection(selector, ctx, registry.schemas(), { signal })
  */
 export function namedSelectors(options: NamedSelectorsOptions = {}): NamedSelectors {
-  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = mergeOptions({ defaultK: 8 }, options);
+  const { defaultK, embedder, cache, extra, onError, embeddingOptions } = mergeOptions(
+    { defaultK: DEFAULT_K },
+    options,
+  );
   const factories: Record<string, NamedSelectorFactory> = { ...BUILT_IN_SELECTORS, ...extra };
   const names = Object.keys(factories);
 
