@@ -92,15 +92,14 @@ export async function mcpCommand(
     process.once('SIGTERM', () => done());
   });
   await server.connect(new StdioServerTransport());
-  const started = gateway.start().then(() => {
+  void gateway.start().then(() => {
     log(
       `serving ${gateway.status().map(describeStatus).join(', ') || 'no servers'}; search ranked by ${selector.selectorName ?? 'bm25'}`,
     );
     // Warm the selector (model, corpus vectors) so the agent's first search is quick.
-    if (selector.selector) void gateway.search('warm up', 1).catch(() => undefined);
+    if (selector.selector) void gateway.warm();
   });
   await closed;
-  await started.catch(() => undefined);
   await server.close().catch(() => undefined);
   await gateway.close();
   return 0;

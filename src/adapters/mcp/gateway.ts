@@ -184,6 +184,15 @@ export class McpGateway {
     }
   }
 
+  /**
+   * Load the selector and index the mounted tools now (the model, the corpus vectors), so the
+   * agent's first search is quick. Lists nothing and never rejects.
+   */
+  async warm(): Promise<void> {
+    await this.#settled();
+    await this.#rank('warm up', this.registry.schemas(), 1, undefined).catch(() => undefined);
+  }
+
   /** Unmount every server (their processes end). Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
