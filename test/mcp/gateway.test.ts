@@ -200,6 +200,19 @@ describe('loopctl mcp: the gateway over stdio', () => {
     expect(text(again)).toContain('called as "files.read/v2"');
   });
 
+  it('re-lists a server that announces a change, and the next search finds the new tool', async () => {
+    const before = await search(client, 'water the office plants');
+    expect(before.tools.map((tool) => tool.name)).not.toContain('odd_tools__water_plants');
+    expect(text(await call(client, 'odd_tools__grow'))).toBe('grown');
+    let found: string[] = [];
+    for (let tries = 0; tries < 50 && !found.includes('odd_tools__water_plants'); tries++) {
+      await new Promise((done) => setTimeout(done, 100));
+      found = (await search(client, 'water the office plants')).tools.map((tool) => tool.name);
+    }
+    expect(found[0]).toBe('odd_tools__water_plants');
+    expect(text(await call(client, 'odd_tools__water_plants'))).toContain('called as "water.plants"');
+  });
+
   it('calls a configured core tool by its own name', async () => {
     const graph = (await client.callTool({ name: 'memory__read_graph', arguments: {} })) as CallToolResult;
     expect(graph.isError, text(graph)).toBeFalsy();
