@@ -7,6 +7,9 @@ import type { McpToolResult } from './options.js';
 /**
  * The default bound on what one call passes on, in characters (text, and base64 for binary
  * parts): about 25,000 tokens, the default ceiling Claude Code puts on an MCP tool's output.
+ *
+ * @example
+ * boundResult(result, DEFAULT_MAX_RESULT_CHARS)
  */
 export const DEFAULT_MAX_RESULT_CHARS = 100_000;
 

@@ -9,9 +9,19 @@ import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import type { McpGateway } from './gateway.js';
 
-/** The search tool's name. */
+/**
+ * The search tool's name.
+ *
+ * @example
+ * await client.callTool({ name: SEARCH_TOOL, arguments: { query: 'read a file', limit: 5 } })
+ */
 export const SEARCH_TOOL = 'search_tools';
-/** The call tool's name. */
+/**
+ * The call tool's name.
+ *
+ * @example
+ * await client.callTool({ name: CALL_TOOL, arguments: { name: 'filesystem__read_text_file', arguments: { path } } })
+ */
 export const CALL_TOOL = 'call_tool';
 
 /** Options for {@link gatewayServer}. */
@@ -97,7 +107,7 @@ async function search(
         ? `Call one with ${CALL_TOOL}: {"name": "${found.tools[0]?.name}", "arguments": {…}} (its inputSchema says which)`
         : 'Nothing matched: search again in other words.',
   };
-  return { content: [{ type: 'text', text: JSON.stringify(structured, null, 1) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
 function failure(text: string): CallToolResult {

@@ -10,6 +10,7 @@ import type { JsonSchema, ToolSchema } from '../../registry/schema.js';
 import { searchTools } from '../../select/search-tools.js';
 import type { AsyncToolSelector } from '../../select/selector.js';
 import type { McpServerConfig } from './config.js';
+import { asError } from './errors.js';
 import type { GatewayServer } from './gateway-config.js';
 import { boundResult, DEFAULT_MAX_RESULT_CHARS } from './gateway-result.js';
 import { mountMcp } from './mount.js';
@@ -224,7 +225,7 @@ export class McpGateway {
       },
       (error: unknown) => {
         upstream.error = errorMessage(error);
-        onError?.(new Error(`MCP server ${upstream.name} did not start: ${upstream.error}`));
+        onError?.(asError(error));
       },
     );
     return upstream.starting.finally(() => {
