@@ -139,6 +139,7 @@ export async function main(
   }
   if (command === 'model') return modelCommand(rest, out);
   if (command === 'serve') return serveCommand(rest, out);
+  if (command === 'mcp') return (await import('./mcp-command.js')).mcpCommand(rest, out);
   if (command !== 'select' && command !== 'eval' && command !== 'vectors')
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const { values, positionals } = parseOptions(rest);

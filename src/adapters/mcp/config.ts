@@ -81,12 +81,21 @@ export function parseMcpServers(value: string | undefined, source = 'LOOPCTL_MCP
     throw new Error(
       `${source} must be a JSON array of { "url", "prefix"?, "headers"? } or { "command", "args"?, "env"? } objects`,
     );
-  const servers = parsed.map((entry, index) => parseEntry(entry, `${source}[${index}]`));
+  const servers = parsed.map((entry, index) => parseMcpServer(entry, `${source}[${index}]`));
   assertDistinctPrefixes(servers, source);
   return servers;
 }
 
-function parseEntry(entry: unknown, where: string): McpServerConfig {
+/**
+ * One server entry checked as {@link parseMcpServers} checks each of its entries; `where` names
+ * it in errors.
+ *
+ * @example
+ * parseMcpServer({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], prefix: 'memory' }, 'memory')
+ *
+ * @internal For other readers of server lists (the gateway's `mcpServers`); not re-exported.
+ */
+export function parseMcpServer(entry: unknown, where: string): McpServerConfig {
   if (!isRecord(entry)) throw new Error(`${where} must be an object with a "url" or a "command"`);
   const stdio = 'command' in entry;
   if (stdio && 'url' in entry)

@@ -24,4 +24,5 @@ export type {
   McpMount,
   McpMountOptions,
   McpStdioMountOptions,
+  McpToolResult,
 } from './options.js';

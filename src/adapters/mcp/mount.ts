@@ -11,7 +11,13 @@ import type { ToolHandler, ToolRegistry } from '../../registry/registry.js';
 import { renderContent, toSchema } from './content.js';
 import { asError, McpUnreachableError } from './errors.js';
 import { assignNames } from './names.js';
-import { checkOptions, type McpMount, type McpMountOptions, type MountSettings } from './options.js';
+import {
+  checkOptions,
+  type McpMount,
+  type McpMountOptions,
+  type McpToolResult,
+  type MountSettings,
+} from './options.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import { linkSignal } from './signals.js';
 import { STDOUT_ERROR } from './stdio-transport.js';
@@ -210,15 +216,25 @@ class Mount implements McpMount {
 
   // -- server side ------------------------------------------------------------------------
 
+  call(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<McpToolResult> {
+    const remote = this.#owned.get(name);
+    if (remote === undefined) return Promise.reject(new Error(`MCP server ${this.name} has no tool "${name}"`));
+    return this.#callRemote(remote, args, options.signal);
+  }
+
   async #call(remote: string, args: unknown, signal: AbortSignal): Promise<string> {
-    if (this.#closing) throw new Error(`MCP server ${this.name} is unmounted`);
-    const params = { name: remote, arguments: (args ?? {}) as Record<string, unknown> };
-    const result = (await this.#request(`tools/call "${remote}"`, signal, (client, options) =>
-      client.callTool(params, undefined, options),
-    )) as CallToolResult;
+    const result = await this.#callRemote(remote, args, signal);
     const text = renderContent(result);
     if (result.isError) throw new Error(text || `MCP tool "${remote}" reported an error without saying what`);
     return text;
+  }
+
+  async #callRemote(remote: string, args: unknown, signal: AbortSignal | undefined): Promise<CallToolResult> {
+    if (this.#closing) throw new Error(`MCP server ${this.name} is unmounted`);
+    const params = { name: remote, arguments: (args ?? {}) as Record<string, unknown> };
+    return (await this.#request(`tools/call "${remote}"`, signal, (client, options) =>
+      client.callTool(params, undefined, options),
+    )) as CallToolResult;
   }
 
   /** Every tool of the server, following `nextCursor`; a name listed twice keeps its first entry. */

@@ -60,6 +60,22 @@ export interface McpStdioMountOptions extends McpCommonOptions {
 /** Options for {@link mountMcp}: a `url` (Streamable HTTP) or a `command` (stdio). */
 export type McpMountOptions = McpHttpMountOptions | McpStdioMountOptions;
 
+/**
+ * A tool result as the server sent it: MCP's `CallToolResult`, typed structurally so the
+ * published types need no SDK.
+ *
+ * @example
+ * const result: McpToolResult = await mount.call('fs__read_text_file', { path: 'notes.txt' })
+ * result.content // [{ type: 'text', text: 'Ship it.' }]
+ */
+export interface McpToolResult {
+  /** The content parts (`text`, `image`, `audio`, `resource`, `resource_link`), as sent. */
+  readonly content: readonly { readonly type: string; readonly [key: string]: unknown }[];
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+  readonly isError?: boolean;
+  readonly [key: string]: unknown;
+}
+
 /** A mounted server: its tools are in the registry until {@link McpMount.unmount}. */
 export interface McpMount {
   /** The server's label in error messages. */
@@ -72,6 +88,13 @@ export interface McpMount {
    * `notifications/tools/list_changed` does this by itself.
    */
   refresh(): Promise<void>;
+  /**
+   * Call one of this server's tools by its registry name and get the server's result as sent
+   * (content parts, `structuredContent`, `isError`), for code that passes results on, such as
+   * a gateway. An `isError` result resolves; a server that cannot be reached or a name this
+   * mount does not own rejects, with the server's name in the message.
+   */
+  call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<McpToolResult>;
   /** Remove this server's tools (one generation change) and close the connection. Idempotent. */
   unmount(): Promise<void>;
   /** The same as {@link McpMount.unmount}, for code that closes resources generically. */

@@ -1,0 +1,171 @@
+/**
+ * The gateway as an MCP server: a small fixed `tools/list` (a search tool, a call tool, and
+ * the configured core tools), served with the MCP SDK's `Server` over any transport the caller
+ * connects (stdio from the CLI; Streamable HTTP later). The SDK negotiates the protocol version.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../describe-error.js';
+import type { ToolSchema } from '../../registry/schema.js';
+import type { McpGateway } from './gateway.js';
+
+/**
+ * The search tool's name.
+ *
+ * @example
+ * await client.callTool({ name: SEARCH_TOOL, arguments: { query: 'read a file', limit: 5 } })
+ */
+export const SEARCH_TOOL = 'search_tools';
+/**
+ * The call tool's name.
+ *
+ * @example
+ * await client.callTool({ name: CALL_TOOL, arguments: { name: 'filesystem__read_text_file', arguments: { path } } })
+ */
+export const CALL_TOOL = 'call_tool';
+
+/** Options for {@link gatewayServer}. */
+export interface GatewayServerOptions {
+  /** How the gateway introduces itself. Default `{ name: 'loopctl-gateway', version: '0.1.0' }`. */
+  readonly serverInfo?: { name: string; version: string };
+  /** Whether found tools join `tools/list` (declares `tools.listChanged`). */
+  readonly exposeFound?: boolean;
+}
+
+/**
+ * An SDK `Server` answering `tools/list` and `tools/call` for `gateway`; connect it to a
+ * transport. The SDK (`@modelcontextprotocol/sdk`, an optional peer) is imported here, on first
+ * use, with a clear message when it is missing.
+ *
+ * @example
+ * const server = await gatewayServer(gateway, { exposeFound: false })
+ * await server.connect(new StdioServerTransport())
+ */
+export async function gatewayServer(gateway: McpGateway, options: GatewayServerOptions = {}): Promise<Server> {
+  const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema }] = await importServerSdk();
+  const exposeFound = options.exposeFound ?? false;
+  const server = new Server(options.serverInfo ?? { name: 'loopctl-gateway', version: '0.1.0' }, {
+    capabilities: { tools: { listChanged: exposeFound } },
+    instructions: `Tools from several MCP servers are behind ${SEARCH_TOOL}: search with what you need done, then run a found tool with ${CALL_TOOL}.`,
+  });
+  const fixed = fixedTools(gateway);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [...fixed, ...(await gateway.listed()).map(asMcpTool)],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    answer(gateway, request.params.name, request.params.arguments, extra.signal),
+  );
+  if (exposeFound)
+    gateway.onListChanged = () => {
+      void server.sendToolListChanged().catch(() => undefined);
+    };
+  return server;
+}
+
+/** One `tools/call`, as a result: a thrown error becomes an `isError` result the agent reads. */
+async function answer(
+  gateway: McpGateway,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  try {
+    if (name === SEARCH_TOOL) return await search(gateway, args ?? {}, signal);
+    if (name === CALL_TOOL) {
+      const target = args?.name;
+      if (typeof target !== 'string' || target === '')
+        return failure(`${CALL_TOOL} needs "name": a tool name as ${SEARCH_TOOL} returned it, and "arguments"`);
+      const inner = args?.arguments ?? {};
+      if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
+        return failure(`${CALL_TOOL}: "arguments" must be an object of the tool's arguments`);
+      return (await gateway.call(target, inner, signal)) as CallToolResult;
+    }
+    if (gateway.isListed(name)) return (await gateway.call(name, args ?? {}, signal)) as CallToolResult;
+    return failure(
+      `unknown tool "${name}": this gateway lists ${SEARCH_TOOL} and ${CALL_TOOL}; search, then call what it finds with ${CALL_TOOL}`,
+    );
+  } catch (error) {
+    return failure(errorMessage(error));
+  }
+}
+
+async function search(
+  gateway: McpGateway,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const { query, limit } = args;
+  if (typeof query !== 'string' || query.trim() === '')
+    return failure(`${SEARCH_TOOL} needs a non-empty "query", like {"query": "read a file"}`);
+  if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0))
+    return failure(`${SEARCH_TOOL}: "limit" must be a positive integer`);
+  const found = await gateway.search(query, limit ?? 5, signal);
+  const structured = {
+    ...found,
+    next:
+      found.tools.length > 0
+        ? `Call one with ${CALL_TOOL}: {"name": "${found.tools[0]?.name}", "arguments": {…}} (its inputSchema says which)`
+        : 'Nothing matched: search again in other words.',
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The search and call tools, described once: the list stays the same for the session. */
+function fixedTools(gateway: McpGateway): Tool[] {
+  const servers = gateway.status().map((s) => s.server);
+  const from = servers.length > 0 ? ` (servers: ${servers.join(', ')})` : '';
+  return [
+    {
+      name: SEARCH_TOOL,
+      description: `Search the tools of the MCP servers behind this gateway${from} by what you need done. Returns the best matches with their descriptions and input schemas; run one with ${CALL_TOOL}. Use it whenever no tool you have fits the task.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: 'What the tool should do, in a few words or the request itself.' },
+          limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools to return. Default 5.' },
+        },
+        required: ['query'],
+      },
+      annotations: { title: 'Search tools', readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: CALL_TOOL,
+      description: `Run a tool that ${SEARCH_TOOL} found, by its exact name, with arguments matching its input schema. Returns the tool's own result.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: `The tool's name as ${SEARCH_TOOL} returned it.` },
+          arguments: { type: 'object', description: "The tool's arguments, as its inputSchema describes." },
+        },
+        required: ['name'],
+      },
+      annotations: { title: 'Call a found tool', openWorldHint: true },
+    },
+  ];
+}
+
+function asMcpTool(schema: ToolSchema): Tool {
+  return {
+    name: schema.name,
+    description: schema.description,
+    inputSchema: (schema.parameters ?? { type: 'object', properties: {} }) as Tool['inputSchema'],
+  };
+}
+
+async function importServerSdk() {
+  try {
+    return await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+  } catch (error) {
+    throw new Error(
+      `the MCP gateway needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,
+      { cause: error },
+    );
+  }
+}
