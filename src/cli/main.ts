@@ -89,7 +89,9 @@ dense selectors load with --vectors (or the library's \`vectors\` option), so a 
 the prompt. --kv-bulk also writes it as a \`wrangler kv bulk put\` file under --kv-key (default
 ${DEFAULT_KV_KEY}).
 serve runs the loopctl API and the selecting proxy on Node from the documented variables
-(PROXY_OPENAI_BASE_URL, LOOPCTL_TOKEN…) and flags: loopctl serve --help.`;
+(PROXY_OPENAI_BASE_URL, LOOPCTL_TOKEN…) and flags: loopctl serve --help.
+mcp serves MCP over stdio as a gateway in front of the servers of an mcpServers config (Claude Code,
+Cursor, VS Code): two tools, search_tools and call_tool: loopctl mcp --help.`;
 
 const USAGE = `loopctl — per-turn tool selection
 
@@ -99,6 +101,7 @@ Usage:
   ${SYNOPSIS.vectors}
   ${SYNOPSIS.model}
   loopctl serve [--port N] [--host ADDR] [--openai-base-url URL] [--anthropic-base-url URL] [--model-path DIR]
+  loopctl mcp --config FILE [--selector hybrid|bm25] [--expose-found] [--max-result-chars N]
   loopctl COMMAND --help | loopctl --version
 
 ${SELECTORS_HELP}
