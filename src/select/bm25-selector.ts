@@ -2,6 +2,8 @@ import { mergeOptions } from '../options.js';
 import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
+import { english } from '../text/english-lexicon.js';
+import type { Lexicon } from '../text/lexicon.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
 import { bm25Index } from './bm25.js';
@@ -13,6 +15,8 @@ export interface Bm25SelectorOptions {
   topK?: number;
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
+  /** The language of prompts: its stopwords. Default `english`. */
+  lexicon?: Lexicon;
 }
 
 /**
@@ -28,7 +32,7 @@ export class Bm25Selector implements ToolSelector {
   readonly #options: Required<Bm25SelectorOptions>;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    this.#options = mergeOptions({ topK: 8, coreTools: [] }, options);
+    this.#options = mergeOptions({ topK: 8, coreTools: [], lexicon: english }, options);
     const { topK } = this.#options;
     assertTopK(topK);
   }
@@ -51,7 +55,7 @@ export class Bm25Selector implements ToolSelector {
    * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
    */
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
-    const words = textTokens(ctx.latestUserMessage ?? '');
+    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon.stopwords);
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.

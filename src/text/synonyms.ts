@@ -1,4 +1,6 @@
-import { STOPWORDS } from './words.js';
+import { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './english-lexicon.js';
+
+export { DEFAULT_PHRASES, DEFAULT_SYNONYMS };
 
 /** A bidirectional synonym pair: each side expands to the other, query-side only. */
 export type SynonymPair = readonly [string, string];
@@ -7,67 +9,36 @@ export type SynonymPair = readonly [string, string];
 export type PhrasePair = readonly [phrase: string, word: string];
 
 /**
- * The curated default table: the common drift between how people ask and how tools are
- * described. "Check" reaches "verify" and "search"; "open", "show" and "view" reach "read";
- * "fix" and "change" reach "edit".
- */
-export const DEFAULT_SYNONYMS: readonly SynonymPair[] = [
-  ['check', 'verify'],
-  ['check', 'search'],
-  ['open', 'read'],
-  ['show', 'read'],
-  ['view', 'read'],
-  ['fix', 'edit'],
-  ['change', 'edit'],
-  ['modify', 'edit'],
-  ['find', 'search'],
-  ['locate', 'search'],
-  ['delete', 'remove'],
-  ['create', 'add'],
-  ['send', 'post'],
-];
-
-/** Phrase pairs of the default table, matched on word boundaries ("look upon" never fires). */
-export const DEFAULT_PHRASES: readonly PhrasePair[] = [
-  ['look up', 'search'],
-  ['look for', 'search'],
-  ['find out', 'search'],
-  ['set up', 'configure'],
-  ['sign in', 'login'],
-  ['log in', 'login'],
-];
-
-/**
  * Reject a pair that can never fire: a side under three characters, a stopword, more than
  * one word. The error names the pair and the reason.
  */
-export function assertSynonymPair(pair: SynonymPair): void {
+export function assertSynonymPair(pair: SynonymPair, stopwords: ReadonlySet<string> = STOPWORDS): void {
   if (!Array.isArray(pair) || pair.length !== 2) {
     throw new TypeError(`synonym pair ${JSON.stringify(pair)} must be [word, word]`);
   }
   for (const side of pair) {
-    const problem = sideProblem(side);
+    const problem = sideProblem(side, stopwords);
     if (problem) throw new Error(`synonym pair ["${pair[0]}", "${pair[1]}"] can never fire: "${side}" ${problem}`);
   }
 }
 
 /** Reject a phrase pair whose phrase is not two or more words or whose word can never fire. */
-export function assertPhrasePair(pair: PhrasePair): void {
+export function assertPhrasePair(pair: PhrasePair, stopwords: ReadonlySet<string> = STOPWORDS): void {
   const [phrase, word] = pair;
   const words = typeof phrase === 'string' ? phrase.trim().toLowerCase().split(/\s+/) : [];
   if (words.length < 2 || words.some((w) => !/^[\p{L}\p{N}]+$/u.test(w))) {
     throw new Error(`phrase pair ["${phrase}", "${word}"]: the phrase must be two or more words`);
   }
-  const problem = sideProblem(word);
+  const problem = sideProblem(word, stopwords);
   if (problem) throw new Error(`phrase pair ["${phrase}", "${word}"] can never fire: "${word}" ${problem}`);
 }
 
-function sideProblem(side: unknown): string | undefined {
+function sideProblem(side: unknown, stopwords: ReadonlySet<string>): string | undefined {
   if (typeof side !== 'string') return 'is not a string';
   if (side !== side.toLowerCase()) return 'is not lowercase';
   if (/\s/.test(side.trim()) || !/^[\p{L}\p{N}]+$/u.test(side)) return 'is not a single word';
   if (side.length < 3) return 'is shorter than three characters';
-  if (STOPWORDS.has(side)) return 'is a stopword';
+  if (stopwords.has(side)) return 'is a stopword';
   return undefined;
 }
 
@@ -85,7 +56,11 @@ export interface SynonymTable {
  * const table = compileSynonyms([['lint', 'check']], [['look up', 'search']])
  * expandQuery(['lint'], 'lint it', table) // ['lint', 'check']
  */
-export function compileSynonyms(pairs: readonly SynonymPair[], phrases: readonly PhrasePair[] = []): SynonymTable {
+export function compileSynonyms(
+  pairs: readonly SynonymPair[],
+  phrases: readonly PhrasePair[] = [],
+  stopwords: ReadonlySet<string> = STOPWORDS,
+): SynonymTable {
   const words = new Map<string, string[]>();
   const link = (from: string, to: string) => {
     const list = words.get(from) ?? [];
@@ -93,12 +68,12 @@ export function compileSynonyms(pairs: readonly SynonymPair[], phrases: readonly
     words.set(from, list);
   };
   for (const pair of pairs) {
-    assertSynonymPair(pair);
+    assertSynonymPair(pair, stopwords);
     link(pair[0], pair[1]);
     link(pair[1], pair[0]);
   }
   const compiled = phrases.map((pair) => {
-    assertPhrasePair(pair);
+    assertPhrasePair(pair, stopwords);
     const phrase = pair[0].trim().toLowerCase().split(/\s+/).join(' ');
     const body = phrase.split(' ').map(escapeRegExp).join('\\s+');
     return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'iu'), phrase, word: pair[1] };
