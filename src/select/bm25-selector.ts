@@ -2,7 +2,6 @@ import { mergeOptions } from '../options.js';
 import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { english } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
@@ -15,7 +14,7 @@ export interface Bm25SelectorOptions {
   topK?: number;
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
-  /** The language of prompts: its stopwords. Default `english`. */
+  /** The language of prompts: its stopwords. Default: English. */
   lexicon?: Lexicon;
 }
 
@@ -29,10 +28,10 @@ export interface Bm25SelectorOptions {
  */
 export class Bm25Selector implements ToolSelector {
   readonly name = 'bm25';
-  readonly #options: Required<Bm25SelectorOptions>;
+  readonly #options: Required<Omit<Bm25SelectorOptions, 'lexicon'>> & Bm25SelectorOptions;
 
   constructor(options: Bm25SelectorOptions = {}) {
-    this.#options = mergeOptions({ topK: 8, coreTools: [], lexicon: english }, options);
+    this.#options = mergeOptions({ topK: 8, coreTools: [] }, options);
     const { topK } = this.#options;
     assertTopK(topK);
   }
@@ -55,7 +54,7 @@ export class Bm25Selector implements ToolSelector {
    * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
    */
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
-    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon.stopwords);
+    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon?.stopwords);
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.

@@ -10,8 +10,9 @@ import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import { english } from '../text/english-lexicon.js';
+import { DEFAULT_PHRASES, DEFAULT_SYNONYMS } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
+import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, expandQuery } from '../text/synonyms.js';
 import { nameTokens, textTokens } from '../text/words.js';
@@ -102,7 +103,7 @@ export interface HybridSelectorOptions {
   b?: number;
   /**
    * The language of the prompts and the tools: stopwords, stemmer, synonyms and the tables the
-   * lexical rules read (clauses, actions, shorthand, tool links). Default `english`. A prompt
+   * lexical rules read (clauses, actions, shorthand, tool links). Default: English. A prompt
    * mostly in a script the lexicon does not cover skips those rules, with a warning.
    */
   lexicon?: Lexicon;
@@ -202,7 +203,8 @@ export class HybridSelector implements AsyncToolSelector {
   >;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
-  readonly #lexicon: Lexicon;
+  readonly #lexicon: Lexicon | undefined;
+  readonly #stem: (word: string) => string;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
@@ -217,8 +219,9 @@ export class HybridSelector implements AsyncToolSelector {
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
     const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true, links } = derivable;
-    const lexicon = derivable.lexicon ?? english;
+    const lexicon = derivable.lexicon;
     this.#lexicon = lexicon;
+    this.#stem = lexicon?.stem ?? stem;
     this.#derivable = derivable;
     // Only the numbers are read from #options; adaptive and multiIntent resolve below.
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
@@ -246,9 +249,9 @@ export class HybridSelector implements AsyncToolSelector {
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = compileSynonyms(
-      [...lexicon.synonyms, ...synonyms],
-      [...lexicon.phrases, ...phrases],
-      lexicon.stopwords,
+      [...(lexicon?.synonyms ?? DEFAULT_SYNONYMS), ...synonyms],
+      [...(lexicon?.phrases ?? DEFAULT_PHRASES), ...phrases],
+      lexicon?.stopwords,
     );
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
@@ -473,8 +476,7 @@ export class HybridSelector implements AsyncToolSelector {
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
   queryWords(query: string): string[] {
-    const { stem, stopwords } = this.#lexicon;
-    return [...new Set(expandQuery(textTokens(query, stopwords), query, this.#table).map(stem))];
+    return [...new Set(expandQuery(textTokens(query, this.#lexicon?.stopwords), query, this.#table).map(this.#stem))];
   }
 
   #pick(fused: Float64Array, rankable: number): number[] {
@@ -492,7 +494,7 @@ export class HybridSelector implements AsyncToolSelector {
   #lexicalFor(all: readonly ToolSchema[]): Lexical {
     let lexical = this.#lexical.get(all);
     if (!lexical) {
-      const { stem } = this.#lexicon;
+      const stem = this.#stem;
       const documents = all.map((tool) => bm25Document(tool).map(stem));
       lexical = {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),

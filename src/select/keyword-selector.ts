@@ -2,7 +2,7 @@ import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { english } from '../text/english-lexicon.js';
+import { DEFAULT_PHRASES, DEFAULT_SYNONYMS } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, expandQuery } from '../text/synonyms.js';
@@ -17,7 +17,7 @@ export interface KeywordSelectorOptions {
   synonyms?: readonly SynonymPair[];
   /** Extra phrase pairs, added to the default table. */
   phrases?: readonly PhrasePair[];
-  /** The language of prompts and tools: its stopwords and synonym table. Default `english`. */
+  /** The language of prompts and tools: its stopwords and synonym table. Default: English. */
   lexicon?: Lexicon;
   /** Start from an empty table instead of the lexicon's. */
   noDefaultSynonyms?: boolean;
@@ -45,16 +45,16 @@ export interface KeywordSelectorOptions {
 export class KeywordSelector implements ToolSelector {
   readonly name: string = 'keyword';
   readonly #options: KeywordSelectorOptions &
-    Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools' | 'lexicon'>>;
+    Required<Pick<KeywordSelectorOptions, 'synonyms' | 'phrases' | 'coreTools'>>;
   readonly #table: SynonymTable;
   readonly #core: ReadonlySet<string>;
 
   constructor(options: KeywordSelectorOptions = {}) {
-    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [], lexicon: english }, options);
+    this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
     const { synonyms, phrases, coreTools, topK: k, lexicon } = this.#options;
-    const base = options.noDefaultSynonyms ? [] : lexicon.synonyms;
-    const basePhrases = options.noDefaultSynonyms ? [] : lexicon.phrases;
-    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases], lexicon.stopwords);
+    const base = options.noDefaultSynonyms ? [] : (lexicon?.synonyms ?? DEFAULT_SYNONYMS);
+    const basePhrases = options.noDefaultSynonyms ? [] : (lexicon?.phrases ?? DEFAULT_PHRASES);
+    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases], lexicon?.stopwords);
     this.#core = new Set(coreTools);
     if (k !== undefined) {
       assertTopK(k);
@@ -84,7 +84,7 @@ export class KeywordSelector implements ToolSelector {
 
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
-    return expandQuery(textTokens(prompt, this.#options.lexicon.stopwords), prompt, this.#table);
+    return expandQuery(textTokens(prompt, this.#options.lexicon?.stopwords), prompt, this.#table);
   }
 
   /**

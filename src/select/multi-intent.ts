@@ -7,7 +7,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
-import { englishLoaded } from '../text/english.js';
+import { english, englishLoaded } from '../text/english.js';
 import { coversText, type Lexicon, type LoadedLexicon, promptRules } from '../text/lexicon.js';
 import { spellOutShorthand } from '../text/shorthand.js';
 import { nameTokens, textTokens } from '../text/words.js';
@@ -37,7 +37,7 @@ export interface PromptTexts {
 export async function promptTexts(
   prompt: string,
   options: ClauseOptions & { share?: boolean; shorthand?: boolean },
-  lexicon: Lexicon,
+  lexicon: Lexicon = english,
 ): Promise<PromptTexts> {
   const rules = await promptRules(lexicon, prompt);
   if (rules.skipped) return { texts: [prompt], enumerated: false, lexicon: rules.lexicon, warnings: [rules.skipped] };

@@ -7,7 +7,6 @@
 import { mergeOptions } from '../options.js';
 import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { english } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
@@ -30,7 +29,7 @@ export interface SearchToolsOptions {
   /** Tool names never returned (e.g. those already on offer). */
   readonly exclude?: ReadonlySet<string>;
   readonly signal?: AbortSignal;
-  /** The language of the BM25 fallback's query words (its stopwords). Default `english`. */
+  /** The language of the BM25 fallback's query words (its stopwords). Default: English. */
   readonly lexicon?: Lexicon;
 }
 
@@ -43,7 +42,7 @@ export interface SearchToolsOptions {
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
 // One BM25 selector per (lexicon, depth), so repeated searches of one registry reuse it.
-const bm25ByDepth = new WeakMap<Lexicon, Map<number, Bm25Selector>>();
+const bm25ByDepth = new Map<Lexicon | undefined, Map<number, Bm25Selector>>();
 
 /** Deepest a selector is asked to rank for one search (its picks past the excluded tools). */
 const MAX_SELECTOR_DEPTH = 64;
@@ -92,7 +91,7 @@ export async function searchTools(
   options: SearchToolsOptions = {},
 ): Promise<ToolSearchHit[]> {
   const { k, exclude, selector, signal, lexicon } = mergeOptions(
-    { k: 5, exclude: new Set<string>() as ReadonlySet<string>, lexicon: english },
+    { k: 5, exclude: new Set<string>() as ReadonlySet<string> },
     options,
   );
   if (!(Number.isInteger(k) && k > 0)) throw new RangeError(`search k must be a positive integer, got ${k}`);
@@ -122,7 +121,7 @@ export async function searchTools(
   bm25ByDepth.set(lexicon, byDepth);
   let bm25 = byDepth.get(depth);
   if (!bm25) {
-    bm25 = new Bm25Selector({ topK: depth, lexicon });
+    bm25 = new Bm25Selector(lexicon ? { topK: depth, lexicon } : { topK: depth });
     if (byDepth.size > 32) byDepth.clear();
     byDepth.set(depth, bm25);
   }

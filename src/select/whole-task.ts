@@ -10,7 +10,7 @@ import { topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
-import { english } from '../text/english-lexicon.js';
+import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
@@ -30,7 +30,7 @@ const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 export interface LinkSource {
   readonly options: ToolLinkOptions & { budget: number };
   /** The words links are read with (default `english`). */
-  readonly lexicon?: Lexicon;
+  readonly lexicon?: Lexicon | undefined;
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;

@@ -1,10 +1,10 @@
 /**
- * English, the default lexicon: the part tokenising and query expansion read on every turn
- * (stopwords, the stemmer, the synonym table), in the core bundle. Its rule tables (verbs,
- * sequencing words, handle words, shorthand) are in `english-rules.ts`, loaded with the rules.
+ * English, the default lexicon: the tables tokenising and query expansion read on every turn
+ * (stopwords, the synonym table), in the core bundle, where a selector given no `lexicon` reads
+ * them. The rule tables (verbs, sequencing words, handle words, shorthand) are in
+ * `english-rules.ts`, and the `english` value that joins both with the stemmer in `english.ts`:
+ * both load with the rules that read them.
  */
-import type { Lexicon } from './lexicon.js';
-import { stem } from './stem.js';
 import type { PhrasePair, SynonymPair } from './synonyms.js';
 
 /** Words that carry no selection signal; a prompt's "the" must not select every tool. */
@@ -51,18 +51,3 @@ export const DEFAULT_PHRASES: readonly PhrasePair[] = [
   ['sign in', 'login'],
   ['log in', 'login'],
 ];
-
-/**
- * The English lexicon, every selector's default `lexicon`.
- *
- * @example
- * new KeywordSelector({ lexicon: english }) // the same as new KeywordSelector()
- */
-export const english: Lexicon = {
-  language: 'english',
-  stopwords: STOPWORDS,
-  stem,
-  synonyms: DEFAULT_SYNONYMS,
-  phrases: DEFAULT_PHRASES,
-  rules: () => import('./english-rules.js').then((module) => module.englishRules),
-};

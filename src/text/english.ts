@@ -1,18 +1,41 @@
 /**
- * English with its rule tables loaded: the default of every rule that reads a lexicon
- * synchronously (`requestAction`, `splitClauses`, `handleInputs`…). Modules that import it
- * load with those rules, never with the core.
+ * English, the default lexicon, as one value: its core tables (`english-lexicon.ts`), the
+ * stemmer and its rule tables (`english-rules.ts`). A selector given no `lexicon` reads English;
+ * rules that read a lexicon synchronously (`requestAction`, `splitClauses`, `handleInputs`…)
+ * default to `englishLoaded`. Modules that import this file load with those rules, never with
+ * the core.
  */
-import { english } from './english-lexicon.js';
+import { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './english-lexicon.js';
 import { englishRules } from './english-rules.js';
-import type { LoadedLexicon } from './lexicon.js';
-
-const { rules: _rules, ...core } = english;
+import type { Lexicon, LoadedLexicon } from './lexicon.js';
+import { stem } from './stem.js';
 
 /**
- * English, loaded: what `loadLexicon(english)` resolves to, ready at import.
+ * The English lexicon: what every selector reads when given no `lexicon`.
+ *
+ * @example
+ * new HybridSelector(embedder, { lexicon: english }) // the same as without the option
+ */
+export const english: Lexicon = {
+  language: 'english',
+  stopwords: STOPWORDS,
+  stem,
+  synonyms: DEFAULT_SYNONYMS,
+  phrases: DEFAULT_PHRASES,
+  rules: englishRules,
+};
+
+/**
+ * English with its rule tables in place: what `loadLexicon(english)` resolves to, ready at import.
  *
  * @example
  * requestAction('email him the details', englishLoaded) // 'send'
  */
-export const englishLoaded: LoadedLexicon = { ...core, ...englishRules };
+export const englishLoaded: LoadedLexicon = {
+  language: english.language,
+  stopwords: STOPWORDS,
+  stem,
+  synonyms: DEFAULT_SYNONYMS,
+  phrases: DEFAULT_PHRASES,
+  ...englishRules,
+};
