@@ -54,7 +54,7 @@ export class Bm25Selector implements ToolSelector {
    * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
    */
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
-    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon?.stopwords);
+    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon);
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.

@@ -10,11 +10,10 @@ import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
-import { DEFAULT_PHRASES, DEFAULT_SYNONYMS } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
-import { compileSynonyms, expandQuery } from '../text/synonyms.js';
+import { expandQuery, lexiconSynonyms } from '../text/synonyms.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import { fullSurface } from './apply-selection.js';
 import { type Bm25Index, buildBm25 } from './bm25.js';
@@ -204,7 +203,6 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
   readonly #lexicon: Lexicon | undefined;
-  readonly #stem: (word: string) => string;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
@@ -221,7 +219,6 @@ export class HybridSelector implements AsyncToolSelector {
     const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true, links } = derivable;
     const lexicon = derivable.lexicon;
     this.#lexicon = lexicon;
-    this.#stem = lexicon?.stem ?? stem;
     this.#derivable = derivable;
     // Only the numbers are read from #options; adaptive and multiIntent resolve below.
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
@@ -248,11 +245,7 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
-    this.#table = compileSynonyms(
-      [...(lexicon?.synonyms ?? DEFAULT_SYNONYMS), ...synonyms],
-      [...(lexicon?.phrases ?? DEFAULT_PHRASES), ...phrases],
-      lexicon?.stopwords,
-    );
+    this.#table = lexiconSynonyms(lexicon, synonyms, phrases);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
     if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64))
@@ -476,7 +469,9 @@ export class HybridSelector implements AsyncToolSelector {
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
   queryWords(query: string): string[] {
-    return [...new Set(expandQuery(textTokens(query, this.#lexicon?.stopwords), query, this.#table).map(this.#stem))];
+    return [
+      ...new Set(expandQuery(textTokens(query, this.#lexicon), query, this.#table).map(this.#lexicon?.stem ?? stem)),
+    ];
   }
 
   #pick(fused: Float64Array, rankable: number): number[] {
@@ -494,12 +489,12 @@ export class HybridSelector implements AsyncToolSelector {
   #lexicalFor(all: readonly ToolSchema[]): Lexical {
     let lexical = this.#lexical.get(all);
     if (!lexical) {
-      const stem = this.#stem;
-      const documents = all.map((tool) => bm25Document(tool).map(stem));
+      const stems = this.#lexicon?.stem ?? stem;
+      const documents = all.map((tool) => bm25Document(tool).map(stems));
       lexical = {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
         documents: documents.map((words) => new Set(words)),
-        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stem))]),
+        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stems))]),
       };
       this.#lexical.set(all, lexical);
     }

@@ -2,10 +2,9 @@ import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { DEFAULT_PHRASES, DEFAULT_SYNONYMS } from '../text/english-lexicon.js';
 import type { Lexicon } from '../text/lexicon.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
-import { compileSynonyms, expandQuery } from '../text/synonyms.js';
+import { expandQuery, lexiconSynonyms } from '../text/synonyms.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
 import { keywordIndex } from './lexical-index.js';
@@ -52,9 +51,7 @@ export class KeywordSelector implements ToolSelector {
   constructor(options: KeywordSelectorOptions = {}) {
     this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
     const { synonyms, phrases, coreTools, topK: k, lexicon } = this.#options;
-    const base = options.noDefaultSynonyms ? [] : (lexicon?.synonyms ?? DEFAULT_SYNONYMS);
-    const basePhrases = options.noDefaultSynonyms ? [] : (lexicon?.phrases ?? DEFAULT_PHRASES);
-    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases], lexicon?.stopwords);
+    this.#table = lexiconSynonyms(lexicon, synonyms, phrases, options.noDefaultSynonyms);
     this.#core = new Set(coreTools);
     if (k !== undefined) {
       assertTopK(k);
@@ -84,7 +81,7 @@ export class KeywordSelector implements ToolSelector {
 
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
-    return expandQuery(textTokens(prompt, this.#options.lexicon?.stopwords), prompt, this.#table);
+    return expandQuery(textTokens(prompt, this.#options.lexicon), prompt, this.#table);
   }
 
   /**

@@ -354,7 +354,7 @@ export function liftParameters(
   lexicon: LoadedLexicon = englishLoaded,
 ): void {
   if (!(weight > 0)) return;
-  const present = new Set(textTokens(text, lexicon.stopwords).map(lexicon.stem));
+  const present = new Set(textTokens(text, lexicon).map(lexicon.stem));
   const order = bestPositive(fused, PARAMETER_TOP);
   const params = parameterWordsOf(all, lexicon.stem);
   // In how many of the best tools each parameter word occurs: a common one tells none apart.

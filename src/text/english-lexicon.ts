@@ -17,7 +17,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     "against before below between down during off once out through until upon via per its it's " +
     'you your yours our ours ourselves his her hers him she himself herself myself yourself themselves ' +
     'let lets please want need like get got use using used make made one two given returns return ' +
-    'specified specific provided based want wants able'
+    'specified specific provided based wants able'
   ).split(/\s+/),
 );
 

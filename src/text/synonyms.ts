@@ -1,4 +1,5 @@
 import { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './english-lexicon.js';
+import type { Lexicon } from './lexicon.js';
 
 export { DEFAULT_PHRASES, DEFAULT_SYNONYMS };
 
@@ -26,17 +27,20 @@ export function assertSynonymPair(pair: SynonymPair, stopwords: ReadonlySet<stri
 export function assertPhrasePair(pair: PhrasePair, stopwords: ReadonlySet<string> = STOPWORDS): void {
   const [phrase, word] = pair;
   const words = typeof phrase === 'string' ? phrase.trim().toLowerCase().split(/\s+/) : [];
-  if (words.length < 2 || words.some((w) => !/^[\p{L}\p{N}]+$/u.test(w))) {
+  if (words.length < 2 || words.some((w) => !WORD.test(w))) {
     throw new Error(`phrase pair ["${phrase}", "${word}"]: the phrase must be two or more words`);
   }
   const problem = sideProblem(word, stopwords);
   if (problem) throw new Error(`phrase pair ["${phrase}", "${word}"] can never fire: "${word}" ${problem}`);
 }
 
+// One word: letters and digits only (so no space either).
+const WORD = /^[\p{L}\p{N}]+$/u;
+
 function sideProblem(side: unknown, stopwords: ReadonlySet<string>): string | undefined {
   if (typeof side !== 'string') return 'is not a string';
   if (side !== side.toLowerCase()) return 'is not lowercase';
-  if (/\s/.test(side.trim()) || !/^[\p{L}\p{N}]+$/u.test(side)) return 'is not a single word';
+  if (!WORD.test(side)) return 'is not a single word';
   if (side.length < 3) return 'is shorter than three characters';
   if (stopwords.has(side)) return 'is a stopword';
   return undefined;
@@ -74,11 +78,32 @@ export function compileSynonyms(
   }
   const compiled = phrases.map((pair) => {
     assertPhrasePair(pair, stopwords);
-    const phrase = pair[0].trim().toLowerCase().split(/\s+/).join(' ');
-    const body = phrase.split(' ').map(escapeRegExp).join('\\s+');
-    return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'iu'), phrase, word: pair[1] };
+    const parts = pair[0].trim().toLowerCase().split(/\s+/);
+    // Each word is letters and digits only (`assertPhrasePair`), so nothing in it needs escaping.
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${parts.join('\\s+')}(?![\\p{L}\\p{N}])`, 'iu');
+    return { pattern, phrase: parts.join(' '), word: pair[1] };
   });
   return { words, phrases: compiled };
+}
+
+/**
+ * The query-side table of a lexicon (English when none is given) with extra pairs, or the extra
+ * pairs alone with `noDefaults`.
+ *
+ * @example
+ * const table = lexiconSynonyms(undefined, [['lint', 'check']], [])
+ */
+export function lexiconSynonyms(
+  lexicon: Lexicon | undefined,
+  pairs: readonly SynonymPair[],
+  phrases: readonly PhrasePair[],
+  noDefaults?: boolean,
+): SynonymTable {
+  return compileSynonyms(
+    noDefaults ? pairs : [...(lexicon?.synonyms ?? DEFAULT_SYNONYMS), ...pairs],
+    noDefaults ? phrases : [...(lexicon?.phrases ?? DEFAULT_PHRASES), ...phrases],
+    lexicon?.stopwords,
+  );
 }
 
 /**
@@ -90,8 +115,4 @@ export function expandQuery(tokens: readonly string[], rawQuery: string, table: 
   for (const token of tokens) for (const other of table.words.get(token) ?? []) out.add(other);
   for (const { pattern, word } of table.phrases) if (pattern.test(rawQuery)) out.add(word);
   return [...out];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -4,6 +4,7 @@
  * on `_ . - /` and camelCase.
  */
 import { STOPWORDS } from './english-lexicon.js';
+import type { Lexicon } from './lexicon.js';
 
 export { STOPWORDS };
 
@@ -31,8 +32,15 @@ function keeps(word: string, stopwords: ReadonlySet<string>): boolean {
   return word.length >= 3 && !stopwords.has(word);
 }
 
-/** Selection tokens of free text: lowercase words of three or more characters, minus stopwords. */
-export function textTokens(text: string, stopwords: ReadonlySet<string> = STOPWORDS): string[] {
+/**
+ * Selection tokens of free text: lowercase words of three or more characters, minus the
+ * lexicon's stopwords (English when none is given).
+ *
+ * @example
+ * textTokens('Get the weatherForecast') // ['weather', 'forecast']
+ */
+export function textTokens(text: string, lexicon?: Pick<Lexicon, 'stopwords'>): string[] {
+  const stopwords = lexicon?.stopwords ?? STOPWORDS;
   if (isAscii(text)) return asciiWords(text, true, stopwords);
   return rawWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter((word) => keeps(word, stopwords));
 }
