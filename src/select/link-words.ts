@@ -18,6 +18,8 @@ export interface LinkWords {
   readonly bare: ReadonlySet<string>;
   /** The first of them (`id`): a name word that says the tool deals in handles. */
   readonly id: string;
+  /** The ending of a plural ("tasks"). */
+  readonly plural: string;
   readonly tickers: readonly string[];
   readonly numbers: ReadonlySet<string>;
   readonly handleOf: ReadonlySet<string>;
@@ -74,6 +76,7 @@ function compile(lexicon: LoadedLexicon): LinkWords {
     handles: new Set(lexicon.handleWords),
     bare: new Set(lexicon.bareHandles),
     id: lexicon.bareHandles[0] ?? '',
+    plural: lexicon.pluralSuffix,
     tickers: lexicon.tickerHandles,
     numbers: new Set(lexicon.numberWords),
     handleOf: new Set(lexicon.handleOf),

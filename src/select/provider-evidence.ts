@@ -52,7 +52,7 @@ export function toolWords(tool: ToolSchema, words: LinkWords): ToolWords {
       : name.some((word) => words.fetchers.has(word))
         ? fetches
         : 0,
-    plural: new Set(entities.filter((word) => stem(word) !== word && word.endsWith('s')).map(stem)),
+    plural: new Set(entities.filter((word) => stem(word) !== word && word.endsWith(words.plural)).map(stem)),
     description: new Set(raw.map(stem)),
     mentionsHandle,
     handleNeighbours,

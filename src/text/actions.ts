@@ -19,6 +19,7 @@ interface ActionTables {
   readonly nounVerbs: ReadonlySet<string>;
   readonly leads: ReadonlySet<string>;
   readonly stem: (word: string) => string;
+  readonly plural: string;
 }
 
 const compiled = new WeakMap<LoadedLexicon, ActionTables>();
@@ -41,7 +42,7 @@ function tables(lexicon: LoadedLexicon): ActionTables {
     for (const name of classes)
       for (const word in verbs)
         if ((verbs[word] as string).split(' ').includes(name) && !byWord.has(stem(word))) byWord.set(stem(word), name);
-    found = { byWord, nounVerbs, leads: new Set(lexicon.leads), stem };
+    found = { byWord, nounVerbs, leads: new Set(lexicon.leads), stem, plural: lexicon.pluralSuffix };
     compiled.set(lexicon, found);
   }
   return found;
@@ -52,7 +53,7 @@ function tables(lexicon: LoadedLexicon): ActionTables {
 const isNounVerb = (word: string, t: ActionTables): boolean => t.nounVerbs.has(word) || t.nounVerbs.has(t.stem(word));
 // "emails", "tasks": a plural is a noun, never the verb of a request.
 const isPlural = (word: string, t: ActionTables): boolean =>
-  word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && t.stem(word) !== word;
+  word.length > 3 && word.endsWith(t.plural) && !word.endsWith(t.plural + t.plural) && t.stem(word) !== word;
 
 /**
  * The action a request asks for: a phrase ("let him know", "roll back"), else its first verb

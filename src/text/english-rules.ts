@@ -284,6 +284,7 @@ export const englishRules: LexicalRules = {
   wishes: ['d', 'll', 'need', 'want', 'wanna', 'would', 'must', 'should', 'have', 'will', 'could', 'can'],
   continuers: ['and', 'then', 'also'],
   writingActions: ['send', 'reply', 'forward', 'draft', 'create', 'update', 'comment'],
+  pluralSuffix: 's',
 
   // Sentence ends followed by space (not "3.14" or "notes.txt"), semicolons, and sequencing
   // words that start a new request. Each alternative is a separator, dropped from the clauses.

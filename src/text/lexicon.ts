@@ -60,6 +60,8 @@ export interface LexicalRules {
   readonly continuers: readonly string[];
   /** Actions whose request carries text to write (a message, a reply, a note). */
   readonly writingActions: readonly string[];
+  /** The ending of a plural ("emails"): a plural is a noun, never the verb of a request. */
+  readonly pluralSuffix: string;
 
   // Clauses (text/clauses.ts).
   /** Sentence ends, semicolons and sequencing words ("then", "after that"): separators, dropped. */

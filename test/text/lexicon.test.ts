@@ -3,6 +3,7 @@ import type { ToolSchema } from '../../src/registry/schema.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
 import type { SelectionContext } from '../../src/select/selector.js';
+import { inferToolLinks } from '../../src/select/tool-links.js';
 import { requestAction } from '../../src/text/actions.js';
 import { splitClauses } from '../../src/text/clauses.js';
 import { english, englishLoaded } from '../../src/text/english.js';
@@ -107,7 +108,15 @@ const german: Lexicon = {
   rules: () => ({
     ...englishRules,
     scripts: /\p{Script=Latin}/u,
-    verbs: { senden: 'send name', schicken: 'send', antworten: 'reply name', erstellen: 'create name' },
+    verbs: {
+      senden: 'send name',
+      schicken: 'send',
+      antworten: 'reply name',
+      erstellen: 'create name',
+      suche: 'search finds',
+      aktualisiere: 'update name',
+    },
+    handleWords: ['nummer', 'id'],
     leads: ['bitte', 'und', 'dann'],
     actionPhrases: [[/\bgib\s+\S+\s+bescheid\b/i, 'send']],
     clauseSeparator: /[.!?]+\s+|\s*;\s*|,?\s+(?:und\s+)?(?:dann|danach)\b,?\s*/giu,
@@ -128,6 +137,20 @@ describe('a second lexicon', () => {
       'schicke die Antwort an Dana',
     ]);
     expect(spellOutShorthand('mfg, Dana', words)).toBe('mfg (mit freundlichen grüßen), Dana');
+  });
+
+  it('reads handles and finders in its own words for tool links', async () => {
+    const tools: ToolSchema[] = [
+      {
+        name: 'aktualisiere_kunde',
+        description: 'Aktualisiert einen Kunden.',
+        parameters: { type: 'object', properties: { kunden_nummer: { type: 'string' } }, required: ['kunden_nummer'] },
+      },
+      tool('suche_kunden', 'Sucht Kunden nach Namen.'),
+    ];
+    const links = inferToolLinks(tools, { lexicon: await loadLexicon(german) }).links;
+    expect(links).toEqual([expect.objectContaining({ tool: 'aktualisiere_kunde', providers: ['suche_kunden'] })]);
+    expect(inferToolLinks(tools).links).toEqual([]); // "nummer" is no English handle word
   });
 
   it('reaches the selectors as an option', async () => {
