@@ -1,17 +1,18 @@
 /**
  * The seam between the lexical heuristics and a language: every word table, word pattern and
  * stemmer a rule reads comes from one `Lexicon` value, and every rule is a pure function of the
- * text and the lexicon. English (`english`, in `english-lexicon.ts`) is the default; another
- * language is one file that builds its own value.
+ * text and the lexicon. English (`english`, in `english.ts`) is the default; another language is
+ * one file that builds its own value.
  *
  * A lexicon has two parts, for the bundle's sake: what tokenising and query expansion read on
- * every turn (stopwords, stemmer, synonyms), which `import 'loopctl'` carries, and the rule
- * tables (verb classes, sequencing words, handle words, shorthand…), which load with the rules
- * that read them (`rules`, a loader).
+ * every turn (stopwords, stemmer, synonyms; English's are in the core bundle, which a selector
+ * given no lexicon reads), and the rule tables (verb classes, sequencing words, handle words,
+ * shorthand…), which may load with the rules that read them (`rules`, a value or a loader).
+ * A prompt mostly in a script the rules do not cover skips them, and the selection says so.
  */
 import type { PhrasePair, SynonymPair } from './synonyms.js';
 
-/** What tokenising and query expansion read: small, in the core bundle. */
+/** A language: what tokenising and query expansion read, and its rule tables. */
 export interface Lexicon {
   /** A name for messages ("english"). */
   readonly language: string;
