@@ -76,6 +76,7 @@ export type {
 } from './select/selector.js';
 export { StaticSelector } from './select/static-selector.js';
 export type { HandleInput, ToolLink, ToolLinkOptions, ToolLinks } from './select/tool-links.js';
+export type { LexicalRules, Lexicon } from './text/lexicon.js';
 export type { PhrasePair, SynonymPair } from './text/synonyms.js';
 export type { TokenCounter } from './tokens/token-counter.js';
 export { approxTokenCounter, o200kTokenCounter } from './tokens/token-counter.js';

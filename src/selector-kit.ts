@@ -60,7 +60,12 @@ export { handleInputs, inferToolLinks, LINK_DEFAULTS, prerequisitesFor, supplied
 export { requestAction, toolActions } from './text/actions.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { splitClauses, splitEnumeration } from './text/clauses.js';
+export { english, englishLoaded } from './text/english.js';
+export { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './text/english-lexicon.js';
+export { englishRules } from './text/english-rules.js';
+export type { LoadedLexicon } from './text/lexicon.js';
+export { coversText, loadLexicon } from './text/lexicon.js';
 export { stem } from './text/stem.js';
 export type { SynonymTable } from './text/synonyms.js';
-export { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from './text/synonyms.js';
-export { STOPWORDS, splitName, textTokens, toolText, toolTokens } from './text/words.js';
+export { compileSynonyms, expandQuery } from './text/synonyms.js';
+export { splitName, textTokens, toolText, toolTokens } from './text/words.js';

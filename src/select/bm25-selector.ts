@@ -2,6 +2,7 @@ import { mergeOptions } from '../options.js';
 import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { Lexicon } from '../text/lexicon.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
 import { bm25Index } from './bm25.js';
@@ -13,6 +14,8 @@ export interface Bm25SelectorOptions {
   topK?: number;
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
+  /** The language of prompts: its stopwords. Default: English. */
+  lexicon?: Lexicon;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface Bm25SelectorOptions {
  */
 export class Bm25Selector implements ToolSelector {
   readonly name = 'bm25';
-  readonly #options: Required<Bm25SelectorOptions>;
+  readonly #options: Required<Omit<Bm25SelectorOptions, 'lexicon'>> & Bm25SelectorOptions;
 
   constructor(options: Bm25SelectorOptions = {}) {
     this.#options = mergeOptions({ topK: DEFAULT_K, coreTools: [] }, options);
@@ -51,7 +54,7 @@ export class Bm25Selector implements ToolSelector {
    * const { tools, reasons } = new Bm25Selector({ topK: 5 }).select(ctx, registry.schemas())
    */
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
-    const words = textTokens(ctx.latestUserMessage ?? '');
+    const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon);
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
     const scores = bm25Index(all).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.

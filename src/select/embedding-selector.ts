@@ -12,7 +12,6 @@ import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
-import { unreadableQuery } from '../embed/vocabulary-coverage.js';
 import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.js';
 import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
 import type { LearnedStore, LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
@@ -567,7 +566,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
     if (corpus.count !== all.length) {
       return { ok: false, reason: `corpus has ${corpus.count} vectors for ${all.length} tools`, warnings };
     }
-    const unread = unreadableQuery(this.embedder, texts);
+    // The coverage check loads with the first embedder that can tell (it is not needed to import loopctl).
+    const unread = this.embedder.vocabularyCoverage
+      ? (await import('../embed/vocabulary-coverage.js')).unreadableQuery(this.embedder, texts)
+      : undefined;
     if (unread) return { ok: false, reason: unread, warnings };
     // Learned examples follow the registry generation; a cold one loads them once.
     warnings.push(...(await (await this.learning.load()).reconcile(corpus, all, signal)));

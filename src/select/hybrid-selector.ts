@@ -10,9 +10,10 @@ import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
+import type { Lexicon } from '../text/lexicon.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
-import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
+import { expandQuery, lexiconSynonyms } from '../text/synonyms.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import { fullSurface } from './apply-selection.js';
 import { type Bm25Index, buildBm25 } from './bm25.js';
@@ -99,7 +100,13 @@ export interface HybridSelectorOptions {
   k1?: number;
   /** BM25 length normalisation. */
   b?: number;
-  /** Extra synonym pairs for query expansion (the keyword selector's default table is always on). */
+  /**
+   * The language of the prompts and the tools: stopwords, stemmer, synonyms and the tables the
+   * lexical rules read (clauses, actions, shorthand, tool links). Default: English. A prompt
+   * mostly in a script the lexicon does not cover skips those rules, with a warning.
+   */
+  lexicon?: Lexicon;
+  /** Extra synonym pairs for query expansion (the lexicon's table is always on). */
   synonyms?: readonly SynonymPair[];
   phrases?: readonly PhrasePair[];
   /** Tools unioned into every non-empty selection. */
@@ -195,6 +202,7 @@ export class HybridSelector implements AsyncToolSelector {
   >;
   readonly #adaptive: (HybridAdaptiveOptions & { floor: number; ceiling: number }) | undefined;
   readonly #table: SynonymTable;
+  readonly #lexicon: Lexicon | undefined;
   readonly #core: ReadonlySet<string>;
   readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
@@ -209,6 +217,8 @@ export class HybridSelector implements AsyncToolSelector {
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
     const { cache, timeoutMs, vectors, learned, learnedCache, ...derivable } = options;
     const { adaptive, synonyms = [], phrases = [], coreTools = [], multiIntent = true, links } = derivable;
+    const lexicon = derivable.lexicon;
+    this.#lexicon = lexicon;
     this.#derivable = derivable;
     // Only the numbers are read from #options; adaptive and multiIntent resolve below.
     this.#options = mergeOptions(HYBRID_DEFAULTS, derivable);
@@ -235,13 +245,13 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const mix = this.#multiIntent?.mix ?? 0;
     if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
-    this.#table = compileSynonyms([...DEFAULT_SYNONYMS, ...synonyms], [...DEFAULT_PHRASES, ...phrases]);
+    this.#table = lexiconSynonyms(lexicon, synonyms, phrases);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
     if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64))
       throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
-    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense };
+    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense, lexicon };
   }
 
   /**
@@ -350,22 +360,23 @@ export class HybridSelector implements AsyncToolSelector {
     // Multi-intent ranking loads with the first selection that uses it (it is not needed to
     // import loopctl).
     const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
-    const { clauses, enumerated } =
-      intent && this.#multiIntent ? intent.intentClauses(query, this.#multiIntent) : { clauses: [], enumerated: false };
-    const asked = clauses.length > 1 ? [query, ...clauses] : [query];
-    const texts = intent && this.#multiIntent?.shorthand !== false ? asked.map(intent.spellOutShorthand) : asked;
+    // The whole prompt and its clauses, read with the lexicon (its rules skipped, with a warning,
+    // where it does not cover the prompt).
+    const prompt =
+      intent && this.#multiIntent ? await intent.promptTexts(query, this.#multiIntent, this.#lexicon) : undefined;
+    const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const lexical = this.#lexicalFor(all);
     const wordsOf = texts.map((text) => this.queryWords(text));
     const words = wordsOf[0] as string[];
     const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
-    const warnings = [...dense.warnings];
+    const warnings = [...dense.warnings, ...(prompt?.warnings ?? [])];
     const rankings = texts.map((_, t) =>
       this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined),
     );
     const whole = rankings[0] as Fused;
-    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent);
+    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent, prompt?.lexicon);
     if (!dense.ok) {
       if (whole.lexicalMax <= 0)
         return fullSurface(
@@ -395,7 +406,7 @@ export class HybridSelector implements AsyncToolSelector {
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
     const intents =
       intent && !enumerated && this.#multiIntent?.clauseSlots
-        ? intent.requestBests(rankings.slice(1), texts.slice(1))
+        ? intent.requestBests(rankings.slice(1), texts.slice(1), prompt?.lexicon)
         : [];
     const needed = this.#links
       ? await task?.prerequisites(this.#linkSource, {
@@ -458,7 +469,9 @@ export class HybridSelector implements AsyncToolSelector {
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
   queryWords(query: string): string[] {
-    return [...new Set(expandQuery(textTokens(query), query, this.#table).map(stem))];
+    return [
+      ...new Set(expandQuery(textTokens(query, this.#lexicon), query, this.#table).map(this.#lexicon?.stem ?? stem)),
+    ];
   }
 
   #pick(fused: Float64Array, rankable: number): number[] {
@@ -476,11 +489,12 @@ export class HybridSelector implements AsyncToolSelector {
   #lexicalFor(all: readonly ToolSchema[]): Lexical {
     let lexical = this.#lexical.get(all);
     if (!lexical) {
-      const documents = all.map((tool) => bm25Document(tool).map(stem));
+      const stems = this.#lexicon?.stem ?? stem;
+      const documents = all.map((tool) => bm25Document(tool).map(stems));
       lexical = {
         index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
         documents: documents.map((words) => new Set(words)),
-        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stem))]),
+        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stems))]),
       };
       this.#lexical.set(all, lexical);
     }

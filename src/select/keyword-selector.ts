@@ -2,8 +2,9 @@ import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { Lexicon } from '../text/lexicon.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
-import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
+import { expandQuery, lexiconSynonyms } from '../text/synonyms.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
 import { keywordIndex } from './lexical-index.js';
@@ -15,7 +16,9 @@ export interface KeywordSelectorOptions {
   synonyms?: readonly SynonymPair[];
   /** Extra phrase pairs, added to the default table. */
   phrases?: readonly PhrasePair[];
-  /** Start from an empty table instead of the curated default. */
+  /** The language of prompts and tools: its stopwords and synonym table. Default: English. */
+  lexicon?: Lexicon;
+  /** Start from an empty table instead of the lexicon's. */
   noDefaultSynonyms?: boolean;
   /** Tools unioned into every non-empty selection. */
   coreTools?: readonly string[];
@@ -47,10 +50,8 @@ export class KeywordSelector implements ToolSelector {
 
   constructor(options: KeywordSelectorOptions = {}) {
     this.#options = mergeOptions({ synonyms: [], phrases: [], coreTools: [] }, options);
-    const { synonyms, phrases, coreTools, topK: k } = this.#options;
-    const base = options.noDefaultSynonyms ? [] : DEFAULT_SYNONYMS;
-    const basePhrases = options.noDefaultSynonyms ? [] : DEFAULT_PHRASES;
-    this.#table = compileSynonyms([...base, ...synonyms], [...basePhrases, ...phrases]);
+    const { synonyms, phrases, coreTools, topK: k, lexicon } = this.#options;
+    this.#table = lexiconSynonyms(lexicon, synonyms, phrases, options.noDefaultSynonyms);
     this.#core = new Set(coreTools);
     if (k !== undefined) {
       assertTopK(k);
@@ -80,7 +81,7 @@ export class KeywordSelector implements ToolSelector {
 
   /** The query words after expansion, for diagnostics and tests. */
   queryWords(prompt: string): string[] {
-    return expandQuery(textTokens(prompt), prompt, this.#table);
+    return expandQuery(textTokens(prompt, this.#options.lexicon), prompt, this.#table);
   }
 
   /**

@@ -31,7 +31,14 @@ export function keywordIndex(all: readonly ToolSchema[]): LexicalIndex {
   return index;
 }
 
-function buildIndex(documents: readonly string[][]): LexicalIndex {
+/**
+ * An inverted index over documents of words: each word's documents, ascending, with IDF. The
+ * one index every lexical piece builds on (the keyword selector, tool links).
+ *
+ * @example
+ * buildIndex([['task', 'search'], ['task']]).postings.get('task') // [0, 1]
+ */
+export function buildIndex(documents: readonly (readonly string[])[]): LexicalIndex {
   const postings = new Map<string, number[]>();
   documents.forEach((tokens, docIndex) => {
     for (const token of new Set(tokens)) {

@@ -7,11 +7,45 @@ import type { ToolSchema } from '../registry/schema.js';
 import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
-import { stem } from '../text/stem.js';
+import { english, englishLoaded } from '../text/english.js';
+import { coversText, type Lexicon, type LoadedLexicon, promptRules } from '../text/lexicon.js';
+import { spellOutShorthand } from '../text/shorthand.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import { toolProperties } from './tool-properties.js';
 
-export { spellOutShorthand } from '../text/shorthand.js';
+export { spellOutShorthand };
+
+/** A prompt made ready for ranking: the texts to rank, and the lexicon they were read with. */
+export interface PromptTexts {
+  /** The whole prompt, then its clauses when it has two or more (shorthand spelled out). */
+  readonly texts: readonly string[];
+  readonly enumerated: boolean;
+  readonly lexicon: LoadedLexicon;
+  /** Why the lexical rules were skipped (the lexicon does not cover the prompt), if they were. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The texts a multi-intent selection ranks: the whole prompt and its clauses (see
+ * {@link intentClauses}), each with its shorthand spelled out unless `shorthand: false`. A prompt
+ * mostly in a script the lexicon does not cover is ranked whole and as written, with a warning.
+ *
+ * @example
+ * const { texts } = await promptTexts('Ack ALR-7710 and page the on-call', { share: true }, english)
+ * // ['Ack (acknowledge) ALR-7710 and page the on-call', 'Ack (acknowledge) ALR-7710', 'page the on-call']
+ */
+export async function promptTexts(
+  prompt: string,
+  options: ClauseOptions & { share?: boolean; shorthand?: boolean },
+  lexicon: Lexicon = english,
+): Promise<PromptTexts> {
+  const rules = await promptRules(lexicon, prompt);
+  if (rules.skipped) return { texts: [prompt], enumerated: false, lexicon: rules.lexicon, warnings: [rules.skipped] };
+  const { clauses, enumerated } = intentClauses(prompt, options, rules.lexicon);
+  const asked = clauses.length > 1 ? [prompt, ...clauses] : [prompt];
+  const texts = options.shorthand !== false ? asked.map((text) => spellOutShorthand(text, rules.lexicon)) : asked;
+  return { texts, enumerated, lexicon: rules.lexicon, warnings: [] };
+}
 
 /** A ranking of the registry (one score per tool, registry order). */
 export interface ClauseRanking {
@@ -29,10 +63,11 @@ export interface ClauseRanking {
 export function intentClauses(
   prompt: string,
   options: ClauseOptions & { share?: boolean },
+  lexicon: LoadedLexicon = englishLoaded,
 ): { clauses: string[]; enumerated: boolean } {
-  const items = options.share ? splitEnumeration(prompt) : [];
+  const items = options.share ? splitEnumeration(prompt, undefined, lexicon) : [];
   if (items.length > 1) return { clauses: items, enumerated: true };
-  return { clauses: splitClauses(prompt, options), enumerated: false };
+  return { clauses: splitClauses(prompt, options, lexicon), enumerated: false };
 }
 
 /**
@@ -53,9 +88,6 @@ export function mixClauses(whole: Float64Array, clauses: readonly ClauseRanking[
   return best;
 }
 
-// Actions whose request carries text to write (a message, a reply, a note, a task's body).
-const WRITES = new Set(['send', 'reply', 'forward', 'draft', 'create', 'update', 'comment']);
-
 /**
  * Each clause's best tool (see {@link itemBests}), less those of clauses that say what a
  * writing request carries: after "Reply to Carla", "We accept clause 3" is the reply's content
@@ -65,9 +97,16 @@ const WRITES = new Set(['send', 'reply', 'forward', 'draft', 'create', 'update',
  * @example
  * requestBests(clauseRankings, ['reply to Carla', 'we accept clause 3']) // the first clause's best only
  */
-export function requestBests(rankings: readonly ClauseRanking[], texts: readonly string[]): number[] {
-  const asks = texts.map((text) => readsAsRequest(text ?? ''));
-  const writes = texts.some((text, t) => asks[t] && WRITES.has(requestAction(text ?? '') ?? ''));
+export function requestBests(
+  rankings: readonly ClauseRanking[],
+  texts: readonly string[],
+  lexicon: LoadedLexicon = englishLoaded,
+): number[] {
+  const asks = texts.map((text) => readsAsRequest(text ?? '', lexicon));
+  // Actions whose request carries text to write (a message, a reply, a note, a task's body).
+  const writes = texts.some(
+    (text, t) => asks[t] && lexicon.writingActions.includes(requestAction(text ?? '', lexicon) ?? ''),
+  );
   return itemBests(writes ? rankings.filter((_, t) => asks[t]) : rankings);
 }
 
@@ -119,14 +158,19 @@ export function sharePicks(picked: readonly number[], required: readonly number[
   return out;
 }
 
-const actionMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>();
+const actionMemo = new WeakMap<LoadedLexicon, WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>>();
 
-/** Each tool's actions (see `toolActions`), computed once per registry list. */
-export function actionsOf(all: readonly ToolSchema[]): readonly ReadonlySet<string>[] {
-  let actions = actionMemo.get(all);
+/** Each tool's actions (see `toolActions`), computed once per registry list (and lexicon). */
+export function actionsOf(
+  all: readonly ToolSchema[],
+  lexicon: LoadedLexicon = englishLoaded,
+): readonly ReadonlySet<string>[] {
+  const memo = actionMemo.get(lexicon) ?? new WeakMap();
+  actionMemo.set(lexicon, memo);
+  let actions = memo.get(all);
   if (!actions) {
-    actions = all.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? ''));
-    actionMemo.set(all, actions);
+    actions = all.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? '', lexicon));
+    memo.set(all, actions);
   }
   return actions;
 }
@@ -146,8 +190,9 @@ export function resolveAction(
   text: string,
   actions: readonly ReadonlySet<string>[],
   options: { top: number; weight: number; nouns?: readonly ReadonlySet<string>[] },
+  lexicon: LoadedLexicon = englishLoaded,
 ): string | undefined {
-  const action = requestAction(text);
+  const action = requestAction(text, lexicon);
   if (!action || options.weight <= 0) return action;
   const order = bestPositive(fused, options.top);
   const nouns = options.nouns;
@@ -188,7 +233,7 @@ function sharesObject(
   return false;
 }
 
-const nounMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>();
+const nounMemo = new WeakMap<LoadedLexicon['stem'], WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>>();
 
 /**
  * Each tool's name words (stemmed, three letters or more, stopwords out), computed once per
@@ -197,11 +242,16 @@ const nounMemo = new WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>
  * @example
  * nameNounsOf([{ name: 'get_ticket', description: '' }])[0] // Set { 'ticket' }
  */
-export function nameNounsOf(all: readonly ToolSchema[]): readonly ReadonlySet<string>[] {
-  let nouns = nounMemo.get(all);
+export function nameNounsOf(
+  all: readonly ToolSchema[],
+  stem: LoadedLexicon['stem'] = englishLoaded.stem,
+): readonly ReadonlySet<string>[] {
+  const memo = nounMemo.get(stem) ?? new WeakMap();
+  nounMemo.set(stem, memo);
+  let nouns = memo.get(all);
   if (!nouns) {
     nouns = all.map((tool) => new Set(nameTokens(typeof tool?.name === 'string' ? tool.name : '').map(stem)));
-    nounMemo.set(all, nouns);
+    memo.set(all, nouns);
   }
   return nouns;
 }
@@ -220,13 +270,15 @@ export function resolveActions(
   texts: readonly string[],
   all: readonly ToolSchema[],
   weights: { action?: number; parameters?: number } = {},
+  lexicon: LoadedLexicon = englishLoaded,
 ): void {
   if (rankings.length === 0) return;
   const parameters = weights.parameters ?? 0;
-  if (parameters > 0) liftParameters((rankings[0] as ClauseRanking).fused, texts[0] ?? '', all, parameters);
+  if (parameters > 0) liftParameters((rankings[0] as ClauseRanking).fused, texts[0] ?? '', all, parameters, lexicon);
   const weight = weights.action ?? 0;
-  if (!(weight > 0)) return;
-  const actions = actionsOf(all);
+  // A prompt the lexicon does not cover asks for no action it can read.
+  if (!(weight > 0) || !coversText(lexicon, texts[0] ?? '')) return;
+  const actions = actionsOf(all, lexicon);
   // A one-clause prompt is its own clause. Its ranking mixes more nouns than a clause's, so the
   // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
   // under the ticket tools that read or update); the best 10 are resolved, not 5, and only
@@ -234,18 +286,23 @@ export function resolveActions(
   // the travel tool. A clause's best five go without that guard, which cost the dev registry
   // two cases there (docs/tuning-whole-task.md).
   if (rankings.length === 1) {
-    resolveAction((rankings[0] as ClauseRanking).fused, texts[0] ?? '', actions, {
-      top: 10,
-      weight,
-      nouns: nameNounsOf(all),
-    });
+    resolveAction(
+      (rankings[0] as ClauseRanking).fused,
+      texts[0] ?? '',
+      actions,
+      { top: 10, weight, nouns: nameNounsOf(all, lexicon.stem) },
+      lexicon,
+    );
     return;
   }
   for (let t = 1; t < rankings.length; t++)
-    resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight });
+    resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight }, lexicon);
 }
 
-const parameterMemo = new WeakMap<readonly ToolSchema[], readonly (readonly (readonly string[])[])[]>();
+const parameterMemo = new WeakMap<
+  LoadedLexicon['stem'],
+  WeakMap<readonly ToolSchema[], readonly (readonly (readonly string[])[])[]>
+>();
 
 /**
  * Each tool's top-level parameter names, each as its stemmed name words, computed once per
@@ -255,15 +312,20 @@ const parameterMemo = new WeakMap<readonly ToolSchema[], readonly (readonly (rea
  * parameterWordsOf([{ name: 'search_hotel', description: '', parameters: { type: 'object',
  *   properties: { smoking_allowed: { type: 'boolean' } } } }])[0] // [['smok', 'allow']]
  */
-export function parameterWordsOf(all: readonly ToolSchema[]): readonly (readonly (readonly string[])[])[] {
-  let words = parameterMemo.get(all);
+export function parameterWordsOf(
+  all: readonly ToolSchema[],
+  stem: LoadedLexicon['stem'] = englishLoaded.stem,
+): readonly (readonly (readonly string[])[])[] {
+  const memo = parameterMemo.get(stem) ?? new WeakMap();
+  parameterMemo.set(stem, memo);
+  let words = memo.get(all);
   if (!words) {
     words = all.map((tool) =>
       Object.keys(toolProperties(tool) ?? {})
         .map((name) => nameTokens(name).map(stem))
         .filter((list) => list.length > 0),
     );
-    parameterMemo.set(all, words);
+    memo.set(all, words);
   }
   return words;
 }
@@ -284,11 +346,17 @@ const PARAMETER_SHARE = 0.3;
  * @example
  * liftParameters(fused, 'hotels in Paris that allow smoking', all, 0.1)
  */
-export function liftParameters(fused: Float64Array, text: string, all: readonly ToolSchema[], weight: number): void {
+export function liftParameters(
+  fused: Float64Array,
+  text: string,
+  all: readonly ToolSchema[],
+  weight: number,
+  lexicon: LoadedLexicon = englishLoaded,
+): void {
   if (!(weight > 0)) return;
-  const present = new Set(textTokens(text).map(stem));
+  const present = new Set(textTokens(text, lexicon).map(lexicon.stem));
   const order = bestPositive(fused, PARAMETER_TOP);
-  const params = parameterWordsOf(all);
+  const params = parameterWordsOf(all, lexicon.stem);
   // In how many of the best tools each parameter word occurs: a common one tells none apart.
   const spread = new Map<string, number>();
   for (const i of order)

@@ -7,6 +7,7 @@
 import { mergeOptions } from '../options.js';
 import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
+import type { Lexicon } from '../text/lexicon.js';
 import { Bm25Selector } from './bm25-selector.js';
 import { runSelection } from './run-selection.js';
 import type { AsyncToolSelector } from './selector.js';
@@ -28,6 +29,8 @@ export interface SearchToolsOptions {
   /** Tool names never returned (e.g. those already on offer). */
   readonly exclude?: ReadonlySet<string>;
   readonly signal?: AbortSignal;
+  /** The language of the BM25 fallback's query words (its stopwords). Default: English. */
+  readonly lexicon?: Lexicon;
 }
 
 /**
@@ -38,8 +41,8 @@ export interface SearchToolsOptions {
  */
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 
-// One BM25 index per (registry array, depth), so repeated searches of one registry reuse it.
-const bm25ByDepth = new Map<number, Bm25Selector>();
+// One BM25 selector per (lexicon, depth), so repeated searches of one registry reuse it.
+const bm25ByDepth = new Map<Lexicon | undefined, Map<number, Bm25Selector>>();
 
 /** Deepest a selector is asked to rank for one search (its picks past the excluded tools). */
 const MAX_SELECTOR_DEPTH = 64;
@@ -87,7 +90,7 @@ export async function searchTools(
   all: readonly ToolSchema[],
   options: SearchToolsOptions = {},
 ): Promise<ToolSearchHit[]> {
-  const { k, exclude, selector, signal } = mergeOptions(
+  const { k, exclude, selector, signal, lexicon } = mergeOptions(
     { k: 5, exclude: new Set<string>() as ReadonlySet<string> },
     options,
   );
@@ -114,11 +117,13 @@ export async function searchTools(
   }
   // BM25 over more than k, so the excluded ones can be skipped.
   const depth = k + exclude.size;
-  let bm25 = bm25ByDepth.get(depth);
+  const byDepth = bm25ByDepth.get(lexicon) ?? new Map<number, Bm25Selector>();
+  bm25ByDepth.set(lexicon, byDepth);
+  let bm25 = byDepth.get(depth);
   if (!bm25) {
-    bm25 = new Bm25Selector({ topK: depth });
-    if (bm25ByDepth.size > 32) bm25ByDepth.clear();
-    bm25ByDepth.set(depth, bm25);
+    bm25 = new Bm25Selector(lexicon ? { topK: depth, lexicon } : { topK: depth });
+    if (byDepth.size > 32) byDepth.clear();
+    byDepth.set(depth, bm25);
   }
   const output = bm25.select({ turn: 1, latestUserMessage: text, conversation: [] }, all);
   if (output.fellOpen) return [];

@@ -10,6 +10,8 @@ import { topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
+import { english } from '../text/english.js';
+import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -24,9 +26,11 @@ export const ANCHOR_DEFAULTS = { count: 5, margin: 0.2 } as const;
 /** Which picks have their learned partners lifted (tuned with learning, docs/tuning-learn.md). */
 const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 
-/** Where a hybrid's links come from: its options, its per-list cache, its tools' vectors. */
+/** Where a hybrid's links come from: its options, its per-list cache, its tools' vectors, its lexicon. */
 export interface LinkSource {
   readonly options: ToolLinkOptions & { budget: number };
+  /** The words links are read with (default `english`). */
+  readonly lexicon?: Lexicon | undefined;
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
@@ -47,9 +51,12 @@ export function linksFor(
 ): Promise<ToolLinks> {
   let links = source.cache.get(all);
   if (!links) {
+    const lexicon = loadLexicon(source.lexicon ?? english);
     links = source.dense
       .toolVectors(all, signal ? { signal } : {})
-      .then((vectors) => inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}) }));
+      .then(async (vectors) =>
+        inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}), lexicon: await lexicon }),
+      );
     source.cache.set(all, links);
     links.catch(() => source.cache.delete(all));
   }
@@ -92,10 +99,16 @@ export async function prerequisites(
 ): Promise<Prerequisites | undefined> {
   const { all, picked, fused, query, intents, denseOk, warnings, signal } = turn;
   if (picked.length === 0) return undefined;
+  const lexicon = await loadLexicon(source.lexicon ?? english);
   const fresh = !source.cache.has(all);
-  const links = denseOk ? await linksFor(source, all, signal) : inferToolLinks(all, linkInput(source, all));
+  const links = denseOk
+    ? await linksFor(source, all, signal)
+    : inferToolLinks(all, { ...linkInput(source, all), lexicon });
   signal?.throwIfAborted();
   if (fresh || !denseOk) warnings.push(...links.warnings);
+  // A prompt the lexicon does not cover skips its rules (whether the prompt gives a handle).
+  const skipped = skippedRules(lexicon, query);
+  if (skipped && !warnings.includes(skipped)) warnings.push(skipped);
   if (links.needs.size === 0 && intents.length === 0) return undefined;
   const order = [...picked].sort((a, b) => (fused[b] as number) - (fused[a] as number));
   const top = fused[order[0] as number] as number;
@@ -108,6 +121,8 @@ export async function prerequisites(
     score: fused,
     prompt: query,
     budget: source.options.budget,
+    lexicon,
+    ...(skipped ? { promptRules: false } : {}),
   });
 }
 

@@ -2,279 +2,58 @@
  * What a request asks done, as one of a few action classes, and what a tool's name says it
  * does. "Email him the details" and `send_email` are both *send*; `reply_to_email` is
  * *reply*: a verb shared by many tools ("email", "task") is told apart by the action, not the
- * noun. A fixed table of English verbs, no model.
+ * noun. The verbs are the lexicon's (English by default), no model.
  */
 
-import { stem } from './stem.js';
+import { englishLoaded } from './english.js';
+import type { LoadedLexicon } from './lexicon.js';
 import { rawWords, splitName } from './words.js';
 
-// Each class: the verbs that ask for it. A tool's name word in a class gives the tool that action.
-const CLASSES: Readonly<Record<string, readonly string[]>> = {
-  send: [
-    'send',
-    'email',
-    'mail',
-    'message',
-    'text',
-    'ping',
-    'notify',
-    'dm',
-    'tell',
-    'inform',
-    'dispatch',
-    'relay',
-    'post',
-    'publish',
-    'announce',
-    'broadcast',
-    'alert',
-    'contact',
-    'deliver',
-    'page',
-  ],
-  reply: ['reply', 'respond', 'answer'],
-  forward: ['forward', 'fwd'],
-  create: [
-    'create',
-    'add',
-    'make',
-    'new',
-    'schedule',
-    'book',
-    'declare',
-    'raise',
-    'file',
-    'register',
-    'insert',
-    'compose',
-    'generate',
-    'start',
-    'open',
-    'invite',
-    'plan',
-    'setup',
-    'log',
-    'record',
-    'note',
-    'submit',
-    'put',
-  ],
-  draft: ['draft'],
-  update: [
-    'update',
-    'change',
-    'edit',
-    'modify',
-    'rename',
-    'move',
-    'reschedule',
-    'set',
-    'adjust',
-    'push',
-    'postpone',
-    'delay',
-    'bump',
-    'extend',
-    'shift',
-    'correct',
-    'fix',
-    'patch',
-    'replace',
-    'mark',
-    'priority',
-    'prioritize',
-    'prioritise',
-    'tag',
-    'label',
-  ],
-  assign: ['assign', 'reassign', 'delegate', 'hand', 'give', 'transfer', 'allocate'],
-  delete: ['delete', 'remove', 'drop', 'discard', 'trash', 'erase', 'purge', 'destroy', 'clear', 'unregister'],
-  cancel: ['cancel', 'abort', 'revoke', 'withdraw', 'void'],
-  archive: ['archive'],
-  complete: ['complete', 'finish', 'close', 'done', 'resolve', 'end', 'wrap'],
-  read: [
-    'read',
-    'get',
-    'show',
-    'view',
-    'display',
-    'fetch',
-    'retrieve',
-    'see',
-    'check',
-    'open',
-    'pull',
-    'summarise',
-    'summarize',
-    'describe',
-    'detail',
-    'details',
-    'inspect',
-    'load',
-  ],
-  search: ['search', 'find', 'lookup', 'look', 'locate', 'query', 'seek', 'browse', 'filter', 'discover'],
-  list: ['list', 'enumerate', 'all'],
-  share: ['share', 'grant', 'permit'],
-  deploy: ['deploy', 'release', 'ship', 'rollout'],
-  rollback: ['rollback', 'revert', 'undo', 'restore'],
-  restart: ['restart', 'reboot', 'reload', 'bounce'],
-  acknowledge: ['acknowledge', 'ack'],
-  escalate: ['escalate'],
-  silence: ['silence', 'mute', 'snooze', 'suppress'],
-  translate: ['translate'],
-  convert: ['convert', 'exchange'],
-  upload: ['upload', 'attach'],
-  download: ['download', 'export'],
-  accept: ['accept', 'approve', 'confirm', 'rsvp'],
-  decline: ['decline', 'reject', 'deny', 'refuse'],
-  comment: ['comment'],
-  remind: ['remind', 'reminder'],
-  calculate: ['calculate', 'compute', 'estimate', 'count', 'sum', 'total', 'measure'],
-  buy: ['buy', 'purchase', 'order'],
-  sell: ['sell'],
-  pay: ['pay', 'refund', 'charge', 'invoice', 'bill'],
-};
+// Roles in the verb table that are not action classes.
+const ROLES = new Set(['noun', 'name', 'finds', 'fetches']);
+
+/** A lexicon's action tables, compiled once per lexicon. */
+interface ActionTables {
+  /** Stem → its action (the first class of the table that holds the stem). */
+  readonly byWord: ReadonlyMap<string, string>;
+  readonly nounVerbs: ReadonlySet<string>;
+  readonly leads: ReadonlySet<string>;
+  readonly stem: (word: string) => string;
+  readonly plural: string;
+}
+
+const compiled = new WeakMap<LoadedLexicon, ActionTables>();
+
+function tables(lexicon: LoadedLexicon): ActionTables {
+  let found = compiled.get(lexicon);
+  if (!found) {
+    const { stem, verbs } = lexicon;
+    // The first class of a stem wins, in the order the classes were once listed: class by
+    // class, each class's words in table order.
+    const classes: string[] = [];
+    const nounVerbs = new Set<string>();
+    for (const word in verbs) {
+      for (const tag of (verbs[word] as string).split(' ')) {
+        if (tag === 'noun') nounVerbs.add(word);
+        else if (!ROLES.has(tag) && !classes.includes(tag)) classes.push(tag);
+      }
+    }
+    const byWord = new Map<string, string>();
+    for (const name of classes)
+      for (const word in verbs)
+        if ((verbs[word] as string).split(' ').includes(name) && !byWord.has(stem(word))) byWord.set(stem(word), name);
+    found = { byWord, nounVerbs, leads: new Set(lexicon.leads), stem, plural: lexicon.pluralSuffix };
+    compiled.set(lexicon, found);
+  }
+  return found;
+}
 
 // A word that is a noun as often as a verb counts as the action only where a verb would stand:
 // at the start of the request or after a word that leads into one ("please email him").
-const NOUN_VERBS = new Set([
-  'invite',
-  'page',
-  'email',
-  'mail',
-  'message',
-  'text',
-  'ping',
-  'dm',
-  'note',
-  'log',
-  'record',
-  'file',
-  'post',
-  'alert',
-  'contact',
-  'book',
-  'order',
-  'invoice',
-  'bill',
-  'text',
-  'detail',
-  'details',
-  'count',
-  'sum',
-  'total',
-  'set',
-  'list',
-  'all',
-  'new',
-  'end',
-  'plan',
-  'tag',
-  'label',
-  'priority',
-  'answer',
-  'reply',
-  'comment',
-  'reminder',
-  'release',
-  'open',
-  'check',
-  'export',
-  'exchange',
-  'filter',
-  'record',
-  'change',
-  'update',
-  'patch',
-  'transfer',
-  'fix',
-  'look',
-  'hand',
-  'give',
-  'push',
-  'move',
-  'shift',
-  'view',
-  'display',
-  'query',
-  'search',
-  'draft',
-  'put',
-  'charge',
-  'refund',
-  'measure',
-  'load',
-  'estimate',
-  'restore',
-  'undo',
-  'attach',
-  'ship',
-  'delay',
-  'permit',
-  'grant',
-]);
-const LEADS = new Set([
-  'please',
-  'pls',
-  'and',
-  'then',
-  'to',
-  'also',
-  'just',
-  'quickly',
-  'now',
-  'can',
-  'could',
-  'would',
-  'will',
-  'you',
-  'me',
-  'us',
-  'kindly',
-  'go',
-  'ahead',
-  'lets',
-  "let's",
-  'i',
-  'we',
-  'need',
-  'want',
-  'should',
-  'must',
-  'try',
-  'help',
-  'finally',
-  'first',
-  'next',
-  'later',
-  'afterwards',
-  'so',
-]);
-// Phrases that ask for a class in two words, tested before single words.
-// An empty class stops the search: "check in" to a hotel asks for no action of the table.
-const PHRASES: readonly [RegExp, string][] = [
-  [/\bcheck(?:ing)?[\s-]+(?:in|out)\b/i, ''],
-  [/\blog(?:ging)?[\s-]+(?:in|out|on|off)\b/i, ''],
-  [/\blet\s+\S+(?:\s+\S+)?\s+know\b/i, 'send'],
-  [/\broll\s*back\b/i, 'rollback'],
-  [/\bwrite\s+back\b/i, 'reply'],
-  [/\bset\s+up\b/i, 'create'],
-  [/\bsign\s+up\b/i, 'create'],
-  [/\bcall\s+off\b/i, 'cancel'],
-  [/\blook\s+(?:up|for)\b/i, 'search'],
-  [/\bpull\s+up\b/i, 'read'],
-  [/\bmark\s+\S+(?:\s+\S+){0,3}\s+(?:as\s+)?(?:done|complete|completed|finished|closed|resolved)\b/i, 'complete'],
-  [/\bclose\s+out\b/i, 'complete'],
-];
-
-const isNounVerb = (word: string): boolean => NOUN_VERBS.has(word) || NOUN_VERBS.has(stem(word));
+const isNounVerb = (word: string, t: ActionTables): boolean => t.nounVerbs.has(word) || t.nounVerbs.has(t.stem(word));
 // "emails", "tasks": a plural is a noun, never the verb of a request.
-const isPlural = (word: string): boolean =>
-  word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && stem(word) !== word;
-
-const BY_WORD = new Map<string, string>();
-for (const [name, words] of Object.entries(CLASSES))
-  for (const word of words) if (!BY_WORD.has(stem(word))) BY_WORD.set(stem(word), name);
+const isPlural = (word: string, t: ActionTables): boolean =>
+  word.length > 3 && word.endsWith(t.plural) && !word.endsWith(t.plural + t.plural) && t.stem(word) !== word;
 
 /**
  * The action a request asks for: a phrase ("let him know", "roll back"), else its first verb
@@ -286,11 +65,12 @@ for (const [name, words] of Object.entries(CLASSES))
  * requestAction('Reply to Mark\'s email about the budget') // 'reply'
  * requestAction('how many unread emails do I have') // undefined
  */
-export function requestAction(text: string): string | undefined {
+export function requestAction(text: string, lexicon: LoadedLexicon = englishLoaded): string | undefined {
+  const t = tables(lexicon);
   const head = typeof text === 'string' ? text.slice(0, 400) : '';
   const words = rawWords(head);
   let firstPhrase: { at: number; action: string } | undefined;
-  for (const [pattern, action] of PHRASES) {
+  for (const [pattern, action] of lexicon.actionPhrases) {
     const match = pattern.exec(head);
     if (match && (!firstPhrase || match.index < firstPhrase.at)) firstPhrase = { at: match.index, action };
   }
@@ -298,9 +78,9 @@ export function requestAction(text: string): string | undefined {
   const phraseWord = firstPhrase ? rawWords(head.slice(0, firstPhrase.at)).length : Infinity;
   for (let i = 0; i < words.length && i < phraseWord; i++) {
     const word = words[i] as string;
-    const action = BY_WORD.get(stem(word));
-    if (!action || isPlural(word)) continue;
-    if (isNounVerb(word) && i > 0 && !LEADS.has(words[i - 1] as string)) continue;
+    const action = t.byWord.get(t.stem(word));
+    if (!action || isPlural(word, t)) continue;
+    if (isNounVerb(word, t) && i > 0 && !t.leads.has(words[i - 1] as string)) continue;
     return action;
   }
   return firstPhrase?.action || undefined;
@@ -315,16 +95,17 @@ export function requestAction(text: string): string | undefined {
  * opensWithAction('ack ALR-7710') // true
  * opensWithAction('the details') // false
  */
-export function opensWithAction(text: string): boolean {
+export function opensWithAction(text: string, lexicon: LoadedLexicon = englishLoaded): boolean {
+  const t = tables(lexicon);
   const head = typeof text === 'string' ? text.slice(0, 200) : '';
   const words = rawWords(head);
   let at = 0;
-  while (at < words.length && LEADS.has(words[at] as string)) at++;
+  while (at < words.length && t.leads.has(words[at] as string)) at++;
   const first = words[at];
   if (first === undefined) return false;
-  if (BY_WORD.has(stem(first)) && !isPlural(first)) return true;
+  if (t.byWord.has(t.stem(first)) && !isPlural(first, t)) return true;
   const rest = words.slice(at).join(' ');
-  return PHRASES.some(([pattern, action]) => action !== '' && pattern.exec(rest)?.index === 0);
+  return lexicon.actionPhrases.some(([pattern, action]) => action !== '' && pattern.exec(rest)?.index === 0);
 }
 
 /**
@@ -338,26 +119,35 @@ export function opensWithAction(text: string): boolean {
  * toolActions('reply_to_email', 'Reply to an email.') // Set { 'reply' }
  * toolActions('add_ticket_reply', 'Reply to the customer on a ticket.') // Set { 'create', 'reply' }
  */
-export function toolActions(name: string, description = ''): ReadonlySet<string> {
+export function toolActions(
+  name: string,
+  description = '',
+  lexicon: LoadedLexicon = englishLoaded,
+): ReadonlySet<string> {
+  const t = tables(lexicon);
+  const action = (word: string) => t.byWord.get(t.stem(word));
   const words = splitName(typeof name === 'string' ? name : '').flatMap(rawWords);
   const out = new Set<string>();
   const plain = words.filter(
-    (word, i) => BY_WORD.has(stem(word)) && (i === 0 || (!isNounVerb(word) && !isPlural(word))),
+    (word, i) => action(word) !== undefined && (i === 0 || (!isNounVerb(word, t) && !isPlural(word, t))),
   );
-  for (const word of plain) out.add(BY_WORD.get(stem(word)) as string);
-  if (out.size === 0) for (const word of words) if (BY_WORD.has(stem(word))) out.add(BY_WORD.get(stem(word)) as string);
+  for (const word of plain) out.add(action(word) as string);
+  if (out.size === 0) for (const word of words) if (action(word) !== undefined) out.add(action(word) as string);
   // Descriptions open with what the tool does ("Reply to…", "Full-text search over…").
   const head = typeof description === 'string' ? rawWords(description.slice(0, 200)).slice(0, 3).join(' ') : '';
-  const described = head ? requestAction(head) : undefined;
+  const described = head ? requestAction(head, lexicon) : undefined;
   if (described) out.add(described);
   return out;
 }
 
-// How a question or a wish opens: "what is…", "can you…", "I need…", "I'd like…".
-const ASKS =
-  /^(?:what|whats|who|whom|whose|where|wheres|when|why|how|which|is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|might|any|need|want|lets|let)\b/;
-// What follows "I" or "we" in a request rather than a statement.
-const WISHES = new Set(['d', 'll', 'need', 'want', 'wanna', 'would', 'must', 'should', 'have', 'will', 'could', 'can']);
+// How a question or a wish opens ("what is…", "can you…"): the first word is an ask, or starts
+// with one that a character outside [A-Za-z0-9_] ends (the old pattern's `\b`).
+function opensWithAsk(word: string | undefined, asks: readonly string[]): boolean {
+  if (word === undefined) return false;
+  return asks.some(
+    (ask) => word.startsWith(ask) && (word.length === ask.length || !/\w/.test(word.charAt(ask.length))),
+  );
+}
 
 /**
  * Whether a clause asks for something, as a command (see {@link opensWithAction}), a question
@@ -368,14 +158,14 @@ const WISHES = new Set(['d', 'll', 'need', 'want', 'wanna', 'would', 'must', 'sh
  * readsAsRequest('what is the weather in Paris') // true
  * readsAsRequest('We accept clauses 3 and 4') // false
  */
-export function readsAsRequest(text: string): boolean {
+export function readsAsRequest(text: string, lexicon: LoadedLexicon = englishLoaded): boolean {
   if (typeof text !== 'string') return false;
   if (/\?\s*$/.test(text)) return true;
   const head = rawWords(text.slice(0, 200));
   let at = 0;
-  while (at < head.length && (head[at] === 'and' || head[at] === 'then' || head[at] === 'also')) at++;
+  while (at < head.length && lexicon.continuers.includes(head[at] as string)) at++;
   // "We accept…", "I love…": a speaker and a plain verb state something; "I need…", "we
   // should…", "I'd like…" ask.
-  if (head[at] === 'i' || head[at] === 'we') return WISHES.has(head[at + 1] as string);
-  return opensWithAction(head.slice(at).join(' ')) || ASKS.test(head.slice(at, at + 2).join(' '));
+  if (lexicon.speakers.includes(head[at] as string)) return lexicon.wishes.includes(head[at + 1] as string);
+  return opensWithAction(head.slice(at).join(' '), lexicon) || opensWithAsk(head[at], lexicon.asks);
 }

@@ -7,6 +7,8 @@
 
 import { mergeOptions } from '../options.js';
 import { opensWithAction } from './actions.js';
+import { englishLoaded } from './english.js';
+import type { LoadedLexicon } from './lexicon.js';
 import { rawWords } from './words.js';
 
 /** Options for {@link splitClauses}. */
@@ -38,21 +40,7 @@ export const CLAUSE_DEFAULTS = {
   commaMinWords: Infinity,
 } as const;
 
-// Sentence ends followed by space (not "3.14" or "notes.txt"), semicolons, and sequencing
-// words that start a new request. Each alternative is a separator, dropped from the clauses.
-const SEPARATOR = new RegExp(
-  [
-    String.raw`[.!?]+\s+`,
-    String.raw`\s*;\s*`,
-    String.raw`,?\s+(?:and\s+)?(?:then|afterwards|after\s+that|after\s+which|subsequently|finally|lastly|next,|also|additionally|as\s+well\s+as|plus|followed\s+by|once\s+(?:that\s+is\s+|it\s+is\s+|that's\s+)?done)\b,?\s*`,
-  ].join('|'),
-  'giu',
-);
-const AND = /,?\s+and\s+/giu;
 const COMMA = /,\s+/gu;
-// A sequencing word left at the start of a clause (after a sentence end): "Also calculate …".
-const LEADING =
-  /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finally|lastly|next|also|additionally|plus)\b,?\s*/iu;
 
 /**
  * The clauses of a prompt, in order, trimmed; a prompt with one intent comes back as one
@@ -63,7 +51,11 @@ const LEADING =
  * // ['Find the failing CI run', 'grab the error from the logs', 'post it to #eng']
  * splitClauses('convert 10 dollars to euros') // ['convert 10 dollars to euros']
  */
-export function splitClauses(prompt: string, options: ClauseOptions = {}): string[] {
+export function splitClauses(
+  prompt: string,
+  options: ClauseOptions = {},
+  lexicon: LoadedLexicon = englishLoaded,
+): string[] {
   const { maxClauses, andMinWords, andVerbMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
   const text = typeof prompt === 'string' ? prompt.trim() : '';
   if (text === '') return [];
@@ -71,14 +63,14 @@ export function splitClauses(prompt: string, options: ClauseOptions = {}): strin
   const head = text.length > 4000 ? text.slice(0, 4000) : text;
 
   const pieces = head
-    .split(SEPARATOR)
-    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
-    .flatMap((piece) => splitOn(piece, AND, ' and ', andMinWords, andVerbMinWords));
+    .split(lexicon.clauseSeparator)
+    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords, lexicon))
+    .flatMap((piece) => splitOn(piece, lexicon.clauseAnd, ' and ', andMinWords, lexicon, andVerbMinWords));
   const clauses: string[] = [];
   for (const piece of pieces) {
     const clause = piece
       .trim()
-      .replace(LEADING, '')
+      .replace(lexicon.clauseLead, '')
       .replace(/^[,:\s]+|[,:\s.!?]+$/g, '');
     if (clause === '') continue;
     const last = clauses.length - 1;
@@ -100,6 +92,7 @@ function splitOn(
   separator: RegExp,
   joiner: string,
   minWords: number,
+  lexicon: LoadedLexicon,
   verbMinWords = Infinity,
 ): string[] {
   if (!Number.isFinite(minWords) && !Number.isFinite(verbMinWords)) return [piece];
@@ -115,7 +108,7 @@ function splitOn(
     const [before, after, nextWords] = [rawWords(current).length, rawWords(rest).length, rawWords(next).length];
     if (
       (before >= minWords && after >= minWords && nextWords >= Math.min(2, minWords)) ||
-      (before >= verbMinWords && nextWords >= verbMinWords && opensWithAction(next))
+      (before >= verbMinWords && nextWords >= verbMinWords && opensWithAction(next, lexicon))
     ) {
       out.push(current);
       current = next;
@@ -124,11 +117,6 @@ function splitOn(
   out.push(current);
   return out;
 }
-
-// Words that open the next item of an enumerated request ("First, … Second, … Finally, …"),
-// at the start of the prompt, of a sentence, or after a comma or semicolon.
-const ENUMERATION =
-  /(?:^|[.!?]+\s+|,\s+|;\s*)(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth(?:ly)?|fifth(?:ly)?|next|then|after that|finally|lastly|also|additionally|moreover|furthermore|in addition|on a (?:completely )?different note)\b,?\s*/giu;
 
 /**
  * The items of an enumerated prompt ("First, book the hotel. I need two rooms. Second, …"),
@@ -140,10 +128,10 @@ const ENUMERATION =
  * splitEnumeration('First, book a hotel in Rome. Two rooms. Then convert 5 USD to EUR.')
  * // ['book a hotel in Rome. Two rooms', 'convert 5 USD to EUR.']
  */
-export function splitEnumeration(prompt: string, maxItems = 6): string[] {
+export function splitEnumeration(prompt: string, maxItems = 6, lexicon: LoadedLexicon = englishLoaded): string[] {
   const text = typeof prompt === 'string' ? prompt.trim().slice(0, 4000) : '';
   const items = text
-    .split(ENUMERATION)
+    .split(lexicon.enumeration)
     .map((item) => item.trim())
     .filter((item) => rawWords(item).length >= 3);
   return items.length > 1 ? items.slice(0, maxItems) : [];

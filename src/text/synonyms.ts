@@ -1,4 +1,7 @@
-import { STOPWORDS } from './words.js';
+import { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './english-lexicon.js';
+import type { Lexicon } from './lexicon.js';
+
+export { DEFAULT_PHRASES, DEFAULT_SYNONYMS };
 
 /** A bidirectional synonym pair: each side expands to the other, query-side only. */
 export type SynonymPair = readonly [string, string];
@@ -7,67 +10,39 @@ export type SynonymPair = readonly [string, string];
 export type PhrasePair = readonly [phrase: string, word: string];
 
 /**
- * The curated default table: the common drift between how people ask and how tools are
- * described. "Check" reaches "verify" and "search"; "open", "show" and "view" reach "read";
- * "fix" and "change" reach "edit".
- */
-export const DEFAULT_SYNONYMS: readonly SynonymPair[] = [
-  ['check', 'verify'],
-  ['check', 'search'],
-  ['open', 'read'],
-  ['show', 'read'],
-  ['view', 'read'],
-  ['fix', 'edit'],
-  ['change', 'edit'],
-  ['modify', 'edit'],
-  ['find', 'search'],
-  ['locate', 'search'],
-  ['delete', 'remove'],
-  ['create', 'add'],
-  ['send', 'post'],
-];
-
-/** Phrase pairs of the default table, matched on word boundaries ("look upon" never fires). */
-export const DEFAULT_PHRASES: readonly PhrasePair[] = [
-  ['look up', 'search'],
-  ['look for', 'search'],
-  ['find out', 'search'],
-  ['set up', 'configure'],
-  ['sign in', 'login'],
-  ['log in', 'login'],
-];
-
-/**
  * Reject a pair that can never fire: a side under three characters, a stopword, more than
  * one word. The error names the pair and the reason.
  */
-export function assertSynonymPair(pair: SynonymPair): void {
+export function assertSynonymPair(pair: SynonymPair, stopwords: ReadonlySet<string> = STOPWORDS): void {
   if (!Array.isArray(pair) || pair.length !== 2) {
     throw new TypeError(`synonym pair ${JSON.stringify(pair)} must be [word, word]`);
   }
   for (const side of pair) {
-    const problem = sideProblem(side);
+    const problem = sideProblem(side, stopwords);
     if (problem) throw new Error(`synonym pair ["${pair[0]}", "${pair[1]}"] can never fire: "${side}" ${problem}`);
   }
 }
 
 /** Reject a phrase pair whose phrase is not two or more words or whose word can never fire. */
-export function assertPhrasePair(pair: PhrasePair): void {
+export function assertPhrasePair(pair: PhrasePair, stopwords: ReadonlySet<string> = STOPWORDS): void {
   const [phrase, word] = pair;
   const words = typeof phrase === 'string' ? phrase.trim().toLowerCase().split(/\s+/) : [];
-  if (words.length < 2 || words.some((w) => !/^[\p{L}\p{N}]+$/u.test(w))) {
+  if (words.length < 2 || words.some((w) => !WORD.test(w))) {
     throw new Error(`phrase pair ["${phrase}", "${word}"]: the phrase must be two or more words`);
   }
-  const problem = sideProblem(word);
+  const problem = sideProblem(word, stopwords);
   if (problem) throw new Error(`phrase pair ["${phrase}", "${word}"] can never fire: "${word}" ${problem}`);
 }
 
-function sideProblem(side: unknown): string | undefined {
+// One word: letters and digits only (so no space either).
+const WORD = /^[\p{L}\p{N}]+$/u;
+
+function sideProblem(side: unknown, stopwords: ReadonlySet<string>): string | undefined {
   if (typeof side !== 'string') return 'is not a string';
   if (side !== side.toLowerCase()) return 'is not lowercase';
-  if (/\s/.test(side.trim()) || !/^[\p{L}\p{N}]+$/u.test(side)) return 'is not a single word';
+  if (!WORD.test(side)) return 'is not a single word';
   if (side.length < 3) return 'is shorter than three characters';
-  if (STOPWORDS.has(side)) return 'is a stopword';
+  if (stopwords.has(side)) return 'is a stopword';
   return undefined;
 }
 
@@ -85,7 +60,11 @@ export interface SynonymTable {
  * const table = compileSynonyms([['lint', 'check']], [['look up', 'search']])
  * expandQuery(['lint'], 'lint it', table) // ['lint', 'check']
  */
-export function compileSynonyms(pairs: readonly SynonymPair[], phrases: readonly PhrasePair[] = []): SynonymTable {
+export function compileSynonyms(
+  pairs: readonly SynonymPair[],
+  phrases: readonly PhrasePair[] = [],
+  stopwords: ReadonlySet<string> = STOPWORDS,
+): SynonymTable {
   const words = new Map<string, string[]>();
   const link = (from: string, to: string) => {
     const list = words.get(from) ?? [];
@@ -93,17 +72,38 @@ export function compileSynonyms(pairs: readonly SynonymPair[], phrases: readonly
     words.set(from, list);
   };
   for (const pair of pairs) {
-    assertSynonymPair(pair);
+    assertSynonymPair(pair, stopwords);
     link(pair[0], pair[1]);
     link(pair[1], pair[0]);
   }
   const compiled = phrases.map((pair) => {
-    assertPhrasePair(pair);
-    const phrase = pair[0].trim().toLowerCase().split(/\s+/).join(' ');
-    const body = phrase.split(' ').map(escapeRegExp).join('\\s+');
-    return { pattern: new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'iu'), phrase, word: pair[1] };
+    assertPhrasePair(pair, stopwords);
+    const parts = pair[0].trim().toLowerCase().split(/\s+/);
+    // Each word is letters and digits only (`assertPhrasePair`), so nothing in it needs escaping.
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${parts.join('\\s+')}(?![\\p{L}\\p{N}])`, 'iu');
+    return { pattern, phrase: parts.join(' '), word: pair[1] };
   });
   return { words, phrases: compiled };
+}
+
+/**
+ * The query-side table of a lexicon (English when none is given) with extra pairs, or the extra
+ * pairs alone with `noDefaults`.
+ *
+ * @example
+ * const table = lexiconSynonyms(undefined, [['lint', 'check']], [])
+ */
+export function lexiconSynonyms(
+  lexicon: Lexicon | undefined,
+  pairs: readonly SynonymPair[],
+  phrases: readonly PhrasePair[],
+  noDefaults?: boolean,
+): SynonymTable {
+  return compileSynonyms(
+    noDefaults ? pairs : [...(lexicon?.synonyms ?? DEFAULT_SYNONYMS), ...pairs],
+    noDefaults ? phrases : [...(lexicon?.phrases ?? DEFAULT_PHRASES), ...phrases],
+    lexicon?.stopwords,
+  );
 }
 
 /**
@@ -115,8 +115,4 @@ export function expandQuery(tokens: readonly string[], rawQuery: string, table: 
   for (const token of tokens) for (const other of table.words.get(token) ?? []) out.add(other);
   for (const { pattern, word } of table.phrases) if (pattern.test(rawQuery)) out.add(word);
   return [...out];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

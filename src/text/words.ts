@@ -1,21 +1,12 @@
 /**
  * Tokenising shared by the lexical selectors: lowercase words of three or more characters,
- * stopwords out, tool names split on `_ . - /` and camelCase.
+ * stopwords out (the lexicon's; English by default, as for a tool's own text), tool names split
+ * on `_ . - /` and camelCase.
  */
+import { STOPWORDS } from './english-lexicon.js';
+import type { Lexicon } from './lexicon.js';
 
-/** Words that carry no selection signal; a prompt's "the" must not select every tool. */
-export const STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    'the and for with that this from into onto over under then than them they their there these those ' +
-    'what which when where while who whom whose why how are was were been being have has had having ' +
-    'does did doing done can could should would will shall may might must not nor but yet all any ' +
-    'both each few more most other some such only own same too very just also about above after again ' +
-    "against before below between down during off once out through until upon via per its it's " +
-    'you your yours our ours ourselves his her hers him she himself herself myself yourself themselves ' +
-    'let lets please want need like get got use using used make made one two given returns return ' +
-    'specified specific provided based want wants able'
-  ).split(/\s+/),
-);
+export { STOPWORDS };
 
 /** Split an identifier on `_ . - /`, spaces and camelCase / digit boundaries, lowercased. */
 export function splitName(name: string): string[] {
@@ -34,13 +25,24 @@ export function rawWords(text: string): string[] {
 
 /** Is this word kept as a selection token (three or more characters, not a stopword)? */
 export function isToken(word: string): boolean {
-  return word.length >= 3 && !STOPWORDS.has(word);
+  return keeps(word, STOPWORDS);
 }
 
-/** Selection tokens of free text: lowercase words of three or more characters, minus stopwords. */
-export function textTokens(text: string): string[] {
-  if (isAscii(text)) return asciiWords(text, true, true);
-  return rawWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter(isToken);
+function keeps(word: string, stopwords: ReadonlySet<string>): boolean {
+  return word.length >= 3 && !stopwords.has(word);
+}
+
+/**
+ * Selection tokens of free text: lowercase words of three or more characters, minus the
+ * lexicon's stopwords (English when none is given).
+ *
+ * @example
+ * textTokens('Get the weatherForecast') // ['weather', 'forecast']
+ */
+export function textTokens(text: string, lexicon?: Pick<Lexicon, 'stopwords'>): string[] {
+  const stopwords = lexicon?.stopwords ?? STOPWORDS;
+  if (isAscii(text)) return asciiWords(text, true, stopwords);
+  return rawWords(text.replace(/([a-z0-9])([A-Z])/g, '$1 $2')).filter((word) => keeps(word, stopwords));
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -52,12 +54,13 @@ function isAscii(text: string): boolean {
 // The hot path of index builds (tens of thousands of words per registry): in ASCII the
 // Unicode classes above are exactly [A-Za-z0-9], so one scan replaces lowercasing, the
 // camelCase split and the regex match, with the same output and no intermediate arrays.
-function asciiWords(text: string, camel: boolean, onlyTokens = false, words: string[] = []): string[] {
+// `tokens`: keep only tokens, with these stopwords out.
+function asciiWords(text: string, camel: boolean, tokens?: ReadonlySet<string>, words: string[] = []): string[] {
   let start = -1;
   let previous = 0;
   const emit = (end: number): void => {
     const word = text.slice(start, end).toLowerCase();
-    if (!onlyTokens || isToken(word)) words.push(word);
+    if (!tokens || keeps(word, tokens)) words.push(word);
   };
   for (let i = 0; i <= text.length; i++) {
     const code = i < text.length ? text.charCodeAt(i) : 0;
@@ -88,7 +91,7 @@ function asciiWords(text: string, camel: boolean, onlyTokens = false, words: str
  * pushTextTokens('Get the weatherForecast', out) // out: ['weather', 'forecast']
  */
 export function pushTextTokens(text: string, out: string[]): void {
-  if (isAscii(text)) asciiWords(text, true, true, out);
+  if (isAscii(text)) asciiWords(text, true, STOPWORDS, out);
   else for (const token of textTokens(text)) out.push(token);
 }
 
