@@ -1,7 +1,7 @@
 /** The scripted model server's vocabulary: what a test scripts and what the server records. */
 
-/** The wire protocol a request used, from its path: Chat Completions, Anthropic Messages or the Responses API. */
-export type WireProvider = 'openai' | 'anthropic' | 'responses';
+/** The wire protocol a request used, from its path: Chat Completions, Anthropic Messages, the Responses API or Gemini's Interactions API. */
+export type WireProvider = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {
@@ -14,8 +14,8 @@ export interface ScriptedToolCall {
   /** Stream the arguments in this many fragments (split by code point), or exactly these. */
   readonly chunks?: number | readonly string[];
   /**
-   * Responses API: a client-executed `tool_search_call` (the request must declare a
-   * `tool_search` tool with `execution: "client"`); `name` is then ignored.
+   * Responses API and Gemini Interactions: a client-executed `tool_search_call` (the request
+   * must declare a `tool_search` tool with `execution: "client"`); `name` is then ignored.
    */
   readonly kind?: 'tool_search';
   /**
