@@ -8,7 +8,7 @@ import { GoogleGenAI, type Interactions } from '@google/genai';
 import { describe, expect, it } from 'vitest';
 import { type GeminiSearchCall, geminiToolSearch } from '../../src/adapters/gemini-tool-search.js';
 import type { AsyncToolSelector } from '../../src/select/selector.js';
-import { useScriptedServer } from '../loop/helpers.js';
+import { body, useScriptedServer } from '../loop/helpers.js';
 
 const server = useScriptedServer();
 const schema = { type: 'object' as const, properties: { to: { type: 'string' }, city: { type: 'string' } } };
@@ -23,6 +23,7 @@ type Step = Interactions.Step;
 const client = () => new GoogleGenAI({ apiKey: 'gemini-test', httpOptions: { baseUrl: server.current.url } });
 const ask = (text: string): Step[] => [{ type: 'user_input', content: [{ type: 'text', text }] }];
 const call = (args: unknown, id = 'ts_x'): GeminiSearchCall => ({ type: 'tool_search_call', id, arguments: args });
+const once = { retries: { strategy: 'none' as const } }; // the SDK retries a 5xx by default
 
 describe('loopctl/gemini with @google/genai (Interactions API)', () => {
   it('declares the rest deferred; the search reveals the right tool; the model calls it; the turn ends', async () => {
@@ -67,6 +68,38 @@ describe('loopctl/gemini with @google/genai (Interactions API)', () => {
     expect(server.current.requests[2]?.rejected).toBeUndefined();
     expect(third.status).toBe('completed');
     expect(third.output_text).toBe('Emailed Kim.');
+  });
+
+  it('goes on from a stored interaction (previous_interaction_id), sending only the new steps', async () => {
+    const ai = client();
+    const search = geminiToolSearch({ k: 1 });
+    const tools = search.tools(TOOLS, ['get_weather']);
+    server.current.enqueue(
+      { toolCalls: [{ id: 'ts_1', kind: 'tool_search', name: '', arguments: { query: 'latest stock price' } }] },
+      { toolCalls: [{ id: 'fc_1', name: 'stock_price', arguments: {} }] },
+      { text: 'ACME is at 42.' },
+    );
+    const model = 'gemini-scripted';
+    const answer = async (step: Step): Promise<Step[]> => {
+      if (search.handles(step)) return [await search.handle(step, tools)];
+      if (step.type === 'function_call') return [{ type: 'function_result', call_id: step.id, result: '42' }];
+      return [];
+    };
+    let interaction = await ai.interactions.create({ model, input: 'What is ACME trading at?', tools });
+    while (interaction.status === 'requires_action') {
+      const input = (await Promise.all((interaction.steps ?? []).map(answer))).flat();
+      interaction = await ai.interactions.create({ model, previous_interaction_id: interaction.id, input, tools });
+    }
+    expect(interaction.output_text).toBe('ACME is at 42.');
+    const [first, second, third] = server.current.requests;
+    expect([first, second, third].map((request) => request?.rejected)).toEqual([undefined, undefined, undefined]);
+    expect(body(second).input).toEqual([expect.objectContaining({ type: 'tool_search_result' })]);
+    expect(second?.seenTools).toEqual(['get_weather', 'stock_price']);
+    expect(third?.seenTools).toEqual(['get_weather', 'stock_price']);
+    // An interaction the server does not hold is a 404, and uses no reply.
+    await expect(
+      ai.interactions.create({ model, previous_interaction_id: 'int_gone', input: 'hi', tools }, once),
+    ).rejects.toThrow(/int_gone was not found/);
   });
 
   it('streams: the tool_search_call arrives as step events the handler answers', async () => {
@@ -211,7 +244,6 @@ describe('the scripted Interactions API refuses what Gemini refuses', () => {
     const tools = geminiToolSearch().tools(TOOLS, ['get_weather']);
     // The scripted model cannot call what it has not been shown (the script is refused).
     server.current.enqueue({ toolCalls: [{ id: 'fc_x', name: 'send_email', arguments: { to: 'kim' } }] });
-    const once = { retries: { strategy: 'none' as const } }; // the SDK retries a 5xx by default
     await expect(
       client().interactions.create({ model, input: ask('Email Kim.'), tools, store: false }, once),
     ).rejects.toThrow(/send_email, a deferred tool this request has not revealed/);

@@ -15,7 +15,9 @@
  *   tool is refused (HTTP 500) unless the call says `hallucinated: true`. Anthropic's hosted
  *   BM25 / regex searches run here (`hostedSearch` on a reply), and the requests the vendors
  *   refuse are refused (every custom tool deferred, over 10,000 tools, a `tool_reference` to
- *   an undeclared tool, deferred tools without a Responses `tool_search`).
+ *   an undeclared tool, deferred tools without a Responses or Gemini `tool_search`, a Gemini
+ *   history calling a deferred function no `tool_search_result` loaded). Gemini's stored
+ *   interactions are kept for `previous_interaction_id` (unless the request says `store: false`).
  * - Replies come from the queue (`server.enqueue(...)`) first, then from the `script`
  *   option; with neither, the server answers 500 so a test fails loudly.
  * - `server.requests` records everything received: method, path, headers, raw body, parsed
@@ -52,6 +54,8 @@ import {
   geminiStreamError,
   geminiSurface,
   googleStatus,
+  InteractionHistory,
+  outputSteps,
   validateGemini,
 } from './scripted-model/gemini-wire.js';
 import { openAIEvents, openAIJson, validateOpenAI } from './scripted-model/openai-wire.js';
@@ -96,6 +100,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  // Gemini's stored interactions, for requests that name one as previous_interaction_id.
+  const interactions = new InteractionHistory();
   let shuttingDown = false;
 
   const notify = (): void => {
@@ -154,13 +160,16 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       resolveSettled(outcome);
     });
 
-    const surface = isObject(json)
+    // Gemini: a stored interaction's steps come before this input (previous_interaction_id).
+    const stored = provider === 'gemini' && isObject(json) ? interactions.expand(json) : undefined;
+    const body = stored && !('missing' in stored) ? stored : json;
+    const surface = isObject(body)
       ? provider === 'anthropic'
-        ? anthropicSurface(json)
+        ? anthropicSurface(body)
         : provider === 'responses'
-          ? responsesSurface(json)
+          ? responsesSurface(body)
           : provider === 'gemini'
-            ? geminiSurface(json)
+            ? geminiSurface(body)
             : undefined
       : undefined;
     const record: { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] } = {
@@ -203,8 +212,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         return sendJson(res, 401, errorBody(provider, 401, 'invalid api key', 'authentication_error'));
       }
     }
+    if (stored && 'missing' in stored) return sendJson(res, 404, errorBody(provider, 404, String(stored.missing)));
     if (strict) {
-      const problem = json === undefined ? 'request body is not valid JSON' : validate(provider, json, headers);
+      const problem = json === undefined ? 'request body is not valid JSON' : validate(provider, body, headers);
       if (problem !== undefined) {
         record.rejected = problem;
         return sendJson(res, 400, errorBody(provider, 400, problem, 'invalid_request_error'));
@@ -222,6 +232,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         return sendJson(res, 500, errorBody(provider, 500, `scripted server: ${planned}`, 'api_error'));
       serverBlocks = planned;
     }
+    if (provider === 'gemini' && isObject(body) && (reply.kind === undefined || reply.kind === 'message'))
+      interactions.remember(`int_scripted_${record.index}`, body, outputSteps(planMessage(reply, record)));
     const closed = (): boolean => res.destroyed || outcome !== undefined;
     const exchange: Exchange = {
       res,
@@ -438,7 +450,9 @@ function errorBody(provider: WireProvider, status: number, message: string, type
   if (provider === 'anthropic') {
     return { type: 'error', error: { type: type ?? anthropicErrorType(status), message } };
   }
-  if (provider === 'gemini') return { error: { code: status, message, status: type ?? googleStatus(status) } };
+  // Google's status names are upper case; the OpenAI-style types the shared paths pass are not.
+  if (provider === 'gemini')
+    return { error: { code: status, message, status: type && /^[A-Z_]+$/.test(type) ? type : googleStatus(status) } };
   return {
     error: {
       message,

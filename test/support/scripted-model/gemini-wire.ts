@@ -5,7 +5,8 @@
  * Google's error body, and strict request validation with Tool Retrieval (preview since
  * 2026-11-19): functions with `defer_loading: true`, at most one `tool_search`, a client-executed
  * search's `tool_search_call` answered by a `tool_search_result` step whose functions the model
- * can then call. Requests are stateless here: the history comes as input steps (`store: false`).
+ * can then call. The history comes as input steps (`store: false`), or from a stored interaction
+ * named by `previous_interaction_id` (`store` is on by default), as the API keeps it.
  */
 import { type RequestSurface, surface } from './deferred-tools.js';
 import type { RecordedRequest } from './types.js';
@@ -45,7 +46,7 @@ export function geminiSurface(body: Record<string, unknown>): RequestSurface {
 }
 
 /** The steps a plan becomes: the text as one `model_output`, then the calls in order. */
-function outputSteps(plan: Plan): Step[] {
+export function outputSteps(plan: Plan): Step[] {
   const steps: Step[] = [];
   if (plan.text !== '') steps.push({ type: 'model_output', content: [{ type: 'text', text: plan.text }] });
   plan.calls.forEach((call, i) => {
@@ -150,11 +151,41 @@ export function googleStatus(httpStatus: number): string {
   return known[httpStatus] ?? (httpStatus >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
 }
 
+/**
+ * What `store` keeps on the server: each stored interaction's whole history as steps (its input,
+ * then the model's steps), so a request naming it as `previous_interaction_id` goes on from there.
+ */
+export class InteractionHistory {
+  readonly #steps = new Map<string, unknown[]>();
+
+  /** The body with the previous interaction's steps before its own input; `missing` for an unknown id. */
+  expand(body: Record<string, unknown>): Record<string, unknown> | { readonly missing: string } {
+    const previous = body.previous_interaction_id;
+    if (previous === undefined) return body;
+    const before = typeof previous === 'string' ? this.#steps.get(previous) : undefined;
+    if (!before) return { missing: `Interaction ${String(previous)} was not found.` };
+    const { previous_interaction_id: _, ...rest } = body;
+    return { ...rest, input: [...before, ...asSteps(body.input)] };
+  }
+
+  /** Keep an answered interaction (unless the request said `store: false`). */
+  remember(id: string, body: Record<string, unknown>, output: readonly Step[]): void {
+    if (body.store !== false) this.#steps.set(id, [...asSteps(body.input), ...output]);
+  }
+}
+
+/** Any input as steps: text or contents are the user's turn; steps stay as they are. */
+function asSteps(input: unknown): unknown[] {
+  if (input === undefined) return [];
+  if (typeof input === 'string') return [{ type: 'user_input', content: [{ type: 'text', text: input }] }];
+  if (!Array.isArray(input)) return [{ type: 'user_input', content: [input] }];
+  const contents = input.every((item) => isObject(item) && CONTENT_TYPES.has(String(item.type)));
+  return contents && input.length > 0 ? [{ type: 'user_input', content: input }] : input;
+}
+
 /** What the Interactions API rejects with a 400. */
 export function validateGemini(body: Record<string, unknown>): string | undefined {
   if (typeof body.model !== 'string' || body.model === '') return '* CreateInteraction: model is required';
-  if (body.previous_interaction_id !== undefined)
-    return 'scripted server: previous_interaction_id is not served here; send the history as input steps (store: false)';
   if (body.input === undefined) return '* CreateInteraction: input is required';
   const tools = validateTools(body.tools);
   if (typeof tools === 'string') return tools;

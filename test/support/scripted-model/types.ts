@@ -138,8 +138,9 @@ export interface RecordedRequest {
   /** Set when strict validation rejected the request (the 400's message). */
   readonly rejected: string | undefined;
   /**
-   * The tools the model can see in this request (Anthropic, Responses): every tool not
+   * The tools the model can see in this request (Anthropic, Responses, Gemini): every tool not
    * deferred, plus the deferred ones a search result earlier in the conversation referenced.
+   * (Gemini's model also sees deferred tools' names and descriptions, but cannot call them.)
    */
   readonly seenTools: readonly string[];
   /** The tools the request declares deferred (`defer_loading: true`), revealed or not. */
