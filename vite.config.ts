@@ -63,6 +63,7 @@ export default defineConfig({
         openai: 'src/adapters/openai-tool-search.ts',
         'openai-agents': 'src/adapters/openai-agents.ts',
         'openai-responses': 'src/adapters/openai-responses.ts',
+        gemini: 'src/adapters/gemini-tool-search.ts',
         tools: 'src/file-tools/file-tools.ts',
         'tools-node': 'src/file-tools/node-file-system.ts',
         'tools-deno': 'src/file-tools/deno-file-system.ts',

@@ -1,6 +1,7 @@
 /**
  * Every `ts` snippet of docs/tool-search.md, run as written: with the real `ai` 7.0.173,
- * `@anthropic-ai/sdk` 1.10.0, `openai` 7.55.0 and `@openai/agents` 0.20.0, against the scripted
+ * `@anthropic-ai/sdk` 1.10.0, `openai` 7.55.0, `@openai/agents` 0.20.0 and `@google/genai`
+ * 3.6.1, against the scripted
  * model server. A snippet's imports are bound to the same modules (the `loopctl` subpaths to
  * their sources), its free names (`selector`, `registry`, `model`, …) to the values below, and
  * the SDK clients find the server through their own environment variables. What it declares at
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAI } from '@ai-sdk/openai';
 import * as anthropicSdk from '@anthropic-ai/sdk';
+import * as genai from '@google/genai';
 import * as agents from '@openai/agents';
 import * as agentsOpenAI from '@openai/agents-openai';
 import * as ai from 'ai';
@@ -20,6 +22,7 @@ import * as openaiSdk from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as aiSdkAdapter from '../../src/adapters/ai-sdk.js';
 import * as anthropicAdapter from '../../src/adapters/anthropic-tool-search.js';
+import * as geminiAdapter from '../../src/adapters/gemini-tool-search.js';
 import * as agentsAdapter from '../../src/adapters/openai-agents.js';
 import * as openaiAdapter from '../../src/adapters/openai-tool-search.js';
 import * as root from '../../src/index.js';
@@ -69,6 +72,7 @@ async function runSnippet(
   const bindings: string[] = [];
   const lines: string[] = [];
   for (const line of code.split('\n')) {
+    if (line.startsWith('import type ')) continue; // types only: nothing to bind at run time
     const imported = /^import (?:(\w+)|\{([^}]*)\}) from '([^']+)'$/.exec(line);
     if (!imported) {
       lines.push(line);
@@ -105,10 +109,12 @@ const SDK_MODULES = {
   openai: openaiSdk,
   '@openai/agents': agents,
   '@openai/agents-openai': agentsOpenAI,
+  '@google/genai': genai,
   'loopctl/ai-sdk': aiSdkAdapter,
   'loopctl/anthropic': anthropicAdapter,
   'loopctl/openai': openaiAdapter,
   'loopctl/openai-agents': agentsAdapter,
+  'loopctl/gemini': geminiAdapter,
 };
 
 // The SDKs' own environment variables point them at the scripted server.
@@ -118,6 +124,8 @@ const ENV = [
   'OPENAI_BASE_URL',
   'OPENAI_API_KEY',
   'OPENAI_AGENTS_DISABLE_TRACING',
+  'GOOGLE_GEMINI_BASE_URL',
+  'GEMINI_API_KEY',
 ] as const;
 const savedEnv = new Map(ENV.map((name) => [name, process.env[name]]));
 beforeAll(() => {
@@ -127,6 +135,8 @@ beforeAll(() => {
     OPENAI_BASE_URL: server.current.openAIBaseURL,
     OPENAI_API_KEY: 'sk-test',
     OPENAI_AGENTS_DISABLE_TRACING: '1',
+    GOOGLE_GEMINI_BASE_URL: server.current.url,
+    GEMINI_API_KEY: 'gemini-test',
   });
 });
 afterAll(() => {
@@ -183,6 +193,7 @@ describe('docs/tool-search.md snippets', () => {
       'Anthropic (`@anthropic-ai/sdk` 1.10.0): `loopctl/anthropic`',
       'OpenAI Responses (`openai` 7.55.0): `loopctl/openai`',
       'OpenAI Agents SDK (`@openai/agents` 0.20.0): `loopctl/openai-agents`',
+      'Gemini (`@google/genai` 3.6.1): `loopctl/gemini`',
     ]);
   });
 
@@ -341,6 +352,39 @@ describe('docs/tool-search.md snippets', () => {
   });
 });
 
+describe('docs/tool-search.md snippets: Gemini', () => {
+  it('a tool_search_call is answered with a tool_search_result, the found function is then called', async () => {
+    const { calls, callTool } = dispatcher();
+    server.current.enqueue(
+      { toolCalls: [{ id: 'ts_1', kind: 'tool_search', name: '', arguments: { query: 'send an email message' } }] },
+      { toolCalls: [{ id: 'fc_1', name: 'send_email', arguments: { to: 'kim' } }] },
+      { text: 'Emailed Kim.' },
+    );
+    const geminiSearch = recordingBm25();
+    const functionTools = DEFINITIONS.map((tool) => ({ type: 'function' as const, ...tool, parameters: schema }));
+    const { interaction, steps } = await runSnippet('Gemini (`@google/genai` 3.6.1): `loopctl/gemini`', SDK_MODULES, {
+      functionTools,
+      callTool,
+      selector: geminiSearch.selector,
+      model: 'gemini-scripted',
+    });
+    expect(geminiSearch.asked).toEqual(['send an email message']);
+    expect(interaction.output_text).toBe('Emailed Kim.');
+    expect(steps[2]).toMatchObject({
+      type: 'tool_search_result',
+      call_id: 'ts_1',
+      result: [expect.objectContaining({ name: 'send_email' })],
+    });
+    expect(calls).toEqual([{ name: 'send_email', input: { to: 'kim' } }]);
+    const [first, second] = server.current.requests;
+    expect(first?.path).toBe('/v1/interactions');
+    expect(first?.seenTools).toEqual(['get_weather']);
+    expect(first?.deferredTools).toEqual(['send_email', 'stock_price']);
+    expect(second?.seenTools).toContain('send_email');
+    expect(server.current.requests.every((request) => request.rejected === undefined)).toBe(true);
+  });
+});
+
 describe('docs/tool-search.md figures and versions', () => {
   it('carries the reachable-recall table of docs/benchmarks.json, as npm run eval writes it', async () => {
     // @ts-expect-error: a plain .mjs script, no declarations
@@ -374,6 +418,7 @@ describe('docs/tool-search.md figures and versions', () => {
       'openai',
       '@openai/agents',
       '@openai/agents-openai',
+      '@google/genai',
     ]) {
       // A pin, or (for a package that comes with another) the installed version.
       const installed = () =>

@@ -26,6 +26,7 @@ const PACKAGES = [
   'openai',
   '@openai/agents',
   '@openai/agents-openai',
+  '@google/genai',
   '@types/node',
 ];
 const LOOPCTL_TYPES =
@@ -44,6 +45,10 @@ const GIVEN: [string, string][] = [
     'declare const functionTools: OpenAI.Responses.FunctionTool[]\ndeclare function callTool(name: string, input: unknown): Promise<string>',
   ],
   ['OpenAI Agents SDK', ''],
+  [
+    'Gemini',
+    'declare const model: string\ndeclare const functionTools: Interactions.Function[]\ndeclare function callTool(name: string, input: unknown): Promise<string>',
+  ],
 ];
 
 /** The page's `ts` snippets with the heading above each. */
@@ -83,7 +88,7 @@ describe('docs/tool-search.md snippets, type-checked', () => {
       );
       return file;
     });
-    expect(files).toHaveLength(6);
+    expect(files).toHaveLength(7);
     writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
     // The SDKs' own declarations are theirs to check; the snippets are ours.
     const options = { ...NODE_ONLY_OPTIONS, lib: ['es2023', 'dom'], skipLibCheck: true };

@@ -32,10 +32,10 @@ describe('npm pack', () => {
     // The tuned encoder's delta stays in the repository (loopctl model --delta FILE): not the library.
     expect(paths.filter((p) => p.startsWith('assets/'))).toEqual([]);
     // The tool-search adapters, one small entry per SDK, and the Responses client.
-    for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses']) {
+    for (const entry of ['ai-sdk', 'anthropic', 'openai', 'openai-agents', 'openai-responses', 'gemini']) {
       expect(paths).toContain(`dist/${entry}.js`);
       expect(paths).toContain(
-        `dist/types/adapters/${entry === 'anthropic' || entry === 'openai' ? `${entry}-tool-search` : entry}.d.ts`,
+        `dist/types/adapters/${['anthropic', 'openai', 'gemini'].includes(entry) ? `${entry}-tool-search` : entry}.d.ts`,
       );
     }
   });

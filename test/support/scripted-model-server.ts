@@ -1,20 +1,23 @@
 /**
  * A scripted model server on loopback HTTP that speaks the real wire protocols: OpenAI Chat
- * Completions (`POST …/chat/completions`), the OpenAI Responses API (`POST …/responses`) and
- * Anthropic Messages (`POST …/messages`), as JSON or SSE (chosen by the request's `stream`
- * field). It is the project's only model stand-in: the loop, worker (workerd, Deno) and
+ * Completions (`POST …/chat/completions`), the OpenAI Responses API (`POST …/responses`),
+ * Anthropic Messages (`POST …/messages`) and Gemini's Interactions API (`POST …/interactions`),
+ * as JSON or SSE (chosen by the request's `stream` field). It is the project's only model stand-in: the loop, worker (workerd, Deno) and
  * selector tests all drive real clients against it.
  *
  * - `server.url` is the origin (`http://127.0.0.1:PORT`). Use `server.openAIBaseURL`
  *   (`url + '/v1'`) for `openAIChatClient`, `openAIResponsesClient` and the `openai` SDK, and
- *   `server.anthropicBaseURL` (`url`) for `anthropicMessagesClient`.
- * - Deferred loading (Anthropic `defer_loading`, Responses `defer_loading` + `tool_search`):
+ *   `server.anthropicBaseURL` (`url`) for `anthropicMessagesClient`; `url` is `@google/genai`'s
+ *   `httpOptions.baseUrl`.
+ * - Deferred loading (Anthropic `defer_loading`, Responses and Gemini `defer_loading` + `tool_search`):
  *   the scripted model sees only tools that are not deferred or that a search result earlier
  *   in the conversation referenced (`request.seenTools`); a script calling any other deferred
  *   tool is refused (HTTP 500) unless the call says `hallucinated: true`. Anthropic's hosted
  *   BM25 / regex searches run here (`hostedSearch` on a reply), and the requests the vendors
  *   refuse are refused (every custom tool deferred, over 10,000 tools, a `tool_reference` to
- *   an undeclared tool, deferred tools without a Responses `tool_search`).
+ *   an undeclared tool, deferred tools without a Responses or Gemini `tool_search`, a Gemini
+ *   history calling a deferred function no `tool_search_result` loaded). Gemini's stored
+ *   interactions are kept for `previous_interaction_id` (unless the request says `store: false`).
  * - Replies come from the queue (`server.enqueue(...)`) first, then from the `script`
  *   option; with neither, the server answers 500 so a test fails loudly.
  * - `server.requests` records everything received: method, path, headers, raw body, parsed
@@ -45,6 +48,16 @@ import {
   responsesSurface,
   runHostedSearch,
 } from './scripted-model/deferred-tools.js';
+import {
+  geminiEvents,
+  geminiJson,
+  geminiStreamError,
+  geminiSurface,
+  googleStatus,
+  InteractionHistory,
+  outputSteps,
+  validateGemini,
+} from './scripted-model/gemini-wire.js';
 import { openAIEvents, openAIJson, validateOpenAI } from './scripted-model/openai-wire.js';
 import { responsesError, responsesEvents, responsesJson, validateResponses } from './scripted-model/responses-wire.js';
 import type {
@@ -87,6 +100,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  // Gemini's stored interactions, for requests that name one as previous_interaction_id.
+  const interactions = new InteractionHistory();
   let shuttingDown = false;
 
   const notify = (): void => {
@@ -128,7 +143,9 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         ? 'anthropic'
         : pathname.endsWith('/responses')
           ? 'responses'
-          : undefined;
+          : pathname.endsWith('/interactions')
+            ? 'gemini'
+            : undefined;
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
@@ -143,12 +160,17 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       resolveSettled(outcome);
     });
 
-    const surface = isObject(json)
+    // Gemini: a stored interaction's steps come before this input (previous_interaction_id).
+    const stored = provider === 'gemini' && isObject(json) ? interactions.expand(json) : undefined;
+    const body = stored && !('missing' in stored) ? stored : json;
+    const surface = isObject(body)
       ? provider === 'anthropic'
-        ? anthropicSurface(json)
+        ? anthropicSurface(body)
         : provider === 'responses'
-          ? responsesSurface(json)
-          : undefined
+          ? responsesSurface(body)
+          : provider === 'gemini'
+            ? geminiSurface(body)
+            : undefined
       : undefined;
     const record: { -readonly [K in keyof RecordedRequest]: RecordedRequest[K] } = {
       index: requests.length,
@@ -180,13 +202,19 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       });
     }
     if (options.apiKey !== undefined) {
-      const given = provider === 'anthropic' ? headers['x-api-key'] : headers.authorization?.replace(/^Bearer\s+/i, '');
+      const given =
+        provider === 'anthropic'
+          ? headers['x-api-key']
+          : provider === 'gemini'
+            ? headers['x-goog-api-key']
+            : headers.authorization?.replace(/^Bearer\s+/i, '');
       if (given !== options.apiKey) {
         return sendJson(res, 401, errorBody(provider, 401, 'invalid api key', 'authentication_error'));
       }
     }
+    if (stored && 'missing' in stored) return sendJson(res, 404, errorBody(provider, 404, String(stored.missing)));
     if (strict) {
-      const problem = json === undefined ? 'request body is not valid JSON' : validate(provider, json, headers);
+      const problem = json === undefined ? 'request body is not valid JSON' : validate(provider, body, headers);
       if (problem !== undefined) {
         record.rejected = problem;
         return sendJson(res, 400, errorBody(provider, 400, problem, 'invalid_request_error'));
@@ -204,6 +232,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         return sendJson(res, 500, errorBody(provider, 500, `scripted server: ${planned}`, 'api_error'));
       serverBlocks = planned;
     }
+    if (provider === 'gemini' && isObject(body) && (reply.kind === undefined || reply.kind === 'message'))
+      interactions.remember(`int_scripted_${record.index}`, body, outputSteps(planMessage(reply, record)));
     const closed = (): boolean => res.destroyed || outcome !== undefined;
     const exchange: Exchange = {
       res,
@@ -295,7 +325,7 @@ function deferredPlan(
   }
   for (const call of reply.toolCalls ?? []) {
     if (call.kind === 'tool_search') {
-      if (provider !== 'responses' || !surface.clientSearch)
+      if ((provider !== 'responses' && provider !== 'gemini') || !surface.clientSearch)
         return 'the script makes a tool_search_call, but the request declares no client-executed tool_search';
       continue;
     }
@@ -351,7 +381,9 @@ async function answer(
         ? openAIJson(plan, model, request.index)
         : provider === 'responses'
           ? responsesJson(plan, model, request)
-          : anthropicJson(plan, model, request.index);
+          : provider === 'gemini'
+            ? geminiJson(plan, model, request)
+            : anthropicJson(plan, model, request.index);
     return sendJson(res, 200, body, reply.headers);
   }
 
@@ -361,7 +393,9 @@ async function answer(
       ? openAIEvents(plan, model, request, reply.interleaveToolCalls ?? false)
       : provider === 'responses'
         ? responsesEvents(plan, model, request)
-        : anthropicEvents(plan, model, request.index);
+        : provider === 'gemini'
+          ? geminiEvents(plan, model, request)
+          : anthropicEvents(plan, model, request.index);
   const interrupt = reply.interrupt;
   const sent = interrupt ? events.slice(0, interrupt.afterEvents) : events;
   let text: (string | Uint8Array)[] = sent.map(
@@ -374,7 +408,9 @@ async function answer(
           ? `data: {"id":"chatcmpl-broken","choices":[{${le}${le}`
           : provider === 'responses'
             ? `event: response.output_text.delta${le}data: {"type":"response.output_text.delta",${le}${le}`
-            : `event: content_block_delta${le}data: {"type":"content_block_delta",${le}${le}`),
+            : provider === 'gemini'
+              ? `event: step.delta${le}data: {"event_type":"step.delta",${le}${le}`
+              : `event: content_block_delta${le}data: {"type":"content_block_delta",${le}${le}`),
     );
   } else if (interrupt?.action === 'provider-error') {
     text.push(serialiseEvent(inStreamError(provider, interrupt), le));
@@ -404,6 +440,7 @@ async function answer(
 function inStreamError(provider: WireProvider, interrupt: ScriptedInterrupt): WireEvent {
   const message = interrupt.message ?? 'Overloaded';
   if (provider === 'responses') return responsesError(message, interrupt.errorType ?? 'server_error');
+  if (provider === 'gemini') return geminiStreamError(message, interrupt.errorType ?? 'overloaded');
   return provider === 'openai'
     ? { data: { error: { message, type: interrupt.errorType ?? 'server_error', param: null, code: null } } }
     : { event: 'error', data: { type: 'error', error: { type: interrupt.errorType ?? 'overloaded_error', message } } };
@@ -413,6 +450,9 @@ function errorBody(provider: WireProvider, status: number, message: string, type
   if (provider === 'anthropic') {
     return { type: 'error', error: { type: type ?? anthropicErrorType(status), message } };
   }
+  // Google's status names are upper case; the OpenAI-style types the shared paths pass are not.
+  if (provider === 'gemini')
+    return { error: { code: status, message, status: type && /^[A-Z_]+$/.test(type) ? type : googleStatus(status) } };
   return {
     error: {
       message,
@@ -437,6 +477,7 @@ function modelList(headers: Record<string, string>): Record<string, unknown> {
 function validate(provider: WireProvider, json: unknown, headers: Record<string, string>): string | undefined {
   if (!isObject(json)) return 'request body must be a JSON object';
   if (provider === 'responses') return validateResponses(json);
+  if (provider === 'gemini') return validateGemini(json);
   return provider === 'openai' ? validateOpenAI(json) : validateAnthropic(json, headers);
 }
 

@@ -96,7 +96,8 @@ export function responsesSurface(body: Record<string, unknown>): RequestSurface 
   return surface(tools, referenced, undefined, clientSearch);
 }
 
-function surface(
+/** A surface from declared tools and the names a search result loaded (shared by the wires). */
+export function surface(
   tools: DeclaredTool[],
   referenced: ReadonlySet<string>,
   hosted: RequestSurface['hosted'],

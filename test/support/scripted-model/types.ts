@@ -1,7 +1,7 @@
 /** The scripted model server's vocabulary: what a test scripts and what the server records. */
 
-/** The wire protocol a request used, from its path: Chat Completions, Anthropic Messages or the Responses API. */
-export type WireProvider = 'openai' | 'anthropic' | 'responses';
+/** The wire protocol a request used, from its path: Chat Completions, Anthropic Messages, the Responses API or Gemini's Interactions API. */
+export type WireProvider = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {
@@ -14,8 +14,8 @@ export interface ScriptedToolCall {
   /** Stream the arguments in this many fragments (split by code point), or exactly these. */
   readonly chunks?: number | readonly string[];
   /**
-   * Responses API: a client-executed `tool_search_call` (the request must declare a
-   * `tool_search` tool with `execution: "client"`); `name` is then ignored.
+   * Responses API and Gemini Interactions: a client-executed `tool_search_call` (the request
+   * must declare a `tool_search` tool with `execution: "client"`); `name` is then ignored.
    */
   readonly kind?: 'tool_search';
   /**
@@ -138,8 +138,9 @@ export interface RecordedRequest {
   /** Set when strict validation rejected the request (the 400's message). */
   readonly rejected: string | undefined;
   /**
-   * The tools the model can see in this request (Anthropic, Responses): every tool not
+   * The tools the model can see in this request (Anthropic, Responses, Gemini): every tool not
    * deferred, plus the deferred ones a search result earlier in the conversation referenced.
+   * (Gemini's model also sees deferred tools' names and descriptions, but cannot call them.)
    */
   readonly seenTools: readonly string[];
   /** The tools the request declares deferred (`defer_loading: true`), revealed or not. */
