@@ -17,13 +17,13 @@ export const USE_LITE_MAX_TOKENS = 128;
 /** Output width of USE lite. */
 export const USE_LITE_DIMENSIONS = 512;
 
-/** What a batch runs on: the runtime's tensor class and the session. */
+/** What a batch runs on: the runtime's tensor class and the session. @internal */
 export interface UseLiteSession {
   readonly Tensor: Ort['Tensor'];
   readonly session: OrtSession;
 }
 
-/** What an embed runs on: the session, the tokenizer and the device (which sets batch widths). */
+/** What an embed runs on: the session, the tokenizer and the device (which sets batch widths). @internal */
 export interface UseLiteRunState extends UseLiteSession {
   readonly tokenizer: UseLiteTokenizer;
   readonly backend: { readonly device: 'native' | 'wasm' | 'webgpu' };
@@ -46,6 +46,8 @@ export function tokenizeUseLite(tokenizer: UseLiteTokenizer, text: string): numb
  *
  * @example
  * const [vector] = await runUseLiteBatch({ Tensor, session }, [tokenizeUseLite(tokenizer, 'ready')])
+ *
+ * @internal
  */
 export async function runUseLiteBatch(state: UseLiteSession, rows: number[][]): Promise<Float32Array[]> {
   const width = Math.max(1, ...rows.map((r) => r.length)); // >= 1 so an all-empty batch is valid
@@ -70,7 +72,7 @@ export async function runUseLiteBatch(state: UseLiteSession, rows: number[][]): 
   return vectors;
 }
 
-/** How an embed batches and reports: texts per call at most, and the progress sink. */
+/** How an embed batches and reports: texts per call at most, and the progress sink. @internal */
 export interface EmbedPlan {
   readonly batchSize: number;
   readonly onProgress?: ((progress: EmbedProgress) => void) | undefined;
@@ -86,6 +88,8 @@ export interface EmbedPlan {
  *
  * @example
  * const vectors = await embedUseLite(state, ['weather in Paris'], { batchSize: 32 }, {}, modelCall)
+ *
+ * @internal
  */
 export async function embedUseLite(
   state: UseLiteRunState,

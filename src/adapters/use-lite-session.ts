@@ -27,7 +27,7 @@ type OrtSession = import('onnxruntime-web').InferenceSession;
  */
 export type UseLiteDevice = OrtDevice | 'native';
 
-/** What the session is asked for: the device, the runtime's files and threads, the warning sink. */
+/** What the session is asked for: the device, the runtime's files and threads, the warning sink. @internal */
 export interface SessionRequest {
   readonly requested: UseLiteDevice;
   readonly wasmPaths?: WasmPaths | undefined;
@@ -35,7 +35,7 @@ export interface SessionRequest {
   readonly warn: (message: string) => void;
 }
 
-/** A session made, with the device it ended on and why, when that is not the one asked for. */
+/** A session made, with the device it ended on and why, when that is not the one asked for. @internal */
 export interface CreatedSession {
   device: 'native' | 'wasm' | 'webgpu';
   Tensor: Ort['Tensor'];
@@ -47,6 +47,8 @@ export interface CreatedSession {
 /**
  * The device plan of one load, decided before any download: whether onnxruntime-node is
  * refused (and why), and for onnxruntime-web the device it will use and its start-up, begun now.
+ *
+ * @internal
  */
 export interface SessionPlan {
   readonly nativeRefused: string | undefined;
@@ -63,6 +65,8 @@ export interface SessionPlan {
  *
  * @example
  * const plan = planSession({ requested: 'auto', warn: console.warn }, performance.now())
+ *
+ * @internal
  */
 export function planSession(request: SessionRequest, started: number): SessionPlan {
   const { requested } = request;
@@ -89,6 +93,8 @@ export function planSession(request: SessionRequest, started: number): SessionPl
  *
  * @example
  * const { device, session } = await createUseLiteSession(model, request, plan)
+ *
+ * @internal
  */
 export async function createUseLiteSession(
   model: Uint8Array,
