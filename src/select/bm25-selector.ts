@@ -1,6 +1,7 @@
 import { mergeOptions } from '../options.js';
 import { assertTopK, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { textTokens } from '../text/words.js';
 import { withCore } from './apply-selection.js';
@@ -53,7 +54,7 @@ export class Bm25Selector implements ToolSelector {
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const words = textTokens(ctx.latestUserMessage ?? '');
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
-    const scores = bm25Index(all).score(words);
+    const scores = registrySnapshot(all).get(bm25Index).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.
     const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };

@@ -1,6 +1,7 @@
 import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { compileSynonyms, DEFAULT_PHRASES, DEFAULT_SYNONYMS, expandQuery } from '../text/synonyms.js';
@@ -93,7 +94,7 @@ export class KeywordSelector implements ToolSelector {
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const prompt = ctx.latestUserMessage ?? '';
     const words = this.queryWords(prompt);
-    const index = keywordIndex(all);
+    const index = registrySnapshot(all).get(keywordIndex);
 
     const matched = new Map<number, string[]>();
     for (const word of words) {
