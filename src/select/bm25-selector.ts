@@ -34,14 +34,25 @@ export class Bm25Selector implements ToolSelector {
     assertTopK(topK);
   }
 
+  /**
+   * A copy with these options over this selector's, merged by \`mergeOptions\` (a key left
+   * \`undefined\` keeps this selector's): the one way to derive a configured selector.
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4 })
+   */
+  extend(options: Bm25SelectorOptions): Bm25Selector {
+    return new Bm25Selector(mergeOptions(this.#options, options));
+  }
+
   /** A copy advertising `k` tools per turn. */
   withTopK(k: number): Bm25Selector {
-    return new Bm25Selector({ ...this.#options, topK: k });
+    return this.extend({ topK: k });
   }
 
   /** A copy that unions these tools into every non-empty selection. */
   withCoreTools(names: readonly string[]): Bm25Selector {
-    return new Bm25Selector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
+    return this.extend({ coreTools: [...this.#options.coreTools, ...names] });
   }
 
   /**

@@ -187,8 +187,8 @@ export class HybridSelector implements AsyncToolSelector {
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
   readonly #linkSource: LinkSource;
-  // What a derived copy is built from: the options minus those already applied to #dense
-  // (cache, timeout, learned examples: a copy shares the same embedding half).
+  // What `extend` merges over: the options minus those already applied to #dense (cache,
+  // timeout, vectors, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
@@ -256,13 +256,26 @@ export class HybridSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy with these options over this selector's, merged by `mergeOptions` (a key left
+   * `undefined` keeps this selector's): the one way to derive a configured selector. It shares
+   * this selector's embedding half, with the cache, vectors, timeout and learning options
+   * given here applied to it (see {@link EmbeddingSelector.extend}).
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4, multiIntent: false })
+   */
+  extend(options: HybridSelectorOptions): HybridSelector {
+    return new HybridSelector(this.#dense, mergeOptions(this.#derivable, options));
+  }
+
+  /**
    * A copy advertising `k` tools per turn; it shares this selector's warm corpus.
    *
    * @example
    * const narrow = selector.withTopK(4)
    */
   withTopK(k: number): HybridSelector {
-    return new HybridSelector(this.#dense, { ...this.#derivable, topK: k });
+    return this.extend({ topK: k });
   }
 
   /**
@@ -272,10 +285,7 @@ export class HybridSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file'])
    */
   withCoreTools(names: readonly string[]): HybridSelector {
-    return new HybridSelector(this.#dense, {
-      ...this.#derivable,
-      coreTools: [...(this.#derivable.coreTools ?? []), ...names],
-    });
+    return this.extend({ coreTools: [...(this.#derivable.coreTools ?? []), ...names] });
   }
 
   /** The embedding half (its corpus stats and cache). */
