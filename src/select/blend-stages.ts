@@ -77,7 +77,9 @@ export const lexicalStage: Stage = ({ turn, text }) => {
   const { scores, max, scale } = turn.lexical[text] as LexicalEvidence;
   const weight = denseShare(turn, text);
   const part = (i: number) => (max > 0 ? (scores[i] as number) / scale : 0);
-  return { name: 'lexical', add: Float64Array.from(scores, (_, i) => (1 - weight) * part(i)), part };
+  const add = new Float64Array(scores.length);
+  for (let i = 0; i < add.length; i++) add[i] = (1 - weight) * part(i);
+  return { name: 'lexical', add, part };
 };
 
 /**
@@ -94,11 +96,9 @@ export const denseStage: Stage = ({ turn, text }) => {
   const [low, high] = minMax(cosines);
   const span = high - low || 1;
   const prompt = turn.dense?.[0] as Float32Array;
-  return {
-    name: 'dense',
-    add: Float64Array.from(cosines, (cosine) => weight * ((cosine - low) / span)),
-    part: (i) => prompt[i] as number,
-  };
+  const add = new Float64Array(cosines.length);
+  for (let i = 0; i < add.length; i++) add[i] = weight * (((cosines[i] as number) - low) / span);
+  return { name: 'dense', add, part: (i) => prompt[i] as number };
 };
 
 /** Each tool's distinct name words (stemmed). */
@@ -116,7 +116,9 @@ export const nameStage: Stage = ({ snapshot, turn, text }) => {
   const present = new Set(turn.words[text]);
   const weight = turn.settings.nameWeight;
   const names = snapshot.get(nameStems);
-  return { name: 'name', add: Float64Array.from(names, (words) => weight * nameCoverage(words, present)) };
+  const add = new Float64Array(names.length);
+  for (let i = 0; i < add.length; i++) add[i] = weight * nameCoverage(names[i] as readonly string[], present);
+  return { name: 'name', add };
 };
 
 // Share of a tool's name words the query holds: "calculate the present value" names

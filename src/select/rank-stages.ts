@@ -81,7 +81,7 @@ export interface Ranked {
  * applyContribution(Float64Array.of(1, 0), { name: 'clause', toward: { share: 0.2, scores: [0, 1] } }) // [0.8, 0.2]
  */
 export function applyContribution(scores: Float64Array, contribution: Contribution): Float64Array {
-  const next = Float64Array.from(scores);
+  const next = scores.slice();
   const { add, toward } = contribution;
   if (add) for (let i = 0; i < next.length; i++) next[i] = (next[i] as number) + (add[i] as number);
   if (toward) {
