@@ -1,7 +1,7 @@
 /**
  * Multi-intent ranking for HybridSelector, loaded with the first selection that uses it: which
- * clauses of a prompt to rank, how their scores mix into the whole prompt's, and the slots an
- * enumerated prompt's items keep.
+ * clauses of a prompt to rank, its ranking stages (`parameters`, `action`, `clause`: how the
+ * clauses' scores mix into the whole prompt's), and the slots an enumerated prompt's items keep.
  */
 import type { Derivation } from '../registry/registry-snapshot.js';
 import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';

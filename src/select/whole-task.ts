@@ -1,7 +1,8 @@
 /**
  * Whole-task selection for HybridSelector, loaded with the first selection that uses it: the
  * tool links of a registry list (inferred once, with the tools' vectors, plus declared ones),
- * a selection's prerequisites, and the lift learned pairs give a selected tool's partners.
+ * a selection's prerequisites, and the learned stages of the ranking (`learned`: the examples'
+ * votes; `paired`: the lift learned pairs give the best tools' partners).
  */
 
 import type { LearnedStore } from '../learn/learned-store.js';
