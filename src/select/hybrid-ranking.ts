@@ -4,7 +4,7 @@
  */
 import { denseStage, hybridLexicon, lexicalEvidence, lexicalStage, nameStage } from './blend-stages.js';
 import type * as MultiIntent from './multi-intent.js';
-import type { Stage } from './rank-stages.js';
+import type { Contribution, Stage } from './rank-stages.js';
 import type * as WholeTask from './whole-task.js';
 
 export { partsOf, rankTurn } from './rank-stages.js';
@@ -35,6 +35,26 @@ export function hybridStages(
   ];
   const clause = [lexicalStage, denseStage, nameStage, intent?.actionStage];
   return { prompt: prompt.filter(isStage), clause: clause.filter(isStage) };
+}
+
+// The order reasons list their parts in: paired after the clause part, as before the stages
+// (the clause mix is applied after the pairs' lift, so stage order would swap them), keeping the
+// JSON a client reads unchanged. A part not named here follows in stage order.
+const PART_ORDER = ['lexical', 'dense', 'learned', 'clause', 'paired'];
+
+/**
+ * The contributions in the order `ToolReason.parts` lists them (see `partsOf`).
+ *
+ * @example
+ * const reported = reportOrder(ranked.contributions)
+ * partsOf(reported, 3) // { lexical, dense, learned, clause, paired }
+ */
+export function reportOrder(contributions: readonly Contribution[]): Contribution[] {
+  const rank = ({ name }: Contribution) => {
+    const at = PART_ORDER.indexOf(name);
+    return at < 0 ? PART_ORDER.length : at;
+  };
+  return [...contributions].sort((a, b) => rank(a) - rank(b));
 }
 
 function isStage(stage: Stage | undefined): stage is Stage {

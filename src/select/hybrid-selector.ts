@@ -413,6 +413,7 @@ export class HybridSelector implements AsyncToolSelector {
         })
       : undefined;
     const extra = new Set(needed?.extra ?? []);
+    const reported = rank.reportOrder(ranking.contributions);
     const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -424,7 +425,7 @@ export class HybridSelector implements AsyncToolSelector {
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
-        parts: rank.partsOf(ranking.contributions, i),
+        parts: rank.partsOf(reported, i),
         ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
       };
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { registrySnapshot } from '../../src/registry/registry-snapshot.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { denseStage, hybridLexicon, lexicalEvidence, lexicalStage, nameStage } from '../../src/select/blend-stages.js';
-import { hybridStages } from '../../src/select/hybrid-ranking.js';
+import { hybridStages, reportOrder } from '../../src/select/hybrid-ranking.js';
 import * as intent from '../../src/select/multi-intent.js';
 import { combine, partsOf, type RankTurn, rankText, rankTurn, type Stage } from '../../src/select/rank-stages.js';
 import * as task from '../../src/select/whole-task.js';
@@ -127,5 +127,19 @@ describe('the hybrid stage list', () => {
     for (let i = 0; i < all.length; i++)
       expect(ranked.score[i]).toBe(0.8 * (before[i] as number) + 0.2 * (best[i] as number));
     expect(partsOf(ranked.contributions, 1).clause).toBe(best[1]);
+  });
+
+  it('reasons list paired after clause, as before the stages, though the pairs are lifted first', () => {
+    const part = (name: string) => ({ name, part: () => 1 });
+    const stages = ['lexical', 'dense', 'name', 'learned', 'paired', 'clause', 'extra'].map(part);
+    expect(Object.keys(partsOf(reportOrder(stages), 0))).toEqual([
+      'lexical',
+      'dense',
+      'learned',
+      'clause',
+      'paired',
+      'name',
+      'extra',
+    ]);
   });
 });
