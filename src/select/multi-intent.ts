@@ -135,7 +135,12 @@ export function sharePicks(picked: readonly number[], required: readonly number[
   return out;
 }
 
-/** Each tool's actions (see `toolActions`). */
+/**
+ * Each tool's actions (see `toolActions`).
+ *
+ * @example
+ * registrySnapshot([{ name: 'send_email', description: 'Send an email' }]).get(toolActionSets)[0] // Set { 'send' }
+ */
 export const toolActionSets: Derivation<readonly ReadonlySet<string>[]> = ({ tools }) =>
   tools.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? ''));
 
