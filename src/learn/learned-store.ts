@@ -15,6 +15,7 @@ import type { Corpus, CorpusIndex } from '../embed/corpus-index.js';
 import { taskQueue } from '../embed/one-at-a-time.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { Hash64 } from '../hash.js';
+import { type Derivation, registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { decodeExamples, encodeExamples } from './example-codec.js';
 import type { LearnExample, LearnedVoteOptions } from './example-memory.js';
@@ -23,6 +24,9 @@ import { type Pacer, timeSlices } from './pacer.js';
 import type { ProjectionDeclined, ProjectionOptions, QueryProjection } from './query-projection.js';
 import { fitProjection, projectQuery } from './query-projection.js';
 import { PAIR_DEFAULTS, partnerLifts } from './tool-pairs.js';
+
+// The names the examples' votes are keyed by, in registry order.
+const toolNames: Derivation<readonly string[]> = ({ tools }) => tools.map((tool) => tool.name);
 
 /** Options for a `learn` call. */
 export interface LearnOptions {
@@ -112,7 +116,6 @@ export class LearnedStore {
   #lastTools: readonly ToolSchema[] | undefined;
   // One at a time: two learns (or a learn and a generation change) never interleave writes.
   readonly #serial = taskQueue();
-  readonly #names = new WeakMap<readonly ToolSchema[], readonly string[]>();
   readonly #projectionOptions: ProjectionOptions | false;
   #projection: FittedProjection | undefined;
   // When a background refit was last scheduled (0: none pending).
@@ -146,12 +149,7 @@ export class LearnedStore {
   /** Votes for `all`'s tools (see {@link ExampleMemory.votes}). */
   votes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
     if (this.memory.size === 0) return undefined;
-    let names = this.#names.get(all);
-    if (!names) {
-      names = all.map((tool) => tool.name);
-      this.#names.set(all, names);
-    }
-    return this.memory.votes(vector, names);
+    return this.memory.votes(vector, registrySnapshot(all).get(toolNames));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { mergeOptions } from '../options.js';
 import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { Lexicon } from '../text/lexicon.js';
 import { textTokens } from '../text/words.js';
@@ -36,14 +37,25 @@ export class Bm25Selector implements ToolSelector {
     assertTopK(topK);
   }
 
+  /**
+   * A copy with these options over this selector's, merged by \`mergeOptions\` (a key left
+   * \`undefined\` keeps this selector's): the one way to derive a configured selector.
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4 })
+   */
+  extend(options: Bm25SelectorOptions): Bm25Selector {
+    return new Bm25Selector(mergeOptions(this.#options, options));
+  }
+
   /** A copy advertising `k` tools per turn. */
   withTopK(k: number): Bm25Selector {
-    return new Bm25Selector({ ...this.#options, topK: k });
+    return this.extend({ topK: k });
   }
 
   /** A copy that unions these tools into every non-empty selection. */
   withCoreTools(names: readonly string[]): Bm25Selector {
-    return new Bm25Selector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
+    return this.extend({ coreTools: [...this.#options.coreTools, ...names] });
   }
 
   /**
@@ -56,7 +68,7 @@ export class Bm25Selector implements ToolSelector {
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const words = textTokens(ctx.latestUserMessage ?? '', this.#options.lexicon);
     if (words.length === 0) return { tools: all, fellOpen: 'the prompt has no words to match' };
-    const scores = bm25Index(all).score(words);
+    const scores = registrySnapshot(all).get(bm25Index).score(words);
     // Only tools that matched a word rank: a zero score is no evidence.
     const top = topK(scores, this.#options.topK).filter((i) => (scores[i] as number) > 0);
     if (top.length === 0) return { tools: all, fellOpen: 'no tool matched the prompt' };

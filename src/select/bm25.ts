@@ -1,4 +1,4 @@
-import type { ToolSchema } from '../registry/schema.js';
+import type { Derivation } from '../registry/registry-snapshot.js';
 import { bm25Document } from './lexical-index.js';
 
 /** BM25 parameters. */
@@ -22,21 +22,14 @@ export interface Bm25Index {
   reference(words: readonly string[]): number;
 }
 
-const indexes = new WeakMap<readonly ToolSchema[], Bm25Index>();
-
 /**
- * The BM25 index for a tool list (memoised on the list's identity, so once per generation).
+ * A registry's BM25 index with the default parameters (k1 1.2, b 0.75), over each tool's
+ * unstemmed document: the Bm25Selector's.
  *
  * @example
- * const scores = bm25Index(all).score(['weather', 'city'])
+ * const scores = registrySnapshot(all).get(bm25Index).score(['weather', 'city'])
  */
-export function bm25Index(all: readonly ToolSchema[], params: Partial<Bm25Params> = {}): Bm25Index {
-  const cached = params.k1 === undefined && params.b === undefined ? indexes.get(all) : undefined;
-  if (cached) return cached;
-  const index = buildBm25(all.map(bm25Document), { k1: 1.2, b: 0.75, ...params });
-  if (params.k1 === undefined && params.b === undefined) indexes.set(all, index);
-  return index;
-}
+export const bm25Index: Derivation<Bm25Index> = ({ tools }) => buildBm25(tools.map(bm25Document), { k1: 1.2, b: 0.75 });
 
 /** Build BM25 over arbitrary token documents. */
 export function buildBm25(documents: readonly string[][], params: Bm25Params): Bm25Index {

@@ -298,13 +298,26 @@ export class EmbeddingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy with these options over this selector's, merged by `mergeOptions` (a key left
+   * `undefined` keeps this selector's): the one way to derive a configured selector. It shares
+   * this selector's warm corpus while the cache and vectors stay the same, and its learned
+   * examples while the learning options do too.
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4, coreTools: ['read_file'] })
+   */
+  extend(options: EmbeddingSelectorOptions): EmbeddingSelector {
+    return this.derive(mergeOptions(this.settings, options));
+  }
+
+  /**
    * A copy advertising `k` ranked tools per turn (a positive integer).
    *
    * @example
    * const narrow = selector.withTopK(4)
    */
   withTopK(k: number): EmbeddingSelector {
-    return this.derive({ topK: k });
+    return this.extend({ topK: k });
   }
 
   /**
@@ -314,7 +327,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
    */
   withCoreTools(names: readonly string[]): EmbeddingSelector {
-    return this.derive({ coreTools: [...this.settings.coreTools, ...names] });
+    return this.extend({ coreTools: [...this.settings.coreTools, ...names] });
   }
 
   /**
@@ -324,7 +337,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const persistent = selector.withCache(kvVectorCache(env.VECTORS))
    */
   withCache(cache: VectorCache): EmbeddingSelector {
-    return this.derive({ cache });
+    return this.extend({ cache });
   }
 
   /**
@@ -334,7 +347,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const seeded = selector.withVectors(new URL('vectors/tools.lcv', document.baseURI))
    */
   withVectors(vectors: VectorsSource | undefined): EmbeddingSelector {
-    return this.derive({ vectors });
+    return vectors === undefined ? this.derive({ ...this.settings, vectors }) : this.extend({ vectors });
   }
 
   /**
@@ -344,7 +357,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const adaptive = selector.withAdaptive({ floor: 2, relative: 0.85 })
    */
   withAdaptive(adaptive: EmbeddingAdaptiveOptions | boolean = true): EmbeddingSelector {
-    return this.derive({ adaptive });
+    return this.extend({ adaptive });
   }
 
   /**
@@ -355,11 +368,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * @example
    * const forEval = selector.withLearning({ learnedCache: memoryVectorCache(), learned: { weight: 2 } })
    */
-  withLearning({
-    learned = this.settings.learned,
-    learnedCache = this.settings.learnedCache,
-  }: LearningSettings): EmbeddingSelector {
-    return this.derive({ learned, learnedCache });
+  withLearning({ learned, learnedCache }: LearningSettings): EmbeddingSelector {
+    return this.extend({ learned, learnedCache });
   }
 
   /**
@@ -372,7 +382,7 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const bounded = selector.withTimeout(2_000)
    */
   withTimeout(ms: number | undefined): EmbeddingSelector {
-    return this.derive({ timeoutMs: ms });
+    return ms === undefined ? this.derive({ ...this.settings, timeoutMs: ms }) : this.extend({ timeoutMs: ms });
   }
 
   /**
@@ -589,11 +599,10 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return ranked.slice(0, keep);
   }
 
-  private derive(
-    changes: Partial<Omit<Settings, 'adaptive'>> & { adaptive?: EmbeddingAdaptiveOptions | boolean },
-  ): EmbeddingSelector {
-    // A spread, not mergeOptions: a change to undefined clears (withTimeout(undefined), withVectors(undefined)).
-    const next = new EmbeddingSelector(this.embedder, { ...this.settings, ...changes });
+  // A copy built from these options (all of them: `extend` merges them over this selector's;
+  // withTimeout(undefined) and withVectors(undefined) clear one, which a merge cannot).
+  private derive(options: EmbeddingSelectorOptions): EmbeddingSelector {
+    const next = new EmbeddingSelector(this.embedder, options);
     // Same cache and seed: share the index, so counters, memoised keys and the warm corpus carry over.
     if (next.settings.cache === this.settings.cache && next.settings.vectors === this.settings.vectors)
       next.index = this.index;

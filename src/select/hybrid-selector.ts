@@ -5,21 +5,20 @@ import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.j
 import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
-import { minMax } from '../rank/min-max.js';
 import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import type { Lexicon } from '../text/lexicon.js';
 import { stem } from '../text/stem.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
 import { expandQuery, lexiconSynonyms } from '../text/synonyms.js';
-import { nameTokens, textTokens } from '../text/words.js';
+import { textTokens } from '../text/words.js';
 import { fullSurface } from './apply-selection.js';
-import { type Bm25Index, buildBm25 } from './bm25.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
-import { bm25Document } from './lexical-index.js';
+import type { LexicalEvidence, RankSettings, RankTurn } from './rank-stages.js';
 import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
 import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
 import type { LinkSource } from './whole-task.js';
@@ -167,20 +166,6 @@ const HYBRID_DEFAULTS = {
   multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, parameters: 0.1, shorthand: true },
 } as const;
 
-interface Lexical {
-  readonly index: Bm25Index;
-  readonly documents: readonly ReadonlySet<string>[];
-  /** Each tool's distinct name words (stemmed). */
-  readonly names: readonly (readonly string[])[];
-}
-
-interface Fused {
-  readonly fused: Float64Array;
-  readonly lexicalScores: Float64Array;
-  readonly lexicalMax: number;
-  readonly lexicalScale: number;
-}
-
 /**
  * Lexical and dense evidence together: BM25 over each tool's split name, description and
  * parameter names and descriptions (stemmed, with the query expanded by the keyword
@@ -204,14 +189,14 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #table: SynonymTable;
   readonly #lexicon: Lexicon | undefined;
   readonly #core: ReadonlySet<string>;
-  readonly #lexical = new WeakMap<readonly ToolSchema[], Lexical>();
+  readonly #settings: RankSettings;
   readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
   readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
   readonly #linkSource: LinkSource;
-  // What a derived copy is built from: the options minus those already applied to #dense
-  // (cache, timeout, learned examples: a copy shares the same embedding half).
+  // What `extend` merges over: the options minus those already applied to #dense (cache,
+  // timeout, vectors, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
 
   constructor(embedder: Embedder | EmbeddingSelector, options: HybridSelectorOptions = {}) {
@@ -252,6 +237,13 @@ export class HybridSelector implements AsyncToolSelector {
       throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
     this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense, lexicon };
+    this.#settings = {
+      denseWeight,
+      nameWeight: this.#options.nameWeight,
+      action: this.#multiIntent?.action ?? 0,
+      parameters: this.#multiIntent?.parameters ?? 0,
+      mix,
+    };
   }
 
   /**
@@ -274,13 +266,26 @@ export class HybridSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy with these options over this selector's, merged by `mergeOptions` (a key left
+   * `undefined` keeps this selector's): the one way to derive a configured selector. It shares
+   * this selector's embedding half, with the cache, vectors, timeout and learning options
+   * given here applied to it (see {@link EmbeddingSelector.extend}).
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4, multiIntent: false })
+   */
+  extend(options: HybridSelectorOptions): HybridSelector {
+    return new HybridSelector(this.#dense, mergeOptions(this.#derivable, options));
+  }
+
+  /**
    * A copy advertising `k` tools per turn; it shares this selector's warm corpus.
    *
    * @example
    * const narrow = selector.withTopK(4)
    */
   withTopK(k: number): HybridSelector {
-    return new HybridSelector(this.#dense, { ...this.#derivable, topK: k });
+    return this.extend({ topK: k });
   }
 
   /**
@@ -290,10 +295,7 @@ export class HybridSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file'])
    */
   withCoreTools(names: readonly string[]): HybridSelector {
-    return new HybridSelector(this.#dense, {
-      ...this.#derivable,
-      coreTools: [...(this.#derivable.coreTools ?? []), ...names],
-    });
+    return this.extend({ coreTools: [...(this.#derivable.coreTools ?? []), ...names] });
   }
 
   /** The embedding half (its corpus stats and cache). */
@@ -357,28 +359,27 @@ export class HybridSelector implements AsyncToolSelector {
     if (all.length === 0) return { tools: [] };
     const query = ctx.latestUserMessage ?? '';
 
-    // Multi-intent ranking loads with the first selection that uses it (it is not needed to
-    // import loopctl).
+    // The ranking stages load with the first selection, multi-intent ranking with the first
+    // that uses it (neither is needed to import loopctl).
+    const rank = await import('./hybrid-ranking.js');
     const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
     // The whole prompt and its clauses, read with the lexicon (its rules skipped, with a warning,
     // where it does not cover the prompt).
     const prompt =
       intent && this.#multiIntent ? await intent.promptTexts(query, this.#multiIntent, this.#lexicon) : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
-    const lexical = this.#lexicalFor(all);
-    const wordsOf = texts.map((text) => this.queryWords(text));
-    const words = wordsOf[0] as string[];
+    const snapshot = registrySnapshot(all);
+    // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
+    const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
+    const words = texts.map((text) => this.queryWords(text));
     const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings, ...(prompt?.warnings ?? [])];
-    const rankings = texts.map((_, t) =>
-      this.#fuse(lexical, wordsOf[t] as string[], dense.ok ? (dense.scores[t] as Float32Array) : undefined),
-    );
-    const whole = rankings[0] as Fused;
-    if (intent) intent.resolveActions(rankings, texts, all, this.#multiIntent, prompt?.lexicon);
+    const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
+    const whole = lexical[0] as LexicalEvidence;
     if (!dense.ok) {
-      if (whole.lexicalMax <= 0)
+      if (whole.max <= 0)
         return fullSurface(
           all,
           this.#core,
@@ -388,25 +389,29 @@ export class HybridSelector implements AsyncToolSelector {
       warnings.push(`embedding unavailable, ranking on the lexical half only: ${dense.reason}`);
     }
     const task = this.#links || this.#dense.learnedCount > 0 ? await import('./whole-task.js') : undefined;
-    // In place: the learned votes and pairs; `unlearned` keeps the ranking without them.
-    const learned = dense.ok
-      ? task?.applyLearned(all, whole.fused, dense.vectors[0] as Float32Array, this.#dense)
-      : undefined;
-    const votes = learned?.votes;
-    const mix = this.#multiIntent?.mix ?? 0;
-    const clauseBest =
-      intent && rankings.length > 1 ? intent.mixClauses(whole.fused, rankings.slice(1), mix) : undefined;
-    if (learned && clauseBest) intent?.mixClauses(learned.unlearned, rankings.slice(1), mix);
-    const fused = whole.fused;
+    const turn: RankTurn = {
+      lexicon: prompt?.lexicon,
+      stem: this.#lexicon?.stem ?? stem,
+      texts,
+      words,
+      lexical,
+      dense: dense.ok ? dense.scores : undefined,
+      vector: dense.ok ? dense.vectors[0] : undefined,
+      clauses: [],
+      settings: this.#settings,
+      learning: this.#dense,
+    };
+    const ranking = rank.rankTurn(rank.hybridStages(intent, task), snapshot, turn);
+    const fused = ranking.score;
+    const clauseRankings = ranking.clauses.map((scores) => ({ fused: scores }));
 
-    const ranking = this.#pick(fused, dense.ok ? all.length : positives(whole.lexicalScores));
-    const ranked = task ? task.keepUnseen(all, ranking, learned, fused, this.#dense) : ranking;
-    const picked =
-      intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(rankings.slice(1)), fused) : ranked;
+    const picks = this.#pick(fused, dense.ok ? all.length : positives(whole.scores));
+    const ranked = task ? task.keepUnseen(all, picks, ranking, turn.vector, this.#dense) : picks;
+    const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(clauseRankings), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
     const intents =
       intent && !enumerated && this.#multiIntent?.clauseSlots
-        ? intent.requestBests(rankings.slice(1), texts.slice(1), prompt?.lexicon)
+        ? intent.requestBests(clauseRankings, texts.slice(1), prompt?.lexicon)
         : [];
     const needed = this.#links
       ? await task?.prerequisites(this.#linkSource, {
@@ -421,6 +426,7 @@ export class HybridSelector implements AsyncToolSelector {
         })
       : undefined;
     const extra = new Set(needed?.extra ?? []);
+    const reported = rank.reportOrder(ranking.contributions);
     const reasons = nameRecord<ToolReason>();
     const chosen = new Set(picked);
     const tools: ToolSchema[] = [];
@@ -428,43 +434,16 @@ export class HybridSelector implements AsyncToolSelector {
       const tool = all[i] as ToolSchema;
       if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
-      const matched = words.filter((word) => lexical.documents[i]?.has(word));
-      const clause = clauseBest?.[i];
+      const matched = (words[0] as string[]).filter((word) => lexicon.documents[i]?.has(word));
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
-        parts: {
-          lexical: whole.lexicalMax > 0 ? (whole.lexicalScores[i] as number) / whole.lexicalScale : 0,
-          ...(dense.ok ? { dense: (dense.scores[0] as Float32Array)[i] as number } : {}),
-          ...(votes && (votes[i] as number) > 0 ? { learned: votes[i] as number } : {}),
-          ...(clause !== undefined && clause > 0 ? { clause } : {}),
-        },
+        parts: rank.partsOf(reported, i),
         ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
       };
     }
-    task?.annotate(reasons, all, needed, learned?.paired);
+    task?.annotate(reasons, all, needed);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  /** One text's blend: BM25 scaled by its best score, cosine min–max, mixed by the weight. */
-  #fuse(lexical: Lexical, words: readonly string[], denseScores: Float32Array | undefined): Fused {
-    const lexicalScores = lexical.index.score(words);
-    const lexicalMax = max(lexicalScores);
-    const lexicalScale = Math.max(lexicalMax, this.#options.lexicalFloor * lexical.index.reference(words));
-    const weight = denseScores ? (lexicalMax > 0 ? this.#options.denseWeight : 1) : 0;
-    const [low, high] = denseScores ? minMax(denseScores) : [0, 0];
-    const span = high - low || 1;
-    const fused = new Float64Array(lexicalScores.length);
-    const present = new Set(words);
-    for (let i = 0; i < fused.length; i++) {
-      const lexicalPart = lexicalMax > 0 ? (lexicalScores[i] as number) / lexicalScale : 0;
-      const densePart = denseScores ? ((denseScores[i] as number) - low) / span : 0;
-      fused[i] =
-        weight * densePart +
-        (1 - weight) * lexicalPart +
-        this.#options.nameWeight * nameCoverage(lexical.names[i] as readonly string[], present);
-    }
-    return { fused, lexicalScores, lexicalMax, lexicalScale };
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */
@@ -485,37 +464,6 @@ export class HybridSelector implements AsyncToolSelector {
     );
     return ranked.slice(0, keep);
   }
-
-  #lexicalFor(all: readonly ToolSchema[]): Lexical {
-    let lexical = this.#lexical.get(all);
-    if (!lexical) {
-      const stems = this.#lexicon?.stem ?? stem;
-      const documents = all.map((tool) => bm25Document(tool).map(stems));
-      lexical = {
-        index: buildBm25(documents, { k1: this.#options.k1, b: this.#options.b }),
-        documents: documents.map((words) => new Set(words)),
-        names: all.map((tool) => [...new Set(nameTokens(tool.name).map(stems))]),
-      };
-      this.#lexical.set(all, lexical);
-    }
-    return lexical;
-  }
-}
-
-// Share of a tool's name words the query holds: "calculate the present value" names
-// calculate_present_value outright, while finance.calculate_future_value shares half its name.
-// A one-word name counts as two words: one common word is weak evidence of naming a tool.
-function nameCoverage(names: readonly string[], present: ReadonlySet<string>): number {
-  if (names.length === 0) return 0;
-  let hits = 0;
-  for (const word of names) if (present.has(word)) hits++;
-  return hits / Math.max(names.length, 2);
-}
-
-function max(values: ArrayLike<number>): number {
-  let best = 0;
-  for (let i = 0; i < values.length; i++) if ((values[i] as number) > best) best = values[i] as number;
-  return best;
 }
 
 function positives(values: ArrayLike<number>): number {

@@ -1,6 +1,7 @@
 import { mergeOptions } from '../options.js';
 import { assertTopK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { Lexicon } from '../text/lexicon.js';
 import type { PhrasePair, SynonymPair, SynonymTable } from '../text/synonyms.js';
@@ -59,24 +60,35 @@ export class KeywordSelector implements ToolSelector {
     }
   }
 
+  /**
+   * A copy with these options over this selector's, merged by \`mergeOptions\` (a key left
+   * \`undefined\` keeps this selector's): the one way to derive a configured selector.
+   *
+   * @example
+   * const narrow = selector.extend({ topK: 4, coreTools: ['Read'] })
+   */
+  extend(options: KeywordSelectorOptions): KeywordSelector {
+    return new KeywordSelector(mergeOptions(this.#options, options));
+  }
+
   /** A copy with more bidirectional synonym pairs. A pair that can never fire throws, naming it. */
   withSynonyms(pairs: readonly SynonymPair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, synonyms: [...this.#options.synonyms, ...pairs] });
+    return this.extend({ synonyms: [...this.#options.synonyms, ...pairs] });
   }
 
   /** A copy with more phrase pairs ("look up" → "search"), matched on word boundaries. */
   withPhrases(pairs: readonly PhrasePair[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, phrases: [...this.#options.phrases, ...pairs] });
+    return this.extend({ phrases: [...this.#options.phrases, ...pairs] });
   }
 
   /** A copy that unions these tools into every non-empty selection and the fail-open surface. */
   withCoreTools(names: readonly string[]): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, coreTools: [...this.#options.coreTools, ...names] });
+    return this.extend({ coreTools: [...this.#options.coreTools, ...names] });
   }
 
   /** A copy in ranked mode: IDF-weighted overlap, the best `k` kept. */
   withTopK(k: number): KeywordSelector {
-    return new KeywordSelector({ ...this.#options, topK: k });
+    return this.extend({ topK: k });
   }
 
   /** The query words after expansion, for diagnostics and tests. */
@@ -94,7 +106,7 @@ export class KeywordSelector implements ToolSelector {
   select(ctx: SelectionContext, all: readonly ToolSchema[]): SelectorOutput {
     const prompt = ctx.latestUserMessage ?? '';
     const words = this.queryWords(prompt);
-    const index = keywordIndex(all);
+    const index = registrySnapshot(all).get(keywordIndex);
 
     const matched = new Map<number, string[]>();
     for (const word of words) {

@@ -1,3 +1,4 @@
+import type { Derivation } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { nameTokens, pushTextTokens, toolTokens } from '../text/words.js';
 
@@ -13,23 +14,15 @@ export interface LexicalIndex {
   idf(word: string): number;
 }
 
-const keywordIndexes = new WeakMap<readonly ToolSchema[], LexicalIndex>();
-
 /**
- * The KeywordSelector's index: words of each tool's split name plus description.
+ * The KeywordSelector's index of a registry: words of each tool's split name plus description.
  *
  * @example
- * const index = keywordIndex(registry.schemas())
+ * const index = registrySnapshot(registry.schemas()).get(keywordIndex)
  * index.postings.get('weather') // [3, 17]
  */
-export function keywordIndex(all: readonly ToolSchema[]): LexicalIndex {
-  let index = keywordIndexes.get(all);
-  if (!index) {
-    index = buildIndex(all.map((tool) => toolTokens(tool.name, tool.description)));
-    keywordIndexes.set(all, index);
-  }
-  return index;
-}
+export const keywordIndex: Derivation<LexicalIndex> = ({ tools }) =>
+  buildIndex(tools.map((tool) => toolTokens(tool.name, tool.description)));
 
 /**
  * An inverted index over documents of words: each word's documents, ascending, with IDF. The

@@ -1,9 +1,9 @@
 /**
  * Multi-intent ranking for HybridSelector, loaded with the first selection that uses it: which
- * clauses of a prompt to rank, how their scores mix into the whole prompt's, and the slots an
- * enumerated prompt's items keep.
+ * clauses of a prompt to rank, its ranking stages (`parameters`, `action`, `clause`: how the
+ * clauses' scores mix into the whole prompt's), and the slots an enumerated prompt's items keep.
  */
-import type { ToolSchema } from '../registry/schema.js';
+import { type Derivation, derivationPer } from '../registry/registry-snapshot.js';
 import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
@@ -11,9 +11,12 @@ import { english, englishLoaded } from '../text/english.js';
 import { coversText, type Lexicon, type LoadedLexicon, promptRules } from '../text/lexicon.js';
 import { spellOutShorthand } from '../text/shorthand.js';
 import { nameTokens, textTokens } from '../text/words.js';
+import type { Stage } from './rank-stages.js';
 import { toolProperties } from './tool-properties.js';
 
 export { spellOutShorthand };
+
+type Stem = LoadedLexicon['stem'];
 
 /** A prompt made ready for ranking: the texts to rank, and the lexicon they were read with. */
 export interface PromptTexts {
@@ -71,22 +74,37 @@ export function intentClauses(
 }
 
 /**
- * In place: `whole[i] = (1 − mix) × whole[i] + mix × max over clauses of clause[i]`. Returns
- * each tool's best clause score (for the reasons).
+ * Each tool's best clause score: the most any clause ranking gives it (0 at least).
  *
  * @example
- * mixClauses(Float64Array.of(1, 0), [{ fused: Float64Array.of(0, 1) }], 0.2) // whole: [0.8, 0.2]
+ * clauseBest([Float64Array.of(0, 1), Float64Array.of(0.5, 0)]) // [0.5, 1]
  */
-export function mixClauses(whole: Float64Array, clauses: readonly ClauseRanking[], mix: number): Float64Array {
-  const best = new Float64Array(whole.length);
-  for (let i = 0; i < whole.length; i++) {
+export function clauseBest(clauses: readonly ArrayLike<number>[], count: number): Float64Array {
+  const best = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
     let top = 0;
-    for (const clause of clauses) if ((clause.fused[i] as number) > top) top = clause.fused[i] as number;
+    for (const clause of clauses) if ((clause[i] as number) > top) top = clause[i] as number;
     best[i] = top;
-    whole[i] = (1 - mix) * (whole[i] as number) + mix * top;
   }
   return best;
 }
+
+/**
+ * The clauses' share of the prompt's score: it moves `mix` of the way toward each tool's best
+ * clause score, `(1 − mix) × score + mix × best`; reports the best clause score where positive.
+ *
+ * @example
+ * rankText([...blend, clauseStage], snapshot, { ...turn, clauses }, 0)
+ */
+export const clauseStage: Stage = ({ snapshot, turn, text }) => {
+  if (text !== 0 || turn.clauses.length === 0) return undefined;
+  const best = clauseBest(turn.clauses, snapshot.tools.length);
+  return {
+    name: 'clause',
+    toward: { share: turn.settings.mix, scores: best },
+    part: (i) => ((best[i] as number) > 0 ? best[i] : undefined),
+  };
+};
 
 /**
  * Each clause's best tool (see {@link itemBests}), less those of clauses that say what a
@@ -158,48 +176,43 @@ export function sharePicks(picked: readonly number[], required: readonly number[
   return out;
 }
 
-const actionMemo = new WeakMap<LoadedLexicon, WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>>();
-
-/** Each tool's actions (see `toolActions`), computed once per registry list (and lexicon). */
-export function actionsOf(
-  all: readonly ToolSchema[],
-  lexicon: LoadedLexicon = englishLoaded,
-): readonly ReadonlySet<string>[] {
-  const memo = actionMemo.get(lexicon) ?? new WeakMap();
-  actionMemo.set(lexicon, memo);
-  let actions = memo.get(all);
-  if (!actions) {
-    actions = all.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? '', lexicon));
-    memo.set(all, actions);
-  }
-  return actions;
-}
-
 /**
- * In place: the tools among a ranking's best `top` whose actions include the text's action
- * gain `weight`, so a verb shared by many tools ("email him" among send_email, reply_to_email
- * and forward_email) is resolved by what the text asks done. With `nouns` (`nameNounsOf`),
- * only a tool that shares a name word with one of the best `top` that lacks the action gains.
- * Returns the action, if any.
+ * Each tool's actions (see `toolActions`), read with a lexicon.
  *
  * @example
- * resolveAction(clauseScores, 'email him the details', actionsOf(all), { top: 5, weight: 0.1 }) // 'send'
+ * registrySnapshot([{ name: 'send_email', description: 'Send an email' }]).get(toolActionSets(englishLoaded))[0] // Set { 'send' }
  */
-export function resolveAction(
-  fused: Float64Array,
+export const toolActionSets = derivationPer(
+  (lexicon: LoadedLexicon): Derivation<readonly ReadonlySet<string>[]> =>
+    ({ tools }) =>
+      tools.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? '', lexicon)),
+);
+
+/**
+ * The lift of the tools among a ranking's best `top` whose actions include the text's action:
+ * `weight` each, so a verb shared by many tools ("email him" among send_email, reply_to_email
+ * and forward_email) is resolved by what the text asks done. With `nouns` (`nameNouns`), only
+ * a tool that shares a name word with one of the best `top` that lacks the action gains.
+ * Undefined when the text asks no action or the weight is 0.
+ *
+ * @example
+ * actionLift(clauseScores, 'email him the details', snapshot.get(toolActionSets(englishLoaded)), { top: 5, weight: 0.1 })
+ */
+export function actionLift(
+  scores: Float64Array,
   text: string,
   actions: readonly ReadonlySet<string>[],
   options: { top: number; weight: number; nouns?: readonly ReadonlySet<string>[] },
   lexicon: LoadedLexicon = englishLoaded,
-): string | undefined {
+): Float64Array | undefined {
   const action = requestAction(text, lexicon);
-  if (!action || options.weight <= 0) return action;
-  const order = bestPositive(fused, options.top);
+  if (!action || options.weight <= 0) return undefined;
+  const order = bestPositive(scores, options.top);
   const nouns = options.nouns;
+  const lift = new Float64Array(scores.length);
   for (const i of order)
-    if (actions[i]?.has(action) && (!nouns || sharesObject(i, order, action, actions, nouns)))
-      fused[i] = (fused[i] as number) + options.weight;
-  return action;
+    if (actions[i]?.has(action) && (!nouns || sharesObject(i, order, action, actions, nouns))) lift[i] = options.weight;
+  return lift;
 }
 
 // The best `top` indices with a positive score, best first (insertion into a short sorted list).
@@ -233,102 +246,62 @@ function sharesObject(
   return false;
 }
 
-const nounMemo = new WeakMap<LoadedLexicon['stem'], WeakMap<readonly ToolSchema[], readonly ReadonlySet<string>[]>>();
-
 /**
- * Each tool's name words (stemmed, three letters or more, stopwords out), computed once per
- * registry list: what `resolveAction` compares to tell tools of one object apart.
+ * Each tool's name words (stemmed, three letters or more, stopwords out): what `actionLift`
+ * compares to tell tools of one object apart.
  *
  * @example
- * nameNounsOf([{ name: 'get_ticket', description: '' }])[0] // Set { 'ticket' }
+ * registrySnapshot([{ name: 'get_ticket', description: '' }]).get(nameNouns(englishLoaded.stem))[0] // Set { 'ticket' }
  */
-export function nameNounsOf(
-  all: readonly ToolSchema[],
-  stem: LoadedLexicon['stem'] = englishLoaded.stem,
-): readonly ReadonlySet<string>[] {
-  const memo = nounMemo.get(stem) ?? new WeakMap();
-  nounMemo.set(stem, memo);
-  let nouns = memo.get(all);
-  if (!nouns) {
-    nouns = all.map((tool) => new Set(nameTokens(typeof tool?.name === 'string' ? tool.name : '').map(stem)));
-    memo.set(all, nouns);
-  }
-  return nouns;
-}
+export const nameNouns = derivationPer(
+  (stem: Stem): Derivation<readonly ReadonlySet<string>[]> =>
+    ({ tools }) =>
+      tools.map((tool) => new Set(nameTokens(typeof tool?.name === 'string' ? tool.name : '').map(stem))),
+);
 
 /**
- * In place: the whole prompt's ranking lifted by the parameters it names (see
- * {@link liftParameters}); then each clause ranking (after the whole prompt's, `rankings[0]`)
- * resolved by its clause's action (see {@link resolveAction}), a one-clause prompt's own
- * ranking instead. A weight of 0 (or none) turns either part off.
+ * The action lift of a text (see {@link actionLift}). A clause's best five are resolved. A
+ * one-clause prompt is its own clause; a prompt with clauses has none of its own.
  *
  * @example
- * resolveActions(rankings, [prompt, ...clauses], all, { action: 0.1, parameters: 0.1 })
+ * rankText([...blend, actionStage], snapshot, turn, 1)
  */
-export function resolveActions(
-  rankings: readonly ClauseRanking[],
-  texts: readonly string[],
-  all: readonly ToolSchema[],
-  weights: { action?: number; parameters?: number } = {},
-  lexicon: LoadedLexicon = englishLoaded,
-): void {
-  if (rankings.length === 0) return;
-  const parameters = weights.parameters ?? 0;
-  if (parameters > 0) liftParameters((rankings[0] as ClauseRanking).fused, texts[0] ?? '', all, parameters, lexicon);
-  const weight = weights.action ?? 0;
+export const actionStage: Stage = ({ snapshot, turn, text, scores }) => {
+  const weight = turn.settings.action;
+  if (!(weight > 0) || (text === 0 && turn.texts.length > 1)) return undefined;
+  const lexicon = turn.lexicon ?? englishLoaded;
   // A prompt the lexicon does not cover asks for no action it can read.
-  if (!(weight > 0) || !coversText(lexicon, texts[0] ?? '')) return;
-  const actions = actionsOf(all, lexicon);
-  // A one-clause prompt is its own clause. Its ranking mixes more nouns than a clause's, so the
-  // tool that does what it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket
-  // under the ticket tools that read or update); the best 10 are resolved, not 5, and only
-  // among tools of one object: "find me a car rental" must not lift every search tool over
-  // the travel tool. A clause's best five go without that guard, which cost the dev registry
-  // two cases there (docs/tuning-whole-task.md).
-  if (rankings.length === 1) {
-    resolveAction(
-      (rankings[0] as ClauseRanking).fused,
-      texts[0] ?? '',
-      actions,
-      { top: 10, weight, nouns: nameNounsOf(all, lexicon.stem) },
-      lexicon,
-    );
-    return;
-  }
-  for (let t = 1; t < rankings.length; t++)
-    resolveAction((rankings[t] as ClauseRanking).fused, texts[t] ?? '', actions, { top: 5, weight }, lexicon);
-}
-
-const parameterMemo = new WeakMap<
-  LoadedLexicon['stem'],
-  WeakMap<readonly ToolSchema[], readonly (readonly (readonly string[])[])[]>
->();
+  if (!coversText(lexicon, turn.texts[0] ?? '')) return undefined;
+  const actions = snapshot.get(toolActionSets(lexicon));
+  const said = turn.texts[text] ?? '';
+  // A one-clause prompt's ranking mixes more nouns than a clause's, so the tool that does what
+  // it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket under the ticket tools
+  // that read or update); the best 10 are resolved, not 5, and only among tools of one object:
+  // "find me a car rental" must not lift every search tool over the travel tool. A clause's
+  // best five go without that guard, which cost the dev registry two cases there
+  // (docs/tuning-whole-task.md).
+  const options = text === 0 ? { top: 10, weight, nouns: snapshot.get(nameNouns(lexicon.stem)) } : { top: 5, weight };
+  const lift = actionLift(scores, said, actions, options, lexicon);
+  return lift ? { name: 'action', add: lift } : undefined;
+};
 
 /**
- * Each tool's top-level parameter names, each as its stemmed name words, computed once per
- * registry list: what `liftParameters` looks for in the prompt.
+ * Each tool's top-level parameter names, each as its stemmed name words: what
+ * `parameterLift` looks for in the prompt.
  *
  * @example
- * parameterWordsOf([{ name: 'search_hotel', description: '', parameters: { type: 'object',
- *   properties: { smoking_allowed: { type: 'boolean' } } } }])[0] // [['smok', 'allow']]
+ * registrySnapshot([{ name: 'search_hotel', description: '', parameters: { type: 'object',
+ *   properties: { smoking_allowed: { type: 'boolean' } } } }]).get(parameterWords(englishLoaded.stem))[0] // [['smok', 'allow']]
  */
-export function parameterWordsOf(
-  all: readonly ToolSchema[],
-  stem: LoadedLexicon['stem'] = englishLoaded.stem,
-): readonly (readonly (readonly string[])[])[] {
-  const memo = parameterMemo.get(stem) ?? new WeakMap();
-  parameterMemo.set(stem, memo);
-  let words = memo.get(all);
-  if (!words) {
-    words = all.map((tool) =>
-      Object.keys(toolProperties(tool) ?? {})
-        .map((name) => nameTokens(name).map(stem))
-        .filter((list) => list.length > 0),
-    );
-    memo.set(all, words);
-  }
-  return words;
-}
+export const parameterWords = derivationPer(
+  (stem: Stem): Derivation<readonly (readonly (readonly string[])[])[]> =>
+    ({ tools }) =>
+      tools.map((tool) =>
+        Object.keys(toolProperties(tool) ?? {})
+          .map((name) => nameTokens(name).map(stem))
+          .filter((list) => list.length > 0),
+      ),
+);
 
 // How many of the whole prompt's best tools compete for a parameter lift, and the share of them
 // that may have a word among their parameters for it to tell them apart (fitted on the dev
@@ -337,35 +310,55 @@ const PARAMETER_TOP = 20;
 const PARAMETER_SHARE = 0.3;
 
 /**
- * In place: among the best 20 tools with a positive score, each gains
+ * The lift of the best 20 tools with a positive score by the parameters a text names: each gains
  * `weight × named ÷ max(its parameter count, 2)`, where `named` counts its top-level parameters
  * with a name word (stemmed) in the text that at most 30% of those 20 tools have among their own
  * parameters. So "a hotel that allows smoking" lifts the search with `smoking_allowed` over the
- * hotel tools that all take `location`, which tells none of them apart.
+ * hotel tools that all take `location`, which tells none of them apart. Undefined at weight 0.
  *
  * @example
- * liftParameters(fused, 'hotels in Paris that allow smoking', all, 0.1)
+ * parameterLift(scores, 'hotels in Paris that allow smoking', snapshot.get(parameterWords(englishLoaded.stem)), 0.1)
  */
-export function liftParameters(
-  fused: Float64Array,
+export function parameterLift(
+  scores: Float64Array,
   text: string,
-  all: readonly ToolSchema[],
+  params: readonly (readonly (readonly string[])[])[],
   weight: number,
   lexicon: LoadedLexicon = englishLoaded,
-): void {
-  if (!(weight > 0)) return;
+): Float64Array | undefined {
+  if (!(weight > 0)) return undefined;
   const present = new Set(textTokens(text, lexicon).map(lexicon.stem));
-  const order = bestPositive(fused, PARAMETER_TOP);
-  const params = parameterWordsOf(all, lexicon.stem);
+  const order = bestPositive(scores, PARAMETER_TOP);
   // In how many of the best tools each parameter word occurs: a common one tells none apart.
   const spread = new Map<string, number>();
   for (const i of order)
     for (const word of new Set((params[i] ?? []).flat())) spread.set(word, (spread.get(word) ?? 0) + 1);
   const limit = Math.max(1, Math.floor(order.length * PARAMETER_SHARE));
+  const lift = new Float64Array(scores.length);
   for (const i of order) {
     const list = params[i] ?? [];
     let named = 0;
     for (const words of list) if (words.some((w) => present.has(w) && (spread.get(w) ?? 0) <= limit)) named++;
-    fused[i] = (fused[i] as number) + weight * (named / Math.max(list.length, 2));
+    lift[i] = weight * (named / Math.max(list.length, 2));
   }
+  return lift;
 }
+
+/**
+ * The parameter lift of the prompt (not its clauses; see {@link parameterLift}).
+ *
+ * @example
+ * rankText([...blend, parameterStage], snapshot, turn, 0)
+ */
+export const parameterStage: Stage = ({ snapshot, turn, text, scores }) => {
+  if (text !== 0) return undefined;
+  const lexicon = turn.lexicon ?? englishLoaded;
+  const lift = parameterLift(
+    scores,
+    turn.texts[0] ?? '',
+    snapshot.get(parameterWords(lexicon.stem)),
+    turn.settings.parameters,
+    lexicon,
+  );
+  return lift ? { name: 'parameters', add: lift } : undefined;
+};

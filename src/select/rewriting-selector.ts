@@ -148,13 +148,24 @@ export class RewritingSelector implements AsyncToolSelector {
   }
 
   /**
+   * A copy with these options over this selector's, merged by \`mergeOptions\` (a key left
+   * \`undefined\` keeps this selector's): the one way to derive a configured selector.
+   *
+   * @example
+   * const narrow = selector.extend({ timeoutMs: 3_000, coreTools: ['read_file'] })
+   */
+  extend(options: RewritingSelectorOptions): RewritingSelector {
+    return new RewritingSelector(this.client, mergeOptions(this.#settings, options));
+  }
+
+  /**
    * A copy whose calls give up after `ms` (the turn then falls open).
    *
    * @example
    * const quick = selector.withTimeout(3_000)
    */
   withTimeout(ms: number): RewritingSelector {
-    return this.#derive({ timeoutMs: ms });
+    return this.extend({ timeoutMs: ms });
   }
 
   /**
@@ -164,7 +175,7 @@ export class RewritingSelector implements AsyncToolSelector {
    * const capped = selector.withBudget({ maxTokens: 10_000, maxWallClockMs: 30_000 })
    */
   withBudget(limits: BudgetLimits): RewritingSelector {
-    return this.#derive({ budget: { ...limits } });
+    return this.extend({ budget: limits });
   }
 
   /**
@@ -174,7 +185,7 @@ export class RewritingSelector implements AsyncToolSelector {
    * const chatty = selector.withAllowEmpty() // "[]" → the request carries no tools
    */
   withAllowEmpty(allow = true): RewritingSelector {
-    return this.#derive({ allowEmpty: allow });
+    return this.extend({ allowEmpty: allow });
   }
 
   /**
@@ -184,7 +195,7 @@ export class RewritingSelector implements AsyncToolSelector {
    * const withBasics = selector.withCoreTools(['read_file', 'write_file'])
    */
   withCoreTools(names: readonly string[]): RewritingSelector {
-    return this.#derive({ coreTools: [...this.#settings.coreTools, ...names] });
+    return this.extend({ coreTools: [...this.#settings.coreTools, ...names] });
   }
 
   /**
@@ -286,10 +297,6 @@ export class RewritingSelector implements AsyncToolSelector {
     if (key) this.#runs.set(key, budget);
     this.#latest = budget;
     return budget;
-  }
-
-  #derive(changes: Partial<Settings>): RewritingSelector {
-    return new RewritingSelector(this.client, { ...this.#settings, ...changes });
   }
 }
 

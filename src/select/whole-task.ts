@@ -1,17 +1,20 @@
 /**
  * Whole-task selection for HybridSelector, loaded with the first selection that uses it: the
  * tool links of a registry list (inferred once, with the tools' vectors, plus declared ones),
- * a selection's prerequisites, and the lift learned pairs give a selected tool's partners.
+ * a selection's prerequisites, and the learned stages of the ranking (`learned`: the examples'
+ * votes; `paired`: the lift learned pairs give the best tools' partners).
  */
 
 import type { LearnedStore } from '../learn/learned-store.js';
 import { mergeOptions } from '../options.js';
 import { topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
+import type { Derivation } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
+import { combine, type Ranked, type RankTurn, type Stage } from './rank-stages.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -126,71 +129,81 @@ export async function prerequisites(
   });
 }
 
+/** Tool name → registry index. */
+const positions: Derivation<ReadonlyMap<string, number>> = ({ tools }) =>
+  new Map(tools.map((tool, i) => [tool.name, i]));
+
+// Whether the prompt's learned stages run: the dense half ranked and something is learned.
+function learnedStore(turn: RankTurn, text: number): LearnedStore | undefined {
+  const store = turn.learning.learnedStore;
+  return text === 0 && turn.vector && store && store.size > 0 ? store : undefined;
+}
+
 /**
- * In place: the learned partners of the best few tools (tools the examples used together with
- * them) gain their lift. Returns the lifts by registry index, undefined when none.
+ * The learned examples' votes for the prompt (see `EmbeddingSelector.learn`), reported where
+ * positive. Present, with no votes, whenever something is learned: it marks a ranking that
+ * learning may have changed (see {@link keepUnseen}).
  *
  * @example
- * const paired = liftPartners(all, fused, hybrid.dense)
+ * rankText([...blend, learnedStage], snapshot, turn, 0)
  */
-export function liftPartners(
-  all: readonly ToolSchema[],
-  fused: Float64Array,
-  dense: { readonly learnedStore: LearnedStore | undefined },
-): Map<number, number> | undefined {
-  const store = dense.learnedStore;
-  if (!store || store.size === 0) return undefined;
+export const learnedStage: Stage = ({ snapshot, turn, text }) => {
+  if (!learnedStore(turn, text)) return undefined;
+  const votes = turn.learning.learnedVotes(turn.vector as Float32Array, snapshot.tools);
+  return {
+    name: 'learned',
+    ...(votes ? { add: votes } : {}),
+    part: (i) => (votes && (votes[i] as number) > 0 ? votes[i] : undefined),
+  };
+};
+
+/**
+ * The lift of the learned partners of the best few tools so far (tools the examples used
+ * together with them); reported for each lifted tool.
+ *
+ * @example
+ * rankText([...blend, learnedStage, pairedStage], snapshot, turn, 0)
+ */
+export const pairedStage: Stage = ({ snapshot, turn, text, scores }) => {
+  const store = learnedStore(turn, text);
+  if (!store) return undefined;
   const { count, margin } = PARTNER_ANCHORS;
-  const best = topK(fused, count);
+  const best = topK(scores, count);
   if (best.length === 0) return undefined;
-  const top = fused[best[0] as number] as number;
+  const top = scores[best[0] as number] as number;
   const lifts = store.partners(
-    best.filter((i) => (fused[i] as number) >= top - margin).map((i) => (all[i] as ToolSchema).name),
+    best.filter((i) => (scores[i] as number) >= top - margin).map((i) => (snapshot.tools[i] as ToolSchema).name),
   );
   if (lifts.size === 0) return undefined;
-  const position = positions(all);
-  const out = new Map<number, number>();
+  const position = snapshot.get(positions);
+  const add = new Float64Array(scores.length);
+  const paired = new Map<number, number>();
   for (const [name, lift] of lifts) {
     const i = position.get(name);
     if (i === undefined) continue;
-    fused[i] = (fused[i] as number) + lift;
-    out.set(i, lift);
+    add[i] = lift;
+    paired.set(i, lift);
   }
-  return out;
-}
-
-const positionMemo = new WeakMap<readonly ToolSchema[], Map<string, number>>();
-
-/** Tool name → registry index, once per list. */
-function positions(all: readonly ToolSchema[]): Map<string, number> {
-  let position = positionMemo.get(all);
-  if (!position) {
-    position = new Map(all.map((tool, i) => [tool.name, i]));
-    positionMemo.set(all, position);
-  }
-  return position;
-}
+  return { name: 'paired', add, part: (i) => paired.get(i) };
+};
 
 /**
  * In place: the reasons of a selection's prerequisites (`neededBy`, and `prerequisite` when
- * beyond k), of clause bests advertised beyond k (`intent`) and of lifted partners
- * (`parts.paired`).
+ * beyond k) and of clause bests advertised beyond k (`intent`).
  *
  * @example
- * annotate(reasons, all, needed, paired)
+ * annotate(reasons, all, needed)
  */
 export function annotate(
   reasons: Record<string, ToolReason>,
   all: readonly ToolSchema[],
   needed: Prerequisites | undefined,
-  paired: ReadonlyMap<number, number> | undefined,
 ): void {
   const mark = (i: number, change: (reason: ToolReason) => ToolReason) => {
     const name = (all[i] as ToolSchema).name;
     const reason = reasons[name];
     if (reason) reasons[name] = change(reason);
   };
-  for (const [i, lift] of paired ?? []) mark(i, (reason) => ({ ...reason, parts: { ...reason.parts, paired: lift } }));
   if (!needed) return;
   for (const [i, neededBy] of needed.neededBy) mark(i, (reason) => ({ ...reason, neededBy }));
   for (const i of needed.extra)
@@ -198,70 +211,44 @@ export function annotate(
 }
 
 /**
- * In place: what was learned, added to a ranking: the learned examples' votes and the lift
- * of the best tools' learned partners. Returns them with a copy of the ranking without them
- * (undefined when nothing is learned).
- *
- * @example
- * const learned = applyLearned(all, fused, queryVector, hybrid.dense)
- */
-export function applyLearned(
-  all: readonly ToolSchema[],
-  fused: Float64Array,
-  vector: Float32Array,
-  dense: {
-    readonly learnedStore: LearnedStore | undefined;
-    learnedVotes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined;
-  },
-):
-  | {
-      unlearned: Float64Array;
-      vector: Float32Array;
-      votes: Float64Array | undefined;
-      paired: Map<number, number> | undefined;
-    }
-  | undefined {
-  if (!dense.learnedStore || dense.learnedStore.size === 0) return undefined;
-  const unlearned = Float64Array.from(fused);
-  const votes = dense.learnedVotes(vector, all);
-  if (votes) for (let i = 0; i < fused.length; i++) fused[i] = (fused[i] as number) + (votes[i] as number);
-  return { unlearned, vector, votes, paired: liftPartners(all, fused, dense) };
-}
-
-/**
  * What was learned may reorder the ranking, but not evict a tool no example used: each such
- * tool the unlearned ranking put in the picks and the learned one left out takes back the slot
- * of the lowest-scored tool that only the examples' votes brought in. Learning can tell nothing
- * about a tool it never saw, so for a prompt that needs one (a prompt unlike any example) the
- * ranking's own choice stands. A tool a learned pair lifted keeps its slot: the guard distrusts
- * likeness to the examples, which is what votes are and a pair is not (a pair is a tool the
- * examples called together with one of this prompt's best picks, the lookup or the step that
- * comes with it, whatever the prompt's wording). Off unless `learned.protectUnseen`.
+ * tool the unlearned ranking (the same contributions less `learned` and `paired`) put in the
+ * picks and the learned one left out takes back the slot of the lowest-scored tool that only
+ * the examples' votes brought in. Learning can tell nothing about a tool it never saw, so for a
+ * prompt that needs one (a prompt unlike any example) the ranking's own choice stands. A tool a
+ * learned pair lifted keeps its slot: the guard distrusts likeness to the examples, which is
+ * what votes are and a pair is not (a pair is a tool the examples called together with one of
+ * this prompt's best picks, the lookup or the step that comes with it, whatever the prompt's
+ * wording). Off unless `learned.protectUnseen`.
  *
  * @example
- * const ranked = keepUnseen(all, learnedPicks, applyLearned(all, scores, vector, hybrid.dense), scores, hybrid.dense)
+ * const ranked = keepUnseen(all, picks, rankTurn(stages, snapshot, turn), turn.vector, hybrid.dense)
  */
 export function keepUnseen(
   all: readonly ToolSchema[],
   ranked: readonly number[],
-  applied:
-    | { unlearned: Float64Array; vector: Float32Array; paired?: ReadonlyMap<number, number> | undefined }
-    | undefined,
-  learned: Float64Array,
+  ranking: Ranked,
+  vector: Float32Array | undefined,
   dense: { readonly learnedStore: LearnedStore | undefined },
 ): readonly number[] {
   const store = dense.learnedStore;
-  if (!applied || !store?.memory.options.protectUnseen || ranked.length === 0) return ranked;
-  const { unlearned } = applied;
+  const { score: learned, contributions } = ranking;
+  const applied = contributions.some(({ name }) => name === 'learned');
+  if (!applied || !vector || !store?.memory.options.protectUnseen || ranked.length === 0) return ranked;
+  const unlearned = combine(
+    all.length,
+    contributions.filter(({ name }) => name !== 'learned' && name !== 'paired'),
+  );
+  const paired = contributions.find(({ name }) => name === 'paired');
   const used = store.memory.usedTools;
   const before = topK(unlearned, ranked.length);
   const inRanked = new Set(ranked);
   const inBefore = new Set(before);
   const evicted = before.filter((i) => !inRanked.has(i) && !used.has((all[i] as ToolSchema).name));
-  if (evicted.length === 0 || !store.memory.unlike(applied.vector)) return ranked;
+  if (evicted.length === 0 || !store.memory.unlike(vector)) return ranked;
   // The votes' newcomers (not a lifted partner), lowest learned score first.
   const newcomers = ranked
-    .filter((i) => !inBefore.has(i) && !applied.paired?.has(i))
+    .filter((i) => !inBefore.has(i) && paired?.part?.(i) === undefined)
     .sort((a, b) => (learned[a] as number) - (learned[b] as number));
   const out = [...ranked];
   for (const tool of evicted) {

@@ -1,15 +1,57 @@
 import { describe, expect, it } from 'vitest';
+import { registrySnapshot } from '../../src/registry/registry-snapshot.js';
+import type { ToolSchema } from '../../src/registry/schema.js';
 import {
+  actionStage,
+  clauseBest,
   intentClauses,
   itemBests,
-  liftParameters,
-  mixClauses,
-  nameNounsOf,
-  parameterWordsOf,
+  nameNouns,
+  parameterLift,
+  parameterStage,
+  parameterWords,
   requestBests,
-  resolveActions,
   sharePicks,
 } from '../../src/select/multi-intent.js';
+import { applyContribution, type RankTurn, rankText } from '../../src/select/rank-stages.js';
+import { englishLoaded } from '../../src/text/english.js';
+
+// Each ranking (the prompt's first, then its clauses') through the parameter and action stages,
+// starting from the given scores.
+function resolveActions(
+  rankings: readonly Float64Array[],
+  texts: readonly string[],
+  all: readonly ToolSchema[],
+  weights: { action?: number; parameters?: number },
+): Float64Array[] {
+  const turn: RankTurn = {
+    texts,
+    words: [],
+    lexical: [],
+    dense: undefined,
+    vector: undefined,
+    clauses: [],
+    settings: {
+      denseWeight: 0,
+      nameWeight: 0,
+      mix: 0,
+      action: weights.action ?? 0,
+      parameters: weights.parameters ?? 0,
+    },
+    learning: { learnedStore: undefined, learnedVotes: () => undefined },
+  };
+  return rankings.map(
+    (given, t) =>
+      rankText([() => ({ name: 'given', add: given }), parameterStage, actionStage], registrySnapshot(all), turn, t)
+        .score,
+  );
+}
+
+// The scores with a parameter lift added, as the prompt's ranking adds it.
+function liftParameters(fused: Float64Array, text: string, all: readonly ToolSchema[], weight: number): Float64Array {
+  const lift = parameterLift(fused, text, registrySnapshot(all).get(parameterWords(englishLoaded.stem)), weight);
+  return lift ? applyContribution(fused, { name: 'parameters', add: lift }) : fused;
+}
 
 describe('sharePicks', () => {
   const score = Float64Array.of(0, 0, 0.8, 0, 0.9, 0, 0, 0.5, 0, 0.1);
@@ -52,12 +94,11 @@ describe('itemBests and mixClauses', () => {
   });
 
   it('mixes the best clause score into the whole prompt score', () => {
-    const whole = Float64Array.of(1, 0, 0.5);
-    const best = mixClauses(
-      whole,
-      [{ fused: Float64Array.of(0, 1, 0.25) }, { fused: Float64Array.of(0.5, 0, 0) }],
-      0.2,
-    );
+    const best = clauseBest([Float64Array.of(0, 1, 0.25), Float64Array.of(0.5, 0, 0)], 3);
+    const whole = applyContribution(Float64Array.of(1, 0, 0.5), {
+      name: 'clause',
+      toward: { share: 0.2, scores: best },
+    });
     expect([...best]).toEqual([0.5, 1, 0.25]);
     expect([...whole].map((v) => +v.toFixed(6))).toEqual([0.9, 0.2, 0.45]);
   });
@@ -98,8 +139,7 @@ describe('resolveActions', () => {
   const ranked = () => Float64Array.from(names, (_, i) => 1 - i * 0.02);
 
   it("a one-clause prompt's own ranking is resolved among its best 10", () => {
-    const whole = ranked();
-    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, { action: 0.3 });
+    const [whole = ranked()] = resolveActions([ranked()], ['Give the SSO ticket to Maria'], all, { action: 0.3 });
     const order = [...whole.keys()].sort((a, b) => (whole[b] as number) - (whole[a] as number));
     // From eighth (0.86) to first (1.16); only it moved.
     expect(names[order[0] as number]).toBe('assign_ticket');
@@ -107,14 +147,16 @@ describe('resolveActions', () => {
   });
 
   it('a multi-clause prompt resolves its clauses among their best 5, not the whole prompt', () => {
-    const whole = ranked();
-    const clause = ranked();
-    resolveActions([{ fused: whole }, { fused: clause }], ['x', 'hand the ticket to Maria'], all, { action: 0.1 });
+    const [whole = ranked(), clause = ranked()] = resolveActions(
+      [ranked(), ranked()],
+      ['x', 'hand the ticket to Maria'],
+      all,
+      { action: 0.1 },
+    );
     expect([...whole]).toEqual([...ranked()]);
     // assign_ticket is eighth in the clause too: beyond its best 5, so nothing moves.
     expect([...clause]).toEqual([...ranked()]);
-    const first = ranked();
-    resolveActions([{ fused: ranked() }, { fused: first }], ['x', 'close the ticket'], all, { action: 0.1 });
+    const [, first = ranked()] = resolveActions([ranked(), ranked()], ['x', 'close the ticket'], all, { action: 0.1 });
     expect((first[4] as number) - (ranked()[4] as number)).toBeCloseTo(0.1);
   });
 
@@ -124,19 +166,30 @@ describe('resolveActions', () => {
     // told apart from it by the action and gains; find_agency does not.
     const tools = ['trip_planner', 'find_agency', 'get_flight_status', 'search_flights', 'hotel_rates'];
     const list = tools.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
-    const whole = Float64Array.of(1, 0.95, 0.9, 0.85, 0.8);
-    resolveActions([{ fused: whole }], ['Find me a flight to Tokyo'], list, { action: 0.2 });
+    const [whole = ranked()] = resolveActions(
+      [Float64Array.of(1, 0.95, 0.9, 0.85, 0.8)],
+      ['Find me a flight to Tokyo'],
+      list,
+      {
+        action: 0.2,
+      },
+    );
     expect([...whole].map((v) => +v.toFixed(6))).toEqual([1, 0.95, 0.9, 1.05, 0.8]);
     // Without the one that lacks the action, no name word repeats and nothing moves.
-    const alone = Float64Array.of(1, 0.95, 0, 0.85, 0.8);
-    resolveActions([{ fused: alone }], ['Find me a flight to Tokyo'], list, { action: 0.2 });
+    const [alone = ranked()] = resolveActions(
+      [Float64Array.of(1, 0.95, 0, 0.85, 0.8)],
+      ['Find me a flight to Tokyo'],
+      list,
+      {
+        action: 0.2,
+      },
+    );
     expect([...alone]).toEqual([1, 0.95, 0, 0.85, 0.8]);
   });
 
   it('weight 0 or a prompt with no action changes nothing', () => {
-    const whole = ranked();
-    resolveActions([{ fused: whole }], ['Give the SSO ticket to Maria'], all, { action: 0 });
-    resolveActions([{ fused: whole }], ['the SSO ticket for Maria'], all, { action: 0.1 });
+    const [off = ranked()] = resolveActions([ranked()], ['Give the SSO ticket to Maria'], all, { action: 0 });
+    const [whole = ranked()] = resolveActions([off], ['the SSO ticket for Maria'], all, { action: 0.1 });
     expect([...whole]).toEqual([...ranked()]);
   });
 });
@@ -148,11 +201,11 @@ describe('nameNounsOf', () => {
       { name: 'searchOpenTickets', description: '' },
       { name: 42 as unknown as string, description: '' },
     ].map((tool) => ({ ...tool, parameters: { type: 'object' as const } }));
-    const nouns = nameNounsOf(tools);
+    const nouns = registrySnapshot(tools).get(nameNouns(englishLoaded.stem));
     expect([...(nouns[0] ?? [])]).toEqual(['ticket']);
     expect(nouns[1]?.has('ticket')).toBe(true);
     expect(nouns[2]?.size).toBe(0);
-    expect(nameNounsOf(tools)).toBe(nouns);
+    expect(registrySnapshot(tools).get(nameNouns(englishLoaded.stem))).toBe(nouns);
   });
 });
 
@@ -172,21 +225,20 @@ describe('liftParameters', () => {
   const ranked = () => Float64Array.of(1, 0.98, 0.96, 0.9);
 
   it('parameter names as stemmed name words, once per registry list', () => {
-    expect(parameterWordsOf(all)[2]).toEqual([['location'], ['smok', 'allow']]);
-    expect(parameterWordsOf(all)).toBe(parameterWordsOf(all));
-    expect(parameterWordsOf([{ name: 'ping', description: '', parameters: { type: 'object' } }])).toEqual([[]]);
+    const words = (list: readonly ToolSchema[]) => registrySnapshot(list).get(parameterWords(englishLoaded.stem));
+    expect(words(all)[2]).toEqual([['location'], ['smok', 'allow']]);
+    expect(words(all)).toBe(words(all));
+    expect(words([{ name: 'ping', description: '', parameters: { type: 'object' } }])).toEqual([[]]);
   });
 
   it('a tool gains weight × the share of its parameters the text names', () => {
-    const fused = ranked();
-    liftParameters(fused, 'A hotel in Paris that allows smoking', all, 0.1);
+    const fused = liftParameters(ranked(), 'A hotel in Paris that allows smoking', all, 0.1);
     // search_hotel: one of two parameters named (smok, allow), +0.05; no other tool moves.
     expect([...fused].map((v) => +v.toFixed(6))).toEqual([1, 0.98, 1.01, 0.9]);
   });
 
   it('a word most of the best tools take tells none apart; the divisor is at least 2', () => {
-    const fused = ranked();
-    liftParameters(fused, 'hotels by location', all, 0.1);
+    const fused = liftParameters(ranked(), 'hotels by location', all, 0.1);
     expect([...fused]).toEqual([...ranked()]);
     // With location on one tool of the four, it counts: b has one parameter, but gains half the
     // weight, as a two-parameter tool naming one would.
@@ -196,25 +248,20 @@ describe('liftParameters', () => {
       hotel('a', 'x'),
       hotel('b', 'location'),
     ];
-    const lifted = ranked();
-    liftParameters(lifted, 'hotels by location', few, 0.1);
+    const lifted = liftParameters(ranked(), 'hotels by location', few, 0.1);
     expect([...lifted].map((v) => +v.toFixed(6))).toEqual([1, 0.98, 0.96, 0.95]);
   });
 
   it('only tools with a positive score are lifted; weight 0 changes nothing', () => {
-    const fused = Float64Array.of(1, 0.98, 0, 0.9);
-    liftParameters(fused, 'A hotel in Paris that allows smoking', all, 0.1);
+    const fused = liftParameters(Float64Array.of(1, 0.98, 0, 0.9), 'A hotel in Paris that allows smoking', all, 0.1);
     expect([...fused]).toEqual([1, 0.98, 0, 0.9]);
-    const off = ranked();
-    liftParameters(off, 'A hotel in Paris that allows smoking', all, 0);
+    const off = liftParameters(ranked(), 'A hotel in Paris that allows smoking', all, 0);
     expect([...off]).toEqual([...ranked()]);
   });
 
   it('resolveActions lifts the whole prompt by its parameters, not its clauses', () => {
-    const whole = ranked();
-    const clause = ranked();
-    resolveActions(
-      [{ fused: whole }, { fused: clause }],
+    const [whole = ranked(), clause = ranked()] = resolveActions(
+      [ranked(), ranked()],
       ['A hotel in Paris that allows smoking', 'allows smoking'],
       all,
       {

@@ -91,3 +91,52 @@ describe('an option set to undefined means its default on every selector', () =>
     expect(new KeywordSelector({ topK: undefined }).name).toBe('keyword');
   });
 });
+
+describe('extend: one way to derive a configured selector', () => {
+  const all = registry();
+  const prompt = ctx('read the weather file, then list the directory');
+  const names = (output: { tools: readonly { name: string }[] }) => output.tools.map((tool) => tool.name);
+
+  it('keyword and bm25: options over the selector’s, a key left undefined keeps its value', () => {
+    const ranked = new KeywordSelector({ topK: 1, coreTools: ['list_directory'] });
+    const wider = ranked.extend({ topK: 3, coreTools: undefined });
+    expect(wider.name).toBe('keyword-ranked');
+    expect(names(wider.select(prompt, all))).toContain('list_directory');
+    expect(wider.select(prompt, all)).toEqual(ranked.withTopK(3).select(prompt, all));
+    const bm25 = new Bm25Selector({ topK: 1 });
+    expect(bm25.extend({ topK: 2 }).select(prompt, all)).toEqual(new Bm25Selector({ topK: 2 }).select(prompt, all));
+    expect(bm25.extend({ topK: undefined }).select(prompt, all)).toEqual(bm25.select(prompt, all));
+  });
+
+  it('embedding: merges over its options and keeps sharing its warm corpus', async () => {
+    const embedder = countingEmbedder();
+    const selector = new EmbeddingSelector(embedder, { topK: 1, timeoutMs: 5_000 });
+    await selector.select(prompt, all, { signal });
+    const corpusEmbeds = selector.stats.corpusEmbeds;
+    const copy = selector.extend({ topK: 2, coreTools: ['run_shell_command'], timeoutMs: undefined });
+    expect(copy.topK).toBe(2);
+    expect(copy.timeoutMs).toBe(5_000);
+    expect(copy.coreTools).toEqual(['run_shell_command']);
+    expect(names(await copy.select(prompt, all, { signal }))).toContain('run_shell_command');
+    expect(copy.stats.corpusEmbeds).toBe(corpusEmbeds);
+    // withTimeout(undefined) still clears, which a merge cannot.
+    expect(copy.withTimeout(undefined).timeoutMs).toBeUndefined();
+  });
+
+  it('hybrid: merges over its options; the with* methods are extend', async () => {
+    const selector = new HybridSelector(countingEmbedder(), { topK: 1, multiIntent: false });
+    const viaExtend = await selector.extend({ topK: 2 }).select(prompt, all, { signal });
+    const viaWith = await selector.withTopK(2).select(prompt, all, { signal });
+    const fresh = await new HybridSelector(countingEmbedder(), { topK: 2, multiIntent: false }).select(prompt, all, {
+      signal,
+    });
+    expect(viaExtend.tools).toHaveLength(2);
+    expect(viaExtend).toEqual(viaWith);
+    expect(viaExtend.reasons).toEqual(fresh.reasons);
+    expect(selector.extend({ timeoutMs: 1_000 }).timeoutMs).toBe(1_000);
+    // A copy shares the embedding half's warm corpus: nothing is embedded again.
+    const embeds = selector.dense.stats.corpusEmbeds;
+    await selector.extend({ topK: 3 }).select(prompt, all, { signal });
+    expect(selector.dense.stats.corpusEmbeds).toBe(embeds);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The hybrid's ranking, loaded with its first selection (not needed to import loopctl): the
+ * stage list of the prompt and of its clauses, and the lexical evidence they read.
+ */
+import { denseStage, hybridLexicon, lexicalEvidence, lexicalStage, nameStage } from './blend-stages.js';
+import type * as MultiIntent from './multi-intent.js';
+import type { Contribution, Stage } from './rank-stages.js';
+import type * as WholeTask from './whole-task.js';
+
+export { partsOf, rankTurn } from './rank-stages.js';
+export { hybridLexicon, lexicalEvidence };
+
+/**
+ * The hybrid's ranking, stage by stage, for the prompt and for each of its clauses. Each stage
+ * adds its named contribution to the score the ones before it made (see `rank-stages.ts`); a
+ * stage whose module is not loaded (multi-intent or whole-task off) is skipped. The clause mix
+ * comes last: it moves the score so far toward each tool's best clause score.
+ *
+ * @example
+ * const ranked = rankTurn(hybridStages(await import('./multi-intent.js'), undefined), snapshot, turn)
+ */
+export function hybridStages(
+  intent: typeof MultiIntent | undefined,
+  task: typeof WholeTask | undefined,
+): { prompt: Stage[]; clause: Stage[] } {
+  const prompt = [
+    lexicalStage,
+    denseStage,
+    nameStage,
+    intent?.parameterStage,
+    intent?.actionStage,
+    task?.learnedStage,
+    task?.pairedStage,
+    intent?.clauseStage,
+  ];
+  const clause = [lexicalStage, denseStage, nameStage, intent?.actionStage];
+  return { prompt: prompt.filter(isStage), clause: clause.filter(isStage) };
+}
+
+// The order reasons list their parts in: paired after the clause part, as before the stages
+// (the clause mix is applied after the pairs' lift, so stage order would swap them), keeping the
+// JSON a client reads unchanged. A part not named here follows in stage order.
+const PART_ORDER = ['lexical', 'dense', 'learned', 'clause', 'paired'];
+
+/**
+ * The contributions in the order `ToolReason.parts` lists them (see `partsOf`).
+ *
+ * @example
+ * const reported = reportOrder(ranked.contributions)
+ * partsOf(reported, 3) // { lexical, dense, learned, clause, paired }
+ */
+export function reportOrder(contributions: readonly Contribution[]): Contribution[] {
+  const rank = ({ name }: Contribution) => {
+    const at = PART_ORDER.indexOf(name);
+    return at < 0 ? PART_ORDER.length : at;
+  };
+  return [...contributions].sort((a, b) => rank(a) - rank(b));
+}
+
+function isStage(stage: Stage | undefined): stage is Stage {
+  return stage !== undefined;
+}
