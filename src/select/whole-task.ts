@@ -10,6 +10,9 @@ import { topK } from '../rank/top-k.js';
 import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
+import { withKindLinks } from './kind-links.js';
+import type { PartRanking } from './part-anchors.js';
+import { partAnchors, partBudget } from './part-anchors.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -30,6 +33,12 @@ export interface LinkSource {
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
+    /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */
+    scoreQueries?(
+      texts: readonly string[],
+      all: readonly ToolSchema[],
+      options: { signal?: AbortSignal },
+    ): Promise<{ ok: true; scores: readonly Float32Array[] } | { ok: false }>;
   };
 }
 
@@ -49,7 +58,13 @@ export function linksFor(
   if (!links) {
     links = source.dense
       .toolVectors(all, signal ? { signal } : {})
-      .then((vectors) => inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}) }));
+      .then((vectors) => inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}) }))
+      // Required handles no tool's words link to are served by the nearest finder by meaning.
+      .then((links) => {
+        const score = source.dense.scoreQueries?.bind(source.dense);
+        if (source.options.infer === false || !score) return links;
+        return withKindLinks(all, links, (texts) => score(texts, all, signal ? { signal } : {}));
+      });
     source.cache.set(all, links);
     links.catch(() => source.cache.delete(all));
   }
@@ -85,6 +100,8 @@ export async function prerequisites(
     fused: Float64Array;
     query: string;
     intents: readonly number[];
+    /** Each part's ranking (a multi-part prompt's clauses): their best picks are anchors too. */
+    parts?: readonly PartRanking[];
     denseOk: boolean;
     warnings: string[];
     signal: AbortSignal | undefined;
@@ -101,13 +118,14 @@ export async function prerequisites(
   const top = fused[order[0] as number] as number;
   const { count, margin } = mergeOptions(ANCHOR_DEFAULTS, source.options.anchors);
   const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
+  const parts = turn.parts ?? [];
   return prerequisitesFor(links, {
     picked,
-    anchors,
+    anchors: [...new Set([...anchors, ...partAnchors(parts, picked)])],
     intents,
     score: fused,
     prompt: query,
-    budget: source.options.budget,
+    budget: partBudget(source.options.budget, parts.length),
   });
 }
 
