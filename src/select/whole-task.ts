@@ -11,8 +11,7 @@ import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { withKindLinks } from './kind-links.js';
-import type { PartRanking } from './part-anchors.js';
-import { partAnchors, partBudget } from './part-anchors.js';
+import { partAnchorOrder, partBudget } from './part-anchors.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
@@ -100,8 +99,8 @@ export async function prerequisites(
     fused: Float64Array;
     query: string;
     intents: readonly number[];
-    /** Each part's ranking (a multi-part prompt's clauses): their best picks are anchors too. */
-    parts?: readonly PartRanking[];
+    /** Each part's ranking (a multi-part prompt's clauses): with two or more, every pick is an anchor. */
+    parts?: readonly unknown[];
     denseOk: boolean;
     warnings: string[];
     signal: AbortSignal | undefined;
@@ -121,7 +120,7 @@ export async function prerequisites(
   const parts = turn.parts ?? [];
   return prerequisitesFor(links, {
     picked,
-    anchors: [...new Set([...anchors, ...partAnchors(parts, picked)])],
+    anchors: partAnchorOrder(anchors, order, parts.length),
     intents,
     score: fused,
     prompt: query,
