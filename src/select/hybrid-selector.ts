@@ -404,7 +404,6 @@ export class HybridSelector implements AsyncToolSelector {
           fused,
           query,
           intents,
-          parts: rankings.slice(1),
           denseOk: dense.ok,
           warnings,
           signal,

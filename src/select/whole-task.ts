@@ -11,6 +11,7 @@ import { nameRecord } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { withKindLinks } from './kind-links.js';
+import { intentClauses } from './multi-intent.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
@@ -99,8 +100,6 @@ export async function prerequisites(
     fused: Float64Array;
     query: string;
     intents: readonly number[];
-    /** Each part's ranking (a multi-part prompt's clauses): with two or more, every pick is an anchor. */
-    parts?: readonly unknown[];
     denseOk: boolean;
     warnings: string[];
     signal: AbortSignal | undefined;
@@ -117,7 +116,9 @@ export async function prerequisites(
   const top = fused[order[0] as number] as number;
   const { count, margin } = mergeOptions(ANCHOR_DEFAULTS, source.options.anchors);
   const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
-  const parts = turn.parts ?? [];
+  // The request's parts, by the default clause splitter (read here, not passed in, so the
+  // hybrid's core chunk stays as it was).
+  const parts = intentClauses(query, { share: true }).clauses;
   return prerequisitesFor(links, {
     picked,
     anchors: partAnchorOrder(anchors, order, parts.length),
