@@ -14,6 +14,9 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
+import { withKindLinks } from './kind-links.js';
+import { intentClauses } from './multi-intent.js';
+import { partAnchorOrder, partBudget } from './part-anchors.js';
 import { combine, type Ranked, type RankTurn, type Stage } from './rank-stages.js';
 import type { ToolReason } from './selector.js';
 import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
@@ -37,6 +40,12 @@ export interface LinkSource {
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
+    /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */
+    scoreQueries?(
+      texts: readonly string[],
+      all: readonly ToolSchema[],
+      options: { signal?: AbortSignal },
+    ): Promise<{ ok: true; scores: readonly Float32Array[] } | { ok: false }>;
   };
 }
 
@@ -59,7 +68,13 @@ export function linksFor(
       .toolVectors(all, signal ? { signal } : {})
       .then(async (vectors) =>
         inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}), lexicon: await lexicon }),
-      );
+      )
+      // Required handles no tool's words link to are served by the nearest finder by meaning.
+      .then((links) => {
+        const score = source.dense.scoreQueries?.bind(source.dense);
+        if (source.options.infer === false || !score) return links;
+        return withKindLinks(all, links, (texts) => score(texts, all, signal ? { signal } : {}));
+      });
     source.cache.set(all, links);
     links.catch(() => source.cache.delete(all));
   }
@@ -117,13 +132,16 @@ export async function prerequisites(
   const top = fused[order[0] as number] as number;
   const { count, margin } = mergeOptions(ANCHOR_DEFAULTS, source.options.anchors);
   const anchors = order.filter((i, position) => position < count && (fused[i] as number) >= top - margin);
+  // The request's parts, by the default clause splitter (read here, not passed in, so the
+  // hybrid's core chunk stays as it was).
+  const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
   return prerequisitesFor(links, {
     picked,
-    anchors,
+    anchors: partAnchorOrder(anchors, order, parts.length),
     intents,
     score: fused,
     prompt: query,
-    budget: source.options.budget,
+    budget: partBudget(source.options.budget, parts.length),
     lexicon,
     ...(skipped ? { promptRules: false } : {}),
   });

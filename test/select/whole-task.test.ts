@@ -28,8 +28,10 @@ describe('whole-task selection in the hybrid', () => {
     const output = await select(selector, 'Reply to the email from Mark and say the budget is approved');
     expect(names(output)).toContain('reply_to_email');
     expect(names(output)).toContain('search_inbox');
-    expect(output.reasons?.search_inbox?.neededBy).toEqual(['reply_to_email']);
-    expect(output.tools.length).toBeLessThanOrEqual(3 + 2);
+    // Two parts ("reply …", "say …"): every pick is an anchor, so other picks needing the
+    // lookup are named too, and the budget is 2 plus one for the second part.
+    expect(output.reasons?.search_inbox?.neededBy).toContain('reply_to_email');
+    expect(output.tools.length).toBeLessThanOrEqual(3 + 3);
     const plain = await select(
       new HybridSelector(countingEmbedder(), { topK: 3, links: false }),
       'Reply to the email from Mark and say the budget is approved',
