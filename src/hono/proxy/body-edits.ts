@@ -8,6 +8,8 @@
 import type { BreakpointMove } from './cache-breakpoint.js';
 import { withCacheControl } from './cache-breakpoint.js';
 import { arrayElementSpans } from './json-spans.js';
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 
 /** Replace `text.slice(start, end)` by `text`. */
@@ -16,11 +18,6 @@ export interface Edit {
   readonly end: number;
   readonly text: string;
 }
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `text` with non-overlapping `edits` applied.
