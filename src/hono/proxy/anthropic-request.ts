@@ -10,7 +10,7 @@
 import type { Json } from './json-value.js';
 import { isObject } from './json-value.js';
 import { anthropicSelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
 
 /**

@@ -9,7 +9,7 @@
 import type { Json } from './json-value.js';
 import { isObject } from './json-value.js';
 import { openAISelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
 
 /** A tool's name wherever its kind keeps it: `function.name`, `custom.name`, or `name`. */

@@ -9,7 +9,7 @@
 import { isObject } from './json-value.js';
 import { responsesSelectionQuery } from './latest-user-text.js';
 import { allowedToolNames, toolNameOf } from './openai-request.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
 
 /**
