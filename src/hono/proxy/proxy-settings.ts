@@ -113,6 +113,11 @@ export interface ProxySettings {
    */
   maxSseEventBytes?: number;
   /**
+   * The wire protocols served, one route each. Default {@link PROTOCOLS} (Chat Completions,
+   * Messages, Responses); a protocol of your own is one more object here.
+   */
+  protocols?: readonly ProxyProtocol[];
+  /**
    * The fetch used upstream. Default the app's fetch; `startNodeServer` supplies a keep-alive
    * `node:http` one (`node-upstream-fetch.ts`) unless the app was given a fetch.
    */
@@ -130,11 +135,6 @@ export interface ProxySelectorTable {
 /** Options for `proxyRoutes`: the settings plus what the app shares with the proxy. */
 export interface ProxyRoutesOptions extends ProxySettings {
   selectors: ProxySelectorTable;
-  /**
-   * The wire protocols served, one route each. Default {@link PROTOCOLS} (Chat Completions,
-   * Messages, Responses); a protocol of your own is one more object here.
-   */
-  protocols?: readonly ProxyProtocol[];
   /** Whether the embedding selectors can run (an embedder is configured). */
   hasEmbedder?: boolean;
   /**
