@@ -7,8 +7,9 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, errorResponse } from './api-error.js';
+import { PROTOCOLS } from './proxy/protocols/index.js';
 import { providerError } from './proxy/provider-errors.js';
-import type { WireProtocol } from './proxy/proxy-types.js';
+import type { ProxyProtocol } from './proxy/proxy-protocol.js';
 
 /**
  * The names a loopback bind answers to by default, as they appear in `Host` (an IPv6 address in
@@ -59,18 +60,19 @@ export function allowedHostsGuard(allowed: readonly string[]): MiddlewareHandler
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     if (hostAllowed(host, names)) return next();
-    const protocol = proxyProtocol(new URL(c.req.url).pathname, c.req.header('anthropic-version') !== undefined);
+    const protocol = proxyProtocol(new URL(c.req.url).pathname, c.req.raw.headers);
     return protocol
       ? providerError(protocol, 403, message, { code: 'host_not_allowed' })
       : errorResponse(new ApiError(403, 'host_not_allowed', message));
   };
 }
 
-/** The proxy protocol a path speaks, if it is one of the proxy's routes. */
-function proxyProtocol(path: string, anthropicClient: boolean): WireProtocol | undefined {
-  if (path === '/v1/messages') return 'anthropic';
-  if (path === '/v1/chat/completions') return 'openai';
-  if (path === '/v1/responses') return 'responses';
-  if (path === '/v1/models') return anthropicClient ? 'anthropic' : 'openai';
-  return undefined;
+/** The proxy protocol a path speaks, if it is one of the proxy's routes (the model list: the one the headers claim). */
+function proxyProtocol(path: string, headers: Headers): ProxyProtocol | undefined {
+  if (path === '/v1/models')
+    return (
+      PROTOCOLS.find((protocol) => protocol.models?.claims?.(headers) === true) ??
+      PROTOCOLS.find((protocol) => protocol.models !== undefined)
+    );
+  return PROTOCOLS.find((protocol) => protocol.route === path);
 }

@@ -1,12 +1,15 @@
 /**
- * One server-sent event. `event` is `message` when the stream named none; `data` joins
- * multi-line data with `\n`.
+ * One server-sent event, the one type every reader and writer of SSE in loopctl shares (the
+ * model clients here, the proxy's `sse-events.ts`). `event` is the event type: this parser
+ * fills in `message` when the stream named none; the proxy, which writes events back out,
+ * leaves `message` out (the type a reader assumes without one). `data` joins multi-line data
+ * with `\n`.
  *
  * @example
  * const event: SseEvent = { event: 'content_block_delta', data: '{"type":"content_block_delta"}' }
  */
 export interface SseEvent {
-  readonly event: string;
+  readonly event?: string;
   readonly data: string;
   readonly id?: string;
   readonly retry?: number;
@@ -45,7 +48,7 @@ export function createSseParser(): SseParser {
   let data: string[] = [];
   let lastId: string | undefined;
   let retry: number | undefined;
-  let out: SseEvent[] = [];
+  const out: SseEvent[] = [];
 
   const dispatch = (): void => {
     if (data.length > 0) {
@@ -61,12 +64,12 @@ export function createSseParser(): SseParser {
     retry = undefined;
   };
 
+  // A comment (`:` first) names the empty field, which is none of these: it is skipped.
   const line = (text: string): void => {
     if (text === '') {
       dispatch();
       return;
     }
-    if (text.startsWith(':')) return;
     const colon = text.indexOf(':');
     const field = colon === -1 ? text : text.slice(0, colon);
     let value = colon === -1 ? '' : text.slice(colon + 1);
@@ -77,11 +80,7 @@ export function createSseParser(): SseParser {
     else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
   };
 
-  const take = (): SseEvent[] => {
-    const events = out;
-    out = [];
-    return events;
-  };
+  const take = (): SseEvent[] => out.splice(0);
 
   return {
     push(text) {
@@ -92,9 +91,11 @@ export function createSseParser(): SseParser {
       }
       if (swallowLineFeed && text.startsWith('\n')) text = text.slice(1);
       swallowLineFeed = false;
+      // The buffer holds no line end (the last push consumed them): scan only the new text, so
+      // a long line arriving in many chunks costs one pass, not one per chunk.
       buffer += text;
       let start = 0;
-      for (let i = 0; i < buffer.length; i++) {
+      for (let i = buffer.length - text.length; i < buffer.length; i++) {
         const ch = buffer.charCodeAt(i);
         if (ch !== 10 && ch !== 13) continue;
         line(buffer.slice(start, i));
@@ -111,7 +112,8 @@ export function createSseParser(): SseParser {
       return take();
     },
     end() {
-      if (buffer !== '') line(buffer);
+      // An empty buffer is a blank line: it dispatches, and the dispatch below finds nothing.
+      line(buffer);
       buffer = '';
       dispatch();
       return take();

@@ -9,6 +9,7 @@ import { breakpointMove } from '../../src/hono/proxy/cache-breakpoint.js';
 import { forwardBody } from '../../src/hono/proxy/forward-body.js';
 import { clientHeaders, upstreamHeaders } from '../../src/hono/proxy/forward-headers.js';
 import { keepSet } from '../../src/hono/proxy/keep-set.js';
+import { anthropicUpstream, openAIUpstream } from '../../src/hono/proxy/protocols/index.js';
 import { tokenVerifier } from '../../src/hono/proxy/proxy-auth.js';
 import { proxyControls } from '../../src/hono/proxy/proxy-controls.js';
 import { proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
@@ -309,20 +310,20 @@ describe('headers', () => {
   });
 
   it('token mode: the client credentials are replaced by the server key; controls and hop-by-hop headers stay behind', () => {
-    const sent = Object.fromEntries(upstreamHeaders(incoming, 'anthropic', 'token', 'sk-upstream'));
+    const sent = Object.fromEntries(upstreamHeaders(incoming, anthropicUpstream, 'token', 'sk-upstream'));
     expect(sent).toEqual({
       'x-api-key': 'sk-upstream',
       'anthropic-version': '2023-06-01',
       'anthropic-beta': 'prompt-caching-2024-07-31',
       'x-stainless-lang': 'js',
     });
-    expect(Object.fromEntries(upstreamHeaders(incoming, 'openai', 'token', 'sk-upstream')).authorization).toBe(
+    expect(Object.fromEntries(upstreamHeaders(incoming, openAIUpstream, 'token', 'sk-upstream')).authorization).toBe(
       'Bearer sk-upstream',
     );
   });
 
   it('pass-through mode forwards the client credentials unchanged', () => {
-    const sent = Object.fromEntries(upstreamHeaders(incoming, 'openai', 'passthrough', undefined));
+    const sent = Object.fromEntries(upstreamHeaders(incoming, openAIUpstream, 'passthrough', undefined));
     expect(sent.authorization).toBe('Bearer proxy-token');
     expect(sent['x-api-key']).toBe('proxy-token');
   });

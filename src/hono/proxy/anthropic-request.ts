@@ -6,14 +6,12 @@
  * (`{ type: 'auto' | 'any' | 'none' }` or `{ type: 'tool', name }`) and the calls already made
  * (assistant `tool_use` / `server_tool_use` blocks).
  */
+
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import { anthropicSelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Anthropic's request dialect.

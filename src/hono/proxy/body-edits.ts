@@ -7,20 +7,14 @@
  */
 import type { BreakpointMove } from './cache-breakpoint.js';
 import { withCacheControl } from './cache-breakpoint.js';
+import type { Edit } from './json-spans.js';
 import { arrayElementSpans } from './json-spans.js';
-import type { ProxyRequest, WireProtocol } from './proxy-types.js';
 
-/** Replace `text.slice(start, end)` by `text`. */
-export interface Edit {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
+export type { Edit } from './json-spans.js';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
+import type { ProxyRequest } from './proxy-protocol.js';
 
 /**
  * `text` with non-overlapping `edits` applied.
@@ -89,20 +83,19 @@ export function argumentsValue(text: string): unknown {
  * Edits that rewrite earlier calls of `rewritten` tools (client tools the forwarded surface
  * does not declare) into calls of `call` with `{ name, arguments }`, the form the model used
  * to make them. The upstream then never sees a call to an undeclared tool, and the model sees
- * its own history as it made it.
+ * its own history as it made it. Each entry is rewritten by its protocol's `rewriteCalls`.
  *
  * @example
  * historyEdits(request, new Set(['send_email']), 'call_tool') // one edit per assistant message that called send_email
  */
 export function historyEdits(request: ProxyRequest, rewritten: ReadonlySet<string>, call: string): Edit[] {
   const { conversationSpan, body, protocol, text } = request;
-  const key = protocol === 'responses' ? 'input' : 'messages';
-  const entries = body[key];
+  const entries = body[protocol.dialect.conversationKey];
   if (!conversationSpan || !Array.isArray(entries) || rewritten.size === 0) return [];
   let spans: ReturnType<typeof arrayElementSpans> | undefined;
   const edits: Edit[] = [];
   entries.forEach((entry, index) => {
-    const changed = rewriteEntry(protocol, entry, rewritten, call);
+    const changed = isObject(entry) ? protocol.edits.rewriteCalls(entry, rewritten, call) : undefined;
     if (changed === undefined) return;
     spans ??= arrayElementSpans(text, conversationSpan);
     const span = spans[index];
@@ -111,83 +104,45 @@ export function historyEdits(request: ProxyRequest, rewritten: ReadonlySet<strin
   return edits;
 }
 
-function rewriteEntry(protocol: WireProtocol, entry: unknown, rewritten: ReadonlySet<string>, call: string): unknown {
-  if (!isObject(entry)) return undefined;
-  if (protocol === 'responses') {
-    if (entry.type !== 'function_call' || typeof entry.name !== 'string' || !rewritten.has(entry.name))
-      return undefined;
-    const args = typeof entry.arguments === 'string' ? entry.arguments : '{}';
-    return { ...entry, name: call, arguments: JSON.stringify({ name: entry.name, arguments: argumentsValue(args) }) };
-  }
-  if (entry.role !== 'assistant') return undefined;
-  if (protocol === 'anthropic') {
-    if (!Array.isArray(entry.content)) return undefined;
-    let changed = false;
-    const content = entry.content.map((block: unknown) => {
-      if (!isObject(block) || block.type !== 'tool_use' || typeof block.name !== 'string' || !rewritten.has(block.name))
-        return block;
-      changed = true;
-      return { ...block, name: call, input: { name: block.name, arguments: block.input ?? {} } };
-    });
-    return changed ? { ...entry, content } : undefined;
-  }
-  if (!Array.isArray(entry.tool_calls)) return undefined;
-  let changed = false;
-  const calls = entry.tool_calls.map((item: unknown) => {
-    if (
-      !isObject(item) ||
-      !isObject(item.function) ||
-      typeof item.function.name !== 'string' ||
-      !rewritten.has(item.function.name)
-    )
-      return item;
-    changed = true;
-    const args = typeof item.function.arguments === 'string' ? item.function.arguments : '{}';
-    return {
-      ...item,
-      function: {
-        ...item.function,
-        name: call,
-        arguments: JSON.stringify({ name: item.function.name, arguments: argumentsValue(args) }),
-      },
-    };
-  });
-  return changed ? { ...entry, tool_calls: calls } : undefined;
+/**
+ * A call's arguments in `call_tool` form: `{ name, arguments }` as JSON text, the arguments
+ * parsed when they are valid JSON.
+ *
+ * @example
+ * callToolArguments('send_email', '{"to":"ana"}') // '{"name":"send_email","arguments":{"to":"ana"}}'
+ */
+export function callToolArguments(name: string, args: string): string {
+  return JSON.stringify({ name, arguments: argumentsValue(args) });
 }
 
 /**
- * The edit that appends `entries` (JSON texts) to the conversation: the `messages` array, or
- * the Responses `input` (a string `input` becomes a one-message list first).
+ * The edit that appends `entries` (JSON texts) to the conversation array (`messages`, or a
+ * Responses `input` list).
  *
  * @example
  * appendEdit(request, ['{"role":"tool","tool_call_id":"c1","content":"…"}'])
  */
 export function appendEdit(request: ProxyRequest, entries: readonly string[]): Edit | undefined {
-  if (entries.length === 0) return undefined;
-  const { conversationSpan, text, protocol, body } = request;
-  if (!conversationSpan) return undefined;
-  if (protocol === 'responses' && typeof body.input === 'string') {
-    const user = JSON.stringify({ role: 'user', content: body.input });
-    return { start: conversationSpan.start, end: conversationSpan.end, text: `[${user},${entries.join(',')}]` };
-  }
+  const { conversationSpan, text } = request;
+  if (entries.length === 0 || !conversationSpan) return undefined;
   const close = conversationSpan.end - 1;
   const empty = /^\[\s*$/.test(text.slice(conversationSpan.start, close));
   return { start: close, end: close, text: `${empty ? '' : ','}${entries.join(',')}` };
 }
 
 /**
- * The edit that appends `text` to the conversation's last message: a text block (Anthropic, a
- * Chat message with parts) or the end of its string content; after Chat tool results, a user
- * message of its own (the results stay as they were). It sits after every breakpoint
- * the client set, so the cached prefix holds. Undefined when there is no last message to carry
- * it, and for Responses, where the note is an input item of its own ({@link tailItem}).
+ * The edit that appends `text` to the conversation's last message: a text block (a message with
+ * parts) or the end of its string content; after a message whose role is `ownMessageAfter`
+ * (Chat's tool results), a user message of its own (the results stay as they were). It sits after
+ * every breakpoint the client set, so the cached prefix holds. Undefined when there is no last
+ * message to carry it.
  *
  * @example
- * tailEdit(request, '[loopctl] More tools …')
+ * tailEdit(request, '[loopctl] More tools …', 'tool')
  */
-export function tailEdit(request: ProxyRequest, text: string): Edit | undefined {
-  const { conversationSpan, body, protocol } = request;
-  if (!conversationSpan || protocol === 'responses') return undefined;
+export function tailEdit(request: ProxyRequest, text: string, ownMessageAfter?: string): Edit | undefined {
+  const { conversationSpan, body } = request;
+  if (!conversationSpan) return undefined;
   const entries = body.messages;
   if (!Array.isArray(entries) || entries.length === 0) return undefined;
   const last = entries[entries.length - 1];
@@ -197,7 +152,7 @@ export function tailEdit(request: ProxyRequest, text: string): Edit | undefined 
   if (!span || spans.length !== entries.length) return undefined;
   // After tool results (Chat), a message of its own: the results stay byte for byte, so the next
   // request's cached prefix runs through them.
-  if (protocol === 'openai' && last.role === 'tool') {
+  if (ownMessageAfter !== undefined && last.role === ownMessageAfter) {
     const close = conversationSpan.end - 1;
     return { start: close, end: close, text: `,${JSON.stringify({ role: 'user', content: text })}` };
   }
@@ -206,14 +161,4 @@ export function tailEdit(request: ProxyRequest, text: string): Edit | undefined 
   else if (Array.isArray(last.content)) changed = { ...last, content: [...last.content, { type: 'text', text }] };
   else return undefined;
   return { start: span.start, end: span.end, text: JSON.stringify(changed) };
-}
-
-/**
- * A Responses input item carrying `text` (a developer message), appended after the client's input.
- *
- * @example
- * appendEdit(request, [tailItem('[loopctl] More tools …'), ...appended])
- */
-export function tailItem(text: string): string {
-  return JSON.stringify({ type: 'message', role: 'developer', content: [{ type: 'input_text', text }] });
 }

@@ -6,7 +6,7 @@
  * on messages and system blocks are the client's and are never touched; the count of
  * breakpoints never grows (the provider allows four).
  */
-import type { ClientTool } from './proxy-types.js';
+import type { ClientTool } from './proxy-protocol.js';
 
 /** Where a removed breakpoint goes. */
 export interface BreakpointMove {

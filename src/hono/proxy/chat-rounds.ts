@@ -6,14 +6,12 @@
  * known whether the proxy answers them), and every round after the first continues the same
  * completion: the first round's id, no second `role`, one `finish_reason`, usage summed.
  */
+
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
 import { eventObject } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function messageOf(answer: Readonly<Json>): Json {
   const choice = Array.isArray(answer.choices) ? answer.choices[0] : undefined;

@@ -5,8 +5,7 @@
  * cut connection would reach the client as a bare network error, or, to some clients, as an
  * answer that simply stopped.
  */
-import { streamError } from './provider-errors.js';
-import type { WireProtocol } from './proxy-types.js';
+import type { ProxyProtocol } from './proxy-protocol.js';
 import { streamFailure } from './stream-failure.js';
 
 const encoder = new TextEncoder();
@@ -16,9 +15,12 @@ const LF = 0x0a;
  * The client's stream for an upstream event stream `body`; cancelling it cancels `body`.
  *
  * @example
- * new Response(relayEvents(upstream.body, 'anthropic'), { status: 200, headers })
+ * new Response(relayEvents(upstream.body, anthropicMessages), { status: 200, headers })
  */
-export function relayEvents(body: ReadableStream<Uint8Array>, protocol: WireProtocol): ReadableStream<Uint8Array> {
+export function relayEvents(
+  body: ReadableStream<Uint8Array>,
+  protocol: Pick<ProxyProtocol, 'errorEvent'>,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // The last two bytes relayed: whether the client's parser stands between events.
   let last = [LF, LF];
@@ -39,7 +41,7 @@ export function relayEvents(body: ReadableStream<Uint8Array>, protocol: WireProt
           // An event cut in the middle is ended first, so the error is an event of its own.
           const between = last[0] === LF && last[1] === LF;
           controller.enqueue(
-            encoder.encode(`${between ? '' : '\n\n'}${streamError(protocol, failure.type, failure.message)}`),
+            encoder.encode(`${between ? '' : '\n\n'}${protocol.errorEvent(failure.type, failure.message)}`),
           );
           controller.close();
         }

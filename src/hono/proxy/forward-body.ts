@@ -5,7 +5,7 @@
  */
 import { applyEdits, toolsEdit } from './body-edits.js';
 import type { BreakpointMove } from './cache-breakpoint.js';
-import type { ProxyRequest } from './proxy-types.js';
+import type { ProxyRequest } from './proxy-protocol.js';
 
 /**
  * The body to send upstream for a keep set. Every tool kept and no move: the original text.

@@ -9,7 +9,7 @@
  * encoding headers `fetch` already undid.
  */
 import type { ProxyAuthMode } from './proxy-auth.js';
-import type { WireProtocol } from './proxy-types.js';
+import type { ProxyUpstream } from './proxy-protocol.js';
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
@@ -49,14 +49,14 @@ const RESPONSE_DROPPED = new Set([...HOP_BY_HOP, 'content-encoding', 'content-le
 
 /**
  * The headers to send upstream. In `token` mode the client's credential-like headers stay
- * behind and `apiKey` (the key configured for this upstream) is set.
+ * behind and `apiKey` (the key configured for this upstream) is set the upstream's way.
  *
  * @example
- * upstreamHeaders(c.req.raw.headers, 'anthropic', 'token', env.MODEL_API_KEY)
+ * upstreamHeaders(c.req.raw.headers, anthropicUpstream, 'token', env.MODEL_API_KEY)
  */
 export function upstreamHeaders(
   incoming: Headers,
-  protocol: WireProtocol,
+  upstream: Pick<ProxyUpstream, 'authorize'>,
   mode: ProxyAuthMode,
   apiKey: string | undefined,
 ): Headers {
@@ -66,10 +66,7 @@ export function upstreamHeaders(
     if (mode === 'token' && isCredential(name)) return;
     headers.set(name, value);
   });
-  if (mode === 'token' && apiKey) {
-    if (protocol === 'anthropic') headers.set('x-api-key', apiKey);
-    else headers.set('authorization', `Bearer ${apiKey}`);
-  }
+  if (mode === 'token' && apiKey) upstream.authorize(headers, apiKey);
   return headers;
 }
 

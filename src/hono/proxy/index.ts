@@ -1,6 +1,7 @@
 /**
  * The tool-selecting proxy: OpenAI- and Anthropic-compatible endpoints that narrow each
- * request's tools before forwarding it. See docs/proxy.md.
+ * request's tools before forwarding it, one `ProxyProtocol` object per wire protocol. See
+ * docs/proxy.md.
  *
  * @example
  * import { proxyRoutes } from './src/hono/proxy/index.js'
@@ -9,10 +10,12 @@
 
 export type { UploadBudget } from '../upload-budget.js';
 export { uploadBudget } from '../upload-budget.js';
+export { anthropicMessages, openAIChat, openAIResponses, PROTOCOLS } from './protocols/index.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 export { tokenVerifier } from './proxy-auth.js';
 export type { ProxyVars } from './proxy-env.js';
 export { proxySettingsFromVars } from './proxy-env.js';
+export type { ProxyProtocol, ProxyRequest, ProxyUpstream, WireDialect } from './proxy-protocol.js';
 export type { ProxyRoutesOptions, ProxySelectorTable, ProxySettings } from './proxy-routes.js';
 export { proxyRoutes } from './proxy-routes.js';
 export type { ToolSetBudget, ToolSetBudgetOptions } from './tool-set-budget.js';

@@ -12,6 +12,13 @@ export interface Span {
   readonly end: number;
 }
 
+/** Replace `text.slice(start, end)` by `text`: a span of the client's text, rewritten. */
+export interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
 /**
  * Where a value is already known to end: given a member's key and the offset its value starts
  * at, the offset just past that value, or undefined to scan it. Lets a caller skip a large

@@ -17,7 +17,7 @@
  *
  * Kept tools stay in the client's order, so the request prefix is stable for prompt caches.
  */
-import type { ClientTool, ToolChoice } from './proxy-types.js';
+import type { ClientTool, ToolChoice } from './proxy-protocol.js';
 
 /** What the keep rules decided. */
 export interface KeepSet {

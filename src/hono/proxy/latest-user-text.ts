@@ -16,6 +16,8 @@
  * prompt, not a pasted document, and the work a request causes stays bounded by what is used.
  */
 import type { Message, ToolCall } from '../../message.js';
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 
 /** Selection query, turn and the conversation as loopctl messages. */
 export interface SelectionQuery {
@@ -27,11 +29,6 @@ export interface SelectionQuery {
   readonly turn: number;
   readonly conversation: Message[];
 }
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Longest selection query, in characters; a longer one keeps its first and last halves of this. */
 export const MAX_QUERY_CHARS = 4096;

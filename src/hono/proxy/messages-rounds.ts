@@ -7,14 +7,11 @@
  * second `message_start`, and one `message_delta` closes the message with usage summed.
  */
 import { argumentsValue } from './body-edits.js';
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
 import { eventObject, sumUsage } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const blocksOf = (answer: Readonly<Json>): Json[] =>
   Array.isArray(answer.content) ? answer.content.filter(isObject) : [];

@@ -13,7 +13,7 @@
  * names on every request, so any isolate derives the same surface.
  */
 import type { ToolSchema } from '../../registry/schema.js';
-import type { WireProtocol } from './proxy-types.js';
+import type { ProxyProtocol } from './proxy-protocol.js';
 
 /** The names the proxy's tools go by in one request. */
 export interface MetaNames {
@@ -57,9 +57,9 @@ export function metaNames(taken: ReadonlySet<string>, withCall: boolean): MetaNa
  * The `tools` entries of the proxy's tools in `protocol`'s shape, as JSON texts.
  *
  * @example
- * metaEntries('anthropic', { search: 'find_tools', call: undefined }) // ['{"name":"find_tools","description":…,"input_schema":…}']
+ * metaEntries(anthropicMessages, { search: 'find_tools', call: undefined }) // ['{"name":"find_tools","description":…,"input_schema":…}']
  */
-export function metaEntries(protocol: WireProtocol, names: MetaNames): string[] {
+export function metaEntries(protocol: ProxyProtocol, names: MetaNames): string[] {
   const tools: ToolSchema[] = [
     {
       name: names.search,
@@ -68,18 +68,7 @@ export function metaEntries(protocol: WireProtocol, names: MetaNames): string[] 
     },
   ];
   if (names.call) tools.push({ name: names.call, description: CALL_DESCRIPTION, parameters: CALL_PARAMETERS });
-  return tools.map((tool) => JSON.stringify(entryOf(protocol, tool)));
-}
-
-function entryOf(protocol: WireProtocol, tool: ToolSchema): Record<string, unknown> {
-  if (protocol === 'anthropic')
-    return { name: tool.name, description: tool.description, input_schema: tool.parameters };
-  if (protocol === 'responses')
-    return { type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters };
-  return {
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  };
+  return tools.map((tool) => JSON.stringify(protocol.toolEntry(tool)));
 }
 
 /**

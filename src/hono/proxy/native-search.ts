@@ -8,11 +8,8 @@
  * stay declared, deferred tools must stay declared (they cost nothing), and none of it may be
  * narrowed away. See docs/proxy.md, "Native tool search".
  */
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 
 /** Nesting depth the reference walk follows (references sit 3–5 levels into a message). */
 const MAX_DEPTH = 8;

@@ -1,11 +1,24 @@
 /**
  * The proxy's upstream fetch on Node (the Node edge: imported lazily by `startNodeServer`,
- * never by the runtime-neutral proxy). The global `fetch` (undici) spends about half a
- * millisecond of JavaScript per request on its spec machinery (Request/Response objects, body
- * streams, the fetch algorithm's steps) before and after the bytes move; for a proxy whose own
- * work is well under a millisecond, that is most of its cost. This fetch speaks HTTP/1.1 with
- * `node:http` / `node:https` over one keep-alive agent per server (never one per request), and
- * answers a standard `Response` whose body streams as the bytes arrive.
+ * never by the runtime-neutral proxy), HTTP/1.1 over `node:http` / `node:https` with one
+ * keep-alive agent per server, answering a standard `Response` whose body streams as the bytes
+ * arrive. Workers and Deno use their native `fetch`; on Node the global `fetch` (undici) cannot
+ * serve, for three reasons, each checked in `test/proxy/node-upstream-fetch.test.ts`:
+ *
+ * - **A stale pooled connection fails the request.** When the upstream has closed a kept-alive
+ *   connection the pool still holds (a selection that held the event loop past the upstream's
+ *   keep-alive timeout), undici rejects the POST with `UND_ERR_SOCKET`: it never resends a
+ *   non-idempotent request. The upstream never read it, so it is safe to send once more, on a
+ *   connection of its own ("sends a request once more on a fresh connection when a pooled one
+ *   turns out closed"; undici answers 200, 200, then `fetch failed` there).
+ * - **A large body would hold the event loop.** An 8 MiB prompt is written 256 KiB at a time,
+ *   a turn of the event loop between pieces and after `drain`, so the proxy's other requests
+ *   keep moving ("writes a large body in 256 KiB pieces…"; undici hands a byte body to the
+ *   socket in one write).
+ * - **Its per-call cost is most of the proxy's own.** undici spends about half a millisecond of
+ *   JavaScript per call on its spec machinery (Request/Response objects, body streams, the fetch
+ *   algorithm's steps); the proxy's own work is well under a millisecond (docs/proxy.md, the
+ *   bench's "Upstream call" row: +0.55 ms a request).
  *
  * It covers what the proxy asks of fetch: a string or byte body, `redirect: 'manual'`, an
  * abort signal, and response bodies decoded as fetch would (gzip, deflate, br). Anything else

@@ -5,14 +5,12 @@
  * `{ type: 'function', function: { name } }`, or `{ type: 'allowed_tools', allowed_tools: { mode, tools } }`)
  * and the calls already made (assistant `tool_calls`, legacy `function_call`).
  */
+
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import { openAISelectionQuery } from './latest-user-text.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A tool's name wherever its kind keeps it: `function.name`, `custom.name`, or `name`. */
 export function toolNameOf(entry: Json): unknown {

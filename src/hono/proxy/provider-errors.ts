@@ -8,10 +8,9 @@
  * Upstream errors never come through here: they pass through unchanged but for the server's keys,
  * which are redacted (`redacted-error.ts`).
  */
-import type { WireProtocol } from './proxy-types.js';
+import type { ErrorDetail, ProxyErrorStatus, ProxyProtocol } from './proxy-protocol.js';
 
-/** Statuses the proxy answers by itself. */
-export type ProxyErrorStatus = 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503 | 504;
+export type { ProxyErrorStatus } from './proxy-protocol.js';
 
 const OPENAI_TYPES: Record<ProxyErrorStatus, string> = {
   400: 'invalid_request_error',
@@ -49,46 +48,47 @@ const OPENAI_CODES: Partial<Record<ProxyErrorStatus, string>> = {
 };
 
 /**
+ * OpenAI's error body (Chat Completions and Responses): `{"error":{"message","type","param","code"}}`.
+ *
+ * @example
+ * openAIErrorBody(401, 'a valid proxy token is required', {}) // { error: { type: 'invalid_request_error', code: 'invalid_api_key', … } }
+ */
+export function openAIErrorBody(status: ProxyErrorStatus, message: string, detail: ErrorDetail): unknown {
+  return {
+    error: {
+      message,
+      type: OPENAI_TYPES[status],
+      param: detail.param ?? null,
+      code: detail.code ?? OPENAI_CODES[status] ?? null,
+    },
+  };
+}
+
+/**
+ * Anthropic's error body: `{"type":"error","error":{"type","message"}}`.
+ *
+ * @example
+ * anthropicErrorBody(504, 'the upstream sent nothing', {}) // { type: 'error', error: { type: 'timeout_error', … } }
+ */
+export function anthropicErrorBody(status: ProxyErrorStatus, message: string, _detail: ErrorDetail): unknown {
+  return { type: 'error', error: { type: ANTHROPIC_TYPES[status], message } };
+}
+
+/**
  * An error response shaped like `protocol`'s API.
  *
  * @example
- * return providerError('anthropic', 400, 'x-loopctl-k must be an integer from 1 to 64')
+ * return providerError(anthropicMessages, 400, 'x-loopctl-k must be an integer from 1 to 64')
  */
 export function providerError(
-  protocol: WireProtocol,
+  protocol: Pick<ProxyProtocol, 'errorBody'>,
   status: ProxyErrorStatus,
   message: string,
   options: { param?: string; headers?: Record<string, string>; code?: string } = {},
 ): Response {
-  const body =
-    protocol === 'anthropic'
-      ? { type: 'error', error: { type: ANTHROPIC_TYPES[status], message } }
-      : {
-          error: {
-            message,
-            type: OPENAI_TYPES[status],
-            param: options.param ?? null,
-            code: options.code ?? OPENAI_CODES[status] ?? null,
-          },
-        };
-  return new Response(JSON.stringify(body), {
+  const { headers, ...detail } = options;
+  return new Response(JSON.stringify(protocol.errorBody(status, message, detail)), {
     status,
-    headers: { 'content-type': 'application/json', ...options.headers },
+    headers: { 'content-type': 'application/json', ...headers },
   });
-}
-
-/**
- * An error as an event in `protocol`'s stream shape, for a failure after the stream's status
- * was sent (a keep-alive had begun): OpenAI `data: {"error":{…}}`, Anthropic `event: error`,
- * Responses `event: error` with a `code`.
- *
- * @example
- * streamError('anthropic', 'timeout_error', 'the upstream sent nothing within 300 s')
- */
-export function streamError(protocol: WireProtocol, type: string, message: string): string {
-  if (protocol === 'anthropic')
-    return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
-  if (protocol === 'responses')
-    return `event: error\ndata: ${JSON.stringify({ type: 'error', code: type, message, param: null, sequence_number: 0 })}\n\n`;
-  return `data: ${JSON.stringify({ error: { message, type, param: null, code: type } })}\n\n`;
 }

@@ -7,29 +7,21 @@
 import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
-import { anthropicDialect } from './anthropic-request.js';
 import type { StepParsedBody } from './body-in-steps.js';
 import { checkNesting, DEFAULT_MAX_JSON_DEPTH, JsonDepthError } from './json-nesting.js';
 import type { Span } from './json-spans.js';
 import { arrayElementSpans, topLevelSpans } from './json-spans.js';
-import { hasBreakpoints, isToolSearchEntry, referencedTools } from './native-search.js';
-import { openAIDialect } from './openai-request.js';
-import type { ClientTool, ProxyRequest, WireDialect, WireProtocol } from './proxy-types.js';
+import { isToolSearchEntry, referencedTools } from './native-search.js';
+import { protocolNamed } from './protocols/index.js';
+import type { ClientTool, ProxyProtocol, ProxyRequest, WireDialect, WireProtocol } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
-import { responsesDialect } from './responses-request.js';
 import type { ToolSet, ToolSetCache } from './tool-set-cache.js';
 
-export type { ClientTool, ProxyRequest, ToolChoice, WireDialect, WireProtocol } from './proxy-types.js';
+export type { ClientTool, ProxyRequest, ToolChoice, WireDialect, WireProtocol } from './proxy-protocol.js';
 export { ProxyRequestError } from './request-error.js';
 
-const DIALECTS: Record<WireProtocol, WireDialect> = {
-  openai: openAIDialect,
-  anthropic: anthropicDialect,
-  responses: responsesDialect,
-};
-
 /**
- * Parse a client's request body. Throws {@link ProxyRequestError} (400) on malformed JSON, a
+ * Parse a client's request body in `protocol` (the object, or a built-in one's name). Throws {@link ProxyRequestError} (400) on malformed JSON, a
  * body that is not an object, a `tools` that is not an array, a tool without a name, or two
  * tools with one name.
  *
@@ -47,13 +39,14 @@ const DIALECTS: Record<WireProtocol, WireDialect> = {
  * request.tools.map((tool) => tool.name)
  */
 export function parseProxyRequest(
-  protocol: WireProtocol,
+  protocolOrName: ProxyProtocol | WireProtocol,
   text: string,
   toolSets?: ToolSetCache,
   parsed?: StepParsedBody,
   maxDepth = DEFAULT_MAX_JSON_DEPTH,
 ): ProxyRequest {
-  const dialect = DIALECTS[protocol];
+  const protocol = typeof protocolOrName === 'string' ? protocolNamed(protocolOrName) : protocolOrName;
+  const { dialect } = protocol;
   if (!parsed) checkDepth(text, maxDepth);
   const known = toolSets && !parsed ? parseKnownTools(protocol, text, dialect, toolSets) : undefined;
   if (known) return known;
@@ -78,7 +71,7 @@ export function parseProxyRequest(
 
 /** The request when its `tools` text is a cached one and the rest is valid JSON; else undefined. */
 function parseKnownTools(
-  protocol: WireProtocol,
+  protocol: ProxyProtocol,
   text: string,
   dialect: WireDialect,
   toolSets: ToolSetCache,
@@ -152,7 +145,7 @@ function readToolSet(toolsText: string, entries: readonly unknown[], dialect: Wi
 }
 
 function assemble(
-  protocol: WireProtocol,
+  protocol: ProxyProtocol,
   dialect: WireDialect,
   text: string,
   record: Record<string, unknown>,
@@ -179,7 +172,7 @@ function assemble(
     referenced: toolSet ? referencedTools(conversation) : new Set(),
     nativeSearch: toolSet?.nativeSearch ?? false,
     // A warm request's record holds `tools: []`: the tool set says whether its tools carry a breakpoint.
-    breakpoints: protocol === 'anthropic' ? (toolSet?.breakpoints ?? false) || hasBreakpoints(record) : undefined,
+    breakpoints: protocol.breakpoints(record, toolSet?.breakpoints ?? false),
     stream: record.stream === true,
     conversationSpan,
     ...dialect.context(record),

@@ -2,7 +2,7 @@
  * Where the proxy forwards each protocol: the one rule the routes use and the `loopctl serve`
  * banner prints, so what the banner says is what the proxy does.
  */
-import type { WireProtocol } from './proxy-types.js';
+import type { WireProtocol } from './proxy-protocol.js';
 
 /** The settings the upstreams come from (a subset of `ProxySettings`). */
 export interface UpstreamSettings {

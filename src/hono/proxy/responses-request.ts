@@ -5,15 +5,12 @@
  * (`'auto' | 'none' | 'required'`, `{ type: 'function', name }`,
  * `{ type: 'allowed_tools', mode, tools }`) and the calls already made (`function_call` items).
  */
+
+import { isObject } from './json-value.js';
 import { responsesSelectionQuery } from './latest-user-text.js';
 import { allowedToolNames, toolNameOf } from './openai-request.js';
-import type { ClientTool, ToolChoice, WireDialect } from './proxy-types.js';
+import type { ClientTool, ToolChoice, WireDialect } from './proxy-protocol.js';
 import { ProxyRequestError } from './request-error.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The Responses request dialect.

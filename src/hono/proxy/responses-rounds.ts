@@ -6,14 +6,12 @@
  * round's response: no second `response.created`, output indices and sequence numbers run on,
  * and one `response.completed` lists exactly the items the client saw, usage summed.
  */
+
+import type { Json } from './json-value.js';
+import { isObject } from './json-value.js';
 import type { CallResult, ModelCall, RoundCodec, StreamCodec, StreamRoundEnd } from './round-codec.js';
 import { eventObject } from './round-codec.js';
 import type { SseEvent } from './sse-events.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const outputOf = (answer: Readonly<Json>): Json[] =>
   Array.isArray(answer.output) ? answer.output.filter(isObject) : [];

@@ -1,15 +1,14 @@
 /**
  * Server-sent events as the proxy reads and writes them when it has to look inside a stream
- * (server-side tool search): events split on blank lines (`\n\n`, `\r\n\r\n`), `event:` and
- * `data:` fields read, comments skipped. A stream it does not need to read is relayed as bytes.
+ * (server-side tool search). Reading is the one SSE parser (`model/sse.ts`, the WHATWG rules),
+ * with what a proxy adds: a bound on the bytes one event may reach, the body cancelled when
+ * reading stops early, and the default `message` type left out so an event is written back as
+ * it came. A stream the proxy does not need to read is relayed as bytes.
  */
+import type { SseEvent } from '../../model/sse.js';
+import { createSseParser } from '../../model/sse.js';
 
-/** One event. */
-export interface SseEvent {
-  readonly event?: string;
-  /** The `data` field (several `data:` lines joined with `\n`). */
-  readonly data: string;
-}
+export type { SseEvent } from '../../model/sse.js';
 
 /**
  * Default for {@link SseEventOptions.maxEventBytes}: 16 MiB. The largest legitimate event is a
@@ -49,35 +48,20 @@ export async function* sseEvents(
   const maxEventBytes = options.maxEventBytes ?? MAX_SSE_EVENT_BYTES;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = '';
-  // Bytes of the unfinished event in `buffer`, and where in it a boundary may still begin (the
-  // text before was searched): an endless event costs one pass, not one per chunk.
-  let pending = 0;
-  let from = 0;
+  const parser = createSseParser();
+  const unfinished = unfinishedEventBytes();
   let ended = false;
   try {
     while (true) {
       const { done, value } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      if (!done) pending += value.byteLength;
-      let boundary = nextBoundary(buffer, from);
-      const split = boundary !== undefined;
-      while (boundary) {
-        const event = parseEvent(buffer.slice(0, boundary.at));
-        buffer = buffer.slice(boundary.at + boundary.length);
-        if (event) yield event;
-        boundary = nextBoundary(buffer, 0);
-      }
-      if (split) pending = utf8Length(buffer);
-      // `\r\n\r` at the end may become a boundary with the next chunk.
-      from = Math.max(0, buffer.length - 3);
-      if (pending > maxEventBytes) throw new SseEventTooLarge(maxEventBytes);
+      const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+      for (const event of parser.push(text)) yield asWritten(event);
       if (done) {
         ended = true;
-        const last = parseEvent(buffer);
-        if (last) yield last;
+        for (const event of parser.end()) yield asWritten(event);
         return;
       }
+      if (unfinished(text, value.byteLength) > maxEventBytes) throw new SseEventTooLarge(maxEventBytes);
     }
   } finally {
     // Nobody reads the rest: let the upstream connection go.
@@ -86,12 +70,32 @@ export async function* sseEvents(
   }
 }
 
-function nextBoundary(buffer: string, from: number): { at: number; length: number } | undefined {
-  const lf = buffer.indexOf('\n\n', from);
-  const crlf = buffer.indexOf('\r\n\r\n', from);
-  if (lf === -1 && crlf === -1) return undefined;
-  if (crlf !== -1 && (lf === -1 || crlf < lf)) return { at: crlf, length: 4 };
-  return { at: lf, length: 2 };
+// The parser names an unnamed event `message`; written back, it stays unnamed.
+function asWritten(event: SseEvent): SseEvent {
+  if (event.event !== 'message') return event;
+  const { event: _, ...unnamed } = event;
+  return unnamed;
+}
+
+// Two line ends in a row (CRLF one end, not two) end an event, dispatched or not (a comment).
+const BLANK_LINE = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r(?!\n)|\n)/g;
+
+/**
+ * A counter of the bytes of the event being read: fed each chunk's text and byte length, it
+ * answers the bytes since the last blank line. The last 3 characters of a chunk are scanned
+ * again with the next, where a blank line split between chunks ends.
+ */
+function unfinishedEventBytes(): (text: string, bytes: number) => number {
+  let pending = 0;
+  let carry = '';
+  return (text, bytes) => {
+    const scan = carry + text;
+    let end = -1;
+    for (const match of scan.matchAll(BLANK_LINE)) end = match.index + match[0].length;
+    pending = end === -1 ? pending + bytes : utf8Length(scan.slice(end));
+    carry = scan.slice(-3);
+    return pending;
+  };
 }
 
 /** UTF-8 bytes of `text` (a lone surrogate counts as the 3 bytes of its replacement). */
@@ -107,21 +111,6 @@ function utf8Length(text: string): number {
     } else bytes += 3;
   }
   return bytes;
-}
-
-function parseEvent(block: string): SseEvent | undefined {
-  let event: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split(/\r?\n/)) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-  }
-  if (data.length === 0 && event === undefined) return undefined;
-  return { ...(event !== undefined ? { event } : {}), data: data.join('\n') };
 }
 
 /**

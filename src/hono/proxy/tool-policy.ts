@@ -18,12 +18,13 @@
  *
  * Requests that use the vendor's own tool search, or `allowed_tools`, are not narrowed at all.
  */
+import type { SelectionContext } from '../../select/selector.js';
 import type { BreakpointMove } from './cache-breakpoint.js';
 import { breakpointMove } from './cache-breakpoint.js';
 import { keepSet } from './keep-set.js';
 import type { MetaNames } from './meta-tools.js';
 import { metaNames } from './meta-tools.js';
-import type { ClientTool, ProxyRequest } from './proxy-types.js';
+import type { ClientTool, ProxyRequest } from './proxy-protocol.js';
 import type { ToolSelection } from './select-tools.js';
 
 /** A tool policy by name (`PROXY_POLICY`, `x-loopctl-policy`). */
@@ -75,6 +76,66 @@ export interface ToolPlan {
   readonly warnings: readonly string[];
 }
 
+/** What the policy decided for one request: its tools untouched (and why), or a plan. */
+export type PolicyDecision =
+  | {
+      readonly kind: 'skip';
+      readonly skipped: SkipReason;
+      readonly policy?: ResolvedPolicy;
+      /** Set when the skip came after a selection (a small registry). */
+      readonly selection?: ToolSelection;
+    }
+  | { readonly kind: 'plan'; readonly plan: ToolPlan; readonly selection: ToolSelection };
+
+/** {@link PolicyOptions} plus what the client's controls say of this request. */
+export interface DecisionOptions extends PolicyOptions {
+  /** The client asked for its tools untouched (`x-loopctl-bypass`). */
+  readonly bypass: boolean;
+  /** Client tools kept per request: a request listing fewer goes untouched. */
+  readonly k: number;
+}
+
+/**
+ * The policy, consulted once for one request: the policy it resolves to, whether it goes
+ * untouched, and else the plan from the selection `select` makes for the policy's query.
+ *
+ * @example
+ * const decision = await decideTools(request, options, (context) => selectTools(resolve, context, request.selectable, signal))
+ * if (decision.kind === 'plan') decision.plan.kept // the loaded set
+ */
+export async function decideTools(
+  request: ProxyRequest,
+  options: DecisionOptions,
+  select: (context: SelectionContext) => Promise<ToolSelection>,
+): Promise<PolicyDecision> {
+  const count = request.tools.length;
+  if (options.bypass) return { kind: 'skip', skipped: 'bypass' };
+  if (count === 0) return { kind: 'skip', skipped: 'no-tools' };
+  const policy = resolvePolicy(request, options);
+  if (count < options.k) return { kind: 'skip', skipped: 'under-k', policy };
+  const skipped = skipBeforeSelection(request, policy);
+  if (skipped) return { kind: 'skip', skipped, policy };
+  const selection = await select(selectionContext(request, policy));
+  const plan = planTools(request, policy, selection, options);
+  return typeof plan === 'string'
+    ? { kind: 'skip', skipped: plan, policy, selection }
+    : { kind: 'plan', plan, selection };
+}
+
+/**
+ * What a policy selects from: `stable` the conversation's first user message alone (the loaded
+ * set is fixed for the conversation), the others the conversation as it stands.
+ *
+ * @example
+ * selectionContext(request, 'stable') // { turn: 1, latestUserMessage: request.firstQuery, … }
+ */
+export function selectionContext(request: ProxyRequest, policy: ResolvedPolicy): SelectionContext {
+  const query = selectionQuery(request, policy);
+  return policy === 'stable'
+    ? { turn: 1, latestUserMessage: query, conversation: query !== undefined ? [{ role: 'user', content: query }] : [] }
+    : { turn: request.turn, latestUserMessage: query, conversation: request.conversation };
+}
+
 /** The default {@link PolicyOptions.minDeferredTokens}. */
 export const MIN_DEFERRED_TOKENS = 8192;
 
@@ -90,11 +151,7 @@ export function prefixCached(
   options: Pick<PolicyOptions, 'prefixCache' | 'upstreamCaches'>,
 ): boolean {
   if (options.prefixCache !== 'auto') return options.prefixCache === 'on';
-  if (request.protocol === 'anthropic') return request.breakpoints === true;
-  return (
-    options.upstreamCaches ||
-    (typeof request.body.prompt_cache_key === 'string' && request.body.prompt_cache_key !== '')
-  );
+  return request.protocol.cache.prefixCached(request, options.upstreamCaches);
 }
 
 /**
@@ -119,9 +176,7 @@ export function skipBeforeSelection(request: ProxyRequest, policy: ResolvedPolic
   if (request.toolChoice.kind === 'allowed') return 'allowed-tools';
   if (policy === 'narrow') return undefined;
   if (request.nativeSearch) return 'native-search';
-  if (request.protocol === 'responses' && typeof request.body.previous_response_id === 'string')
-    return 'previous-response';
-  return undefined;
+  return request.protocol.skip(request.body);
 }
 
 /**
@@ -164,7 +219,7 @@ export function planTools(
   const rewritten = new Set(
     stable && meta ? leftOut.filter((tool) => request.called.has(tool.name)).map((tool) => tool.name) : [],
   );
-  const move = request.protocol === 'anthropic' ? breakpointMove(tools, kept) : undefined;
+  const move = request.protocol.cache.movesBreakpoints ? breakpointMove(tools, kept) : undefined;
   return { policy, kept, ...(move ? { move } : {}), ...(meta ? { meta } : {}), rewritten, warnings };
 }
 
@@ -183,11 +238,7 @@ export function selectionQuery(request: ProxyRequest, policy: ResolvedPolicy): s
 function searchAllowed(request: ProxyRequest): boolean {
   const { body } = request;
   if (typeof body.n === 'number' && body.n > 1) return false; // several choices cannot share one continuation
-  if (request.protocol === 'anthropic' && Array.isArray(body.messages)) {
-    const last = body.messages[body.messages.length - 1] as { role?: unknown } | undefined;
-    if (last?.role === 'assistant') return false; // a prefilled answer continues the client's own turn
-  }
-  return true;
+  return request.protocol.canContinue(body);
 }
 
 function costOf(request: ProxyRequest, tools: readonly ClientTool[]): number {

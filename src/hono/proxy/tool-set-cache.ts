@@ -15,7 +15,7 @@
 import { lruGet, lruSet } from '../../embed/lru.js';
 import { mergeOptions } from '../../options.js';
 import type { ToolSchema } from '../../registry/schema.js';
-import type { ClientTool } from './proxy-types.js';
+import type { ClientTool } from './proxy-protocol.js';
 
 /** What is kept per tool set. */
 export interface ToolSet {
