@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A large tool list for scripts/bench-gateway.mjs, from the public sets' tools only (never their
 // cases): every set's tools.json under --data (bfcl first, so its names stay as they are), then
-// copies under a numbered namespace (`copy2.math.factorial`) until --count tools. The copies
+// copies under a numbered namespace (`c2.math.factorial`) until --count tools. The copies
 // keep their descriptions, so the list is as hard to rank as a real catalogue with near-duplicates.
 //
 //   node scripts/bench-gateway-tools.mjs --count 10000 --out /tmp/tools-10000.json
@@ -42,10 +42,15 @@ for (const set of sets) {
     }
 }
 const tools = [];
+const names = new Set();
 for (let copy = 1; tools.length < count; copy++)
   for (const tool of base) {
     if (tools.length >= count) break;
-    tools.push(copy === 1 ? tool : { ...tool, name: `copy${copy}.${tool.name}` });
+    // Clipped to the 64 characters a tool name may have; a clipped name that clashes is skipped.
+    const name = copy === 1 ? tool.name : `c${copy}.${tool.name}`.slice(0, 64);
+    if (names.has(name)) continue;
+    names.add(name);
+    tools.push({ ...tool, name });
   }
 writeFileSync(values.out, `${JSON.stringify(tools)}\n`);
 process.stdout.write(`${values.out}: ${tools.length} tools (${base.length} distinct from ${sets.join(', ')})\n`);

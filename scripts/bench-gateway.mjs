@@ -20,7 +20,7 @@
 // the first search only once the gateway says its index is ready (a search after start-up);
 // without it the first search goes out at once, and waits for the mounts and the model.
 //
-//   npm run build && node scripts/bench-gateway.mjs [--set bfcl] [--cases N] [--selectors hybrid,bm25] [--vectors] [--tools FILE] [--wait-ready] [--json out.json]
+//   npm run build && node scripts/bench-gateway.mjs [--set bfcl] [--cases N] [--selectors hybrid,bm25] [--vectors] [--tools FILE] [--wait-ready] [--profile DIR] [--json out.json]
 //
 // Test split only (the project's sha256 split, as npm run eval uses): never tune on it. Run it
 // under the shared lock: flock /tmp/loopctl-heavy.lock node scripts/bench-gateway.mjs
@@ -44,6 +44,7 @@ const { values } = parseArgs({
     tools: { type: 'string' },
     vectors: { type: 'boolean', default: false },
     'wait-ready': { type: 'boolean', default: false },
+    profile: { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -139,7 +140,9 @@ async function gatewayRun(selector, vectorsFile) {
   const ready = new Promise((done) => {
     onReady = done;
   });
-  const args = [join(root, 'bin/loopctl.mjs'), 'mcp', '--config', config, '--selector', selector];
+  // --profile DIR: the gateway's own CPU profile (node --cpu-prof), written when it exits.
+  const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)] : [];
+  const args = [...profile, join(root, 'bin/loopctl.mjs'), 'mcp', '--config', config, '--selector', selector];
   if (vectorsFile && selector === 'hybrid') args.push('--vectors', vectorsFile);
   const client = await connect(node, args, {}, (line) => {
     if (readyMs === undefined && /search index ready/.test(line)) {
