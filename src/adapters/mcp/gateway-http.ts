@@ -4,11 +4,10 @@
  * session gets its own SDK `Server` and transport over the one shared gateway, so what a session
  * was shown (its found tools) stays its own, and every session searches the same warm index.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
-import { type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+import { type GatewayMcpServer, type GatewayServerOptions, gatewayServer } from './gateway-server.js';
 
 /** Options for {@link gatewayHttp}. */
 export interface GatewayHttpOptions extends GatewayServerOptions {
@@ -38,7 +37,7 @@ export interface GatewayHttp {
 }
 
 interface Session {
-  readonly server: Server;
+  readonly server: GatewayMcpServer;
   readonly transport: WebStandardStreamableHTTPServerTransport;
 }
 

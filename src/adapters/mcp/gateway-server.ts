@@ -1,9 +1,9 @@
 /**
  * The gateway as an MCP server: a small fixed `tools/list` (a search tool, a call tool, and
  * the configured core tools), served with the MCP SDK's `Server` over any transport the caller
- * connects (stdio from the CLI; Streamable HTTP through `gatewayHttp`). The SDK negotiates the protocol version.
+ * connects (stdio from the CLI; Streamable HTTP through `gatewayHttp`). The SDK negotiates the
+ * protocol version.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
@@ -35,6 +35,23 @@ export interface GatewayServerOptions {
   readonly exposeFound?: boolean;
 }
 
+/**
+ * The SDK `Server` that {@link gatewayServer} returns, as far as a caller uses it: loopctl's
+ * declarations name no SDK type, so a project type-checks them without the SDK's (which need the
+ * DOM's `HeadersInit`). It is the SDK's `Server`: connect it to any SDK server transport.
+ *
+ * @example
+ * const server: GatewayMcpServer = await gatewayServer(gateway)
+ * await server.connect(new StdioServerTransport())
+ */
+export interface GatewayMcpServer {
+  /** Start serving over an SDK server transport (`StdioServerTransport`, a Streamable HTTP one). */
+  connect(transport: object): Promise<void>;
+  close(): Promise<void>;
+  /** Called once the transport has closed. */
+  onclose?: (() => void) | undefined;
+}
+
 /** At most this many found tools join a session's list, so it stays small. */
 const MAX_FOUND = 64;
 
@@ -49,14 +66,18 @@ interface Session {
 /**
  * An SDK `Server` answering `tools/list` and `tools/call` for `gateway`; connect it to a
  * transport. One server is one session (one client): make one per session over a shared
- * gateway, as `gatewayHttp` does; each keeps its own found tools. The SDK (`@modelcontextprotocol/sdk`, an optional peer) is imported here, on first
- * use, with a clear message when it is missing.
+ * gateway, as `gatewayHttp` does; each keeps its own found tools. The SDK
+ * (`@modelcontextprotocol/sdk`, an optional peer) is imported here, on first use, with a clear
+ * message when it is missing.
  *
  * @example
  * const server = await gatewayServer(gateway, { exposeFound: false })
  * await server.connect(new StdioServerTransport())
  */
-export async function gatewayServer(gateway: McpGateway, options: GatewayServerOptions = {}): Promise<Server> {
+export async function gatewayServer(
+  gateway: McpGateway,
+  options: GatewayServerOptions = {},
+): Promise<GatewayMcpServer> {
   const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema }] = await importServerSdk();
   const exposeFound = options.exposeFound ?? false;
   const server = new Server(options.serverInfo ?? { name: 'loopctl-gateway', version: '0.1.0' }, {

@@ -26,7 +26,7 @@ export { parseGatewayConfig, stripJsonComments } from './gateway-config.js';
 export type { GatewayHttp, GatewayHttpOptions } from './gateway-http.js';
 export { gatewayHttp } from './gateway-http.js';
 export { boundResult, DEFAULT_MAX_RESULT_CHARS } from './gateway-result.js';
-export type { GatewayServerOptions } from './gateway-server.js';
+export type { GatewayMcpServer, GatewayServerOptions } from './gateway-server.js';
 export { CALL_TOOL, gatewayServer, SEARCH_TOOL } from './gateway-server.js';
 export type { McpFetch } from './http-transport.js';
 export { mountMcp } from './mount.js';
