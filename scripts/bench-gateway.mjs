@@ -11,7 +11,16 @@
 // - the first search's latency after the gateway started (it waits for the mounts and the
 //   model) and the warm searches' p50/p95, measured at the client (stdio round trip included).
 //
-//   npm run build && node scripts/bench-gateway.mjs [--set bfcl] [--cases N] [--selectors hybrid,bm25] [--json out.json]
+// - with --vectors, the hybrid runs with a vectors file `loopctl mcp --build-vectors` wrote for
+//   the same config first (its build time is reported), as a user ships one;
+// - the moment the gateway logged its search index ready (model, vectors, corpus, links).
+//
+// --tools FILE replaces the generated server's list (e.g. 10,000 tools from
+// scripts/bench-gateway-tools.mjs); the set's test prompts still score it. --wait-ready issues
+// the first search only once the gateway says its index is ready (a search after start-up);
+// without it the first search goes out at once, and waits for the mounts and the model.
+//
+//   npm run build && node scripts/bench-gateway.mjs [--set bfcl] [--cases N] [--selectors hybrid,bm25] [--vectors] [--tools FILE] [--wait-ready] [--profile DIR] [--json out.json]
 //
 // Test split only (the project's sha256 split, as npm run eval uses): never tune on it. Run it
 // under the shared lock: flock /tmp/loopctl-heavy.lock node scripts/bench-gateway.mjs
@@ -32,6 +41,10 @@ const { values } = parseArgs({
     data: { type: 'string', default: resolve(root, '../shared/eval') },
     cases: { type: 'string' },
     selectors: { type: 'string', default: 'hybrid,bm25' },
+    tools: { type: 'string' },
+    vectors: { type: 'boolean', default: false },
+    'wait-ready': { type: 'boolean', default: false },
+    profile: { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -47,7 +60,8 @@ const bin = (name) => {
 };
 
 const setDir = join(values.data, values.set);
-const setTools = loadTools(join(setDir, 'tools.json'));
+const toolsFile = values.tools ? resolve(values.tools) : join(setDir, 'tools.json');
+const setTools = loadTools(toolsFile);
 let cases = loadCases(join(setDir, 'cases.jsonl'), 'test');
 if (values.cases) cases = cases.slice(0, Number(values.cases));
 const work = mkdtempSync(join(tmpdir(), 'loopctl-bench-gateway-'));
@@ -56,17 +70,44 @@ const servers = {
   filesystem: { command: node, args: [bin('filesystem'), work] },
   memory: { command: node, args: [bin('memory')], env: { MEMORY_FILE_PATH: join(work, 'memory.jsonl') } },
   everything: { command: node, args: [bin('everything'), 'stdio'] },
-  [setKey]: { command: node, args: [join(root, 'scripts/bench-gateway-server.mjs'), join(setDir, 'tools.json')] },
+  [setKey]: { command: node, args: [join(root, 'scripts/bench-gateway-server.mjs'), toolsFile] },
 };
 const config = join(work, 'mcp.json');
 writeFileSync(config, JSON.stringify({ mcpServers: servers }));
 
-/** A connected SDK client for a stdio command. */
-async function connect(command, args, env) {
+/** A connected SDK client for a stdio command; `onLog` hears its stderr, line by line. */
+async function connect(command, args, env, onLog) {
   const client = new Client({ name: 'bench-gateway', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command, args, env: { ...process.env, ...env }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...process.env, ...env },
+    stderr: onLog ? 'pipe' : 'ignore',
+  });
+  if (onLog) {
+    let buffer = '';
+    transport.stderr?.setEncoding('utf8').on('data', (chunk) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+        onLog(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+      }
+    });
+  }
   await client.connect(transport);
   return client;
+}
+
+/** `loopctl mcp --build-vectors` for the bench's config: the file a user would ship. */
+async function buildVectors() {
+  const { execFileSync } = await import('node:child_process');
+  const file = join(work, 'gateway.lcv');
+  const t0 = performance.now();
+  const line = execFileSync(node, [join(root, 'bin/loopctl.mjs'), 'mcp', '--config', config, '--build-vectors', file], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  return { file, ms: Math.round(performance.now() - t0), line: line.trim() };
 }
 
 const tokensOf = (tools) => countTokens(JSON.stringify(tools));
@@ -91,25 +132,36 @@ const gatewayName = assignNames(
 );
 
 /** One gateway run: its list, the first search, then one search per test case. */
-async function gatewayRun(selector) {
+async function gatewayRun(selector, vectorsFile) {
   const started = performance.now();
-  const client = await connect(node, [
-    join(root, 'bin/loopctl.mjs'),
-    'mcp',
-    '--config',
-    config,
-    '--selector',
-    selector,
-  ]);
+  let readyMs;
+  let readyLine;
+  let onReady;
+  const ready = new Promise((done) => {
+    onReady = done;
+  });
+  // --profile DIR: the gateway's own CPU profile (node --cpu-prof), written when it exits.
+  const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)] : [];
+  const args = [...profile, join(root, 'bin/loopctl.mjs'), 'mcp', '--config', config, '--selector', selector];
+  if (vectorsFile && selector === 'hybrid') args.push('--vectors', vectorsFile);
+  const client = await connect(node, args, {}, (line) => {
+    if (readyMs === undefined && /search index ready/.test(line)) {
+      readyMs = performance.now() - started;
+      readyLine = line;
+      onReady();
+    }
+  });
   const connectedMs = performance.now() - started;
   const { tools } = await client.listTools();
   const search = async (query) => {
     const result = await client.callTool({ name: 'search_tools', arguments: { query, limit: 5 } });
     return JSON.parse(result.content[0].text);
   };
+  if (values['wait-ready']) await ready;
   const first = performance.now();
   const firstAnswer = await search(cases[0].query);
   const firstMs = performance.now() - first;
+  const firstFromSpawnMs = performance.now() - started;
   const times = [];
   let full = 0;
   let recall = 0;
@@ -132,6 +184,10 @@ async function gatewayRun(selector) {
     listTools: tools.length,
     connectedMs: Math.round(connectedMs),
     firstSearchMs: Math.round(firstMs),
+    firstAnswerFromSpawnMs: Math.round(firstFromSpawnMs),
+    readyMs: readyMs === undefined ? undefined : Math.round(readyMs),
+    readyLine,
+    waitedForReady: values['wait-ready'],
     p50Ms: Number(percentile(times, 50).toFixed(1)),
     p95Ms: Number(percentile(times, 95).toFixed(1)),
     fullRecallAt5: Number((full / cases.length).toFixed(3)),
@@ -153,17 +209,23 @@ function aiSdkBaseline() {
 try {
   const upstreams = await upstreamLists();
   const upstreamTokens = Object.values(upstreams).reduce((sum, u) => sum + u.tokens, 0);
+  const vectors = values.vectors ? await buildVectors() : undefined;
   const runs = [];
-  for (const selector of values.selectors.split(',')) runs.push(await gatewayRun(selector));
+  for (const selector of values.selectors.split(',')) runs.push(await gatewayRun(selector, vectors?.file));
   const report = {
     set: values.set,
     cases: cases.length,
     upstreams,
     upstreamTokens,
+    tools: setTools.length,
+    vectors: vectors ? { buildMs: vectors.ms, line: vectors.line } : undefined,
     runs,
     aiSdkKeyword: aiSdkBaseline(),
   };
-  console.log(`set ${values.set}, ${cases.length} test cases; node ${process.version}`);
+  console.log(
+    `set ${values.set}, ${cases.length} test cases, generated server ${setTools.length} tools; node ${process.version}`,
+  );
+  if (vectors) console.log(`vectors: ${vectors.line} (command ${vectors.ms} ms)`);
   console.log(
     `tools/list tokens (o200k): upstreams ${upstreamTokens.toLocaleString('en')} (${Object.entries(upstreams)
       .map(([n, u]) => `${n} ${u.tools} tools, ${u.tokens.toLocaleString('en')}`)
@@ -172,7 +234,9 @@ try {
   for (const run of runs)
     console.log(
       `gateway --selector ${run.selector} (ranked by ${run.rankedBy}): tools/list ${run.listTools} tools, ${run.listTokens} tokens; ` +
-        `full recall@5 ${run.fullRecallAt5} (mean recall@5 ${run.recallAt5}); connected ${run.connectedMs} ms, first search ${run.firstSearchMs} ms, warm p50 ${run.p50Ms} ms, p95 ${run.p95Ms} ms` +
+        `full recall@5 ${run.fullRecallAt5} (mean recall@5 ${run.recallAt5}); connected ${run.connectedMs} ms, ` +
+        `index ready ${run.readyMs ?? '?'} ms after spawn, first search ${run.firstSearchMs} ms${run.waitedForReady ? ' (issued once ready)' : ' (issued at once)'} ` +
+        `(answered ${run.firstAnswerFromSpawnMs} ms after spawn), warm p50 ${run.p50Ms} ms, p95 ${run.p95Ms} ms` +
         (run.unavailable.length > 0 ? `; unavailable: ${JSON.stringify(run.unavailable)}` : ''),
     );
   console.log(`AI SDK keyword search, same tools: full recall@5 ${report.aiSdkKeyword}`);

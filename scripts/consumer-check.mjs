@@ -14,6 +14,9 @@
  *   4b. the proxy as docs/proxy.md starts it: `npx loopctl serve` with PROXY_OPENAI_BASE_URL
  *      (the scripted model server) and LOOPCTL_TOKEN, the offline model selecting; one request
  *      through the real `openai` client, then SIGINT, and it exits 0;
+ *   4d. the MCP gateway as docs/mcp.md registers it: the SDK's client spawns the installed
+ *      `npx loopctl mcp --config mcp.json` over stdio, with a tiny local stdio server behind it,
+ *      and checks tools/list, one search and one call;
  *   4. a browser entry (a keyword-only app) bundles with Vite; its gzip size is reported;
  *   5. Deno imports the package from node_modules and selects;
  *   6. a Node-only TypeScript project type-checks every public subpath (scripts/node-types-project.mjs).
@@ -284,6 +287,68 @@ console.log(JSON.stringify({ text: reply.choices[0].message.content }))
   report.push(`npx loopctl serve: ${output.split('\n')[0].replace(/^loopctl serve: /, '')}`);
 }
 
+/**
+ * `npx loopctl mcp --config mcp.json` in the consumer project, spawned over stdio by the MCP
+ * SDK's client as Claude Code, Cursor or VS Code would, with one tiny stdio server behind it
+ * (written here: two tools, `add` and `echo`, on the SDK's low-level Server). The client checks
+ * the gateway's fixed tools/list, that a search finds `tiny__add`, and that call_tool runs it.
+ */
+async function checkGateway(modelDir) {
+  writeFileSync(
+    join(app, 'tiny-server.mjs'),
+    `import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+const number = { type: 'number' }
+const tools = [
+  { name: 'add', description: 'Add two numbers and return their sum.', inputSchema: { type: 'object', properties: { a: number, b: number }, required: ['a', 'b'] } },
+  { name: 'echo', description: 'Repeat a message back unchanged.', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
+]
+const server = new Server({ name: 'tiny', version: '1.0.0' }, { capabilities: { tools: {} } })
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+server.setRequestHandler(CallToolRequestSchema, async ({ params }) =>
+  params.name === 'add'
+    ? { content: [{ type: 'text', text: String(params.arguments.a + params.arguments.b) }] }
+    : { content: [{ type: 'text', text: String(params.arguments?.message ?? '') }] })
+await server.connect(new StdioServerTransport())
+`,
+  );
+  writeFileSync(
+    join(app, 'mcp.json'),
+    `${JSON.stringify({ mcpServers: { tiny: { command: process.execPath, args: [join(app, 'tiny-server.mjs')] } } }, null, 2)}
+`,
+  );
+  writeFileSync(
+    join(app, 'gateway-client.mjs'),
+    `import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+const args = ['--no-install', 'loopctl', 'mcp', '--config', 'mcp.json', ...process.argv.slice(2)]
+const transport = new StdioClientTransport({ command: 'npx', args, cwd: process.cwd(), stderr: 'inherit' })
+const client = new Client({ name: 'consumer-check', version: '1.0.0' })
+await client.connect(transport)
+const listed = (await client.listTools()).tools.map((tool) => tool.name)
+const found = JSON.parse((await client.callTool({ name: 'search_tools', arguments: { query: 'add two numbers together', limit: 1 } })).content[0].text)
+const called = await client.callTool({ name: 'call_tool', arguments: { name: found.tools[0]?.name, arguments: { a: 2, b: 3 } } })
+console.log(JSON.stringify({ listed, found: found.tools.map((tool) => tool.name), rankedBy: found.rankedBy, result: called.content[0]?.text }))
+await client.close()
+`,
+  );
+  const gateway = await run(
+    process.execPath,
+    ['gateway-client.mjs', ...(modelDir ? ['--model-path', modelDir] : ['--selector', 'bm25'])],
+    { cwd: app },
+  );
+  if (!gateway.ok) return;
+  const answer = JSON.parse(gateway.stdout.trim().split('\n').at(-1) ?? '{}');
+  check(
+    JSON.stringify(answer.listed) === '["search_tools","call_tool"]' &&
+      JSON.stringify(answer.found) === '["tiny__add"]' &&
+      answer.result === '5',
+    `npx loopctl mcp: the client saw ${gateway.stdout.trim()}\n${gateway.output.slice(-2000)}`,
+  );
+  report.push(`npx loopctl mcp: tools/list ${answer.listed?.join(', ')}; found ${answer.found} (${answer.rankedBy})`);
+}
+
 const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
 const app = join(work, 'app');
 if (!relative(realpathSync(root), realpathSync(work)).startsWith('..'))
@@ -345,9 +410,13 @@ try {
     dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
     // @types/node: for the Node-only TypeScript check below; hono and @hono/node-server: the
     // optional peers a user of loopctl/hono, loopctl/hono/node and `loopctl serve` installs
-    // beside loopctl; openai: the client that talks to the proxy.
+    // beside loopctl; openai: the client that talks to the proxy; @modelcontextprotocol/sdk: the
+    // optional peer docs/mcp.md names beside loopctl for `loopctl mcp`.
     devDependencies: Object.fromEntries(
-      [...devDeps, '@types/node', 'hono', '@hono/node-server', 'openai'].map((d) => [d, version(d)]),
+      [...devDeps, '@types/node', 'hono', '@hono/node-server', 'openai', '@modelcontextprotocol/sdk'].map((d) => [
+        d,
+        version(d),
+      ]),
     ),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -532,6 +601,11 @@ try {
   // with the documented variables, one request through the real openai client, then Ctrl-C.
   done = step('loopctl serve');
   await checkServe(modelFlag);
+  done();
+
+  // 4d. The MCP gateway from the installed package, as an IDE agent starts it.
+  done = step('loopctl mcp');
+  await checkGateway(modelFlag);
   done();
 
   // 5. A keyword-only browser app bundled with Vite.

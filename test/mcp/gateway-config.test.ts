@@ -111,6 +111,11 @@ describe('parseGatewayConfig', () => {
       'mcp.json',
     );
     expect(options).toEqual({ servers: [], core: ['fs__read_text_file'], exposeFound: true, maxResultChars: 2000 });
+    const shipped = parseGatewayConfig('{"mcpServers": {}, "loopctl": {"vectors": "tools.lcv"}}', 'mcp.json');
+    expect(shipped.vectors).toBe('tools.lcv');
+    expect(() => parseGatewayConfig('{"mcpServers": {}, "loopctl": {"vectors": 1}}', 'mcp.json')).toThrow(
+      '"loopctl.vectors" must be a file path',
+    );
   });
 
   it('gives servers whose keys clash once made valid distinct prefixes', () => {

@@ -24,6 +24,11 @@ export interface GatewayConfig {
   readonly exposeFound?: boolean;
   /** Longest call result passed on, in characters (`"loopctl": { "maxResultChars": N }`). */
   readonly maxResultChars?: number;
+  /**
+   * A vectors file for the servers' tools, as written (`"loopctl": { "vectors": "FILE" }`); the
+   * CLI reads it relative to the config file's folder.
+   */
+  readonly vectors?: string;
 }
 
 /** Keys editors and agents put in a server entry that say nothing about reaching it. */
@@ -41,7 +46,7 @@ const IGNORED_KEYS = new Set([
   'gallery',
   'version',
 ]);
-const LOOPCTL_KEYS = new Set(['core', 'exposeFound', 'maxResultChars']);
+const LOOPCTL_KEYS = new Set(['core', 'exposeFound', 'maxResultChars', 'vectors']);
 const HTTP_TYPES = new Set(['http', 'streamable-http', 'streamableHttp', 'streamable_http']);
 
 /**
@@ -129,17 +134,20 @@ function loopctlOptions(value: unknown, source: string): Omit<GatewayConfig, 'se
     throw new Error(
       `${source}: "loopctl" has unknown keys ${unknown.join(', ')} (allowed: ${[...LOOPCTL_KEYS].join(', ')})`,
     );
-  const { core = [], exposeFound, maxResultChars } = value;
+  const { core = [], exposeFound, maxResultChars, vectors } = value;
   if (!Array.isArray(core) || !core.every((name) => typeof name === 'string'))
     throw new Error(`${source}: "loopctl.core" must be an array of tool names`);
   if (exposeFound !== undefined && typeof exposeFound !== 'boolean')
     throw new Error(`${source}: "loopctl.exposeFound" must be true or false`);
   if (maxResultChars !== undefined && !(Number.isInteger(maxResultChars) && (maxResultChars as number) > 0))
     throw new Error(`${source}: "loopctl.maxResultChars" must be a positive integer`);
+  if (vectors !== undefined && !(typeof vectors === 'string' && vectors !== ''))
+    throw new Error(`${source}: "loopctl.vectors" must be a file path (a vectors file for the servers' tools)`);
   return {
     core: core as string[],
     ...(exposeFound === undefined ? {} : { exposeFound }),
     ...(maxResultChars === undefined ? {} : { maxResultChars: maxResultChars as number }),
+    ...(vectors === undefined ? {} : { vectors: vectors as string }),
   };
 }
 

@@ -1,13 +1,13 @@
 /**
  * The gateway as an MCP server: a small fixed `tools/list` (a search tool, a call tool, and
  * the configured core tools), served with the MCP SDK's `Server` over any transport the caller
- * connects (stdio from the CLI; Streamable HTTP later). The SDK negotiates the protocol version.
+ * connects (stdio from the CLI; Streamable HTTP through `gatewayHttp`). The SDK negotiates the
+ * protocol version.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
-import type { McpGateway } from './gateway.js';
+import { DEFAULT_SEARCH_LIMIT, type McpGateway } from './gateway.js';
 
 /**
  * The search tool's name.
@@ -28,20 +28,56 @@ export const CALL_TOOL = 'call_tool';
 export interface GatewayServerOptions {
   /** How the gateway introduces itself. Default `{ name: 'loopctl-gateway', version: '0.1.0' }`. */
   readonly serverInfo?: { name: string; version: string };
-  /** Whether found tools join `tools/list` (declares `tools.listChanged`). */
+  /**
+   * Whether the tools a search finds join this session's `tools/list` (declares
+   * `tools.listChanged` and sends it when they do), for clients that re-list on it.
+   */
   readonly exposeFound?: boolean;
 }
 
 /**
+ * The SDK `Server` that {@link gatewayServer} returns, as far as a caller uses it: loopctl's
+ * declarations name no SDK type, so a project type-checks them without the SDK's (which need the
+ * DOM's `HeadersInit`). It is the SDK's `Server`: connect it to any SDK server transport.
+ *
+ * @example
+ * const server: GatewayMcpServer = await gatewayServer(gateway)
+ * await server.connect(new StdioServerTransport())
+ */
+export interface GatewayMcpServer {
+  /** Start serving over an SDK server transport (`StdioServerTransport`, a Streamable HTTP one). */
+  connect(transport: object): Promise<void>;
+  close(): Promise<void>;
+  /** Called once the transport has closed. */
+  onclose?: (() => void) | undefined;
+}
+
+/** At most this many found tools join a session's list, so it stays small. */
+const MAX_FOUND = 64;
+
+/** What one session has been shown beyond the fixed list: the tools its searches found. */
+interface Session {
+  readonly gateway: McpGateway;
+  readonly found: Set<string>;
+  /** Adds found tools to the list and says so; undefined when the list is fixed. */
+  readonly expose: ((names: readonly string[]) => void) | undefined;
+}
+
+/**
  * An SDK `Server` answering `tools/list` and `tools/call` for `gateway`; connect it to a
- * transport. The SDK (`@modelcontextprotocol/sdk`, an optional peer) is imported here, on first
- * use, with a clear message when it is missing.
+ * transport. One server is one session (one client): make one per session over a shared
+ * gateway, as `gatewayHttp` does; each keeps its own found tools. The SDK
+ * (`@modelcontextprotocol/sdk`, an optional peer) is imported here, on first use, with a clear
+ * message when it is missing.
  *
  * @example
  * const server = await gatewayServer(gateway, { exposeFound: false })
  * await server.connect(new StdioServerTransport())
  */
-export async function gatewayServer(gateway: McpGateway, options: GatewayServerOptions = {}): Promise<Server> {
+export async function gatewayServer(
+  gateway: McpGateway,
+  options: GatewayServerOptions = {},
+): Promise<GatewayMcpServer> {
   const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema }] = await importServerSdk();
   const exposeFound = options.exposeFound ?? false;
   const server = new Server(options.serverInfo ?? { name: 'loopctl-gateway', version: '0.1.0' }, {
@@ -49,28 +85,36 @@ export async function gatewayServer(gateway: McpGateway, options: GatewayServerO
     instructions: `Tools from several MCP servers are behind ${SEARCH_TOOL}: search with what you need done, then run a found tool with ${CALL_TOOL}.`,
   });
   const fixed = fixedTools(gateway);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [...fixed, ...(await gateway.listed()).map(asMcpTool)],
-  }));
+  const found = new Set<string>();
+  const expose = exposeFound
+    ? (names: readonly string[]) => {
+        const before = found.size;
+        for (const name of names) if (found.size < MAX_FOUND && !gateway.isCore(name)) found.add(name);
+        if (found.size > before) void server.sendToolListChanged().catch(() => undefined);
+      }
+    : undefined;
+  const session: Session = { gateway, found, expose };
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const core = await gateway.coreTools();
+    const shown = [...found].flatMap((name) => gateway.registry.get(name) ?? []);
+    return { tools: [...fixed, ...core.map(asMcpTool), ...shown.map(asMcpTool)] };
+  });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answer(gateway, request.params.name, request.params.arguments, extra.signal),
+    answer(session, request.params.name, request.params.arguments, extra.signal),
   );
-  if (exposeFound)
-    gateway.onListChanged = () => {
-      void server.sendToolListChanged().catch(() => undefined);
-    };
   return server;
 }
 
 /** One `tools/call`, as a result: a thrown error becomes an `isError` result the agent reads. */
 async function answer(
-  gateway: McpGateway,
+  session: Session,
   name: string,
   args: Record<string, unknown> | undefined,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
+  const { gateway } = session;
   try {
-    if (name === SEARCH_TOOL) return await search(gateway, args ?? {}, signal);
+    if (name === SEARCH_TOOL) return await search(session, args ?? {}, signal);
     if (name === CALL_TOOL) {
       const target = args?.name;
       if (typeof target !== 'string' || target === '')
@@ -80,7 +124,8 @@ async function answer(
         return failure(`${CALL_TOOL}: "arguments" must be an object of the tool's arguments`);
       return (await gateway.call(target, inner, signal)) as CallToolResult;
     }
-    if (gateway.isListed(name)) return (await gateway.call(name, args ?? {}, signal)) as CallToolResult;
+    if (gateway.isCore(name) || session.found.has(name))
+      return (await gateway.call(name, args ?? {}, signal)) as CallToolResult;
     return failure(
       `unknown tool "${name}": this gateway lists ${SEARCH_TOOL} and ${CALL_TOOL}; search, then call what it finds with ${CALL_TOOL}`,
     );
@@ -89,17 +134,14 @@ async function answer(
   }
 }
 
-async function search(
-  gateway: McpGateway,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<CallToolResult> {
+async function search(session: Session, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
   const { query, limit } = args;
   if (typeof query !== 'string' || query.trim() === '')
     return failure(`${SEARCH_TOOL} needs a non-empty "query", like {"query": "read a file"}`);
   if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0))
     return failure(`${SEARCH_TOOL}: "limit" must be a positive integer`);
-  const found = await gateway.search(query, limit ?? 5, signal);
+  const found = await session.gateway.search(query, limit ?? DEFAULT_SEARCH_LIMIT, signal);
+  session.expose?.(found.tools.map((tool) => tool.name));
   const structured = {
     ...found,
     next:

@@ -31,8 +31,6 @@ export interface GatewayOptions {
   readonly selectorName?: string;
   /** Tools listed as themselves (registry names), beside the search and call tools. */
   readonly core?: readonly string[];
-  /** Add the tools a search finds to the list, for clients that re-list on `list_changed`. */
-  readonly exposeFound?: boolean;
   /** Longest result one call passes on, in characters. Default {@link DEFAULT_MAX_RESULT_CHARS}. */
   readonly maxResultChars?: number;
   /** Longest a search or list waits for servers still starting, in ms. Default 20,000. */
@@ -73,13 +71,23 @@ interface Upstream {
 
 /** A server that failed to start is tried again at most this often, on a search or a call. */
 const RETRY_MS = 30_000;
-/** At most this many found tools join the list, so it stays small. */
-const MAX_FOUND = 64;
 const MAX_LIMIT = 20;
+
+/**
+ * How many tools a search returns when the agent names no limit. The warm-up ranks at this
+ * depth too: each depth is its own selector copy with its own lexical index and tool links,
+ * so warming another depth would leave the agent's first search cold.
+ *
+ * @example
+ * await gateway.search('read a file', DEFAULT_SEARCH_LIMIT)
+ */
+export const DEFAULT_SEARCH_LIMIT = 5;
 
 /**
  * Many MCP servers behind one search and one call. `start()` mounts them all concurrently and
  * never rejects; `search` ranks every mounted tool; `call` passes a tool's result on, bounded.
+ * One gateway serves any number of MCP sessions (`gatewayServer`, `gatewayHttp`): what one
+ * session was shown (its found tools) is that session's, never the gateway's.
  *
  * @example
  * const gateway = new McpGateway({ registry: new ToolRegistry(), servers: parseGatewayConfig(text, 'mcp.json').servers })
@@ -90,13 +98,10 @@ const MAX_LIMIT = 20;
  */
 export class McpGateway {
   readonly registry: ToolRegistry;
-  /** Called when the listed tools change (found tools joined the list). */
-  onListChanged: (() => void) | undefined;
   readonly #options: GatewayOptions;
   readonly #upstreams: Upstream[];
   #selector: Promise<AsyncToolSelector> | undefined;
   #selectorFailed: string | undefined;
-  readonly #found = new Set<string>();
   #owners = new Map<string, Upstream>();
   #ownersAt = -1;
   #closed = false;
@@ -127,23 +132,22 @@ export class McpGateway {
     }));
   }
 
-  /** The tools listed as themselves: the configured core tools, then the found ones. */
-  async listed(): Promise<ToolSchema[]> {
+  /** The configured core tools (listed as themselves), once their servers have started. */
+  async coreTools(): Promise<ToolSchema[]> {
     if ((this.#options.core ?? []).length > 0) await this.#settled();
-    const names = [...(this.#options.core ?? []), ...this.#found];
-    return [...new Set(names)].flatMap((name) => this.registry.get(name) ?? []);
+    return [...new Set(this.#options.core)].flatMap((name) => this.registry.get(name) ?? []);
   }
 
-  /** Whether `name` is listed as itself (a core or found tool). */
-  isListed(name: string): boolean {
-    return this.#found.has(name) || (this.#options.core ?? []).includes(name);
+  /** Whether `name` is a configured core tool. */
+  isCore(name: string): boolean {
+    return (this.#options.core ?? []).includes(name);
   }
 
   /**
    * The best `limit` tools for `query` over every mounted server, with their schemas; servers
    * that are down or still starting are named in `unavailable`.
    */
-  async search(query: string, limit = 5, signal?: AbortSignal): Promise<GatewaySearch> {
+  async search(query: string, limit = DEFAULT_SEARCH_LIMIT, signal?: AbortSignal): Promise<GatewaySearch> {
     const k = Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
     await this.#settled(signal);
     this.#retryDown();
@@ -153,7 +157,6 @@ export class McpGateway {
       const schema = this.registry.get(name);
       return schema ? [this.#hit(schema)] : [];
     });
-    if (this.#options.exposeFound) this.#expose(hits.map((hit) => hit.name));
     return {
       tools: hits,
       rankedBy: ranked.rankedBy,
@@ -186,12 +189,16 @@ export class McpGateway {
   }
 
   /**
-   * Load the selector and index the mounted tools now (the model, the corpus vectors), so the
-   * agent's first search is quick. Lists nothing and never rejects.
+   * Load the selector and index the mounted tools now (the model, the corpus vectors, the
+   * lexical index and tool links, or BM25's index), so the agent's first search is quick.
+   * Lists nothing and never rejects.
    */
   async warm(): Promise<void> {
+    // The model and any vectors file load while the servers start: neither needs their tools.
+    const loading = this.#loadSelector();
     await this.#settled();
-    await this.#rank('warm up', this.registry.schemas(), 1, undefined).catch(() => undefined);
+    await loading;
+    await this.#rank('warm up', this.registry.schemas(), DEFAULT_SEARCH_LIMIT, undefined).catch(() => undefined);
   }
 
   /** Unmount every server (their processes end). Idempotent. */
@@ -346,15 +353,5 @@ export class McpGateway {
       description: schema.description,
       inputSchema: schema.parameters ?? { type: 'object', properties: {} },
     };
-  }
-
-  #expose(names: readonly string[]): void {
-    let added = false;
-    for (const name of names) {
-      if (this.#found.size >= MAX_FOUND || this.isListed(name)) continue;
-      this.#found.add(name);
-      added = true;
-    }
-    if (added) this.onListChanged?.();
   }
 }

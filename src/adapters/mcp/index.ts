@@ -8,6 +8,10 @@
  * web-standard APIs and runs in browsers, Cloudflare Workers, Deno and Node; stdio imports
  * `node:child_process` lazily, only when a stdio server is mounted.
  *
+ * The gateway (`McpGateway`) puts many servers behind one search and one call, and serves them
+ * as an MCP server itself: `gatewayServer` over any SDK transport (stdio in `loopctl mcp`),
+ * `gatewayHttp` over Streamable HTTP as a web-standard `fetch` handler.
+ *
  * @module loopctl/mcp
  */
 
@@ -15,6 +19,15 @@ export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig, MountA
 export { mountAll, parseMcpServers } from './config.js';
 export { renderContent } from './content.js';
 export { McpUnreachableError } from './errors.js';
+export type { GatewayHit, GatewayOptions, GatewaySearch } from './gateway.js';
+export { DEFAULT_SEARCH_LIMIT, McpGateway } from './gateway.js';
+export type { GatewayConfig, GatewayServer } from './gateway-config.js';
+export { parseGatewayConfig, stripJsonComments } from './gateway-config.js';
+export type { GatewayHttp, GatewayHttpOptions } from './gateway-http.js';
+export { gatewayHttp } from './gateway-http.js';
+export { boundResult, DEFAULT_MAX_RESULT_CHARS } from './gateway-result.js';
+export type { GatewayMcpServer, GatewayServerOptions } from './gateway-server.js';
+export { CALL_TOOL, gatewayServer, SEARCH_TOOL } from './gateway-server.js';
 export type { McpFetch } from './http-transport.js';
 export { mountMcp } from './mount.js';
 export { assignNames } from './names.js';

@@ -1,0 +1,156 @@
+/**
+ * The gateway over MCP Streamable HTTP, as one web-standard `fetch` handler: Node (through
+ * `@hono/node-server`, which the SDK depends on), Deno and Workers can all serve it. Each client
+ * session gets its own SDK `Server` and transport over the one shared gateway, so what a session
+ * was shown (its found tools) stays its own, and every session searches the same warm index.
+ */
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { errorMessage } from '../../describe-error.js';
+import type { McpGateway } from './gateway.js';
+import { type GatewayMcpServer, type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+
+/** Options for {@link gatewayHttp}. */
+export interface GatewayHttpOptions extends GatewayServerOptions {
+  /**
+   * `Host` header values accepted (`127.0.0.1:8788`, `localhost:8788`), against DNS rebinding:
+   * a web page cannot then reach a gateway on the loopback through a name it controls. Any host
+   * when absent.
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * A bearer token every request must carry (`Authorization: Bearer TOKEN`). A gateway that
+   * listens beyond the loopback should have one: its tools read files and run commands.
+   */
+  readonly token?: string;
+  /** Sessions held at once; the least recently used one is closed past it. Default 64. */
+  readonly maxSessions?: number;
+}
+
+/** The handler and a way to end every session. */
+export interface GatewayHttp {
+  /** Answers one HTTP request on the MCP endpoint (POST, GET for the stream, DELETE). */
+  fetch(request: Request): Promise<Response>;
+  /** Close every session (the gateway itself stays open: close it after). */
+  close(): Promise<void>;
+  /** Sessions open now. */
+  readonly sessions: number;
+}
+
+interface Session {
+  readonly server: GatewayMcpServer;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+}
+
+const DEFAULT_MAX_SESSIONS = 64;
+
+/**
+ * Serve `gateway` over MCP Streamable HTTP (stateful: the SDK's transport gives each client a
+ * session id at `initialize`). A request naming an unknown session gets 404, which tells the
+ * client to initialize again; a wrong host 403; a missing or wrong token 401.
+ *
+ * @example
+ * const http = await gatewayHttp(gateway, { allowedHosts: ['127.0.0.1:8788'] })
+ * serve({ fetch: http.fetch, hostname: '127.0.0.1', port: 8788 }) // @hono/node-server
+ * // a client: new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8788/mcp'))
+ */
+export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptions = {}): Promise<GatewayHttp> {
+  const { WebStandardStreamableHTTPServerTransport: Transport } = await importTransport();
+  const { allowedHosts, token, maxSessions = DEFAULT_MAX_SESSIONS } = options;
+  // Insertion order is recency: a session is moved to the end on every request.
+  const sessions = new Map<string, Session>();
+  const end = async (id: string): Promise<void> => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.server.close().catch(() => undefined);
+  };
+
+  const open = async (request: Request): Promise<Response> => {
+    const transport: WebStandardStreamableHTTPServerTransport = new Transport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+        if (sessions.size > maxSessions) void end(sessions.keys().next().value as string);
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    const server = await gatewayServer(gateway, options);
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    // Anything but an initialize leaves no session behind: its server goes at once.
+    if (transport.sessionId === undefined) await server.close().catch(() => undefined);
+    return response;
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const refused = refusal(request, allowedHosts, token);
+    if (refused) return refused;
+    const id = request.headers.get('mcp-session-id');
+    if (id === null) {
+      if (request.method === 'POST') return open(request);
+      return rpcError(405, -32000, 'Method not allowed without a session: POST initialize first', { Allow: 'POST' });
+    }
+    const session = sessions.get(id);
+    if (!session) return rpcError(404, -32001, 'Session not found: initialize a new session');
+    sessions.delete(id);
+    sessions.set(id, session);
+    return session.transport.handleRequest(request);
+  };
+
+  return {
+    fetch: (request) =>
+      handle(request).catch((error: unknown) => rpcError(500, -32603, `gateway error: ${errorMessage(error)}`)),
+    close: async () => {
+      await Promise.all([...sessions.keys()].map(end));
+    },
+    get sessions() {
+      return sessions.size;
+    },
+  };
+}
+
+/** 403 for a host not allowed, 401 for a missing or wrong token; undefined when it may pass. */
+function refusal(
+  request: Request,
+  hosts: readonly string[] | undefined,
+  token: string | undefined,
+): Response | undefined {
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  if (hosts && !hosts.includes(host)) return rpcError(403, -32000, `Host ${JSON.stringify(host)} is not allowed`);
+  if (token === undefined) return undefined;
+  const given = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim();
+  if (given === undefined || !sameText(given, token))
+    return rpcError(401, -32000, 'Unauthorized: send Authorization: Bearer TOKEN', {
+      'WWW-Authenticate': 'Bearer',
+    });
+  return undefined;
+}
+
+/** Equal texts, compared in time that does not depend on where they first differ. */
+function sameText(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let differ = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) differ |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return differ === 0;
+}
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+async function importTransport() {
+  try {
+    return await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  } catch (error) {
+    throw new Error(
+      `the MCP gateway over HTTP needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,
+      { cause: error },
+    );
+  }
+}
