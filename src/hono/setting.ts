@@ -16,6 +16,10 @@ export interface SettingKind<T> {
   readonly parse: (text: string, variable: string) => T | undefined;
   /** What values are accepted, as the docs table shows it (e.g. `1..64`). */
   readonly bound: string;
+  /** Whether a value set in code (not read from text) is within the bound. */
+  readonly accepts?: (value: unknown) => boolean;
+  /** The bound in words after "must be", for a refusal (e.g. `an integer from 1 to 64`). */
+  readonly says?: string;
 }
 
 /** One setting's declaration. */
@@ -176,11 +180,15 @@ export function integer(bounds: IntegerBounds): SettingKind<number> {
         ? 'a positive integer'
         : `an integer of at least ${min}`);
   const pattern = new RegExp(`^\\d{1,${digits}}$`);
+  const accepts = (n: unknown): boolean =>
+    Number.isSafeInteger(n) &&
+    (((n as number) >= min && (max === undefined || (n as number) <= max)) || (zero !== undefined && n === 0));
   return {
+    accepts,
+    says,
     parse(value, variable) {
       const n = Number(value);
-      const fits = n >= min && (max === undefined || n <= max);
-      if (!pattern.test(value) || !(fits || (zero !== undefined && n === 0)))
+      if (!pattern.test(value) || !accepts(n))
         throw new ConfigError(`${variable} must be ${says}${echo ? `, got "${value.slice(0, 20)}"` : ''}`);
       return n;
     },

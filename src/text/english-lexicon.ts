@@ -5,7 +5,7 @@
  * `english-rules.ts`, and the `english` value that joins both with the stemmer in `english.ts`:
  * both load with the rules that read them.
  */
-import type { PhrasePair, SynonymPair } from './synonyms.js';
+import type { PhrasePair, SynonymPair } from './lexicon.js';
 
 /** Words that carry no selection signal; a prompt's "the" must not select every tool. */
 export const STOPWORDS: ReadonlySet<string> = new Set(

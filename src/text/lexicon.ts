@@ -10,7 +10,12 @@
  * shorthand…), which may load with the rules that read them (`rules`, a value or a loader).
  * A prompt mostly in a script the rules do not cover skips them, and the selection says so.
  */
-import type { PhrasePair, SynonymPair } from './synonyms.js';
+
+/** A bidirectional synonym pair: each side expands to the other, query-side only. */
+export type SynonymPair = readonly [string, string];
+
+/** A phrase that, found on word boundaries in the query, adds a word. */
+export type PhrasePair = readonly [phrase: string, word: string];
 
 /** A language: what tokenising and query expansion read, and its rule tables. */
 export interface Lexicon {

@@ -1,13 +1,9 @@
 import { DEFAULT_PHRASES, DEFAULT_SYNONYMS, STOPWORDS } from './english-lexicon.js';
-import type { Lexicon } from './lexicon.js';
+import type { Lexicon, PhrasePair, SynonymPair } from './lexicon.js';
+
+export type { PhrasePair, SynonymPair };
 
 export { DEFAULT_PHRASES, DEFAULT_SYNONYMS };
-
-/** A bidirectional synonym pair: each side expands to the other, query-side only. */
-export type SynonymPair = readonly [string, string];
-
-/** A phrase that, found on word boundaries in the query, adds a word. */
-export type PhrasePair = readonly [phrase: string, word: string];
 
 /**
  * Reject a pair that can never fire: a side under three characters, a stopword, more than

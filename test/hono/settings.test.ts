@@ -7,6 +7,7 @@ import { ConfigError } from '../../src/hono/config-vars.js';
 import { optionsFromVars } from '../../src/hono/env-options.js';
 import { PROXY_DEFAULTS, proxySettingsFromVars } from '../../src/hono/proxy/proxy-env.js';
 import type { ProxySettings } from '../../src/hono/proxy/proxy-routes.js';
+import { proxyConfig } from '../../src/hono/proxy/proxy-settings.js';
 import type { Setting, SettingValues } from '../../src/hono/setting.js';
 import { readSettings, settingDefaults } from '../../src/hono/setting.js';
 import {
@@ -17,6 +18,7 @@ import {
   WORKER_SETTINGS,
 } from '../../src/hono/settings.js';
 import { DEFAULT_K } from '../../src/rank/top-k.js';
+import { namedSelectors } from '../../src/select/named-selectors.js';
 
 describe('the settings declarations', () => {
   it('declare each variable once, and each flag once', () => {
@@ -65,5 +67,30 @@ describe('the settings declarations', () => {
     expect(() => readSettings(WORKER_SETTINGS, { VECTORS_TTL_SECONDS: '30' })).toThrow(
       'VECTORS_TTL_SECONDS must be 0 (never expire) or a whole number of seconds of at least 60',
     );
+  });
+});
+
+describe('one bound in code and in the environment', () => {
+  const routes = (proxy: Record<string, unknown>) =>
+    proxyConfig({ selectors: namedSelectors(), ...proxy } as Parameters<typeof proxyConfig>[0]);
+
+  it('refuses in code what the variable refuses, naming the declared bound', () => {
+    expect(() => proxySettingsFromVars({ PROXY_KEEPALIVE_MS: '50' })).toThrow(ConfigError);
+    expect(() => routes({ keepAliveMs: 50 })).toThrow(
+      new RangeError('proxy keepAliveMs must be an integer number of milliseconds of at least 100, got 50'),
+    );
+    expect(() => routes({ maxSseEventBytes: 10 })).toThrow(/maxSseEventBytes must be an integer of at least 1024/);
+    expect(() => routes({ maxBodyBytes: 1.5 })).toThrow(/maxBodyBytes must be/);
+    expect(() => routes({ k: 0 })).toThrow(/proxy k must be an integer from 1 to/);
+  });
+
+  it('resolves unset settings to the declared defaults', () => {
+    const config = routes({});
+    expect(config.k).toBe(PROXY_DEFAULTS.k);
+    expect(config.keepAliveMs).toBe(PROXY_DEFAULTS.keepAliveMs);
+    expect(config.maxBodyBytes).toBe(PROXY_DEFAULTS.maxBodyBytes);
+    expect(config.maxTools).toBe(PROXY_DEFAULTS.maxTools);
+    expect(config.maxSseEventBytes).toBe(PROXY_DEFAULTS.maxSseEventBytes);
+    expect(config.idleMs).toBe(PROXY_DEFAULTS.idleTimeoutMs);
   });
 });

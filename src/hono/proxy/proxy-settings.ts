@@ -9,15 +9,14 @@ import { globalFetch } from '../../model/http.js';
 import { mergeOptions } from '../../options.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import type { AsyncToolSelector } from '../../select/selector.js';
-import { LIMITS } from '../limits.js';
+import { settingDefaults } from '../setting.js';
+import { PROXY_SETTINGS } from '../settings.js';
 import type { UploadBudget } from '../upload-budget.js';
 import { uploadBudget } from '../upload-budget.js';
-import { DEFAULT_MAX_JSON_DEPTH, MAX_JSON_DEPTH_LIMIT } from './json-nesting.js';
 import { PROTOCOLS } from './protocols/index.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import type { ProxyProtocol, UpstreamName } from './proxy-protocol.js';
 import { proxyUpstreams } from './proxy-upstreams.js';
-import { MAX_SSE_EVENT_BYTES } from './sse-events.js';
 import type { PrefixCacheMode, ToolPolicy } from './tool-policy.js';
 import { MIN_DEFERRED_TOKENS } from './tool-policy.js';
 import type { ToolSetBudget } from './tool-set-budget.js';
@@ -31,7 +30,7 @@ export interface ProxySettings {
   selector?: string;
   /**
    * The client's tools kept per request when a request sets no `x-loopctl-k` (`PROXY_K`); the
-   * proxy's own `find_tools` / `call_tool` come on top. Default 8.
+   * proxy's own `find_tools` / `call_tool` come on top. Default: its declaration (`settings.ts`).
    */
   k?: number;
   /** `token` (default) or `passthrough` (`PROXY_AUTH`); see `proxy-auth.ts`. */
@@ -50,14 +49,14 @@ export interface ProxySettings {
    * model's key when its provider is `anthropic`; never the key of an OpenAI-compatible model.
    */
   anthropicApiKey?: string;
-  /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default 8 MiB. */
+  /** Largest request body forwarded (`PROXY_MAX_BODY_BYTES`). Default: its declaration (`settings.ts`). */
   maxBodyBytes?: number;
   /**
    * Deepest nesting of arrays and objects in a request body (`PROXY_MAX_JSON_DEPTH`), 1 to
-   * 1024; deeper is a 400. Default 128: see `json-nesting.ts`.
+   * 1024; deeper is a 400. Default: its declaration (`settings.ts`).
    */
   maxJsonDepth?: number;
-  /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default `auto`. */
+  /** Tool policy when a request names none (`PROXY_POLICY`): see `tool-policy.ts`. Default: its declaration (`settings.ts`). */
   policy?: ToolPolicy;
   /**
    * Whether the upstream caches prompt prefixes (`PROXY_PREFIX_CACHE`). `auto` (default):
@@ -76,23 +75,23 @@ export interface ProxySettings {
   tailRevealTokens?: number;
   /**
    * Milliseconds the upstream may take to begin its answer (`PROXY_FIRST_BYTE_TIMEOUT_MS`), else
-   * a 504 (an error event once a stream's keep-alive has begun). Default 300000; 0: no limit.
+   * a 504 (an error event once a stream's keep-alive has begun). 0: no limit. Default: its declaration (`settings.ts`).
    */
   firstByteTimeoutMs?: number;
-  /** Milliseconds between SSE keep-alive comments while a stream waits (`PROXY_KEEPALIVE_MS`). Default 10000. */
+  /** Milliseconds between SSE keep-alive comments while a stream waits (`PROXY_KEEPALIVE_MS`). Default: its declaration (`settings.ts`). */
   keepAliveMs?: number;
   /**
    * Most tools one request may list (`PROXY_MAX_TOOLS`); more is a 400 in the provider's shape.
-   * Default 10000, the most any vendor's tool search takes.
+   * By default the most any vendor's tool search takes (`settings.ts`).
    */
   maxTools?: number;
   /**
    * New tool lists one client may bring to the dense selectors per hour
    * (`PROXY_NEW_TOOL_SETS_PER_CLIENT`): each costs embedding work and a vector-cache write. Past
-   * it, that client's new lists are ranked with `bm25` (`x-loopctl-degraded` says why). Default 60.
+   * it, that client's new lists are ranked with `bm25` (`x-loopctl-degraded` says why). Default: its declaration (`settings.ts`).
    */
   newToolSetsPerClient?: number;
-  /** The same, all clients together (`PROXY_NEW_TOOL_SETS_TOTAL`). Default 600. */
+  /** The same, all clients together (`PROXY_NEW_TOOL_SETS_TOTAL`). Default: its declaration (`settings.ts`). */
   newToolSetsTotal?: number;
   /**
    * Where those counts live. Default this process's memory (one isolate on Workers);
@@ -102,14 +101,14 @@ export interface ProxySettings {
   /**
    * Milliseconds the upstream may go silent once its answer has begun (`PROXY_IDLE_TIMEOUT_MS`):
    * a read of its body that waits longer ends the answer, a 504 or an error event in the
-   * provider's shape. Default 300000, the first-byte timeout's: a reasoning model may think as
-   * long after its first chunk as before it. 0: no limit.
+   * provider's shape. By default the first-byte timeout's (`settings.ts`): a reasoning model may
+   * think as long after its first chunk as before it. 0: no limit.
    */
   idleTimeoutMs?: number;
   /**
    * The most bytes one upstream SSE event may reach when the proxy reads the stream (its search
    * rounds) (`PROXY_MAX_SSE_EVENT_BYTES`); past it the stream ends with an error event instead
-   * of buffering on. Default 16 MiB (see `MAX_SSE_EVENT_BYTES`).
+   * of buffering on. Default: its declaration (`settings.ts`).
    */
   maxSseEventBytes?: number;
   /**
@@ -158,13 +157,23 @@ export interface ProxyRoutesOptions extends ProxySettings {
   uploadBudget?: UploadBudget;
 }
 
-const DEFAULT_K = 8;
-const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
-const DEFAULT_FIRST_BYTE_MS = 300_000;
-const DEFAULT_KEEP_ALIVE_MS = 10_000;
-const DEFAULT_IDLE_MS = 300_000;
+// The one setting without a variable: how much of a long conversation's end reveals tools.
 const DEFAULT_TAIL_REVEAL_TOKENS = 16_384;
-const DEFAULT_MAX_TOOLS = 10_000;
+
+// The declared defaults (settings.ts): each written once, there.
+const DECLARED = settingDefaults(PROXY_SETTINGS);
+
+// The settings checked against their declared bound, in code as in the environment.
+const BOUNDED = [
+  'maxTools',
+  'k',
+  'maxJsonDepth',
+  'maxBodyBytes',
+  'firstByteTimeoutMs',
+  'keepAliveMs',
+  'idleTimeoutMs',
+  'maxSseEventBytes',
+] as const;
 
 /** The settings of one `proxyRoutes`, resolved: what every request of it reads. */
 export interface ProxyConfig {
@@ -212,20 +221,20 @@ export interface ProxyConfig {
  */
 export function proxyConfig(options: ProxyRoutesOptions): ProxyConfig {
   const defaults = {
-    auth: 'token' as ProxyAuthMode,
-    k: DEFAULT_K,
-    maxBodyBytes: DEFAULT_MAX_BODY,
-    maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
+    auth: DECLARED.auth,
+    k: DECLARED.k,
+    maxBodyBytes: DECLARED.maxBodyBytes,
+    maxJsonDepth: DECLARED.maxJsonDepth,
     fetch: globalFetch,
-    policy: 'auto' as ToolPolicy,
-    prefixCache: 'auto' as PrefixCacheMode,
+    policy: DECLARED.policy,
+    prefixCache: DECLARED.prefixCache,
     minDeferredTokens: MIN_DEFERRED_TOKENS,
-    firstByteTimeoutMs: DEFAULT_FIRST_BYTE_MS,
-    keepAliveMs: DEFAULT_KEEP_ALIVE_MS,
-    idleTimeoutMs: DEFAULT_IDLE_MS,
-    maxSseEventBytes: MAX_SSE_EVENT_BYTES,
+    firstByteTimeoutMs: DECLARED.firstByteTimeoutMs,
+    keepAliveMs: DECLARED.keepAliveMs,
+    idleTimeoutMs: DECLARED.idleTimeoutMs,
+    maxSseEventBytes: DECLARED.maxSseEventBytes,
     tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
-    maxTools: DEFAULT_MAX_TOOLS,
+    maxTools: DECLARED.maxTools,
   };
   const merged = mergeOptions(defaults, options);
   const { selectors, hasEmbedder, model, auth } = merged;
@@ -271,38 +280,31 @@ type Merged = ProxyRoutesOptions &
   Required<
     Pick<
       ProxySettings,
-      'k' | 'maxJsonDepth' | 'firstByteTimeoutMs' | 'keepAliveMs' | 'idleTimeoutMs' | 'maxSseEventBytes' | 'maxTools'
+      | 'k'
+      | 'maxBodyBytes'
+      | 'maxJsonDepth'
+      | 'firstByteTimeoutMs'
+      | 'keepAliveMs'
+      | 'idleTimeoutMs'
+      | 'maxSseEventBytes'
+      | 'maxTools'
     >
   >;
 
-// The bounds the routes hold their settings to; each failure names the setting.
+// The bounds the routes hold their settings to: the declared ones (settings.ts), the same in
+// code as in the environment; each failure names the setting.
 function checkSettings(merged: Merged, defaultSelector: string): void {
-  const { selectors, hasEmbedder, k, maxJsonDepth, maxTools, maxSseEventBytes } = merged;
-  const { firstByteTimeoutMs: firstByteMs, keepAliveMs, idleTimeoutMs: idleMs } = merged;
-  if (!(Number.isInteger(maxTools) && maxTools >= 1))
-    throw new RangeError(`proxy maxTools must be a positive integer, got ${maxTools}`);
+  const { selectors, hasEmbedder } = merged;
+  for (const key of BOUNDED) {
+    const { accepts, says } = PROXY_SETTINGS[key];
+    if (!accepts?.(merged[key])) throw new RangeError(`proxy ${key} must be ${says}, got ${merged[key]}`);
+  }
   if (!selectors.names.includes(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" is not one of ${selectors.names.join(', ')}`);
   }
   if (!hasEmbedder && selectors.isDense(defaultSelector)) {
     throw new RangeError(`proxy selector "${defaultSelector}" needs an embedder, and none is configured`);
   }
-  if (!(Number.isInteger(k) && k >= LIMITS.minK && k <= LIMITS.maxK)) {
-    throw new RangeError(`proxy k must be an integer from ${LIMITS.minK} to ${LIMITS.maxK}, got ${k}`);
-  }
-  if (!(Number.isInteger(maxJsonDepth) && maxJsonDepth >= 1 && maxJsonDepth <= MAX_JSON_DEPTH_LIMIT)) {
-    throw new RangeError(
-      `proxy maxJsonDepth must be an integer from 1 to ${MAX_JSON_DEPTH_LIMIT}, got ${maxJsonDepth}`,
-    );
-  }
-  if (!(Number.isFinite(firstByteMs) && firstByteMs >= 0))
-    throw new RangeError(`proxy firstByteTimeoutMs must be 0 or more, got ${firstByteMs}`);
-  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0))
-    throw new RangeError(`proxy keepAliveMs must be more than 0, got ${keepAliveMs}`);
-  if (!(Number.isFinite(idleMs) && idleMs >= 0))
-    throw new RangeError(`proxy idleTimeoutMs must be 0 or more, got ${idleMs}`);
-  if (!(Number.isSafeInteger(maxSseEventBytes) && maxSseEventBytes > 0))
-    throw new RangeError(`proxy maxSseEventBytes must be a positive integer, got ${maxSseEventBytes}`);
 }
 
 // One key per upstream: the model's key only for its own protocol, none in pass-through mode.

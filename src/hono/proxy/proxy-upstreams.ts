@@ -2,6 +2,7 @@
  * Where the proxy forwards each protocol: the one rule the routes use and the `loopctl serve`
  * banner prints, so what the banner says is what the proxy does.
  */
+import { MODEL_DEFAULTS } from '../settings.js';
 import type { WireProtocol } from './proxy-protocol.js';
 
 /** The settings the upstreams come from (a subset of `ProxySettings`). */
@@ -26,7 +27,7 @@ export function proxyUpstreams(
 ): Record<WireProtocol, string | undefined> {
   const openai = trimSlash(
     settings.openaiBaseURL ??
-      (model?.provider !== 'anthropic' ? (model?.baseURL ?? 'http://127.0.0.1:11434/v1') : undefined),
+      (model?.provider !== 'anthropic' ? (model?.baseURL ?? MODEL_DEFAULTS.openai.baseURL) : undefined),
   );
   const anthropic = trimSlash(
     settings.anthropicBaseURL ??

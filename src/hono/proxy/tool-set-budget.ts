@@ -13,12 +13,14 @@
  */
 
 import { mergeOptions } from '../../options.js';
+import { settingDefaults } from '../setting.js';
+import { PROXY_SETTINGS } from '../settings.js';
 
 /** Bounds of a tool-set budget. */
 export interface ToolSetBudgetOptions {
-  /** New tool lists one client may bring per window (`PROXY_NEW_TOOL_SETS_PER_CLIENT`). Default 60. */
+  /** New tool lists one client may bring per window (`PROXY_NEW_TOOL_SETS_PER_CLIENT`); default declared in `settings.ts`. */
   perClient?: number;
-  /** New tool lists all clients together may bring per window (`PROXY_NEW_TOOL_SETS_TOTAL`). Default 600. */
+  /** New tool lists all clients together may bring per window (`PROXY_NEW_TOOL_SETS_TOTAL`); default declared in `settings.ts`. */
   total?: number;
   /** The window, in milliseconds. Default one hour. */
   windowMs?: number;
@@ -42,7 +44,12 @@ export interface LedgerStore {
 /** The budget's bounds, all set. */
 export type ToolSetBudgetLimits = Required<Omit<ToolSetBudgetOptions, 'now'>>;
 
-const LIMITS: ToolSetBudgetLimits = { perClient: 60, total: 600, windowMs: 3_600_000 };
+const DECLARED = settingDefaults(PROXY_SETTINGS);
+const LIMITS: ToolSetBudgetLimits = {
+  perClient: DECLARED.newToolSetsPerClient,
+  total: DECLARED.newToolSetsTotal,
+  windowMs: 3_600_000,
+};
 
 /**
  * The bounds with their defaults, checked.
