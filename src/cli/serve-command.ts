@@ -3,7 +3,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../describe-error.js';
 import type { RunningServer } from '../hono/node.js';
+import { PROTOCOLS } from '../hono/proxy/protocols/index.js';
 import { PROXY_DEFAULTS } from '../hono/proxy/proxy-env.js';
+import type { ProxyUpstream } from '../hono/proxy/proxy-protocol.js';
 import { proxyUpstreams } from '../hono/proxy/proxy-upstreams.js';
 import type { Setting } from '../hono/setting.js';
 import { ENTRY_SETTINGS, MODEL_DEFAULTS, PROXY_SETTINGS } from '../hono/settings.js';
@@ -111,24 +113,23 @@ export async function serveCommand(
   const upstreams = proxyUpstreams(proxy, settings.model);
   const auth = proxy.auth ?? PROXY_DEFAULTS.auth;
   const selector = proxy.selector ?? (embedder ? 'hybrid' : 'keyword');
-  const keySet = (protocol: 'openai' | 'anthropic'): string => {
-    const own = protocol === 'openai' ? proxy.openaiApiKey : proxy.anthropicApiKey;
-    const model = (settings.model?.provider ?? 'openai') === protocol ? settings.model?.apiKey : undefined;
-    const variable = protocol === 'openai' ? 'PROXY_OPENAI_API_KEY' : 'PROXY_ANTHROPIC_API_KEY';
+  // Which key an upstream gets, as the banner says it: its own variable, the model's, or none.
+  const keySet = (upstream: ProxyUpstream): string => {
     if (auth === 'passthrough') return "key: the client's own";
+    const variable = upstream.settings ? PROXY_SETTINGS[upstream.settings.apiKey].variable : 'its key variable';
+    const own = upstream.settings ? proxy[upstream.settings.apiKey] : undefined;
+    const model = (settings.model?.provider ?? 'openai') === upstream.name ? settings.model?.apiKey : undefined;
     return `key: ${own ? variable : model ? 'MODEL_API_KEY' : `none, set ${variable}`}`;
   };
   out(`loopctl serve: the loopctl API and the selecting proxy on ${server.url}`);
-  for (const [label, path, protocol, flag] of [
-    ['OpenAI Chat Completions', '/v1/chat/completions', 'openai', '--openai-base-url'],
-    ['OpenAI Responses', '/v1/responses', 'responses', '--openai-base-url'],
-    ['Anthropic Messages', '/v1/messages', 'anthropic', '--anthropic-base-url'],
-  ] as const) {
-    const upstream = upstreams[protocol];
-    const target = upstream
-      ? `${upstream}${protocol === 'anthropic' ? '/v1/messages' : path.slice(3)} (${keySet(protocol === 'anthropic' ? 'anthropic' : 'openai')})`
-      : `not forwarded: no upstream (${flag} URL or ${protocol === 'anthropic' ? 'PROXY_ANTHROPIC_BASE_URL' : 'PROXY_OPENAI_BASE_URL'})`;
-    out(`  ${`${label}:`.padEnd(25)}POST ${server.url}${path} → ${target}`);
+  for (const protocol of PROTOCOLS) {
+    const { upstream, route } = protocol;
+    const base = upstreams[upstream.name];
+    const flag = upstream.settings ? `--${PROXY_SETTINGS[upstream.settings.baseURL].flag} URL or ` : '';
+    const target = base
+      ? `${base}${protocol.upstreamPath} (${keySet(upstream)})`
+      : `not forwarded: no upstream (${flag}${upstream.baseURLVariable})`;
+    out(`  ${`${protocol.label ?? protocol.name}:`.padEnd(25)}POST ${server.url}${route} → ${target}`);
   }
   out(
     auth === 'token'

@@ -308,17 +308,50 @@ export function revealedIn(messages: readonly Message[], all: readonly ToolSchem
   return [...seen];
 }
 
+/** How one protocol's kept reply content names the tools a hosted search found. */
+interface ReferenceReader {
+  /** The wire names one item references. */
+  names(item: Readonly<Record<string, unknown>>): string[];
+  /** The item with references `resolvable` refuses taken out; the same object when none are. */
+  keep(item: Readonly<Record<string, unknown>>, resolvable: (wireName: string) => boolean): Record<string, unknown>;
+}
+
+// Anthropic: `tool_reference` blocks in a `tool_search_tool_result` block.
+const anthropicReferences: ReferenceReader = {
+  names: (item) => toolReferences(item).map((reference) => String(reference.tool_name)),
+  keep(item, resolvable) {
+    const references = toolReferences(item);
+    const kept = references.filter((reference) => resolvable(String(reference.tool_name)));
+    if (kept.length === references.length) return item;
+    return { ...item, content: { ...(item.content as Record<string, unknown>), tool_references: kept } };
+  },
+};
+
+// OpenAI Responses: the tools of a `tool_search_output` item.
+const responsesReferences: ReferenceReader = {
+  names: (item) =>
+    item.type === 'tool_search_output' && Array.isArray(item.tools)
+      ? item.tools.flatMap((tool) => (isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : []))
+      : [],
+  keep(item, resolvable) {
+    if (!(item.type === 'tool_search_output' && Array.isArray(item.tools))) return item;
+    const kept = item.tools.filter(
+      (tool) => !(isRecord(tool) && typeof tool.name === 'string') || resolvable(tool.name),
+    );
+    return kept.length === item.tools.length ? item : { ...item, tools: kept };
+  },
+};
+
+/** Each protocol's reader of kept content, by the protocol the content was kept in. */
+const REFERENCE_READERS: Readonly<Record<ProviderContent['protocol'], ReferenceReader>> = {
+  'anthropic-messages': anthropicReferences,
+  'openai-responses': responsesReferences,
+};
+
 /** The wire names a reply's kept content references (hosted search results). */
 function referencedIn(content: ProviderContent): string[] {
-  const out: string[] = [];
-  for (const item of content.items) {
-    if (content.protocol === 'anthropic-messages')
-      for (const reference of toolReferences(item)) out.push(String(reference.tool_name));
-    else if (item.type === 'tool_search_output' && Array.isArray(item.tools)) {
-      for (const tool of item.tools) if (isRecord(tool) && typeof tool.name === 'string') out.push(tool.name);
-    }
-  }
-  return out;
+  const reader = REFERENCE_READERS[content.protocol];
+  return content.items.flatMap((item) => reader.names(item));
 }
 
 /** The `tool_reference` blocks of an Anthropic `tool_search_tool_result` block. */
@@ -332,26 +365,9 @@ function toolReferences(item: Readonly<Record<string, unknown>>): Record<string,
 
 /** The same content with unresolvable references taken out; the same object when none are. */
 function keepResolvable(content: ProviderContent, resolvable: (wireName: string) => boolean): ProviderContent {
-  let changed = false;
-  const items = content.items.map((item) => {
-    if (content.protocol === 'anthropic-messages') {
-      const references = toolReferences(item);
-      const kept = references.filter((reference) => resolvable(String(reference.tool_name)));
-      if (kept.length === references.length) return item;
-      changed = true;
-      return { ...item, content: { ...(item.content as Record<string, unknown>), tool_references: kept } };
-    }
-    if (item.type === 'tool_search_output' && Array.isArray(item.tools)) {
-      const kept = item.tools.filter(
-        (tool) => !(isRecord(tool) && typeof tool.name === 'string') || resolvable(tool.name),
-      );
-      if (kept.length === item.tools.length) return item;
-      changed = true;
-      return { ...item, tools: kept };
-    }
-    return item;
-  });
-  return changed ? { ...content, items } : content;
+  const reader = REFERENCE_READERS[content.protocol];
+  const items = content.items.map((item) => reader.keep(item, resolvable));
+  return items.some((item, i) => item !== content.items[i]) ? { ...content, items } : content;
 }
 
 function textOf(message: Message): string {

@@ -27,6 +27,11 @@ export interface ProxyUpstream {
   readonly baseURLVariable: string;
   /** What to point at a model server when none answers (`UpstreamUnreachableError`). */
   readonly unreachableHint: string;
+  /** The `ProxySettings` keys of its base URL and its key: their declarations name the variable and flag. */
+  readonly settings?: {
+    readonly baseURL: 'openaiBaseURL' | 'anthropicBaseURL';
+    readonly apiKey: 'openaiApiKey' | 'anthropicApiKey';
+  };
   /** Put the server's key on the upstream headers (token mode). */
   authorize(headers: Headers, apiKey: string): void;
   /** Whether this upstream caches prompt prefixes unasked (OpenAI's own API does). */
@@ -54,6 +59,8 @@ export interface ErrorDetail {
 export interface ProxyProtocol {
   /** Its name in logs and tests (`openai`, `anthropic`, `responses`). */
   readonly name: string;
+  /** Its name for people (the `loopctl serve` banner); default `name`. */
+  readonly label?: string;
   /** The proxy's route for it: `POST` there. */
   readonly route: string;
   readonly upstream: ProxyUpstream;

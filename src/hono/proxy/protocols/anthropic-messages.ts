@@ -23,6 +23,7 @@ import type { ProxyProtocol, ProxyUpstream } from '../proxy-protocol.js';
  */
 export const anthropicUpstream: ProxyUpstream = {
   name: 'anthropic',
+  settings: { baseURL: 'anthropicBaseURL', apiKey: 'anthropicApiKey' },
   baseURLVariable: 'PROXY_ANTHROPIC_BASE_URL',
   unreachableHint: 'PROXY_ANTHROPIC_BASE_URL',
   authorize(headers, apiKey) {
@@ -52,6 +53,7 @@ function rewriteCalls(entry: Json, rewritten: ReadonlySet<string>, call: string)
  */
 export const anthropicMessages: ProxyProtocol = {
   name: 'anthropic',
+  label: 'Anthropic Messages',
   route: '/v1/messages',
   upstream: anthropicUpstream,
   upstreamPath: '/v1/messages',

@@ -21,6 +21,7 @@ import type { CacheRules, ProxyProtocol, ProxyUpstream } from '../proxy-protocol
  */
 export const openAIUpstream: ProxyUpstream = {
   name: 'openai',
+  settings: { baseURL: 'openaiBaseURL', apiKey: 'openaiApiKey' },
   baseURLVariable: 'PROXY_OPENAI_BASE_URL',
   unreachableHint: 'MODEL_BASE_URL or PROXY_OPENAI_BASE_URL',
   authorize(headers, apiKey) {
@@ -74,6 +75,7 @@ function rewriteCalls(entry: Json, rewritten: ReadonlySet<string>, call: string)
  */
 export const openAIChat: ProxyProtocol = {
   name: 'openai',
+  label: 'OpenAI Chat Completions',
   route: '/v1/chat/completions',
   upstream: openAIUpstream,
   upstreamPath: '/chat/completions',

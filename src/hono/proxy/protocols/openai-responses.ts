@@ -46,6 +46,7 @@ export function tailItem(text: string): string {
  */
 export const openAIResponses: ProxyProtocol = {
   name: 'responses',
+  label: 'OpenAI Responses',
   route: '/v1/responses',
   upstream: openAIUpstream,
   upstreamPath: '/responses',
