@@ -14,7 +14,14 @@
  * seen the names); this search takes those too, beside a free-text `query` loopctl ranks.
  * Structural types: nothing here imports the SDK.
  */
-import { checkK, queryOf, SEARCH_DESCRIPTION, searchDeclared, type ToolSearchAdapterOptions } from './search-door.js';
+import {
+  checkK,
+  deferUnloaded,
+  queryOf,
+  SEARCH_DESCRIPTION,
+  searchDeclared,
+  type ToolSearchAdapterOptions,
+} from './search-door.js';
 
 /** A function tool as the Interactions API declares it (other fields pass through). */
 export interface GeminiFunctionTool {
@@ -112,15 +119,7 @@ export function geminiToolSearch(options: GeminiToolSearchOptions = {}): GeminiT
   } as const;
   return {
     tool,
-    tools(all, loaded) {
-      const keep = new Set(loaded);
-      return [
-        ...all
-          .filter((t) => t.type !== 'tool_search')
-          .map((t) => (t.type !== 'function' || keep.has(t.name ?? '') ? t : { ...t, defer_loading: true })),
-        tool,
-      ];
-    },
+    tools: (all, loaded) => deferUnloaded(all, loaded, tool),
     handles: (step): step is GeminiSearchCall => step.type === 'tool_search_call',
     async handle<T extends { readonly type: string }>(
       call: GeminiSearchCall,

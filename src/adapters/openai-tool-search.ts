@@ -7,6 +7,7 @@
  */
 import {
   checkK,
+  deferUnloaded,
   type QuerySchema,
   queryOf,
   querySchema,
@@ -98,15 +99,7 @@ export function responsesToolSearch(options: ResponsesToolSearchOptions = {}): R
   } as const;
   return {
     tool,
-    tools(all, loaded) {
-      const keep = new Set(loaded);
-      return [
-        ...all
-          .filter((t) => t.type !== 'tool_search')
-          .map((t) => (t.type !== 'function' || keep.has(t.name ?? '') ? t : { ...t, defer_loading: true })),
-        tool,
-      ];
-    },
+    tools: (all, loaded) => deferUnloaded(all, loaded, tool),
     async handle<T extends { readonly type: string }>(
       call: ResponsesSearchCall,
       tools: readonly T[],

@@ -124,3 +124,26 @@ export function checkK(k: number | undefined): void {
   if (k !== undefined && !(Number.isInteger(k) && k > 0))
     throw new RangeError(`tool search k must be a positive integer, got ${k}`);
 }
+
+/**
+ * A tool list for a vendor whose deferred tools are `type: 'function'` entries with
+ * `defer_loading` (OpenAI Responses, Gemini): every function not named in `loaded` deferred,
+ * any earlier `tool_search` dropped, and `search` last.
+ *
+ * @example
+ * deferUnloaded([{ type: 'function', name: 'a' }, { type: 'function', name: 'b' }], ['a'], searchTool)
+ * // [{ type: 'function', name: 'a' }, { type: 'function', name: 'b', defer_loading: true }, searchTool]
+ */
+export function deferUnloaded<T extends { readonly type: string; readonly name?: string | undefined }, S>(
+  all: readonly T[],
+  loaded: Iterable<string>,
+  search: S,
+): (T | S)[] {
+  const keep = new Set(loaded);
+  return [
+    ...all
+      .filter((t) => t.type !== 'tool_search')
+      .map((t) => (t.type !== 'function' || keep.has(t.name ?? '') ? t : { ...t, defer_loading: true })),
+    search,
+  ];
+}
