@@ -14,6 +14,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
+import { consumersFor } from './consumer-links.js';
 import { withKindLinks } from './kind-links.js';
 import { intentClauses } from './multi-intent.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
@@ -135,16 +136,29 @@ export async function prerequisites(
   // The request's parts, by the default clause splitter (read here, not passed in, so the
   // hybrid's core chunk stays as it was).
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
-  return prerequisitesFor(links, {
+  const budget = partBudget(source.options.budget, parts.length);
+  const anchorOrder = partAnchorOrder(anchors, order, parts.length);
+  const needed = prerequisitesFor(links, {
     picked,
-    anchors: partAnchorOrder(anchors, order, parts.length),
+    anchors: anchorOrder,
     intents,
     score: fused,
     prompt: query,
-    budget: partBudget(source.options.budget, parts.length),
+    budget,
     lexicon,
     ...(skipped ? { promptRules: false } : {}),
   });
+  // What the picks find, acted on: consumers near the top join from the budget left
+  // (consumer-links.ts).
+  const added = consumersFor(links, {
+    anchors: [...anchorOrder, ...needed.intents],
+    surface: new Set([...picked, ...needed.extra]),
+    score: fused,
+    top,
+    room: budget - needed.extra.length,
+  });
+  if (added.length === 0) return needed;
+  return { ...needed, extra: [...needed.extra, ...added], intents: new Set([...needed.intents, ...added]) };
 }
 
 /** Tool name → registry index. */
