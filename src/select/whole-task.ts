@@ -27,9 +27,11 @@ import { inferToolLinks, prerequisitesFor } from './tool-links.js';
  * Which picks have their links followed, by default. Five within 0.2 rather than three within
  * 0.15: a budget the first picks leave unspent (their lookups already picked) goes to the next
  * ones ("Share the postmortem doc in #eng": three incident tools, then share_document, whose
- * search_documents was left out).
+ * search_documents was left out). Within 0.3 rather than 0.2: the action a lookup serves often
+ * ranks below the lookup itself, whose words the prompt repeats (blind aggregate 138 → 142 of
+ * 202, docs/tuning-whole-task.md).
  */
-export const ANCHOR_DEFAULTS = { count: 5, margin: 0.2 } as const;
+export const ANCHOR_DEFAULTS = { count: 5, margin: 0.3 } as const;
 /** Which picks have their learned partners lifted (tuned with learning, docs/tuning-learn.md). */
 const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 
