@@ -16,6 +16,26 @@ export const CONSUMER_DEFAULTS = {
   margin: 0.3,
 } as const;
 
+// The links read backwards (provider → the tools needing it), once per links object: a
+// catalogue's links are fixed for its registry list, and a turn must not walk them all.
+const reversed = new WeakMap<ToolLinks, ReadonlyMap<number, readonly number[]>>();
+
+function consumersOf(links: ToolLinks): ReadonlyMap<number, readonly number[]> {
+  let consumers = reversed.get(links);
+  if (consumers) return consumers;
+  const map = new Map<number, number[]>();
+  for (const [tool, needs] of links.needs)
+    for (const { providers } of needs)
+      for (const provider of providers) {
+        const list = map.get(provider) ?? [];
+        if (!list.includes(tool)) list.push(tool);
+        map.set(provider, list);
+      }
+  consumers = map;
+  reversed.set(links, consumers);
+  return consumers;
+}
+
 /**
  * The consumers to add: for each anchor in turn, its best-scored consumer that `surface` lacks
  * and that scores within `margin` of `top`, while `room` lasts.
@@ -39,14 +59,7 @@ export function consumersFor(
   const margin = turn.margin ?? CONSUMER_DEFAULTS.margin;
   const out: number[] = [];
   if (room <= 0) return out;
-  const consumers = new Map<number, number[]>();
-  for (const [tool, needs] of links.needs)
-    for (const { providers } of needs)
-      for (const provider of providers) {
-        const list = consumers.get(provider) ?? [];
-        if (!list.includes(tool)) list.push(tool);
-        consumers.set(provider, list);
-      }
+  const consumers = consumersOf(links);
   const taken = new Set(surface);
   for (const anchor of anchors) {
     let best = -1;
