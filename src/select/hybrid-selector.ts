@@ -364,9 +364,11 @@ export class HybridSelector implements AsyncToolSelector {
     const rank = await import('./hybrid-ranking.js');
     const intent = this.#multiIntent ? await import('./multi-intent.js') : undefined;
     // The whole prompt and its clauses, read with the lexicon (its rules skipped, with a warning,
-    // where it does not cover the prompt).
-    const prompt =
-      intent && this.#multiIntent ? await intent.promptTexts(query, this.#multiIntent, this.#lexicon) : undefined;
+    // where it does not cover the prompt). `intent` loads only with multiIntent set, so the
+    // cast holds (and the core ships one test, not two).
+    const prompt = intent
+      ? await intent.promptTexts(query, this.#multiIntent as MultiIntentOptions, this.#lexicon)
+      : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.

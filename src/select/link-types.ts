@@ -58,7 +58,7 @@ export interface ToolLinkOptions {
   budget?: number;
   /**
    * Which picks have their links followed: the best `count`, within `margin` of the top score
-   * (each clause's best tool too). Defaults `{ count: 5, margin: 0.2 }`.
+   * (each clause's best tool too). Defaults `{ count: 5, margin: 0.3 }`.
    */
   anchors?: { count?: number; margin?: number };
 }

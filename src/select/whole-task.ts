@@ -14,6 +14,7 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
+import { consumersFor } from './consumer-links.js';
 import { withKindLinks } from './kind-links.js';
 import { intentClauses } from './multi-intent.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
@@ -26,9 +27,11 @@ import { inferToolLinks, prerequisitesFor } from './tool-links.js';
  * Which picks have their links followed, by default. Five within 0.2 rather than three within
  * 0.15: a budget the first picks leave unspent (their lookups already picked) goes to the next
  * ones ("Share the postmortem doc in #eng": three incident tools, then share_document, whose
- * search_documents was left out).
+ * search_documents was left out). Within 0.3 rather than 0.2: the action a lookup serves often
+ * ranks below the lookup itself, whose words the prompt repeats (blind aggregate 138 → 142 of
+ * 202, docs/tuning-whole-task.md).
  */
-export const ANCHOR_DEFAULTS = { count: 5, margin: 0.2 } as const;
+export const ANCHOR_DEFAULTS = { count: 5, margin: 0.3 } as const;
 /** Which picks have their learned partners lifted (tuned with learning, docs/tuning-learn.md). */
 const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 
@@ -135,16 +138,29 @@ export async function prerequisites(
   // The request's parts, by the default clause splitter (read here, not passed in, so the
   // hybrid's core chunk stays as it was).
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
-  return prerequisitesFor(links, {
+  const budget = partBudget(source.options.budget, parts.length);
+  const anchorOrder = partAnchorOrder(anchors, order, parts.length);
+  const needed = prerequisitesFor(links, {
     picked,
-    anchors: partAnchorOrder(anchors, order, parts.length),
+    anchors: anchorOrder,
     intents,
     score: fused,
     prompt: query,
-    budget: partBudget(source.options.budget, parts.length),
+    budget,
     lexicon,
     ...(skipped ? { promptRules: false } : {}),
   });
+  // What the picks find, acted on: consumers near the top join from the budget left
+  // (consumer-links.ts).
+  const added = consumersFor(links, {
+    anchors: [...anchorOrder, ...needed.intents],
+    surface: new Set([...picked, ...needed.extra]),
+    score: fused,
+    top,
+    room: budget - needed.extra.length,
+  });
+  if (added.length === 0) return needed;
+  return { ...needed, extra: [...needed.extra, ...added], intents: new Set([...needed.intents, ...added]) };
 }
 
 /** Tool name → registry index. */
