@@ -53,7 +53,7 @@ export async function planRequest(
   const started = Date.now();
   const learning =
     config.learning && request.selectable.length > 0
-      ? await RequestLearning.begin(config.learning, ctx.raw.headers, config.auth, request)
+      ? await RequestLearning.begin(config.learning, ctx.raw.headers, config.auth, request, ctx.waitUntil)
       : undefined;
   const selector = new RequestSelector(ctx, controls.selector, controls.k, learning);
   const decision = await decideTools(

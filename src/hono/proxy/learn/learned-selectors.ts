@@ -61,6 +61,7 @@ export interface LearnedSelectors {
     slotKey: string,
     snapshot: TrafficSnapshot,
     tools: readonly ToolSchema[],
+    keepAlive?: (work: Promise<unknown>) => void,
   ): { selector: AsyncToolSelector; learned: number };
   /** Resolves when no build is running (tests and benchmarks). */
   idle(): Promise<void>;
@@ -76,7 +77,7 @@ export function learnedSelectors(onError?: (error: unknown) => void): LearnedSel
   const slots = new WeakMap<AsyncToolSelector, Map<string, Slot>>();
   const builds = new Set<Promise<void>>();
   return {
-    pick(base, slotKey, snapshot, tools) {
+    pick(base, slotKey, snapshot, tools, keepAlive) {
       if (snapshot.examples.length === 0 || !isLearnable(base)) return { selector: base, learned: 0 };
       const current = slotOf(slots, base, slotKey);
       if (
@@ -103,6 +104,8 @@ export function learnedSelectors(onError?: (error: unknown) => void): LearnedSel
             builds.delete(build);
           });
         builds.add(build);
+        // Workers stop a request's timers once it is answered: the build is kept alive with it.
+        keepAlive?.(build);
       }
       return current.ready
         ? { selector: current.ready.selector, learned: current.ready.count }

@@ -33,6 +33,7 @@ export class RequestLearning {
     private readonly snapshot: TrafficSnapshot | undefined,
     /** Why the request was ranked unlearned though learning is on. */
     readonly degraded: string | undefined,
+    private readonly waitUntil: ((work: Promise<unknown>) => void) | undefined,
   ) {}
 
   /**
@@ -46,6 +47,7 @@ export class RequestLearning {
     headers: Headers,
     auth: ProxyAuthMode,
     request: ProxyRequest,
+    waitUntil?: (work: Promise<unknown>) => void,
   ): Promise<RequestLearning> {
     const tenant = await tenantOf(headers, auth, learning.secret);
     let registry = registries.get(request.selectable);
@@ -56,9 +58,10 @@ export class RequestLearning {
     const id = await registry;
     try {
       const snapshot = await learning.snapshot(tenant, id);
-      return new RequestLearning(learning, request, tenant, id, snapshot, undefined);
+      return new RequestLearning(learning, request, tenant, id, snapshot, undefined, waitUntil);
     } catch (error) {
-      return new RequestLearning(learning, request, tenant, id, undefined, `ranked unlearned: ${errorMessage(error)}`);
+      const reason = `ranked unlearned: ${errorMessage(error)}`;
+      return new RequestLearning(learning, request, tenant, id, undefined, reason, waitUntil);
     }
   }
 
@@ -75,6 +78,7 @@ export class RequestLearning {
       `${this.tenant}/${this.registry}`,
       this.snapshot,
       this.request.selectable,
+      this.waitUntil,
     );
     this.learned = learned;
     return selector;
