@@ -4,8 +4,12 @@
  * forwarded; another tenant's selection stays byte for byte what it was; with learning off,
  * nothing changes and no header is added.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/hono/index.js';
+import { startNodeServer } from '../../src/hono/node.js';
 import type { LearnedTrafficStore } from '../../src/hono/proxy/learn/traffic-store.js';
 import { memoryTrafficStore } from '../../src/hono/proxy/learn/traffic-store.js';
 import { ToolRegistry } from '../../src/index.js';
@@ -138,6 +142,70 @@ describe('learning from traffic', () => {
     const result = await send(proxyApp(failing), 'sk-a', ask(LIKE_IT));
     expect(result.raw).toBe(plain.raw);
     expect(result.headers.get('x-loopctl-degraded')).toMatch(/ranked unlearned: store down/);
+  });
+});
+
+describe('/v1/learned', () => {
+  const call = (app: App, method: string, key?: string) =>
+    app.request('/v1/learned', { method, headers: key ? { authorization: `Bearer ${key}` } : {} });
+
+  it("shows the caller's own examples, and forgets them on request", async () => {
+    const app = proxyApp('on');
+    await send(app, 'sk-a', answered(PROMPT, TAUGHT));
+    await send(app, 'sk-b', answered('Play something calm', OTHER));
+    await new Promise((done) => setTimeout(done, 50));
+    const mine = (await (await call(app, 'GET', 'sk-a')).json()) as { count: number; examples: { query: string }[] };
+    expect(mine.count).toBe(1);
+    expect(mine.examples.map((example) => example.query)).toEqual([PROMPT]);
+    expect(JSON.stringify(mine)).not.toContain('sk-a');
+
+    const forgotten = await call(app, 'DELETE', 'sk-a');
+    expect(await forgotten.json()).toEqual({ forgotten: 1 });
+    expect(((await (await call(app, 'GET', 'sk-a')).json()) as { count: number }).count).toBe(0);
+    expect(((await (await call(app, 'GET', 'sk-b')).json()) as { count: number }).count).toBe(1);
+  });
+
+  it('needs a credential, and is not served with learning off', async () => {
+    expect((await call(proxyApp('on'), 'GET')).status).toBe(401);
+    expect((await call(proxyApp(), 'GET', 'sk-a')).status).not.toBe(200);
+  });
+});
+
+describe('the Node entry', () => {
+  it('keeps what it learned across a restart (PROXY_LEARN_DIR)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'loopctl-learned-'));
+    const vars = {
+      PROXY_LEARN: 'on',
+      PROXY_LEARN_DIR: folder,
+      PROXY_AUTH: 'passthrough',
+      PROXY_OPENAI_BASE_URL: upstream.openAIBaseURL,
+      // No embedder here; a selector that ranks the prompt (a request that fell open teaches nothing).
+      PROXY_SELECTOR: 'bm25',
+    };
+    const start = () => startNodeServer({ registry: new ToolRegistry(), vars, port: 0 });
+    try {
+      const first = await start();
+      const body = JSON.stringify({ model: 'm', messages: answered(PROMPT, TAUGHT), tools: openAITools(TOOLS) });
+      const headers = { authorization: 'Bearer sk-a', 'content-type': 'application/json' };
+      const taught = await fetch(`${first.url}/v1/chat/completions`, { method: 'POST', headers, body });
+      expect(taught.status).toBe(200);
+      await taught.arrayBuffer();
+      await new Promise((done) => setTimeout(done, 100));
+      await first.close();
+
+      const second = await start();
+      try {
+        const listed = await fetch(`${second.url}/v1/learned`, { headers });
+        const answer = (await listed.json()) as { examples: { query: string; tools: string[] }[] };
+        expect(answer.examples.map(({ query, tools }) => ({ query, tools }))).toEqual([
+          { query: PROMPT, tools: [TAUGHT] },
+        ]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
 

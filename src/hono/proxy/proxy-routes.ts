@@ -11,6 +11,7 @@
  */
 
 import { Hono } from 'hono';
+import { learnedRoutes } from './learn/learned-routes.js';
 import { providerError } from './provider-errors.js';
 import { forward } from './proxy-forward.js';
 import { gate, handleProxyRequest } from './proxy-pipeline.js';
@@ -38,6 +39,7 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
     app.post(protocol.route, (c) =>
       handleProxyRequest(requestContext(config, protocol, c.req.raw, config.learning ? waitUntilOf(c) : undefined)),
     );
+  if (config.learning) app.route('/', learnedRoutes(config, config.learning));
   app.get('/v1/models', (c) =>
     listModels(requestContext(config, modelsProtocol(config, c.req.raw.headers), c.req.raw)),
   );
