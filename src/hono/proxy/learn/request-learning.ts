@@ -20,7 +20,14 @@ const MAX_LEARNED_BODY_CHARS = 1 << 20;
 // The registry digest of a tool list, once per list object (the same object per tools text).
 const registries = new WeakMap<readonly ToolSchema[], Promise<string>>();
 
-/** One request's learning. */
+/**
+ * One request's learning.
+ *
+ * @example
+ * const learning = await RequestLearning.begin(config.learning, raw.headers, config.auth, request)
+ * const selector = learning.wrap(base) // learning.learned: examples that shaped it
+ * waitUntil(learning.record())
+ */
 export class RequestLearning {
   /** Examples that shaped the selection (0: ranked unlearned). */
   learned = 0;

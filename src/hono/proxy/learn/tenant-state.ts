@@ -31,7 +31,12 @@ export interface LearnBounds {
   readonly writesPerMinute: number;
 }
 
-/** The default bounds. */
+/**
+ * The default bounds (declared as the `PROXY_LEARN_*` settings' defaults).
+ *
+ * @example
+ * addExamples(state, registry, examples, { ...DEFAULT_LEARN_BOUNDS, maxExamples: 100 }, Date.now())
+ */
 export const DEFAULT_LEARN_BOUNDS: LearnBounds = { maxExamples: 2048, maxBytes: 1 << 20, writesPerMinute: 60 };
 
 /**

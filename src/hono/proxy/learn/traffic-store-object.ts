@@ -54,7 +54,8 @@ export class LearnedTrafficObject {
       return Response.json({ error: 'a JSON body is required' }, { status: 400 });
     }
     const storage = this.#storage;
-    // One object, one tenant: the store's own serialization is this object's input gate.
+    // One object, one tenant. workerd's input gate holds other calls while this one awaits its
+    // storage, so each read-modify-write below is atomic without a lock of our own.
     const store = stateStore(
       {
         read: async (): Promise<TenantState> => tenantFrom((await storage.get(STATE_KEY)) ?? emptyTenant()),
