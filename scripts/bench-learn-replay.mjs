@@ -9,7 +9,7 @@
 // the mean forwarded count, and the proxy's own time per B request (server-timing, p50 / p95)
 // with learning on vs a server with learning off.
 //
-//   npm run build && node scripts/bench-learn-replay.mjs [--sets workdesk,mixdesk] [--json out.json]
+//   npm run build && node scripts/bench-learn-replay.mjs [--sets workdesk,mixdesk] [--data DIR] [--max-cases N] [--json out.json]
 //
 // Run it under the shared lock: flock /tmp/loopctl-heavy.lock node scripts/bench-learn-replay.mjs
 import { createHash } from 'node:crypto';
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     data: { type: 'string', default: join(root, 'test', 'fixtures') },
     model: { type: 'string', default: join(root, 'models', 'use-lite') },
     k: { type: 'string', default: '8' },
+    // A large set keeps its first N cases in digest order (the same N on every run).
+    'max-cases': { type: 'string' },
     json: { type: 'string' },
   },
 });
@@ -154,10 +156,13 @@ const quantile = (list, q) => {
 const rows = [];
 for (const set of values.sets.split(',')) {
   const tools = JSON.parse(readFileSync(join(values.data, set, 'tools.json'), 'utf8'));
+  const digest = (id) => createHash('sha256').update(id).digest('hex');
   const cases = readFileSync(join(values.data, set, 'cases.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
+    .map((line) => JSON.parse(line))
+    .sort((x, y) => (digest(x.id) < digest(y.id) ? -1 : 1))
+    .slice(0, values['max-cases'] ? Number(values['max-cases']) : undefined);
   const a = cases.filter((item) => half(item.id) === 'A');
   const b = cases.filter((item) => half(item.id) === 'B');
   const upstream = await recordingUpstream();
