@@ -100,6 +100,17 @@ describe('learning from traffic', () => {
     expect(after.headers.get('x-loopctl-learned')).toBe('1');
   });
 
+  it('ranks a prompt unlike every example exactly as without learning', async () => {
+    const unlike = ask('Create a Jira issue and email Priya about the invoice');
+    const plain = await send(proxyApp(), 'sk-a', unlike);
+    const app = proxyApp('on');
+    await send(app, 'sk-a', answered(PROMPT, TAUGHT));
+    await untilLearned(app, 'sk-a', LIKE_IT);
+    const after = await send(app, 'sk-a', unlike);
+    expect(after.headers.get('x-loopctl-learned')).toBe('0');
+    expect(after.raw).toBe(plain.raw);
+  });
+
   it('learns nothing from a call whose result is an error', async () => {
     const store = memoryTrafficStore();
     const app = proxyApp(store);

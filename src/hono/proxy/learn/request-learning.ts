@@ -9,6 +9,7 @@ import type { ToolSchema } from '../../../registry/schema.js';
 import type { AsyncToolSelector } from '../../../select/selector.js';
 import type { ProxyAuthMode } from '../proxy-auth.js';
 import type { ProxyRequest } from '../proxy-protocol.js';
+import { likeAnExample } from './example-words.js';
 import type { ProxyLearning } from './proxy-learning.js';
 import { registryOf, tenantOf } from './tenant-id.js';
 import { trafficExamples } from './traffic-examples.js';
@@ -79,7 +80,8 @@ export class RequestLearning {
    * const selector = learning.wrap(await table.get('hybrid', 8))
    */
   wrap(base: AsyncToolSelector): AsyncToolSelector {
-    if (!this.snapshot) return base;
+    // A prompt unlike every example is ranked as without learning (example-words.ts).
+    if (!this.snapshot || !likeAnExample(this.request.query, this.snapshot.examples)) return base;
     const { selector, learned } = this.learning.selectors.pick(
       base,
       `${this.tenant}/${this.registry}`,
