@@ -58,6 +58,6 @@ export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): Modul
 
 // The proxy's budget of new tool lists, shared by every isolate (wrangler.toml binds it as
 // TOOL_SET_BUDGET): a Durable Object class must be exported by the main module.
-export { ToolSetBudgetObject } from '../src/hono/index.js';
+export { LearnedTrafficObject, ToolSetBudgetObject } from '../src/hono/index.js';
 
 export default demoWorker();

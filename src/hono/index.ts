@@ -17,8 +17,22 @@ export { generateToken } from './dev-token.js';
 export type { LoopctlVars, VarOptions } from './env-options.js';
 export { optionsFromVars } from './env-options.js';
 export { LIMITS } from './limits.js';
-export type { DurableNamespaceLike, ToolSetBudget, ToolSetBudgetOptions } from './proxy/index.js';
-export { durableToolSetBudget, ToolSetBudgetObject, toolSetBudget, UpstreamUnreachableError } from './proxy/index.js';
+export type {
+  DurableNamespaceLike,
+  LearnedTrafficStore,
+  ToolSetBudget,
+  ToolSetBudgetOptions,
+  TrafficSnapshot,
+} from './proxy/index.js';
+export {
+  durableToolSetBudget,
+  durableTrafficStore,
+  LearnedTrafficObject,
+  memoryTrafficStore,
+  ToolSetBudgetObject,
+  toolSetBudget,
+  UpstreamUnreachableError,
+} from './proxy/index.js';
 export type { Setting, SettingKind, SettingTable, SettingValues, SettingVars } from './setting.js';
 export { readSettings } from './setting.js';
 export {

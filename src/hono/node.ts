@@ -17,7 +17,10 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { varText } from './config-vars.js';
 import { optionsFromVars } from './env-options.js';
-import { ENTRY_SETTINGS } from './settings.js';
+import { fileTrafficStore } from './proxy/learn/file-traffic-store.js';
+import type { ProxySettings } from './proxy/proxy-settings.js';
+import { learnBounds } from './proxy/proxy-settings.js';
+import { ENTRY_SETTINGS, PROXY_SETTINGS } from './settings.js';
 
 /** Options for {@link startNodeServer}: the app's, plus where to listen and which variables to read. */
 export interface NodeServerOptions extends AppOptions {
@@ -84,10 +87,16 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       : (await import('./proxy/node-upstream-fetch.js')).nodeUpstreamFetch();
   // On loopback, only loopback Host names: a DNS-rebound web page is refused.
   const allowedHosts = appOptions.allowedHosts ?? (isLoopbackAddress(hostname) ? LOOPBACK_HOSTS : undefined);
+  // PROXY_LEARN=on keeps what the proxy learns in files, so it survives a restart.
+  const learn = appOptions.proxy?.learn === 'on' ? fileLearning(appOptions.proxy) : undefined;
+  const proxy =
+    upstream || learn
+      ? { ...appOptions.proxy, ...(upstream ? { fetch: upstream.fetch } : {}), ...(learn ? { learn } : {}) }
+      : undefined;
   const app = createApp({
     ...appOptions,
     ...(allowedHosts ? { allowedHosts } : {}),
-    ...(upstream ? { proxy: { ...appOptions.proxy, fetch: upstream.fetch } } : {}),
+    ...(proxy ? { proxy } : {}),
   });
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;
@@ -205,4 +214,9 @@ export function useLiteFromDisk(modelPath: string): EmbedderSource {
  */
 export function vectorsFromDisk(path: string): VectorsSource {
   return async () => new Uint8Array(await readFile(path));
+}
+
+/** The file store of `PROXY_LEARN_DIR` (default `.loopctl/learned`) with the settings' bounds. */
+function fileLearning(proxy: ProxySettings) {
+  return fileTrafficStore(proxy.learnDir ?? PROXY_SETTINGS.learnDir.default, learnBounds(proxy));
 }

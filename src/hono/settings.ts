@@ -10,6 +10,7 @@ import { DEFAULT_WORKERS_AI_MODEL } from '../adapters/workers-ai.js';
 import { DEFAULT_K } from '../rank/top-k.js';
 import { LIMITS } from './limits.js';
 import { DEFAULT_MAX_JSON_DEPTH, MAX_JSON_DEPTH_LIMIT } from './proxy/json-nesting.js';
+import { DEFAULT_LEARN_BOUNDS } from './proxy/learn/tenant-state.js';
 import { MAX_SSE_EVENT_BYTES } from './proxy/sse-events.js';
 import { TOOL_POLICIES } from './proxy/tool-policy.js';
 import { choice, httpUrl, integer, list, milliseconds, setting, text } from './setting.js';
@@ -239,6 +240,48 @@ export const PROXY_SETTINGS = {
     ...integer({ min: 1, max: MAX_JSON_DEPTH_LIMIT, digits: 4 }),
     default: DEFAULT_MAX_JSON_DEPTH,
     doc: "Deepest nesting of a body's arrays and objects; deeper is a 400",
+    docs: ['proxy'],
+  }),
+  learn: setting({
+    variable: 'PROXY_LEARN',
+    ...choice(['on', 'off']),
+    default: 'off',
+    doc: "Learn from the traffic forwarded, per tenant: each prompt and the tools the model called in reply shape that tenant's later selections (docs/proxy.md, Learning from traffic)",
+    docs: ['proxy'],
+  }),
+  learnSecret: setting({
+    variable: 'PROXY_LEARN_SECRET',
+    ...text(),
+    secret: true,
+    doc: 'The key of the tenant digest (a secret): a stored tenant id cannot then be checked against a guessed key',
+    docs: ['proxy'],
+  }),
+  learnMaxExamples: setting({
+    variable: 'PROXY_LEARN_MAX_EXAMPLES',
+    ...integer({ min: 1, max: 100_000, digits: 6 }),
+    default: DEFAULT_LEARN_BOUNDS.maxExamples,
+    doc: 'Learned examples kept per tenant per tool list; the oldest go',
+    docs: ['proxy'],
+  }),
+  learnMaxBytes: setting({
+    variable: 'PROXY_LEARN_MAX_BYTES',
+    ...integer({ min: 1024, max: 100 * 1024 * 1024, digits: 9 }),
+    default: DEFAULT_LEARN_BOUNDS.maxBytes,
+    doc: 'Bytes of learned examples kept per tenant; the oldest go',
+    docs: ['proxy'],
+  }),
+  learnWritesPerMinute: setting({
+    variable: 'PROXY_LEARN_WRITES_PER_MINUTE',
+    ...integer({ min: 1, max: 100_000, digits: 6 }),
+    default: DEFAULT_LEARN_BOUNDS.writesPerMinute,
+    doc: 'Requests per tenant per minute whose examples are stored; the rest teach nothing',
+    docs: ['proxy'],
+  }),
+  learnDir: setting({
+    variable: 'PROXY_LEARN_DIR',
+    ...text(),
+    default: '.loopctl/learned',
+    doc: 'Node and Deno: the folder of learned traffic, a file per tenant (Workers: the `LEARNED_TRAFFIC` Durable Object)',
     docs: ['proxy'],
   }),
   maxSseEventBytes: setting({

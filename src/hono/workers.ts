@@ -21,6 +21,8 @@ import { createApp } from './app.js';
 import { ConfigError } from './config-vars.js';
 import type { LoopctlVars } from './env-options.js';
 import { optionsFromVars } from './env-options.js';
+import { durableTrafficStore } from './proxy/learn/traffic-store-object.js';
+import { learnBounds } from './proxy/proxy-settings.js';
 import type { DurableNamespaceLike } from './proxy/tool-set-budget-object.js';
 import { durableToolSetBudget } from './proxy/tool-set-budget-object.js';
 import type { SettingVars } from './setting.js';
@@ -49,6 +51,11 @@ export interface WorkerEnv extends LoopctlVars, SettingVars<typeof WORKER_SETTIN
    * shared by every isolate. Unbound, each isolate counts its own.
    */
   TOOL_SET_BUDGET?: DurableNamespaceLike;
+  /**
+   * The `LearnedTrafficObject` Durable Object namespace: with `PROXY_LEARN=on`, what the proxy
+   * learns, one object per tenant, shared by every isolate. Unbound, each isolate learns alone.
+   */
+  LEARNED_TRAFFIC?: DurableNamespaceLike;
 }
 
 /** The worker's own settings' defaults (`WORKER_SETTINGS`). */
@@ -91,7 +98,7 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
   const pickEmbedder = options.embedder ?? defaultEmbedder;
   const pickVectors = options.vectors ?? ((env: Env) => (env.VECTORS ? kvVectorsFile(env.VECTORS) : undefined));
   return {
-    async fetch(request, env) {
+    async fetch(request, env, ctx) {
       let app = apps.get(env);
       if (!app) {
         try {
@@ -103,7 +110,7 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
             ? kvVectorCache(env.VECTORS, ttl !== undefined && ttl > 0 ? { expirationTtl: ttl } : {})
             : undefined;
           const vars = optionsFromVars(env);
-          const proxy = env.TOOL_SET_BUDGET
+          const budget = env.TOOL_SET_BUDGET
             ? {
                 ...vars.proxy,
                 toolSetBudget: durableToolSetBudget(env.TOOL_SET_BUDGET, {
@@ -112,6 +119,11 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
                 }),
               }
             : vars.proxy;
+          // PROXY_LEARN=on: one Durable Object per tenant, shared by the fleet, when bound.
+          const proxy =
+            env.LEARNED_TRAFFIC && budget?.learn === 'on'
+              ? { ...budget, learn: durableTrafficStore(env.LEARNED_TRAFFIC, learnBounds(budget)) }
+              : budget;
           app = createApp(mergeOptions({ ...vars, proxy, registry, embedder, vectors, cache }, options.app?.(env)));
         } catch (error) {
           if (error instanceof ConfigError || error instanceof RangeError)
@@ -120,7 +132,8 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
         }
         apps.set(env, app);
       }
-      return app.fetch(request, env);
+      // The execution context gives the proxy `waitUntil`: learning stored after the answer.
+      return app.fetch(request, env, ctx as Parameters<Hono<AppEnv>['fetch']>[2]);
     },
   };
 }

@@ -18,7 +18,7 @@ export default defineConfig({
         compatibilityDate: COMPATIBILITY_DATE,
         compatibilityFlags: [...COMPATIBILITY_FLAGS],
         kvNamespaces: ['VECTORS'],
-        durableObjects: { TOOL_SET_BUDGET: 'ToolSetBudgetObject' },
+        durableObjects: { TOOL_SET_BUDGET: 'ToolSetBudgetObject', LEARNED_TRAFFIC: 'LearnedTrafficObject' },
         // A real assets binding over a small folder (global setup): the shipped vectors file.
         assets: { directory: inject('assetsDir'), binding: 'ASSETS' },
         bindings: {

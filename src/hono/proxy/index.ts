@@ -10,6 +10,11 @@
 
 export type { UploadBudget } from '../upload-budget.js';
 export { uploadBudget } from '../upload-budget.js';
+export type { LearnBounds, StoredExample } from './learn/tenant-state.js';
+export type { TrafficExample } from './learn/traffic-examples.js';
+export type { LearnedTrafficStore, TrafficSnapshot } from './learn/traffic-store.js';
+export { memoryTrafficStore } from './learn/traffic-store.js';
+export { durableTrafficStore, LearnedTrafficObject } from './learn/traffic-store-object.js';
 export { anthropicMessages, openAIChat, openAIResponses, PROTOCOLS } from './protocols/index.js';
 export type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 export { tokenVerifier } from './proxy-auth.js';

@@ -35,8 +35,13 @@ export const MAX_QUERY_CHARS = 4096;
 
 const TEXT_PARTS = new Set(['text', 'input_text', 'output_text']);
 
-/** Text parts of a content value: a string, or blocks of `{ type: 'text' | 'input_text' | 'output_text', text }`. */
-function textOf(content: unknown): string {
+/**
+ * Text parts of a content value: a string, or blocks of `{ type: 'text' | 'input_text' | 'output_text', text }`.
+ *
+ * @example
+ * textOf([{ type: 'text', text: 'a' }, { type: 'image' }]) // 'a'
+ */
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content

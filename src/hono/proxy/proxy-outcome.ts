@@ -21,6 +21,8 @@ export interface Outcome {
   readonly degraded?: string;
   /** What the selector warned of while it still ranked (e.g. the lexical half only). */
   readonly warning?: string;
+  /** Learning on: how many learned examples shaped the selection (0: none did). */
+  readonly learned?: number;
 }
 
 /**
@@ -49,6 +51,7 @@ export function reportOutcome(headers: Headers, outcome: Outcome): void {
   if (outcome.skipped !== undefined) headers.set('x-loopctl-skipped', outcome.skipped);
   if (outcome.degraded !== undefined) headers.set('x-loopctl-degraded', headerText(outcome.degraded));
   if (outcome.warning !== undefined) headers.set('x-loopctl-warning', headerText(outcome.warning));
+  if (outcome.learned !== undefined) headers.set('x-loopctl-learned', String(outcome.learned));
   if (outcome.ms !== undefined)
     headers.append('server-timing', `loopctl;dur=${outcome.ms.toFixed(2)};desc="proxy before upstream"`);
 }

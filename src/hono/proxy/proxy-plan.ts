@@ -11,6 +11,7 @@ import type { AsyncToolSelector } from '../../select/selector.js';
 import { approxTokenCounter } from '../../tokens/token-counter.js';
 import { applyEdits, historyEdits, toolsEdit } from './body-edits.js';
 import type { Edit } from './json-spans.js';
+import { RequestLearning } from './learn/request-learning.js';
 import { metaEntries, revealText, SEARCH_RESULTS } from './meta-tools.js';
 import type { ProxyControls } from './proxy-controls.js';
 import type { Outcome } from './proxy-outcome.js';
@@ -50,7 +51,11 @@ export async function planRequest(
 ): Promise<Planned> {
   const { config, protocol } = ctx;
   const started = Date.now();
-  const selector = new RequestSelector(ctx, controls.selector, controls.k);
+  const learning =
+    config.learning && request.selectable.length > 0
+      ? await RequestLearning.begin(config.learning, ctx.raw.headers, config.auth, request, ctx.waitUntil)
+      : undefined;
+  const selector = new RequestSelector(ctx, controls.selector, controls.k, learning);
   const decision = await decideTools(
     request,
     {
@@ -67,8 +72,10 @@ export async function planRequest(
     },
   );
   const { selection } = decision;
+  const degraded = [selector.degraded, learning?.degraded].filter((reason) => reason !== undefined).join('; ');
   const notes = {
-    ...(selector.degraded !== undefined ? { degraded: selector.degraded } : {}),
+    ...(degraded !== '' ? { degraded } : {}),
+    ...(learning ? { learned: learning.learned } : {}),
     ...(selection?.fellOpen === undefined && selection?.warnings.length
       ? { warning: selection.warnings.join('; ') }
       : {}),
@@ -88,6 +95,11 @@ export async function planRequest(
       outcome: { ...forwarded.outcome, ...(tail.length > 0 ? { revealed: tail.length } : {}), ...notes },
       ...(plan.meta ? { rounds: roundsPlan(ctx, request, plan, forwarded.body, selector, tail) } : {}),
     };
+  }
+  if (learning && selection?.fellOpen === undefined && planned.outcome.fellOpen === undefined) {
+    // Detached: storing what the request taught never delays or fails it.
+    const recording = learning.record();
+    ctx.waitUntil?.(recording);
   }
   // A cold corpus can hold the event loop for seconds (WASM embedding), long enough for an idle
   // keep-alive connection to the upstream to be closed by the other side. One turn of the event
@@ -110,6 +122,7 @@ class RequestSelector {
     private readonly ctx: RequestContext,
     name: string,
     private readonly k: number,
+    private readonly learning: RequestLearning | undefined,
   ) {
     this.#name = name;
   }
@@ -128,7 +141,10 @@ class RequestSelector {
 
   // k counts the client's tools; the proxy's own find_tools / call_tool come on top.
   async resolve(): Promise<AsyncToolSelector> {
-    this.#selector ??= await this.ctx.config.selectors.get(this.#name, this.k);
+    if (!this.#selector) {
+      const base = await this.ctx.config.selectors.get(this.#name, this.k);
+      this.#selector = this.learning ? this.learning.wrap(base) : base;
+    }
     return this.#selector;
   }
 

@@ -9,6 +9,7 @@ import type { Message } from '../../message.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import type { Edit, Span } from './json-spans.js';
 import type { Json } from './json-value.js';
+import type { ExampleStepReader } from './learn/example-steps.js';
 import type { RoundCodec } from './round-codec.js';
 
 /**
@@ -89,6 +90,11 @@ export interface ProxyProtocol {
   canContinue(body: Readonly<Json>): boolean;
   /** A reason of the protocol's own to forward the tools untouched (state held upstream). */
   skip(body: Readonly<Json>): 'previous-response' | undefined;
+  /**
+   * Its conversation as learning reads it (prompts, calls, results; `learn/example-steps.ts`).
+   * A protocol without one is never learned from.
+   */
+  readonly exampleSteps?: ExampleStepReader;
 }
 
 /** How a protocol's conversation is rewritten (see `body-edits.ts` for the shared edits). */

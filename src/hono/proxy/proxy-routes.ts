@@ -11,6 +11,7 @@
  */
 
 import { Hono } from 'hono';
+import { learnedRoutes } from './learn/learned-routes.js';
 import { providerError } from './provider-errors.js';
 import { forward } from './proxy-forward.js';
 import { gate, handleProxyRequest } from './proxy-pipeline.js';
@@ -35,11 +36,24 @@ export function proxyRoutes(options: ProxyRoutesOptions): Hono {
   const config = proxyConfig(options);
   const app = new Hono();
   for (const protocol of config.protocols)
-    app.post(protocol.route, (c) => handleProxyRequest(requestContext(config, protocol, c.req.raw)));
+    app.post(protocol.route, (c) =>
+      handleProxyRequest(requestContext(config, protocol, c.req.raw, config.learning ? waitUntilOf(c) : undefined)),
+    );
+  if (config.learning) app.route('/', learnedRoutes(config, config.learning));
   app.get('/v1/models', (c) =>
     listModels(requestContext(config, modelsProtocol(config, c.req.raw.headers), c.req.raw)),
   );
   return app;
+}
+
+/** The runtime's `waitUntil` where it has one (Workers); Hono's getter throws elsewhere. */
+function waitUntilOf(c: { executionCtx: { waitUntil(work: Promise<unknown>): void } }) {
+  try {
+    const context = c.executionCtx;
+    return (work: Promise<unknown>) => context.waitUntil(work);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `GET /v1/models`, passed through to the chosen protocol's upstream. */

@@ -13,6 +13,11 @@ import { settingDefaults } from '../setting.js';
 import { PROXY_SETTINGS } from '../settings.js';
 import type { UploadBudget } from '../upload-budget.js';
 import { uploadBudget } from '../upload-budget.js';
+import type { ProxyLearning } from './learn/proxy-learning.js';
+import { proxyLearning } from './learn/proxy-learning.js';
+import type { LearnBounds } from './learn/tenant-state.js';
+import type { LearnedTrafficStore } from './learn/traffic-store.js';
+import { memoryTrafficStore } from './learn/traffic-store.js';
 import { PROTOCOLS } from './protocols/index.js';
 import type { ProxyAuthMode, TokenVerifier } from './proxy-auth.js';
 import type { ProxyProtocol, UpstreamName } from './proxy-protocol.js';
@@ -112,6 +117,23 @@ export interface ProxySettings {
    */
   maxSseEventBytes?: number;
   /**
+   * Learn from the traffic forwarded, per tenant (`PROXY_LEARN`, default `off`: the proxy then
+   * behaves exactly as without it). `on` keeps it where the entry does (`createApp`: this
+   * process's memory; Node and Deno: files under `PROXY_LEARN_DIR`; Workers: the
+   * `LEARNED_TRAFFIC` Durable Object); a {@link LearnedTrafficStore} keeps it there.
+   */
+  learn?: 'on' | 'off' | LearnedTrafficStore;
+  /** The key of the tenant digest (`PROXY_LEARN_SECRET`). */
+  learnSecret?: string;
+  /** Learned examples kept per tenant per tool list (`PROXY_LEARN_MAX_EXAMPLES`). */
+  learnMaxExamples?: number;
+  /** Bytes of learned examples kept per tenant (`PROXY_LEARN_MAX_BYTES`). */
+  learnMaxBytes?: number;
+  /** Requests per tenant per minute whose examples are stored (`PROXY_LEARN_WRITES_PER_MINUTE`). */
+  learnWritesPerMinute?: number;
+  /** Node and Deno: the folder `learn: 'on'` keeps files in (`PROXY_LEARN_DIR`). */
+  learnDir?: string;
+  /**
    * The wire protocols served, one route each. Default {@link PROTOCOLS} (Chat Completions,
    * Messages, Responses); a protocol of your own is one more object here.
    */
@@ -173,6 +195,9 @@ const BOUNDED = [
   'keepAliveMs',
   'idleTimeoutMs',
   'maxSseEventBytes',
+  'learnMaxExamples',
+  'learnMaxBytes',
+  'learnWritesPerMinute',
 ] as const;
 
 /** The settings of one `proxyRoutes`, resolved: what every request of it reads. */
@@ -210,6 +235,8 @@ export interface ProxyConfig {
   /** Tool lists (one object per tools text, see tool-set-cache.ts) that budget has paid for. */
   readonly admitted: WeakSet<readonly ToolSchema[]>;
   readonly uploadBudget: UploadBudget;
+  /** Learning from traffic; undefined when off. */
+  readonly learning: ProxyLearning | undefined;
 }
 
 /**
@@ -235,6 +262,9 @@ export function proxyConfig(options: ProxyRoutesOptions): ProxyConfig {
     maxSseEventBytes: DECLARED.maxSseEventBytes,
     tailRevealTokens: DEFAULT_TAIL_REVEAL_TOKENS,
     maxTools: DECLARED.maxTools,
+    learnMaxExamples: DECLARED.learnMaxExamples,
+    learnMaxBytes: DECLARED.learnMaxBytes,
+    learnWritesPerMinute: DECLARED.learnWritesPerMinute,
   };
   const merged = mergeOptions(defaults, options);
   const { selectors, hasEmbedder, model, auth } = merged;
@@ -273,7 +303,33 @@ export function proxyConfig(options: ProxyRoutesOptions): ProxyConfig {
       toolSetBudget({ perClient: options.newToolSetsPerClient, total: options.newToolSetsTotal }),
     admitted: new WeakSet(),
     uploadBudget: options.uploadBudget ?? uploadBudget(),
+    learning: learningOf(merged),
   };
+}
+
+/**
+ * The bounds of learning the settings give (each the declared default when unset).
+ *
+ * @example
+ * learnBounds({ learnMaxExamples: 100 }).maxExamples // 100
+ */
+export function learnBounds(settings: ProxySettings): LearnBounds {
+  return {
+    maxExamples: settings.learnMaxExamples ?? DECLARED.learnMaxExamples,
+    maxBytes: settings.learnMaxBytes ?? DECLARED.learnMaxBytes,
+    writesPerMinute: settings.learnWritesPerMinute ?? DECLARED.learnWritesPerMinute,
+  };
+}
+
+// Off unless asked: `on` alone is this process's memory (an entry passes a lasting store).
+function learningOf(options: ProxyRoutesOptions): ProxyLearning | undefined {
+  const { learn } = options;
+  if (learn === undefined || learn === 'off') return undefined;
+  const store = learn === 'on' ? memoryTrafficStore(learnBounds(options)) : learn;
+  return proxyLearning(store, {
+    ...(options.learnSecret !== undefined ? { secret: options.learnSecret } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
 }
 
 type Merged = ProxyRoutesOptions &
@@ -288,6 +344,9 @@ type Merged = ProxyRoutesOptions &
       | 'idleTimeoutMs'
       | 'maxSseEventBytes'
       | 'maxTools'
+      | 'learnMaxExamples'
+      | 'learnMaxBytes'
+      | 'learnWritesPerMinute'
     >
   >;
 

@@ -16,6 +16,8 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** `performance.now()` when it arrived. */
   readonly arrived: number;
+  /** Keeps work after the answer alive where the runtime would cancel it (Workers' `waitUntil`). */
+  readonly waitUntil?: (work: Promise<unknown>) => void;
 }
 
 /**
@@ -24,8 +26,20 @@ export interface RequestContext {
  * @example
  * const ctx = requestContext(config, openAIChat, c.req.raw)
  */
-export function requestContext(config: ProxyConfig, protocol: ProxyProtocol, raw: Request): RequestContext {
-  return { config, protocol, raw, signal: requestSignal(raw), arrived: performance.now() };
+export function requestContext(
+  config: ProxyConfig,
+  protocol: ProxyProtocol,
+  raw: Request,
+  waitUntil?: (work: Promise<unknown>) => void,
+): RequestContext {
+  return {
+    config,
+    protocol,
+    raw,
+    signal: requestSignal(raw),
+    arrived: performance.now(),
+    ...(waitUntil ? { waitUntil } : {}),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import { anthropicDialect } from '../anthropic-request.js';
 import { appendEdit, tailEdit } from '../body-edits.js';
 import type { Json } from '../json-value.js';
 import { isObject } from '../json-value.js';
+import { messagesSteps } from '../learn/messages-steps.js';
 import { messagesRounds } from '../messages-rounds.js';
 import { hasBreakpoints } from '../native-search.js';
 import { anthropicErrorBody } from '../provider-errors.js';
@@ -89,4 +90,5 @@ export const anthropicMessages: ProxyProtocol = {
     return last?.role !== 'assistant';
   },
   skip: () => undefined,
+  exampleSteps: messagesSteps,
 };

@@ -4,10 +4,12 @@
  * `openai-request.ts`, the search rounds in `chat-rounds.ts`). It also holds the OpenAI
  * upstream and cache rules, which Responses shares.
  */
+
 import { appendEdit, callToolArguments, tailEdit } from '../body-edits.js';
 import { chatRounds } from '../chat-rounds.js';
 import type { Json } from '../json-value.js';
 import { isObject } from '../json-value.js';
+import { chatSteps } from '../learn/chat-steps.js';
 import { openAIDialect } from '../openai-request.js';
 import { openAIErrorBody } from '../provider-errors.js';
 import type { CacheRules, ProxyProtocol, ProxyUpstream } from '../proxy-protocol.js';
@@ -101,4 +103,5 @@ export const openAIChat: ProxyProtocol = {
   breakpoints: () => undefined,
   canContinue: () => true,
   skip: () => undefined,
+  exampleSteps: chatSteps,
 };

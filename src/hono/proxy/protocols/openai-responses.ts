@@ -5,8 +5,10 @@
  * `input` that may be a string or a list of items. A request that continues a stored response
  * (`previous_response_id`) holds its conversation upstream, so its tools are left as they are.
  */
+
 import { appendEdit, callToolArguments } from '../body-edits.js';
 import type { Json } from '../json-value.js';
+import { responsesSteps } from '../learn/responses-steps.js';
 import { openAIErrorBody } from '../provider-errors.js';
 import type { ProxyProtocol, ProxyRequest } from '../proxy-protocol.js';
 import { responsesDialect } from '../responses-request.js';
@@ -67,4 +69,5 @@ export const openAIResponses: ProxyProtocol = {
   breakpoints: () => undefined,
   canContinue: () => true,
   skip: (body) => (typeof body.previous_response_id === 'string' ? 'previous-response' : undefined),
+  exampleSteps: responsesSteps,
 };
