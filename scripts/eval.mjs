@@ -206,10 +206,9 @@ function writeReport() {
   best five picks (within 0.3 of the top score; every pick when the prompt has several parts) whose required input is a
   handle the prompt does not give (\`task_id\`, \`email_id\`, a ticker, "the ID of the event") brings the tool that finds
   it, inferred once per registry from names, parameter names and descriptions, tool descriptions and the tools' vectors
-  (and, where no words link a handle, the finder nearest it by meaning); a pick that finds what another tool takes brings
-  that tool when it scores within 0.3 of the top; at most 2 tools beyond k, one more per further part of the prompt up to
-  4 (prerequisites, consumers, and each clause's best tool when the picks left it out, unless the clause only says what a
-  request that writes carries), so meanAdvertised may exceed k.
+  (and, where no words link a handle, the finder nearest it by meaning); at most 2 tools beyond k, one more per further
+  part of the prompt up to 4 (prerequisites, and each clause's best tool when the picks left it out, unless the clause
+  only says what a request that writes carries), so meanAdvertised may exceed k.
   A tool named in a sibling's parameter description (same object, same parameter) is a provider too, and an optional
   person handle counts as named when the prompt holds a person's name. A clause's ranking gives +0.1 to its best five
   tools whose action (send, reply, forward…) matches the clause's verb (a one-clause prompt: its best ten, and only a tool

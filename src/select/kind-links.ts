@@ -48,11 +48,14 @@ export function unlinkedInputs(
   all: readonly ToolSchema[],
   links: ToolLinks,
   limit: number = KIND_DEFAULTS.maxInputs,
+  declared?: Readonly<Record<string, readonly string[]>>,
 ): UnlinkedInput[] {
   const out: UnlinkedInput[] = [];
   for (let consumer = 0; consumer < all.length && out.length < limit; consumer++) {
     const tool = all[consumer] as ToolSchema;
     const known = links.needs.get(consumer) ?? [];
+    // A declaration, even an empty one ("needs nothing"), replaces every inference for its tool.
+    if (declared && Object.hasOwn(declared, tool.name)) continue;
     if (known.some((link) => link.link.source === 'declared')) continue;
     const served = new Set(known.map((link) => link.input?.parameter));
     const props = toolProperties(tool) ?? {};
@@ -139,8 +142,9 @@ export async function withKindLinks(
   all: readonly ToolSchema[],
   links: ToolLinks,
   score: (texts: readonly string[]) => Promise<{ ok: true; scores: readonly Float32Array[] } | { ok: false }>,
+  declared?: Readonly<Record<string, readonly string[]>>,
 ): Promise<ToolLinks> {
-  const inputs = unlinkedInputs(all, links);
+  const inputs = unlinkedInputs(all, links, KIND_DEFAULTS.maxInputs, declared);
   if (inputs.length === 0) return links;
   const scored = await score(inputs.map((input) => input.text));
   return scored.ok ? addKindLinks(all, links, inputs, scored.scores) : links;

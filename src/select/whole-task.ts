@@ -14,7 +14,6 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
-import { consumersFor } from './consumer-links.js';
 import { withKindLinks } from './kind-links.js';
 import { intentClauses } from './multi-intent.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
@@ -67,16 +66,17 @@ export function linksFor(
   let links = source.cache.get(all);
   if (!links) {
     const lexicon = loadLexicon(source.lexicon ?? english);
+    const input = linkInput(source, all);
     links = source.dense
       .toolVectors(all, signal ? { signal } : {})
       .then(async (vectors) =>
-        inferToolLinks(all, { ...linkInput(source, all), ...(vectors ? { vectors } : {}), lexicon: await lexicon }),
+        inferToolLinks(all, { ...input, ...(vectors ? { vectors } : {}), lexicon: await lexicon }),
       )
       // Required handles no tool's words link to are served by the nearest finder by meaning.
       .then((links) => {
         const score = source.dense.scoreQueries?.bind(source.dense);
         if (source.options.infer === false || !score) return links;
-        return withKindLinks(all, links, (texts) => score(texts, all, signal ? { signal } : {}));
+        return withKindLinks(all, links, (texts) => score(texts, all, signal ? { signal } : {}), input.declared);
       });
     source.cache.set(all, links);
     links.catch(() => source.cache.delete(all));
@@ -140,7 +140,7 @@ export async function prerequisites(
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
   const budget = partBudget(source.options.budget, parts.length);
   const anchorOrder = partAnchorOrder(anchors, order, parts.length);
-  const needed = prerequisitesFor(links, {
+  return prerequisitesFor(links, {
     picked,
     anchors: anchorOrder,
     intents,
@@ -150,17 +150,6 @@ export async function prerequisites(
     lexicon,
     ...(skipped ? { promptRules: false } : {}),
   });
-  // What the picks find, acted on: consumers near the top join from the budget left
-  // (consumer-links.ts).
-  const added = consumersFor(links, {
-    anchors: [...anchorOrder, ...needed.intents],
-    surface: new Set([...picked, ...needed.extra]),
-    score: fused,
-    top,
-    room: budget - needed.extra.length,
-  });
-  if (added.length === 0) return needed;
-  return { ...needed, extra: [...needed.extra, ...added], intents: new Set([...needed.intents, ...added]) };
 }
 
 /** Tool name → registry index. */

@@ -7,7 +7,8 @@ import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import type { RunningServer } from '../../src/hono/node.js';
 import { startNodeServer } from '../../src/hono/node.js';
 import { ToolRegistry } from '../../src/index.js';
-import { coldBurst, slowModel } from './cold-burst.js';
+import { KIND_DEFAULTS } from '../../src/select/kind-links.js';
+import { coldBurst, PROMPTS, slowModel } from './cold-burst.js';
 
 const TOKEN = 'cold-burst-token-0123456789';
 let server: RunningServer | undefined;
@@ -25,7 +26,14 @@ it('32 concurrent first hybrid selects: one model load, one corpus embedding, 32
   expect(burst.statuses).toEqual(Array(32).fill(200));
   expect(burst.fellOpen).toBe(0);
   expect(model.loads()).toBe(1);
-  // Every tool text once (one corpus embedding), plus one query per request.
-  expect(model.embedder.texts.length).toBe(DEMO_TOOLS.length + 32);
+  // One query per request; every other text once: the corpus (one embedding of every tool text)
+  // and the inputs the whole-task links read by meaning (kind-links.ts), embedded once per list.
+  const texts = model.embedder.texts;
+  const queries = texts.filter((text) => PROMPTS.includes(text));
+  const others = texts.filter((text) => !PROMPTS.includes(text));
+  expect(queries).toHaveLength(32);
+  expect(new Set(others).size).toBe(others.length);
+  expect(others.length).toBeGreaterThanOrEqual(DEMO_TOOLS.length);
+  expect(others.length - DEMO_TOOLS.length).toBeLessThanOrEqual(KIND_DEFAULTS.maxInputs);
   expect(burst.advertised[0]).toContain('get_weather_forecast');
 });

@@ -35,7 +35,8 @@ export function slowModel(loadMs: number): SlowModel {
   };
 }
 
-const PROMPTS = [
+/** The prompts the burst sends, in turn. */
+export const PROMPTS = [
   'Will it rain in Oslo tomorrow?',
   'Email Ana the May invoice',
   'Deploy the payments service to staging',
