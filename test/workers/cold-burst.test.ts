@@ -8,7 +8,8 @@ import { DEMO_TOOLS, registerDemoTools } from '../../demo/demo-tools.js';
 import type { WorkerEnv } from '../../src/hono/index.js';
 import { createWorker } from '../../src/hono/index.js';
 import { ToolRegistry } from '../../src/index.js';
-import { coldBurst, slowModel } from '../worker/cold-burst.js';
+import { KIND_DEFAULTS } from '../../src/select/kind-links.js';
+import { coldBurst, PROMPTS, slowModel } from '../worker/cold-burst.js';
 import { TEST_TOKEN } from './constants.js';
 
 it('32 concurrent first hybrid selects: one model load, one corpus embedding, 32 × 200', async () => {
@@ -25,5 +26,12 @@ it('32 concurrent first hybrid selects: one model load, one corpus embedding, 32
   expect(burst.statuses).toEqual(Array(32).fill(200));
   expect(burst.fellOpen).toBe(0);
   expect(model.loads()).toBe(1);
-  expect(model.embedder.texts.length).toBe(DEMO_TOOLS.length + 32);
+  // One query per request; every other text once: the corpus and the inputs the whole-task
+  // links read by meaning (kind-links.ts), embedded once per registry list.
+  const texts = model.embedder.texts;
+  const others = texts.filter((text) => !PROMPTS.includes(text));
+  expect(texts.length - others.length).toBe(32);
+  expect(new Set(others).size).toBe(others.length);
+  expect(others.length - DEMO_TOOLS.length).toBeGreaterThanOrEqual(0);
+  expect(others.length - DEMO_TOOLS.length).toBeLessThanOrEqual(KIND_DEFAULTS.maxInputs);
 });

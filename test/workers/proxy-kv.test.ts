@@ -4,9 +4,11 @@
  * 150 tools embeds only the query, never the corpus. A different tool set is a different KV
  * entry. Real KV binding (miniflare); a counting embedder makes the counts exact.
  */
+
 import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import type { WorkerEnv } from '../../src/hono/index.js';
+import { KIND_DEFAULTS } from '../../src/select/kind-links.js';
 import { demoWorker as createWorker } from '../../worker/workers.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { attackerTools, VICTIM_PROMPT, victimTools } from '../embed/poisoning-fixture.js';
@@ -45,21 +47,31 @@ it("a fresh worker instance reads the tool set's corpus from KV: zero corpus emb
   expect(cold.headers.get('x-loopctl-fell-open')).toBeNull();
   // k = 8 client tools, and the proxy's find_tools on top.
   expect(Number(cold.headers.get('x-loopctl-advertised'))).toBeLessThanOrEqual(9);
-  // Every tool text once, plus the query and (multi-intent ranking) its clauses.
-  expect(first.texts.length).toBe(150 + QUERY_TEXTS.length);
+  // Every tool text once, plus the query and (multi-intent ranking) its clauses, then the inputs
+  // the whole-task links read by meaning (kind-links.ts: once per registry list and isolate).
+  const kindTexts = first.texts.length - 150 - QUERY_TEXTS.length;
+  expect(kindTexts).toBeGreaterThanOrEqual(0);
+  expect(kindTexts).toBeLessThanOrEqual(KIND_DEFAULTS.maxInputs);
   const after = (await bindings.VECTORS.list({ prefix: 'loopctl:' })).keys.length;
   expect(after).toBeGreaterThan(before);
 
   const second = countingEmbedder();
   const warm = await proxied(createWorker({ embedder: () => second }), tools);
-  expect(second.texts).toEqual(QUERY_TEXTS);
+  // No corpus text: the query, then the kind-link inputs this fresh isolate reads again.
+  expect(second.texts.slice(0, QUERY_TEXTS.length)).toEqual(QUERY_TEXTS);
+  expect(second.texts.slice(QUERY_TEXTS.length)).toEqual(first.texts.slice(150 + QUERY_TEXTS.length));
+  second.texts.length = 0;
   expect(warm.headers.get('x-loopctl-advertised')).toBe(cold.headers.get('x-loopctl-advertised'));
 
   // The same instance, the same tools again: nothing but the query.
   const worker = createWorker({ embedder: () => second });
   await proxied(worker, tools);
   await proxied(worker, tools);
-  expect(second.texts).toEqual([...QUERY_TEXTS, ...QUERY_TEXTS, ...QUERY_TEXTS]);
+  // Three requests: query texts (recent ones may be remembered) and no corpus text (kind-link
+  // inputs at most).
+  const kindInputs = first.texts.slice(150 + QUERY_TEXTS.length);
+  expect(second.texts.slice(0, QUERY_TEXTS.length)).toEqual(QUERY_TEXTS);
+  expect(second.texts.every((text) => QUERY_TEXTS.includes(text) || kindInputs.includes(text))).toBe(true);
 
   // Another tool set is another corpus (and another KV entry).
   await proxied(worker, tools.slice(0, 100));
