@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../describe-error.js';
 import { DEFAULT_HTTP_PORT, isLoopback, serveHttp } from './mcp-http.js';
 import { DEFAULT_MODEL_DIR, findModelDir } from './model-command.js';
+import { untilStopped } from './until-stopped.js';
 import { UsageError } from './usage-error.js';
 
 const MCP_USAGE = `loopctl mcp [--config FILE] [--selector hybrid|bm25] [--model-path DIR] [--vectors FILE] [--expose-found] [--max-result-chars N] [--http [--port N] [--host ADDR]]
@@ -126,8 +127,7 @@ export async function mcpCommand(
   const closed = new Promise<void>((done) => {
     server.onclose = () => done();
     process.stdin.once('end', () => done());
-    process.once('SIGINT', () => done());
-    process.once('SIGTERM', () => done());
+    void untilStopped().then(done);
   });
   await server.connect(new StdioServerTransport());
   await closed;

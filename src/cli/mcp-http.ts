@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import type { McpGateway } from '../adapters/mcp/gateway.js';
 import { errorMessage } from '../describe-error.js';
+import { untilStopped } from './until-stopped.js';
 
 /**
  * The port `--http` listens on when none is given.
@@ -87,7 +88,7 @@ export async function serveHttp(
   log(
     `MCP over Streamable HTTP at http://${shown}:${info.port}${ENDPOINT}${token ? ' (bearer token: LOOPCTL_TOKEN)' : ''}`,
   );
-  await stopped(options.signal);
+  await untilStopped(options.signal);
   await http.close();
   await new Promise<void>((done) => {
     server.close(() => done());
@@ -95,18 +96,6 @@ export async function serveHttp(
   });
   await gateway.close();
   return 0;
-}
-
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    if (signal) {
-      if (signal.aborted) return done();
-      signal.addEventListener('abort', () => done(), { once: true });
-      return;
-    }
-    process.once('SIGINT', () => done());
-    process.once('SIGTERM', () => done());
-  });
 }
 
 async function importNodeServer(): Promise<typeof import('@hono/node-server')> {

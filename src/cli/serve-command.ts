@@ -12,6 +12,7 @@ import { ENTRY_SETTINGS, MODEL_DEFAULTS, PROXY_SETTINGS } from '../hono/settings
 import type { ToolRegistry } from '../registry/registry.js';
 import type { EmbedderSource } from '../select/named-selectors.js';
 import { DEFAULT_MODEL_DIR } from './model-command.js';
+import { untilStopped } from './until-stopped.js';
 import { UsageError } from './usage-error.js';
 
 const SERVE_USAGE = `loopctl serve [--port N] [--host ADDR] [--openai-base-url URL] [--anthropic-base-url URL] [--model-path DIR]
@@ -149,7 +150,7 @@ export async function serveCommand(
   );
   out('  Ctrl-C stops it.');
 
-  await stopped(options.signal);
+  await untilStopped(options.signal);
   await server.close();
   await Promise.all(mounts.map((mount) => mount.unmount()));
   out('loopctl serve: stopped');
@@ -189,23 +190,5 @@ async function mountMcpServers(registry: ToolRegistry, value: string | undefined
   const { mountAll, parseMcpServers } = await import('../adapters/mcp/index.js');
   return mountAll(registry, parseMcpServers(value), {
     onMountError: (error) => out(`  MCP: ${error.message}`),
-  });
-}
-
-/** Resolves at SIGINT or SIGTERM (or when `signal` aborts). */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done) => {
-    if (signal) {
-      if (signal.aborted) return done();
-      signal.addEventListener('abort', () => done(), { once: true });
-      return;
-    }
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
   });
 }
