@@ -74,20 +74,7 @@ export function anthropicReferences(block: unknown): string[] {
 
 /** The surface of a Responses body. */
 export function responsesSurface(body: Record<string, unknown>): RequestSurface {
-  const tools: DeclaredTool[] = [];
-  let clientSearch = false;
-  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
-    if (!isObject(tool)) continue;
-    if (tool.type === 'tool_search') clientSearch ||= tool.execution === 'client';
-    else if (tool.type === 'function' && typeof tool.name === 'string') {
-      tools.push({
-        name: tool.name,
-        description: String(tool.description ?? ''),
-        parameters: tool.parameters,
-        deferred: tool.defer_loading === true,
-      });
-    }
-  }
+  const { tools, clientSearch } = flaggedTools(body);
   const referenced = new Set<string>();
   for (const item of Array.isArray(body.input) ? body.input : []) {
     if (!isObject(item) || item.type !== 'tool_search_output' || !Array.isArray(item.tools)) continue;
@@ -190,4 +177,26 @@ function bm25(query: string, tools: readonly DeclaredTool[]): string[] {
     .filter((hit) => hit.score > 0)
     .sort((a, b) => b.score - a.score)
     .map((hit) => hit.name);
+}
+
+/**
+ * The function tools of a request whose deferred tools carry `defer_loading` (Responses,
+ * Gemini's Interactions), and whether it declares a client-executed `tool_search`.
+ */
+export function flaggedTools(body: Record<string, unknown>): { tools: DeclaredTool[]; clientSearch: boolean } {
+  const tools: DeclaredTool[] = [];
+  let clientSearch = false;
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+    if (!isObject(tool)) continue;
+    if (tool.type === 'tool_search') clientSearch ||= tool.execution === 'client';
+    else if (tool.type === 'function' && typeof tool.name === 'string') {
+      tools.push({
+        name: tool.name,
+        description: String(tool.description ?? ''),
+        parameters: tool.parameters,
+        deferred: tool.defer_loading === true,
+      });
+    }
+  }
+  return { tools, clientSearch };
 }

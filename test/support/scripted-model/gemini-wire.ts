@@ -8,7 +8,7 @@
  * can then call. The history comes as input steps (`store: false`), or from a stored interaction
  * named by `previous_interaction_id` (`store` is on by default), as the API keeps it.
  */
-import { type RequestSurface, surface } from './deferred-tools.js';
+import { flaggedTools, type RequestSurface, surface } from './deferred-tools.js';
 import type { RecordedRequest } from './types.js';
 import type { Plan, WireEvent } from './wire-plan.js';
 import { CREATED, isObject } from './wire-plan.js';
@@ -23,20 +23,7 @@ const CREATED_AT = new Date(CREATED * 1000).toISOString().replace(/\.\d+Z$/, 'Z'
 
 /** The surface of an Interactions body: its functions, and those a `tool_search_result` step loaded. */
 export function geminiSurface(body: Record<string, unknown>): RequestSurface {
-  const tools: { name: string; description: string; parameters: unknown; deferred: boolean }[] = [];
-  let clientSearch = false;
-  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
-    if (!isObject(tool)) continue;
-    if (tool.type === 'tool_search') clientSearch ||= tool.execution === 'client';
-    else if (tool.type === 'function' && typeof tool.name === 'string') {
-      tools.push({
-        name: tool.name,
-        description: String(tool.description ?? ''),
-        parameters: tool.parameters,
-        deferred: tool.defer_loading === true,
-      });
-    }
-  }
+  const { tools, clientSearch } = flaggedTools(body);
   const loaded = new Set<string>();
   for (const step of Array.isArray(body.input) ? body.input : []) {
     if (!isObject(step) || step.type !== 'tool_search_result' || !Array.isArray(step.result)) continue;
