@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { registerDemoTools } from '../demo/demo-tools.js';
-import { mountAll, parseMcpServers } from '../src/adapters/mcp/index.js';
+import { mountAll, parseGatewayConfig } from '../src/adapters/mcp/index.js';
 import { ENTRY_SETTINGS, generateToken, MODEL_DEFAULTS, MODEL_SETTINGS, optionsFromVars } from '../src/hono/index.js';
 import type { RunningServer } from '../src/hono/node.js';
 import { startNodeServer, useLiteFromDisk, vectorsFromDisk } from '../src/hono/node.js';
@@ -35,11 +35,17 @@ export async function main(env: Record<string, string | undefined> = process.env
   // LOOPCTL_VECTORS names a vectors file; by default the demo registry's, when the demo is built.
   const vectorsPath =
     env.LOOPCTL_VECTORS ?? (existsSync('build/demo/vectors/demo.lcv') ? 'build/demo/vectors/demo.lcv' : undefined);
-  // MCP servers from LOOPCTL_MCP_SERVERS (a JSON array of { url, prefix?, headers? } or
-  // { command, args?, env?, cwd? } for stdio) join the demo registry at start; one that fails
-  // to mount is reported and skipped. Closing the server unmounts them (stdio servers end).
+  // MCP servers from LOOPCTL_MCP_SERVERS (an editor's `mcpServers` JSON, or a JSON array of
+  // { url, prefix?, headers? } or { command, args?, env?, cwd? } for stdio) join the demo
+  // registry at start, and the app serves them behind its gateway at /mcp; one that fails to
+  // mount is reported and skipped. Closing the server unmounts them (stdio servers end).
   const registry = registerDemoTools(new ToolRegistry());
-  const mounts = await mountAll(registry, parseMcpServers(env.LOOPCTL_MCP_SERVERS), {
+  const listed = env.LOOPCTL_MCP_SERVERS?.trim()
+    ? parseGatewayConfig(env.LOOPCTL_MCP_SERVERS, 'LOOPCTL_MCP_SERVERS', env).servers
+    : [];
+  for (const server of listed) if (server.error) console.warn(`  MCP: ${server.name}: ${server.error}`);
+  const configs = listed.flatMap((server) => (server.config ? [server.config] : []));
+  const mounts = await mountAll(registry, configs, {
     onMountError: (error) => console.warn(`  MCP: ${error.message}`),
   });
   const server = await startNodeServer({
@@ -61,7 +67,10 @@ export async function main(env: Record<string, string | undefined> = process.env
     `  embedding selector: ${embedder ? 'USE-lite (int8, loads on first use)' : 'off (run npm run build:model)'}`,
   );
   if (embedder && vectorsPath) console.log(`  precomputed vectors: ${vectorsPath}`);
-  if (mounts.length > 0) console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
+  if (mounts.length > 0) {
+    console.log(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
+    console.log(`  MCP gateway: ${server.url}/mcp (Authorization: Bearer, as below)`);
+  }
   console.log(
     generated ? `  dev token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN',
   );

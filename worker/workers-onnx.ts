@@ -42,7 +42,7 @@ export function assetsUseLite(env: WorkerEnv): Embedder {
 
 // The proxy's budget of new tool lists, shared by every isolate (wrangler.toml binds it as
 // TOOL_SET_BUDGET): a Durable Object class must be exported by the main module.
-export { LearnedTrafficObject, ToolSetBudgetObject } from '../src/hono/index.js';
+export { LearnedTrafficObject, McpSessionsObject, ToolSetBudgetObject } from '../src/hono/index.js';
 
 export default demoWorker({
   // Workers AI when bound (lighter and faster), else the in-worker model.

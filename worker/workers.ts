@@ -8,7 +8,7 @@
 
 import { registerDemoTools } from '../demo/demo-tools.js';
 import type { ModuleWorker, WorkerEnv, WorkerOptions } from '../src/hono/index.js';
-import { ApiError, createWorker, errorResponse } from '../src/hono/index.js';
+import { ApiError, createWorker, errorResponse, MCP_PATH } from '../src/hono/index.js';
 import { ToolRegistry } from '../src/index.js';
 
 /**
@@ -42,7 +42,8 @@ export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): Modul
   return {
     async fetch(request, env, ctx) {
       const { pathname } = new URL(request.url);
-      if (!env.ASSETS || pathname === '/healthz' || pathname.startsWith('/v1/')) return api.fetch(request, env, ctx);
+      if (!env.ASSETS || pathname === '/healthz' || pathname === MCP_PATH || pathname.startsWith('/v1/'))
+        return api.fetch(request, env, ctx);
       if (request.method !== 'GET' && request.method !== 'HEAD') {
         return errorResponse(new ApiError(405, 'method_not_allowed', 'the demo page accepts GET and HEAD'), {
           allow: 'GET, HEAD',
@@ -56,8 +57,9 @@ export function demoWorker(options: Omit<WorkerOptions, 'registry'> = {}): Modul
   };
 }
 
-// The proxy's budget of new tool lists, shared by every isolate (wrangler.toml binds it as
-// TOOL_SET_BUDGET): a Durable Object class must be exported by the main module.
-export { LearnedTrafficObject, ToolSetBudgetObject } from '../src/hono/index.js';
+// The proxy's budget of new tool lists (TOOL_SET_BUDGET), what it learns (LEARNED_TRAFFIC) and
+// the MCP gateway's sessions (MCP_SESSIONS), shared by every isolate: a Durable Object class
+// must be exported by the main module.
+export { LearnedTrafficObject, McpSessionsObject, ToolSetBudgetObject } from '../src/hono/index.js';
 
 export default demoWorker();

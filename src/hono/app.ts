@@ -35,6 +35,8 @@ import type { ApiSelectors } from './api-selectors.js';
 import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
 import { jsonBody } from './json-body.js';
 import { kNote } from './k-note.js';
+import type { McpRouteOptions } from './mcp-route.js';
+import { MCP_PATH, mcpRoutes } from './mcp-route.js';
 import { modelProbe } from './model-probe.js';
 import type { ProxySettings } from './proxy/index.js';
 import { proxyRoutes, tokenVerifier, UpstreamUnreachableError } from './proxy/index.js';
@@ -98,6 +100,8 @@ export interface AppOptions extends SettingValues<typeof APP_SETTINGS> {
   onError?: (error: unknown) => void;
   /** The selecting proxy (`/v1/chat/completions`, `/v1/messages`, `/v1/models`); see docs/proxy.md. */
   proxy?: ProxySettings;
+  /** How `/mcp` runs here, when `mcpServers` (`LOOPCTL_MCP_SERVERS`) turns it on; see docs/mcp.md. */
+  mcpGateway?: McpRouteOptions;
 }
 
 const DEFAULTS = {
@@ -175,6 +179,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
   app.use('/v1/*', token ? bearer(token) : notConfigured);
+  mountMcp(app, server);
   app.get('/v1/tools', (c) =>
     c.json({
       tools: registry.schemas().map(({ name, description }) => ({ name, description })),
@@ -197,6 +202,34 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   );
   answerOtherMethods(app);
   return app;
+}
+
+/**
+ * `/mcp` behind the same token as `/v1/*` when servers are configured; else a 404 that says
+ * which variable turns it on.
+ */
+function mountMcp(app: Hono<AppEnv>, server: Server): void {
+  const { settings, token, selectors } = server;
+  const servers = settings.mcpServers?.trim();
+  if (!servers) {
+    app.all(MCP_PATH, () =>
+      errorResponse(new ApiError(404, 'not_found', `set LOOPCTL_MCP_SERVERS to serve the MCP gateway at ${MCP_PATH}`)),
+    );
+    return;
+  }
+  app.use(MCP_PATH, token ? bearer(token) : notConfigured);
+  app.route(
+    '/',
+    mcpRoutes({
+      ...settings.mcpGateway,
+      servers,
+      // The hybrid with the app's embedder (and its shared corpus cache), else BM25.
+      selector: settings.embedder ? () => selectors.get('hybrid', 8) : undefined,
+      maxBodyBytes: settings.maxBodyBytes,
+      budget: server.budget,
+      onError: settings.onError,
+    }),
+  );
 }
 
 /** What the routes share: the settings over their defaults, checked, and what they derive. */
@@ -262,6 +295,17 @@ function useCors(app: Hono<AppEnv>, origins: readonly string[]): void {
   });
   app.use('/healthz', preflight);
   app.use('/v1/*', preflight);
+  // A browser MCP client sends and reads the session and version headers.
+  app.use(
+    MCP_PATH,
+    cors({
+      origin: (origin) => (allowed.has('*') ? '*' : allowed.has(origin) ? origin : null),
+      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID'],
+      exposeHeaders: ['Mcp-Session-Id'],
+      maxAge: 600,
+    }),
+  );
 }
 
 /** `POST /v1/select`'s answer: which tools the prompt would advertise, and why. */

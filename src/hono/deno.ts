@@ -47,7 +47,10 @@ export type DenoAppOptions = Partial<AppOptions> &
  */
 export function denoHandler(options: DenoAppOptions): (request: Request) => Promise<Response> {
   const { vars, ...rest } = options;
-  const app = createApp(mergeOptions(optionsFromVars(vars ?? deno().env.toObject()), rest));
+  const env = vars ?? deno().env.toObject();
+  // /mcp: `${VAR}` from the same variables; one process holds its sessions' found tools.
+  const mcpGateway = { vars: env, sessions: 'memory' as const, ...rest.mcpGateway };
+  const app = createApp(mergeOptions(optionsFromVars(env), { ...rest, mcpGateway }));
   return async (request) => app.fetch(request);
 }
 

@@ -14,7 +14,7 @@ import { APP_SETTINGS, MODEL_SETTINGS } from './settings.js';
 /** The app options configuration variables set. */
 export type VarOptions = Pick<
   AppOptions,
-  'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy' | 'maxNewEmbeds' | 'uploadBufferBytes'
+  'token' | 'model' | 'corsOrigins' | 'allowedHosts' | 'proxy' | 'maxNewEmbeds' | 'uploadBufferBytes' | 'mcpServers'
 >;
 
 /**

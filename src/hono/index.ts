@@ -17,6 +17,10 @@ export { generateToken } from './dev-token.js';
 export type { LoopctlVars, VarOptions } from './env-options.js';
 export { optionsFromVars } from './env-options.js';
 export { LIMITS } from './limits.js';
+export type { McpRouteOptions } from './mcp-route.js';
+export { MCP_PATH } from './mcp-route.js';
+export type { SessionStorageLike } from './mcp-sessions-object.js';
+export { durableGatewaySessions, McpSessionsObject } from './mcp-sessions-object.js';
 export type {
   DurableNamespaceLike,
   LearnedTrafficStore,

@@ -93,10 +93,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     upstream || learn
       ? { ...appOptions.proxy, ...(upstream ? { fetch: upstream.fetch } : {}), ...(learn ? { learn } : {}) }
       : undefined;
+  // /mcp: `${VAR}` in the servers' URLs and headers from the same variables; one process holds
+  // its sessions' found tools in memory.
+  const mcpGateway = { vars, sessions: 'memory' as const, ...appOptions.mcpGateway };
   const app = createApp({
     ...appOptions,
     ...(allowedHosts ? { allowedHosts } : {}),
     ...(proxy ? { proxy } : {}),
+    mcpGateway,
   });
   const { serve } = await import('@hono/node-server');
   let server!: ReturnType<typeof serve>;

@@ -107,6 +107,14 @@ export const APP_SETTINGS = {
     doc: "Bytes all unfinished request bodies (the API's and the proxy's) may hold at once, per process or isolate; past it a 503 with `Retry-After: 1`. Keep it at least `PROXY_MAX_BODY_BYTES`",
     docs: ['worker', 'proxy'],
   }),
+  mcpServers: setting({
+    variable: 'LOOPCTL_MCP_SERVERS',
+    ...text(),
+    defaultDoc: 'none: `/mcp` answers 404',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: `${VAR}` is the configuration's own syntax, written out
+    doc: "The MCP gateway at `/mcp` (behind `LOOPCTL_TOKEN`): the `mcpServers` JSON of Claude Desktop, Cursor or VS Code, or `loopctl/mcp`'s array; `${VAR}` in URLs and headers is read from the other variables and secrets. Workers mount only `url` servers.",
+    docs: ['worker'],
+  }),
 } as const;
 
 /** Milliseconds the upstream may wait before or within its answer: five minutes. */

@@ -21,6 +21,7 @@ import { createApp } from './app.js';
 import { ConfigError } from './config-vars.js';
 import type { LoopctlVars } from './env-options.js';
 import { optionsFromVars } from './env-options.js';
+import { durableGatewaySessions } from './mcp-sessions-object.js';
 import { durableTrafficStore } from './proxy/learn/traffic-store-object.js';
 import { learnBounds } from './proxy/proxy-settings.js';
 import type { DurableNamespaceLike } from './proxy/tool-set-budget-object.js';
@@ -56,6 +57,12 @@ export interface WorkerEnv extends LoopctlVars, SettingVars<typeof WORKER_SETTIN
    * learns, one object per tenant, shared by every isolate. Unbound, each isolate learns alone.
    */
   LEARNED_TRAFFIC?: DurableNamespaceLike;
+  /**
+   * The `McpSessionsObject` Durable Object namespace: the MCP gateway's found tools per session
+   * (`/mcp` with `"loopctl": { "exposeFound": true }`), read by every isolate. Unbound, the
+   * gateway's list stays fixed.
+   */
+  MCP_SESSIONS?: DurableNamespaceLike;
 }
 
 /** The worker's own settings' defaults (`WORKER_SETTINGS`). */
@@ -124,7 +131,15 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
             env.LEARNED_TRAFFIC && budget?.learn === 'on'
               ? { ...budget, learn: durableTrafficStore(env.LEARNED_TRAFFIC, learnBounds(budget)) }
               : budget;
-          app = createApp(mergeOptions({ ...vars, proxy, registry, embedder, vectors, cache }, options.app?.(env)));
+          // /mcp: remote servers only (no processes here); `${VAR}` read from the bindings' text.
+          const mcpGateway = {
+            remoteOnly: true,
+            vars: env as unknown as Readonly<Record<string, unknown>>,
+            ...(env.MCP_SESSIONS ? { sessions: durableGatewaySessions(env.MCP_SESSIONS) } : {}),
+          };
+          app = createApp(
+            mergeOptions({ ...vars, proxy, registry, embedder, vectors, cache, mcpGateway }, options.app?.(env)),
+          );
         } catch (error) {
           if (error instanceof ConfigError || error instanceof RangeError)
             return errorResponse(new ApiError(503, 'not_configured', error.message));

@@ -13,7 +13,7 @@ import { LOOPCTL_VAR_NAMES, WORKER_VAR_NAMES } from '../../src/hono/config-var-n
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Variables of the Node and Deno entries only: a Worker has no port, host or model folder of its own. */
-const NOT_FOR_WORKERS = ['PORT', 'HOST', 'LOOPCTL_MODEL_PATH', 'LOOPCTL_MCP_SERVERS', 'LOOPCTL_VECTORS'];
+const NOT_FOR_WORKERS = ['PORT', 'HOST', 'LOOPCTL_MODEL_PATH', 'LOOPCTL_VECTORS'];
 
 /** The variable names in the first column of a doc's "## Configuration" table. */
 function documentedVariables(doc: string): string[] {

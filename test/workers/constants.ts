@@ -8,3 +8,5 @@ export const COMPATIBILITY_DATE = '2026-04-01';
 export const COMPATIBILITY_FLAGS: readonly string[] = ['enable_request_signal'];
 /** The embedder id the vectors file in the test assets folder was built with. */
 export const ASSET_EMBEDDER_ID = 'test/asset-seed';
+/** The MCP notes upstream's bearer token; the worker reads it from a binding through `${NOTES_TOKEN}`. */
+export const NOTES_TOKEN = 'notes-upstream-secret-42';

@@ -12,6 +12,7 @@ import { countingEmbedder } from '../embed/counting-embedder.js';
 import { startUpstreamFixture } from '../proxy/upstream-fixture.js';
 import { startModelFixture } from '../worker/model-fixture.js';
 import { ASSET_EMBEDDER_ID } from './constants.js';
+import { startMcpUpstreams } from './mcp-upstreams.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,6 +24,8 @@ declare module 'vitest' {
     proxyAnthropicBaseURL: string;
     proxyControlURL: string;
     proxyDeadURL: string;
+    mcpNotesURL: string;
+    mcpGarbageURL: string;
   }
 }
 
@@ -46,7 +49,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('proxyAnthropicBaseURL', upstream.anthropicBaseURL);
   project.provide('proxyControlURL', upstream.controlURL);
   project.provide('proxyDeadURL', upstream.deadURL);
+  // The MCP gateway's upstreams (test/workers/mcp-gateway.test.ts).
+  const mcp = await startMcpUpstreams();
+  project.provide('mcpNotesURL', mcp.notesURL);
+  project.provide('mcpGarbageURL', mcp.garbageURL);
   return async () => {
+    await mcp.close();
     await model.close();
     await upstream.close();
     rmSync(assetsDir, { recursive: true, force: true });

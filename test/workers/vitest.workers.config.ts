@@ -18,7 +18,11 @@ export default defineConfig({
         compatibilityDate: COMPATIBILITY_DATE,
         compatibilityFlags: [...COMPATIBILITY_FLAGS],
         kvNamespaces: ['VECTORS'],
-        durableObjects: { TOOL_SET_BUDGET: 'ToolSetBudgetObject', LEARNED_TRAFFIC: 'LearnedTrafficObject' },
+        durableObjects: {
+          TOOL_SET_BUDGET: 'ToolSetBudgetObject',
+          LEARNED_TRAFFIC: 'LearnedTrafficObject',
+          MCP_SESSIONS: 'McpSessionsObject',
+        },
         // A real assets binding over a small folder (global setup): the shipped vectors file.
         assets: { directory: inject('assetsDir'), binding: 'ASSETS' },
         bindings: {
@@ -34,6 +38,8 @@ export default defineConfig({
           PROXY_ANTHROPIC_BASE_URL: inject('proxyAnthropicBaseURL'),
           PROXY_CONTROL_URL: inject('proxyControlURL'),
           PROXY_DEAD_URL: inject('proxyDeadURL'),
+          MCP_NOTES_URL: inject('mcpNotesURL'),
+          MCP_GARBAGE_URL: inject('mcpGarbageURL'),
         },
       },
     })),

@@ -33,6 +33,16 @@ export interface GatewayServerOptions {
    * `tools.listChanged` and sends it when they do), for clients that re-list on it.
    */
   readonly exposeFound?: boolean;
+  /**
+   * Tools this session's earlier searches found, restored (a server per request, as on Workers:
+   * the session lives in a store, not in this object). Only with `exposeFound`.
+   */
+  readonly found?: readonly string[];
+  /**
+   * Told the session's whole found list each time a search adds to it, so a store can keep it
+   * for the session's next request. Awaited before the search answers.
+   */
+  readonly onFound?: (names: readonly string[]) => void | Promise<void>;
 }
 
 /**
@@ -59,8 +69,11 @@ const MAX_FOUND = 64;
 interface Session {
   readonly gateway: McpGateway;
   readonly found: Set<string>;
-  /** Adds found tools to the list and says so; undefined when the list is fixed. */
-  readonly expose: ((names: readonly string[]) => void) | undefined;
+  /**
+   * Adds found tools to the list and says so, through `notify` (on the search's own response,
+   * so a server without a standing stream still delivers it); undefined when the list is fixed.
+   */
+  readonly expose: ((names: readonly string[], notify: () => Promise<void>) => Promise<void>) | undefined;
 }
 
 /**
@@ -85,12 +98,19 @@ export async function gatewayServer(
     instructions: `Tools from several MCP servers are behind ${SEARCH_TOOL}: search with what you need done, then run a found tool with ${CALL_TOOL}.`,
   });
   const fixed = fixedTools(gateway);
-  const found = new Set<string>();
+  const found = new Set<string>(exposeFound ? (options.found ?? []).slice(0, MAX_FOUND) : []);
   const expose = exposeFound
-    ? (names: readonly string[]) => {
+    ? async (names: readonly string[], notify: () => Promise<void>) => {
         const before = found.size;
         for (const name of names) if (found.size < MAX_FOUND && !gateway.isCore(name)) found.add(name);
-        if (found.size > before) void server.sendToolListChanged().catch(() => undefined);
+        if (found.size === before) return;
+        // A list the store could not keep would vanish on the next request: say nothing then,
+        // and the agent goes on through the call tool.
+        const kept = await Promise.resolve(options.onFound?.([...found])).then(
+          () => true,
+          () => false,
+        );
+        if (kept) await notify().catch(() => undefined);
       }
     : undefined;
   const session: Session = { gateway, found, expose };
@@ -100,7 +120,9 @@ export async function gatewayServer(
     return { tools: [...fixed, ...core.map(asMcpTool), ...shown.map(asMcpTool)] };
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answer(session, request.params.name, request.params.arguments, extra.signal),
+    answer(session, request.params.name, request.params.arguments, extra.signal, () =>
+      extra.sendNotification({ method: 'notifications/tools/list_changed' }),
+    ),
   );
   return server;
 }
@@ -111,10 +133,11 @@ async function answer(
   name: string,
   args: Record<string, unknown> | undefined,
   signal: AbortSignal,
+  notify: () => Promise<void>,
 ): Promise<CallToolResult> {
   const { gateway } = session;
   try {
-    if (name === SEARCH_TOOL) return await search(session, args ?? {}, signal);
+    if (name === SEARCH_TOOL) return await search(session, args ?? {}, signal, notify);
     if (name === CALL_TOOL) {
       const target = args?.name;
       if (typeof target !== 'string' || target === '')
@@ -134,14 +157,22 @@ async function answer(
   }
 }
 
-async function search(session: Session, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+async function search(
+  session: Session,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  notify: () => Promise<void>,
+): Promise<CallToolResult> {
   const { query, limit } = args;
   if (typeof query !== 'string' || query.trim() === '')
     return failure(`${SEARCH_TOOL} needs a non-empty "query", like {"query": "read a file"}`);
   if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0))
     return failure(`${SEARCH_TOOL}: "limit" must be a positive integer`);
   const found = await session.gateway.search(query, limit ?? DEFAULT_SEARCH_LIMIT, signal);
-  session.expose?.(found.tools.map((tool) => tool.name));
+  await session.expose?.(
+    found.tools.map((tool) => tool.name),
+    notify,
+  );
   const structured = {
     ...found,
     next:

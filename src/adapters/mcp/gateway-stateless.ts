@@ -1,0 +1,151 @@
+/**
+ * The gateway over MCP Streamable HTTP with nothing held between requests: each request gets a
+ * fresh SDK `Server` and a sessionless transport over the shared `McpGateway`, and answers with
+ * plain JSON. So any process, or any Workers isolate, can serve any request of a client. The one
+ * thing a session remembers, the tools its searches found (`exposeFound`), lives in a
+ * {@link GatewaySessions} store under a session id this handler gives at `initialize`.
+ *
+ * It checks no token and no host: mount it behind the app's own gate (`createApp` serves it at
+ * `/mcp` behind `LOOPCTL_TOKEN`).
+ */
+import { concatBytes } from '../../concat-bytes.js';
+import { errorMessage } from '../../describe-error.js';
+import type { McpGateway } from './gateway.js';
+import { type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+import type { GatewaySessions } from './gateway-sessions.js';
+
+/** Options for {@link gatewayStateless}. */
+export interface GatewayStatelessOptions extends Omit<GatewayServerOptions, 'found' | 'onFound'> {
+  /**
+   * Where sessions' found tools live, with `exposeFound`. Without one, found tools are not
+   * kept: the list stays fixed (and the session declares no `listChanged`).
+   */
+  readonly sessions?: GatewaySessions;
+  /** Largest request body read, in bytes. Default 256 KiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** Reads one request; `parsedBody` when the caller has read (and bounded) the body already. */
+export type GatewayFetch = (request: Request, parsedBody?: unknown) => Promise<Response>;
+
+const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * A web-standard handler serving `gateway` over sessionless Streamable HTTP: POST carries
+ * JSON-RPC and is answered with JSON (SSE when `exposeFound`, so the `list_changed` a search
+ * causes rides its answer); GET (no standing stream) is 405; DELETE forgets a session's found
+ * tools. `gateway` may be a function, called on every request, for a gateway built on first use.
+ *
+ * @example
+ * const handle = await gatewayStateless(gateway, { exposeFound: true, sessions: memoryGatewaySessions() })
+ * app.all('/mcp', (c) => handle(c.req.raw)) // behind your own auth
+ */
+export async function gatewayStateless(
+  gateway: McpGateway | (() => Promise<McpGateway>),
+  options: GatewayStatelessOptions = {},
+): Promise<GatewayFetch> {
+  const { WebStandardStreamableHTTPServerTransport: Transport } = await importTransport();
+  const { sessions, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
+  const exposeFound = Boolean(options.exposeFound && sessions);
+  const gatewayOf = typeof gateway === 'function' ? gateway : async () => gateway;
+
+  const post = async (request: Request, given: unknown): Promise<Response> => {
+    let body = given;
+    if (body === undefined) {
+      const text = await boundedText(request, maxBodyBytes);
+      if (text === undefined) return rpcError(413, -32000, `the request body is over ${maxBodyBytes} bytes`);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return rpcError(400, -32700, 'Parse error: the body is not JSON');
+      }
+    }
+    const header = request.headers.get('mcp-session-id');
+    if (header !== null && !SESSION_ID.test(header)) return rpcError(400, -32000, 'a malformed Mcp-Session-Id');
+    // A new session id only where there is something to remember, and only at initialize.
+    const opening = exposeFound && header === null && isInitialize(body);
+    const session = opening ? crypto.randomUUID() : (header ?? undefined);
+    const found = exposeFound && session && !opening ? await sessions?.found(session).catch(() => []) : [];
+    const server = await gatewayServer(await gatewayOf(), {
+      ...serverOptions,
+      exposeFound,
+      ...(found ? { found } : {}),
+      ...(exposeFound && session && sessions ? { onFound: (names) => sessions.keep(session, names) } : {}),
+    });
+    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: !exposeFound });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    // A JSON answer is whole once handleRequest resolves; an SSE one when its stream ends.
+    if (response.body === null || !exposeFound) await server.close().catch(() => undefined);
+    if (!opening || !session || !response.ok) return response;
+    const headers = new Headers(response.headers);
+    headers.set('mcp-session-id', session);
+    return new Response(response.body, { status: response.status, headers });
+  };
+
+  return async (request, parsedBody) => {
+    try {
+      if (request.method === 'POST') return await post(request, parsedBody);
+      if (request.method === 'DELETE') {
+        const session = request.headers.get('mcp-session-id');
+        if (session !== null && SESSION_ID.test(session)) await sessions?.forget(session).catch(() => undefined);
+        return new Response(null, { status: 200 });
+      }
+      // No standing stream: every answer rides its own POST.
+      return rpcError(405, -32000, 'this gateway answers POST (no standing stream)', { Allow: 'POST, DELETE' });
+    } catch (error) {
+      return rpcError(500, -32603, `gateway error: ${errorMessage(error)}`);
+    }
+  };
+}
+
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (message) =>
+      typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize',
+  );
+}
+
+/** The body as text, or undefined past `maxBytes` (the upload is cancelled there). */
+async function boundedText(request: Request, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(concatBytes(chunks, size));
+}
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+async function importTransport() {
+  try {
+    return await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  } catch (error) {
+    throw new Error(
+      `the MCP gateway over HTTP needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * `/mcp`: the MCP gateway (issue 50) as a route of the app, so the Workers, Node and Deno
+ * entries serve it through one code path. The servers come from `LOOPCTL_MCP_SERVERS` (the
+ * `mcpServers` JSON editors use, or `loopctl/mcp`'s array); the gateway is built on the first
+ * request and kept for the app's life (one per process or isolate), and each request is served
+ * sessionless (`gatewayStateless`), so any isolate answers any request of a client. The MCP
+ * SDK and the gateway load on first use: an app without servers never imports them.
+ */
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { GatewaySessions } from '../adapters/mcp/gateway-sessions.js';
+import type { GatewayFetch } from '../adapters/mcp/gateway-stateless.js';
+import { errorMessage } from '../describe-error.js';
+import type { AsyncToolSelector } from '../select/selector.js';
+import type { AppEnv } from './app.js';
+import { BodyReadError, readBody } from './read-body.js';
+import type { UploadBudget } from './upload-budget.js';
+
+/** The path the gateway answers on. */
+export const MCP_PATH = '/mcp';
+
+/** Options for the `/mcp` route (`AppOptions.mcpGateway`), beyond `LOOPCTL_MCP_SERVERS`. */
+export interface McpRouteOptions {
+  /**
+   * Only servers with a `url` (Cloudflare Workers cannot start processes): a `command` entry is
+   * reported as unavailable in search results, never started. `createWorker` sets it.
+   */
+  readonly remoteOnly?: boolean;
+  /** Read for `${VAR}` in the servers' URLs and headers (keep keys in secrets). Default none. */
+  readonly vars?: Readonly<Record<string, unknown>>;
+  /**
+   * Where sessions' found tools live when the configuration's `"loopctl": { "exposeFound": true }`
+   * asks for them: shared by every isolate on Workers (`durableGatewaySessions`). Default: this
+   * process's memory on Node and Deno; none on Workers (the list stays fixed).
+   */
+  readonly sessions?: GatewaySessions | 'memory';
+}
+
+/** What the route takes from the app. */
+export interface McpRouteContext extends McpRouteOptions {
+  /** The configuration text (`LOOPCTL_MCP_SERVERS`); no servers when absent. */
+  readonly servers: string | undefined;
+  /** The hybrid, when the app has an embedder; BM25 ranks otherwise. */
+  readonly selector: (() => Promise<AsyncToolSelector>) | undefined;
+  readonly maxBodyBytes: number;
+  readonly budget: UploadBudget;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * The `/mcp` route, to mount behind the app's token gate: POST (JSON-RPC), GET (405: no
+ * standing stream), DELETE (ends a session).
+ *
+ * @example
+ * app.use('/mcp', bearer(token))
+ * app.route('/', mcpRoutes({ servers: env.LOOPCTL_MCP_SERVERS, selector: undefined, maxBodyBytes, budget, onError }))
+ */
+export function mcpRoutes(context: McpRouteContext): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  let handler: Promise<Built> | undefined;
+  const handle = async (c: Context<AppEnv>): Promise<Response> => {
+    const first = handler === undefined;
+    handler ??= buildHandler(context).catch((error: unknown) => {
+      handler = undefined;
+      throw error;
+    });
+    let fetch: GatewayFetch;
+    try {
+      const built = await handler;
+      fetch = built.fetch;
+      // On Workers a request's connections close with it: the servers' start outlives the
+      // request that began it only through waitUntil.
+      if (first) keepAlive(c, built.started);
+    } catch (error) {
+      context.onError(error);
+      return rpcError(503, -32603, `the MCP gateway cannot start: ${errorMessage(error)}`);
+    }
+    if (c.req.method !== 'POST') return fetch(c.req.raw);
+    let body: unknown;
+    try {
+      const bytes = await readBody(c.req.raw, { maxBytes: context.maxBodyBytes, budget: context.budget });
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch (error) {
+      if (!(error instanceof BodyReadError)) return rpcError(400, -32700, 'Parse error: the body is not JSON');
+      if (error.reason === 'too_large') return rpcError(413, -32000, error.message);
+      if (error.reason === 'busy') return rpcError(503, -32000, error.message, { 'retry-after': '1' });
+      return rpcError(400, -32700, `Parse error: ${error.message}`);
+    }
+    return fetch(c.req.raw, body);
+  };
+  app.on(['GET', 'POST', 'DELETE'], MCP_PATH, handle);
+  app.all(MCP_PATH, () =>
+    rpcError(405, -32000, `${MCP_PATH} accepts POST, GET and DELETE`, { allow: 'POST, GET, DELETE' }),
+  );
+  return app;
+}
+
+/** The handler, and the servers' start it set off. */
+interface Built {
+  readonly fetch: GatewayFetch;
+  readonly started: Promise<void>;
+}
+
+/** `waitUntil` where the runtime has one (Workers); elsewhere the process outlives the request. */
+function keepAlive(c: Context<AppEnv>, work: Promise<void>): void {
+  let context: { waitUntil(promise: Promise<unknown>): void } | undefined;
+  try {
+    context = c.executionCtx;
+  } catch {
+    // Node and Deno: no execution context.
+  }
+  context?.waitUntil(work);
+}
+
+/** The gateway, its servers starting, and the sessionless handler over it. */
+async function buildHandler(context: McpRouteContext): Promise<Built> {
+  const [{ McpGateway }, { parseGatewayConfig }, { gatewayStateless }, { memoryGatewaySessions }, { ToolRegistry }] =
+    await Promise.all([
+      import('../adapters/mcp/gateway.js'),
+      import('../adapters/mcp/gateway-config.js'),
+      import('../adapters/mcp/gateway-stateless.js'),
+      import('../adapters/mcp/gateway-sessions.js'),
+      import('../registry/registry.js'),
+    ]);
+  const vars = Object.fromEntries(
+    Object.entries(context.vars ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  const text = context.servers?.trim();
+  const config = text ? parseGatewayConfig(text, 'LOOPCTL_MCP_SERVERS', vars) : { servers: [], core: [] };
+  const servers = context.remoteOnly ? config.servers.map(remoteOnly) : config.servers;
+  const gateway = new McpGateway({
+    registry: new ToolRegistry(),
+    servers,
+    core: config.core,
+    ...(config.maxResultChars ? { maxResultChars: config.maxResultChars } : {}),
+    ...(context.selector ? { selector: context.selector, selectorName: 'hybrid' } : {}),
+    clientInfo: { name: 'loopctl-gateway', version: '0.1.0' },
+    onError: (error) => context.onError(error),
+  });
+  const started = gateway.start();
+  const sessions = context.sessions === 'memory' ? memoryGatewaySessions() : context.sessions;
+  const fetch = await gatewayStateless(gateway, {
+    exposeFound: config.exposeFound ?? false,
+    maxBodyBytes: context.maxBodyBytes,
+    ...(sessions ? { sessions } : {}),
+  });
+  return { fetch, started };
+}
+
+type GatewayServer = import('../adapters/mcp/gateway-config.js').GatewayServer;
+
+/** A `command` entry, kept as a server that cannot run here (named in every search's `unavailable`). */
+function remoteOnly(server: GatewayServer): GatewayServer {
+  if (!server.config || !('command' in server.config)) return server;
+  return {
+    name: server.name,
+    error:
+      'stdio servers (a "command") cannot run on Cloudflare Workers: give this server\'s Streamable HTTP "url", or serve it with npx loopctl mcp',
+  };
+}
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
