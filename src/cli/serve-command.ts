@@ -101,7 +101,7 @@ export async function serveCommand(
   const embedder: EmbedderSource | undefined = modelPath ? node.useLiteFromDisk(resolve(cwd, modelPath)) : undefined;
 
   const registry: ToolRegistry = new ToolRegistry();
-  const mounts = await mountMcpServers(registry, vars.LOOPCTL_MCP_SERVERS, out);
+  const mounts = await mountMcpServers(registry, vars.LOOPCTL_MCP_SERVERS, vars, out);
   let server: RunningServer;
   try {
     server = await node.startNodeServer({ registry, token, vars, ...(embedder ? { embedder } : {}) });
@@ -144,6 +144,8 @@ export async function serveCommand(
         : `embedding model: none in ./${DEFAULT_MODEL_DIR} (build it with npx loopctl model, or pass --model-path DIR), so hybrid and embedding are off`),
   );
   if (mounts.length > 0) out(`  MCP: ${mounts.map((m) => `${m.name} (${m.tools.length} tools)`).join(', ')}`);
+  if (vars.LOOPCTL_MCP_SERVERS?.trim())
+    out(`  MCP gateway:             ${server.url}/mcp (Streamable HTTP, the same token)`);
   out(generated ? `  token (generated; set LOOPCTL_TOKEN to choose one): ${token}` : '  token: from LOOPCTL_TOKEN');
   out(
     `  clients: new OpenAI({ baseURL: '${server.url}/v1', apiKey: ${generated ? `'${token}'` : 'process.env.LOOPCTL_TOKEN'} }), new Anthropic({ baseURL: '${server.url}', … })`,
@@ -185,10 +187,20 @@ async function importServer(): Promise<
 }
 
 /** LOOPCTL_MCP_SERVERS' tools join the registry /v1/runs serves; one that fails is reported and skipped. */
-async function mountMcpServers(registry: ToolRegistry, value: string | undefined, out: (line: string) => void) {
+async function mountMcpServers(
+  registry: ToolRegistry,
+  value: string | undefined,
+  vars: Record<string, string | undefined>,
+  out: (line: string) => void,
+) {
   if (value === undefined || value.trim() === '') return [];
-  const { mountAll, parseMcpServers } = await import('../adapters/mcp/index.js');
-  return mountAll(registry, parseMcpServers(value), {
-    onMountError: (error) => out(`  MCP: ${error.message}`),
-  });
+  const { mountAll, parseGatewayConfig } = await import('../adapters/mcp/index.js');
+  // The array, or an editor's mcpServers JSON: the same text the gateway at /mcp serves.
+  const listed = parseGatewayConfig(value, 'LOOPCTL_MCP_SERVERS', vars).servers;
+  for (const server of listed) if (server.error) out(`  MCP: ${server.name}: ${server.error}`);
+  return mountAll(
+    registry,
+    listed.flatMap((server) => (server.config ? [server.config] : [])),
+    { onMountError: (error) => out(`  MCP: ${error.message}`) },
+  );
 }
