@@ -11,6 +11,8 @@ import { Hono } from 'hono';
 import type { GatewaySessions } from '../adapters/mcp/gateway-sessions.js';
 import type { GatewayFetch } from '../adapters/mcp/gateway-stateless.js';
 import { errorMessage } from '../describe-error.js';
+// Static, as app.ts's import of the same module: a dynamic one would split the core's chunk.
+import { ToolRegistry } from '../registry/registry.js';
 import type { AsyncToolSelector } from '../select/selector.js';
 import type { AppEnv } from './app.js';
 import { BodyReadError, readBody } from './read-body.js';
@@ -114,14 +116,12 @@ function keepAlive(c: Context<AppEnv>, work: Promise<void>): void {
 
 /** The gateway, its servers starting, and the sessionless handler over it. */
 async function buildHandler(context: McpRouteContext): Promise<Built> {
-  const [{ McpGateway }, { parseGatewayConfig }, { gatewayStateless }, { memoryGatewaySessions }, { ToolRegistry }] =
-    await Promise.all([
-      import('../adapters/mcp/gateway.js'),
-      import('../adapters/mcp/gateway-config.js'),
-      import('../adapters/mcp/gateway-stateless.js'),
-      import('../adapters/mcp/gateway-sessions.js'),
-      import('../registry/registry.js'),
-    ]);
+  const [{ McpGateway }, { parseGatewayConfig }, { gatewayStateless }, { memoryGatewaySessions }] = await Promise.all([
+    import('../adapters/mcp/gateway.js'),
+    import('../adapters/mcp/gateway-config.js'),
+    import('../adapters/mcp/gateway-stateless.js'),
+    import('../adapters/mcp/gateway-sessions.js'),
+  ]);
   const vars = Object.fromEntries(
     Object.entries(context.vars ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
