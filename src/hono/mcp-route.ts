@@ -36,6 +36,13 @@ export interface McpRouteOptions {
    * process's memory on Node and Deno; none on Workers (the list stays fixed).
    */
   readonly sessions?: GatewaySessions | 'memory';
+  /**
+   * Connect to the upstreams for each request that needs them and close them after its answer,
+   * instead of holding one gateway for the app's life: on Workers an upstream connection cannot
+   * outlive the request that opened it. Tool lists are read again each time; what the ranking
+   * derives from them (the corpus vectors) is reused by text. `createWorker` sets it.
+   */
+  readonly perRequest?: boolean;
 }
 
 /** What the route takes from the app. */
@@ -116,35 +123,77 @@ function keepAlive(c: Context<AppEnv>, work: Promise<void>): void {
 
 /** The gateway, its servers starting, and the sessionless handler over it. */
 async function buildHandler(context: McpRouteContext): Promise<Built> {
-  const [{ McpGateway }, { parseGatewayConfig }, { gatewayStateless }, { memoryGatewaySessions }] = await Promise.all([
-    import('../adapters/mcp/gateway.js'),
-    import('../adapters/mcp/gateway-config.js'),
-    import('../adapters/mcp/gateway-stateless.js'),
-    import('../adapters/mcp/gateway-sessions.js'),
-  ]);
+  const [{ McpGateway }, { parseGatewayConfig }, { gatewayStateless }, { memoryGatewaySessions }, { waitAtMost }] =
+    await Promise.all([
+      import('../adapters/mcp/gateway.js'),
+      import('../adapters/mcp/gateway-config.js'),
+      import('../adapters/mcp/gateway-stateless.js'),
+      import('../adapters/mcp/gateway-sessions.js'),
+      import('../adapters/mcp/wait-at-most.js'),
+    ]);
   const vars = Object.fromEntries(
     Object.entries(context.vars ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
   const text = context.servers?.trim();
   const config = text ? parseGatewayConfig(text, 'LOOPCTL_MCP_SERVERS', vars) : { servers: [], core: [] };
   const servers = context.remoteOnly ? config.servers.map(remoteOnly) : config.servers;
-  const gateway = new McpGateway({
-    registry: new ToolRegistry(),
-    servers,
-    core: config.core,
-    ...(config.maxResultChars ? { maxResultChars: config.maxResultChars } : {}),
-    ...(context.selector ? { selector: context.selector, selectorName: 'hybrid' } : {}),
-    clientInfo: { name: 'loopctl-gateway', version: '0.1.0' },
-    onError: (error) => context.onError(error),
-  });
-  const started = gateway.start();
+  const gatewayOf = (only: readonly GatewayServer[]) =>
+    new McpGateway({
+      registry: new ToolRegistry(),
+      servers: only,
+      core: config.core,
+      startWaitMs: START_WAIT_MS,
+      ...(config.maxResultChars ? { maxResultChars: config.maxResultChars } : {}),
+      ...(context.selector ? { selector: context.selector, selectorName: 'hybrid' } : {}),
+      clientInfo: { name: 'loopctl-gateway', version: '0.1.0' },
+      onError: (error) => context.onError(error),
+    });
   const sessions = context.sessions === 'memory' ? memoryGatewaySessions() : context.sessions;
-  const fetch = await gatewayStateless(gateway, {
+  const options = {
     exposeFound: config.exposeFound ?? false,
     maxBodyBytes: context.maxBodyBytes,
     ...(sessions ? { sessions } : {}),
-  });
-  return { fetch, started };
+  };
+  if (!context.perRequest) {
+    const gateway = gatewayOf(servers);
+    return { fetch: await gatewayStateless(gateway, options), started: gateway.start() };
+  }
+  const fetch = await gatewayStateless(async (body) => {
+    const gateway = gatewayOf(serversFor(body, servers));
+    // Only a list or a call reads the upstreams; initialize and notifications never wait on them.
+    if (readsUpstreams(body)) await waitAtMost(gateway.start(), START_WAIT_MS);
+    return { gateway, release: () => gateway.close() };
+  }, options);
+  return { fetch, started: Promise.resolve() };
+}
+
+/** How long a request waits for upstreams still starting before answering without them. */
+const START_WAIT_MS = 20_000;
+
+/** The JSON-RPC messages of a body (one or a batch). */
+function messagesOf(body: unknown): { method?: unknown; params?: unknown }[] {
+  return (Array.isArray(body) ? body : [body]).filter(
+    (message): message is { method?: unknown; params?: unknown } => typeof message === 'object' && message !== null,
+  );
+}
+
+function readsUpstreams(body: unknown): boolean {
+  return messagesOf(body).some((message) => message.method === 'tools/list' || message.method === 'tools/call');
+}
+
+/**
+ * The servers one request needs: for a single call of a named tool, only the server whose prefix
+ * begins its name (`notes__read_file`: `notes`); for anything else, all of them.
+ */
+function serversFor(body: unknown, servers: readonly GatewayServer[]): readonly GatewayServer[] {
+  const messages = messagesOf(body);
+  if (messages.length !== 1 || messages[0]?.method !== 'tools/call') return servers;
+  const params = (messages[0].params ?? {}) as { name?: unknown; arguments?: { name?: unknown } };
+  const target = params.name === 'call_tool' ? params.arguments?.name : params.name;
+  if (typeof target !== 'string' || !target.includes('__')) return servers;
+  const prefix = target.slice(0, target.indexOf('__'));
+  const owner = servers.filter((server) => server.config?.prefix === prefix);
+  return owner.length === 1 ? owner : servers;
 }
 
 type GatewayServer = import('../adapters/mcp/gateway-config.js').GatewayServer;

@@ -131,9 +131,11 @@ export function createWorker<Env extends WorkerEnv = WorkerEnv>(options: WorkerO
             env.LEARNED_TRAFFIC && budget?.learn === 'on'
               ? { ...budget, learn: durableTrafficStore(env.LEARNED_TRAFFIC, learnBounds(budget)) }
               : budget;
-          // /mcp: remote servers only (no processes here); `${VAR}` read from the bindings' text.
+          // /mcp: remote servers only (no processes here), connected per request (a connection
+          // cannot outlive its request here); `${VAR}` read from the bindings' text.
           const mcpGateway = {
             remoteOnly: true,
+            perRequest: true,
             vars: env as unknown as Readonly<Record<string, unknown>>,
             ...(env.MCP_SESSIONS ? { sessions: durableGatewaySessions(env.MCP_SESSIONS) } : {}),
           };

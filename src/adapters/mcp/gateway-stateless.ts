@@ -28,6 +28,13 @@ export interface GatewayStatelessOptions extends Omit<GatewayServerOptions, 'fou
 /** Reads one request; `parsedBody` when the caller has read (and bounded) the body already. */
 export type GatewayFetch = (request: Request, parsedBody?: unknown) => Promise<Response>;
 
+/** A gateway lent to one request, and what to do once its answer has gone out. */
+export interface GatewayLease {
+  readonly gateway: McpGateway;
+  /** Called once the answer is complete (its stream ended or was cancelled). */
+  release(): Promise<void>;
+}
+
 const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -35,20 +42,22 @@ const SESSION_ID = /^[\x21-\x7e]{1,128}$/;
  * A web-standard handler serving `gateway` over sessionless Streamable HTTP: POST carries
  * JSON-RPC and is answered with JSON (SSE when `exposeFound`, so the `list_changed` a search
  * causes rides its answer); GET (no standing stream) is 405; DELETE forgets a session's found
- * tools. `gateway` may be a function, called on every request, for a gateway built on first use.
+ * tools. `gateway` may be a function of the request's JSON-RPC body, called on every POST, that
+ * lends a gateway for that request alone: on Workers a connection cannot outlive the request
+ * that opened it, so each request there connects to the upstreams it needs and closes them.
  *
  * @example
  * const handle = await gatewayStateless(gateway, { exposeFound: true, sessions: memoryGatewaySessions() })
  * app.all('/mcp', (c) => handle(c.req.raw)) // behind your own auth
  */
 export async function gatewayStateless(
-  gateway: McpGateway | (() => Promise<McpGateway>),
+  gateway: McpGateway | ((body: unknown) => Promise<GatewayLease>),
   options: GatewayStatelessOptions = {},
 ): Promise<GatewayFetch> {
   const { WebStandardStreamableHTTPServerTransport: Transport } = await importTransport();
   const { sessions, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
   const exposeFound = Boolean(options.exposeFound && sessions);
-  const gatewayOf = typeof gateway === 'function' ? gateway : async () => gateway;
+  const lend = typeof gateway === 'function' ? gateway : async () => ({ gateway, release: () => Promise.resolve() });
 
   const post = async (request: Request, given: unknown): Promise<Response> => {
     let body = given;
@@ -67,21 +76,36 @@ export async function gatewayStateless(
     const opening = exposeFound && header === null && isInitialize(body);
     const session = opening ? crypto.randomUUID() : (header ?? undefined);
     const found = exposeFound && session && !opening ? await sessions?.found(session).catch(() => []) : [];
-    const server = await gatewayServer(await gatewayOf(), {
-      ...serverOptions,
-      exposeFound,
-      ...(found ? { found } : {}),
-      ...(exposeFound && session && sessions ? { onFound: (names) => sessions.keep(session, names) } : {}),
-    });
-    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: !exposeFound });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    // A JSON answer is whole once handleRequest resolves; an SSE one when its stream ends.
-    if (response.body === null || !exposeFound) await server.close().catch(() => undefined);
-    if (!opening || !session || !response.ok) return response;
+    const lease = await lend(body);
+    let response: Response;
+    let server: Awaited<ReturnType<typeof gatewayServer>> | undefined;
+    try {
+      server = await gatewayServer(lease.gateway, {
+        ...serverOptions,
+        exposeFound,
+        ...(found ? { found } : {}),
+        ...(exposeFound && session && sessions ? { onFound: (names) => sessions.keep(session, names) } : {}),
+      });
+      const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: !exposeFound });
+      await server.connect(transport);
+      response = await transport.handleRequest(request, { parsedBody: body });
+    } catch (error) {
+      await server?.close().catch(() => undefined);
+      await lease.release().catch(() => undefined);
+      throw error;
+    }
+    const done = async () => {
+      await server?.close().catch(() => undefined);
+      await lease.release().catch(() => undefined);
+    };
     const headers = new Headers(response.headers);
-    headers.set('mcp-session-id', session);
-    return new Response(response.body, { status: response.status, headers });
+    if (opening && session && response.ok) headers.set('mcp-session-id', session);
+    // A JSON answer is whole once handleRequest resolves; an SSE one when its stream ends.
+    if (response.body === null || !exposeFound) {
+      await done();
+      return new Response(response.body, { status: response.status, headers });
+    }
+    return new Response(whenEnded(response.body, done), { status: response.status, headers });
   };
 
   return async (request, parsedBody) => {
@@ -98,6 +122,35 @@ export async function gatewayStateless(
       return rpcError(500, -32603, `gateway error: ${errorMessage(error)}`);
     }
   };
+}
+
+/** `body` passed through, running `done` once when it ends, fails or is cancelled. */
+function whenEnded(body: ReadableStream<Uint8Array>, done: () => Promise<void>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let ran = false;
+  const once = async () => {
+    if (ran) return;
+    ran = true;
+    await done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          controller.close();
+          await once();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        controller.error(error);
+        await once();
+      }
+    },
+    async cancel(reason) {
+      await reader.cancel(reason).catch(() => undefined);
+      await once();
+    },
+  });
 }
 
 function isInitialize(body: unknown): boolean {

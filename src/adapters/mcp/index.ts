@@ -30,7 +30,7 @@ export type { GatewayMcpServer, GatewayServerOptions } from './gateway-server.js
 export { CALL_TOOL, gatewayServer, SEARCH_TOOL } from './gateway-server.js';
 export type { GatewaySessions } from './gateway-sessions.js';
 export { memoryGatewaySessions } from './gateway-sessions.js';
-export type { GatewayFetch, GatewayStatelessOptions } from './gateway-stateless.js';
+export type { GatewayFetch, GatewayLease, GatewayStatelessOptions } from './gateway-stateless.js';
 export { gatewayStateless } from './gateway-stateless.js';
 export type { McpFetch } from './http-transport.js';
 export { mountMcp } from './mount.js';
