@@ -12,7 +12,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkerEnv } from '../../src/hono/index.js';
+import { createWorker } from '../../src/hono/index.js';
+import { ToolRegistry } from '../../src/index.js';
 import { demoWorker } from '../../worker/workers.js';
+import { countingEmbedder } from '../embed/counting-embedder.js';
 import { NOTES_TOKEN, TEST_TOKEN } from './constants.js';
 
 const MCP_URL = new URL('http://loopctl.test/mcp');
@@ -135,6 +138,28 @@ describe('/mcp on Workers: the gateway as a remote MCP server', () => {
     // Another session sees none of them.
     const other = await connect([isolate(servers)]);
     expect((await other.client.listTools()).tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
+  });
+
+  it("ranks with the hybrid when the worker has an embedder, its tool vectors kept by the isolate's selector", async () => {
+    const embedder = countingEmbedder({ id: 'test/mcp-gateway-hybrid' });
+    const worker = createWorker({ registry: () => new ToolRegistry(), embedder: () => embedder });
+    const bindings = isolate(config());
+    const client = new Client({ name: 'workerd-gateway-hybrid', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(MCP_URL, {
+        fetch: (input, init) => worker.fetch(new Request(input, init), bindings),
+        requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+      }),
+    );
+    clients.push(client);
+    const first = await search(client, 'read the text of a workspace file');
+    expect(first.rankedBy).toBe('hybrid');
+    expect(first.tools.map((tool) => tool.name)).toContain('notes__read_file');
+    const embedded = embedder.texts.length;
+    // The next request connects to the upstream again, but embeds only its query.
+    const second = await search(client, 'create a note');
+    expect(second.rankedBy).toBe('hybrid');
+    expect(embedder.texts.length - embedded).toBe(1);
   });
 
   it('is behind the worker token, refuses GET streams, and bounds the body', async () => {
