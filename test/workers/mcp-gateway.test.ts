@@ -138,6 +138,29 @@ describe('/mcp on Workers: the gateway as a remote MCP server', () => {
     // Another session sees none of them.
     const other = await connect([isolate(servers)]);
     expect((await other.client.listTools()).tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
+    // Ending the session (DELETE) forgets its list in the Durable Object.
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const session = transport.sessionId as string;
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    await transport.terminateSession();
+    const relist = await demoWorker().fetch(
+      new Request(MCP_URL, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      }),
+      isolate(servers),
+    );
+    expect(relist.status).toBe(200);
+    const event = /data: (.*)/.exec(await relist.text())?.[1] ?? '{}';
+    const tools = (JSON.parse(event) as { result?: { tools?: { name: string }[] } }).result?.tools ?? [];
+    expect(tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
   });
 
   it("ranks with the hybrid when the worker has an embedder, its tool vectors kept by the isolate's selector", async () => {
