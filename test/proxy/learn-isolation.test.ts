@@ -147,9 +147,12 @@ async function recordB(app: App) {
   return out;
 }
 
-/** Send until `key`'s prompt is ranked by a learned copy (built in the background), at most ~4 s. */
+// How long a poll waits: generous, since the whole unit suite may share the machine's cores.
+const PATIENCE_MS = 30_000;
+
+/** Send until `key`'s prompt is ranked by a learned copy (built in the background). */
 async function untilLearned(app: App, key: string, prompt: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (const deadline = Date.now() + PATIENCE_MS; Date.now() < deadline; ) {
     const result = await send(app, key, ask(prompt));
     if (Number(result.learned) > 0) return result;
     await new Promise((done) => setTimeout(done, 20));
@@ -160,10 +163,11 @@ async function untilLearned(app: App, key: string, prompt: string) {
 /** `key`'s stored example count, polled until it reaches `count` (stores run after the answer). */
 async function untilStored(app: App, key: string, count: number): Promise<number> {
   let stored = 0;
-  for (let attempt = 0; attempt < 200 && stored < count; attempt++) {
-    if (attempt > 0) await new Promise((done) => setTimeout(done, 20));
+  for (const deadline = Date.now() + PATIENCE_MS; Date.now() < deadline; ) {
     const listed = await app.request('/v1/learned', { headers: { authorization: `Bearer ${key}` } });
     stored = ((await listed.json()) as { count: number }).count;
+    if (stored >= count) break;
+    await new Promise((done) => setTimeout(done, 20));
   }
   return stored;
 }
@@ -210,6 +214,7 @@ it("tenant B's forwarded tools are byte-identical before and after tenant A's 1,
     expect(after[i]?.raw, prompt).toBe(before[i]?.raw);
     expect(after[i]?.learned, prompt).toBe(before[i]?.learned);
   }
-  // A budget for the suite, not a benchmark: 1,000 requests in seconds, not minutes.
+  // Not a benchmark; the time says how much of the suite this is. Most of it is A's learned copy
+  // being rebuilt in the background as its examples grow (~120 builds here), not the requests.
   console.info(`tenant A's 1,000 requests: ${seconds.toFixed(1)} s`);
 }, 120_000);
