@@ -214,7 +214,7 @@ it("tenant B's forwarded tools are byte-identical before and after tenant A's 1,
     expect(after[i]?.raw, prompt).toBe(before[i]?.raw);
     expect(after[i]?.learned, prompt).toBe(before[i]?.learned);
   }
-  // Not a benchmark; the time says how much of the suite this is. Most of it is A's learned copy
-  // being rebuilt in the background as its examples grow (~120 builds here), not the requests.
+  // Not a benchmark; the time says how much of the suite this is (mostly the process's first
+  // requests and the per-request SHA-256 digests; learned copies are rebuilt at most once a second).
   console.info(`tenant A's 1,000 requests: ${seconds.toFixed(1)} s`);
 }, 120_000);
