@@ -26,6 +26,7 @@ import {
 import { o200kTokenCounter } from '../dist/index.js';
 import { useLiteEmbedder } from '../dist/use-lite.js';
 import { reachableTable, writeReachableSection } from './reachable-table.mjs';
+import { gatewaySection, learnReplaySection, readGatewayReports, runLearnReplay } from './traffic-tables.mjs';
 
 const DEFAULT_OUT = resolve(import.meta.dirname, '../docs/benchmarks.md');
 const { values, tokens } = parseArgs({
@@ -49,6 +50,13 @@ const { values, tokens } = parseArgs({
     reachable: { type: 'boolean', default: true },
     'no-reachable': { type: 'boolean' },
     'replay-limit': { type: 'string' },
+    // The proxy's learning-from-traffic replay (scripts/bench-learn-replay.mjs) on every set run,
+    // the public ones capped at this many cases.
+    'learn-replay': { type: 'boolean', default: true },
+    'no-learn-replay': { type: 'boolean' },
+    'learn-replay-max-cases': { type: 'string', default: '600' },
+    // scripts/bench-gateway.mjs --json reports (comma-separated) for the MCP gateway section.
+    gateway: { type: 'string' },
     // Where the merged rows come from, when not this code (said in the report).
     'merge-note': { type: 'string' },
     // Another build of loopctl (a folder holding its dist/, e.g. main's) whose selectors run
@@ -76,7 +84,7 @@ const { values, tokens } = parseArgs({
 
 // Node 20's parseArgs has no `allowNegative` (and 22 needs it asked for), so the negations are
 // options of their own: the last of --learned / --no-learned given decides.
-for (const name of ['learned', 'reachable']) {
+for (const name of ['learned', 'reachable', 'learn-replay']) {
   const last = tokens.findLast(
     (token) => token.kind === 'option' && (token.name === name || token.name === `no-${name}`),
   );
@@ -161,6 +169,9 @@ const learnTimes = [];
 const unseen = [];
 const reachable = [];
 const replays = [];
+// The proxy's learning-from-traffic replay rows, and the gateway reports passed in.
+const trafficReplays = [];
+const gateways = values.gateway ? readGatewayReports(values.gateway.split(',')) : [];
 if (values.merge) {
   const computed = new Set([...plainSelectors, ...(withLearned ? [LEARNED] : [])]);
   const earlier = JSON.parse(readFileSync(values.merge, 'utf8'));
@@ -332,6 +343,8 @@ function writeReport() {
     }
     md += `\n`;
   }
+  if (trafficReplays.length > 0) md += learnReplaySection(trafficReplays);
+  if (gateways.length > 0) md += gatewaySection(gateways);
   mkdirSync(resolve(values.out, '..'), { recursive: true });
   writeFileSync(values.out, md);
   writeFileSync(
@@ -344,6 +357,7 @@ function writeReport() {
         ...unseen.map((row) => ({ ...row, kind: 'unseen' })),
         ...reachable.map((row) => ({ kind: 'reachable', ...row })),
         ...replays.map((row) => ({ kind: 'replay', ...row })),
+        ...trafficReplays.map((row) => ({ kind: 'learn-replay', ...row })),
       ],
       null,
       1,
@@ -445,3 +459,19 @@ for (const set of sets) {
   }
   writeReport();
 }
+
+// The proxy's replay, one child process per data folder (it starts its own servers).
+if (values['learn-replay'] && values.split === 'test' && values.limit === undefined) {
+  const own = sets.filter(isOwn);
+  const publicSets = sets.filter((set) => !isOwn(set));
+  for (const dir of new Set(own.map((set) => resolve(setDirs.get(set), '..')))) {
+    trafficReplays.push(
+      ...runLearnReplay({ sets: own.filter((set) => resolve(setDirs.get(set), '..') === dir), data: dir }),
+    );
+  }
+  trafficReplays.push(
+    ...runLearnReplay({ sets: publicSets, data: dataDir, maxCases: Number(values['learn-replay-max-cases']) }),
+  );
+  writeReport();
+}
+if (gateways.length > 0) writeReport();
