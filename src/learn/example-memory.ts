@@ -110,7 +110,7 @@ export class ExampleMemory {
   #likeFloor: { version: number; value: number } | undefined;
   #usage: { version: number; prototypes: UsagePrototypes } | undefined;
   // The last query asked about (one ranking asks several times about the same vector).
-  #near: { query: Float32Array; version: number; near: boolean } | undefined;
+  #near: { query: Float32Array; version: number; sims: Float64Array } | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -282,14 +282,13 @@ export class ExampleMemory {
 
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
-    const { matrix, order } = this.#ensureMatrix();
+    const { order } = this.#ensureMatrix();
     const { neighbours, minSimilarity, weight } = this.#options;
-    const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
+    const all = this.#similarities(query);
     const sims = new Float64Array(size);
-    for (let row = 0, offset = 0; row < size; row++, offset += dims) {
-      let sum = 0;
-      for (let j = 0; j < dims; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+    for (let row = 0; row < size; row++) {
+      const sum = all[row] as number;
       sims[row] = sum >= minSimilarity ? sum : Number.NaN; // below the floor never ranks
     }
     const best = topK(sims, neighbours);
@@ -327,18 +326,27 @@ export class ExampleMemory {
    */
   near(query: Float32Array): boolean {
     if (this.#entries.size === 0 || query.length !== this.dimensions) return false;
-    const cached = this.#near;
-    if (cached?.query === query && cached.version === this.#version) return cached.near;
-    const { matrix, order } = this.#ensureMatrix();
     const floor = this.#options.nearSimilarity;
-    let near = false;
-    for (let row = 0, offset = 0; row < order.length && !near; row++, offset += this.dimensions) {
+    const sims = this.#similarities(query);
+    for (let row = 0; row < sims.length; row++) if ((sims[row] as number) >= floor) return true;
+    return false;
+  }
+
+  // The query's cosine to every example (in `#order`), computed once per query vector and state
+  // of the examples: one ranking asks for it several times (the projection's gate, the stages'
+  // gate, the votes), and it is the learned ranking's one pass over every example.
+  #similarities(query: Float32Array): Float64Array {
+    const cached = this.#near;
+    if (cached?.query === query && cached.version === this.#version) return cached.sims;
+    const { matrix, order } = this.#ensureMatrix();
+    const sims = new Float64Array(order.length);
+    for (let row = 0, offset = 0; row < order.length; row++, offset += this.dimensions) {
       let sum = 0;
       for (let j = 0; j < this.dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
-      near = sum >= floor;
+      sims[row] = sum;
     }
-    this.#near = { query, version: this.#version, near };
-    return near;
+    this.#near = { query, version: this.#version, sims };
+    return sims;
   }
 
   /**
