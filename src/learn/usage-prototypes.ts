@@ -19,7 +19,7 @@ export interface UsageOptions {
 }
 
 /** The defaults (replay of half A → half B on eight registries; docs/tuning-learn.md). */
-export const USAGE_DEFAULTS = { weight: 0.5, floor: 0.2 } as const;
+export const USAGE_DEFAULTS = { weight: 0.25, floor: 0.2 } as const;
 
 /** The centre of the learned prompts and each used tool's prototype (unit vectors). */
 export interface UsagePrototypes {
