@@ -11,6 +11,7 @@ import type { StoredExample } from './example-codec.js';
 import type { ProjectionOptions } from './query-projection.js';
 import type { PairOptions, PairTable } from './tool-pairs.js';
 import { pairTable } from './tool-pairs.js';
+import { type UsageOptions, type UsagePrototypes, usageLifts, usagePrototypes } from './usage-prototypes.js';
 import { neighbourFloor } from './vote-floor.js';
 
 /** One example to learn from: a prompt and the tool names that served it. */
@@ -47,6 +48,16 @@ export interface LearnedVoteOptions {
   /** Tools used together ({@link PairOptions}): a selected tool lifts its learned partners. `false` turns it off. */
   pairs?: PairOptions | false;
   /**
+   * Cosine to the nearest example below which a prompt is unlike every example: no learned
+   * stage (votes, usage prototypes, pairs, the query projection) touches its ranking. Default 0.3.
+   */
+  nearSimilarity?: number;
+  /**
+   * Usage prototypes ({@link UsageOptions}): each used tool lifted by how close the prompt sits
+   * to the prompts that used it, centred on all learned prompts. `false` turns them off.
+   */
+  usage?: UsageOptions | false;
+  /**
    * The learned query projection ({@link ProjectionOptions}): a linear map of the query vector
    * fitted on the examples, applied to the dense half when a held-out check on the examples
    * says it helps. `false` turns it off.
@@ -64,6 +75,8 @@ export const LEARN_DEFAULTS = {
   prototypeFloor: 0.5,
   protectUnseen: 0.75 as boolean | number,
   pairs: {} as PairOptions | false,
+  nearSimilarity: 0.3,
+  usage: {} as UsageOptions | false,
 } as const;
 
 /** Longest prompt kept, in characters; a longer one is cut (the embedder sees the head anyway). */
@@ -95,6 +108,9 @@ export class ExampleMemory {
   #pairs: { version: number; table: PairTable } | undefined;
   #used: { version: number; tools: ReadonlySet<string> } | undefined;
   #likeFloor: { version: number; value: number } | undefined;
+  #usage: { version: number; prototypes: UsagePrototypes } | undefined;
+  // The last query asked about (one ranking asks several times about the same vector).
+  #near: { query: Float32Array; version: number; sims: Float64Array } | undefined;
 
   constructor(dimensions: number, options: LearnedVoteOptions = {}) {
     this.dimensions = dimensions;
@@ -266,14 +282,13 @@ export class ExampleMemory {
 
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
-    const { matrix, order } = this.#ensureMatrix();
+    const { order } = this.#ensureMatrix();
     const { neighbours, minSimilarity, weight } = this.#options;
-    const dims = this.dimensions;
     // The nearest `neighbours` prompts at or above the floor, best first.
+    const all = this.#similarities(query);
     const sims = new Float64Array(size);
-    for (let row = 0, offset = 0; row < size; row++, offset += dims) {
-      let sum = 0;
-      for (let j = 0; j < dims; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+    for (let row = 0; row < size; row++) {
+      const sum = all[row] as number;
       sims[row] = sum >= minSimilarity ? sum : Number.NaN; // below the floor never ranks
     }
     const best = topK(sims, neighbours);
@@ -303,6 +318,52 @@ export class ExampleMemory {
     const scale = (weight * strongest) / total;
     for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
     return out;
+  }
+
+  /**
+   * Whether some example is at least `nearSimilarity` close to a unit query vector. Every learned stage (votes, usage prototypes, pairs, the query projection) acts
+   * only on such a prompt, so a prompt unlike every example ranks exactly as without learning.
+   */
+  near(query: Float32Array): boolean {
+    if (this.#entries.size === 0 || query.length !== this.dimensions) return false;
+    const floor = this.#options.nearSimilarity;
+    const sims = this.#similarities(query);
+    for (let row = 0; row < sims.length; row++) if ((sims[row] as number) >= floor) return true;
+    return false;
+  }
+
+  // The query's cosine to every example (in `#order`), computed once per query vector and state
+  // of the examples: one ranking asks for it several times (the projection's gate, the stages'
+  // gate, the votes), and it is the learned ranking's one pass over every example.
+  #similarities(query: Float32Array): Float64Array {
+    const cached = this.#near;
+    if (cached?.query === query && cached.version === this.#version) return cached.sims;
+    const { matrix, order } = this.#ensureMatrix();
+    const sims = new Float64Array(order.length);
+    for (let row = 0, offset = 0; row < order.length; row++, offset += this.dimensions) {
+      let sum = 0;
+      for (let j = 0; j < this.dimensions; j++) sum += (matrix[offset + j] as number) * (query[j] as number);
+      sims[row] = sum;
+    }
+    this.#near = { query, version: this.#version, sims };
+    return sims;
+  }
+
+  /**
+   * Each used tool's lift from its usage prototype for a unit query vector, aligned with
+   * `names` (see `usageLifts`); undefined when usage is off, the prompt is not {@link near} an
+   * example, or no prototype is close. Prototypes are rebuilt when the examples change.
+   */
+  usage(query: Float32Array, names: readonly string[]): Float64Array | undefined {
+    const options = this.#options.usage;
+    if (options === false || !this.near(query)) return undefined;
+    if (this.#usage?.version !== this.#version) {
+      this.#usage = {
+        version: this.#version,
+        prototypes: usagePrototypes([...this.#entries.values()], this.dimensions),
+      };
+    }
+    return usageLifts(this.#usage.prototypes, query, names, options);
   }
 
   /** Whether a prompt is unlike every example, for `protectUnseen` (see there). */

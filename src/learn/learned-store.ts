@@ -146,6 +146,12 @@ export class LearnedStore {
     return partnerLifts(this.memory.pairs, anchors, options.weight ?? PAIR_DEFAULTS.weight);
   }
 
+  /** Usage-prototype lifts for `all`'s tools (see {@link ExampleMemory.usage}). */
+  usage(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
+    if (this.memory.size === 0) return undefined;
+    return this.memory.usage(vector, registrySnapshot(all).get(toolNames));
+  }
+
   /** Votes for `all`'s tools (see {@link ExampleMemory.votes}). */
   votes(vector: Float32Array, all: readonly ToolSchema[]): Float64Array | undefined {
     if (this.memory.size === 0) return undefined;
@@ -162,6 +168,8 @@ export class LearnedStore {
     const current = this.#projection;
     if (!current?.fitted.delta || current.key !== corpusKey) return undefined;
     if (vector.length !== current.fitted.dimensions) return undefined;
+    // A prompt unlike every example ranks as without learning.
+    if (!this.memory.near(vector)) return undefined;
     return projectQuery(current.fitted, vector);
   }
 

@@ -30,6 +30,7 @@ export function hybridStages(
     intent?.parameterStage,
     intent?.actionStage,
     task?.learnedStage,
+    task?.usageStage,
     task?.pairedStage,
     intent?.clauseStage,
   ];
@@ -40,7 +41,7 @@ export function hybridStages(
 // The order reasons list their parts in: paired after the clause part, as before the stages
 // (the clause mix is applied after the pairs' lift, so stage order would swap them), keeping the
 // JSON a client reads unchanged. A part not named here follows in stage order.
-const PART_ORDER = ['lexical', 'dense', 'learned', 'clause', 'paired'];
+const PART_ORDER = ['lexical', 'dense', 'learned', 'usage', 'clause', 'paired'];
 
 /**
  * The contributions in the order `ToolReason.parts` lists them (see `partsOf`).

@@ -156,10 +156,11 @@ export async function prerequisites(
 const positions: Derivation<ReadonlyMap<string, number>> = ({ tools }) =>
   new Map(tools.map((tool, i) => [tool.name, i]));
 
-// Whether the prompt's learned stages run: the dense half ranked and something is learned.
+// Whether the prompt's learned stages run: the dense half ranked, something is learned, and the
+// prompt is near an example (a prompt unlike every example ranks exactly as without learning).
 function learnedStore(turn: RankTurn, text: number): LearnedStore | undefined {
   const store = turn.learning.learnedStore;
-  return text === 0 && turn.vector && store && store.size > 0 ? store : undefined;
+  return text === 0 && turn.vector && store && store.size > 0 && store.memory.near(turn.vector) ? store : undefined;
 }
 
 /**
@@ -178,6 +179,20 @@ export const learnedStage: Stage = ({ snapshot, turn, text }) => {
     ...(votes ? { add: votes } : {}),
     part: (i) => (votes && (votes[i] as number) > 0 ? votes[i] : undefined),
   };
+};
+
+/**
+ * The lift each used tool's usage prototype gives it (see `src/learn/usage-prototypes.ts`),
+ * reported where positive. Learned evidence like the votes: what `keepUnseen` sets aside.
+ *
+ * @example
+ * rankText([...blend, learnedStage, usageStage], snapshot, turn, 0)
+ */
+export const usageStage: Stage = ({ snapshot, turn, text }) => {
+  const store = learnedStore(turn, text);
+  const lifts = store?.usage(turn.vector as Float32Array, snapshot.tools);
+  if (!lifts) return undefined;
+  return { name: 'usage', add: lifts, part: (i) => ((lifts[i] as number) > 0 ? lifts[i] : undefined) };
 };
 
 /**
@@ -260,7 +275,7 @@ export function keepUnseen(
   if (!applied || !vector || !store?.memory.options.protectUnseen || ranked.length === 0) return ranked;
   const unlearned = combine(
     all.length,
-    contributions.filter(({ name }) => name !== 'learned' && name !== 'paired'),
+    contributions.filter(({ name }) => name !== 'learned' && name !== 'usage' && name !== 'paired'),
   );
   const paired = contributions.find(({ name }) => name === 'paired');
   const used = store.memory.usedTools;

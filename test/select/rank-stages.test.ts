@@ -54,7 +54,7 @@ describe('the hybrid stage list', () => {
       'action',
     ]);
     expect(names(hybridStages(undefined, undefined).prompt, turn)).toEqual(['lexical', 'dense', 'name']);
-    expect(hybridStages(intent, task).prompt).toHaveLength(8);
+    expect(hybridStages(intent, task).prompt).toHaveLength(9);
     expect(hybridStages(undefined, undefined).clause).toHaveLength(3);
   });
 
