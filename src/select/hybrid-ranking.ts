@@ -28,13 +28,11 @@ export function hybridStages(
     denseStage,
     nameStage,
     intent?.parameterStage,
-    intent?.actionStage,
     task?.learnedStage,
     task?.pairedStage,
     intent?.clauseStage,
   ];
-  const clause = [lexicalStage, denseStage, nameStage, intent?.actionStage];
-  return { prompt: prompt.filter(isStage), clause: clause.filter(isStage) };
+  return { prompt: prompt.filter(isStage), clause: [lexicalStage, denseStage, nameStage] };
 }
 
 // The order reasons list their parts in: paired after the clause part, as before the stages

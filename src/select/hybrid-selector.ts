@@ -39,20 +39,10 @@ export interface MultiIntentOptions extends ClauseOptions {
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
   /**
-   * Give each clause of any multi-clause prompt its best tool, unless the clause only says what a
-   * writing request carries ("We accept clause 3" after "Reply to Carla"; "I'm a Pisces" beside
-   * a question keeps its slot): one the k picks left out is advertised beyond k, from the links
-   * budget (an enumeration's items keep theirs within k).
+   * Give each clause of any multi-clause prompt its best tool: one the k picks left out is
+   * advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
    */
   clauseSlots?: boolean;
-  /**
-   * Added to a clause's score (a one-clause prompt's own) for the tools among its best few
-   * whose actions (from the name and the description's first words) match the clause's verb:
-   * "email him the details" picks send_email over reply_to_email. In a one-clause prompt only
-   * a tool that shares a name word with one of the best ten lacking the action gains (assign_ticket
-   * beside get_ticket), so a lone search tool is not lifted over the right one. 0 turns it off.
-   */
-  action?: number;
   /**
    * Added to the whole prompt's score, times the share of a tool's parameters the prompt names,
    * for the best 20 tools: "a hotel that allows smoking" lifts the search taking
@@ -101,7 +91,7 @@ export interface HybridSelectorOptions {
   b?: number;
   /**
    * The language of the prompts and the tools: stopwords, stemmer, synonyms and the tables the
-   * lexical rules read (clauses, actions, shorthand, tool links). Default: English. A prompt
+   * lexical rules read (clauses, shorthand, tool links). Default: English. A prompt
    * mostly in a script the lexicon does not cover skips those rules, with a warning.
    */
   lexicon?: Lexicon;
@@ -163,7 +153,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, parameters: 0.1, shorthand: true },
+  multiIntent: { mix: 0.2, share: true, clauseSlots: true, parameters: 0.1, shorthand: true },
 } as const;
 
 /**
@@ -240,7 +230,6 @@ export class HybridSelector implements AsyncToolSelector {
     this.#settings = {
       denseWeight,
       nameWeight: this.#options.nameWeight,
-      action: this.#multiIntent?.action ?? 0,
       parameters: this.#multiIntent?.parameters ?? 0,
       mix,
     };
@@ -411,10 +400,7 @@ export class HybridSelector implements AsyncToolSelector {
     const ranked = task ? task.keepUnseen(all, picks, ranking, turn.vector, this.#dense) : picks;
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(clauseRankings), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
-    const intents =
-      intent && !enumerated && this.#multiIntent?.clauseSlots
-        ? intent.requestBests(clauseRankings, texts.slice(1), prompt?.lexicon)
-        : [];
+    const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(clauseRankings) : [];
     const needed = this.#links
       ? await task?.prerequisites(this.#linkSource, {
           all,

@@ -32,7 +32,6 @@ export interface RankSettings {
   readonly denseWeight: number;
   readonly nameWeight: number;
   /** Multi-intent weights (0 where off). */
-  readonly action: number;
   readonly parameters: number;
   readonly mix: number;
 }

@@ -6,7 +6,7 @@
  *
  * A lexicon has two parts, for the bundle's sake: what tokenising and query expansion read on
  * every turn (stopwords, stemmer, synonyms; English's are in the core bundle, which a selector
- * given no lexicon reads), and the rule tables (verb classes, sequencing words, handle words,
+ * given no lexicon reads), and the rule tables (tool-name verbs, sequencing words, handle words,
  * shorthand…), which may load with the rules that read them (`rules`, a value or a loader).
  * A prompt mostly in a script the rules do not cover skips them, and the selection says so.
  */
@@ -34,9 +34,9 @@ export interface Lexicon {
 }
 
 /**
- * The tables the lexical rules read: which request asks for which action, how clauses are
- * sequenced, which words name a handle, which shorthand means what. Patterns are data too: a
- * rule that matches "let him know" reads the pattern from here.
+ * The tables the lexical rules read: which name words find or fetch, how clauses are
+ * sequenced, which words name a handle, which shorthand means what. Patterns are data too: the
+ * clause splitter reads its separators from here.
  */
 export interface LexicalRules {
   /**
@@ -47,26 +47,12 @@ export interface LexicalRules {
 
   // Actions: what a request asks done (text/actions.ts).
   /**
-   * One verb table: word → its action classes (`send`, `reply`…), then its roles: `noun` (as
-   * often a noun as a verb: counts only where a verb would stand), `name` (in a tool's name, the
-   * action and never the entity it is about), `finds` / `fetches` (a tool name word that finds
-   * what exists, or fetches one thing). Each rule reads only the words that carry its tag.
+   * Tool names' verbs: word → its roles, `name` (in a tool's name, the action and never the
+   * entity it is about), `finds` / `fetches` (a tool name word that finds what exists, or
+   * fetches one thing). Each rule reads only the words that carry its tag.
    */
   readonly verbs: Readonly<Record<string, string>>;
-  /** Words that lead into a request ("please", "then"): a noun-verb after one is a verb. */
-  readonly leads: readonly string[];
-  /** Two-word asks tested before single words; an empty action stops the search ("check in"). */
-  readonly actionPhrases: readonly (readonly [pattern: RegExp, action: string])[];
-  /** How a question or a wish opens ("what", "can", "need"). */
-  readonly asks: readonly string[];
-  /** Who states something ("I", "we") and what after them makes it a wish ("need", "would"). */
-  readonly speakers: readonly string[];
-  readonly wishes: readonly string[];
-  /** Words skipped at the start of a clause before reading it as a request ("and", "then"). */
-  readonly continuers: readonly string[];
-  /** Actions whose request carries text to write (a message, a reply, a note). */
-  readonly writingActions: readonly string[];
-  /** The ending of a plural ("emails"): a plural is a noun, never the verb of a request. */
+  /** The ending of a plural ("tasks"): a tool name about many of a thing lists them. */
   readonly pluralSuffix: string;
 
   // Clauses (text/clauses.ts).
@@ -129,7 +115,7 @@ const loaded = new WeakMap<Lexicon, Promise<LoadedLexicon>>();
  *
  * @example
  * const words = await loadLexicon(english)
- * words.verbs.email // 'send noun'
+ * words.verbs.search // 'finds'
  */
 export function loadLexicon(lexicon: Lexicon): Promise<LoadedLexicon> {
   let ready = loaded.get(lexicon);

@@ -33,7 +33,7 @@ function turnOf(texts: string[], dense: number[][] | undefined): RankTurn {
     dense: dense?.map((scores) => Float32Array.from(scores)),
     vector: undefined,
     clauses: [],
-    settings: { denseWeight: 0.7, nameWeight: 0.2, action: 0.1, parameters: 0.1, mix: 0.2 },
+    settings: { denseWeight: 0.7, nameWeight: 0.2, parameters: 0.1, mix: 0.2 },
     learning: { learnedStore: undefined, learnedVotes: () => undefined },
   };
 }
@@ -44,17 +44,9 @@ describe('the hybrid stage list', () => {
   it('names each stage in one place, multi-intent and whole-task stages only when loaded', () => {
     const names = (stages: readonly Stage[], on: RankTurn) =>
       rankText(stages, snapshot, on, 0).contributions.map(({ name }) => name);
-    // "what is the weather" asks no action: the action stage has no contribution.
     expect(names(full.prompt, turn)).toEqual(['lexical', 'dense', 'name', 'parameters']);
-    expect(names(full.prompt, turnOf(['send an email to Kim'], [[0.1, 0.9, 0.1, 0.2]]))).toEqual([
-      'lexical',
-      'dense',
-      'name',
-      'parameters',
-      'action',
-    ]);
     expect(names(hybridStages(undefined, undefined).prompt, turn)).toEqual(['lexical', 'dense', 'name']);
-    expect(hybridStages(intent, task).prompt).toHaveLength(8);
+    expect(hybridStages(intent, task).prompt).toHaveLength(7);
     expect(hybridStages(undefined, undefined).clause).toHaveLength(3);
   });
 
@@ -120,7 +112,6 @@ describe('the hybrid stage list', () => {
     const ranked = rankTurn(full, snapshot, two);
     expect(ranked.clauses).toHaveLength(2);
     const names = ranked.contributions.map(({ name }) => name);
-    // A prompt with clauses leaves the action to them.
     expect(names).toEqual(['lexical', 'dense', 'name', 'parameters', 'clause']);
     const best = intent.clauseBest(ranked.clauses, all.length);
     const before = combine(all.length, ranked.contributions.slice(0, -1));
