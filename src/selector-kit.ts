@@ -56,7 +56,7 @@ export { checkSelectorResult, runSelection } from './select/run-selection.js';
 export type { SearchToolsOptions, ToolSearchHit } from './select/search-tools.js';
 export { MAX_SEARCH_QUERY_CHARS, searchTools } from './select/search-tools.js';
 export type { IndexedLink, Prerequisites, ToolVectors } from './select/tool-links.js';
-export { handleInputs, inferToolLinks, LINK_DEFAULTS, prerequisitesFor, suppliedIn } from './select/tool-links.js';
+export { handleInputs, inferToolLinks, LINK_DEFAULTS, prerequisitesFor } from './select/tool-links.js';
 export type { ClauseOptions } from './text/clauses.js';
 export { splitClauses, splitEnumeration } from './text/clauses.js';
 export { english, englishLoaded } from './text/english.js';

@@ -127,7 +127,7 @@ export async function prerequisites(
     : inferToolLinks(all, { ...linkInput(source, all), lexicon });
   signal?.throwIfAborted();
   if (fresh || !denseOk) warnings.push(...links.warnings);
-  // A prompt the lexicon does not cover skips its rules (whether the prompt gives a handle).
+  // A prompt the lexicon does not cover skips its rules (its parts are not split).
   const skipped = skippedRules(lexicon, query);
   if (skipped && !warnings.includes(skipped)) warnings.push(skipped);
   if (links.needs.size === 0 && intents.length === 0) return undefined;
@@ -140,16 +140,7 @@ export async function prerequisites(
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
   const budget = partBudget(source.options.budget, parts.length);
   const anchorOrder = partAnchorOrder(anchors, order, parts.length);
-  return prerequisitesFor(links, {
-    picked,
-    anchors: anchorOrder,
-    intents,
-    score: fused,
-    prompt: query,
-    budget,
-    lexicon,
-    ...(skipped ? { promptRules: false } : {}),
-  });
+  return prerequisitesFor(links, { picked, anchors: anchorOrder, intents, budget });
 }
 
 /** Tool name → registry index. */

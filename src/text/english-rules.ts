@@ -167,8 +167,6 @@ export const englishRules: LexicalRules = {
   ],
   handleText: ['id', 'ids', 'identifier', 'identifiers', 'uuid', 'guid', 'ticker', 'symbol', 'sku', 'reference'],
   bareHandles: ['id', 'ids'],
-  tickerHandles: ['ticker', 'symbol'],
-  numberWords: ['number', 'no'],
   handleOf: ['of', 'for'],
   glue: [
     'of',
@@ -223,10 +221,6 @@ export const englishRules: LexicalRules = {
     'default',
     'valid',
   ],
-  filler: ['is', 'id', 'ids', 'number', 'no', 'with', 'of', 'the', 'code', '=', ':', '#', 'called', 'named'],
-  // Digits that are a time, a date, an amount or a count: 3pm, 10:30, 12th, $40k, 30min, 50%.
-  notHandle:
-    /^(?:\d{1,2}(?::\d{2})?(?:am|pm)|\d{1,2}:\d{2}|\d+(?:st|nd|rd|th)|\d+(?:[.,]\d+)*(?:k|m|bn|h|hr|hrs|min|mins|s|sec|secs|d|days?|w|wk|weeks?|%|x|gb|mb|kb|km|mi|kg|lb|lbs))$/i,
   pointers: {
     from: 'tool hint',
     by: 'tool hint',
@@ -238,29 +232,4 @@ export const englishRules: LexicalRules = {
     after: 'hint',
   },
   articles: ['the', 'a'],
-  people: [
-    'employee',
-    'user',
-    'member',
-    'person',
-    'people',
-    'worker',
-    'staff',
-    'assignee',
-    'owner',
-    'contact',
-    'attendee',
-    'participant',
-    'recipient',
-    'candidate',
-    'colleague',
-    'teammate',
-    'reviewer',
-    'approver',
-    'requester',
-  ],
-  notNames:
-    'the this that these those please can could would will what who whom whose where when why how which is are do does did i we you my our your hi hey dear thanks monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec'.split(
-      ' ',
-    ),
 };

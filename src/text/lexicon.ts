@@ -78,20 +78,12 @@ export interface LexicalRules {
   readonly handleText: readonly string[];
   /** The bare, generic handle words (`id`, `ids`): they say nothing of the entity. */
   readonly bareHandles: readonly string[];
-  /** Handle words for a market symbol: an upper-case word in the prompt supplies one. */
-  readonly tickerHandles: readonly string[];
-  /** Words that may stand before a handle literal in a prompt ("number", "no"). */
-  readonly numberWords: readonly string[];
   /** Words after a handle word that lead to its entity ("IDs of the tasks"). */
   readonly handleOf: readonly string[];
   /** Words skipped between a handle word and its entity ("ID of the task"). */
   readonly glue: readonly string[];
   /** Adjectives and kinds that are never the entity ("unique", "string", "details"). */
   readonly generic: readonly string[];
-  /** Words skipped between an entity and its literal in a prompt ("task is 4821"). */
-  readonly filler: readonly string[];
-  /** A time, date, amount or count written with digits, never a handle ("3pm", "12th", "50%"). */
-  readonly notHandle: RegExp;
   /**
    * Words that point at another tool in a description: `tool` (names it outright, "returned by
    * list_refs"), `hint` (a word that may be its name, "obtained from the authenticate method").
@@ -99,10 +91,6 @@ export interface LexicalRules {
   readonly pointers: Readonly<Record<string, string>>;
   /** Articles skipped after a pointer word ("from the authenticate method"). */
   readonly articles: readonly string[];
-  /** Entities that are people: a person's name in the prompt names one. */
-  readonly people: readonly string[];
-  /** Capitalised words that start a sentence or name a time, never a person. */
-  readonly notNames: readonly string[];
 }
 
 /** A lexicon with its rule tables loaded: what a rule reads. */

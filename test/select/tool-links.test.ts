@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import {
-  handleInputs,
-  inferToolLinks,
-  namesPerson,
-  prerequisitesFor,
-  suppliedIn,
-} from '../../src/select/tool-links.js';
+import { handleInputs, inferToolLinks, prerequisitesFor } from '../../src/select/tool-links.js';
 
 const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
@@ -180,8 +174,6 @@ describe('declared links and bad input', () => {
     const result = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: [1, 0.5, 0],
-      prompt: 'open the box',
       budget: 8,
     });
     expect(result.extra).toEqual([1]);
@@ -204,8 +196,6 @@ describe('declared links and bad input', () => {
     const { extra } = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: new Float64Array(many.length),
-      prompt: 'assign the order',
       budget: 2,
     });
     expect(extra).toHaveLength(1);
@@ -224,8 +214,6 @@ describe('declared links and bad input', () => {
     const { extra } = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: new Float64Array(5),
-      prompt: 'link them',
       budget: 2,
     });
     expect(extra).toHaveLength(2);
@@ -269,8 +257,6 @@ describe('declared links and bad input', () => {
       prerequisitesFor(links, {
         picked: [0, 1],
         anchors: [0, 1],
-        score: new Float64Array(tools.length),
-        prompt: 'share the board deck',
         budget,
       }).extra.map((i) => (tools[i] as ToolSchema).name);
     expect(run(2)).toEqual(['search_messages', 'search_files']);
@@ -279,73 +265,22 @@ describe('declared links and bad input', () => {
   });
 });
 
-describe('suppliedIn and prerequisitesFor', () => {
-  const input = { parameter: 'task_id', entity: ['task'], handle: ['id'], words: ['task'], mentions: ['task'] };
-
-  it('a handle the prompt spells out needs no lookup', () => {
-    expect(suppliedIn('Mark task 4821 as done', input)).toBe(true);
-    expect(suppliedIn('Comment on task #921', input)).toBe(true);
-    expect(suppliedIn('my id is USR002, message Bob', input)).toBe(true);
-    expect(suppliedIn("Reassign all of Dana's onboarding tasks to Luis", input)).toBe(false);
-    expect(suppliedIn('Move the task to 3pm on 12 March', input)).toBe(false);
-    const ticker = { parameter: 'ticker', entity: ['stock'], handle: ['ticker'], words: ['stock'], mentions: [] };
-    expect(suppliedIn('Quote for TSLA please', ticker)).toBe(true);
-    expect(suppliedIn("What's the share price of Northwind Traders?", ticker)).toBe(false);
-  });
-
+describe('prerequisitesFor', () => {
   it('adds the best provider of an anchor within the budget, or names one already picked', () => {
     const links = inferToolLinks(WORKDESK);
     const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
-    const score = new Float64Array(WORKDESK.length);
-    const missing = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign the onboarding tasks to Tom',
-      budget: 2,
-    });
+    const missing = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], budget: 2 });
     expect(missing.extra).toEqual([at('search_tasks')]);
     expect(missing.neededBy.get(at('search_tasks'))).toEqual(['assign_task']);
-    const given = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Assign task 3307 to Tom',
-      budget: 2,
-    });
-    expect(given.extra).toEqual([]);
     const picked = [at('assign_task'), at('list_my_tasks')];
-    const inside = prerequisitesFor(links, {
-      picked,
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign my tasks to Tom',
-      budget: 2,
-    });
+    const inside = prerequisitesFor(links, { picked, anchors: [at('assign_task')], budget: 2 });
     expect(inside.extra).toEqual([]);
     expect(inside.neededBy.get(at('list_my_tasks'))).toEqual(['assign_task']);
-    const none = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign the tasks',
-      budget: 0,
-    });
+    const none = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], budget: 0 });
     expect(none.extra).toEqual([]);
   });
 
-  it('an optional handle counts only when the prompt names what it is about', () => {
-    const links = inferToolLinks(WORKDESK);
-    const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
-    const score = new Float64Array(WORKDESK.length);
-    const run = (prompt: string) =>
-      prerequisitesFor(links, { picked: [at('create_task')], anchors: [at('create_task')], score, prompt, budget: 2 })
-        .extra;
-    expect(run('Create a kickoff task in the Website project due Friday')).toEqual([at('list_projects')]);
-    expect(run('Create a task to renew the SSL certificate')).toEqual([]);
-  });
-
-  it('an optional handle of a person counts when the prompt names one by name', () => {
+  it('an optional handle is reported as a link but never followed', () => {
     const tools = [
       tool('request_leave', 'Request time off.', { employee_id: str('Omit to file for yourself'), start: str() }, [
         'start',
@@ -353,19 +288,7 @@ describe('suppliedIn and prerequisitesFor', () => {
       tool('search_employees', 'Search the employee directory by name.', { name: str() }, []),
     ];
     const links = inferToolLinks(tools);
-    const run = (prompt: string) =>
-      prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(2), prompt, budget: 2 }).extra;
-    expect(run('Put in vacation for Lena Hoffmann from Aug 4')).toEqual([1]);
-    expect(run('Put in vacation for me from Aug 4 to Aug 15')).toEqual([]);
-    expect(run('Book time off. Please Thanks')).toEqual([]);
-  });
-});
-
-describe('namesPerson', () => {
-  it('a first and last name, not capitalised sentence starts, days or months', () => {
-    expect(namesPerson('How much PTO does Omar Farouk have left?')).toBe(true);
-    expect(namesPerson('Hector Alvarez has a new number')).toBe(true);
-    for (const text of ['Book it for Monday August 4', 'Please Do it now', 'the SSO ticket', 'What Is this'])
-      expect(namesPerson(text), text).toBe(false);
+    expect(links.links.map((link) => [link.parameter, link.optional])).toEqual([['employee_id', true]]);
+    expect(prerequisitesFor(links, { picked: [0], anchors: [0], budget: 2 }).extra).toEqual([]);
   });
 });
