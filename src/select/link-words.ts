@@ -33,10 +33,6 @@ export interface LinkWords {
   readonly handleText: RegExp;
   /** A description pointing at another tool by an identifier-like name: "returned by list_refs". */
   readonly pointer: RegExp;
-  /** A pointer word and the word after it, which may name the producing tool (global). */
-  readonly hint: RegExp;
-  /** A parameter name written in a description ("its email_id"), its entity captured (global). */
-  readonly parameterName: RegExp;
 }
 
 const compiled = new WeakMap<LoadedLexicon, LinkWords>();
@@ -61,7 +57,6 @@ function compile(lexicon: LoadedLexicon): LinkWords {
   const finders = new Set([...tagged(verbs, 'finds')].map(stem));
   const fetchers = new Set([...tagged(verbs, 'fetches')].map(stem));
   const alternatives = (words: Iterable<string>) => [...words].join('|');
-  const capitalised = lexicon.bareHandles.map((word) => word.charAt(0).toUpperCase() + word.slice(1));
   return {
     lexicon,
     stem,
@@ -80,11 +75,6 @@ function compile(lexicon: LoadedLexicon): LinkWords {
     pointer: new RegExp(
       `\\b(?:${alternatives(tagged(pointers, 'tool'))})\\s+\`?(?:[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)`,
     ),
-    hint: new RegExp(
-      `\\b(?:${alternatives(tagged(pointers, 'hint'))})\\s+(?:${lexicon.articles.map((word) => `${word}\\s+`).join('|')})?([A-Za-z][\\w.-]*)`,
-      'g',
-    ),
-    parameterName: new RegExp(`\\b([a-z]+)_?(?:${alternatives([...lexicon.bareHandles, ...capitalised])})\\b`, 'g'),
   };
 }
 

@@ -84,13 +84,8 @@ export interface LexicalRules {
   readonly glue: readonly string[];
   /** Adjectives and kinds that are never the entity ("unique", "string", "details"). */
   readonly generic: readonly string[];
-  /**
-   * Words that point at another tool in a description: `tool` (names it outright, "returned by
-   * list_refs"), `hint` (a word that may be its name, "obtained from the authenticate method").
-   */
+  /** Words that point at another tool in a description, tagged `tool`: "returned by list_refs". */
   readonly pointers: Readonly<Record<string, string>>;
-  /** Articles skipped after a pointer word ("from the authenticate method"). */
-  readonly articles: readonly string[];
 }
 
 /** A lexicon with its rule tables loaded: what a rule reads. */
@@ -154,7 +149,7 @@ const tagMemo = new WeakMap<object, Map<string, ReadonlySet<string>>>();
  * table and tag.
  *
  * @example
- * tagged(english.verbs, 'noun').has('email') // true
+ * tagged(englishRules.verbs, 'finds').has('search') // true
  */
 export function tagged(table: Readonly<Record<string, string>>, tag: string): ReadonlySet<string> {
   let byTag = tagMemo.get(table);

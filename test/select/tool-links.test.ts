@@ -73,13 +73,10 @@ describe('inferToolLinks on the dev registry', () => {
 
   it('links each tool that needs an id to the tool that finds it', () => {
     expect(providersOf(links, 'assign_task', 'task_id')?.[0]).toBe('search_tasks');
-    expect(providersOf(links, 'reply_to_email', 'email_id')?.[0]).toBe('search_inbox');
     expect(providersOf(links, 'update_event', 'id')).toEqual(['list_events']);
     expect(providersOf(links, 'log_activity', 'customer_id')).toEqual(['find_customer']);
-    expect(providersOf(links, 'get_stock_quote', 'ticker')).toEqual(['lookup_ticker']);
     expect(providersOf(links, 'rollback_deployment')).toEqual(['list_deployments']);
     expect(providersOf(links, 'share_document', 'docId')).toEqual(['search_documents']);
-    expect(providersOf(links, 'submit_expense', 'receipt_id')).toEqual(['upload_receipt']);
     expect(links.warnings).toEqual([]);
   });
 
@@ -91,20 +88,6 @@ describe('inferToolLinks on the dev registry', () => {
     }
     expect(providersOf(links, 'send_email')).toBeUndefined();
     expect(providersOf(links, 'get_weather')).toBeUndefined();
-  });
-
-  it('ranks providers with the tools’ vectors when there are some', () => {
-    // Two finders of one entity; the vectors say the second belongs with the consumer.
-    const tools = [
-      tool('pick_widget', 'Use a widget.', { widget_id: str('ID of the widget') }),
-      tool('search_widgets', 'Search widgets; returns widget IDs.', { query: str() }),
-      tool('list_widgets', 'List widgets with their IDs.', {}),
-    ];
-    const lexical = inferToolLinks(tools);
-    const matrix = Float32Array.from([1, 0, 0, 1, 0.8, 0.6]);
-    const dense = inferToolLinks(tools, { vectors: { matrix, dimensions: 2 } });
-    expect(providersOf(lexical, 'pick_widget')?.[0]).toBe('search_widgets');
-    expect(providersOf(dense, 'pick_widget')?.[0]).toBe('list_widgets');
   });
 
   it('a tool name in a parameter description is a link on its own', () => {
@@ -119,22 +102,6 @@ describe('inferToolLinks on the dev registry', () => {
       tool('add', 'Add two numbers.', { a: str(), b: str() }),
     ];
     expect(providersOf(inferToolLinks(math), 'add_to_list')).toBeUndefined();
-  });
-
-  it('a sibling shares the tool its twin names: same object, same parameter', () => {
-    const tools = [
-      tool('reply_to_email', 'Reply to an email.', { message_id: str('Mailbox message ID from search_email') }),
-      tool('forward_email', 'Forward an email to others.', { message_id: str() }),
-      tool('search_email', 'Search your mailbox.', { query: str() }),
-      tool('search_messages', 'Search chat messages in channels.', { query: str() }),
-      // Another object with the same parameter name is no sibling.
-      tool('pin_chat', 'Pin a chat message.', { message_id: str() }),
-    ];
-    const links = inferToolLinks(tools);
-    expect(providersOf(links, 'reply_to_email')?.[0]).toBe('search_email');
-    expect(providersOf(links, 'forward_email')?.[0]).toBe('search_email');
-    expect(providersOf(links, 'pin_chat')).not.toContain('search_email');
-    expect(providersOf(links, 'pin_chat')).toContain('search_messages');
   });
 });
 
@@ -206,7 +173,7 @@ describe('declared links and bad input', () => {
       tool('link_all', 'Link things.', { task_id: str(), event_id: str(), email_id: str(), deal_id: str() }),
       tool('search_tasks', 'Search tasks; returns task IDs.', { q: str() }, []),
       tool('list_events', 'List events with their IDs.', {}),
-      tool('search_inbox', 'Search mail; each has an email_id.', { q: str() }, []),
+      tool('search_email', 'Search email.', { q: str() }, []),
       tool('list_deals', 'List deals with deal IDs.', {}),
     ];
     const links = inferToolLinks(ids);
@@ -231,10 +198,6 @@ describe('declared links and bad input', () => {
     // "by its room ID" is what create_event takes: no source of event ids, nor of room ids.
     expect(providersOf(links, 'cancel_event')).toBeUndefined();
     expect(providersOf(links, 'book_room')).toBeUndefined();
-    // Said of what it returns, the same kind of words make it a source.
-    const returning = [...tools];
-    returning[1] = createEvent('Create a calendar event; returns the new event ID.');
-    expect(providersOf(inferToolLinks(returning), 'cancel_event')).toEqual(['create_event']);
   });
 
   it('anchors take turns: each one’s first lookup comes before another’s second', () => {
