@@ -25,17 +25,14 @@ import type { LinkSource } from './whole-task.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
- * is scored like a prompt of its own (same blend). A tool's score becomes
- * `(1 − mix) × its whole-prompt score + mix × its best clause score`, so a tool one clause
- * clearly asks for rises even when the whole prompt favours another intent, while a clause
- * with weak evidence moves little. A one-clause prompt ranks exactly as before.
+ * is scored like a prompt of its own (same blend), so that each clause's best tool can keep a
+ * slot (`clauseSlots`). The whole prompt's ranking is its own: mixing the clauses' scores into
+ * it (until issue 51) did not raise the blind aggregate. A one-clause prompt ranks as before.
  *
  * An enumerated prompt ("First, … Second, … Finally, …", see `splitEnumeration`) uses its
  * items as the clauses, and with `share` each item's best tool keeps one of the k slots.
  */
 export interface MultiIntentOptions extends ClauseOptions {
-  /** Share of the best clause score in a tool's score, 0..1. */
-  mix?: number;
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
   /**
@@ -153,7 +150,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, parameters: 0.1, shorthand: true },
+  multiIntent: { share: true, clauseSlots: true, parameters: 0.1, shorthand: true },
 } as const;
 
 /**
@@ -180,7 +177,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #lexicon: Lexicon | undefined;
   readonly #core: ReadonlySet<string>;
   readonly #settings: RankSettings;
-  readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  readonly #multiIntent: MultiIntentOptions | undefined;
   readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
@@ -218,8 +215,6 @@ export class HybridSelector implements AsyncToolSelector {
     this.#multiIntent = multiIntent
       ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent)
       : undefined;
-    const mix = this.#multiIntent?.mix ?? 0;
-    if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = lexiconSynonyms(lexicon, synonyms, phrases);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
@@ -231,7 +226,6 @@ export class HybridSelector implements AsyncToolSelector {
       denseWeight,
       nameWeight: this.#options.nameWeight,
       parameters: this.#multiIntent?.parameters ?? 0,
-      mix,
     };
   }
 

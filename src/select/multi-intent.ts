@@ -1,7 +1,7 @@
 /**
  * Multi-intent ranking for HybridSelector, loaded with the first selection that uses it: which
- * clauses of a prompt to rank, its ranking stages (`parameters`, `clause`: how the clauses'
- * scores mix into the whole prompt's), and the slots an enumerated prompt's items keep.
+ * clauses of a prompt to rank (each clause's best tool keeps a slot), the `parameters` ranking
+ * stage, and the slots an enumerated prompt's items keep.
  */
 import { type Derivation, derivationPer } from '../registry/registry-snapshot.js';
 import type { ClauseOptions } from '../text/clauses.js';
@@ -71,39 +71,6 @@ export function intentClauses(
   if (items.length > 1) return { clauses: items, enumerated: true };
   return { clauses: splitClauses(prompt, options, lexicon), enumerated: false };
 }
-
-/**
- * Each tool's best clause score: the most any clause ranking gives it (0 at least).
- *
- * @example
- * clauseBest([Float64Array.of(0, 1), Float64Array.of(0.5, 0)]) // [0.5, 1]
- */
-export function clauseBest(clauses: readonly ArrayLike<number>[], count: number): Float64Array {
-  const best = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    let top = 0;
-    for (const clause of clauses) if ((clause[i] as number) > top) top = clause[i] as number;
-    best[i] = top;
-  }
-  return best;
-}
-
-/**
- * The clauses' share of the prompt's score: it moves `mix` of the way toward each tool's best
- * clause score, `(1 − mix) × score + mix × best`; reports the best clause score where positive.
- *
- * @example
- * rankText([...blend, clauseStage], snapshot, { ...turn, clauses }, 0)
- */
-export const clauseStage: Stage = ({ snapshot, turn, text }) => {
-  if (text !== 0 || turn.clauses.length === 0) return undefined;
-  const best = clauseBest(turn.clauses, snapshot.tools.length);
-  return {
-    name: 'clause',
-    toward: { share: turn.settings.mix, scores: best },
-    part: (i) => ((best[i] as number) > 0 ? best[i] : undefined),
-  };
-};
 
 /**
  * Each ranking's best tool, for the rankings whose best score is positive.

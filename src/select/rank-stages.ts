@@ -33,7 +33,6 @@ export interface RankSettings {
   readonly nameWeight: number;
   /** Multi-intent weights (0 where off). */
   readonly parameters: number;
-  readonly mix: number;
 }
 
 /** One turn as the stages see it: the texts ranked and what the two halves measured for each. */

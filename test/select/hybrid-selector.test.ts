@@ -256,31 +256,6 @@ describe('HybridSelector multi-intent prompts', () => {
   const pick = async (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = TOOLS) =>
     (await selector.select(ctx(prompt), tools, { signal: signal() })).tools.map((t) => t.name);
 
-  it('ranks each clause too, so a second intent is not crowded out', async () => {
-    const embedder = countingEmbedder();
-    // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
-    // nameWeight 0: the clause mix alone.
-    const on = new HybridSelector(embedder, {
-      topK: 2,
-      nameWeight: 0,
-      multiIntent: { mix: 1, share: false, clauseSlots: false },
-    });
-    const off = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: false });
-    expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
-    expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
-    const calls = embedder.calls;
-    const output = await on.select(ctx(TWO), TOOLS, { signal: signal() });
-    expect(embedder.calls - calls).toBe(1);
-    expect(output.reasons?.translate_text?.parts?.clause).toBeGreaterThan(0);
-    // The clause texts ride the same embed call as the prompt.
-    expect(embedder.texts.slice(-4)).toEqual([
-      TWO,
-      'search the web for pages about the sql query planner',
-      'its sql query plans',
-      'translate it into German',
-    ]);
-  });
-
   it('a one-clause prompt ranks exactly as with multi-intent off, but for its parameters', async () => {
     // The parameter lift applies to a one-clause prompt's own ranking too; without it nothing of
     // multi-intent touches it.
@@ -321,18 +296,18 @@ describe('HybridSelector multi-intent prompts', () => {
 
   it("each clause's best tool is advertised beyond k when the ranking left it out", async () => {
     const cache = memoryVectorCache();
-    // mix 0 and no enumeration share: the clauses add nothing to the ranking itself, only their slots.
+    // No enumeration share: the clauses add nothing to the ranking itself, only their slots.
     const slots = new HybridSelector(countingEmbedder(), {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false },
+      multiIntent: { share: false },
     });
     const none = new HybridSelector(countingEmbedder(), {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false, clauseSlots: false },
+      multiIntent: { share: false, clauseSlots: false },
     });
     expect(await pick(none, TWO)).toEqual(['search_web', 'run_sql_query']);
     const output = await slots.select(ctx(TWO), TOOLS, { signal: signal() });
@@ -343,7 +318,7 @@ describe('HybridSelector multi-intent prompts', () => {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false },
+      multiIntent: { share: false },
       links: { budget: 0 },
     });
     expect(await pick(noBudget, TWO)).toEqual(['search_web', 'run_sql_query']);
@@ -388,10 +363,6 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(spelled, 'ack ALR-7710 now', OPS)).toEqual(['acknowledge_alert']);
     expect(await pick(literal, 'ack ALR-7710 now', OPS)).not.toEqual(['acknowledge_alert']);
     expect(await pick(spelled, 'DM priya that the build is green', OPS)).toEqual(['send_direct_message']);
-  });
-
-  it('rejects a mix outside 0..1', () => {
-    expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
   });
 });
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { registrySnapshot } from '../../src/registry/registry-snapshot.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import {
-  clauseBest,
   intentClauses,
   itemBests,
   parameterLift,
@@ -31,7 +30,6 @@ function liftRankings(
     settings: {
       denseWeight: 0,
       nameWeight: 0,
-      mix: 0,
       parameters: weights.parameters ?? 0,
     },
     learning: { learnedStore: undefined, learnedVotes: () => undefined },
@@ -63,7 +61,7 @@ describe('sharePicks', () => {
   });
 });
 
-describe('itemBests and mixClauses', () => {
+describe('itemBests', () => {
   it("each ranking's best tool, skipping rankings with nothing positive", () => {
     expect(
       itemBests([
@@ -72,16 +70,6 @@ describe('itemBests and mixClauses', () => {
         { fused: Float64Array.of(0.3, 0, 0) },
       ]),
     ).toEqual([1, 0]);
-  });
-
-  it('mixes the best clause score into the whole prompt score', () => {
-    const best = clauseBest([Float64Array.of(0, 1, 0.25), Float64Array.of(0.5, 0, 0)], 3);
-    const whole = applyContribution(Float64Array.of(1, 0, 0.5), {
-      name: 'clause',
-      toward: { share: 0.2, scores: best },
-    });
-    expect([...best]).toEqual([0.5, 1, 0.25]);
-    expect([...whole].map((v) => +v.toFixed(6))).toEqual([0.9, 0.2, 0.45]);
   });
 });
 

@@ -33,7 +33,7 @@ function turnOf(texts: string[], dense: number[][] | undefined): RankTurn {
     dense: dense?.map((scores) => Float32Array.from(scores)),
     vector: undefined,
     clauses: [],
-    settings: { denseWeight: 0.7, nameWeight: 0.2, parameters: 0.1, mix: 0.2 },
+    settings: { denseWeight: 0.7, nameWeight: 0.2, parameters: 0.1 },
     learning: { learnedStore: undefined, learnedVotes: () => undefined },
   };
 }
@@ -46,7 +46,7 @@ describe('the hybrid stage list', () => {
       rankText(stages, snapshot, on, 0).contributions.map(({ name }) => name);
     expect(names(full.prompt, turn)).toEqual(['lexical', 'dense', 'name', 'parameters']);
     expect(names(hybridStages(undefined, undefined).prompt, turn)).toEqual(['lexical', 'dense', 'name']);
-    expect(hybridStages(intent, task).prompt).toHaveLength(7);
+    expect(hybridStages(intent, task).prompt).toHaveLength(6);
     expect(hybridStages(undefined, undefined).clause).toHaveLength(3);
   });
 
@@ -100,7 +100,7 @@ describe('the hybrid stage list', () => {
     expect([...scores]).toEqual([...copy]);
   });
 
-  it('clauses rank first; the clause stage moves the prompt toward their best score', () => {
+  it('clauses rank on their own; the prompt keeps its own ranking', () => {
     const two = turnOf(
       ['weather in Oslo and send an email to Kim', 'weather in Oslo', 'send an email to Kim'],
       [
@@ -112,22 +112,19 @@ describe('the hybrid stage list', () => {
     const ranked = rankTurn(full, snapshot, two);
     expect(ranked.clauses).toHaveLength(2);
     const names = ranked.contributions.map(({ name }) => name);
-    expect(names).toEqual(['lexical', 'dense', 'name', 'parameters', 'clause']);
-    const best = intent.clauseBest(ranked.clauses, all.length);
-    const before = combine(all.length, ranked.contributions.slice(0, -1));
-    for (let i = 0; i < all.length; i++)
-      expect(ranked.score[i]).toBe(0.8 * (before[i] as number) + 0.2 * (best[i] as number));
-    expect(partsOf(ranked.contributions, 1).clause).toBe(best[1]);
+    expect(names).toEqual(['lexical', 'dense', 'name', 'parameters']);
+    // Each clause's best tool: the weather tool for the first, the email tool for the second.
+    expect(intent.itemBests(ranked.clauses.map((fused) => ({ fused })))).toEqual([0, 1]);
+    expect([...ranked.score]).toEqual([...rankText(full.prompt, snapshot, two, 0).score]);
   });
 
-  it('reasons list paired after clause, as before the stages, though the pairs are lifted first', () => {
+  it('reasons list lexical, dense, learned, paired first, then the rest in stage order', () => {
     const part = (name: string) => ({ name, part: () => 1 });
-    const stages = ['lexical', 'dense', 'name', 'learned', 'paired', 'clause', 'extra'].map(part);
+    const stages = ['lexical', 'dense', 'name', 'paired', 'learned', 'extra'].map(part);
     expect(Object.keys(partsOf(reportOrder(stages), 0))).toEqual([
       'lexical',
       'dense',
       'learned',
-      'clause',
       'paired',
       'name',
       'extra',
