@@ -56,7 +56,7 @@ export interface LexicalRules {
   readonly pluralSuffix: string;
 
   // Clauses (text/clauses.ts).
-  /** Sentence ends, semicolons and sequencing words ("then", "after that"): separators, dropped. */
+  /** Sentence ends and semicolons (a lexicon may add sequencing words): separators, dropped. */
   readonly clauseSeparator: RegExp;
   /** The plain "and" that may split two requests. */
   readonly clauseAnd: RegExp;

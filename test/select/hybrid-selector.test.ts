@@ -251,8 +251,7 @@ describe('HybridSelector timeout', () => {
 });
 
 describe('HybridSelector multi-intent prompts', () => {
-  const TWO =
-    'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
+  const TWO = 'search the web for pages about the sql query planner and its sql query plans; translate it into German';
   const pick = async (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = TOOLS) =>
     (await selector.select(ctx(prompt), tools, { signal: signal() })).tools.map((t) => t.name);
 

@@ -4,18 +4,19 @@ import { splitClauses, splitEnumeration } from '../../src/text/clauses.js';
 describe('splitClauses', () => {
   it.each([
     [
-      'Find the failing CI run in acme/webapp, then grab the error from the logs and post it to #eng',
+      'Find the failing CI run in acme/webapp. Then grab the error from the logs and post it to #eng',
       ['Find the failing CI run in acme/webapp', 'grab the error from the logs', 'post it to #eng'],
+    ],
+    // A sequencing word alone does not split; a sentence end or a long "and" does.
+    [
+      'Find the failing CI run, then grab the error from the logs',
+      ['Find the failing CI run, then grab the error from the logs'],
     ],
     [
       'Perform a Gaussian integral from -2 to 2. Also calculate the definite integral from 0 to 3.1416 of sin(x).',
       ['Perform a Gaussian integral from -2 to 2', 'calculate the definite integral from 0 to 3.1416 of sin(x)'],
     ],
     ['Open notes.txt; afterwards, count its lines', ['Open notes.txt', 'count its lines']],
-    [
-      'Book the flight and after that reserve a hotel near the venue',
-      ['Book the flight', 'reserve a hotel near the venue'],
-    ],
     // A short side stays joined on a plain "and", whatever word follows it.
     ['Ack ALR-5531 and page the database on-call', ['Ack ALR-5531 and page the database on-call']],
     [
