@@ -249,7 +249,7 @@ if (want('embedding') || want('hybrid')) {
     // Side by side: the shipped hybrid, and the same without whole-task selection (no tool
     // links, no clause slots, no action resolution), on the same warm corpus, alternating.
     const whole = new HybridSelector(embedder, { cache });
-    const plain = new HybridSelector(embedder, { cache, links: false, multiIntent: { clauseSlots: false, action: 0 } });
+    const plain = new HybridSelector(embedder, { cache, links: false, multiIntent: { clauseSlots: false } });
     const baseline = values.baseline
       ? new (await import(pathToFileURL(join(resolve(values.baseline), 'dist/index.js')).href)).HybridSelector(
           embedder,

@@ -18,13 +18,8 @@ export interface HandleInput {
   readonly handle: readonly string[];
   /** The entity as written (for display). */
   readonly words: readonly string[];
-  /**
-   * The parameter is optional: it counts only when the prompt names what it is about
-   * ("… in the Website project" for `project_id`), never by itself.
-   */
+  /** The parameter is optional: reported as a link, never followed (the model may leave it out). */
   readonly optional?: boolean;
-  /** The parameter's own name words, raw (what a prompt would say to ask for it). */
-  readonly mentions: readonly string[];
 }
 
 function requiredNames(tool: ToolSchema): string[] {
@@ -100,6 +95,5 @@ function handleInput(tool: ToolSchema, parameter: string, text: string, words: L
     entity: [...entity.keys()],
     words: [...entity.values()],
     handle,
-    mentions: nameWords.filter((word) => word.length >= 3 && !handles.has(word)),
   };
 }

@@ -13,8 +13,7 @@ export { hybridLexicon, lexicalEvidence };
 /**
  * The hybrid's ranking, stage by stage, for the prompt and for each of its clauses. Each stage
  * adds its named contribution to the score the ones before it made (see `rank-stages.ts`); a
- * stage whose module is not loaded (multi-intent or whole-task off) is skipped. The clause mix
- * comes last: it moves the score so far toward each tool's best clause score.
+ * stage whose module is not loaded (multi-intent or whole-task off) is skipped.
  *
  * @example
  * const ranked = rankTurn(hybridStages(await import('./multi-intent.js'), undefined), snapshot, turn)
@@ -28,20 +27,16 @@ export function hybridStages(
     denseStage,
     nameStage,
     intent?.parameterStage,
-    intent?.actionStage,
     task?.learnedStage,
     task?.usageStage,
     task?.pairedStage,
-    intent?.clauseStage,
   ];
-  const clause = [lexicalStage, denseStage, nameStage, intent?.actionStage];
-  return { prompt: prompt.filter(isStage), clause: clause.filter(isStage) };
+  return { prompt: prompt.filter(isStage), clause: [lexicalStage, denseStage, nameStage] };
 }
 
-// The order reasons list their parts in: paired after the clause part, as before the stages
-// (the clause mix is applied after the pairs' lift, so stage order would swap them), keeping the
-// JSON a client reads unchanged. A part not named here follows in stage order.
-const PART_ORDER = ['lexical', 'dense', 'learned', 'usage', 'clause', 'paired'];
+// The order reasons list their parts in: paired after learned, as ever, keeping the JSON a client
+// reads unchanged. A part not named here follows in stage order.
+const PART_ORDER = ['lexical', 'dense', 'learned', 'usage', 'paired'];
 
 /**
  * The contributions in the order `ToolReason.parts` lists them (see `partsOf`).

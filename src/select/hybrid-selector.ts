@@ -25,34 +25,21 @@ import type { LinkSource } from './whole-task.js';
 
 /**
  * Multi-intent ranking: the prompt is split into clauses (`splitClauses`) and each clause
- * is scored like a prompt of its own (same blend). A tool's score becomes
- * `(1 − mix) × its whole-prompt score + mix × its best clause score`, so a tool one clause
- * clearly asks for rises even when the whole prompt favours another intent, while a clause
- * with weak evidence moves little. A one-clause prompt ranks exactly as before.
+ * is scored like a prompt of its own (same blend), so that each clause's best tool can keep a
+ * slot (`clauseSlots`). The whole prompt's ranking is its own: mixing the clauses' scores into
+ * it (until issue 51) did not raise the blind aggregate. A one-clause prompt ranks as before.
  *
  * An enumerated prompt ("First, … Second, … Finally, …", see `splitEnumeration`) uses its
  * items as the clauses, and with `share` each item's best tool keeps one of the k slots.
  */
 export interface MultiIntentOptions extends ClauseOptions {
-  /** Share of the best clause score in a tool's score, 0..1. */
-  mix?: number;
   /** Give each item of an enumerated prompt its best tool's slot (default true). */
   share?: boolean;
   /**
-   * Give each clause of any multi-clause prompt its best tool, unless the clause only says what a
-   * writing request carries ("We accept clause 3" after "Reply to Carla"; "I'm a Pisces" beside
-   * a question keeps its slot): one the k picks left out is advertised beyond k, from the links
-   * budget (an enumeration's items keep theirs within k).
+   * Give each clause of any multi-clause prompt its best tool: one the k picks left out is
+   * advertised beyond k, from the links budget (an enumeration's items keep theirs within k).
    */
   clauseSlots?: boolean;
-  /**
-   * Added to a clause's score (a one-clause prompt's own) for the tools among its best few
-   * whose actions (from the name and the description's first words) match the clause's verb:
-   * "email him the details" picks send_email over reply_to_email. In a one-clause prompt only
-   * a tool that shares a name word with one of the best ten lacking the action gains (assign_ticket
-   * beside get_ticket), so a lone search tool is not lifted over the right one. 0 turns it off.
-   */
-  action?: number;
   /**
    * Added to the whole prompt's score, times the share of a tool's parameters the prompt names,
    * for the best 20 tools: "a hotel that allows smoking" lifts the search taking
@@ -101,7 +88,7 @@ export interface HybridSelectorOptions {
   b?: number;
   /**
    * The language of the prompts and the tools: stopwords, stemmer, synonyms and the tables the
-   * lexical rules read (clauses, actions, shorthand, tool links). Default: English. A prompt
+   * lexical rules read (clauses, shorthand, tool links). Default: English. A prompt
    * mostly in a script the lexicon does not cover skips those rules, with a warning.
    */
   lexicon?: Lexicon;
@@ -163,7 +150,7 @@ const HYBRID_DEFAULTS = {
   k1: 0.9,
   b: 0.4,
   adaptive: { floor: 3, ceiling: 16, span: 0.8 },
-  multiIntent: { mix: 0.2, share: true, clauseSlots: true, action: 0.1, parameters: 0.1, shorthand: true },
+  multiIntent: { share: true, clauseSlots: true, parameters: 0.1, shorthand: true },
 } as const;
 
 /**
@@ -190,7 +177,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #lexicon: Lexicon | undefined;
   readonly #core: ReadonlySet<string>;
   readonly #settings: RankSettings;
-  readonly #multiIntent: (MultiIntentOptions & { mix: number }) | undefined;
+  readonly #multiIntent: MultiIntentOptions | undefined;
   readonly #links: (ToolLinkOptions & { budget: number }) | undefined;
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
@@ -228,8 +215,6 @@ export class HybridSelector implements AsyncToolSelector {
     this.#multiIntent = multiIntent
       ? mergeOptions(HYBRID_DEFAULTS.multiIntent, multiIntent === true ? {} : multiIntent)
       : undefined;
-    const mix = this.#multiIntent?.mix ?? 0;
-    if (!(mix >= 0 && mix <= 1)) throw new RangeError(`multiIntent.mix must be within 0..1, got ${mix}`);
     this.#table = lexiconSynonyms(lexicon, synonyms, phrases);
     this.#core = new Set(coreTools);
     const budget = links === false ? 0 : (links?.budget ?? 2);
@@ -240,9 +225,7 @@ export class HybridSelector implements AsyncToolSelector {
     this.#settings = {
       denseWeight,
       nameWeight: this.#options.nameWeight,
-      action: this.#multiIntent?.action ?? 0,
       parameters: this.#multiIntent?.parameters ?? 0,
-      mix,
     };
   }
 
@@ -411,10 +394,7 @@ export class HybridSelector implements AsyncToolSelector {
     const ranked = task ? task.keepUnseen(all, picks, ranking, turn.vector, this.#dense) : picks;
     const picked = intent && enumerated ? intent.sharePicks(ranked, intent.itemBests(clauseRankings), fused) : ranked;
     // Each clause's best tool: beyond k, from the same budget as prerequisites.
-    const intents =
-      intent && !enumerated && this.#multiIntent?.clauseSlots
-        ? intent.requestBests(clauseRankings, texts.slice(1), prompt?.lexicon)
-        : [];
+    const intents = intent && !enumerated && this.#multiIntent?.clauseSlots ? intent.itemBests(clauseRankings) : [];
     const needed = this.#links
       ? await task?.prerequisites(this.#linkSource, {
           all,

@@ -9,8 +9,8 @@ import type { LoadedLexicon } from '../text/lexicon.js';
 import { declaredCycles, declaredLinks } from './declared-links.js';
 import type { HandleInput } from './handle-inputs.js';
 import { LINK_DEFAULTS } from './link-defaults.js';
-import type { IndexedLink, ToolLinkOptions, ToolLinks, ToolVectors } from './link-types.js';
-import { type LinkWords, linkWords } from './link-words.js';
+import type { IndexedLink, ToolLinkOptions, ToolLinks } from './link-types.js';
+import { linkWords } from './link-words.js';
 import { type CandidateFinder, providerCandidates } from './provider-candidates.js';
 import { providerEvidence, type ToolWords, toolWords } from './provider-evidence.js';
 
@@ -30,7 +30,6 @@ export function inferToolLinks(
   options: {
     declared?: ToolLinkOptions['declared'];
     infer?: boolean;
-    vectors?: ToolVectors;
     lexicon?: LoadedLexicon;
   } = {},
 ): ToolLinks {
@@ -44,8 +43,8 @@ export function inferToolLinks(
   if (options.infer !== false) {
     const lexicon = linkWords(options.lexicon ?? englishLoaded);
     const words = all.map((tool) => toolWords(tool, lexicon));
-    const candidatesOf = providerCandidates(all, words, position, lexicon);
-    const scorer: Scorer = { all, words, lexicon, candidatesOf, vectors: options.vectors };
+    const candidatesOf = providerCandidates(all, words, position);
+    const scorer: Scorer = { all, words, candidatesOf };
     const crowd = { count: 0, example: '' };
     all.forEach((_, consumer) => {
       if (declared.has(consumer)) return;
@@ -75,13 +74,10 @@ export function inferToolLinks(
 interface Scorer {
   readonly all: readonly ToolSchema[];
   readonly words: readonly ToolWords[];
-  readonly lexicon: LinkWords;
   readonly candidatesOf: CandidateFinder;
-  readonly vectors: ToolVectors | undefined;
 }
 
-// One input's link: its candidates scored (lexical evidence, plus the tools' cosine), the best
-// few kept; undefined when none has enough evidence.
+// One input's link: its candidates scored by lexical evidence, the best few kept; undefined when none has enough evidence.
 function inputLink(
   scorer: Scorer,
   consumer: number,
@@ -89,17 +85,13 @@ function inputLink(
   input: HandleInput,
   crowd: { count: number; example: string },
 ): IndexedLink | undefined {
-  const { all, words, lexicon } = scorer;
+  const { all, words } = scorer;
   const tool = all[consumer] as ToolSchema;
   const { candidates, found } = scorer.candidatesOf(consumer, n, input);
   const scored: { index: number; score: number }[] = [];
   for (const candidate of candidates) {
-    const score = providerEvidence(input, words[candidate] as ToolWords, found(candidate), lexicon);
-    if (score < LINK_DEFAULTS.minEvidence) continue;
-    scored.push({
-      index: candidate,
-      score: score + LINK_DEFAULTS.denseWeight * Math.max(0, cosine(scorer.vectors, consumer, candidate)),
-    });
+    const score = providerEvidence(input, words[candidate] as ToolWords, found(candidate));
+    if (score >= LINK_DEFAULTS.minEvidence) scored.push({ index: candidate, score });
   }
   if (scored.length === 0) return undefined;
   scored.sort((a, b) => b.score - a.score || a.index - b.index);
@@ -124,15 +116,4 @@ function inputLink(
     strength: kept.map((item) => item.score),
     input,
   };
-}
-
-function cosine(vectors: ToolVectors | undefined, a: number, b: number): number {
-  if (!vectors) return 0;
-  const { matrix, dimensions } = vectors;
-  if (matrix.length < (Math.max(a, b) + 1) * dimensions) return 0;
-  let sum = 0;
-  const offsetA = a * dimensions;
-  const offsetB = b * dimensions;
-  for (let j = 0; j < dimensions; j++) sum += (matrix[offsetA + j] as number) * (matrix[offsetB + j] as number);
-  return Number.isFinite(sum) ? sum : 0;
 }

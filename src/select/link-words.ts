@@ -20,8 +20,6 @@ export interface LinkWords {
   readonly id: string;
   /** The ending of a plural ("tasks"). */
   readonly plural: string;
-  readonly tickers: readonly string[];
-  readonly numbers: ReadonlySet<string>;
   readonly handleOf: ReadonlySet<string>;
   /** Name words of tools that find what exists (stemmed). */
   readonly finders: ReadonlySet<string>;
@@ -31,19 +29,10 @@ export interface LinkWords {
   readonly actions: ReadonlySet<string>;
   readonly glue: ReadonlySet<string>;
   readonly generic: ReadonlySet<string>;
-  readonly filler: ReadonlySet<string>;
-  /** Entities that are people (stemmed). */
-  readonly people: ReadonlySet<string>;
-  readonly notNames: ReadonlySet<string>;
-  readonly notHandle: RegExp;
   /** Description words that say an input is a handle. */
   readonly handleText: RegExp;
   /** A description pointing at another tool by an identifier-like name: "returned by list_refs". */
   readonly pointer: RegExp;
-  /** A pointer word and the word after it, which may name the producing tool (global). */
-  readonly hint: RegExp;
-  /** A parameter name written in a description ("its email_id"), its entity captured (global). */
-  readonly parameterName: RegExp;
 }
 
 const compiled = new WeakMap<LoadedLexicon, LinkWords>();
@@ -68,7 +57,6 @@ function compile(lexicon: LoadedLexicon): LinkWords {
   const finders = new Set([...tagged(verbs, 'finds')].map(stem));
   const fetchers = new Set([...tagged(verbs, 'fetches')].map(stem));
   const alternatives = (words: Iterable<string>) => [...words].join('|');
-  const capitalised = lexicon.bareHandles.map((word) => word.charAt(0).toUpperCase() + word.slice(1));
   return {
     lexicon,
     stem,
@@ -77,27 +65,16 @@ function compile(lexicon: LoadedLexicon): LinkWords {
     bare: new Set(lexicon.bareHandles),
     id: lexicon.bareHandles[0] ?? '',
     plural: lexicon.pluralSuffix,
-    tickers: lexicon.tickerHandles,
-    numbers: new Set(lexicon.numberWords),
     handleOf: new Set(lexicon.handleOf),
     finders,
     fetchers,
     actions: new Set([...finders, ...fetchers, ...tagged(verbs, 'name')]),
     glue: new Set(lexicon.glue),
     generic: new Set(lexicon.generic),
-    filler: new Set(lexicon.filler),
-    people: new Set(lexicon.people.map(stem)),
-    notNames: new Set(lexicon.notNames),
-    notHandle: lexicon.notHandle,
     handleText: new RegExp(`\\b(?:${alternatives(lexicon.handleText)})\\b`, 'i'),
     pointer: new RegExp(
       `\\b(?:${alternatives(tagged(pointers, 'tool'))})\\s+\`?(?:[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*)`,
     ),
-    hint: new RegExp(
-      `\\b(?:${alternatives(tagged(pointers, 'hint'))})\\s+(?:${lexicon.articles.map((word) => `${word}\\s+`).join('|')})?([A-Za-z][\\w.-]*)`,
-      'g',
-    ),
-    parameterName: new RegExp(`\\b([a-z]+)_?(?:${alternatives([...lexicon.bareHandles, ...capitalised])})\\b`, 'g'),
   };
 }
 

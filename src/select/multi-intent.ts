@@ -1,14 +1,13 @@
 /**
  * Multi-intent ranking for HybridSelector, loaded with the first selection that uses it: which
- * clauses of a prompt to rank, its ranking stages (`parameters`, `action`, `clause`: how the
- * clauses' scores mix into the whole prompt's), and the slots an enumerated prompt's items keep.
+ * clauses of a prompt to rank (each clause's best tool keeps a slot), the `parameters` ranking
+ * stage, and the slots an enumerated prompt's items keep.
  */
 import { type Derivation, derivationPer } from '../registry/registry-snapshot.js';
-import { readsAsRequest, requestAction, toolActions } from '../text/actions.js';
 import type { ClauseOptions } from '../text/clauses.js';
 import { splitClauses, splitEnumeration } from '../text/clauses.js';
 import { english, englishLoaded } from '../text/english.js';
-import { coversText, type Lexicon, type LoadedLexicon, promptRules } from '../text/lexicon.js';
+import { type Lexicon, type LoadedLexicon, promptRules } from '../text/lexicon.js';
 import { spellOutShorthand } from '../text/shorthand.js';
 import { nameTokens, textTokens } from '../text/words.js';
 import type { Stage } from './rank-stages.js';
@@ -74,61 +73,6 @@ export function intentClauses(
 }
 
 /**
- * Each tool's best clause score: the most any clause ranking gives it (0 at least).
- *
- * @example
- * clauseBest([Float64Array.of(0, 1), Float64Array.of(0.5, 0)]) // [0.5, 1]
- */
-export function clauseBest(clauses: readonly ArrayLike<number>[], count: number): Float64Array {
-  const best = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    let top = 0;
-    for (const clause of clauses) if ((clause[i] as number) > top) top = clause[i] as number;
-    best[i] = top;
-  }
-  return best;
-}
-
-/**
- * The clauses' share of the prompt's score: it moves `mix` of the way toward each tool's best
- * clause score, `(1 − mix) × score + mix × best`; reports the best clause score where positive.
- *
- * @example
- * rankText([...blend, clauseStage], snapshot, { ...turn, clauses }, 0)
- */
-export const clauseStage: Stage = ({ snapshot, turn, text }) => {
-  if (text !== 0 || turn.clauses.length === 0) return undefined;
-  const best = clauseBest(turn.clauses, snapshot.tools.length);
-  return {
-    name: 'clause',
-    toward: { share: turn.settings.mix, scores: best },
-    part: (i) => ((best[i] as number) > 0 ? best[i] : undefined),
-  };
-};
-
-/**
- * Each clause's best tool (see {@link itemBests}), less those of clauses that say what a
- * writing request carries: after "Reply to Carla", "We accept clause 3" is the reply's content
- * and keeps no slot. A statement beside a request that writes nothing keeps its slot: "I'm a
- * Pisces" is what a horoscope lookup needs.
- *
- * @example
- * requestBests(clauseRankings, ['reply to Carla', 'we accept clause 3']) // the first clause's best only
- */
-export function requestBests(
-  rankings: readonly ClauseRanking[],
-  texts: readonly string[],
-  lexicon: LoadedLexicon = englishLoaded,
-): number[] {
-  const asks = texts.map((text) => readsAsRequest(text ?? '', lexicon));
-  // Actions whose request carries text to write (a message, a reply, a note, a task's body).
-  const writes = texts.some(
-    (text, t) => asks[t] && lexicon.writingActions.includes(requestAction(text ?? '', lexicon) ?? ''),
-  );
-  return itemBests(writes ? rankings.filter((_, t) => asks[t]) : rankings);
-}
-
-/**
  * Each ranking's best tool, for the rankings whose best score is positive.
  *
  * @example
@@ -176,45 +120,6 @@ export function sharePicks(picked: readonly number[], required: readonly number[
   return out;
 }
 
-/**
- * Each tool's actions (see `toolActions`), read with a lexicon.
- *
- * @example
- * registrySnapshot([{ name: 'send_email', description: 'Send an email' }]).get(toolActionSets(englishLoaded))[0] // Set { 'send' }
- */
-export const toolActionSets = derivationPer(
-  (lexicon: LoadedLexicon): Derivation<readonly ReadonlySet<string>[]> =>
-    ({ tools }) =>
-      tools.map((tool) => toolActions(tool?.name ?? '', tool?.description ?? '', lexicon)),
-);
-
-/**
- * The lift of the tools among a ranking's best `top` whose actions include the text's action:
- * `weight` each, so a verb shared by many tools ("email him" among send_email, reply_to_email
- * and forward_email) is resolved by what the text asks done. With `nouns` (`nameNouns`), only
- * a tool that shares a name word with one of the best `top` that lacks the action gains.
- * Undefined when the text asks no action or the weight is 0.
- *
- * @example
- * actionLift(clauseScores, 'email him the details', snapshot.get(toolActionSets(englishLoaded)), { top: 5, weight: 0.1 })
- */
-export function actionLift(
-  scores: Float64Array,
-  text: string,
-  actions: readonly ReadonlySet<string>[],
-  options: { top: number; weight: number; nouns?: readonly ReadonlySet<string>[] },
-  lexicon: LoadedLexicon = englishLoaded,
-): Float64Array | undefined {
-  const action = requestAction(text, lexicon);
-  if (!action || options.weight <= 0) return undefined;
-  const order = bestPositive(scores, options.top);
-  const nouns = options.nouns;
-  const lift = new Float64Array(scores.length);
-  for (const i of order)
-    if (actions[i]?.has(action) && (!nouns || sharesObject(i, order, action, actions, nouns))) lift[i] = options.weight;
-  return lift;
-}
-
 // The best `top` indices with a positive score, best first (insertion into a short sorted list).
 function bestPositive(fused: Float64Array, top: number): number[] {
   const order: number[] = [];
@@ -229,61 +134,6 @@ function bestPositive(fused: Float64Array, top: number): number[] {
   }
   return order;
 }
-
-// Whether tool `i` shares a name word with another of the best tools that does not do the
-// action: there the action tells apart tools of one object (assign_ticket among get_ticket
-// and update_ticket). Where no name word repeats (find_agency among TripTool and
-// car_rentals), the action would only lift whichever tools happen to have it.
-function sharesObject(
-  i: number,
-  order: readonly number[],
-  action: string,
-  actions: readonly ReadonlySet<string>[],
-  nouns: readonly ReadonlySet<string>[],
-): boolean {
-  for (const word of nouns[i] ?? [])
-    for (const j of order) if (j !== i && nouns[j]?.has(word) && !actions[j]?.has(action)) return true;
-  return false;
-}
-
-/**
- * Each tool's name words (stemmed, three letters or more, stopwords out): what `actionLift`
- * compares to tell tools of one object apart.
- *
- * @example
- * registrySnapshot([{ name: 'get_ticket', description: '' }]).get(nameNouns(englishLoaded.stem))[0] // Set { 'ticket' }
- */
-export const nameNouns = derivationPer(
-  (stem: Stem): Derivation<readonly ReadonlySet<string>[]> =>
-    ({ tools }) =>
-      tools.map((tool) => new Set(nameTokens(typeof tool?.name === 'string' ? tool.name : '').map(stem))),
-);
-
-/**
- * The action lift of a text (see {@link actionLift}). A clause's best five are resolved. A
- * one-clause prompt is its own clause; a prompt with clauses has none of its own.
- *
- * @example
- * rankText([...blend, actionStage], snapshot, turn, 1)
- */
-export const actionStage: Stage = ({ snapshot, turn, text, scores }) => {
-  const weight = turn.settings.action;
-  if (!(weight > 0) || (text === 0 && turn.texts.length > 1)) return undefined;
-  const lexicon = turn.lexicon ?? englishLoaded;
-  // A prompt the lexicon does not cover asks for no action it can read.
-  if (!coversText(lexicon, turn.texts[0] ?? '')) return undefined;
-  const actions = snapshot.get(toolActionSets(lexicon));
-  const said = turn.texts[text] ?? '';
-  // A one-clause prompt's ranking mixes more nouns than a clause's, so the tool that does what
-  // it asks can sit lower ("Give the SSO ticket to Maria": assign_ticket under the ticket tools
-  // that read or update); the best 10 are resolved, not 5, and only among tools of one object:
-  // "find me a car rental" must not lift every search tool over the travel tool. A clause's
-  // best five go without that guard, which cost the dev registry two cases there
-  // (docs/tuning-whole-task.md).
-  const options = text === 0 ? { top: 10, weight, nouns: snapshot.get(nameNouns(lexicon.stem)) } : { top: 5, weight };
-  const lift = actionLift(scores, said, actions, options, lexicon);
-  return lift ? { name: 'action', add: lift } : undefined;
-};
 
 /**
  * Each tool's top-level parameter names, each as its stemmed name words: what

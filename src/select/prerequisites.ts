@@ -1,16 +1,10 @@
 /**
- * A selection's prerequisites: for each anchor pick, the providers of the inputs the prompt
- * does not give, within a budget, taking turns so every anchor's first lookup comes before any
+ * A selection's prerequisites: for each anchor pick, the providers of its required handles,
+ * within a budget, taking turns so every anchor's first lookup comes before any
  * anchor's second; a provider's own prerequisites follow, to a fixed depth.
  */
-import { englishLoaded } from '../text/english.js';
-import type { LoadedLexicon } from '../text/lexicon.js';
-import { rawWords } from '../text/words.js';
-import type { HandleInput } from './handle-inputs.js';
 import { LINK_DEFAULTS } from './link-defaults.js';
 import type { ToolLinks } from './link-types.js';
-import { linkWords } from './link-words.js';
-import { mentionedIn, namesPerson, suppliedIn } from './prompt-handles.js';
 
 /** What {@link prerequisitesFor} adds to a selection. */
 export interface Prerequisites {
@@ -23,15 +17,15 @@ export interface Prerequisites {
 }
 
 /**
- * The prerequisites of a selection: for each anchor (best first), each link whose input the
- * prompt does not supply is served by a provider already picked, or else by its best provider
- * (link evidence plus the prompt's own score for it) while the budget lasts; a provider's own
+ * The prerequisites of a selection: for each anchor (best first), each link of a required input
+ * is served by a provider already picked, or else by its best provider (by link evidence) while
+ * the budget lasts; a provider's own
  * prerequisites follow, to {@link LINK_DEFAULTS.depth}. The tools take turns, one slot of the
  * budget each, so a second anchor's lookup is not crowded out by the first anchor's second
  * input. Each tool is visited once, so cycles cost nothing.
  *
  * @example
- * const { extra, neededBy } = prerequisitesFor(links, { picked, anchors: picked.slice(0, 3), score, prompt, budget: 2 })
+ * const { extra, neededBy } = prerequisitesFor(links, { picked, anchors: picked.slice(0, 3), budget: 2 })
  * // extra: registry indices to advertise beyond the picks; neededBy: index → names of the tools needing it
  */
 export function prerequisitesFor(
@@ -39,25 +33,12 @@ export function prerequisitesFor(
   options: {
     picked: readonly number[];
     anchors: readonly number[];
-    score: ArrayLike<number>;
-    prompt: string;
     budget: number;
     /** Tools that must be advertised (each clause's best): added first, from the same budget, and anchors too. */
     intents?: readonly number[];
-    promptWeight?: number;
-    /** The lexicon the prompt is read with (English by default). */
-    lexicon?: LoadedLexicon;
-    /**
-     * `false` when the lexicon does not cover the prompt: its rules are skipped, so a required
-     * input counts as not given and an optional one as not named.
-     */
-    promptRules?: boolean;
   },
 ): Prerequisites {
-  const { picked, score, prompt, budget } = options;
-  const promptWeight = options.promptWeight ?? 1;
-  const lexicon = options.lexicon ?? englishLoaded;
-  const rules = options.promptRules !== false;
+  const { picked, budget } = options;
   const surface = new Set(picked);
   const extra: number[] = [];
   const neededBy = new Map<number, string[]>();
@@ -70,24 +51,6 @@ export function prerequisitesFor(
   }
   const anchors = [...options.anchors, ...(options.intents ?? [])];
   if (links.needs.size === 0) return { extra, neededBy, intents };
-  let stemmed: string[] | undefined;
-  const promptWords = () => {
-    stemmed ??= rawWords(prompt.slice(0, 4000)).map(lexicon.stem);
-    return stemmed;
-  };
-  let named: boolean | undefined;
-  const person = () => {
-    named ??= namesPerson(prompt, lexicon);
-    return named;
-  };
-  const words = linkWords(lexicon);
-  // Whether the prompt itself serves an input: it gives the handle, or the input is optional and
-  // the prompt does not name what it is about. Without the lexicon's rules only the latter holds.
-  const served = (input: HandleInput): boolean =>
-    rules
-      ? suppliedIn(prompt, input, lexicon) ||
-        (input.optional === true && !mentionedIn(promptWords(), input, person, words))
-      : input.optional === true;
   const visited = new Set<number>();
   // Each queued tool with the position of its next input to serve.
   const queue: { tool: number; depth: number; next: number }[] = [];
@@ -110,16 +73,18 @@ export function prerequisitesFor(
       const needs = links.needs.get(entry.tool) ?? [];
       while (entry.next < needs.length) {
         const link = needs[entry.next++] as (typeof needs)[number];
-        if (link.input && served(link.input)) continue;
+        // An optional input is left to the model: only a required handle needs its finder.
+        if (link.input?.optional === true) continue;
         let chosen = link.providers.find((provider) => surface.has(provider));
         let spent = false;
         if (chosen === undefined) {
           if (extra.length >= budget) continue;
+          // The strongest evidence; the prompt's own score for a provider was measured to add
+          // nothing on the blind registries (docs/tuning-whole-task.md).
           let best = -Infinity;
           link.providers.forEach((provider, i) => {
-            const value = (link.strength[i] as number) + promptWeight * ((score[provider] as number) || 0);
-            if (value > best) {
-              best = value;
+            if ((link.strength[i] as number) > best) {
+              best = link.strength[i] as number;
               chosen = provider;
             }
           });

@@ -1,19 +1,15 @@
 /**
  * Provider candidates: for each handle input, the few tools that could produce it, found over
  * the registry's shared inverted index (name words, description words) rather than by scoring
- * every tool: tools the input's description names, tools its siblings' descriptions name,
- * tools holding a word of its entity, tools whose name holds a word it points with.
+ * every tool: tools the input's description names, and finders holding a word of its entity.
  */
 import type { ToolSchema } from '../registry/schema.js';
 import type { HandleInput } from './handle-inputs.js';
 import { buildIndex } from './lexical-index.js';
-import { descriptionOf, identifierWords, type LinkWords } from './link-words.js';
+import { descriptionOf, identifierWords } from './link-words.js';
 import { entityPostings } from './prefix-postings.js';
-import { type Found, hintsOf, type ToolWords } from './provider-evidence.js';
+import type { Found, ToolWords } from './provider-evidence.js';
 import { toolProperties } from './tool-properties.js';
-
-/** Most tools a crowd of siblings adds to one input's candidates. */
-const MAX_SIBLINGS = 8;
 
 /** The candidates of one input, each with how it was found. */
 export interface InputCandidates {
@@ -30,14 +26,13 @@ export type CandidateFinder = (consumer: number, n: number, input: HandleInput) 
  * candidates cost a few lookups.
  *
  * @example
- * const candidatesOf = providerCandidates(all, words, position, linkWords())
+ * const candidatesOf = providerCandidates(all, words, position)
  * candidatesOf(consumer, 0, words[consumer].inputs[0]).candidates // Set { 3, 7 }
  */
 export function providerCandidates(
   all: readonly ToolSchema[],
   words: readonly ToolWords[],
   position: ReadonlyMap<string, number>,
-  lexicon: LinkWords,
 ): CandidateFinder {
   const byName = buildIndex(words.map((tool) => tool.name));
   const entityHolders = holdersByEntity(words, byName, buildIndex(words.map((tool) => [...tool.description])));
@@ -46,28 +41,17 @@ export function providerCandidates(
     const props = toolProperties(all[consumer] as ToolSchema) ?? {};
     return tool.inputs.map((input) => pointedAt(descriptionOf(props[input.parameter]), consumer, position));
   });
-  const bySibling = siblings(words, pointedBy);
   return (consumer, n, input) => {
-    const tool = words[consumer] as ToolWords;
-    const text = descriptionOf(toolProperties(all[consumer] as ToolSchema)?.[input.parameter]);
     const exact = pointedBy[consumer]?.[n] ?? new Set<number>();
-    const sibling = new Set<number>();
-    if (tool.object !== undefined)
-      for (const i of bySibling.get(siblingKey(tool, input)) ?? []) if (i !== consumer && !exact.has(i)) sibling.add(i);
-    const hints = hintsOf(text, lexicon);
-    const candidates = new Set<number>([...exact, ...sibling]);
+    const candidates = new Set<number>(exact);
     const { inName, inDescription } = entityHolders(input.entity);
     for (const i of inName) candidates.add(i);
     for (const i of inDescription) candidates.add(i);
-    for (const word of [...hints, ...input.handle.filter((w) => !lexicon.bare.has(w))])
-      for (const i of byName.postings.get(lexicon.stem(word)) ?? []) candidates.add(i);
     candidates.delete(consumer);
     return {
       candidates,
       found: (candidate) => ({
         exact: exact.has(candidate),
-        sibling: sibling.has(candidate),
-        hints,
         entityInName: inName.has(candidate),
         entityInDescription: inDescription.has(candidate),
       }),
@@ -76,14 +60,13 @@ export function providerCandidates(
 }
 
 // Only tools that could produce a handle are candidates through their entity words: a name
-// that finds or fetches, a description that mentions handles. (Hints, exact names and handle
-// words in a name reach the others.)
+// that finds. (A tool an input's description names reaches the others.)
 function holdersByEntity(
   words: readonly ToolWords[],
   byName: ReturnType<typeof buildIndex>,
   byDescription: ReturnType<typeof buildIndex>,
 ): (entity: readonly string[]) => { inName: Set<number>; inDescription: Set<number> } {
-  const capable = words.map((tool) => tool.finder > 0 || tool.mentionsHandle || tool.handleNeighbours.size > 0);
+  const capable = words.map((tool) => tool.finder > 0);
   const inNames = entityPostings(byName);
   const inDescriptions = entityPostings(byDescription);
   const memo = new Map<string, { inName: Set<number>; inDescription: Set<number> }>();
@@ -112,29 +95,4 @@ function pointedAt(text: string, consumer: number, position: ReadonlyMap<string,
     if (at !== undefined && at !== consumer && identifierWords(name).length >= 2) out.add(at);
   }
   return out;
-}
-
-// Siblings share their handles: tools about one object that take a parameter of one name
-// (reply_to_email and forward_email, both `message_id`) take the same thing, and a registry
-// often says where it comes from only once. Keyed by object and parameter.
-const siblingKey = (tool: ToolWords, input: HandleInput) => `${tool.object ?? ''}\u0000${input.parameter}`;
-
-function siblings(
-  words: readonly ToolWords[],
-  pointedBy: readonly (readonly ReadonlySet<number>[])[],
-): Map<string, Set<number>> {
-  const bySibling = new Map<string, Set<number>>();
-  words.forEach((tool, consumer) => {
-    if (tool.object === undefined) return;
-    for (const [n, input] of tool.inputs.entries()) {
-      const pointed = pointedBy[consumer]?.[n] ?? new Set<number>();
-      if (pointed.size === 0) continue;
-      const key = siblingKey(tool, input);
-      const set = bySibling.get(key) ?? new Set<number>();
-      // Bounded: a crowd of siblings each naming others adds at most a few candidates.
-      for (const i of pointed) if (set.size < MAX_SIBLINGS) set.add(i);
-      bySibling.set(key, set);
-    }
-  });
-  return bySibling;
 }

@@ -32,9 +32,7 @@ export interface RankSettings {
   readonly denseWeight: number;
   readonly nameWeight: number;
   /** Multi-intent weights (0 where off). */
-  readonly action: number;
   readonly parameters: number;
-  readonly mix: number;
 }
 
 /** One turn as the stages see it: the texts ranked and what the two halves measured for each. */

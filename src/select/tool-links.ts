@@ -11,8 +11,8 @@
  * The door to its parts, one concept each: `handle-inputs.ts` (which inputs are handles),
  * `provider-evidence.ts` (how strongly a tool produces one, with the weights named in
  * `link-defaults.ts`), `provider-candidates.ts` (which tools to score, over the shared
- * inverted index), `infer-tool-links.ts` (every link of a list), `declared-links.ts`,
- * `prompt-handles.ts` (what a prompt gives) and `prerequisites.ts` (what a selection adds).
+ * inverted index), `infer-tool-links.ts` (every link of a list), `declared-links.ts` and
+ * `prerequisites.ts` (what a selection adds).
  */
 export type { HandleInput } from './handle-inputs.js';
 export { handleInputs } from './handle-inputs.js';
@@ -21,4 +21,3 @@ export { LINK_DEFAULTS } from './link-defaults.js';
 export type { IndexedLink, ToolLink, ToolLinkOptions, ToolLinks, ToolVectors } from './link-types.js';
 export type { Prerequisites } from './prerequisites.js';
 export { prerequisitesFor } from './prerequisites.js';
-export { namesPerson, suppliedIn } from './prompt-handles.js';

@@ -1,6 +1,6 @@
 /**
  * Whole-task selection for HybridSelector, loaded with the first selection that uses it: the
- * tool links of a registry list (inferred once, with the tools' vectors, plus declared ones),
+ * tool links of a registry list (inferred once, with kind links by meaning, plus declared ones),
  * a selection's prerequisites, and the learned stages of the ranking (`learned`: the examples'
  * votes; `paired`: the lift learned pairs give the best tools' partners).
  */
@@ -19,7 +19,7 @@ import { intentClauses } from './multi-intent.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
 import { combine, type Ranked, type RankTurn, type Stage } from './rank-stages.js';
 import type { ToolReason } from './selector.js';
-import type { Prerequisites, ToolLinkOptions, ToolLinks, ToolVectors } from './tool-links.js';
+import type { Prerequisites, ToolLinkOptions, ToolLinks } from './tool-links.js';
 import { inferToolLinks, prerequisitesFor } from './tool-links.js';
 
 /**
@@ -34,15 +34,14 @@ export const ANCHOR_DEFAULTS = { count: 5, margin: 0.3 } as const;
 /** Which picks have their learned partners lifted (tuned with learning, docs/tuning-learn.md). */
 const PARTNER_ANCHORS = { count: 3, margin: 0.15 } as const;
 
-/** Where a hybrid's links come from: its options, its per-list cache, its tools' vectors, its lexicon. */
+/** Where a hybrid's links come from: its options, its per-list cache, its dense half, its lexicon. */
 export interface LinkSource {
   readonly options: ToolLinkOptions & { budget: number };
   /** The words links are read with (default `english`). */
   readonly lexicon?: Lexicon | undefined;
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   readonly dense: {
-    toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
-    /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */
+    /** Embeds texts against the tools (kind links); without it links are lexical only. */
     scoreQueries?(
       texts: readonly string[],
       all: readonly ToolSchema[],
@@ -52,8 +51,8 @@ export interface LinkSource {
 }
 
 /**
- * The links of a registry list, computed once per list with the tools' vectors (a failed
- * computation is dropped from the cache, so a later turn retries).
+ * The links of a registry list, computed once per list, kind links with the dense half (a
+ * failed computation is dropped from the cache, so a later turn retries).
  *
  * @example
  * const { links } = await linksFor(source, registry.schemas(), undefined)
@@ -67,11 +66,8 @@ export function linksFor(
   if (!links) {
     const lexicon = loadLexicon(source.lexicon ?? english);
     const input = linkInput(source, all);
-    links = source.dense
-      .toolVectors(all, signal ? { signal } : {})
-      .then(async (vectors) =>
-        inferToolLinks(all, { ...input, ...(vectors ? { vectors } : {}), lexicon: await lexicon }),
-      )
+    links = lexicon
+      .then((words) => inferToolLinks(all, { ...input, lexicon: words }))
       // Required handles no tool's words link to are served by the nearest finder by meaning.
       .then((links) => {
         const score = source.dense.scoreQueries?.bind(source.dense);
@@ -127,7 +123,7 @@ export async function prerequisites(
     : inferToolLinks(all, { ...linkInput(source, all), lexicon });
   signal?.throwIfAborted();
   if (fresh || !denseOk) warnings.push(...links.warnings);
-  // A prompt the lexicon does not cover skips its rules (whether the prompt gives a handle).
+  // A prompt the lexicon does not cover skips its rules (its parts are not split).
   const skipped = skippedRules(lexicon, query);
   if (skipped && !warnings.includes(skipped)) warnings.push(skipped);
   if (links.needs.size === 0 && intents.length === 0) return undefined;
@@ -140,16 +136,7 @@ export async function prerequisites(
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
   const budget = partBudget(source.options.budget, parts.length);
   const anchorOrder = partAnchorOrder(anchors, order, parts.length);
-  return prerequisitesFor(links, {
-    picked,
-    anchors: anchorOrder,
-    intents,
-    score: fused,
-    prompt: query,
-    budget,
-    lexicon,
-    ...(skipped ? { promptRules: false } : {}),
-  });
+  return prerequisitesFor(links, { picked, anchors: anchorOrder, intents, budget });
 }
 
 /** Tool name → registry index. */

@@ -6,7 +6,6 @@
  */
 
 import { mergeOptions } from '../options.js';
-import { opensWithAction } from './actions.js';
 import { englishLoaded } from './english.js';
 import type { LoadedLexicon } from './lexicon.js';
 import { rawWords } from './words.js';
@@ -20,11 +19,6 @@ export interface ClauseOptions {
    * dogs" stays one clause). Default 4; `Infinity` never splits on a plain "and".
    */
   readonly andMinWords?: number;
-  /**
-   * A plain "and" followed by a request of its own ("and ack ALR-7710", "and let #ops know")
-   * splits when each side has at least this many words. Default 2; `Infinity` turns it off.
-   */
-  readonly andVerbMinWords?: number;
   /** A clause needs at least this many words, else it joins its neighbour. Default 2. */
   readonly minWords?: number;
   /** Like `andMinWords`, for a plain comma. Default `Infinity` (commas alone never split). */
@@ -35,7 +29,6 @@ export interface ClauseOptions {
 export const CLAUSE_DEFAULTS = {
   maxClauses: 4,
   andMinWords: 4,
-  andVerbMinWords: 2,
   minWords: 2,
   commaMinWords: Infinity,
 } as const;
@@ -56,7 +49,7 @@ export function splitClauses(
   options: ClauseOptions = {},
   lexicon: LoadedLexicon = englishLoaded,
 ): string[] {
-  const { maxClauses, andMinWords, andVerbMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
+  const { maxClauses, andMinWords, minWords, commaMinWords } = mergeOptions(CLAUSE_DEFAULTS, options);
   const text = typeof prompt === 'string' ? prompt.trim() : '';
   if (text === '') return [];
   // Bounded work on a huge prompt: only its head is split (the selector still ranks it whole).
@@ -64,8 +57,8 @@ export function splitClauses(
 
   const pieces = head
     .split(lexicon.clauseSeparator)
-    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords, lexicon))
-    .flatMap((piece) => splitOn(piece, lexicon.clauseAnd, ' and ', andMinWords, lexicon, andVerbMinWords));
+    .flatMap((piece) => splitOn(piece ?? '', COMMA, ', ', commaMinWords))
+    .flatMap((piece) => splitOn(piece, lexicon.clauseAnd, ' and ', andMinWords));
   const clauses: string[] = [];
   for (const piece of pieces) {
     const clause = piece
@@ -87,29 +80,18 @@ export function splitClauses(
   return clauses;
 }
 
-function splitOn(
-  piece: string,
-  separator: RegExp,
-  joiner: string,
-  minWords: number,
-  lexicon: LoadedLexicon,
-  verbMinWords = Infinity,
-): string[] {
-  if (!Number.isFinite(minWords) && !Number.isFinite(verbMinWords)) return [piece];
+function splitOn(piece: string, separator: RegExp, joiner: string, minWords: number): string[] {
+  if (!Number.isFinite(minWords)) return [piece];
   const parts = piece.split(separator);
   if (parts.length === 1) return parts;
-  // Greedy left to right: cut at an "and" only when both sides are long enough, or, shorter,
-  // when what follows opens with a verb ("Ack ALR-5531 and page the on-call").
+  // Greedy left to right: cut at an "and" only when both sides are long enough.
   const out: string[] = [];
   let current = parts[0] as string;
   for (let i = 1; i < parts.length; i++) {
     const next = parts[i] as string;
     const rest = parts.slice(i).join(joiner);
     const [before, after, nextWords] = [rawWords(current).length, rawWords(rest).length, rawWords(next).length];
-    if (
-      (before >= minWords && after >= minWords && nextWords >= Math.min(2, minWords)) ||
-      (before >= verbMinWords && nextWords >= verbMinWords && opensWithAction(next, lexicon))
-    ) {
+    if (before >= minWords && after >= minWords && nextWords >= Math.min(2, minWords)) {
       out.push(current);
       current = next;
     } else current = `${current}${joiner}${next}`;

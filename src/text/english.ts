@@ -1,7 +1,7 @@
 /**
  * English, the default lexicon, as one value: its core tables (`english-lexicon.ts`), the
  * stemmer and its rule tables (`english-rules.ts`). A selector given no `lexicon` reads English;
- * rules that read a lexicon synchronously (`requestAction`, `splitClauses`, `handleInputs`…)
+ * rules that read a lexicon synchronously (`splitClauses`, `handleInputs`…)
  * default to `englishLoaded`. Modules that import this file load with those rules, never with
  * the core.
  */
@@ -29,7 +29,7 @@ export const english: Lexicon = {
  * English with its rule tables in place: what `loadLexicon(english)` resolves to, ready at import.
  *
  * @example
- * requestAction('email him the details', englishLoaded) // 'send'
+ * splitClauses('book the flight; then reserve a hotel', {}, englishLoaded) // ['book the flight', 'reserve a hotel']
  */
 export const englishLoaded: LoadedLexicon = {
   language: english.language,

@@ -6,7 +6,7 @@
  *
  * A lexicon has two parts, for the bundle's sake: what tokenising and query expansion read on
  * every turn (stopwords, stemmer, synonyms; English's are in the core bundle, which a selector
- * given no lexicon reads), and the rule tables (verb classes, sequencing words, handle words,
+ * given no lexicon reads), and the rule tables (tool-name verbs, sequencing words, handle words,
  * shorthand…), which may load with the rules that read them (`rules`, a value or a loader).
  * A prompt mostly in a script the rules do not cover skips them, and the selection says so.
  */
@@ -34,9 +34,9 @@ export interface Lexicon {
 }
 
 /**
- * The tables the lexical rules read: which request asks for which action, how clauses are
- * sequenced, which words name a handle, which shorthand means what. Patterns are data too: a
- * rule that matches "let him know" reads the pattern from here.
+ * The tables the lexical rules read: which name words find or fetch, how clauses are
+ * sequenced, which words name a handle, which shorthand means what. Patterns are data too: the
+ * clause splitter reads its separators from here.
  */
 export interface LexicalRules {
   /**
@@ -47,30 +47,16 @@ export interface LexicalRules {
 
   // Actions: what a request asks done (text/actions.ts).
   /**
-   * One verb table: word → its action classes (`send`, `reply`…), then its roles: `noun` (as
-   * often a noun as a verb: counts only where a verb would stand), `name` (in a tool's name, the
-   * action and never the entity it is about), `finds` / `fetches` (a tool name word that finds
-   * what exists, or fetches one thing). Each rule reads only the words that carry its tag.
+   * Tool names' verbs: word → its roles, `name` (in a tool's name, the action and never the
+   * entity it is about), `finds` / `fetches` (a tool name word that finds what exists, or
+   * fetches one thing). Each rule reads only the words that carry its tag.
    */
   readonly verbs: Readonly<Record<string, string>>;
-  /** Words that lead into a request ("please", "then"): a noun-verb after one is a verb. */
-  readonly leads: readonly string[];
-  /** Two-word asks tested before single words; an empty action stops the search ("check in"). */
-  readonly actionPhrases: readonly (readonly [pattern: RegExp, action: string])[];
-  /** How a question or a wish opens ("what", "can", "need"). */
-  readonly asks: readonly string[];
-  /** Who states something ("I", "we") and what after them makes it a wish ("need", "would"). */
-  readonly speakers: readonly string[];
-  readonly wishes: readonly string[];
-  /** Words skipped at the start of a clause before reading it as a request ("and", "then"). */
-  readonly continuers: readonly string[];
-  /** Actions whose request carries text to write (a message, a reply, a note). */
-  readonly writingActions: readonly string[];
-  /** The ending of a plural ("emails"): a plural is a noun, never the verb of a request. */
+  /** The ending of a plural ("tasks"): a tool name about many of a thing lists them. */
   readonly pluralSuffix: string;
 
   // Clauses (text/clauses.ts).
-  /** Sentence ends, semicolons and sequencing words ("then", "after that"): separators, dropped. */
+  /** Sentence ends and semicolons (a lexicon may add sequencing words): separators, dropped. */
   readonly clauseSeparator: RegExp;
   /** The plain "and" that may split two requests. */
   readonly clauseAnd: RegExp;
@@ -92,31 +78,14 @@ export interface LexicalRules {
   readonly handleText: readonly string[];
   /** The bare, generic handle words (`id`, `ids`): they say nothing of the entity. */
   readonly bareHandles: readonly string[];
-  /** Handle words for a market symbol: an upper-case word in the prompt supplies one. */
-  readonly tickerHandles: readonly string[];
-  /** Words that may stand before a handle literal in a prompt ("number", "no"). */
-  readonly numberWords: readonly string[];
   /** Words after a handle word that lead to its entity ("IDs of the tasks"). */
   readonly handleOf: readonly string[];
   /** Words skipped between a handle word and its entity ("ID of the task"). */
   readonly glue: readonly string[];
   /** Adjectives and kinds that are never the entity ("unique", "string", "details"). */
   readonly generic: readonly string[];
-  /** Words skipped between an entity and its literal in a prompt ("task is 4821"). */
-  readonly filler: readonly string[];
-  /** A time, date, amount or count written with digits, never a handle ("3pm", "12th", "50%"). */
-  readonly notHandle: RegExp;
-  /**
-   * Words that point at another tool in a description: `tool` (names it outright, "returned by
-   * list_refs"), `hint` (a word that may be its name, "obtained from the authenticate method").
-   */
+  /** Words that point at another tool in a description, tagged `tool`: "returned by list_refs". */
   readonly pointers: Readonly<Record<string, string>>;
-  /** Articles skipped after a pointer word ("from the authenticate method"). */
-  readonly articles: readonly string[];
-  /** Entities that are people: a person's name in the prompt names one. */
-  readonly people: readonly string[];
-  /** Capitalised words that start a sentence or name a time, never a person. */
-  readonly notNames: readonly string[];
 }
 
 /** A lexicon with its rule tables loaded: what a rule reads. */
@@ -129,7 +98,7 @@ const loaded = new WeakMap<Lexicon, Promise<LoadedLexicon>>();
  *
  * @example
  * const words = await loadLexicon(english)
- * words.verbs.email // 'send noun'
+ * words.verbs.search // 'finds'
  */
 export function loadLexicon(lexicon: Lexicon): Promise<LoadedLexicon> {
   let ready = loaded.get(lexicon);
@@ -180,7 +149,7 @@ const tagMemo = new WeakMap<object, Map<string, ReadonlySet<string>>>();
  * table and tag.
  *
  * @example
- * tagged(english.verbs, 'noun').has('email') // true
+ * tagged(englishRules.verbs, 'finds').has('search') // true
  */
 export function tagged(table: Readonly<Record<string, string>>, tag: string): ReadonlySet<string> {
   let byTag = tagMemo.get(table);

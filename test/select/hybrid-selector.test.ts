@@ -251,40 +251,14 @@ describe('HybridSelector timeout', () => {
 });
 
 describe('HybridSelector multi-intent prompts', () => {
-  const TWO =
-    'search the web for pages about the sql query planner and its sql query plans, then translate it into German';
+  const TWO = 'search the web for pages about the sql query planner and its sql query plans; translate it into German';
   const pick = async (selector: HybridSelector, prompt: string, tools: readonly ToolSchema[] = TOOLS) =>
     (await selector.select(ctx(prompt), tools, { signal: signal() })).tools.map((t) => t.name);
 
-  it('ranks each clause too, so a second intent is not crowded out', async () => {
-    const embedder = countingEmbedder();
-    // mix 1: each tool scores its best clause score alone, so each clause's best tool leads.
-    // nameWeight 0: the clause mix alone.
-    const on = new HybridSelector(embedder, {
-      topK: 2,
-      nameWeight: 0,
-      multiIntent: { mix: 1, share: false, clauseSlots: false },
-    });
-    const off = new HybridSelector(embedder, { topK: 2, nameWeight: 0, multiIntent: false });
-    expect(await pick(off, TWO)).toEqual(['search_web', 'run_sql_query']);
-    expect(await pick(on, TWO)).toEqual(['search_web', 'translate_text']);
-    const calls = embedder.calls;
-    const output = await on.select(ctx(TWO), TOOLS, { signal: signal() });
-    expect(embedder.calls - calls).toBe(1);
-    expect(output.reasons?.translate_text?.parts?.clause).toBeGreaterThan(0);
-    // The clause texts ride the same embed call as the prompt.
-    expect(embedder.texts.slice(-4)).toEqual([
-      TWO,
-      'search the web for pages about the sql query planner',
-      'its sql query plans',
-      'translate it into German',
-    ]);
-  });
-
-  it('a one-clause prompt ranks exactly as with multi-intent off, but for its action and parameters', async () => {
-    // The action (see "a clause is resolved by its action") and the parameter lift apply to a
-    // one-clause prompt's own ranking too; without them nothing of multi-intent touches it.
-    const on = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: { action: 0, parameters: 0 } });
+  it('a one-clause prompt ranks exactly as with multi-intent off, but for its parameters', async () => {
+    // The parameter lift applies to a one-clause prompt's own ranking too; without it nothing of
+    // multi-intent touches it.
+    const on = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: { parameters: 0 } });
     const off = new HybridSelector(countingEmbedder(), { topK: 3, multiIntent: false });
     for (const prompt of [
       'what is the weather forecast in Paris',
@@ -321,18 +295,18 @@ describe('HybridSelector multi-intent prompts', () => {
 
   it("each clause's best tool is advertised beyond k when the ranking left it out", async () => {
     const cache = memoryVectorCache();
-    // mix 0 and no enumeration share: the clauses add nothing to the ranking itself, only their slots.
+    // No enumeration share: the clauses add nothing to the ranking itself, only their slots.
     const slots = new HybridSelector(countingEmbedder(), {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false },
+      multiIntent: { share: false },
     });
     const none = new HybridSelector(countingEmbedder(), {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false, clauseSlots: false },
+      multiIntent: { share: false, clauseSlots: false },
     });
     expect(await pick(none, TWO)).toEqual(['search_web', 'run_sql_query']);
     const output = await slots.select(ctx(TWO), TOOLS, { signal: signal() });
@@ -343,67 +317,10 @@ describe('HybridSelector multi-intent prompts', () => {
       topK: 2,
       nameWeight: 0,
       cache,
-      multiIntent: { mix: 0, share: false },
+      multiIntent: { share: false },
       links: { budget: 0 },
     });
     expect(await pick(noBudget, TWO)).toEqual(['search_web', 'run_sql_query']);
-  });
-
-  it('a clause is resolved by its action: "email him" is send, not reply', async () => {
-    const MAIL: ToolSchema[] = [
-      tool('create_task', 'Create a task and assign it.', { title: { type: 'string' } }),
-      tool('send_email', 'Compose and send a new email.', { to: { type: 'string' } }),
-      tool('reply_to_email', 'Reply to an email thread, to him or to everyone.', {
-        email_id: { type: 'string' },
-        body: { type: 'string' },
-      }),
-      tool('forward_email', 'Forward an email to someone.', { email_id: { type: 'string' } }),
-      tool('search_inbox', 'Search received mail.', { query: { type: 'string' } }),
-    ];
-    const prompt = 'Create a task for Luis to fix the login bug, then email him the details';
-    const cache = memoryVectorCache();
-    const base = { topK: 2, cache, links: false as const };
-    const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0, clauseSlots: false } });
-    const resolved = new HybridSelector(countingEmbedder(), {
-      ...base,
-      multiIntent: { action: 0.3, clauseSlots: false },
-    });
-    expect(await pick(plain, prompt, MAIL)).not.toContain('send_email');
-    expect(await pick(resolved, prompt, MAIL)).toEqual(['create_task', 'send_email']);
-  });
-
-  it("a clause that carries the request's content keeps no slot; one that asks does", async () => {
-    const DESK: ToolSchema[] = [
-      tool('reply_to_email', 'Reply to an email.', { email_id: { type: 'string' }, body: { type: 'string' } }),
-      tool('accept_offer', 'Accept an offer.', { offer_id: { type: 'string' } }),
-      tool('get_weather', 'Get the weather forecast for a city.', { city: { type: 'string' } }),
-    ];
-    // Links on (no tool here finds anything): clause slots come from the links budget.
-    const selector = new HybridSelector(countingEmbedder(), { topK: 1, cache: memoryVectorCache() });
-    expect(await pick(selector, "Reply to Kim's email. We accept it", DESK)).toEqual(['reply_to_email']);
-    expect(await pick(selector, "Reply to Kim's email. We should accept it", DESK)).toEqual([
-      'reply_to_email',
-      'accept_offer',
-    ]);
-  });
-
-  it("a one-clause prompt is resolved by its action too: 'give the ticket' is assign", async () => {
-    const DESK: ToolSchema[] = [
-      // The prompt's words are the SSO ticket's and Maria's, so the ticket tools are alike to it.
-      tool('get_ticket', 'Get a ticket by its id.', { ticket_id: { type: 'string' } }),
-      tool('update_ticket', 'Update a ticket by its id.', { ticket_id: { type: 'string' } }),
-      tool('assign_ticket', 'Assign a ticket to an agent.', {
-        ticket_id: { type: 'string' },
-        agent: { type: 'string' },
-      }),
-      tool('search_tickets', 'Search tickets.', { query: { type: 'string' } }),
-    ];
-    const prompt = 'Give the SSO ticket to Maria';
-    const base = { topK: 1, cache: memoryVectorCache(), links: false as const };
-    const plain = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0 } });
-    const resolved = new HybridSelector(countingEmbedder(), { ...base, multiIntent: { action: 0.3 } });
-    expect(await pick(plain, prompt, DESK)).not.toContain('assign_ticket');
-    expect(await pick(resolved, prompt, DESK)).toEqual(['assign_ticket']);
   });
 
   it('a parameter the prompt names lifts the tool that takes it: "allows smoking"', async () => {
@@ -445,10 +362,6 @@ describe('HybridSelector multi-intent prompts', () => {
     expect(await pick(spelled, 'ack ALR-7710 now', OPS)).toEqual(['acknowledge_alert']);
     expect(await pick(literal, 'ack ALR-7710 now', OPS)).not.toEqual(['acknowledge_alert']);
     expect(await pick(spelled, 'DM priya that the build is green', OPS)).toEqual(['send_direct_message']);
-  });
-
-  it('rejects a mix outside 0..1', () => {
-    expect(() => new HybridSelector(countingEmbedder(), { multiIntent: { mix: 2 } })).toThrow(RangeError);
   });
 });
 

@@ -2,27 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { registrySnapshot } from '../../src/registry/registry-snapshot.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import {
-  actionStage,
-  clauseBest,
   intentClauses,
   itemBests,
-  nameNouns,
   parameterLift,
   parameterStage,
   parameterWords,
-  requestBests,
   sharePicks,
 } from '../../src/select/multi-intent.js';
 import { applyContribution, type RankTurn, rankText } from '../../src/select/rank-stages.js';
 import { englishLoaded } from '../../src/text/english.js';
 
-// Each ranking (the prompt's first, then its clauses') through the parameter and action stages,
-// starting from the given scores.
-function resolveActions(
+// Each ranking (the prompt's first, then its clauses') through the parameter stage, starting
+// from the given scores.
+function liftRankings(
   rankings: readonly Float64Array[],
   texts: readonly string[],
   all: readonly ToolSchema[],
-  weights: { action?: number; parameters?: number },
+  weights: { parameters?: number },
 ): Float64Array[] {
   const turn: RankTurn = {
     texts,
@@ -34,16 +30,13 @@ function resolveActions(
     settings: {
       denseWeight: 0,
       nameWeight: 0,
-      mix: 0,
-      action: weights.action ?? 0,
       parameters: weights.parameters ?? 0,
     },
     learning: { learnedStore: undefined, learnedVotes: () => undefined },
   };
   return rankings.map(
     (given, t) =>
-      rankText([() => ({ name: 'given', add: given }), parameterStage, actionStage], registrySnapshot(all), turn, t)
-        .score,
+      rankText([() => ({ name: 'given', add: given }), parameterStage], registrySnapshot(all), turn, t).score,
   );
 }
 
@@ -68,7 +61,7 @@ describe('sharePicks', () => {
   });
 });
 
-describe('itemBests and mixClauses', () => {
+describe('itemBests', () => {
   it("each ranking's best tool, skipping rankings with nothing positive", () => {
     expect(
       itemBests([
@@ -77,30 +70,6 @@ describe('itemBests and mixClauses', () => {
         { fused: Float64Array.of(0.3, 0, 0) },
       ]),
     ).toEqual([1, 0]);
-  });
-
-  it('requestBests drops the slot of a statement that a writing request carries', () => {
-    const rankings = [{ fused: Float64Array.of(0.9, 0.1, 0) }, { fused: Float64Array.of(0, 0.2, 0.8) }];
-    expect(requestBests(rankings, ['reply to Carla', 'we accept clauses 3 and 4'])).toEqual([0]);
-    expect(requestBests(rankings, ['Post in #ops', 'the deploy is done'])).toEqual([0]);
-    expect(requestBests(rankings, ['reply to Carla', 'and what is the weather'])).toEqual([0, 2]);
-  });
-
-  it('requestBests keeps a statement beside requests that write nothing', () => {
-    const rankings = [{ fused: Float64Array.of(0.9, 0.1, 0) }, { fused: Float64Array.of(0, 0.2, 0.8) }];
-    // "I'm a Pisces" is what the horoscope lookup needs, not a message's content.
-    expect(requestBests(rankings, ["I'm a Pisces", 'I would like to know my week'])).toEqual([0, 2]);
-    expect(requestBests(rankings, ['find the Q3 report', 'it is quite long'])).toEqual([0, 2]);
-  });
-
-  it('mixes the best clause score into the whole prompt score', () => {
-    const best = clauseBest([Float64Array.of(0, 1, 0.25), Float64Array.of(0.5, 0, 0)], 3);
-    const whole = applyContribution(Float64Array.of(1, 0, 0.5), {
-      name: 'clause',
-      toward: { share: 0.2, scores: best },
-    });
-    expect([...best]).toEqual([0.5, 1, 0.25]);
-    expect([...whole].map((v) => +v.toFixed(6))).toEqual([0.9, 0.2, 0.45]);
   });
 });
 
@@ -116,96 +85,6 @@ describe('intentClauses', () => {
       clauses: ['weather in Oslo'],
       enumerated: false,
     });
-  });
-});
-
-describe('resolveActions', () => {
-  // Twelve ticket tools; assign_ticket is ranked eighth of the whole prompt.
-  const names = [
-    'get_ticket',
-    'update_ticket',
-    'list_tickets',
-    'search_tickets',
-    'close_ticket',
-    'comment_on_ticket',
-    'tag_ticket',
-    'assign_ticket',
-    'merge_tickets',
-    'export_tickets',
-    'watch_ticket',
-    'link_tickets',
-  ];
-  const all = names.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
-  const ranked = () => Float64Array.from(names, (_, i) => 1 - i * 0.02);
-
-  it("a one-clause prompt's own ranking is resolved among its best 10", () => {
-    const [whole = ranked()] = resolveActions([ranked()], ['Give the SSO ticket to Maria'], all, { action: 0.3 });
-    const order = [...whole.keys()].sort((a, b) => (whole[b] as number) - (whole[a] as number));
-    // From eighth (0.86) to first (1.16); only it moved.
-    expect(names[order[0] as number]).toBe('assign_ticket');
-    expect(whole.filter((v, i) => v !== ranked()[i]).length).toBe(1);
-  });
-
-  it('a multi-clause prompt resolves its clauses among their best 5, not the whole prompt', () => {
-    const [whole = ranked(), clause = ranked()] = resolveActions(
-      [ranked(), ranked()],
-      ['x', 'hand the ticket to Maria'],
-      all,
-      { action: 0.1 },
-    );
-    expect([...whole]).toEqual([...ranked()]);
-    // assign_ticket is eighth in the clause too: beyond its best 5, so nothing moves.
-    expect([...clause]).toEqual([...ranked()]);
-    const [, first = ranked()] = resolveActions([ranked(), ranked()], ['x', 'close the ticket'], all, { action: 0.1 });
-    expect((first[4] as number) - (ranked()[4] as number)).toBeCloseTo(0.1);
-  });
-
-  it('a one-clause prompt lifts only tools that share a name word with a best tool lacking the action', () => {
-    // find_agency and search_flights do the asked action (search) but share no name word with
-    // a best tool that does not; get_flight_status does not search, so search_flights is
-    // told apart from it by the action and gains; find_agency does not.
-    const tools = ['trip_planner', 'find_agency', 'get_flight_status', 'search_flights', 'hotel_rates'];
-    const list = tools.map((name) => ({ name, description: '', parameters: { type: 'object' as const } }));
-    const [whole = ranked()] = resolveActions(
-      [Float64Array.of(1, 0.95, 0.9, 0.85, 0.8)],
-      ['Find me a flight to Tokyo'],
-      list,
-      {
-        action: 0.2,
-      },
-    );
-    expect([...whole].map((v) => +v.toFixed(6))).toEqual([1, 0.95, 0.9, 1.05, 0.8]);
-    // Without the one that lacks the action, no name word repeats and nothing moves.
-    const [alone = ranked()] = resolveActions(
-      [Float64Array.of(1, 0.95, 0, 0.85, 0.8)],
-      ['Find me a flight to Tokyo'],
-      list,
-      {
-        action: 0.2,
-      },
-    );
-    expect([...alone]).toEqual([1, 0.95, 0, 0.85, 0.8]);
-  });
-
-  it('weight 0 or a prompt with no action changes nothing', () => {
-    const [off = ranked()] = resolveActions([ranked()], ['Give the SSO ticket to Maria'], all, { action: 0 });
-    const [whole = ranked()] = resolveActions([off], ['the SSO ticket for Maria'], all, { action: 0.1 });
-    expect([...whole]).toEqual([...ranked()]);
-  });
-});
-
-describe('nameNounsOf', () => {
-  it("a tool's name words, stemmed, without stopwords or short words, and nothing for a bad name", () => {
-    const tools = [
-      { name: 'get_ticket', description: '' },
-      { name: 'searchOpenTickets', description: '' },
-      { name: 42 as unknown as string, description: '' },
-    ].map((tool) => ({ ...tool, parameters: { type: 'object' as const } }));
-    const nouns = registrySnapshot(tools).get(nameNouns(englishLoaded.stem));
-    expect([...(nouns[0] ?? [])]).toEqual(['ticket']);
-    expect(nouns[1]?.has('ticket')).toBe(true);
-    expect(nouns[2]?.size).toBe(0);
-    expect(registrySnapshot(tools).get(nameNouns(englishLoaded.stem))).toBe(nouns);
   });
 });
 
@@ -259,8 +138,8 @@ describe('liftParameters', () => {
     expect([...off]).toEqual([...ranked()]);
   });
 
-  it('resolveActions lifts the whole prompt by its parameters, not its clauses', () => {
-    const [whole = ranked(), clause = ranked()] = resolveActions(
+  it('liftRankings lifts the whole prompt by its parameters, not its clauses', () => {
+    const [whole = ranked(), clause = ranked()] = liftRankings(
       [ranked(), ranked()],
       ['A hotel in Paris that allows smoking', 'allows smoking'],
       all,

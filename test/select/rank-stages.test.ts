@@ -33,7 +33,7 @@ function turnOf(texts: string[], dense: number[][] | undefined): RankTurn {
     dense: dense?.map((scores) => Float32Array.from(scores)),
     vector: undefined,
     clauses: [],
-    settings: { denseWeight: 0.7, nameWeight: 0.2, action: 0.1, parameters: 0.1, mix: 0.2 },
+    settings: { denseWeight: 0.7, nameWeight: 0.2, parameters: 0.1 },
     learning: { learnedStore: undefined, learnedVotes: () => undefined },
   };
 }
@@ -44,17 +44,9 @@ describe('the hybrid stage list', () => {
   it('names each stage in one place, multi-intent and whole-task stages only when loaded', () => {
     const names = (stages: readonly Stage[], on: RankTurn) =>
       rankText(stages, snapshot, on, 0).contributions.map(({ name }) => name);
-    // "what is the weather" asks no action: the action stage has no contribution.
     expect(names(full.prompt, turn)).toEqual(['lexical', 'dense', 'name', 'parameters']);
-    expect(names(full.prompt, turnOf(['send an email to Kim'], [[0.1, 0.9, 0.1, 0.2]]))).toEqual([
-      'lexical',
-      'dense',
-      'name',
-      'parameters',
-      'action',
-    ]);
     expect(names(hybridStages(undefined, undefined).prompt, turn)).toEqual(['lexical', 'dense', 'name']);
-    expect(hybridStages(intent, task).prompt).toHaveLength(9);
+    expect(hybridStages(intent, task).prompt).toHaveLength(7);
     expect(hybridStages(undefined, undefined).clause).toHaveLength(3);
   });
 
@@ -108,7 +100,7 @@ describe('the hybrid stage list', () => {
     expect([...scores]).toEqual([...copy]);
   });
 
-  it('clauses rank first; the clause stage moves the prompt toward their best score', () => {
+  it('clauses rank on their own; the prompt keeps its own ranking', () => {
     const two = turnOf(
       ['weather in Oslo and send an email to Kim', 'weather in Oslo', 'send an email to Kim'],
       [
@@ -120,23 +112,19 @@ describe('the hybrid stage list', () => {
     const ranked = rankTurn(full, snapshot, two);
     expect(ranked.clauses).toHaveLength(2);
     const names = ranked.contributions.map(({ name }) => name);
-    // A prompt with clauses leaves the action to them.
-    expect(names).toEqual(['lexical', 'dense', 'name', 'parameters', 'clause']);
-    const best = intent.clauseBest(ranked.clauses, all.length);
-    const before = combine(all.length, ranked.contributions.slice(0, -1));
-    for (let i = 0; i < all.length; i++)
-      expect(ranked.score[i]).toBe(0.8 * (before[i] as number) + 0.2 * (best[i] as number));
-    expect(partsOf(ranked.contributions, 1).clause).toBe(best[1]);
+    expect(names).toEqual(['lexical', 'dense', 'name', 'parameters']);
+    // Each clause's best tool: the weather tool for the first, the email tool for the second.
+    expect(intent.itemBests(ranked.clauses.map((fused) => ({ fused })))).toEqual([0, 1]);
+    expect([...ranked.score]).toEqual([...rankText(full.prompt, snapshot, two, 0).score]);
   });
 
-  it('reasons list paired after clause, as before the stages, though the pairs are lifted first', () => {
+  it('reasons list lexical, dense, learned, paired first, then the rest in stage order', () => {
     const part = (name: string) => ({ name, part: () => 1 });
-    const stages = ['lexical', 'dense', 'name', 'learned', 'paired', 'clause', 'extra'].map(part);
+    const stages = ['lexical', 'dense', 'name', 'paired', 'learned', 'extra'].map(part);
     expect(Object.keys(partsOf(reportOrder(stages), 0))).toEqual([
       'lexical',
       'dense',
       'learned',
-      'clause',
       'paired',
       'name',
       'extra',

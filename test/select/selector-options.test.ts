@@ -75,7 +75,7 @@ describe('an option set to undefined means its default on every selector', () =>
       topK: undefined,
       denseWeight: undefined,
       adaptive: { floor: undefined, ceiling: undefined, span: undefined },
-      multiIntent: { mix: undefined, share: undefined },
+      multiIntent: { share: undefined, clauseSlots: undefined },
     });
     const defaults = new HybridSelector(countingEmbedder(), { adaptive: true });
     const got = await unset.select(prompt, all, { signal });

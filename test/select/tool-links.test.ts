@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolSchema } from '../../src/registry/schema.js';
-import {
-  handleInputs,
-  inferToolLinks,
-  namesPerson,
-  prerequisitesFor,
-  suppliedIn,
-} from '../../src/select/tool-links.js';
+import { handleInputs, inferToolLinks, prerequisitesFor } from '../../src/select/tool-links.js';
 
 const root = join(import.meta.dirname, '../..');
 const WORKDESK = JSON.parse(readFileSync(join(root, 'test/fixtures/workdesk/tools.json'), 'utf8')) as ToolSchema[];
@@ -79,13 +73,10 @@ describe('inferToolLinks on the dev registry', () => {
 
   it('links each tool that needs an id to the tool that finds it', () => {
     expect(providersOf(links, 'assign_task', 'task_id')?.[0]).toBe('search_tasks');
-    expect(providersOf(links, 'reply_to_email', 'email_id')?.[0]).toBe('search_inbox');
     expect(providersOf(links, 'update_event', 'id')).toEqual(['list_events']);
     expect(providersOf(links, 'log_activity', 'customer_id')).toEqual(['find_customer']);
-    expect(providersOf(links, 'get_stock_quote', 'ticker')).toEqual(['lookup_ticker']);
     expect(providersOf(links, 'rollback_deployment')).toEqual(['list_deployments']);
     expect(providersOf(links, 'share_document', 'docId')).toEqual(['search_documents']);
-    expect(providersOf(links, 'submit_expense', 'receipt_id')).toEqual(['upload_receipt']);
     expect(links.warnings).toEqual([]);
   });
 
@@ -97,20 +88,6 @@ describe('inferToolLinks on the dev registry', () => {
     }
     expect(providersOf(links, 'send_email')).toBeUndefined();
     expect(providersOf(links, 'get_weather')).toBeUndefined();
-  });
-
-  it('ranks providers with the tools’ vectors when there are some', () => {
-    // Two finders of one entity; the vectors say the second belongs with the consumer.
-    const tools = [
-      tool('pick_widget', 'Use a widget.', { widget_id: str('ID of the widget') }),
-      tool('search_widgets', 'Search widgets; returns widget IDs.', { query: str() }),
-      tool('list_widgets', 'List widgets with their IDs.', {}),
-    ];
-    const lexical = inferToolLinks(tools);
-    const matrix = Float32Array.from([1, 0, 0, 1, 0.8, 0.6]);
-    const dense = inferToolLinks(tools, { vectors: { matrix, dimensions: 2 } });
-    expect(providersOf(lexical, 'pick_widget')?.[0]).toBe('search_widgets');
-    expect(providersOf(dense, 'pick_widget')?.[0]).toBe('list_widgets');
   });
 
   it('a tool name in a parameter description is a link on its own', () => {
@@ -125,22 +102,6 @@ describe('inferToolLinks on the dev registry', () => {
       tool('add', 'Add two numbers.', { a: str(), b: str() }),
     ];
     expect(providersOf(inferToolLinks(math), 'add_to_list')).toBeUndefined();
-  });
-
-  it('a sibling shares the tool its twin names: same object, same parameter', () => {
-    const tools = [
-      tool('reply_to_email', 'Reply to an email.', { message_id: str('Mailbox message ID from search_email') }),
-      tool('forward_email', 'Forward an email to others.', { message_id: str() }),
-      tool('search_email', 'Search your mailbox.', { query: str() }),
-      tool('search_messages', 'Search chat messages in channels.', { query: str() }),
-      // Another object with the same parameter name is no sibling.
-      tool('pin_chat', 'Pin a chat message.', { message_id: str() }),
-    ];
-    const links = inferToolLinks(tools);
-    expect(providersOf(links, 'reply_to_email')?.[0]).toBe('search_email');
-    expect(providersOf(links, 'forward_email')?.[0]).toBe('search_email');
-    expect(providersOf(links, 'pin_chat')).not.toContain('search_email');
-    expect(providersOf(links, 'pin_chat')).toContain('search_messages');
   });
 });
 
@@ -180,8 +141,6 @@ describe('declared links and bad input', () => {
     const result = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: [1, 0.5, 0],
-      prompt: 'open the box',
       budget: 8,
     });
     expect(result.extra).toEqual([1]);
@@ -204,8 +163,6 @@ describe('declared links and bad input', () => {
     const { extra } = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: new Float64Array(many.length),
-      prompt: 'assign the order',
       budget: 2,
     });
     expect(extra).toHaveLength(1);
@@ -216,7 +173,7 @@ describe('declared links and bad input', () => {
       tool('link_all', 'Link things.', { task_id: str(), event_id: str(), email_id: str(), deal_id: str() }),
       tool('search_tasks', 'Search tasks; returns task IDs.', { q: str() }, []),
       tool('list_events', 'List events with their IDs.', {}),
-      tool('search_inbox', 'Search mail; each has an email_id.', { q: str() }, []),
+      tool('search_email', 'Search email.', { q: str() }, []),
       tool('list_deals', 'List deals with deal IDs.', {}),
     ];
     const links = inferToolLinks(ids);
@@ -224,8 +181,6 @@ describe('declared links and bad input', () => {
     const { extra } = prerequisitesFor(links, {
       picked: [0],
       anchors: [0],
-      score: new Float64Array(5),
-      prompt: 'link them',
       budget: 2,
     });
     expect(extra).toHaveLength(2);
@@ -243,10 +198,6 @@ describe('declared links and bad input', () => {
     // "by its room ID" is what create_event takes: no source of event ids, nor of room ids.
     expect(providersOf(links, 'cancel_event')).toBeUndefined();
     expect(providersOf(links, 'book_room')).toBeUndefined();
-    // Said of what it returns, the same kind of words make it a source.
-    const returning = [...tools];
-    returning[1] = createEvent('Create a calendar event; returns the new event ID.');
-    expect(providersOf(inferToolLinks(returning), 'cancel_event')).toEqual(['create_event']);
   });
 
   it('anchors take turns: each one’s first lookup comes before another’s second', () => {
@@ -269,8 +220,6 @@ describe('declared links and bad input', () => {
       prerequisitesFor(links, {
         picked: [0, 1],
         anchors: [0, 1],
-        score: new Float64Array(tools.length),
-        prompt: 'share the board deck',
         budget,
       }).extra.map((i) => (tools[i] as ToolSchema).name);
     expect(run(2)).toEqual(['search_messages', 'search_files']);
@@ -279,73 +228,22 @@ describe('declared links and bad input', () => {
   });
 });
 
-describe('suppliedIn and prerequisitesFor', () => {
-  const input = { parameter: 'task_id', entity: ['task'], handle: ['id'], words: ['task'], mentions: ['task'] };
-
-  it('a handle the prompt spells out needs no lookup', () => {
-    expect(suppliedIn('Mark task 4821 as done', input)).toBe(true);
-    expect(suppliedIn('Comment on task #921', input)).toBe(true);
-    expect(suppliedIn('my id is USR002, message Bob', input)).toBe(true);
-    expect(suppliedIn("Reassign all of Dana's onboarding tasks to Luis", input)).toBe(false);
-    expect(suppliedIn('Move the task to 3pm on 12 March', input)).toBe(false);
-    const ticker = { parameter: 'ticker', entity: ['stock'], handle: ['ticker'], words: ['stock'], mentions: [] };
-    expect(suppliedIn('Quote for TSLA please', ticker)).toBe(true);
-    expect(suppliedIn("What's the share price of Northwind Traders?", ticker)).toBe(false);
-  });
-
+describe('prerequisitesFor', () => {
   it('adds the best provider of an anchor within the budget, or names one already picked', () => {
     const links = inferToolLinks(WORKDESK);
     const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
-    const score = new Float64Array(WORKDESK.length);
-    const missing = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign the onboarding tasks to Tom',
-      budget: 2,
-    });
+    const missing = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], budget: 2 });
     expect(missing.extra).toEqual([at('search_tasks')]);
     expect(missing.neededBy.get(at('search_tasks'))).toEqual(['assign_task']);
-    const given = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Assign task 3307 to Tom',
-      budget: 2,
-    });
-    expect(given.extra).toEqual([]);
     const picked = [at('assign_task'), at('list_my_tasks')];
-    const inside = prerequisitesFor(links, {
-      picked,
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign my tasks to Tom',
-      budget: 2,
-    });
+    const inside = prerequisitesFor(links, { picked, anchors: [at('assign_task')], budget: 2 });
     expect(inside.extra).toEqual([]);
     expect(inside.neededBy.get(at('list_my_tasks'))).toEqual(['assign_task']);
-    const none = prerequisitesFor(links, {
-      picked: [at('assign_task')],
-      anchors: [at('assign_task')],
-      score,
-      prompt: 'Reassign the tasks',
-      budget: 0,
-    });
+    const none = prerequisitesFor(links, { picked: [at('assign_task')], anchors: [at('assign_task')], budget: 0 });
     expect(none.extra).toEqual([]);
   });
 
-  it('an optional handle counts only when the prompt names what it is about', () => {
-    const links = inferToolLinks(WORKDESK);
-    const at = (name: string) => WORKDESK.findIndex((t) => t.name === name);
-    const score = new Float64Array(WORKDESK.length);
-    const run = (prompt: string) =>
-      prerequisitesFor(links, { picked: [at('create_task')], anchors: [at('create_task')], score, prompt, budget: 2 })
-        .extra;
-    expect(run('Create a kickoff task in the Website project due Friday')).toEqual([at('list_projects')]);
-    expect(run('Create a task to renew the SSL certificate')).toEqual([]);
-  });
-
-  it('an optional handle of a person counts when the prompt names one by name', () => {
+  it('an optional handle is reported as a link but never followed', () => {
     const tools = [
       tool('request_leave', 'Request time off.', { employee_id: str('Omit to file for yourself'), start: str() }, [
         'start',
@@ -353,19 +251,7 @@ describe('suppliedIn and prerequisitesFor', () => {
       tool('search_employees', 'Search the employee directory by name.', { name: str() }, []),
     ];
     const links = inferToolLinks(tools);
-    const run = (prompt: string) =>
-      prerequisitesFor(links, { picked: [0], anchors: [0], score: new Float64Array(2), prompt, budget: 2 }).extra;
-    expect(run('Put in vacation for Lena Hoffmann from Aug 4')).toEqual([1]);
-    expect(run('Put in vacation for me from Aug 4 to Aug 15')).toEqual([]);
-    expect(run('Book time off. Please Thanks')).toEqual([]);
-  });
-});
-
-describe('namesPerson', () => {
-  it('a first and last name, not capitalised sentence starts, days or months', () => {
-    expect(namesPerson('How much PTO does Omar Farouk have left?')).toBe(true);
-    expect(namesPerson('Hector Alvarez has a new number')).toBe(true);
-    for (const text of ['Book it for Monday August 4', 'Please Do it now', 'the SSO ticket', 'What Is this'])
-      expect(namesPerson(text), text).toBe(false);
+    expect(links.links.map((link) => [link.parameter, link.optional])).toEqual([['employee_id', true]]);
+    expect(prerequisitesFor(links, { picked: [0], anchors: [0], budget: 2 }).extra).toEqual([]);
   });
 });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { KeywordSelector } from '../../src/select/keyword-selector.js';
+import { promptTexts } from '../../src/select/multi-intent.js';
 import type { SelectionContext } from '../../src/select/selector.js';
 import { inferToolLinks } from '../../src/select/tool-links.js';
-import { requestAction } from '../../src/text/actions.js';
 import { splitClauses } from '../../src/text/clauses.js';
 import { english, englishLoaded } from '../../src/text/english.js';
 import { englishRules } from '../../src/text/english-rules.js';
@@ -50,19 +50,20 @@ describe('the English lexicon', () => {
     expect(loaded.stem('directories')).toBe(englishLoaded.stem('directory'));
   });
 
-  it('keeps one verb table whose tags give each rule the words it read before', () => {
-    // The action classes' noun-verbs, and tool links' name actions (13 words only links read).
-    expect(tagged(englishRules.verbs, 'noun').has('email')).toBe(true);
+  it('keeps one verb table of the roles tool links read', () => {
+    expect(tagged(englishRules.verbs, 'finds').has('search')).toBe(true);
+    expect(tagged(englishRules.verbs, 'fetches').has('get')).toBe(true);
     for (const word of ['authenticate', 'login', 'write', 'stop', 'run', 'history', 'recent'])
       expect(englishRules.verbs[word]?.split(' ').some((tag) => tag === 'name' || tag === 'finds')).toBe(true);
-    expect(requestAction('write back to Dana')).toBe('reply'); // a phrase, not the link-only "write"
-    expect(requestAction('run the report')).toBeUndefined(); // "run" carries no action class
+    // Only the roles links read are left: no action class, no noun-verb.
+    const roles = new Set(Object.values(englishRules.verbs).flatMap((tags) => tags.split(' ')));
+    expect([...roles].sort()).toEqual(['fetches', 'finds', 'name']);
   });
 });
 
 describe('a prompt in a script the lexicon does not cover', () => {
   // Both prompts hold English words the rules would act on ("then" splits clauses, "ack" is
-  // spelled out, "email" is a send): with the prompt mostly in another script, none fires.
+  // spelled out): with the prompt mostly in another script, none fires.
   it.each([
     ['Japanese', '会議の議事録をまとめて email で送って then カレンダーに予定を作って ack'],
     ['Russian', 'Отправь протокол встречи по email, then создай событие в календаре и ack'],
@@ -94,7 +95,12 @@ describe('a prompt in a script the lexicon does not cover', () => {
       { signal: signal() },
     );
     expect(output.warnings ?? []).not.toContainEqual(expect.stringMatching(/lexical rules skipped/));
-    expect(Object.values(output.reasons ?? {}).some((reason) => reason.parts?.clause !== undefined)).toBe(true);
+    // Its clauses are ranked too: the plain "and" splits it.
+    const { texts } = await promptTexts(
+      'Summarise the meeting notes and email them to the team, then create a calendar event',
+      {},
+    );
+    expect(texts.length).toBeGreaterThan(1);
   });
 });
 
@@ -109,16 +115,13 @@ const german: Lexicon = {
     ...englishRules,
     scripts: /\p{Script=Latin}/u,
     verbs: {
-      senden: 'send name',
-      schicken: 'send',
-      antworten: 'reply name',
-      erstellen: 'create name',
-      suche: 'search finds',
-      aktualisiere: 'update name',
+      senden: 'name',
+      antworten: 'name',
+      erstellen: 'name',
+      suche: 'finds',
+      aktualisiere: 'name',
     },
     handleWords: ['nummer', 'id'],
-    leads: ['bitte', 'und', 'dann'],
-    actionPhrases: [[/\bgib\s+\S+\s+bescheid\b/i, 'send']],
     clauseSeparator: /[.!?]+\s+|\s*;\s*|,?\s+(?:und\s+)?(?:dann|danach)\b,?\s*/giu,
     clauseAnd: /,?\s+und\s+/giu,
     clauseLead: /^(?:und\s+)?(?:dann|danach)\b,?\s*/iu,
@@ -129,9 +132,6 @@ const german: Lexicon = {
 describe('a second lexicon', () => {
   it('drives the rules in its own words', async () => {
     const words = await loadLexicon(german);
-    expect(requestAction('bitte schicke ihm die Details', words)).toBe('send');
-    expect(requestAction('gib Dana bescheid', words)).toBe('send');
-    expect(requestAction('bitte schicke ihm die Details')).toBeUndefined(); // English does not read German
     expect(splitClauses('Suche das Ticket im System, dann schicke die Antwort an Dana', {}, words)).toEqual([
       'Suche das Ticket im System',
       'schicke die Antwort an Dana',
@@ -165,9 +165,9 @@ describe('a second lexicon', () => {
         { signal: signal() },
       );
       expect(output.warnings ?? []).not.toContainEqual(expect.stringMatching(/lexical rules skipped/));
-      return Object.values(output.reasons ?? {}).filter((reason) => reason.parts?.clause !== undefined).length;
+      return (await promptTexts(prompt.latestUserMessage ?? '', { share: true }, lexicon)).texts.length - 1;
     };
-    expect(await clauses(german)).toBeGreaterThan(0);
+    expect(await clauses(german)).toBe(2);
     expect(await clauses()).toBe(0);
   });
 });
