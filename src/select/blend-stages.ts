@@ -14,13 +14,14 @@ import type { LexicalEvidence, RankTurn, Stage } from './rank-stages.js';
 /** The hybrid's lexical index of a registry: BM25 over stemmed documents. */
 export interface HybridLexicon {
   readonly index: Bm25Index;
-  /** Each tool's BM25 document words (stemmed), as a set: what a prompt matched. */
-  readonly documents: readonly ReadonlySet<string>[];
+  /** Tool `i`'s BM25 document words (stemmed), as a set: what a prompt matched. */
+  document(i: number): ReadonlySet<string>;
 }
 
 type Stem = (word: string) => string;
 
-const stemmedDocuments = derivationPer(
+/** Each tool's BM25 document words, stemmed, in order (what the hybrid lexicon indexes; shipped in a vectors file). */
+export const stemmedDocuments = derivationPer(
   (stems: Stem): Derivation<readonly string[][]> =>
     ({ tools }) =>
       tools.map((tool) => bm25Document(tool).map(stems)),
@@ -46,9 +47,18 @@ export function hybridLexicon(k1: number, b: number, stems: Stem = stem): Deriva
   if (!derive) {
     derive = (snapshot) => {
       const documents = snapshot.get(stemmedDocuments(stems));
+      // A tool's word set is built when a selection reports its matches, not for every tool.
+      const sets: (ReadonlySet<string> | undefined)[] = [];
       return {
         index: buildBm25(documents, { k1, b }),
-        documents: documents.map((words) => new Set(words)),
+        document: (i) => {
+          let set = sets[i];
+          if (!set) {
+            set = new Set(documents[i] ?? []);
+            sets[i] = set;
+          }
+          return set;
+        },
       };
     };
     byParameters.set(key, derive);
