@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util';
 import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
 import { errorMessage } from '../describe-error.js';
-import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { LearnExample } from '../learn/example-memory.js';
@@ -16,6 +15,7 @@ import { ownEntry } from '../registry/name-record.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { toolsCost } from '../registry/tool-cost.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
+import { buildHybridVectorsFile } from '../select/hybrid-state-build.js';
 import type { AsyncToolSelector } from '../select/selector.js';
 import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { type EvalCase, loadCases, loadTools, type SplitName } from './eval-data.js';
@@ -572,7 +572,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   const started = performance.now();
   let bytes: Uint8Array;
   try {
-    bytes = await buildVectorsFile(embedder, tools, { precision, onProgress: bar.update });
+    bytes = await buildHybridVectorsFile(embedder, tools, { precision, onProgress: bar.update });
   } finally {
     bar.done();
   }

@@ -16,6 +16,7 @@ import { CorpusError } from './corpus-error.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { lruSet, lruTrim } from './lru.js';
 import type { VectorCache } from './vector-cache.js';
+import type { VectorsFile } from './vectors-file.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
 
 /** Counters for tests, demos and dashboards. */
@@ -349,6 +350,32 @@ export class CorpusIndex {
     return { corpus, warnings };
   }
 
+  /**
+   * The vectors file this index seeds from, read and verified once (shared with the corpus
+   * builds; its warnings go out with the build that first uses it): undefined without one, or
+   * when it was refused.
+   *
+   * @example
+   * const file = await index.vectorsFile(signal)
+   * file?.sections.get('hyb1')
+   */
+  async vectorsFile(signal?: AbortSignal): Promise<VectorsFile | undefined> {
+    if (this.options.vectors === undefined) return undefined;
+    return (await this.loadSeed(signal)).file;
+  }
+
+  private loadSeed(signal: AbortSignal | undefined): Promise<LoadedVectors> {
+    const source = this.options.vectors as VectorsSource;
+    // Imported on first use: apps that ship no vectors file never load the decoder.
+    this.seed ??= import('./vectors-source.js')
+      .then(({ loadVectors }) => loadVectors(source, this.embedder, signal ? { signal } : {}))
+      .catch((error: unknown) => {
+        this.seed = undefined; // aborted mid-load: a later build tries again
+        throw error;
+      });
+    return this.seed;
+  }
+
   /** Move the texts the vectors file holds into the store; return the ones still missing. */
   private async takeFromVectorsFile(
     missing: readonly string[],
@@ -356,15 +383,7 @@ export class CorpusIndex {
     warnings: string[],
     signal: AbortSignal,
   ): Promise<string[]> {
-    const source = this.options.vectors as VectorsSource;
-    // Imported on first use: apps that ship no vectors file never load the decoder.
-    this.seed ??= import('./vectors-source.js')
-      .then(({ loadVectors }) => loadVectors(source, this.embedder, { signal }))
-      .catch((error: unknown) => {
-        this.seed = undefined; // aborted mid-load: a later build tries again
-        throw error;
-      });
-    const { file, warnings: loadWarnings } = await this.seed;
+    const { file, warnings: loadWarnings } = await this.loadSeed(signal);
     signal.throwIfAborted();
     const first = !this.seedReported;
     this.seedReported = true;

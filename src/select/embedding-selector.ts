@@ -11,6 +11,7 @@ import { scoreRows } from '../embed/embedder.js';
 import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
+import type { VectorsFile } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.js';
 import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
@@ -290,6 +291,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
   /** How long a turn waits for the embedder before falling open (`undefined`: no timeout). */
   get timeoutMs(): number | undefined {
     return this.settings.timeoutMs;
+  }
+
+  /**
+   * The precomputed vectors file this selector seeds from, read and verified once: undefined
+   * without one, or when it was refused (the corpus build reports why).
+   *
+   * @example
+   * const file = await selector.vectorsFile()
+   * file?.sections // what else the file ships (the hybrid's derived state)
+   */
+  vectorsFile(options: { signal?: AbortSignal } = {}): Promise<VectorsFile | undefined> {
+    return this.index.vectorsFile(options.signal);
   }
 
   /** Corpus counters: texts embedded, cache hits and misses, corrupt entries rebuilt. */

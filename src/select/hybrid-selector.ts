@@ -195,6 +195,8 @@ export class HybridSelector implements AsyncToolSelector {
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
   readonly #linkSource: LinkSource;
+  // Whether this list's first turn looked for derived state in the vectors file (see #seeded).
+  readonly #shipped = new WeakMap<readonly ToolSchema[], Promise<readonly string[]>>();
   // What `extend` merges over: the options minus those already applied to #dense (cache,
   // timeout, vectors, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
@@ -236,7 +238,15 @@ export class HybridSelector implements AsyncToolSelector {
     if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64))
       throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
-    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense, lexicon };
+    // Shipped links were inferred with the default options; declared or uninferred ones differ.
+    const shippable = links === undefined || (links !== false && !links.declared && links.infer !== false);
+    this.#linkSource = {
+      options: { ...links, budget },
+      cache: new WeakMap(),
+      ...(shippable ? { shipped: new WeakMap() } : {}),
+      dense: this.#dense,
+      lexicon,
+    };
     this.#settings = {
       denseWeight,
       nameWeight: this.#options.nameWeight,
@@ -371,13 +381,15 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
+    // What the vectors file ships for this list (documents, actions, links), before any is derived.
+    const seeded = await this.#seeded(all, signal);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
     const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
-    const warnings = [...dense.warnings, ...(prompt?.warnings ?? [])];
+    const warnings = [...dense.warnings, ...seeded, ...(prompt?.warnings ?? [])];
     const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
     const whole = lexical[0] as LexicalEvidence;
     if (!dense.ok) {
@@ -436,7 +448,7 @@ export class HybridSelector implements AsyncToolSelector {
       const tool = all[i] as ToolSchema;
       if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
-      const matched = (words[0] as string[]).filter((word) => lexicon.documents[i]?.has(word));
+      const matched = (words[0] as string[]).filter((word) => lexicon.document(i).has(word));
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),
@@ -446,6 +458,32 @@ export class HybridSelector implements AsyncToolSelector {
     }
     task?.annotate(reasons, all, needed);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * Seed the list's snapshot and links from the vectors file's derived state, once per list
+   * (only with the default lexicon: the state was derived with it). The warnings come back on
+   * the first call only.
+   */
+  async #seeded(all: readonly ToolSchema[], signal: AbortSignal | undefined): Promise<readonly string[]> {
+    if (this.#lexicon !== undefined) return [];
+    let seeding = this.#shipped.get(all);
+    const first = !seeding;
+    if (!seeding) {
+      seeding = this.#dense.vectorsFile(signal ? { signal } : {}).then(async (file) => {
+        if (!file || file.sections.size === 0) return [];
+        const { seedFromVectorsFile } = await import('./hybrid-state.js');
+        const links = this.#linkSource.shipped;
+        return seedFromVectorsFile(file, all, registrySnapshot(all), {
+          embedder: this.#dense.embedder,
+          ...(links ? { links } : {}),
+        });
+      });
+      this.#shipped.set(all, seeding);
+      seeding.catch(() => this.#shipped.delete(all));
+    }
+    const warnings = await seeding;
+    return first ? warnings : [];
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */

@@ -40,6 +40,8 @@ export interface LinkSource {
   /** The words links are read with (default `english`). */
   readonly lexicon?: Lexicon | undefined;
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
+  /** Links shipped with a vectors file and checked against their list: taken instead of inferring. */
+  readonly shipped?: WeakMap<readonly ToolSchema[], ToolLinks>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
     /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */
@@ -64,7 +66,11 @@ export function linksFor(
   signal: AbortSignal | undefined,
 ): Promise<ToolLinks> {
   let links = source.cache.get(all);
-  if (!links) {
+  const shipped = links ? undefined : source.shipped?.get(all);
+  if (shipped) {
+    links = Promise.resolve(shipped);
+    source.cache.set(all, links);
+  } else if (!links) {
     const lexicon = loadLexicon(source.lexicon ?? english);
     const input = linkInput(source, all);
     links = source.dense
