@@ -197,6 +197,7 @@ export class HybridSelector implements AsyncToolSelector {
   readonly #linkSource: LinkSource;
   // Whether this list's first turn looked for derived state in the vectors file (see #seeded).
   readonly #shipped = new WeakMap<readonly ToolSchema[], Promise<readonly string[]>>();
+  readonly #derived = { inferred: 0, shipped: 0, seeded: 0 };
   // What `extend` merges over: the options minus those already applied to #dense (cache,
   // timeout, vectors, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
@@ -244,6 +245,7 @@ export class HybridSelector implements AsyncToolSelector {
       options: { ...links, budget },
       cache: new WeakMap(),
       ...(shippable ? { shipped: new WeakMap() } : {}),
+      counts: this.#derived,
       dense: this.#dense,
       lexicon,
     };
@@ -268,6 +270,20 @@ export class HybridSelector implements AsyncToolSelector {
    */
   async toolLinks(all: readonly ToolSchema[], signal?: AbortSignal): Promise<ToolLinks> {
     return (await import('./whole-task.js')).linksFor(this.#linkSource, all, signal);
+  }
+
+  /**
+   * What this selector derived per tool list and what it took from a vectors file instead:
+   * `seeded` lists whose documents and actions came from the file's derived state, `shipped`
+   * lists whose tool links did, `inferred` lists whose links were inferred (and their kind
+   * links embedded).
+   *
+   * @example
+   * await selector.select(ctx, all)
+   * selector.derivedStats // { seeded: 1, shipped: 1, inferred: 0 } with a matching file
+   */
+  get derivedStats(): { readonly seeded: number; readonly shipped: number; readonly inferred: number } {
+    return { ...this.#derived };
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -474,10 +490,12 @@ export class HybridSelector implements AsyncToolSelector {
         if (!file || file.sections.size === 0) return [];
         const { seedFromVectorsFile } = await import('./hybrid-state.js');
         const links = this.#linkSource.shipped;
-        return seedFromVectorsFile(file, all, registrySnapshot(all), {
+        const { seeded, warnings } = await seedFromVectorsFile(file, all, registrySnapshot(all), {
           embedder: this.#dense.embedder,
           ...(links ? { links } : {}),
         });
+        if (seeded) this.#derived.seeded++;
+        return warnings;
       });
       this.#shipped.set(all, seeding);
       seeding.catch(() => this.#shipped.delete(all));

@@ -249,25 +249,27 @@ function handleInput(value: unknown, tool: string): HandleInput {
 /**
  * Seed a hybrid's first turn over `all` from a vectors file's `hyb1` section: the snapshot's
  * documents and actions, and (given `links`, the hybrid's shipped-links map, when its link
- * options are the defaults) the tool links. Returns the warnings to report: none when the file
- * carries no state or the state was used; one saying why when it was ignored.
+ * options are the defaults) the tool links. Returns whether it seeded, and the warnings to
+ * report: none when the file carries no state or the state was used; one saying why when it was
+ * ignored.
  *
  * @example
- * const warnings = await seedFromVectorsFile(file, all, registrySnapshot(all), { embedder, links })
+ * const { seeded, warnings } = await seedFromVectorsFile(file, all, registrySnapshot(all), { embedder, links })
  */
 export async function seedFromVectorsFile(
   file: VectorsFile,
   all: readonly ToolSchema[],
   snapshot: RegistrySnapshot,
   options: { embedder: StateEmbedder; links?: WeakMap<readonly ToolSchema[], ToolLinks> },
-): Promise<string[]> {
+): Promise<{ readonly seeded: boolean; readonly warnings: readonly string[] }> {
   const bytes = file.sections.get(HYBRID_STATE_TAG);
-  if (!bytes) return [];
+  if (!bytes) return { seeded: false, warnings: [] };
   const read = await readHybridState(bytes, all, options.embedder);
-  if (!read.ok) return [`vectors file's derived state ignored (${read.reason}); deriving it`];
+  if (!read.ok)
+    return { seeded: false, warnings: [`vectors file's derived state ignored (${read.reason}); deriving it`] };
   const lexicon = await loadLexicon(english);
   seedHybridState(read.state, snapshot, lexicon.stem, lexicon);
   // Links declared with the list change what is inferred; the shipped ones assumed none.
   if (options.links && toolNeedsOf(all) === undefined) options.links.set(all, read.state.links);
-  return [];
+  return { seeded: true, warnings: [] };
 }

@@ -42,6 +42,8 @@ export interface LinkSource {
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   /** Links shipped with a vectors file and checked against their list: taken instead of inferring. */
   readonly shipped?: WeakMap<readonly ToolSchema[], ToolLinks>;
+  /** Lists whose links were inferred, and lists whose links were taken from `shipped`. */
+  readonly counts?: { inferred: number; shipped: number };
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
     /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */
@@ -70,7 +72,9 @@ export function linksFor(
   if (shipped) {
     links = Promise.resolve(shipped);
     source.cache.set(all, links);
+    if (source.counts) source.counts.shipped++;
   } else if (!links) {
+    if (source.counts) source.counts.inferred++;
     const lexicon = loadLexicon(source.lexicon ?? english);
     const input = linkInput(source, all);
     links = source.dense
