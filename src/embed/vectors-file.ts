@@ -252,7 +252,12 @@ export function readVectorsFile(
   // Version 2: the sections' count follows the rows, so the least size is 4 more.
   const least = base.total + (version === 1 ? 0 : 4);
   if (bytes.byteLength < least) return refuse(`truncated: ${bytes.byteLength} of ${least} bytes`);
-  const layout = { ...base, total: version === 1 ? base.total : bytes.byteLength };
+  // Version 2's end is where its sections say (headers walked, nothing copied yet), so a cut file
+  // reads as truncated and a length past the end as what it is, before the checksum.
+  const end = version === 1 ? base.total : sectionsEnd(bytes, view, base.total - 4);
+  if (typeof end === 'string') return refuse(end);
+  const layout = { ...base, total: end };
+  if (bytes.byteLength < layout.total) return refuse(`truncated: ${bytes.byteLength} of ${layout.total} bytes`);
   if (bytes.byteLength > layout.total)
     return refuse(`${bytes.byteLength - layout.total} unexpected bytes after the end`);
   if (view.getUint32(layout.total - 4, true) !== checksumBytes(bytes.subarray(0, layout.total - 4))) {
@@ -329,6 +334,27 @@ export function readVectorsFile(
     sections,
   };
   return { ok: true, file };
+}
+
+/**
+ * Where a version-2 file ends (after its checksum), from the section headers at `from`, or why
+ * the headers are malformed. Reads only the headers, each within the bytes there.
+ */
+function sectionsEnd(bytes: Uint8Array, view: DataView, from: number): number | string {
+  const count = view.getUint32(from, true);
+  if (count > MAX_SECTIONS) return `corrupt sections: ${count} of at most ${MAX_SECTIONS}`;
+  let at = from + 4;
+  for (let n = 0; n < count; n++) {
+    if (at + 8 > bytes.byteLength) return `truncated: ${bytes.byteLength} bytes, section ${n + 1} of ${count} missing`;
+    const tag = String.fromCharCode(...bytes.subarray(at, at + 4));
+    if (!SECTION_TAG.test(tag)) return `corrupt sections: tag ${JSON.stringify(tag)}`;
+    const length = view.getUint32(at + 4, true);
+    const left = bytes.byteLength - at - 12;
+    if (length > left)
+      return `truncated or oversized: section ${tag} claims ${length} bytes, ${Math.max(left, 0)} left in the file`;
+    at += 8 + pad4(length);
+  }
+  return at + 4;
 }
 
 /**
