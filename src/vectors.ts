@@ -31,4 +31,4 @@ export type { LoadedVectors } from './embed/vectors-source.js';
 export { loadVectors } from './embed/vectors-source.js';
 export type { HybridState, HybridStateResult } from './select/hybrid-state.js';
 export { HYBRID_STATE_TAG, hybridStateKey, readHybridState } from './select/hybrid-state.js';
-export { buildHybridVectorsFile, deriveHybridState } from './select/hybrid-state-build.js';
+export { deriveHybridState } from './select/hybrid-state-build.js';

@@ -8,7 +8,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import type { McpGateway } from '../adapters/mcp/gateway.js';
 import type { Embedder } from '../embed/embedder.js';
-import { buildHybridVectorsFile } from '../select/hybrid-state-build.js';
+import { buildHybridVectorsFile } from './hybrid-vectors.js';
 
 /**
  * Mount every configured server, embed their tools, write `path`, close them. Exit code 0, or 1

@@ -368,7 +368,7 @@ export class CorpusIndex {
     const source = this.options.vectors as VectorsSource;
     // Imported on first use: apps that ship no vectors file never load the decoder.
     this.seed ??= import('./vectors-source.js')
-      .then(({ loadVectors }) => loadVectors(source, this.embedder, signal ? { signal } : {}))
+      .then(({ loadVectors }) => loadVectors(source, this.embedder, { signal }))
       .catch((error: unknown) => {
         this.seed = undefined; // aborted mid-load: a later build tries again
         throw error;

@@ -16,9 +16,9 @@ export interface RegistrySnapshot {
   get<T>(derive: Derivation<T>): T;
   /**
    * Give `derive` a value derived elsewhere (shipped with a vectors file, checked against this
-   * list) instead of building it; one already built is kept. Returns whether it was taken.
+   * list) instead of building it; one already built is kept.
    */
-  seed<T>(derive: Derivation<T>, value: T): boolean;
+  seed<T>(derive: Derivation<T>, value: T): void;
 }
 
 // Keyed by the list itself: a registry publishes one frozen list per generation, so a new
@@ -44,10 +44,8 @@ export function registrySnapshot(tools: readonly ToolSchema[]): RegistrySnapshot
         derived.set(derive, value);
         return value;
       },
-      seed<T>(derive: Derivation<T>, value: T): boolean {
-        if (derived.has(derive)) return false;
-        derived.set(derive, value);
-        return true;
+      seed<T>(derive: Derivation<T>, value: T): void {
+        if (!derived.has(derive)) derived.set(derive, value);
       },
     };
     snapshot = made;

@@ -43,7 +43,7 @@ export function buildBm25(documents: readonly string[][], params: Bm25Params): B
     for (const token of tokens) {
       const entry = postings.get(token);
       if (!entry) postings.set(token, { docs: [doc], tf: [1], last: doc });
-      else if (entry.last === doc) entry.tf[entry.tf.length - 1] = (entry.tf[entry.tf.length - 1] as number) + 1;
+      else if (entry.last === doc) (entry.tf[entry.tf.length - 1] as number)++;
       else {
         entry.docs.push(doc);
         entry.tf.push(1);

@@ -301,8 +301,8 @@ export class EmbeddingSelector implements AsyncToolSelector {
    * const file = await selector.vectorsFile()
    * file?.sections // what else the file ships (the hybrid's derived state)
    */
-  vectorsFile(options: { signal?: AbortSignal } = {}): Promise<VectorsFile | undefined> {
-    return this.index.vectorsFile(options.signal);
+  vectorsFile(signal?: AbortSignal): Promise<VectorsFile | undefined> {
+    return this.index.vectorsFile(signal);
   }
 
   /** Corpus counters: texts embedded, cache hits and misses, corrupt entries rebuilt. */
@@ -487,11 +487,15 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const embedded = await this.embedAgainstCorpus(texts, all, options?.signal);
     if (!embedded.ok) return embedded;
     const { corpus, vectors, warnings } = embedded;
-    const scores = vectors.map((vector) => {
-      const out = new Float32Array(all.length);
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), out);
-      return out;
-    });
+    // One pass over the tool vectors for every query (the prompt and its clauses, or kind-link inputs).
+    const scores = vectors.map(() => new Float32Array(all.length));
+    (await import('../embed/score-rows-many.js')).scoreRowsMany(
+      corpus.matrix,
+      corpus.count,
+      corpus.dimensions,
+      vectors.map((vector) => this.projected(vector, corpus.key)),
+      scores,
+    );
     return { ok: true, scores, vectors, warnings };
   }
 

@@ -195,8 +195,6 @@ export class HybridSelector implements AsyncToolSelector {
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
   readonly #linkSource: LinkSource;
-  // Whether this list's first turn looked for derived state in the vectors file (see #seeded).
-  readonly #shipped = new WeakMap<readonly ToolSchema[], Promise<readonly string[]>>();
   readonly #derived = { inferred: 0, shipped: 0, seeded: 0 };
   // What `extend` merges over: the options minus those already applied to #dense (cache,
   // timeout, vectors, learned examples: a copy shares the same embedding half).
@@ -240,12 +238,14 @@ export class HybridSelector implements AsyncToolSelector {
       throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
     // Shipped links were inferred with the default options; declared or uninferred ones differ.
-    const shippable = links === undefined || (links !== false && !links.declared && links.infer !== false);
+    const { declared, infer } = links || {};
     this.#linkSource = {
       options: { ...links, budget },
       cache: new WeakMap(),
-      ...(shippable ? { shipped: new WeakMap() } : {}),
+      ...(declared || infer === false ? {} : { shipped: new WeakMap() }),
       counts: this.#derived,
+      // Only the default lexicon's state ships (the file's was derived with it).
+      ...(lexicon ? {} : { seeding: new WeakMap() }),
       dense: this.#dense,
       lexicon,
     };
@@ -398,7 +398,7 @@ export class HybridSelector implements AsyncToolSelector {
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
     // What the vectors file ships for this list (documents, actions, links), before any is derived.
-    const seeded = await this.#seeded(all, signal);
+    const seeded = await rank.shippedState(this.#dense, this.#linkSource, all, signal);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
@@ -474,34 +474,6 @@ export class HybridSelector implements AsyncToolSelector {
     }
     task?.annotate(reasons, all, needed);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
-  }
-
-  /**
-   * Seed the list's snapshot and links from the vectors file's derived state, once per list
-   * (only with the default lexicon: the state was derived with it). The warnings come back on
-   * the first call only.
-   */
-  async #seeded(all: readonly ToolSchema[], signal: AbortSignal | undefined): Promise<readonly string[]> {
-    if (this.#lexicon !== undefined) return [];
-    let seeding = this.#shipped.get(all);
-    const first = !seeding;
-    if (!seeding) {
-      seeding = this.#dense.vectorsFile(signal ? { signal } : {}).then(async (file) => {
-        if (!file || file.sections.size === 0) return [];
-        const { seedFromVectorsFile } = await import('./hybrid-state.js');
-        const links = this.#linkSource.shipped;
-        const { seeded, warnings } = await seedFromVectorsFile(file, all, registrySnapshot(all), {
-          embedder: this.#dense.embedder,
-          ...(links ? { links } : {}),
-        });
-        if (seeded) this.#derived.seeded++;
-        return warnings;
-      });
-      this.#shipped.set(all, seeding);
-      seeding.catch(() => this.#shipped.delete(all));
-    }
-    const warnings = await seeding;
-    return first ? warnings : [];
   }
 
   /** The lexical query words: tokens, synonym expansion, then stems. */

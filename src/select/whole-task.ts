@@ -42,8 +42,10 @@ export interface LinkSource {
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
   /** Links shipped with a vectors file and checked against their list: taken instead of inferring. */
   readonly shipped?: WeakMap<readonly ToolSchema[], ToolLinks>;
-  /** Lists whose links were inferred, and lists whose links were taken from `shipped`. */
-  readonly counts?: { inferred: number; shipped: number };
+  /** Lists whose links were inferred, taken from `shipped`, and whose snapshot was seeded. */
+  readonly counts?: { inferred: number; shipped: number; seeded: number };
+  /** Per list, the first turn's look for shipped state and its warnings (`shippedState`). */
+  readonly seeding?: WeakMap<readonly ToolSchema[], Promise<readonly string[]>>;
   readonly dense: {
     toolVectors(all: readonly ToolSchema[], options: { signal?: AbortSignal }): Promise<ToolVectors | undefined>;
     /** Embeds texts against the tools (kind links); without it links are lexical and by tool vectors only. */

@@ -8,12 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildHybridVectorsFile } from '../../src/cli/hybrid-vectors.js';
 import { readVectorsFile, withVectorsSections } from '../../src/embed/vectors-file.js';
 import { checksumBytes } from '../../src/hash.js';
 import type { ToolSchema } from '../../src/registry/schema.js';
 import { HybridSelector } from '../../src/select/hybrid-selector.js';
 import { HYBRID_STATE_TAG, readHybridState } from '../../src/select/hybrid-state.js';
-import { buildHybridVectorsFile } from '../../src/select/hybrid-state-build.js';
 import { countingEmbedder, ctx, mapCache } from '../embed/counting-embedder.js';
 
 const root = join(import.meta.dirname, '../..');
