@@ -207,7 +207,10 @@ if (want('embedding') || want('hybrid')) {
 
     // The hybrid, from the same vectors plus its derived state (what `loopctl vectors` writes):
     // a fresh selector and a fresh copy of the list each time, so nothing derived is shared.
-    const state = await deriveHybridState(embedder, tools, file);
+    const state = await deriveHybridState(
+      new HybridSelector(embedder, { cache: memoryVectorCache(), vectors: file }),
+      tools,
+    );
     const hybridFile = withVectorsSections(file, { [HYBRID_STATE_TAG]: state });
     console.log(`hybrid derived state: ${(state.byteLength / 1024).toFixed(0)} KB`);
     for (const [label, bytes] of [
