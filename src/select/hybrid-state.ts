@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { digestHex } from '../digest.js';
+import { digestJson } from '../digest.js';
 import type { VectorsFile } from '../embed/vectors-file.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
@@ -55,10 +55,9 @@ export interface StateEmbedder {
  * await hybridStateKey(registry.schemas(), embedder) // 'c0ffee…' (64 hex)
  */
 export function hybridStateKey(all: readonly ToolSchema[], embedder: StateEmbedder): Promise<string> {
-  // One JSON text of every tool (JSON frames each string unambiguously), hashed once: framing
-  // thousands of parts separately cost a first turn more than the hash itself.
+  // One JSON text of every tool, hashed once (JSON frames each string unambiguously).
   const tools = all.map((tool) => [String(tool?.name), String(tool?.description ?? ''), tool?.parameters ?? null]);
-  return digestHex([FORMAT, embedder.id, String(embedder.dimensions), JSON.stringify(tools)]);
+  return digestJson([FORMAT, embedder.id, embedder.dimensions, tools]);
 }
 
 /**
