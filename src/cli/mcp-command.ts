@@ -125,7 +125,7 @@ export async function mcpCommand(
     log(warmLine(gateway, selector, vectors, performance.now() - started));
     // Whether the file's tool links and lexical index served this list (after the ready line,
     // so checking does not delay it).
-    if (selector.stateFits) log(await selector.stateFits(gateway.registry.schemas()).catch(errorMessage));
+    if (selector.stateFits) log(await selector.stateFits(gateway.tools()).catch(errorMessage));
   });
   if (http) return serveHttp(gateway, { ...http, exposeFound, token: env.LOOPCTL_TOKEN?.trim() || undefined }, log);
   const server = await gatewayServer(gateway, { exposeFound });

@@ -25,7 +25,7 @@ export async function buildGatewayVectors(
 ): Promise<number> {
   try {
     const [model] = await Promise.all([embedder(), gateway.start()]);
-    const tools = gateway.registry.schemas();
+    const tools = gateway.tools();
     const started = performance.now();
     const bytes = await buildHybridVectorsFile(model, tools, { precision: 'f16' });
     const temporary = `${path}.${process.pid}.tmp`;

@@ -122,7 +122,7 @@ export const denseStage: Stage = ({ turn, text }) => {
 };
 
 /** Each tool's distinct name words (stemmed). */
-const nameStems = derivationPer(
+export const nameStems = derivationPer(
   (stems: Stem): Derivation<readonly (readonly string[])[]> =>
     ({ tools }) =>
       tools.map((tool) => [...new Set(nameTokens(tool.name).map(stems))]),

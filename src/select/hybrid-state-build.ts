@@ -8,10 +8,10 @@ import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import { english } from '../text/english.js';
 import { loadLexicon } from '../text/lexicon.js';
-import { stemmedDocuments } from './blend-stages.js';
+import { nameStems, stemmedDocuments } from './blend-stages.js';
 import type { HybridSelector } from './hybrid-selector.js';
 import { encodeHybridState } from './hybrid-state.js';
-import { toolActionSets } from './multi-intent.js';
+import { nameNouns, parameterWords, toolActionSets } from './multi-intent.js';
 
 /**
  * The `hyb1` section for a list: what `selector` (a default hybrid seeded from the vectors file
@@ -33,5 +33,8 @@ export async function deriveHybridState(
   const lexicon = await loadLexicon(english);
   const documents = snapshot.get(stemmedDocuments(lexicon.stem));
   const actions = snapshot.get(toolActionSets(lexicon));
-  return encodeHybridState(list, selector.dense.embedder, { documents, actions, links });
+  const names = snapshot.get(nameStems(lexicon.stem));
+  const nouns = snapshot.get(nameNouns(lexicon.stem));
+  const parameters = snapshot.get(parameterWords(lexicon.stem));
+  return encodeHybridState(list, selector.dense.embedder, { documents, actions, names, nouns, parameters, links });
 }

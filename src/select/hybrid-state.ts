@@ -1,6 +1,6 @@
 /**
  * What the hybrid derives once per tool list, shipped inside a vectors file (section `hyb1`):
- * the stemmed BM25 documents, each tool's actions, and the tool links (lexical, dense and kind
+ * the stemmed BM25 documents, each tool's actions, name words and parameter words, and the tool links (lexical, dense and kind
  * links, which embed up to 256 inputs). A first turn over the list it was built for then seeds
  * these instead of deriving them. Loaded only when a hybrid's vectors file carries the section.
  *
@@ -19,15 +19,15 @@ import type { ToolSchema } from '../registry/schema.js';
 import { toolNeedsOf } from '../registry/tool-needs.js';
 import { english } from '../text/english.js';
 import { type LoadedLexicon, loadLexicon } from '../text/lexicon.js';
-import { stemmedDocuments } from './blend-stages.js';
+import { nameStems, stemmedDocuments } from './blend-stages.js';
 import type { HandleInput } from './handle-inputs.js';
 import type { IndexedLink, ToolLink, ToolLinks } from './link-types.js';
-import { toolActionSets } from './multi-intent.js';
+import { nameNouns, parameterWords, toolActionSets } from './multi-intent.js';
 
 /** The section tag a vectors file carries the hybrid's state under. */
 export const HYBRID_STATE_TAG = 'hyb1';
 
-const FORMAT = 'loopctl/hybrid-state/v1';
+const FORMAT = 'loopctl/hybrid-state/v2';
 /** Most bytes of state a reader decodes (bfcl's 1,857 tools take about 0.6 MB). */
 export const MAX_STATE_BYTES = 64 * 1024 * 1024;
 
@@ -37,6 +37,12 @@ export interface HybridState {
   readonly documents: readonly string[][];
   /** Each tool's actions (the English lexicon). */
   readonly actions: readonly ReadonlySet<string>[];
+  /** Each tool's distinct stemmed name words (the name stage). */
+  readonly names: readonly (readonly string[])[];
+  /** Each tool's stemmed name nouns (the action stage). */
+  readonly nouns: readonly ReadonlySet<string>[];
+  /** Each tool's top-level parameter names as stemmed words (the parameter stage). */
+  readonly parameters: readonly (readonly (readonly string[])[])[];
   /** The tool links with the default link options and lexicon. */
   readonly links: ToolLinks;
 }
@@ -84,6 +90,9 @@ export async function encodeHybridState(
   };
   const documents = state.documents.map((document) => document.map(id));
   const actions = state.actions.map((set) => [...set].map(id));
+  const names = state.names.map((list) => list.map(id));
+  const nouns = state.nouns.map((set) => [...set].map(id));
+  const parameters = state.parameters.map((lists) => lists.map((list) => list.map(id)));
   const needs = [...state.links.needs].map(([consumer, links]) => [consumer, links]);
   const json = {
     format: FORMAT,
@@ -92,6 +101,9 @@ export async function encodeHybridState(
     words,
     documents,
     actions,
+    names,
+    nouns,
+    parameters,
     links: { needs, warnings: state.links.warnings },
   };
   return new TextEncoder().encode(JSON.stringify(json));
@@ -148,6 +160,9 @@ export function seedHybridState(
 ): void {
   snapshot.seed(stemmedDocuments(stem), state.documents);
   snapshot.seed(toolActionSets(lexicon), state.actions);
+  snapshot.seed(nameStems(stem), state.names);
+  snapshot.seed(nameNouns(stem), state.nouns);
+  snapshot.seed(parameterWords(stem), state.parameters);
 }
 
 function no(reason: string): HybridStateResult {
@@ -157,8 +172,10 @@ function no(reason: string): HybridStateResult {
 function decodeState(json: Record<string, unknown>, all: readonly ToolSchema[]): HybridState {
   const words = json.words;
   if (!Array.isArray(words) || !words.every((word) => typeof word === 'string')) throw new Error('words');
-  const lists = (value: unknown, what: string): string[][] => {
-    if (!Array.isArray(value) || value.length !== all.length) throw new Error(`${what}: not one list per tool`);
+  // A list per tool (or, `perTool` false, any number of lists: one tool's parameters).
+  const lists = (value: unknown, what: string, perTool = true): string[][] => {
+    if (!Array.isArray(value) || (perTool && value.length !== all.length))
+      throw new Error(`${what}: not one list per tool`);
     return value.map((list) => {
       if (!Array.isArray(list)) throw new Error(`${what}: not a list`);
       return list.map((n) => {
@@ -169,7 +186,12 @@ function decodeState(json: Record<string, unknown>, all: readonly ToolSchema[]):
   };
   const documents = lists(json.documents, 'documents');
   const actions = lists(json.actions, 'actions').map((list) => new Set(list));
-  return { documents, actions, links: decodeLinks(json.links, all) };
+  const names = lists(json.names, 'names');
+  const nouns = lists(json.nouns, 'nouns').map((list) => new Set(list));
+  if (!Array.isArray(json.parameters) || json.parameters.length !== all.length)
+    throw new Error('parameters: not one list per tool');
+  const parameters = json.parameters.map((perTool: unknown) => lists(perTool, 'parameters', false));
+  return { documents, actions, names, nouns, parameters, links: decodeLinks(json.links, all) };
 }
 
 function decodeLinks(value: unknown, all: readonly ToolSchema[]): ToolLinks {
