@@ -299,27 +299,28 @@ function pickSelector(
     selectorName: 'hybrid',
     embedder,
     corpusEmbeds: () => (built ? countEmbeds(built) : 0),
-    ...(vectors ? { stateFits: async (tools) => describeState(vectors, tools, await embedder()) } : {}),
+    ...(vectors ? { stateFits: async (tools) => describeState(vectors, tools, built) } : {}),
   };
 }
 
 /**
- * Whether the vectors file at `path` carries the hybrid's derived state for exactly `tools` (the
- * check the hybrid makes before seeding from it), in words for the log.
+ * Whether the vectors file at `path` carries the hybrid's derived state for exactly `tools`, in
+ * words for the log: the hybrid's own check, read from the file it loaded (so this costs nothing
+ * the first search would wait on).
  */
 async function describeState(
   path: string,
   tools: readonly import('../registry/schema.js').ToolSchema[],
-  embedder: import('../embed/embedder.js').Embedder,
+  selector: AsyncToolSelector | undefined,
 ): Promise<string> {
-  const [{ readVectorsFile }, { HYBRID_STATE_TAG, readHybridState }] = await Promise.all([
-    import('../embed/vectors-file.js'),
-    import('../select/hybrid-state.js'),
-  ]);
-  const read = readVectorsFile(new Uint8Array(readFileSync(path)));
-  const section = read.ok ? read.file.sections.get(HYBRID_STATE_TAG) : undefined;
-  if (!section) return `${path} carries no derived state: the hybrid derived its tool links and lexical index`;
-  const state = await readHybridState(section, tools, embedder);
+  const dense = (selector as { dense?: import('../select/embedding-selector.js').EmbeddingSelector } | undefined)
+    ?.dense;
+  const file = await dense?.vectorsFile();
+  const { HYBRID_STATE_TAG, readHybridStateOnce } = await import('../select/hybrid-state.js');
+  const section = file?.sections.get(HYBRID_STATE_TAG);
+  if (!dense || !section)
+    return `${path} carries no derived state: the hybrid derived its tool links and lexical index`;
+  const state = await readHybridStateOnce(section, tools, dense.embedder);
   return state.ok
     ? `the hybrid's tool links and lexical index came from ${path} too`
     : `the hybrid derived its tool links and lexical index: ${path}'s state was not used (${state.reason}; rebuild it with --build-vectors)`;

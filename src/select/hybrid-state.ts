@@ -145,6 +145,38 @@ export async function readHybridState(
   }
 }
 
+// One read per section and list, shared by every hybrid over the same file (a gateway's copies
+// per search depth, its log line): the digest of a 10,000-tool list is not free.
+const reads = new WeakMap<
+  Uint8Array,
+  WeakMap<readonly ToolSchema[], { id: string; read: Promise<HybridStateResult> }>
+>();
+
+/**
+ * {@link readHybridState}, remembered per section bytes and list (and embedder).
+ *
+ * @example
+ * const read = await readHybridStateOnce(section, all, embedder) // the same promise next time
+ */
+export function readHybridStateOnce(
+  bytes: Uint8Array,
+  all: readonly ToolSchema[],
+  embedder: StateEmbedder,
+): Promise<HybridStateResult> {
+  let lists = reads.get(bytes);
+  if (!lists) {
+    lists = new WeakMap();
+    reads.set(bytes, lists);
+  }
+  const id = `${embedder.id} ${embedder.dimensions}`;
+  let entry = lists.get(all);
+  if (!entry || entry.id !== id) {
+    entry = { id, read: readHybridState(bytes, all, embedder) };
+    lists.set(all, entry);
+  }
+  return entry.read;
+}
+
 /**
  * Seed a snapshot with a checked state's documents and actions (derivations already built are
  * kept), for the stemmer and loaded lexicon they were derived with.
@@ -285,7 +317,7 @@ export async function seedFromVectorsFile(
 ): Promise<{ readonly seeded: boolean; readonly warnings: readonly string[] }> {
   const bytes = file.sections.get(HYBRID_STATE_TAG);
   if (!bytes) return { seeded: false, warnings: [] };
-  const read = await readHybridState(bytes, all, options.embedder);
+  const read = await readHybridStateOnce(bytes, all, options.embedder);
   if (!read.ok)
     return { seeded: false, warnings: [`vectors file's derived state ignored (${read.reason}); deriving it`] };
   const lexicon = await loadLexicon(english);
