@@ -253,6 +253,16 @@ function decodeLinks(value: unknown, all: readonly ToolSchema[]): ToolLinks {
   return { links, warnings, needs };
 }
 
+// The fields a shipped link may have (a `ToolLink`'s, checked by the compiler to be all of them).
+const LINK_FIELDS: Record<keyof ToolLink, true> = {
+  tool: true,
+  parameter: true,
+  entity: true,
+  providers: true,
+  source: true,
+  optional: true,
+};
+
 function indexedLink(value: unknown, consumer: number, all: readonly ToolSchema[]): IndexedLink {
   const { link, providers, strength, input } = (value ?? {}) as Record<string, unknown>;
   const tool = (all[consumer] as ToolSchema).name;
@@ -272,8 +282,10 @@ function indexedLink(value: unknown, consumer: number, all: readonly ToolSchema[
     throw new Error(`links: ${tool}'s strengths`);
   for (const key of ['parameter', 'entity'] as const)
     if (named[key] !== undefined && typeof named[key] !== 'string') throw new Error(`links: ${tool}'s ${key}`);
-  const known = new Set(['tool', 'parameter', 'entity', 'providers', 'source', 'optional']);
-  if (Object.keys(named).some((key) => !known.has(key)) || (named.optional !== undefined && named.optional !== true))
+  if (
+    Object.keys(named).some((key) => !Object.hasOwn(LINK_FIELDS, key)) ||
+    (named.optional !== undefined && named.optional !== true)
+  )
     throw new Error(`links: ${tool}'s fields`);
   return {
     link: named,
