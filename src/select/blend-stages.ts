@@ -20,7 +20,13 @@ export interface HybridLexicon {
 
 type Stem = (word: string) => string;
 
-/** Each tool's BM25 document words, stemmed, in order (what the hybrid lexicon indexes; shipped in a vectors file). */
+/**
+ * Each tool's BM25 document words, stemmed, in order (what the hybrid lexicon indexes; shipped in
+ * a vectors file).
+ *
+ * @example
+ * registrySnapshot(all).get(stemmedDocuments(stem))[0] // ['get', 'weather', 'current', …]
+ */
 export const stemmedDocuments = derivationPer(
   (stems: Stem): Derivation<readonly string[][]> =>
     ({ tools }) =>
@@ -121,7 +127,12 @@ export const denseStage: Stage = ({ turn, text }) => {
   return { name: 'dense', add, part: (i) => prompt[i] as number };
 };
 
-/** Each tool's distinct name words (stemmed). */
+/**
+ * Each tool's distinct name words (stemmed): what the name stage compares.
+ *
+ * @example
+ * registrySnapshot([{ name: 'get_weather', description: '', parameters: {} }]).get(nameStems(stem))[0] // ['get', 'weather']
+ */
 export const nameStems = derivationPer(
   (stems: Stem): Derivation<readonly (readonly string[])[]> =>
     ({ tools }) =>
