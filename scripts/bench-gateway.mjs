@@ -144,7 +144,10 @@ async function gatewayRun(selector, vectorsFile) {
   const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)] : [];
   const args = [...profile, join(root, 'bin/loopctl.mjs'), 'mcp', '--config', config, '--selector', selector];
   if (vectorsFile && selector === 'hybrid') args.push('--vectors', vectorsFile);
+  let stateLine;
   const client = await connect(node, args, {}, (line) => {
+    // Whether the vectors file's derived state (tool links, lexical index) served the list.
+    if (/tool links and lexical index/.test(line)) stateLine = line;
     if (readyMs === undefined && /search index ready/.test(line)) {
       readyMs = performance.now() - started;
       readyLine = line;
@@ -187,6 +190,7 @@ async function gatewayRun(selector, vectorsFile) {
     firstAnswerFromSpawnMs: Math.round(firstFromSpawnMs),
     readyMs: readyMs === undefined ? undefined : Math.round(readyMs),
     readyLine,
+    ...(stateLine ? { stateLine } : {}),
     waitedForReady: values['wait-ready'],
     p50Ms: Number(percentile(times, 50).toFixed(1)),
     p95Ms: Number(percentile(times, 95).toFixed(1)),

@@ -18,7 +18,7 @@ import {
   ToolRegistry,
 } from '../dist/index.js';
 import { useLiteEmbedder } from '../dist/use-lite.js';
-import { encodeVectorsFile } from '../dist/vectors.js';
+import { deriveHybridState, encodeVectorsFile, HYBRID_STATE_TAG, withVectorsSections } from '../dist/vectors.js';
 
 const { values } = parseArgs({
   options: {
@@ -205,11 +205,37 @@ if (want('embedding') || want('hybrid')) {
     }
     report('first turn, bfcl 1,857 tools, with a vectors file (f16)', seededTimes, { modelLoadMs: Math.round(loadMs) });
 
+    // The hybrid, from the same vectors plus its derived state (what `loopctl vectors` writes):
+    // a fresh selector and a fresh copy of the list each time, so nothing derived is shared.
+    const state = await deriveHybridState(
+      new HybridSelector(embedder, { cache: memoryVectorCache(), vectors: file }),
+      tools,
+    );
+    const hybridFile = withVectorsSections(file, { [HYBRID_STATE_TAG]: state });
+    console.log(`hybrid derived state: ${(state.byteLength / 1024).toFixed(0)} KB`);
+    for (const [label, bytes] of [
+      ['with a vectors file and its derived state (f16)', hybridFile],
+      ['with a vectors file, no derived state (f16)', file],
+    ]) {
+      const times = [];
+      for (let i = 0; i < 5; i++) {
+        const seeded = new HybridSelector(embedder, { cache: memoryVectorCache(), vectors: bytes });
+        const t = performance.now();
+        await seeded.select({ turn: 1, latestUserMessage: queries[i], conversation: [] }, [...tools], {
+          signal: new AbortController().signal,
+        });
+        times.push(performance.now() - t);
+        if (bytes === hybridFile && seeded.derivedStats.inferred !== 0)
+          throw new Error(`seeded hybrid inferred its links: ${JSON.stringify(seeded.derivedStats)}`);
+      }
+      report(`first turn, hybrid, bfcl, ${label}`, times);
+    }
+
     // The same, cold: a fresh process per sample (model load, then the first select), so JIT
     // warm-up and first-use imports are in the figure.
     const dir = mkdtempSync(join(tmpdir(), 'loopctl-bench-'));
     const path = join(dir, 'bfcl.lcv');
-    writeFileSync(path, file);
+    writeFileSync(path, hybridFile);
     for (const selector of ['embedding', 'hybrid']) {
       const cold = [];
       for (let i = 0; i < 5; i++) {

@@ -38,6 +38,26 @@ export async function digest(parts: readonly string[]): Promise<{ readonly bytes
 }
 
 /**
+ * The SHA-256 of a value's JSON text, as 64 hex characters: a key for a whole structure (a tool
+ * list) without framing each part, since JSON's own syntax frames every string and
+ * `JSON.stringify` escapes lone surrogates (its text is always well-formed, so its UTF-8 is
+ * one-to-one). At a megabyte of tools the per-part framing cost more than the hash.
+ *
+ * @example
+ * const key = await digestJson(['loopctl/hybrid-state/v1', tools]) // 64 hex chars
+ */
+export async function digestJson(value: unknown): Promise<string> {
+  const bytes = encoder.encode(JSON.stringify(value) ?? 'null');
+  const subtle = globalThis.crypto?.subtle;
+  const hash = subtle
+    ? new Uint8Array(await subtle.digest('SHA-256', bytes))
+    : (await import('./sha256.js')).sha256(bytes);
+  let hex = '';
+  for (const byte of hash) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/**
  * The SHA-256 of a sequence of strings (framed as in {@link digestHex}), 32 bytes.
  *
  * @example

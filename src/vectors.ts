@@ -19,6 +19,16 @@ export type {
   VectorsFileResult,
   VectorsPrecision,
 } from './embed/vectors-file.js';
-export { encodeVectorsFile, readVectorsFile, VECTORS_FILE_VERSION, vectorsTextKey } from './embed/vectors-file.js';
+export {
+  encodeVectorsFile,
+  MAX_SECTIONS,
+  readVectorsFile,
+  VECTORS_FILE_VERSION,
+  vectorsTextKey,
+  withVectorsSections,
+} from './embed/vectors-file.js';
 export type { LoadedVectors } from './embed/vectors-source.js';
 export { loadVectors } from './embed/vectors-source.js';
+export type { HybridState, HybridStateResult } from './select/hybrid-state.js';
+export { HYBRID_STATE_TAG, hybridStateKey, readHybridState } from './select/hybrid-state.js';
+export { deriveHybridState } from './select/hybrid-state-build.js';

@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util';
 import { VECTORS_KV_KEY } from '../adapters/kv.js';
 import type { UseLiteDevice, UseLiteEmbedder } from '../adapters/use-lite.js';
 import { errorMessage } from '../describe-error.js';
-import { buildVectorsFile } from '../embed/vectors-build.js';
 import type { VectorsPrecision } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { LearnExample } from '../learn/example-memory.js';
@@ -20,6 +19,7 @@ import type { AsyncToolSelector } from '../select/selector.js';
 import { approxTokenCounter, o200kTokenCounter, type TokenCounter } from '../tokens/token-counter.js';
 import { type EvalCase, loadCases, loadTools, type SplitName } from './eval-data.js';
 import { type EvalFellOpen, type EvalMiss, EXPECTED_GROUPS, evaluate, selectFor } from './evaluate.js';
+import { buildHybridVectorsFile } from './hybrid-vectors.js';
 import { ModelBuildError } from './model/build-use-lite.js';
 import { findModelDir, modelCommand } from './model-command.js';
 import { progressBar } from './progress-bar.js';
@@ -572,7 +572,7 @@ async function vectorsCommand(values: Values, out: (line: string) => void): Prom
   const started = performance.now();
   let bytes: Uint8Array;
   try {
-    bytes = await buildVectorsFile(embedder, tools, { precision, onProgress: bar.update });
+    bytes = await buildHybridVectorsFile(embedder, tools, { precision, onProgress: bar.update });
   } finally {
     bar.done();
   }

@@ -121,7 +121,12 @@ export async function mcpCommand(
   });
   // Warm the selector (model, vectors file, corpus index) while the servers start, so the
   // agent's first search is quick; the log line says whether the vectors file covered them.
-  void gateway.warm().then(() => log(warmLine(gateway, selector, vectors, performance.now() - started)));
+  void gateway.warm().then(async () => {
+    log(warmLine(gateway, selector, vectors, performance.now() - started));
+    // Whether the file's tool links and lexical index served this list (after the ready line,
+    // so checking does not delay it).
+    if (selector.stateFits) log(await selector.stateFits(gateway.tools()).catch(errorMessage));
+  });
   if (http) return serveHttp(gateway, { ...http, exposeFound, token: env.LOOPCTL_TOKEN?.trim() || undefined }, log);
   const server = await gatewayServer(gateway, { exposeFound });
   const closed = new Promise<void>((done) => {
@@ -251,6 +256,8 @@ interface Picked {
   embedder?: () => Promise<import('../embed/embedder.js').Embedder>;
   /** Tool texts the corpus index embedded (0 when the vectors file had them all). */
   corpusEmbeds?: () => number;
+  /** Whether the vectors file's derived state (tool links, lexical index) fits this tool list. */
+  stateFits?: (tools: readonly import('../registry/schema.js').ToolSchema[]) => Promise<string>;
 }
 
 /**
@@ -287,7 +294,36 @@ function pickSelector(
     built = await namedSelectors({ embedder, ...(embeddingOptions ? { embeddingOptions } : {}) }).get('hybrid', 8);
     return built;
   };
-  return { selector, selectorName: 'hybrid', embedder, corpusEmbeds: () => (built ? countEmbeds(built) : 0) };
+  return {
+    selector,
+    selectorName: 'hybrid',
+    embedder,
+    corpusEmbeds: () => (built ? countEmbeds(built) : 0),
+    ...(vectors ? { stateFits: async (tools) => describeState(vectors, tools, built) } : {}),
+  };
+}
+
+/**
+ * Whether the vectors file at `path` carries the hybrid's derived state for exactly `tools`, in
+ * words for the log: the hybrid's own check, read from the file it loaded (so this costs nothing
+ * the first search would wait on).
+ */
+async function describeState(
+  path: string,
+  tools: readonly import('../registry/schema.js').ToolSchema[],
+  selector: AsyncToolSelector | undefined,
+): Promise<string> {
+  const dense = (selector as { dense?: import('../select/embedding-selector.js').EmbeddingSelector } | undefined)
+    ?.dense;
+  const file = await dense?.vectorsFile();
+  const { HYBRID_STATE_TAG, readHybridStateOnce } = await import('../select/hybrid-state.js');
+  const section = file?.sections.get(HYBRID_STATE_TAG);
+  if (!dense || !section)
+    return `${path} carries no derived state: the hybrid derived its tool links and lexical index`;
+  const state = await readHybridStateOnce(section, tools, dense.embedder);
+  return state.ok
+    ? `the hybrid's tool links and lexical index came from ${path} too`
+    : `the hybrid derived its tool links and lexical index: ${path}'s state was not used (${state.reason}; rebuild it with --build-vectors)`;
 }
 
 /** The hybrid's corpus stats, read without importing the selector classes into this module. */

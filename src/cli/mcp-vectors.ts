@@ -8,7 +8,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import type { McpGateway } from '../adapters/mcp/gateway.js';
 import type { Embedder } from '../embed/embedder.js';
-import { buildVectorsFile } from '../embed/vectors-build.js';
+import { buildHybridVectorsFile } from './hybrid-vectors.js';
 
 /**
  * Mount every configured server, embed their tools, write `path`, close them. Exit code 0, or 1
@@ -25,9 +25,9 @@ export async function buildGatewayVectors(
 ): Promise<number> {
   try {
     const [model] = await Promise.all([embedder(), gateway.start()]);
-    const tools = gateway.registry.schemas();
+    const tools = gateway.tools();
     const started = performance.now();
-    const bytes = await buildVectorsFile(model, tools, { precision: 'f16' });
+    const bytes = await buildHybridVectorsFile(model, tools, { precision: 'f16' });
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, bytes);
     renameSync(temporary, path);

@@ -16,6 +16,7 @@ import { CorpusError } from './corpus-error.js';
 import type { Embedder, EmbedProgress } from './embedder.js';
 import { lruSet, lruTrim } from './lru.js';
 import type { VectorCache } from './vector-cache.js';
+import type { VectorsFile } from './vectors-file.js';
 import type { LoadedVectors, VectorsSource } from './vectors-source.js';
 
 /** Counters for tests, demos and dashboards. */
@@ -349,13 +350,21 @@ export class CorpusIndex {
     return { corpus, warnings };
   }
 
-  /** Move the texts the vectors file holds into the store; return the ones still missing. */
-  private async takeFromVectorsFile(
-    missing: readonly string[],
-    store: Map<string, Float32Array>,
-    warnings: string[],
-    signal: AbortSignal,
-  ): Promise<string[]> {
+  /**
+   * The vectors file this index seeds from, read and verified once (shared with the corpus
+   * builds; its warnings go out with the build that first uses it): undefined without one, or
+   * when it was refused.
+   *
+   * @example
+   * const file = await index.vectorsFile(signal)
+   * file?.sections.get('hyb1')
+   */
+  async vectorsFile(signal?: AbortSignal): Promise<VectorsFile | undefined> {
+    if (this.options.vectors === undefined) return undefined;
+    return (await this.loadSeed(signal)).file;
+  }
+
+  private loadSeed(signal: AbortSignal | undefined): Promise<LoadedVectors> {
     const source = this.options.vectors as VectorsSource;
     // Imported on first use: apps that ship no vectors file never load the decoder.
     this.seed ??= import('./vectors-source.js')
@@ -364,7 +373,17 @@ export class CorpusIndex {
         this.seed = undefined; // aborted mid-load: a later build tries again
         throw error;
       });
-    const { file, warnings: loadWarnings } = await this.seed;
+    return this.seed;
+  }
+
+  /** Move the texts the vectors file holds into the store; return the ones still missing. */
+  private async takeFromVectorsFile(
+    missing: readonly string[],
+    store: Map<string, Float32Array>,
+    warnings: string[],
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    const { file, warnings: loadWarnings } = await this.loadSeed(signal);
     signal.throwIfAborted();
     const first = !this.seedReported;
     this.seedReported = true;

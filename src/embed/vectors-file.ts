@@ -18,17 +18,28 @@
  * | H      | keys: count × two u32 lanes (text hash)                   |
  * |        | i8 only: count × f32 row scales                           |
  * |        | rows: count × dimensions values of the precision          |
+ * |        | version 2 only: sections (see below), from a 4-byte boundary |
  * | end−4  | checksum of every byte before it (u32)                    |
  *
+ * Version 2 adds sections after the rows: a count (u32, at most {@link MAX_SECTIONS}), then per
+ * section a 4-character ASCII tag, its byte length (u32) and its bytes, zero-padded to 4. What a
+ * selector derives once per tool list rides there (`hybrid-state.ts`: tag `hyb1`), so a first
+ * turn derives nothing either. A file without sections is still written as version 1, and both
+ * versions are read.
+ *
  * The checksum covers the whole file, so a truncated or bit-flipped file is refused whole,
- * never half-trusted.
+ * never half-trusted. Every size is checked against the bytes there before anything is
+ * allocated for it.
  *
  * @module
  */
 import { checksumBytes, Hash64 } from '../hash.js';
 
-/** Bumped when the layout changes; a reader refuses versions it does not know. */
-export const VECTORS_FILE_VERSION = 1;
+/** Bumped when the layout changes; a reader refuses versions it does not know (it reads 1 and 2). */
+export const VECTORS_FILE_VERSION = 2;
+
+/** Most sections a file may carry (a reader refuses more before reading any). */
+export const MAX_SECTIONS = 8;
 
 /** How rows are stored: f32 exact, f16 (default: half the size, cosine ≈ 1 − 1e-7), i8 (a quarter, cosine ≈ 1 − 3e-5). */
 export type VectorsPrecision = 'f32' | 'f16' | 'i8';
@@ -39,6 +50,7 @@ const BYTES_PER_VALUE: Record<VectorsPrecision, number> = { f32: 4, f16: 2, i8: 
 const FIXED_HEADER = 20;
 const NATIVE_LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const MAX_ID_BYTES = 1024;
+const SECTION_TAG = /^[a-z0-9]{4}$/;
 
 /** One tool text and its vector, as {@link encodeVectorsFile} takes them. */
 export interface VectorsEntry {
@@ -53,6 +65,11 @@ export interface VectorsFileHeader {
   readonly dimensions: number;
   /** Default `'f16'`. */
   readonly precision?: VectorsPrecision;
+  /**
+   * Extra sections by 4-character tag (`[a-z0-9]`): what a selector derives from the tool list,
+   * shipped with its vectors. With any, the file is written as version 2.
+   */
+  readonly sections?: Readonly<Record<string, Uint8Array>>;
 }
 
 /** A decoded, verified vectors file. Rows are converted to unit float32 vectors on lookup. */
@@ -66,6 +83,8 @@ export interface VectorsFile {
   vectorFor(text: string): Float32Array | undefined;
   /** {@link vectorFor} for many texts in one pass (what a corpus build uses); aligned with `texts`. */
   vectorsFor(texts: readonly string[]): (Float32Array | undefined)[];
+  /** The file's sections by tag (empty for version 1); each a copy, checked by the whole-file checksum only. */
+  readonly sections: ReadonlyMap<string, Uint8Array>;
 }
 
 /** A read outcome: the file, or why it was refused. */
@@ -113,12 +132,22 @@ export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<V
     rows.set(hex32(words[0]) + hex32(words[1]), { words, vector: unit });
   }
 
+  const sections = Object.entries(header.sections ?? {});
+  if (sections.length > MAX_SECTIONS) throw new RangeError(`${sections.length} sections, at most ${MAX_SECTIONS}`);
+  for (const [tag, bytes] of sections) {
+    if (!SECTION_TAG.test(tag))
+      throw new RangeError(`section tag must be 4 characters of [a-z0-9], got ${JSON.stringify(tag)}`);
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`section ${tag} must be bytes`);
+  }
   const count = rows.size;
-  const layout = layoutOf(id.byteLength, dimensions, count, precision);
+  const base = layoutOf(id.byteLength, dimensions, count, precision);
+  const sectionBytes =
+    sections.length === 0 ? 0 : 4 + sections.reduce((sum, [, bytes]) => sum + 8 + pad4(bytes.byteLength), 0);
+  const layout = { ...base, total: base.total + sectionBytes };
   const out = new Uint8Array(layout.total);
   const view = new DataView(out.buffer);
   out.set(MAGIC, 0);
-  view.setUint16(4, VECTORS_FILE_VERSION, true);
+  view.setUint16(4, sections.length === 0 ? 1 : VECTORS_FILE_VERSION, true);
   out[6] = PRECISIONS.indexOf(precision);
   view.setUint32(8, dimensions, true);
   view.setUint32(12, count, true);
@@ -143,8 +172,51 @@ export function encodeVectorsFile(header: VectorsFileHeader, entries: Iterable<V
     }
     row++;
   }
+  if (sections.length > 0) writeSections(out, view, base.total - 4, sections);
   view.setUint32(layout.total - 4, checksumBytes(out.subarray(0, layout.total - 4)), true);
   return out;
+}
+
+/**
+ * The same vectors file with these sections (replacing any it had), as version 2; with none, the
+ * file as version 1. Throws on a file {@link readVectorsFile} refuses or a bad tag.
+ *
+ * @example
+ * const shipped = withVectorsSections(bytes, { hyb1: await encodeHybridState(all, embedder, state) })
+ */
+export function withVectorsSections(bytes: Uint8Array, sections: Readonly<Record<string, Uint8Array>>): Uint8Array {
+  const read = readVectorsFile(bytes);
+  if (!read.ok) throw new RangeError(`not a vectors file: ${read.reason}`);
+  const { embedderId, dimensions, count, precision } = read.file;
+  const base = layoutOf(new TextEncoder().encode(embedderId).byteLength, dimensions, count, precision);
+  const entries = Object.entries(sections);
+  if (entries.length > MAX_SECTIONS) throw new RangeError(`${entries.length} sections, at most ${MAX_SECTIONS}`);
+  for (const [tag, section] of entries) {
+    if (!SECTION_TAG.test(tag))
+      throw new RangeError(`section tag must be 4 characters of [a-z0-9], got ${JSON.stringify(tag)}`);
+    if (!(section instanceof Uint8Array)) throw new TypeError(`section ${tag} must be bytes`);
+  }
+  const extra =
+    entries.length === 0 ? 0 : 4 + entries.reduce((sum, [, section]) => sum + 8 + pad4(section.byteLength), 0);
+  const out = new Uint8Array(base.total + extra);
+  const view = new DataView(out.buffer);
+  out.set(bytes.subarray(0, base.total - 4));
+  view.setUint16(4, entries.length === 0 ? 1 : VECTORS_FILE_VERSION, true);
+  if (entries.length > 0) writeSections(out, view, base.total - 4, entries);
+  view.setUint32(out.byteLength - 4, checksumBytes(out.subarray(0, out.byteLength - 4)), true);
+  return out;
+}
+
+function writeSections(out: Uint8Array, view: DataView, from: number, sections: readonly [string, Uint8Array][]): void {
+  let at = from;
+  view.setUint32(at, sections.length, true);
+  at += 4;
+  for (const [tag, bytes] of sections) {
+    for (let i = 0; i < 4; i++) out[at + i] = tag.charCodeAt(i);
+    view.setUint32(at + 4, bytes.byteLength, true);
+    out.set(bytes, at + 8);
+    at += 8 + pad4(bytes.byteLength);
+  }
 }
 
 /**
@@ -167,8 +239,8 @@ export function readVectorsFile(
     return refuse(`${bytes.byteLength} bytes, shorter than a header (truncated?)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
-  if (version !== VECTORS_FILE_VERSION)
-    return refuse(`format version ${version}, this reader knows ${VECTORS_FILE_VERSION}`);
+  if (version !== 1 && version !== VECTORS_FILE_VERSION)
+    return refuse(`format version ${version}, this reader knows 1 and ${VECTORS_FILE_VERSION}`);
   const precision = PRECISIONS[bytes[6] as number];
   const dimensions = view.getUint32(8, true);
   const count = view.getUint32(12, true);
@@ -176,13 +248,24 @@ export function readVectorsFile(
   if (!precision || bytes[7] !== 0 || view.getUint16(18, true) !== 0 || idBytes > MAX_ID_BYTES || dimensions < 1) {
     return refuse('corrupt header');
   }
-  const layout = layoutOf(idBytes, dimensions, count, precision);
+  const base = layoutOf(idBytes, dimensions, count, precision);
+  // Version 2: the sections' count follows the rows, so the least size is 4 more.
+  const least = base.total + (version === 1 ? 0 : 4);
+  if (bytes.byteLength < least) return refuse(`truncated: ${bytes.byteLength} of ${least} bytes`);
+  // Version 2's end is where its sections say (headers walked, nothing copied yet), so a cut file
+  // reads as truncated and a length past the end as what it is, before the checksum.
+  const end = version === 1 ? base.total : sectionsEnd(bytes, view, base.total - 4);
+  if (typeof end === 'string') return refuse(end);
+  const layout = { ...base, total: end };
   if (bytes.byteLength < layout.total) return refuse(`truncated: ${bytes.byteLength} of ${layout.total} bytes`);
   if (bytes.byteLength > layout.total)
     return refuse(`${bytes.byteLength - layout.total} unexpected bytes after the end`);
   if (view.getUint32(layout.total - 4, true) !== checksumBytes(bytes.subarray(0, layout.total - 4))) {
     return refuse('checksum mismatch (corrupt file)');
   }
+  const sections =
+    version === 1 ? new Map<string, Uint8Array>() : readSections(bytes, view, base.total - 4, layout.total - 4);
+  if (typeof sections === 'string') return refuse(sections);
   let embedderId: string;
   try {
     embedderId = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(FIXED_HEADER, FIXED_HEADER + idBytes));
@@ -248,8 +331,58 @@ export function readVectorsFile(
     byteLength: layout.total,
     vectorFor: (text) => vectorsFor([text])[0],
     vectorsFor,
+    sections,
   };
   return { ok: true, file };
+}
+
+/**
+ * Where a version-2 file ends (after its checksum), from the section headers at `from`, or why
+ * the headers are malformed. Reads only the headers, each within the bytes there.
+ */
+function sectionsEnd(bytes: Uint8Array, view: DataView, from: number): number | string {
+  const count = view.getUint32(from, true);
+  if (count > MAX_SECTIONS) return `corrupt sections: ${count} of at most ${MAX_SECTIONS}`;
+  let at = from + 4;
+  for (let n = 0; n < count; n++) {
+    if (at + 8 > bytes.byteLength) return `truncated: ${bytes.byteLength} bytes, section ${n + 1} of ${count} missing`;
+    const tag = String.fromCharCode(...bytes.subarray(at, at + 4));
+    if (!SECTION_TAG.test(tag)) return `corrupt sections: tag ${JSON.stringify(tag)}`;
+    const length = view.getUint32(at + 4, true);
+    const left = bytes.byteLength - at - 12;
+    if (length > left)
+      return `truncated or oversized: section ${tag} claims ${length} bytes, ${Math.max(left, 0)} left in the file`;
+    at += 8 + pad4(length);
+  }
+  return at + 4;
+}
+
+/**
+ * The sections between `from` and `end` (the checksum), or why they are malformed. Each length
+ * is checked against the bytes left before its copy is made, so a hostile count or length costs
+ * nothing; the sections must fill the space exactly.
+ */
+function readSections(bytes: Uint8Array, view: DataView, from: number, end: number): Map<string, Uint8Array> | string {
+  const sections = new Map<string, Uint8Array>();
+  const count = view.getUint32(from, true);
+  if (count > MAX_SECTIONS) return `corrupt sections: ${count} of at most ${MAX_SECTIONS}`;
+  let at = from + 4;
+  for (let n = 0; n < count; n++) {
+    if (end - at < 8) return `truncated sections: section ${n + 1} of ${count} has no header`;
+    const tag = String.fromCharCode(...bytes.subarray(at, at + 4));
+    const length = view.getUint32(at + 4, true);
+    if (!SECTION_TAG.test(tag)) return `corrupt sections: tag ${JSON.stringify(tag)}`;
+    if (sections.has(tag)) return `corrupt sections: tag ${tag} twice`;
+    if (length > end - at - 8) return `oversized section ${tag}: ${length} bytes, ${end - at - 8} left in the file`;
+    sections.set(tag, bytes.slice(at + 8, at + 8 + length));
+    at += 8 + pad4(length);
+  }
+  if (at !== end) return `${end - at} unexpected bytes after the sections`;
+  return sections;
+}
+
+function pad4(length: number): number {
+  return Math.ceil(length / 4) * 4;
 }
 
 // One function per precision, each a single nested loop over every requested row (decode,

@@ -14,6 +14,11 @@ export interface RegistrySnapshot {
   readonly tools: readonly ToolSchema[];
   /** The derived index `derive` of this list, built once. */
   get<T>(derive: Derivation<T>): T;
+  /**
+   * Give `derive` a value derived elsewhere (shipped with a vectors file, checked against this
+   * list) instead of building it; one already built is kept.
+   */
+  seed<T>(derive: Derivation<T>, value: T): void;
 }
 
 // Keyed by the list itself: a registry publishes one frozen list per generation, so a new
@@ -38,6 +43,9 @@ export function registrySnapshot(tools: readonly ToolSchema[]): RegistrySnapshot
         const value = derive(made);
         derived.set(derive, value);
         return value;
+      },
+      seed<T>(derive: Derivation<T>, value: T): void {
+        if (!derived.has(derive)) derived.set(derive, value);
       },
     };
     snapshot = made;

@@ -14,13 +14,20 @@ import type { LexicalEvidence, RankTurn, Stage } from './rank-stages.js';
 /** The hybrid's lexical index of a registry: BM25 over stemmed documents. */
 export interface HybridLexicon {
   readonly index: Bm25Index;
-  /** Each tool's BM25 document words (stemmed), as a set: what a prompt matched. */
-  readonly documents: readonly ReadonlySet<string>[];
+  /** Tool `i`'s BM25 document words (stemmed), as a set: what a prompt matched. */
+  document(i: number): ReadonlySet<string>;
 }
 
 type Stem = (word: string) => string;
 
-const stemmedDocuments = derivationPer(
+/**
+ * Each tool's BM25 document words, stemmed, in order (what the hybrid lexicon indexes; shipped in
+ * a vectors file).
+ *
+ * @example
+ * registrySnapshot(all).get(stemmedDocuments(stem))[0] // ['get', 'weather', 'current', …]
+ */
+export const stemmedDocuments = derivationPer(
   (stems: Stem): Derivation<readonly string[][]> =>
     ({ tools }) =>
       tools.map((tool) => bm25Document(tool).map(stems)),
@@ -46,9 +53,18 @@ export function hybridLexicon(k1: number, b: number, stems: Stem = stem): Deriva
   if (!derive) {
     derive = (snapshot) => {
       const documents = snapshot.get(stemmedDocuments(stems));
+      // A tool's word set is built when a selection reports its matches, not for every tool.
+      const sets: (ReadonlySet<string> | undefined)[] = [];
       return {
         index: buildBm25(documents, { k1, b }),
-        documents: documents.map((words) => new Set(words)),
+        document: (i) => {
+          let set = sets[i];
+          if (!set) {
+            set = new Set(documents[i] ?? []);
+            sets[i] = set;
+          }
+          return set;
+        },
       };
     };
     byParameters.set(key, derive);
@@ -111,8 +127,13 @@ export const denseStage: Stage = ({ turn, text }) => {
   return { name: 'dense', add, part: (i) => prompt[i] as number };
 };
 
-/** Each tool's distinct name words (stemmed). */
-const nameStems = derivationPer(
+/**
+ * Each tool's distinct name words (stemmed): what the name stage compares.
+ *
+ * @example
+ * registrySnapshot([{ name: 'get_weather', description: '', parameters: {} }]).get(nameStems(stem))[0] // ['get', 'weather']
+ */
+export const nameStems = derivationPer(
   (stems: Stem): Derivation<readonly (readonly string[])[]> =>
     ({ tools }) =>
       tools.map((tool) => [...new Set(nameTokens(tool.name).map(stems))]),

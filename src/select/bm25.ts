@@ -35,19 +35,20 @@ export const bm25Index: Derivation<Bm25Index> = ({ tools }) => buildBm25(tools.m
 export function buildBm25(documents: readonly string[][], params: Bm25Params): Bm25Index {
   const n = documents.length;
   const lengths = new Float64Array(n);
-  const postings = new Map<string, { docs: number[]; tf: number[] }>();
+  // One map lookup per token: a word's entry knows the last document it counted, so a repeat
+  // within a document bumps that count (no per-document map; a first turn builds this).
+  const postings = new Map<string, { docs: number[]; tf: number[]; last: number }>();
   documents.forEach((tokens, doc) => {
     lengths[doc] = tokens.length;
-    const counts = new Map<string, number>();
-    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-    for (const [token, tf] of counts) {
-      let entry = postings.get(token);
-      if (!entry) {
-        entry = { docs: [], tf: [] };
-        postings.set(token, entry);
+    for (const token of tokens) {
+      const entry = postings.get(token);
+      if (!entry) postings.set(token, { docs: [doc], tf: [1], last: doc });
+      else if (entry.last === doc) (entry.tf[entry.tf.length - 1] as number)++;
+      else {
+        entry.docs.push(doc);
+        entry.tf.push(1);
+        entry.last = doc;
       }
-      entry.docs.push(doc);
-      entry.tf.push(tf);
     }
   });
   const avgLength = n === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / n || 1;

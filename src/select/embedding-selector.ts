@@ -11,6 +11,7 @@ import { scoreRows } from '../embed/embedder.js';
 import { QueryVectorError, QueryVectors } from '../embed/query-vectors.js';
 import type { VectorCache } from '../embed/vector-cache.js';
 import { memoryVectorCache } from '../embed/vector-cache.js';
+import type { VectorsFile } from '../embed/vectors-file.js';
 import type { VectorsSource } from '../embed/vectors-source.js';
 import type { LearnExample, LearnedVoteOptions } from '../learn/example-memory.js';
 import { LazyLearnedStore } from '../learn/lazy-learned-store.js';
@@ -292,6 +293,18 @@ export class EmbeddingSelector implements AsyncToolSelector {
     return this.settings.timeoutMs;
   }
 
+  /**
+   * The precomputed vectors file this selector seeds from, read and verified once: undefined
+   * without one, or when it was refused (the corpus build reports why).
+   *
+   * @example
+   * const file = await selector.vectorsFile()
+   * file?.sections // what else the file ships (the hybrid's derived state)
+   */
+  vectorsFile(signal?: AbortSignal): Promise<VectorsFile | undefined> {
+    return this.index.vectorsFile(signal);
+  }
+
   /** Corpus counters: texts embedded, cache hits and misses, corrupt entries rebuilt. */
   get stats(): CorpusStats {
     return this.index.stats;
@@ -474,11 +487,15 @@ export class EmbeddingSelector implements AsyncToolSelector {
     const embedded = await this.embedAgainstCorpus(texts, all, options?.signal);
     if (!embedded.ok) return embedded;
     const { corpus, vectors, warnings } = embedded;
-    const scores = vectors.map((vector) => {
-      const out = new Float32Array(all.length);
-      scoreRows(corpus.matrix, corpus.count, corpus.dimensions, this.projected(vector, corpus.key), out);
-      return out;
-    });
+    // One pass over the tool vectors for every query (the prompt and its clauses, or kind-link inputs).
+    const scores = vectors.map(() => new Float32Array(all.length));
+    (await import('../embed/score-rows-many.js')).scoreRowsMany(
+      corpus.matrix,
+      corpus.count,
+      corpus.dimensions,
+      vectors.map((vector) => this.projected(vector, corpus.key)),
+      scores,
+    );
     return { ok: true, scores, vectors, warnings };
   }
 

@@ -2,7 +2,11 @@
  * The hybrid's ranking, loaded with its first selection (not needed to import loopctl): the
  * stage list of the prompt and of its clauses, and the lexical evidence they read.
  */
+import type { VectorsFile } from '../embed/vectors-file.js';
+import { registrySnapshot } from '../registry/registry-snapshot.js';
+import type { ToolSchema } from '../registry/schema.js';
 import { denseStage, hybridLexicon, lexicalEvidence, lexicalStage, nameStage } from './blend-stages.js';
+import type { StateEmbedder } from './hybrid-state.js';
 import type * as MultiIntent from './multi-intent.js';
 import type { Contribution, Stage } from './rank-stages.js';
 import type * as WholeTask from './whole-task.js';
@@ -55,4 +59,44 @@ export function reportOrder(contributions: readonly Contribution[]): Contributio
 
 function isStage(stage: Stage | undefined): stage is Stage {
   return stage !== undefined;
+}
+
+/**
+ * Seed a list's snapshot and links from the derived state its vectors file ships (once per list;
+ * `hybrid-state.ts` loads only when the file has sections). The warnings come back on the
+ * list's first call only: none when the state was used or there is none, one saying why it was
+ * ignored.
+ *
+ * @example
+ * const warnings = await shippedState(selector.dense, linkSource, all, signal)
+ */
+export async function shippedState(
+  dense: {
+    readonly embedder: StateEmbedder;
+    vectorsFile(signal?: AbortSignal): Promise<VectorsFile | undefined>;
+  },
+  source: WholeTask.LinkSource,
+  all: readonly ToolSchema[],
+  signal: AbortSignal | undefined,
+): Promise<readonly string[]> {
+  const lists = source.seeding;
+  if (!lists) return [];
+  let seeding = lists.get(all);
+  const first = !seeding;
+  if (!seeding) {
+    seeding = dense.vectorsFile(signal).then(async (file) => {
+      if (!file || file.sections.size === 0) return [];
+      const { seedFromVectorsFile } = await import('./hybrid-state.js');
+      const { seeded, warnings } = await seedFromVectorsFile(file, all, registrySnapshot(all), {
+        embedder: dense.embedder,
+        ...(source.shipped ? { links: source.shipped } : {}),
+      });
+      if (seeded && source.counts) source.counts.seeded++;
+      return warnings;
+    });
+    lists.set(all, seeding);
+    seeding.catch(() => lists.delete(all));
+  }
+  const warnings = await seeding;
+  return first ? warnings : [];
 }

@@ -182,6 +182,7 @@ export class HybridSelector implements AsyncToolSelector {
   // The links' settings and their cache per registry list (with the tools' vectors once the
   // corpus is warm; lexical only, not kept, on a turn whose dense half is down).
   readonly #linkSource: LinkSource;
+  readonly #derived = { inferred: 0, shipped: 0, seeded: 0 };
   // What `extend` merges over: the options minus those already applied to #dense (cache,
   // timeout, vectors, learned examples: a copy shares the same embedding half).
   readonly #derivable: HybridSelectorOptions;
@@ -221,7 +222,18 @@ export class HybridSelector implements AsyncToolSelector {
     if (!(Number.isInteger(budget) && budget >= 0 && budget <= 64))
       throw new RangeError(`links.budget must be 0..64, got ${budget}`);
     this.#links = links === false ? undefined : { ...links, budget };
-    this.#linkSource = { options: { ...links, budget }, cache: new WeakMap(), dense: this.#dense, lexicon };
+    // Shipped links were inferred with the default options; declared or uninferred ones differ.
+    const { declared, infer } = links || {};
+    this.#linkSource = {
+      options: { ...links, budget },
+      cache: new WeakMap(),
+      ...(declared || infer === false ? {} : { shipped: new WeakMap() }),
+      counts: this.#derived,
+      // Only the default lexicon's state ships (the file's was derived with it).
+      ...(lexicon ? {} : { seeding: new WeakMap() }),
+      dense: this.#dense,
+      lexicon,
+    };
     this.#settings = {
       denseWeight,
       nameWeight: this.#options.nameWeight,
@@ -241,6 +253,20 @@ export class HybridSelector implements AsyncToolSelector {
    */
   async toolLinks(all: readonly ToolSchema[], signal?: AbortSignal): Promise<ToolLinks> {
     return (await import('./whole-task.js')).linksFor(this.#linkSource, all, signal);
+  }
+
+  /**
+   * What this selector derived per tool list and what it took from a vectors file instead:
+   * `seeded` lists whose documents and words came from the file's derived state, `shipped`
+   * lists whose tool links did, `inferred` lists whose links were inferred (and their kind
+   * links embedded).
+   *
+   * @example
+   * await selector.select(ctx, all)
+   * selector.derivedStats // { seeded: 1, shipped: 1, inferred: 0 } with a matching file
+   */
+  get derivedStats(): { readonly seeded: number; readonly shipped: number; readonly inferred: number } {
+    return { ...this.#derived };
   }
 
   /** How long a turn waits for the embedding half (`undefined`: no timeout). */
@@ -354,13 +380,15 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
+    // What the vectors file ships for this list (documents, words, links), before any is derived.
+    const seeded = await rank.shippedState(this.#dense, this.#linkSource, all, signal);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
     const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     signal?.throwIfAborted();
 
-    const warnings = [...dense.warnings, ...(prompt?.warnings ?? [])];
+    const warnings = [...dense.warnings, ...seeded, ...(prompt?.warnings ?? [])];
     const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
     const whole = lexical[0] as LexicalEvidence;
     if (!dense.ok) {
@@ -416,7 +444,7 @@ export class HybridSelector implements AsyncToolSelector {
       const tool = all[i] as ToolSchema;
       if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
       tools.push(tool);
-      const matched = (words[0] as string[]).filter((word) => lexicon.documents[i]?.has(word));
+      const matched = (words[0] as string[]).filter((word) => lexicon.document(i).has(word));
       reasons[tool.name] = {
         score: fused[i] as number,
         ...(matched.length ? { matched } : {}),

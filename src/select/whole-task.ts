@@ -40,6 +40,12 @@ export interface LinkSource {
   /** The words links are read with (default `english`). */
   readonly lexicon?: Lexicon | undefined;
   readonly cache: WeakMap<readonly ToolSchema[], Promise<ToolLinks>>;
+  /** Links shipped with a vectors file and checked against their list: taken instead of inferring. */
+  readonly shipped?: WeakMap<readonly ToolSchema[], ToolLinks>;
+  /** Lists whose links were inferred, taken from `shipped`, and whose snapshot was seeded. */
+  readonly counts?: { inferred: number; shipped: number; seeded: number };
+  /** Per list, the first turn's look for shipped state and its warnings (`shippedState`). */
+  readonly seeding?: WeakMap<readonly ToolSchema[], Promise<readonly string[]>>;
   readonly dense: {
     /** Embeds texts against the tools (kind links); without it links are lexical only. */
     scoreQueries?(
@@ -63,7 +69,13 @@ export function linksFor(
   signal: AbortSignal | undefined,
 ): Promise<ToolLinks> {
   let links = source.cache.get(all);
-  if (!links) {
+  const shipped = links ? undefined : source.shipped?.get(all);
+  if (shipped) {
+    links = Promise.resolve(shipped);
+    source.cache.set(all, links);
+    if (source.counts) source.counts.shipped++;
+  } else if (!links) {
+    if (source.counts) source.counts.inferred++;
     const lexicon = loadLexicon(source.lexicon ?? english);
     const input = linkInput(source, all);
     links = lexicon

@@ -43,8 +43,8 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-/** Start the stdio gateway and return its "search index ready" log line, then stop it. */
-function readyLine(args: string[]): Promise<string> {
+/** Start the stdio gateway and return its "search index ready" log line (or another), then stop it. */
+function readyLine(args: string[], pattern = /search index ready/): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'mcp', '--model-path', MODEL, ...args], {
       cwd: ROOT,
@@ -53,10 +53,10 @@ function readyLine(args: string[]): Promise<string> {
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
-      const line = /search index ready[^\n]*/.exec(stderr)?.[0];
+      const line = stderr.split('\n').find((text, i, all) => i < all.length - 1 && pattern.test(text));
       if (line) {
         child.stdin.end();
-        resolve(line);
+        resolve(line.replace(/^loopctl mcp: /, '').replace(/^.*?(search index ready)/, '$1'));
       }
     });
     child.once('exit', (code) => reject(new Error(`the gateway exited ${code} before it was ready: ${stderr}`)));
@@ -76,6 +76,10 @@ describe.skipIf(!HAS_MODEL)('loopctl mcp --build-vectors and --vectors', () => {
   it('seeds the search index from the file: the warm-up embeds no tool text', async () => {
     expect(await readyLine(['--config', config, '--vectors', file()])).toContain(
       `every tool's vector came from ${file()}`,
+    );
+    // The file also carries the hybrid's derived state for this very list: no links inferred.
+    expect(await readyLine(['--config', config, '--vectors', file()], /derived state|tool links and lexical/)).toBe(
+      `the hybrid's tool links and lexical index came from ${file()} too`,
     );
     // Without the file the same start embeds all six.
     expect(await readyLine(['--config', config])).toContain('embedded 6 tool texts');

@@ -101,6 +101,7 @@ export class McpGateway {
   readonly #options: GatewayOptions;
   readonly #upstreams: Upstream[];
   #selector: Promise<AsyncToolSelector> | undefined;
+  #ordered: { readonly generation: number; readonly tools: readonly ToolSchema[] } | undefined;
   #selectorFailed: string | undefined;
   #owners = new Map<string, Upstream>();
   #ownersAt = -1;
@@ -138,6 +139,34 @@ export class McpGateway {
     return [...new Set(this.#options.core)].flatMap((name) => this.registry.get(name) ?? []);
   }
 
+  /**
+   * Every mounted tool in a stable order: by server as configured, each server's tools as it
+   * lists them. The registry's own order follows which server answered first, which changes
+   * from start to start; ranked in this order, a vectors file `--build-vectors` wrote carries
+   * derived state (tool links, lexical index) that fits the next start too. One list per
+   * registry generation.
+   *
+   * @example
+   * gateway.tools().map((tool) => tool.name) // ['fs__read_file', …, 'memory__create_entities', …]
+   */
+  tools(): readonly ToolSchema[] {
+    const generation = this.registry.generation;
+    if (this.#ordered?.generation !== generation) {
+      const server = new Map<string, number>();
+      this.#upstreams.forEach((upstream, i) => {
+        for (const name of upstream.mount?.tools ?? []) server.set(name, i);
+      });
+      const last = this.#upstreams.length;
+      const tools = this.registry
+        .schemas()
+        .map((tool, i) => ({ tool, i, at: server.get(tool.name) ?? last }))
+        .sort((a, b) => a.at - b.at || a.i - b.i)
+        .map(({ tool }) => tool);
+      this.#ordered = { generation, tools: Object.freeze(tools) };
+    }
+    return this.#ordered.tools;
+  }
+
   /** Whether `name` is a configured core tool. */
   isCore(name: string): boolean {
     return (this.#options.core ?? []).includes(name);
@@ -151,8 +180,7 @@ export class McpGateway {
     const k = Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)));
     await this.#settled(signal);
     this.#retryDown();
-    const tools = this.registry.schemas();
-    const ranked = await this.#rank(query, tools, k, signal);
+    const ranked = await this.#rank(query, this.tools(), k, signal);
     const hits = ranked.names.flatMap((name) => {
       const schema = this.registry.get(name);
       return schema ? [this.#hit(schema)] : [];
@@ -198,7 +226,7 @@ export class McpGateway {
     const loading = this.#loadSelector();
     await this.#settled();
     await loading;
-    await this.#rank('warm up', this.registry.schemas(), DEFAULT_SEARCH_LIMIT, undefined).catch(() => undefined);
+    await this.#rank('warm up', this.tools(), DEFAULT_SEARCH_LIMIT, undefined).catch(() => undefined);
   }
 
   /** Unmount every server (their processes end). Idempotent. */
