@@ -218,12 +218,7 @@ if (values.part.includes('plain')) {
 }
 
 if (values.part.includes('intent')) {
-  const grid = [
-    false,
-    { andMinWords: Infinity },
-    { andMinWords: 4 },
-    { andMinWords: Infinity, commaMinWords: 4 },
-  ];
+  const grid = [false, { andMinWords: Infinity }, { andMinWords: 4 }, { andMinWords: Infinity, commaMinWords: 4 }];
   md += `## Multi-intent (clause splitting; the clause mix went with issue 51)\n\nCells: all cases (single-expected / multi-expected).\n\n`;
   md += `| setting | ${sets.join(' | ')} | min |\n| --- | ${sets.map(() => '---').join(' | ')} | --- |\n`;
   for (const multiIntent of grid) {

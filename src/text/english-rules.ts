@@ -100,13 +100,7 @@ export const englishRules: LexicalRules = {
   // Sentence ends followed by space (not "3.14" or "notes.txt") and semicolons, dropped from the
   // clauses. Sequencing words ("then", "after that") split too until issue 51; off, the blind
   // aggregate and the public dev splits did not move (docs/tuning-whole-task.md).
-  clauseSeparator: new RegExp(
-    [
-      String.raw`[.!?]+\s+`,
-      String.raw`\s*;\s*`,
-    ].join('|'),
-    'giu',
-  ),
+  clauseSeparator: new RegExp([String.raw`[.!?]+\s+`, String.raw`\s*;\s*`].join('|'), 'giu'),
   clauseAnd: /,?\s+and\s+/giu,
   clauseLead:
     /^(?:and\s+)?(?:then|afterwards|after\s+that|subsequently|finally|lastly|next|also|additionally|plus)\b,?\s*/iu,
