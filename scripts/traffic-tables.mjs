@@ -66,11 +66,11 @@ export function gatewaySection(reports) {
   md += `prompt; *full recall@5*: all its expected tools among the 5 returned. *tools/list* is what the agent's model carries (o200k tokens) `;
   md += `beside the upstreams' own lists mounted directly. *Ready*: the gateway's index ready after spawn; *first search*: the first search `;
   md += `once ready; *warm*: every later search.\n\n`;
-  md += `| set | tools | selector | vectors file | tools/list tokens (upstreams) | full recall@5 | AI SDK keyword@5 | ready | first search | warm p50 / p95 |\n`;
-  md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
+  md += `| set | prompts | tools | selector | vectors file | tools/list tokens (upstreams) | full recall@5 | AI SDK keyword@5 | ready | first search | warm p50 / p95 |\n`;
+  md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
   for (const report of reports) {
     for (const run of report.runs) {
-      md += `| ${report.set} | ${Object.values(report.upstreams)
+      md += `| ${report.set} | ${report.cases} | ${Object.values(report.upstreams)
         .reduce((sum, u) => sum + u.tools, 0)
         .toLocaleString('en')} | ${run.rankedBy ?? run.selector} | ${report.vectors ? 'yes' : 'no'} | `;
       md += `${run.listTokens} (${report.upstreamTokens.toLocaleString('en')}) | ${run.fullRecallAt5} | ${report.aiSdkKeyword} | `;
