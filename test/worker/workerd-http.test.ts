@@ -44,8 +44,10 @@ beforeAll(async () => {
   });
   const worker = (name: string, bindings: Record<string, string>) => ({
     name,
-    modules: true,
-    scriptPath: script,
+    // Listed, not walked: the bundle keeps loopctl/mcp's stdio transport (the /mcp gateway),
+    // whose Node import takes a variable specifier (never reached on Workers) that Miniflare's
+    // module walker cannot resolve; wrangler lists the bundle's modules the same way.
+    modules: [{ type: 'ESModule' as const, path: script }],
     modulesRoot: outdir,
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: [...COMPATIBILITY_FLAGS],
