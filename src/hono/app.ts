@@ -33,6 +33,7 @@ import { allowedHostsGuard } from './allowed-hosts.js';
 import { ApiError, errorResponse } from './api-error.js';
 import type { ApiSelectors } from './api-selectors.js';
 import { apiSelectors, EmbedderUnavailableError } from './api-selectors.js';
+import type { AppEnv } from './app-env.js';
 import { jsonBody } from './json-body.js';
 import { kNote } from './k-note.js';
 import type { McpRouteOptions } from './mcp-route.js';
@@ -133,9 +134,6 @@ const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
 
 const SYSTEM_PROMPT =
   'You are a helpful assistant with tools. Call a tool when it helps answer; otherwise answer directly and briefly.';
-
-/** The Hono environment of the app: the client's own abort signal, kept by the first middleware. */
-export type AppEnv = { Variables: { clientSignal: AbortSignal | undefined } };
 
 /**
  * Build the API: `GET /healthz`, and behind a bearer token `GET /v1/tools`,
@@ -445,3 +443,5 @@ function requestSignal(c: Context): AbortSignal | undefined {
     return undefined;
   }
 }
+
+export type { AppEnv } from './app-env.js';

@@ -14,7 +14,7 @@ import { errorMessage } from '../describe-error.js';
 // Static, as app.ts's import of the same module: a dynamic one would split the core's chunk.
 import { ToolRegistry } from '../registry/registry.js';
 import type { AsyncToolSelector } from '../select/selector.js';
-import type { AppEnv } from './app.js';
+import type { AppEnv } from './app-env.js';
 import { BodyReadError, readBody } from './read-body.js';
 import type { UploadBudget } from './upload-budget.js';
 
