@@ -7,6 +7,7 @@
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
+import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayMcpServer, type GatewayServerOptions, gatewayServer } from './gateway-server.js';
 
 /** Options for {@link gatewayHttp}. */
@@ -54,7 +55,7 @@ const DEFAULT_MAX_SESSIONS = 64;
  * // a client: new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8788/mcp'))
  */
 export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptions = {}): Promise<GatewayHttp> {
-  const { WebStandardStreamableHTTPServerTransport: Transport } = await importTransport();
+  const { WebStandardStreamableHTTPServerTransport: Transport } = await importServerTransport();
   const { allowedHosts, token, maxSessions = DEFAULT_MAX_SESSIONS } = options;
   // Insertion order is recency: a session is moved to the end on every request.
   const sessions = new Map<string, Session>();
@@ -135,22 +136,4 @@ function sameText(a: string, b: string): boolean {
   let differ = x.length ^ y.length;
   for (let i = 0; i < Math.max(x.length, y.length); i++) differ |= (x[i] ?? 0) ^ (y[i] ?? 0);
   return differ === 0;
-}
-
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-}
-
-async function importTransport() {
-  try {
-    return await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
-  } catch (error) {
-    throw new Error(
-      `the MCP gateway over HTTP needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,
-      { cause: error },
-    );
-  }
 }

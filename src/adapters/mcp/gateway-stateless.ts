@@ -11,6 +11,7 @@
 import { concatBytes } from '../../concat-bytes.js';
 import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
+import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayServerOptions, gatewayServer } from './gateway-server.js';
 import type { GatewaySessions } from './gateway-sessions.js';
 
@@ -54,7 +55,7 @@ export async function gatewayStateless(
   gateway: McpGateway | ((body: unknown) => Promise<GatewayLease>),
   options: GatewayStatelessOptions = {},
 ): Promise<GatewayFetch> {
-  const { WebStandardStreamableHTTPServerTransport: Transport } = await importTransport();
+  const { WebStandardStreamableHTTPServerTransport: Transport } = await importServerTransport();
   const { sessions, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
   const exposeFound = Boolean(options.exposeFound && sessions);
   const lend = typeof gateway === 'function' ? gateway : async () => ({ gateway, release: () => Promise.resolve() });
@@ -183,22 +184,4 @@ async function boundedText(request: Request, maxBytes: number): Promise<string |
     chunks.push(value);
   }
   return new TextDecoder().decode(concatBytes(chunks, size));
-}
-
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-}
-
-async function importTransport() {
-  try {
-    return await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
-  } catch (error) {
-    throw new Error(
-      `the MCP gateway over HTTP needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,
-      { cause: error },
-    );
-  }
 }
