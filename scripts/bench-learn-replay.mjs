@@ -27,7 +27,7 @@ const { values } = parseArgs({
     data: { type: 'string', default: join(root, 'test', 'fixtures') },
     model: { type: 'string', default: join(root, 'models', 'use-lite') },
     k: { type: 'string', default: '8' },
-    // A large set keeps its first N cases in digest order (the same N on every run).
+    // A large set keeps N cases sampled by a fixed digest (the same N on every run).
     'max-cases': { type: 'string' },
     json: { type: 'string' },
   },
@@ -161,8 +161,11 @@ for (const set of values.sets.split(',')) {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line))
-    .sort((x, y) => (digest(x.id) < digest(y.id) ? -1 : 1))
-    .slice(0, values['max-cases'] ? Number(values['max-cases']) : undefined);
+    // The cap samples by a second digest: the first N in the split's own order would all fall in
+    // half A (their digests share a first hex digit) on a large set.
+    .sort((x, y) => (digest(`sample/${x.id}`) < digest(`sample/${y.id}`) ? -1 : 1))
+    .slice(0, values['max-cases'] ? Number(values['max-cases']) : undefined)
+    .sort((x, y) => (digest(x.id) < digest(y.id) ? -1 : 1));
   const a = cases.filter((item) => half(item.id) === 'A');
   const b = cases.filter((item) => half(item.id) === 'B');
   const upstream = await recordingUpstream();

@@ -40,12 +40,12 @@ export function learnReplaySection(rows) {
   md += `each and scored on the tools the proxy forwarded (*before*); half A is then sent as two-request conversations (the prompt; `;
   md += `then the prompt, the expected tools as the model's calls and their results), and half B again (*after*). *Off* is the same `;
   md += `half B through a server with learning off. Full recall@8 on half B; *proxy ms* is the proxy's own time per half-B request `;
-  md += `(its \`server-timing\`), learning off vs on. The public sets use their first N cases in digest order (N in the row), `;
+  md += `(its \`server-timing\`), learning off vs on. The public sets use N cases sampled by a fixed digest (N in the row), `;
   md += `dev and test alike, since the replay needs labelled traffic; nothing was chosen on their test split.\n\n`;
   md += `| registry | tools | half A / B | examples | off | before | after | gain | mean forwarded (after) | proxy ms p50 / p95, off | on |\n`;
   md += `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n`;
   for (const r of rows) {
-    const name = r.maxCases ? `${r.set} (first ${r.maxCases})` : r.set;
+    const name = r.maxCases ? `${r.set} (${r.maxCases} sampled)` : r.set;
     md += `| ${name} | ${r.tools} | ${r.halfA} / ${r.halfB} | ${r.learned} | ${f3(r.offFullRecall)} | ${f3(r.beforeFullRecall)} | `;
     md += `${f3(r.afterFullRecall)} | ${signed(r.gain)} | ${r.meanForwardedAfter.toFixed(2)} | ${r.offMsP50} / ${r.offMsP95} | ${r.onMsP50} / ${r.onMsP95} |\n`;
   }
