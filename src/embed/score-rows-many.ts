@@ -2,6 +2,7 @@
  * Cosines of a turn's queries against the tool matrix (the hybrid's prompt and clauses, kind-link
  * inputs), loaded with the first such scoring so the core bundle does not carry it.
  */
+import { scoreRows } from './embedder.js';
 
 /**
  * `scoreRows` for several queries, four rows at a time: each row's cosine is one sum added in
@@ -52,9 +53,6 @@ function scoreFourRows(
     out[row + 2] = sum2;
     out[row + 3] = sum3;
   }
-  for (; row < count; row++) {
-    let sum = 0;
-    for (let j = 0, k = row * dimensions; j < dimensions; j++, k++) sum += (matrix[k] as number) * (query[j] as number);
-    out[row] = sum;
-  }
+  // The last rows, fewer than four: the plain loop.
+  if (row < count) scoreRows(matrix.subarray(row * dimensions), count - row, dimensions, query, out.subarray(row));
 }
