@@ -11,10 +11,12 @@ import { Hono } from 'hono';
 import type { GatewaySessions } from '../adapters/mcp/gateway-sessions.js';
 import type { GatewayFetch } from '../adapters/mcp/gateway-stateless.js';
 import { errorMessage } from '../describe-error.js';
+import { digestHex } from '../digest.js';
 // Static, as app.ts's import of the same module: a dynamic one would split the core's chunk.
 import { ToolRegistry } from '../registry/registry.js';
 import type { AsyncToolSelector } from '../select/selector.js';
 import type { AppEnv } from './app-env.js';
+import { credentialOf } from './proxy/learn/tenant-id.js';
 import { BodyReadError, readBody } from './read-body.js';
 import type { UploadBudget } from './upload-budget.js';
 
@@ -152,6 +154,7 @@ async function buildHandler(context: McpRouteContext): Promise<Built> {
   const options = {
     exposeFound: config.exposeFound ?? false,
     maxBodyBytes: context.maxBodyBytes,
+    owner: sessionOwner,
     ...(sessions ? { sessions } : {}),
   };
   if (!context.perRequest) {
@@ -165,6 +168,14 @@ async function buildHandler(context: McpRouteContext): Promise<Built> {
     return { gateway, release: () => gateway.close() };
   }, options);
   return { fetch, started: Promise.resolve() };
+}
+
+/**
+ * A session's owner: a digest of the credential the request presents (never the credential), so
+ * a session id answers only the caller that opened it.
+ */
+function sessionOwner(request: Request): Promise<string> {
+  return digestHex(['loopctl/mcp-session-owner/v1', credentialOf(request.headers)]);
 }
 
 /** How long a request waits for upstreams still starting before answering without them. */

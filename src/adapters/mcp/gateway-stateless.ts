@@ -24,6 +24,13 @@ export interface GatewayStatelessOptions extends Omit<GatewayServerOptions, 'fou
   readonly sessions?: GatewaySessions;
   /** Largest request body read, in bytes. Default 256 KiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Who sent a request (a digest of its credential, say). A session is kept under its owner and
+   * its id together, so an id that leaks (a log, a proxy) or is guessed cannot read, change or
+   * end another caller's session: the MCP spec's advice to bind session ids to the user. Default:
+   * every request has one owner (a gateway behind one token).
+   */
+  readonly owner?: (request: Request) => string | Promise<string>;
 }
 
 /** Reads one request; `parsedBody` when the caller has read (and bounded) the body already. */
@@ -56,7 +63,10 @@ export async function gatewayStateless(
   options: GatewayStatelessOptions = {},
 ): Promise<GatewayFetch> {
   const { WebStandardStreamableHTTPServerTransport: Transport } = await importServerTransport();
-  const { sessions, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, ...serverOptions } = options;
+  const { sessions, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, owner, ...serverOptions } = options;
+  /** Where a session's list is kept: its owner's and its id's. */
+  const keyOf = async (request: Request, session: string): Promise<string> =>
+    owner ? `${await owner(request)}/${session}` : session;
   const exposeFound = Boolean(options.exposeFound && sessions);
   const lend = typeof gateway === 'function' ? gateway : async () => ({ gateway, release: () => Promise.resolve() });
 
@@ -76,7 +86,8 @@ export async function gatewayStateless(
     // A new session id only where there is something to remember, and only at initialize.
     const opening = exposeFound && header === null && isInitialize(body);
     const session = opening ? crypto.randomUUID() : (header ?? undefined);
-    const found = exposeFound && session && !opening ? await sessions?.found(session).catch(() => []) : [];
+    const key = session === undefined ? undefined : await keyOf(request, session);
+    const found = exposeFound && key && !opening ? await sessions?.found(key).catch(() => []) : [];
     const lease = await lend(body);
     let response: Response;
     let server: Awaited<ReturnType<typeof gatewayServer>> | undefined;
@@ -85,7 +96,7 @@ export async function gatewayStateless(
         ...serverOptions,
         exposeFound,
         ...(found ? { found } : {}),
-        ...(exposeFound && session && sessions ? { onFound: (names) => sessions.keep(session, names) } : {}),
+        ...(exposeFound && key && sessions ? { onFound: (names) => sessions.keep(key, names) } : {}),
       });
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: !exposeFound });
       await server.connect(transport);
@@ -114,7 +125,8 @@ export async function gatewayStateless(
       if (request.method === 'POST') return await post(request, parsedBody);
       if (request.method === 'DELETE') {
         const session = request.headers.get('mcp-session-id');
-        if (session !== null && SESSION_ID.test(session)) await sessions?.forget(session).catch(() => undefined);
+        if (session !== null && SESSION_ID.test(session))
+          await sessions?.forget(await keyOf(request, session)).catch(() => undefined);
         return new Response(null, { status: 200 });
       }
       // No standing stream: every answer rides its own POST.
