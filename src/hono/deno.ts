@@ -9,7 +9,9 @@ import type { AppOptions } from './app.js';
 import { createApp } from './app.js';
 import { varText } from './config-vars.js';
 import { optionsFromVars } from './env-options.js';
-import { ENTRY_SETTINGS } from './settings.js';
+import { denoFolderFiles, folderTrafficStore } from './proxy/learn/folder-traffic-store.js';
+import { learnBounds } from './proxy/proxy-settings.js';
+import { ENTRY_SETTINGS, PROXY_SETTINGS } from './settings.js';
 
 /** The few Deno APIs used here, typed structurally. */
 interface DenoLike {
@@ -50,7 +52,15 @@ export function denoHandler(options: DenoAppOptions): (request: Request) => Prom
   const env = vars ?? deno().env.toObject();
   // /mcp: `${VAR}` from the same variables; one process holds its sessions' found tools.
   const mcpGateway = { vars: env, sessions: 'memory' as const, ...rest.mcpGateway };
-  const app = createApp(mergeOptions(optionsFromVars(env), { ...rest, mcpGateway }));
+  const merged = mergeOptions(optionsFromVars(env), { ...rest, mcpGateway });
+  // PROXY_LEARN=on keeps what the proxy learns in files (PROXY_LEARN_DIR), as on Node, so it
+  // survives a restart: Deno's own file API, no node:fs.
+  const proxy = merged.proxy;
+  const learn =
+    proxy?.learn === 'on'
+      ? folderTrafficStore(proxy.learnDir ?? PROXY_SETTINGS.learnDir.default, denoFolderFiles(), learnBounds(proxy))
+      : undefined;
+  const app = createApp(learn ? { ...merged, proxy: { ...proxy, learn } } : merged);
   return async (request) => app.fetch(request);
 }
 

@@ -289,7 +289,7 @@ export const PROXY_SETTINGS = {
     variable: 'PROXY_LEARN_DIR',
     ...text(),
     default: '.loopctl/learned',
-    doc: 'Node: the folder of learned traffic, a file per tenant (Deno keeps it in memory; Workers: the `LEARNED_TRAFFIC` Durable Object)',
+    doc: 'Node and Deno: the folder of learned traffic, a file per tenant (Deno needs `--allow-read --allow-write` on it; Workers: the `LEARNED_TRAFFIC` Durable Object)',
     docs: ['proxy'],
   }),
   maxSseEventBytes: setting({
