@@ -13,6 +13,7 @@ import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+import { importModernSdk, isModernRequest, modernMissingResponse, serveModern } from './gateway-server-modern.js';
 import type { GatewaySessions } from './gateway-sessions.js';
 
 /** Options for {@link gatewayStateless}. */
@@ -79,6 +80,17 @@ export async function gatewayStateless(
         body = JSON.parse(text);
       } catch {
         return rpcError(400, -32700, 'Parse error: the body is not JSON');
+      }
+    }
+    // 2026-07-28: no session and a fixed list, served by SDK v2 over the same gateway.
+    const sdk = await importModernSdk();
+    if (await isModernRequest(sdk, request, body)) {
+      if (sdk instanceof Error) return modernMissingResponse(body, sdk.message);
+      const lease = await lend(body);
+      try {
+        return await serveModern(sdk, lease.gateway, request, body, serverOptions);
+      } finally {
+        await lease.release().catch(() => undefined);
       }
     }
     const header = request.headers.get('mcp-session-id');
