@@ -6,7 +6,12 @@
  * SDK serves the 2025 era, as before, and the log says what to install.
  */
 import type { McpGateway } from '../adapters/mcp/gateway.js';
-import { importModernSdk, modernGatewayServer } from '../adapters/mcp/gateway-server-modern.js';
+import {
+  claimsModern,
+  importModernSdk,
+  modernGatewayServer,
+  modernMissingError,
+} from '../adapters/mcp/gateway-server-modern.js';
 import { untilStopped } from './until-stopped.js';
 
 /**
@@ -37,7 +42,16 @@ export async function serveGatewayStdio(
     const ended = new Promise<void>((done) => {
       server.onclose = () => done();
     });
-    await server.connect(new StdioServerTransport());
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    // A 2026-07-28 request (the envelope in its _meta) is answered -32022 naming the package,
+    // which also tells a negotiating client to fall back to initialize.
+    const pass = transport.onmessage;
+    transport.onmessage = (message) => {
+      if ('method' in message && 'id' in message && claimsModern(message, new Headers()))
+        void transport.send(modernMissingError(message, sdk.message) as never).catch(() => undefined);
+      else pass?.(message);
+    };
     await Promise.race([closed, ended]);
     await server.close().catch(() => undefined);
     return;

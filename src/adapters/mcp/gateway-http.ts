@@ -75,7 +75,7 @@ export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptio
       ? undefined
       : sdk.createMcpHandler(
           () => modernGatewayServer(sdk, gateway, options.serverInfo ? { serverInfo: options.serverInfo } : {}),
-          { legacy: 'reject', responseMode: 'json', maxRequestBodySize: maxBodyBytes, maxSubscriptions: maxSessions },
+          { legacy: 'reject', maxRequestBodySize: maxBodyBytes, maxSubscriptions: maxSessions },
         );
   // Insertion order is recency: a session is moved to the end on every request.
   const sessions = new Map<string, Session>();

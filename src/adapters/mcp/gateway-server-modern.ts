@@ -10,6 +10,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { type GatewayServerOptions, gatewaySurface } from './gateway-surface.js';
+import { whenEnded } from './when-ended.js';
 
 /**
  * The MCP revision SDK v2 serves beside the 2025 era.
@@ -93,31 +94,41 @@ export function claimsModern(body: unknown, headers: Headers): boolean {
 }
 
 /**
- * The answer to a 2026-07-28 request when the v2 package is missing: `-32022`
+ * The JSON-RPC error for a 2026-07-28 request when the v2 package is missing: `-32022`
  * (UnsupportedProtocolVersion) listing the 2025 revisions served, so a negotiating client falls
  * back to `initialize`, with a message naming the package to install.
  *
  * @example
- * return modernMissingResponse(body, sdk.message)
+ * await transport.send(modernMissingError(message, sdk.message)) // stdio
  */
-export function modernMissingResponse(body: unknown, why: string): Response {
+export function modernMissingError(body: unknown, why: string) {
   const first = (Array.isArray(body) ? body[0] : body) as
     | { id?: unknown; params?: { _meta?: Record<string, unknown> } }
     | undefined;
   const id = typeof first?.id === 'string' || typeof first?.id === 'number' ? first.id : null;
   const requested = first?.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
-  return new Response(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: -32022,
-        message: why,
-        data: { supported: LEGACY_VERSIONS, ...(typeof requested === 'string' ? { requested } : {}) },
-      },
-    }),
-    { status: 400, headers: { 'content-type': 'application/json' } },
-  );
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    error: {
+      code: -32022,
+      message: why,
+      data: { supported: LEGACY_VERSIONS, ...(typeof requested === 'string' ? { requested } : {}) },
+    },
+  };
+}
+
+/**
+ * {@link modernMissingError} as an HTTP answer (400, as the SDK answers -32022).
+ *
+ * @example
+ * return modernMissingResponse(body, sdk.message)
+ */
+export function modernMissingResponse(body: unknown, why: string): Response {
+  return new Response(JSON.stringify(modernMissingError(body, why)), {
+    status: 400,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /**
@@ -136,33 +147,40 @@ export async function isModernRequest(sdk: ModernSdk | Error, request: Request, 
 
 /**
  * One 2026-07-28 request served over `gateway` by a strict v2 handler (`legacy: 'reject'`)
- * made for it: nothing outlives the answer, which is plain JSON (no notification can precede a
- * result of a fixed list). A `subscriptions/listen` stream ends with the request, as the list
- * it would watch never changes.
+ * made for it, so nothing is held between requests. The answer is plain JSON unless the SDK
+ * streams it; `done` runs once it has gone out (a stream's end), and the handler closes then.
  *
  * @example
- * return serveModern(sdk, gateway, request, body, { serverInfo })
+ * return serveModern(sdk, gateway, request, body, { done: () => lease.release() })
  */
 export async function serveModern(
   sdk: ModernSdk,
   gateway: McpGateway,
   request: Request,
   body: unknown,
-  options: Pick<GatewayServerOptions, 'serverInfo'> = {},
+  options: Pick<GatewayServerOptions, 'serverInfo'> & { readonly done?: () => Promise<unknown> } = {},
 ): Promise<Response> {
-  const handler = sdk.createMcpHandler(() => modernGatewayServer(sdk, gateway, { serverInfo: options.serverInfo }), {
-    legacy: 'reject',
-    responseMode: 'json',
-    maxSubscriptions: 1,
-  });
-  try {
-    const response = await handler.fetch(request, { parsedBody: body });
-    // A listen stream would stay open for changes that never come: end it here, after what it
-    // has said so far. A JSON answer is whole already.
-    if (response.headers.get('content-type')?.includes('text/event-stream')) await handler.close();
-    const text = response.body === null ? null : await response.text();
-    return new Response(text, { status: response.status, headers: response.headers });
-  } finally {
+  const handler = sdk.createMcpHandler(
+    () => modernGatewayServer(sdk, gateway, options.serverInfo ? { serverInfo: options.serverInfo } : {}),
+    // One listen stream at most: the list it would watch never changes.
+    { legacy: 'reject', maxSubscriptions: 1 },
+  );
+  const finish = async () => {
     await handler.close().catch(() => undefined);
+    await options.done?.();
+  };
+  let response: Response;
+  try {
+    response = await handler.fetch(request, { parsedBody: body });
+  } catch (error) {
+    await finish();
+    throw error;
   }
+  if (response.body === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+    // A JSON answer is whole once fetch resolves.
+    const text = response.body === null ? null : await response.text();
+    await finish();
+    return new Response(text, { status: response.status, headers: response.headers });
+  }
+  return new Response(whenEnded(response.body, finish), { status: response.status, headers: response.headers });
 }
