@@ -4,6 +4,7 @@
  * Streamable HTTP through `gatewayHttp` and `gatewayStateless`). The SDK negotiates the
  * protocol version (2024-11-05 to 2025-11-25); 2026-07-28 is `gateway-server-modern.ts`'s.
  */
+import type { CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { type GatewayServerOptions, gatewaySurface } from './gateway-surface.js';
@@ -49,11 +50,13 @@ export async function gatewayServer(
     capabilities: surface.capabilities,
     instructions: surface.instructions,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => surface.listTools());
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    surface.callTool(request.params.name, request.params.arguments, extra.signal, () =>
-      extra.sendNotification({ method: 'notifications/tools/list_changed' }),
-    ),
+  server.setRequestHandler(ListToolsRequestSchema, () => surface.listTools() as Promise<ListToolsResult>);
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    (request, extra) =>
+      surface.callTool(request.params.name, request.params.arguments, extra.signal, () =>
+        extra.sendNotification({ method: 'notifications/tools/list_changed' }),
+      ) as Promise<CallToolResult>,
   );
   return server;
 }

@@ -5,7 +5,6 @@
  * server (`gateway-server.ts`, SDK 1.x) and the 2026-07-28 one (`gateway-server-modern.ts`, SDK
  * v2) both register these functions, so the two eras cannot drift apart.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../describe-error.js';
 import type { ToolSchema } from '../../registry/schema.js';
 import { DEFAULT_SEARCH_LIMIT, type McpGateway } from './gateway.js';
@@ -47,6 +46,25 @@ export interface GatewayServerOptions {
 }
 
 /**
+ * A tool as `tools/list` carries it (the MCP shape, written here so loopctl's declarations name
+ * no SDK type: a project type-checks them without either SDK installed).
+ */
+export interface GatewayMcpTool {
+  name: string;
+  description?: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  annotations?: Record<string, unknown>;
+}
+
+/** A `tools/call` result as MCP carries it: content parts, and whether the call failed. */
+export interface GatewayCallResult {
+  content: { type: string; [key: string]: unknown }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
  * One session's view of the gateway, with nothing of any SDK in it: what to introduce the server
  * as, and the two handlers an SDK server registers.
  */
@@ -55,7 +73,7 @@ export interface GatewaySurface {
   readonly capabilities: { tools: { listChanged: boolean } };
   readonly instructions: string;
   /** The `tools/list` result. */
-  listTools(): Promise<{ tools: Tool[] }>;
+  listTools(): Promise<{ tools: GatewayMcpTool[] }>;
   /**
    * The `tools/call` result for `name`: never throws (a failure is an `isError` result).
    * `notify` sends `notifications/tools/list_changed` on the call's own response.
@@ -65,7 +83,7 @@ export interface GatewaySurface {
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
     notify: () => Promise<void>,
-  ): Promise<CallToolResult>;
+  ): Promise<GatewayCallResult>;
 }
 
 /**
@@ -129,7 +147,7 @@ async function answer(
   args: Record<string, unknown> | undefined,
   signal: AbortSignal,
   notify: () => Promise<void>,
-): Promise<CallToolResult> {
+): Promise<GatewayCallResult> {
   const { gateway } = session;
   try {
     if (name === SEARCH_TOOL) return await search(session, args ?? {}, signal, notify);
@@ -140,10 +158,10 @@ async function answer(
       const inner = args?.arguments ?? {};
       if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
         return failure(`${CALL_TOOL}: "arguments" must be an object of the tool's arguments`);
-      return (await gateway.call(target, inner, signal)) as CallToolResult;
+      return (await gateway.call(target, inner, signal)) as GatewayCallResult;
     }
     if (gateway.isCore(name) || session.found.has(name))
-      return (await gateway.call(name, args ?? {}, signal)) as CallToolResult;
+      return (await gateway.call(name, args ?? {}, signal)) as GatewayCallResult;
     return failure(
       `unknown tool "${name}": this gateway lists ${SEARCH_TOOL} and ${CALL_TOOL}; search, then call what it finds with ${CALL_TOOL}`,
     );
@@ -157,7 +175,7 @@ async function search(
   args: Record<string, unknown>,
   signal: AbortSignal,
   notify: () => Promise<void>,
-): Promise<CallToolResult> {
+): Promise<GatewayCallResult> {
   const { query, limit } = args;
   if (typeof query !== 'string' || query.trim() === '')
     return failure(`${SEARCH_TOOL} needs a non-empty "query", like {"query": "read a file"}`);
@@ -178,12 +196,12 @@ async function search(
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-function failure(text: string): CallToolResult {
+function failure(text: string): GatewayCallResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** The search and call tools, described once: the list stays the same for the session. */
-function fixedTools(gateway: McpGateway): Tool[] {
+function fixedTools(gateway: McpGateway): GatewayMcpTool[] {
   const servers = gateway.status().map((s) => s.server);
   const from = servers.length > 0 ? ` (servers: ${servers.join(', ')})` : '';
   return [
@@ -216,10 +234,10 @@ function fixedTools(gateway: McpGateway): Tool[] {
   ];
 }
 
-function asMcpTool(schema: ToolSchema): Tool {
+function asMcpTool(schema: ToolSchema): GatewayMcpTool {
   return {
     name: schema.name,
     description: schema.description,
-    inputSchema: (schema.parameters ?? { type: 'object', properties: {} }) as Tool['inputSchema'],
+    inputSchema: (schema.parameters ?? { type: 'object', properties: {} }) as GatewayMcpTool['inputSchema'],
   };
 }
