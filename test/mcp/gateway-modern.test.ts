@@ -18,6 +18,7 @@ import { StdioClientTransport as LegacyStdioClientTransport } from '@modelcontex
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpGateway } from '../../src/adapters/mcp/gateway.js';
+import { gatewayHttp } from '../../src/adapters/mcp/gateway-http.js';
 import { memoryGatewaySessions } from '../../src/adapters/mcp/gateway-sessions.js';
 import { gatewayStateless } from '../../src/adapters/mcp/gateway-stateless.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
@@ -204,6 +205,44 @@ describe('gatewayStateless (the app route /mcp): both eras', () => {
     expect(legacy.getServerCapabilities()?.tools?.listChanged).toBe(true);
     await searchAndRead(legacy);
     expect((await legacy.listTools()).tools.length).toBeGreaterThan(2);
+  });
+});
+
+describe('gatewayHttp in-process: the gate stands in front of the 2026-07-28 leg', () => {
+  it('refuses a modern request without the token or from another host, and bounds its body', async () => {
+    const gateway = new McpGateway({ registry: new ToolRegistry(), servers: [] });
+    const http = await gatewayHttp(gateway, {
+      token: 'test-token-0123456789',
+      allowedHosts: ['gateway.test'],
+      maxBodyBytes: 4096,
+    });
+    closers.push(() => http.close());
+    const discover = { ...futureRequest(3), method: 'server/discover' };
+    discover.params._meta['io.modelcontextprotocol/protocolVersion'] = MODERN;
+    const post = (body: unknown, headers: Record<string, string> = {}, host = 'gateway.test') =>
+      http.fetch(
+        new Request(`http://${host}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': MODERN,
+            'mcp-method': 'server/discover',
+            ...headers,
+          },
+          body: JSON.stringify(body),
+        }),
+      );
+    const auth = { authorization: 'Bearer test-token-0123456789' };
+    expect((await post(discover)).status).toBe(401);
+    expect((await post(discover, auth, 'evil.test')).status).toBe(403);
+    const answered = await post(discover, auth);
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const result = ((await answered.json()) as { result: { supportedVersions: string[] } }).result;
+    expect(result.supportedVersions).toContain(MODERN);
+    const padded = { ...discover, params: { ...discover.params, pad: 'x'.repeat(8192) } };
+    expect((await post(padded, auth)).status).toBe(413);
+    expect(http.sessions).toBe(0);
   });
 });
 
