@@ -9,6 +9,7 @@ const external = [
   /^onnxruntime-/,
   /^idb-keyval/,
   /^@modelcontextprotocol\/sdk/,
+  /^@modelcontextprotocol\/server/,
   /^gpt-tokenizer/,
   /^node:/,
   // loopctl/hono: Hono (and @hono/node-server for loopctl/hono/node) are the user's, as peers.

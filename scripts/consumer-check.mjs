@@ -16,7 +16,8 @@
  *      through the real `openai` client, then SIGINT, and it exits 0;
  *   4d. the MCP gateway as docs/mcp.md registers it: the SDK's client spawns the installed
  *      `npx loopctl mcp --config mcp.json` over stdio, with a tiny local stdio server behind it,
- *      and checks tools/list, one search and one call;
+ *      and checks tools/list, one search and one call; then SDK v2's client negotiates MCP
+ *      2026-07-28 with it and searches and calls the same;
  *   4. a browser entry (a keyword-only app) bundles with Vite; its gzip size is reported;
  *   5. Deno imports the package from node_modules and selects;
  *   6. a Node-only TypeScript project type-checks every public subpath (scripts/node-types-project.mjs).
@@ -292,7 +293,8 @@ console.log(JSON.stringify({ text: reply.choices[0].message.content }))
  * `npx loopctl mcp --config mcp.json` in the consumer project, spawned over stdio by the MCP
  * SDK's client as Claude Code, Cursor or VS Code would, with one tiny stdio server behind it
  * (written here: two tools, `add` and `echo`, on the SDK's low-level Server). The client checks
- * the gateway's fixed tools/list, that a search finds `tiny__add`, and that call_tool runs it.
+ * the gateway's fixed tools/list, that a search finds `tiny__add`, and that call_tool runs it;
+ * then the SDK v2 client does the same over MCP 2026-07-28.
  */
 async function checkGateway(modelDir) {
   writeFileSync(
@@ -348,6 +350,31 @@ await client.close()
     `npx loopctl mcp: the client saw ${gateway.stdout.trim()}\n${gateway.output.slice(-2000)}`,
   );
   report.push(`npx loopctl mcp: tools/list ${answer.listed?.join(', ')}; found ${answer.found} (${answer.rankedBy})`);
+
+  // The same command to a client of MCP 2026-07-28 (SDK v2, negotiating as a 2026 agent does):
+  // the tarball's gateway with @modelcontextprotocol/server beside it answers server/discover.
+  writeFileSync(
+    join(app, 'gateway-client-modern.mjs'),
+    `import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+const args = ['--no-install', 'loopctl', 'mcp', '--config', 'mcp.json', '--selector', 'bm25']
+const transport = new StdioClientTransport({ command: 'npx', args, cwd: process.cwd(), stderr: 'inherit' })
+const client = new Client({ name: 'consumer-check', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+await client.connect(transport)
+const found = JSON.parse((await client.callTool({ name: 'search_tools', arguments: { query: 'add two numbers together', limit: 1 } })).content[0].text)
+const called = await client.callTool({ name: 'call_tool', arguments: { name: found.tools[0]?.name, arguments: { a: 2, b: 3 } } })
+console.log(JSON.stringify({ version: client.getNegotiatedProtocolVersion(), found: found.tools.map((tool) => tool.name), result: called.content[0]?.text }))
+await client.close()
+`,
+  );
+  const modern = await run(process.execPath, ['gateway-client-modern.mjs'], { cwd: app });
+  if (!modern.ok) return;
+  const seen = JSON.parse(modern.stdout.trim().split('\n').at(-1) ?? '{}');
+  check(
+    seen.version === '2026-07-28' && JSON.stringify(seen.found) === '["tiny__add"]' && seen.result === '5',
+    `npx loopctl mcp (2026-07-28): the v2 client saw ${modern.stdout.trim()}\n${modern.output.slice(-2000)}`,
+  );
+  report.push(`npx loopctl mcp: MCP ${seen.version} to the v2 client; found ${seen.found}`);
 }
 
 const work = mkdtempSync(join(tmpdir(), 'loopctl-consumer-'));
@@ -411,13 +438,20 @@ try {
     dependencies: Object.fromEntries(deps.map((d) => [d, version(d)])),
     // @types/node: for the Node-only TypeScript check below; hono and @hono/node-server: the
     // optional peers a user of loopctl/hono, loopctl/hono/node and `loopctl serve` installs
-    // beside loopctl; openai: the client that talks to the proxy; @modelcontextprotocol/sdk: the
-    // optional peer docs/mcp.md names beside loopctl for `loopctl mcp`.
+    // beside loopctl; openai: the client that talks to the proxy; @modelcontextprotocol/sdk and
+    // @modelcontextprotocol/server: the optional peers docs/mcp.md names beside loopctl for
+    // `loopctl mcp` (the server for MCP 2026-07-28); @modelcontextprotocol/client: a 2026 client.
     devDependencies: Object.fromEntries(
-      [...devDeps, '@types/node', 'hono', '@hono/node-server', 'openai', '@modelcontextprotocol/sdk'].map((d) => [
-        d,
-        version(d),
-      ]),
+      [
+        ...devDeps,
+        '@types/node',
+        'hono',
+        '@hono/node-server',
+        'openai',
+        '@modelcontextprotocol/sdk',
+        '@modelcontextprotocol/server',
+        '@modelcontextprotocol/client',
+      ].map((d) => [d, version(d)]),
     ),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);

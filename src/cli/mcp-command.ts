@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../describe-error.js';
 import { DEFAULT_HTTP_PORT, isLoopback, serveHttp } from './mcp-http.js';
+import { serveGatewayStdio } from './mcp-stdio.js';
 import { DEFAULT_MODEL_DIR, findModelDir } from './model-command.js';
-import { untilStopped } from './until-stopped.js';
 import { UsageError } from './usage-error.js';
 
 const MCP_USAGE = `loopctl mcp [--config FILE] [--selector hybrid|bm25] [--model-path DIR] [--vectors FILE] [--expose-found] [--max-result-chars N] [--http [--port N] [--host ADDR]]
@@ -91,7 +91,7 @@ export async function mcpCommand(
   if (!http && building === undefined)
     for (const method of ['log', 'info', 'debug'] as const) console[method] = (...parts) => console.error(...parts);
 
-  const [{ McpGateway }, { gatewayServer }, { StdioServerTransport }, { ToolRegistry }] = await importGateway();
+  const [{ McpGateway }, { ToolRegistry }] = await importGateway();
   const vectors = vectorsPath(flags, config, cwd);
   const selector = pickSelector(flags, env, cwd, log, building === undefined ? vectors : undefined);
   const exposeFound = flags['expose-found'] ?? config.exposeFound ?? false;
@@ -128,15 +128,7 @@ export async function mcpCommand(
     if (selector.stateFits) log(await selector.stateFits(gateway.tools()).catch(errorMessage));
   });
   if (http) return serveHttp(gateway, { ...http, exposeFound, token: env.LOOPCTL_TOKEN?.trim() || undefined }, log);
-  const server = await gatewayServer(gateway, { exposeFound });
-  const closed = new Promise<void>((done) => {
-    server.onclose = () => done();
-    process.stdin.once('end', () => done());
-    void untilStopped().then(done);
-  });
-  await server.connect(new StdioServerTransport());
-  await closed;
-  await server.close().catch(() => undefined);
+  await serveGatewayStdio(gateway, { exposeFound, log });
   await gateway.close();
   return 0;
 }
@@ -340,12 +332,11 @@ function describeStatus(status: { server: string; tools?: number; error?: string
 
 /** The gateway and the SDK's stdio server transport; a missing SDK is named with its install command. */
 async function importGateway() {
-  const [gateway, server] = await Promise.all([
-    import('../adapters/mcp/gateway.js'),
-    import('../adapters/mcp/gateway-server.js'),
-  ]);
+  const gateway = await import('../adapters/mcp/gateway.js');
   try {
-    return [gateway, server, await import('@modelcontextprotocol/sdk/server/stdio.js'), await importCore()] as const;
+    // The 1.x SDK mounts the upstreams and serves the 2025 era: required, unlike SDK v2.
+    await import('@modelcontextprotocol/sdk/server/stdio.js');
+    return [gateway, await importCore()] as const;
   } catch (error) {
     throw new Error(
       `loopctl mcp needs the optional peer dependency @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk (${errorMessage(error)})`,

@@ -7,6 +7,7 @@
  * gateway, as a new isolate would, and shares only the Durable Objects and KV.
  */
 import { env } from 'cloudflare:test';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -98,6 +99,38 @@ describe('/mcp on Workers: the gateway as a remote MCP server', () => {
     })) as CallToolResult;
     expect(result.isError, text(result)).toBeFalsy();
     expect(text(result)).toContain('A small agent loop.');
+  });
+
+  it('serves MCP 2026-07-28 to the SDK v2 client: discover, search and call, every request to a fresh isolate', async () => {
+    const worker = demoWorker();
+    const servers = config({ exposeFound: true });
+    const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+      worker.fetch(new Request(input, init), isolate(servers));
+    const client = new ModernClient(
+      { name: 'workerd-gateway-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(
+      new ModernTransport(MCP_URL, { fetch, requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      // exposeFound is a 2025-era feature: a modern list never varies per connection.
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBeFalsy();
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
+      const searched = await client.callTool({ name: 'search_tools', arguments: { query: 'read a workspace file' } });
+      const found = JSON.parse(text(searched as CallToolResult)) as Found;
+      expect(found.tools.map((tool) => tool.name)).toContain('notes__read_file');
+      const result = (await client.callTool({
+        name: 'call_tool',
+        arguments: { name: 'notes__read_file', arguments: { path: 'README.md' } },
+      })) as CallToolResult;
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(text(result)).toContain('A small agent loop.');
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['search_tools', 'call_tool']);
+    } finally {
+      await client.close();
+    }
   });
 
   it('names the garbage, the dead and the stdio upstreams in search results; the gateway keeps serving', async () => {

@@ -9,6 +9,7 @@ import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayMcpServer, type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+import { claimsModern, importModernSdk, modernGatewayServer, modernMissingResponse } from './gateway-server-modern.js';
 
 /** Options for {@link gatewayHttp}. */
 export interface GatewayHttpOptions extends GatewayServerOptions {
@@ -25,6 +26,11 @@ export interface GatewayHttpOptions extends GatewayServerOptions {
   readonly token?: string;
   /** Sessions held at once; the least recently used one is closed past it. Default 64. */
   readonly maxSessions?: number;
+  /**
+   * Largest body a 2026-07-28 request may have (and read to tell the eras apart), in bytes.
+   * Default 4 MiB (the SDK's).
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** The handler and a way to end every session. */
@@ -43,11 +49,15 @@ interface Session {
 }
 
 const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * Serve `gateway` over MCP Streamable HTTP (stateful: the SDK's transport gives each client a
- * session id at `initialize`). A request naming an unknown session gets 404, which tells the
- * client to initialize again; a wrong host 403; a missing or wrong token 401.
+ * Serve `gateway` over MCP Streamable HTTP. A 2025-era client is served statefully (the 1.x
+ * SDK's transport gives each client a session id at `initialize`); a request naming an unknown
+ * session gets 404, which tells the client to initialize again. A 2026-07-28 request (no
+ * session: each carries its version and capabilities) is answered by SDK v2
+ * (`@modelcontextprotocol/server`, an optional peer) with the fixed list: `exposeFound` is a
+ * 2025-era feature. Either way a wrong host gets 403, a missing or wrong token 401.
  *
  * @example
  * const http = await gatewayHttp(gateway, { allowedHosts: ['127.0.0.1:8788'] })
@@ -56,7 +66,17 @@ const DEFAULT_MAX_SESSIONS = 64;
  */
 export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptions = {}): Promise<GatewayHttp> {
   const { WebStandardStreamableHTTPServerTransport: Transport } = await importServerTransport();
-  const { allowedHosts, token, maxSessions = DEFAULT_MAX_SESSIONS } = options;
+  const { allowedHosts, token, maxSessions = DEFAULT_MAX_SESSIONS, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = options;
+  const sdk = await importModernSdk();
+  // One strict v2 handler for every 2026-07-28 request: each gets its own instance, all over the
+  // one gateway, and every one of them the fixed list.
+  const modern =
+    sdk instanceof Error
+      ? undefined
+      : sdk.createMcpHandler(
+          () => modernGatewayServer(sdk, gateway, options.serverInfo ? { serverInfo: options.serverInfo } : {}),
+          { legacy: 'reject', maxRequestBodySize: maxBodyBytes, maxSubscriptions: maxSessions },
+        );
   // Insertion order is recency: a session is moved to the end on every request.
   const sessions = new Map<string, Session>();
   const end = async (id: string): Promise<void> => {
@@ -85,10 +105,22 @@ export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptio
     return response;
   };
 
+  /** The SDK's own era test (a bounded read of a copy of the body). */
+  const isLegacy = (request: Request) =>
+    sdk instanceof Error
+      ? Promise.resolve(true)
+      : sdk.isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
+
   const handle = async (request: Request): Promise<Response> => {
     const refused = refusal(request, allowedHosts, token);
     if (refused) return refused;
     const id = request.headers.get('mcp-session-id');
+    if (id === null && request.method === 'POST') {
+      if (modern && !(await isLegacy(request))) return modern.fetch(request);
+      // Without SDK v2, a modern client says so in its MCP-Protocol-Version header.
+      if (sdk instanceof Error && claimsModern(undefined, request.headers))
+        return modernMissingResponse(undefined, sdk.message);
+    }
     if (id === null) {
       if (request.method === 'POST') return open(request);
       return rpcError(405, -32000, 'Method not allowed without a session: POST initialize first', { Allow: 'POST' });
@@ -104,6 +136,7 @@ export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptio
     fetch: (request) =>
       handle(request).catch((error: unknown) => rpcError(500, -32603, `gateway error: ${errorMessage(error)}`)),
     close: async () => {
+      await modern?.close().catch(() => undefined);
       await Promise.all([...sessions.keys()].map(end));
     },
     get sessions() {

@@ -1,49 +1,16 @@
 /**
- * The gateway as an MCP server: a small fixed `tools/list` (a search tool, a call tool, and
- * the configured core tools), served with the MCP SDK's `Server` over any transport the caller
- * connects (stdio from the CLI; Streamable HTTP through `gatewayHttp`). The SDK negotiates the
- * protocol version.
+ * The gateway as a 2025-era MCP server: {@link gatewaySurface} served with the MCP SDK 1.x
+ * `Server` over any transport the caller connects (stdio from the CLI when SDK v2 is absent;
+ * Streamable HTTP through `gatewayHttp` and `gatewayStateless`). The SDK negotiates the
+ * protocol version (2024-11-05 to 2025-11-25); 2026-07-28 is `gateway-server-modern.ts`'s.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../describe-error.js';
-import type { ToolSchema } from '../../registry/schema.js';
-import { DEFAULT_SEARCH_LIMIT, type McpGateway } from './gateway.js';
+import type { McpGateway } from './gateway.js';
+import { type GatewayServerOptions, gatewaySurface } from './gateway-surface.js';
 
-/**
- * The search tool's name.
- *
- * @example
- * await client.callTool({ name: SEARCH_TOOL, arguments: { query: 'read a file', limit: 5 } })
- */
-export const SEARCH_TOOL = 'search_tools';
-/**
- * The call tool's name.
- *
- * @example
- * await client.callTool({ name: CALL_TOOL, arguments: { name: 'filesystem__read_text_file', arguments: { path } } })
- */
-export const CALL_TOOL = 'call_tool';
-
-/** Options for {@link gatewayServer}. */
-export interface GatewayServerOptions {
-  /** How the gateway introduces itself. Default `{ name: 'loopctl-gateway', version: '0.1.0' }`. */
-  readonly serverInfo?: { name: string; version: string };
-  /**
-   * Whether the tools a search finds join this session's `tools/list` (declares
-   * `tools.listChanged` and sends it when they do), for clients that re-list on it.
-   */
-  readonly exposeFound?: boolean;
-  /**
-   * Tools this session's earlier searches found, restored (a server per request, as on Workers:
-   * the session lives in a store, not in this object). Only with `exposeFound`.
-   */
-  readonly found?: readonly string[];
-  /**
-   * Told the session's whole found list each time a search adds to it, so a store can keep it
-   * for the session's next request. Awaited before the search answers.
-   */
-  readonly onFound?: (names: readonly string[]) => void | Promise<void>;
-}
+export type { GatewayServerOptions } from './gateway-surface.js';
+export { CALL_TOOL, SEARCH_TOOL } from './gateway-surface.js';
 
 /**
  * The SDK `Server` that {@link gatewayServer} returns, as far as a caller uses it: loopctl's
@@ -62,20 +29,6 @@ export interface GatewayMcpServer {
   onclose?: (() => void) | undefined;
 }
 
-/** At most this many found tools join a session's list, so it stays small. */
-const MAX_FOUND = 64;
-
-/** What one session has been shown beyond the fixed list: the tools its searches found. */
-interface Session {
-  readonly gateway: McpGateway;
-  readonly found: Set<string>;
-  /**
-   * Adds found tools to the list and says so, through `notify` (on the search's own response,
-   * so a server without a standing stream still delivers it); undefined when the list is fixed.
-   */
-  readonly expose: ((names: readonly string[], notify: () => Promise<void>) => Promise<void>) | undefined;
-}
-
 /**
  * An SDK `Server` answering `tools/list` and `tools/call` for `gateway`; connect it to a
  * transport. One server is one session (one client): make one per session over a shared
@@ -92,141 +45,20 @@ export async function gatewayServer(
   options: GatewayServerOptions = {},
 ): Promise<GatewayMcpServer> {
   const [{ Server }, { ListToolsRequestSchema, CallToolRequestSchema }] = await importServerSdk();
-  const exposeFound = options.exposeFound ?? false;
-  const server = new Server(options.serverInfo ?? { name: 'loopctl-gateway', version: '0.1.0' }, {
-    capabilities: { tools: { listChanged: exposeFound } },
-    instructions: `Tools from several MCP servers are behind ${SEARCH_TOOL}: search with what you need done, then run a found tool with ${CALL_TOOL}.`,
+  const surface = gatewaySurface(gateway, options);
+  const server = new Server(surface.serverInfo, {
+    capabilities: surface.capabilities,
+    instructions: surface.instructions,
   });
-  const fixed = fixedTools(gateway);
-  const found = new Set<string>(exposeFound ? (options.found ?? []).slice(0, MAX_FOUND) : []);
-  const expose = exposeFound
-    ? async (names: readonly string[], notify: () => Promise<void>) => {
-        const before = found.size;
-        for (const name of names) if (found.size < MAX_FOUND && !gateway.isCore(name)) found.add(name);
-        if (found.size === before) return;
-        // A list the store could not keep would vanish on the next request: say nothing then,
-        // and the agent goes on through the call tool.
-        const kept = await Promise.resolve(options.onFound?.([...found])).then(
-          () => true,
-          () => false,
-        );
-        if (kept) await notify().catch(() => undefined);
-      }
-    : undefined;
-  const session: Session = { gateway, found, expose };
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const core = await gateway.coreTools();
-    const shown = [...found].flatMap((name) => gateway.registry.get(name) ?? []);
-    return { tools: [...fixed, ...core.map(asMcpTool), ...shown.map(asMcpTool)] };
-  });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answer(session, request.params.name, request.params.arguments, extra.signal, () =>
-      extra.sendNotification({ method: 'notifications/tools/list_changed' }),
-    ),
+  server.setRequestHandler(ListToolsRequestSchema, () => surface.listTools() as Promise<ListToolsResult>);
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    (request, extra) =>
+      surface.callTool(request.params.name, request.params.arguments, extra.signal, () =>
+        extra.sendNotification({ method: 'notifications/tools/list_changed' }),
+      ) as Promise<CallToolResult>,
   );
   return server;
-}
-
-/** One `tools/call`, as a result: a thrown error becomes an `isError` result the agent reads. */
-async function answer(
-  session: Session,
-  name: string,
-  args: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-  notify: () => Promise<void>,
-): Promise<CallToolResult> {
-  const { gateway } = session;
-  try {
-    if (name === SEARCH_TOOL) return await search(session, args ?? {}, signal, notify);
-    if (name === CALL_TOOL) {
-      const target = args?.name;
-      if (typeof target !== 'string' || target === '')
-        return failure(`${CALL_TOOL} needs "name": a tool name as ${SEARCH_TOOL} returned it, and "arguments"`);
-      const inner = args?.arguments ?? {};
-      if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
-        return failure(`${CALL_TOOL}: "arguments" must be an object of the tool's arguments`);
-      return (await gateway.call(target, inner, signal)) as CallToolResult;
-    }
-    if (gateway.isCore(name) || session.found.has(name))
-      return (await gateway.call(name, args ?? {}, signal)) as CallToolResult;
-    return failure(
-      `unknown tool "${name}": this gateway lists ${SEARCH_TOOL} and ${CALL_TOOL}; search, then call what it finds with ${CALL_TOOL}`,
-    );
-  } catch (error) {
-    return failure(errorMessage(error));
-  }
-}
-
-async function search(
-  session: Session,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-  notify: () => Promise<void>,
-): Promise<CallToolResult> {
-  const { query, limit } = args;
-  if (typeof query !== 'string' || query.trim() === '')
-    return failure(`${SEARCH_TOOL} needs a non-empty "query", like {"query": "read a file"}`);
-  if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0))
-    return failure(`${SEARCH_TOOL}: "limit" must be a positive integer`);
-  const found = await session.gateway.search(query, limit ?? DEFAULT_SEARCH_LIMIT, signal);
-  await session.expose?.(
-    found.tools.map((tool) => tool.name),
-    notify,
-  );
-  const structured = {
-    ...found,
-    next:
-      found.tools.length > 0
-        ? `Call one with ${CALL_TOOL}: {"name": "${found.tools[0]?.name}", "arguments": {…}} (its inputSchema says which)`
-        : 'Nothing matched: search again in other words.',
-  };
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
-}
-
-function failure(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
-/** The search and call tools, described once: the list stays the same for the session. */
-function fixedTools(gateway: McpGateway): Tool[] {
-  const servers = gateway.status().map((s) => s.server);
-  const from = servers.length > 0 ? ` (servers: ${servers.join(', ')})` : '';
-  return [
-    {
-      name: SEARCH_TOOL,
-      description: `Search the tools of the MCP servers behind this gateway${from} by what you need done. Returns the best matches with their descriptions and input schemas; run one with ${CALL_TOOL}. Use it whenever no tool you have fits the task.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: 'What the tool should do, in a few words or the request itself.' },
-          limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools to return. Default 5.' },
-        },
-        required: ['query'],
-      },
-      annotations: { title: 'Search tools', readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: CALL_TOOL,
-      description: `Run a tool that ${SEARCH_TOOL} found, by its exact name, with arguments matching its input schema. Returns the tool's own result.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', description: `The tool's name as ${SEARCH_TOOL} returned it.` },
-          arguments: { type: 'object', description: "The tool's arguments, as its inputSchema describes." },
-        },
-        required: ['name'],
-      },
-      annotations: { title: 'Call a found tool', openWorldHint: true },
-    },
-  ];
-}
-
-function asMcpTool(schema: ToolSchema): Tool {
-  return {
-    name: schema.name,
-    description: schema.description,
-    inputSchema: (schema.parameters ?? { type: 'object', properties: {} }) as Tool['inputSchema'],
-  };
 }
 
 async function importServerSdk() {

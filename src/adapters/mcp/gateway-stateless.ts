@@ -3,7 +3,9 @@
  * fresh SDK `Server` and a sessionless transport over the shared `McpGateway`, and answers with
  * plain JSON. So any process, or any Workers isolate, can serve any request of a client. The one
  * thing a session remembers, the tools its searches found (`exposeFound`), lives in a
- * {@link GatewaySessions} store under a session id this handler gives at `initialize`.
+ * {@link GatewaySessions} store under a session id this handler gives at `initialize`. A request
+ * of MCP 2026-07-28 (sessionless by design) is served by SDK v2 over the same gateway, with the
+ * fixed list: `gateway-server-modern.ts`.
  *
  * It checks no token and no host: mount it behind the app's own gate (`createApp` serves it at
  * `/mcp` behind `LOOPCTL_TOKEN`).
@@ -13,7 +15,9 @@ import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayServerOptions, gatewayServer } from './gateway-server.js';
+import { importModernSdk, isModernRequest, modernMissingResponse, serveModern } from './gateway-server-modern.js';
 import type { GatewaySessions } from './gateway-sessions.js';
+import { whenEnded } from './when-ended.js';
 
 /** Options for {@link gatewayStateless}. */
 export interface GatewayStatelessOptions extends Omit<GatewayServerOptions, 'found' | 'onFound'> {
@@ -81,6 +85,16 @@ export async function gatewayStateless(
         return rpcError(400, -32700, 'Parse error: the body is not JSON');
       }
     }
+    // 2026-07-28: no session and a fixed list, served by SDK v2 over the same gateway.
+    const sdk = await importModernSdk();
+    if (await isModernRequest(sdk, request, body)) {
+      if (sdk instanceof Error) return modernMissingResponse(body, sdk.message);
+      const lease = await lend(body);
+      return serveModern(sdk, lease.gateway, request, body, {
+        ...serverOptions,
+        done: () => lease.release().catch(() => undefined),
+      });
+    }
     const header = request.headers.get('mcp-session-id');
     if (header !== null && !SESSION_ID.test(header)) return rpcError(400, -32000, 'a malformed Mcp-Session-Id');
     // A new session id only where there is something to remember, and only at initialize.
@@ -135,35 +149,6 @@ export async function gatewayStateless(
       return rpcError(500, -32603, `gateway error: ${errorMessage(error)}`);
     }
   };
-}
-
-/** `body` passed through, running `done` once when it ends, fails or is cancelled. */
-function whenEnded(body: ReadableStream<Uint8Array>, done: () => Promise<void>): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let ran = false;
-  const once = async () => {
-    if (ran) return;
-    ran = true;
-    await done();
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await reader.read();
-        if (next.done) {
-          controller.close();
-          await once();
-        } else controller.enqueue(next.value);
-      } catch (error) {
-        controller.error(error);
-        await once();
-      }
-    },
-    async cancel(reason) {
-      await reader.cancel(reason).catch(() => undefined);
-      await once();
-    },
-  });
 }
 
 function isInitialize(body: unknown): boolean {

@@ -10,7 +10,9 @@
  *
  * The gateway (`McpGateway`) puts many servers behind one search and one call, and serves them
  * as an MCP server itself: `gatewayServer` over any SDK transport (stdio in `loopctl mcp`),
- * `gatewayHttp` over Streamable HTTP as a web-standard `fetch` handler.
+ * `gatewayHttp` over Streamable HTTP as a web-standard `fetch` handler. Both HTTP handlers, and
+ * `loopctl mcp` over stdio, also serve MCP 2026-07-28 when `@modelcontextprotocol/server` (SDK
+ * v2, an optional peer) is installed.
  *
  * @module loopctl/mcp
  */
