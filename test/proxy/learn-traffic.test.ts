@@ -121,6 +121,28 @@ describe('learning from traffic', () => {
     expect(learned.map((example) => example.tools)).toEqual([[OTHER]]);
   });
 
+  it('learns from a request whose tool list alone is over a mebibyte (a large registry)', async () => {
+    const store = memoryTrafficStore();
+    const app = proxyApp(store);
+    // bfcl's 1,857 tools are 1.15 MB of JSON: the conversation, not the body, is what is bounded.
+    const padded = openAITools(TOOLS).map((tool, i) =>
+      i === 0 ? { ...tool, function: { ...tool.function, description: 'x'.repeat(1.2 * (1 << 20)) } } : tool,
+    );
+    const response = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-a', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: answered(PROMPT, TAUGHT), tools: padded }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    let learned: { tools: readonly string[] }[] = [];
+    for (let attempt = 0; attempt < 50 && learned.length === 0; attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+      learned = Object.values(await store.list(await tenantOfKey('sk-a'))).flat();
+    }
+    expect(learned.map((example) => example.tools)).toEqual([[TAUGHT]]);
+  });
+
   it("one tenant's traffic leaves another's forwarded request byte for byte", async () => {
     const app = proxyApp('on');
     const before = await send(app, 'sk-b', ask(LIKE_IT));
