@@ -18,8 +18,12 @@ export interface UsageOptions {
   floor?: number;
 }
 
-/** The defaults (replay of half A → half B on eight registries; docs/tuning-learn.md). */
-export const USAGE_DEFAULTS = { weight: 0.25, floor: 0.2 } as const;
+/**
+ * The defaults (replay of half A → half B on the dev registries and the public dev splits;
+ * docs/tuning-learn.md). 0.5 since votes need two agreeing neighbours: the prototypes carry
+ * what a lone neighbour's vote used to.
+ */
+export const USAGE_DEFAULTS = { weight: 0.5, floor: 0.2 } as const;
 
 /** The centre of the learned prompts and each used tool's prototype (unit vectors). */
 export interface UsagePrototypes {

@@ -29,6 +29,7 @@ const TOOLS = wideToolSet();
 // Nothing in these words points at the tool the tenant's model used.
 const PROMPT = 'Sort out the usual thing for the Oslo office before Friday';
 const LIKE_IT = 'Sort out the usual thing for the Oslo office before Monday';
+const AGAIN = 'Sort out the usual thing for the Oslo office before Sunday';
 const TAUGHT = 'twilio_create_SMS_message';
 const OTHER = 'jira_list_issue';
 
@@ -94,10 +95,16 @@ describe('learning from traffic', () => {
     expect(before.headers.get('x-loopctl-learned')).toBe('0');
     expect(before.forwarded).not.toContain(TAUGHT);
 
+    // Two conversations that agree: one near example alone does not vote (learned.agreement).
     await send(app, 'sk-a', answered(PROMPT, TAUGHT));
-    const after = await untilLearned(app, 'sk-a', LIKE_IT);
+    await send(app, 'sk-a', answered(AGAIN, TAUGHT));
+    let after = await untilLearned(app, 'sk-a', LIKE_IT);
+    for (let attempt = 0; attempt < 100 && after.headers.get('x-loopctl-learned') !== '2'; attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+      after = await send(app, 'sk-a', ask(LIKE_IT));
+    }
     expect(after.forwarded).toContain(TAUGHT);
-    expect(after.headers.get('x-loopctl-learned')).toBe('1');
+    expect(after.headers.get('x-loopctl-learned')).toBe('2');
   });
 
   it('ranks a prompt unlike every example exactly as without learning', async () => {
