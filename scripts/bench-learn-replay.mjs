@@ -107,6 +107,8 @@ async function proxy(upstream, tools, learn) {
       forwarded: upstream.seen[before] ?? [],
       ms: timing ? Number(timing[1]) : Number.NaN,
       learned: Number(response.headers.get('x-loopctl-learned') ?? 0),
+      fellOpen: response.headers.has('x-loopctl-fell-open'),
+      warming: /tool texts left to embed/.test(response.headers.get('x-loopctl-warning') ?? ''),
     };
   };
   return {
@@ -137,6 +139,7 @@ async function score(send, cases) {
   let forwarded = 0;
   const ms = [];
   let learned = 0;
+  let fellOpen = 0;
   for (const item of cases) {
     const result = await send(ask(item.query));
     const got = new Set(result.forwarded);
@@ -144,8 +147,19 @@ async function score(send, cases) {
     forwarded += result.forwarded.length;
     ms.push(result.ms);
     learned = Math.max(learned, result.learned);
+    if (result.fellOpen) fellOpen++;
   }
-  return { fullRecall: full / cases.length, meanForwarded: forwarded / cases.length, ms, learned };
+  return { fullRecall: full / cases.length, meanForwarded: forwarded / cases.length, ms, learned, fellOpen };
+}
+
+// Warm the corpus: the proxy embeds at most LOOPCTL_MAX_NEW_EMBEDS (512) tool texts a request and
+// ranks lexically meanwhile, so a large registry (bfcl's 1,857 tools) needs several requests before
+// the first scored one; three were not enough for bfcl (its first half-B prompt ranked lexically).
+async function warm(send, cases) {
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const result = await send(ask(cases[attempt % cases.length].query));
+    if (!result.warming && attempt >= 2) return;
+  }
 }
 
 const quantile = (list, q) => {
@@ -172,12 +186,12 @@ for (const set of values.sets.split(',')) {
 
   // Learning off: the unlearned ranking and its time (one warm-up pass embeds the corpus).
   const off = await proxy(upstream, tools, false);
-  await score(off.send, b.slice(0, 3));
+  await warm(off.send, b);
   const plain = await score(off.send, b);
   await off.close();
 
   const on = await proxy(upstream, tools, true);
-  await score(on.send, b.slice(0, 3));
+  await warm(on.send, b);
   const before = await score(on.send, b);
   for (const item of a) {
     await on.send(ask(item.query));
@@ -206,6 +220,8 @@ for (const set of values.sets.split(',')) {
     gain: after.fullRecall - before.fullRecall,
     meanForwardedBefore: before.meanForwarded,
     meanForwardedAfter: after.meanForwarded,
+    // Prompts the proxy could not rank (e.g. outside USE-lite's vocabulary): all tools forwarded.
+    fellOpenAfter: after.fellOpen,
     offMsP50: quantile(plain.ms, 0.5),
     offMsP95: quantile(plain.ms, 0.95),
     onMsP50: quantile(after.ms, 0.5),
@@ -220,6 +236,6 @@ const f2 = (x) => x.toFixed(2);
 let md = `| Registry | Tools | Half A / B | Examples | Full recall@${K} B, off | B before traffic | B after A | Gain | Mean forwarded | Proxy ms p50 / p95, off | on (learned) |\n`;
 md += '|---|---|---|---|---|---|---|---|---|---|---|\n';
 for (const r of rows)
-  md += `| ${r.set} | ${r.tools} | ${r.halfA} / ${r.halfB} | ${r.learned} | ${f3(r.offFullRecall)} | ${f3(r.beforeFullRecall)} | ${f3(r.afterFullRecall)} | ${r.gain >= 0 ? '+' : ''}${f3(r.gain)} | ${f2(r.meanForwardedAfter)} | ${f2(r.offMsP50)} / ${f2(r.offMsP95)} | ${f2(r.onMsP50)} / ${f2(r.onMsP95)} |\n`;
+  md += `| ${r.set} | ${r.tools} | ${r.halfA} / ${r.halfB} | ${r.learned} | ${f3(r.offFullRecall)} | ${f3(r.beforeFullRecall)} | ${f3(r.afterFullRecall)} | ${r.gain >= 0 ? '+' : ''}${f3(r.gain)} | ${f2(r.meanForwardedAfter)}${r.fellOpenAfter ? ` (${r.fellOpenAfter} fell open)` : ''} | ${f2(r.offMsP50)} / ${f2(r.offMsP95)} | ${f2(r.onMsP50)} / ${f2(r.onMsP95)} |\n`;
 console.log(md);
 if (values.json) writeFileSync(values.json, JSON.stringify(rows, null, 2));

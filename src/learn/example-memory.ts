@@ -28,6 +28,13 @@ export interface LearnedVoteOptions {
   minSimilarity?: number;
   /** Weight of the vote against the ranking's own 0..1 scores. */
   weight?: number;
+  /**
+   * Voters that must agree on a tool before it gets a vote: how many of the near prompts used
+   * it. One near prompt is weak evidence with a sentence embedder (prompts to one assistant sit
+   * at cosine 0.5–0.7 whatever they ask), and a lone neighbour's tools can push a tool no
+   * example used out of the picks; two that agree rarely do. Default 2; 1 lets any voter vote.
+   */
+  agreement?: number;
   /** Examples kept (oldest go first). Default 8192. */
   maxExamples?: number;
   /**
@@ -70,6 +77,7 @@ export const LEARN_DEFAULTS = {
   neighbours: 8,
   minSimilarity: 0.5,
   weight: 1.5,
+  agreement: 2,
   maxExamples: 8192,
   prototypeWeight: 0,
   prototypeFloor: 0.5,
@@ -283,7 +291,7 @@ export class ExampleMemory {
   #neighbourVotes(query: Float32Array, names: readonly string[]): Float64Array | undefined {
     const size = this.#entries.size;
     const { order } = this.#ensureMatrix();
-    const { neighbours, minSimilarity, weight } = this.#options;
+    const { neighbours, minSimilarity, weight, agreement } = this.#options;
     // The nearest `neighbours` prompts at or above the floor, best first.
     const all = this.#similarities(query);
     const sims = new Float64Array(size);
@@ -302,6 +310,7 @@ export class ExampleMemory {
       position.set(name, i);
     });
     const out = new Float64Array(names.length);
+    const voters = new Uint16Array(names.length);
     let total = 0;
     let strongest = 0;
     for (let n = 0; n < best.length; n++) {
@@ -311,13 +320,21 @@ export class ExampleMemory {
       const entry = order[best[n] as number] as Entry;
       for (const tool of entry.tools) {
         const i = position.get(tool);
-        if (i !== undefined) out[i] = (out[i] as number) + say;
+        if (i === undefined) continue;
+        out[i] = (out[i] as number) + say;
+        voters[i] = (voters[i] as number) + 1;
       }
     }
     if (!(total > 0)) return undefined;
     const scale = (weight * strongest) / total;
-    for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) * scale;
-    return out;
+    // A tool fewer voters agree on than `agreement` gets nothing (its share still counts in the
+    // total, so agreeing voters are not scaled up by a dissenting one's silence).
+    let any = false;
+    for (let i = 0; i < out.length; i++) {
+      out[i] = (voters[i] as number) >= agreement ? (out[i] as number) * scale : 0;
+      if ((out[i] as number) > 0) any = true;
+    }
+    return any ? out : undefined;
   }
 
   /**

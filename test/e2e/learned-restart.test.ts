@@ -40,6 +40,8 @@ const TOOLS = TOPICS.map((topic, i) => ({
 const TAUGHT = 'music_tool_8';
 const PROMPT = 'Sort out the usual thing for the Oslo office before Friday';
 const LIKE_IT = 'Sort out the usual thing for the Oslo office before Monday';
+// Two conversations that agree: one near example alone does not vote (learned.agreement).
+const AGAIN = 'Sort out the usual thing for the Oslo office before Sunday';
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -178,30 +180,36 @@ const ask = (text: string) => [{ role: 'user', content: text }];
 
 it('learned traffic survives a wrangler dev restart, and so does forgetting it', async () => {
   await start();
-  const first = await chat([
-    { role: 'user', content: PROMPT },
-    { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: TAUGHT, arguments: '{}' } }] },
-    { role: 'tool', tool_call_id: 'c1', content: '{"ok": true}' },
-  ]);
-  expect(first.learned).toBe('0');
-  await until(learned, (answer) => answer.count === 1, 'the example was never stored');
+  for (const prompt of [PROMPT, AGAIN]) {
+    const first = await chat([
+      { role: 'user', content: prompt },
+      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: TAUGHT, arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '{"ok": true}' },
+    ]);
+    // The first is ranked unlearned; the second may already meet the first's learned copy.
+    if (prompt === PROMPT) expect(first.learned).toBe('0');
+  }
+  await until(learned, (answer) => answer.count === 2, 'the examples were never stored');
   await stop();
 
   await start();
   const kept = await learned();
-  expect(kept.examples.map(({ query, tools }) => ({ query, tools }))).toEqual([{ query: PROMPT, tools: [TAUGHT] }]);
+  expect(kept.examples.map(({ query, tools }) => ({ query, tools }))).toEqual([
+    { query: PROMPT, tools: [TAUGHT] },
+    { query: AGAIN, tools: [TAUGHT] },
+  ]);
   const ranked = await until(
     () => chat(ask(LIKE_IT)),
     (result) => result.learned !== '0',
     'never ranked learned',
   );
-  expect(ranked.learned).toBe('1');
+  expect(ranked.learned).toBe('2');
   expect(ranked.forwarded).toContain(TAUGHT);
   const forgotten = await fetch(url('/v1/learned'), {
     method: 'DELETE',
     headers: { authorization: `Bearer ${TOKEN}` },
   });
-  expect(await forgotten.json()).toEqual({ forgotten: 1 });
+  expect(await forgotten.json()).toEqual({ forgotten: 2 });
   await stop();
 
   await start();

@@ -33,8 +33,10 @@ const signal = () => new AbortController().signal;
 const PROMPT = 'ping the oncall crew about the outage';
 const EXAMPLE = { query: 'ping the oncall crew about the outage today', tools: ['send_email'] };
 // The test embedder's hashed words leave noise that min–max scaling stretches to 1, so the
-// votes here weigh more than the defaults (fitted on real embeddings) do.
-const LEARNED = { weight: 2 };
+// votes here weigh more than the defaults (fitted on real embeddings) do. One example is enough
+// to vote here (`agreement: 1`): these tests are about the votes' plumbing; the default needs two
+// agreeing neighbours (test/learn/vote-agreement.test.ts).
+const LEARNED = { weight: 2, agreement: 1 };
 
 async function top(selector: HybridSelector | EmbeddingSelector, prompt: string, all = TOOLS): Promise<string[]> {
   return (await selector.select(ctx(prompt), all, { signal: signal() })).tools.map((t) => t.name);

@@ -100,11 +100,12 @@ describe('learning cannot evict a tool it has not seen', () => {
     { query: 'reserve a flight ticket for Friday', tools: ['book_flight'] },
   ];
   const prompt = 'book a train ticket to Rome';
-  const top = async (protectUnseen: boolean) => {
+  // `agreement: 1`: one near example votes (the default asks two; see the test after this one).
+  const top = async (protectUnseen: boolean, agreement = 1) => {
     const selector = new HybridSelector(countingEmbedder(), {
       topK: 1,
       cache: memoryVectorCache(),
-      learned: { weight: 3, protectUnseen, projection: false },
+      learned: { weight: 3, protectUnseen, projection: false, agreement },
     });
     await selector.learn(EXAMPLES, { tools: TOOLS });
     return (
@@ -125,6 +126,10 @@ describe('learning cannot evict a tool it has not seen', () => {
     ).toEqual(['book_train']);
     expect(await top(false)).toEqual(['book_flight']);
     expect(await top(true)).toEqual(['book_train']);
+  });
+
+  it('a lone near example does not vote by default: two must agree', async () => {
+    expect(await top(false, 2)).toEqual(['book_train']);
   });
 });
 

@@ -24,7 +24,7 @@ describe('usagePrototypes and usageLifts', () => {
     // so only the centred prototypes can tell which tool's prompts it is like.
     const lifts = usageLifts(prototypes, unit(1, 0.38, 0.02, 0), NAMES) as Float64Array;
     expect(lifts).toBeDefined();
-    expect(lifts[0]).toBeGreaterThan(0.15); // of at most the default weight, 0.25
+    expect(lifts[0]).toBeGreaterThan(0.15); // of at most the default weight, 0.5
     expect(lifts[1]).toBeGreaterThan(0);
     expect(lifts[2]).toBe(0);
     expect(lifts[3]).toBe(0);

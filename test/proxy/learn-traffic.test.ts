@@ -29,6 +29,7 @@ const TOOLS = wideToolSet();
 // Nothing in these words points at the tool the tenant's model used.
 const PROMPT = 'Sort out the usual thing for the Oslo office before Friday';
 const LIKE_IT = 'Sort out the usual thing for the Oslo office before Monday';
+const AGAIN = 'Sort out the usual thing for the Oslo office before Sunday';
 const TAUGHT = 'twilio_create_SMS_message';
 const OTHER = 'jira_list_issue';
 
@@ -94,10 +95,16 @@ describe('learning from traffic', () => {
     expect(before.headers.get('x-loopctl-learned')).toBe('0');
     expect(before.forwarded).not.toContain(TAUGHT);
 
+    // Two conversations that agree: one near example alone does not vote (learned.agreement).
     await send(app, 'sk-a', answered(PROMPT, TAUGHT));
-    const after = await untilLearned(app, 'sk-a', LIKE_IT);
+    await send(app, 'sk-a', answered(AGAIN, TAUGHT));
+    let after = await untilLearned(app, 'sk-a', LIKE_IT);
+    for (let attempt = 0; attempt < 100 && after.headers.get('x-loopctl-learned') !== '2'; attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+      after = await send(app, 'sk-a', ask(LIKE_IT));
+    }
     expect(after.forwarded).toContain(TAUGHT);
-    expect(after.headers.get('x-loopctl-learned')).toBe('1');
+    expect(after.headers.get('x-loopctl-learned')).toBe('2');
   });
 
   it('ranks a prompt unlike every example exactly as without learning', async () => {
@@ -119,6 +126,28 @@ describe('learning from traffic', () => {
     await new Promise((done) => setTimeout(done, 50));
     const learned = Object.values(await store.list(await tenantOfKey('sk-a'))).flat();
     expect(learned.map((example) => example.tools)).toEqual([[OTHER]]);
+  });
+
+  it('learns from a request whose tool list alone is over a mebibyte (a large registry)', async () => {
+    const store = memoryTrafficStore();
+    const app = proxyApp(store);
+    // bfcl's 1,857 tools are 1.15 MB of JSON: the conversation, not the body, is what is bounded.
+    const padded = openAITools(TOOLS).map((tool, i) =>
+      i === 0 ? { ...tool, function: { ...tool.function, description: 'x'.repeat(1.2 * (1 << 20)) } } : tool,
+    );
+    const response = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-a', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: answered(PROMPT, TAUGHT), tools: padded }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    let learned: { tools: readonly string[] }[] = [];
+    for (let attempt = 0; attempt < 50 && learned.length === 0; attempt++) {
+      await new Promise((done) => setTimeout(done, 20));
+      learned = Object.values(await store.list(await tenantOfKey('sk-a'))).flat();
+    }
+    expect(learned.map((example) => example.tools)).toEqual([[TAUGHT]]);
   });
 
   it("one tenant's traffic leaves another's forwarded request byte for byte", async () => {

@@ -31,7 +31,7 @@ function make(): HybridSelector {
       return cache.set(key, value);
     },
   };
-  return new HybridSelector(countingEmbedder(), { topK: 1, cache: spied, learned: { weight: 2 } });
+  return new HybridSelector(countingEmbedder(), { topK: 1, cache: spied, learned: { weight: 2, agreement: 1 } });
 }
 
 it('learned examples survive a new isolate through KV, and a corrupt entry is rebuilt with a warning', async () => {

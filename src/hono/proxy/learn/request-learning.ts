@@ -15,8 +15,10 @@ import { registryOf, tenantOf } from './tenant-id.js';
 import { trafficExamples } from './traffic-examples.js';
 import type { TrafficSnapshot } from './traffic-store.js';
 
-// A body this large is a pasted document, not a conversation worth hashing every turn.
-const MAX_LEARNED_BODY_CHARS = 1 << 20;
+// A conversation this large is a pasted document, not one worth hashing every turn. Measured on
+// the conversation alone: the tool list is not hashed, and a large registry's list (bfcl's 1,857
+// tools are 1.15 MB of JSON) once made every request of that registry too large to learn from.
+const MAX_LEARNED_CONVERSATION_CHARS = 1 << 20;
 
 // The registry digest of a tool list, once per list object (the same object per tools text).
 const registries = new WeakMap<readonly ToolSchema[], Promise<string>>();
@@ -103,7 +105,9 @@ export class RequestLearning {
   async record(): Promise<void> {
     const { request, learning } = this;
     const read = request.protocol.exampleSteps;
-    if (!read || request.text.length > MAX_LEARNED_BODY_CHARS) return;
+    const span = request.conversationSpan;
+    const chars = span ? span.end - span.start : request.text.length;
+    if (!read || chars > MAX_LEARNED_CONVERSATION_CHARS) return;
     try {
       const names = new Set(request.selectable.map((tool) => tool.name));
       const examples = await trafficExamples(request.protocol.name, read(request.body), names);
