@@ -51,6 +51,8 @@ export interface GroupRecall {
   readonly cases: number;
   /** Share of the group's cases whose expected tools are all advertised (0 when the group is empty). */
   readonly fullRecall: number;
+  /** Mean tools advertised over the group's cases (0 when empty): what a multi-tool prompt costs. */
+  readonly meanAdvertised: number;
 }
 
 /** The groups of {@link EvalReport.byExpected}, in order. */
@@ -124,7 +126,11 @@ export async function evaluate(
   let advertised = 0;
   let advertisedTokens = 0;
   let fellOpen = 0;
-  const groups = { '1': { cases: 0, full: 0 }, '2': { cases: 0, full: 0 }, '3+': { cases: 0, full: 0 } };
+  const groups = {
+    '1': { cases: 0, full: 0, advertised: 0 },
+    '2': { cases: 0, full: 0, advertised: 0 },
+    '3+': { cases: 0, full: 0, advertised: 0 },
+  };
   const times: number[] = [];
   const misses: EvalMiss[] = [];
   const fellOpenCases: EvalFellOpen[] = [];
@@ -147,6 +153,7 @@ export async function evaluate(
       misses.push({ id: item.id, query: item.query, expected: item.expected, advertised: selection.names, missing });
     }
     advertised += selection.tools.length;
+    group.advertised += selection.tools.length;
     advertisedTokens += toolsCost(selection.tools, counter);
     if (selection.fellOpen) {
       fellOpen += 1;
@@ -171,12 +178,18 @@ export async function evaluate(
     p50Ms: percentile(times, 0.5),
     p95Ms: percentile(times, 0.95),
     byExpected: {
-      '1': { cases: groups['1'].cases, fullRecall: groups['1'].full / Math.max(groups['1'].cases, 1) },
-      '2': { cases: groups['2'].cases, fullRecall: groups['2'].full / Math.max(groups['2'].cases, 1) },
-      '3+': { cases: groups['3+'].cases, fullRecall: groups['3+'].full / Math.max(groups['3+'].cases, 1) },
+      '1': groupRecall(groups['1']),
+      '2': groupRecall(groups['2']),
+      '3+': groupRecall(groups['3+']),
     },
     ...(options.misses ? { misses, fellOpenCases } : {}),
   };
+}
+
+// One group's figures from its counts.
+function groupRecall(group: { cases: number; full: number; advertised: number }): GroupRecall {
+  const n = Math.max(group.cases, 1);
+  return { cases: group.cases, fullRecall: group.full / n, meanAdvertised: group.advertised / n };
 }
 
 /** Nearest-rank percentile of a sample. */

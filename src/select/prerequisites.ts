@@ -14,6 +14,8 @@ export interface Prerequisites {
   readonly neededBy: ReadonlyMap<number, readonly string[]>;
   /** Which of `extra` are an intent's own best tool (`intents`), not a prerequisite. */
   readonly intents: ReadonlySet<number>;
+  /** Which of `extra` are near picks (`src/select/near-picks.ts`), not a prerequisite. */
+  readonly near?: ReadonlySet<number>;
 }
 
 /**

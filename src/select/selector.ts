@@ -35,6 +35,8 @@ export interface ToolReason {
   prerequisite?: boolean;
   /** The tool was advertised beyond k as the best tool of one clause of the prompt. */
   intent?: boolean;
+  /** The tool was advertised beyond k in a prompt of several parts, scoring just below the k-th pick. */
+  near?: boolean;
 }
 
 /**

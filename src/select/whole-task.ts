@@ -16,6 +16,7 @@ import { english } from '../text/english.js';
 import { type Lexicon, loadLexicon, skippedRules } from '../text/lexicon.js';
 import { withKindLinks } from './kind-links.js';
 import { intentClauses } from './multi-intent.js';
+import { nearPicks } from './near-picks.js';
 import { partAnchorOrder, partBudget } from './part-anchors.js';
 import { combine, type Ranked, type RankTurn, type Stage } from './rank-stages.js';
 import type { ToolReason } from './selector.js';
@@ -148,7 +149,11 @@ export async function prerequisites(
   const parts = skipped ? [] : intentClauses(query, { share: true }, lexicon).clauses;
   const budget = partBudget(source.options.budget, parts.length);
   const anchorOrder = partAnchorOrder(anchors, order, parts.length);
-  return prerequisitesFor(links, { picked, anchors: anchorOrder, intents, budget });
+  const needed = prerequisitesFor(links, { picked, anchors: anchorOrder, intents, budget });
+  // A several-part prompt's unspent budget goes to the tools the ranking cannot tell from its k-th.
+  const taken = new Set([...picked, ...needed.extra]);
+  const near = nearPicks(fused, order, taken, parts.length, budget - needed.extra.length);
+  return near.length === 0 ? needed : { ...needed, extra: [...needed.extra, ...near], near: new Set(near) };
 }
 
 /** Tool name → registry index. */
@@ -226,7 +231,7 @@ export const pairedStage: Stage = ({ snapshot, turn, text, scores }) => {
 
 /**
  * In place: the reasons of a selection's prerequisites (`neededBy`, and `prerequisite` when
- * beyond k) and of clause bests advertised beyond k (`intent`).
+ * beyond k), of clause bests advertised beyond k (`intent`) and of near picks (`near`).
  *
  * @example
  * annotate(reasons, all, needed)
@@ -244,7 +249,10 @@ export function annotate(
   if (!needed) return;
   for (const [i, neededBy] of needed.neededBy) mark(i, (reason) => ({ ...reason, neededBy }));
   for (const i of needed.extra)
-    mark(i, (reason) => ({ ...reason, ...(needed.intents.has(i) ? { intent: true } : { prerequisite: true }) }));
+    mark(i, (reason) => ({
+      ...reason,
+      ...(needed.intents.has(i) ? { intent: true } : needed.near?.has(i) ? { near: true } : { prerequisite: true }),
+    }));
 }
 
 /**

@@ -176,6 +176,32 @@ describe('prerequisites: which picks are anchors', () => {
     expect(three?.extra).toEqual([]);
   });
 
+  it('a several-part prompt advertises the tool just below the k-th pick; a one-part prompt does not', async () => {
+    const notify = tool('notify_channel', 'Post a notice to the team channel.');
+    const fused = Float64Array.of(0.95, 0.9, 0.85, 0.82, 0.3, 0.8);
+    const twoParts = {
+      ...turn,
+      all: [...all, notify],
+      fused,
+      query: 'Share the incident postmortem doc with the team and resolve the incident for the payments team',
+    };
+    const needed = await prerequisites(source(), { ...twoParts, warnings: [] });
+    expect(needed?.extra).toEqual([4, 5]);
+    expect([...(needed?.near ?? [])]).toEqual([5]);
+    const onePart = await prerequisites(source(), { ...twoParts, query: turn.query, warnings: [] });
+    expect(onePart?.extra).toEqual([4]);
+    // Below the margin (0.03 of the top score under the k-th) it is no near pick.
+    const far = await prerequisites(source(), {
+      ...twoParts,
+      fused: Float64Array.of(0.95, 0.9, 0.85, 0.82, 0.3, 0.7),
+      warnings: [],
+    });
+    expect(far?.extra).toEqual([4]);
+    // Links off (a budget of 0) leaves no budget for it either.
+    const off = await prerequisites({ ...source(), options: { budget: 0 } }, { ...twoParts, warnings: [] });
+    expect(off?.extra ?? []).toEqual([]);
+  });
+
   it('a pick far below the top score is no anchor', async () => {
     const far = Float64Array.of(0.95, 0.9, 0.85, 0.6, 0.3);
     const needed = await prerequisites(source(), { ...turn, fused: far, warnings: [] });

@@ -9,6 +9,8 @@ import { env } from 'cloudflare:test';
 import { expect, it } from 'vitest';
 import type { WorkerEnv } from '../../src/hono/index.js';
 import { KIND_DEFAULTS } from '../../src/select/kind-links.js';
+import { LINK_DEFAULTS } from '../../src/select/link-defaults.js';
+import { partBudget } from '../../src/select/part-anchors.js';
 import { demoWorker as createWorker } from '../../worker/workers.js';
 import { countingEmbedder } from '../embed/counting-embedder.js';
 import { attackerTools, VICTIM_PROMPT, victimTools } from '../embed/poisoning-fixture.js';
@@ -45,8 +47,10 @@ it("a fresh worker instance reads the tool set's corpus from KV: zero corpus emb
   const first = countingEmbedder();
   const cold = await proxied(createWorker({ embedder: () => first }), tools);
   expect(cold.headers.get('x-loopctl-fell-open')).toBeNull();
-  // k = 8 client tools, and the proxy's find_tools on top.
-  expect(Number(cold.headers.get('x-loopctl-advertised'))).toBeLessThanOrEqual(9);
+  // k = 8 client tools and the proxy's find_tools on top, plus what the links budget of a
+  // two-sentence prompt may add (prerequisites, then near picks: src/select/near-picks.ts).
+  const room = partBudget(LINK_DEFAULTS.budget, QUERY_TEXTS.length - 1);
+  expect(Number(cold.headers.get('x-loopctl-advertised'))).toBeLessThanOrEqual(8 + 1 + room);
   // Every tool text once, plus the query and (multi-intent ranking) its clauses, then the inputs
   // the whole-task links read by meaning (kind-links.ts: once per registry list and isolate).
   const kindTexts = first.texts.length - 150 - QUERY_TEXTS.length;
