@@ -34,7 +34,8 @@ export function scoreRowsMany(
       const b = queries[q + 1] as Float32Array;
       scorePair(matrix, from, to, dimensions, a, b, outs[q] as Float32Array, outs[q + 1] as Float32Array);
     }
-    if (q < queries.length) scoreFour(matrix, from, to, dimensions, queries[q] as Float32Array, outs[q] as Float32Array);
+    if (q < queries.length)
+      scoreFour(matrix, from, to, dimensions, queries[q] as Float32Array, outs[q] as Float32Array);
   }
 }
 

@@ -380,12 +380,17 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
+    // The dense half starts first, so the texts embed on the model's thread while this one reads
+    // the shipped state and builds the lexical index (a first turn's digest, decode and BM25).
+    // It is awaited below; a rejection meanwhile (an abort) must not go unhandled.
+    const scoring = this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
+    scoring.catch(() => undefined);
     // What the vectors file ships for this list (documents, words, links), before any is derived.
     const seeded = await rank.shippedState(this.#dense, this.#linkSource, all, signal);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
-    const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
+    const dense = await scoring;
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings, ...seeded, ...(prompt?.warnings ?? [])];
