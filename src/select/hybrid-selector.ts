@@ -6,7 +6,6 @@ import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learn
 import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
-import { nameRecord } from '../registry/name-record.js';
 import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
@@ -19,7 +18,7 @@ import { fullSurface } from './apply-selection.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import type { LexicalEvidence, RankSettings, RankTurn } from './rank-stages.js';
-import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
+import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput } from './selector.js';
 import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
 import type { LinkSource } from './whole-task.js';
 
@@ -440,26 +439,16 @@ export class HybridSelector implements AsyncToolSelector {
           signal,
         })
       : undefined;
-    const extra = new Set(needed?.extra ?? []);
-    const reported = rank.reportOrder(ranking.contributions);
-    const reasons = nameRecord<ToolReason>();
-    const chosen = new Set(picked);
-    const tools: ToolSchema[] = [];
-    // Without core tools only the picks are visited (registry order), not every tool: 1.7 ms of a
-    // search at 10,000 tools.
-    const visit = this.#core.size > 0 ? all.keys() : [...new Set([...chosen, ...extra])].sort((a, b) => a - b);
-    for (const i of visit) {
-      const tool = all[i] as ToolSchema;
-      if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
-      tools.push(tool);
-      const matched = (words[0] as string[]).filter((word) => lexicon.document(i).has(word));
-      reasons[tool.name] = {
-        score: fused[i] as number,
-        ...(matched.length ? { matched } : {}),
-        parts: rank.partsOf(reported, i),
-        ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
-      };
-    }
+    const { tools, reasons } = rank.reportPicks({
+      all,
+      core: this.#core,
+      picked,
+      extra: needed?.extra ?? [],
+      fused,
+      words: words[0] as string[],
+      lexicon,
+      contributions: ranking.contributions,
+    });
     task?.annotate(reasons, all, needed);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }
