@@ -380,7 +380,8 @@ export class HybridSelector implements AsyncToolSelector {
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
     // The dense half starts first, so the texts embed on the model's thread while this one reads
-    // the shipped state and builds the lexical index (a first turn's digest, decode and BM25).
+    // the shipped state, builds the lexical index (a first turn's digest, decode and BM25) and
+    // scores the texts' words.
     // It is awaited below; a rejection meanwhile (an abort) must not go unhandled.
     const scoring = this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
     scoring.catch(() => undefined);
@@ -389,11 +390,11 @@ export class HybridSelector implements AsyncToolSelector {
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
+    const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
     const dense = await scoring;
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings, ...seeded, ...(prompt?.warnings ?? [])];
-    const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
     const whole = lexical[0] as LexicalEvidence;
     if (!dense.ok) {
       if (whole.max <= 0)
