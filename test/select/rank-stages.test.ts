@@ -146,6 +146,6 @@ describe('the name stage', () => {
     // Name words as nameStems reads them: get_weather's are ['weather'] ('get' says nothing).
     const on: RankTurn = { ...turnOf(['send the weather by email'], undefined), words: [['send', 'weather', 'email']] };
     const add = nameStage({ snapshot: registrySnapshot(named), turn: on, text: 0, scores: new Float64Array(5) })?.add;
-    expect([...(add ?? [])]).toEqual([0.2 * (1 / 2), 0.2 * (1 / 2), 0.2 * (2 / 2), 0.2 * (1 / 3), 0]);
+    expect(Array.from(add ?? [])).toEqual([0.2 * (1 / 2), 0.2 * (1 / 2), 0.2 * (2 / 2), 0.2 * (1 / 3), 0]);
   });
 });
