@@ -143,6 +143,9 @@ export class CorpusIndex {
   private seedReported = false;
   private readonly state: SharedState;
   private readonly memo = new WeakMap<readonly ToolSchema[], Fingerprint>();
+  // Lists whose memo entry cannot go stale: frozen, of frozen schemas, and checked once. A warm
+  // turn over one skips comparing every tool (0.7 ms a search at 10,000 tools).
+  private readonly fixed = new WeakSet<readonly ToolSchema[]>();
   private current: { fingerprint: Fingerprint; load: CorpusLoad } | undefined;
   private counters = {
     corpusEmbeds: 0,
@@ -217,13 +220,10 @@ export class CorpusIndex {
 
   private async fingerprint(all: readonly ToolSchema[]): Promise<Fingerprint> {
     const memoised = this.memo.get(all);
-    if (memoised && sameList(memoised, all)) return memoised;
+    if (memoised && (this.fixed.has(all) || sameList(memoised, all))) return this.memoise(all, memoised);
     // A registry that hands out a fresh array of the same schemas each turn stays warm too.
     const current = this.current?.fingerprint;
-    if (current && sameList(current, all)) {
-      this.memo.set(all, current);
-      return current;
-    }
+    if (current && sameList(current, all)) return this.memoise(all, current);
     // The key's hash is async: loads of the same new list meanwhile share it, so they reach the
     // same build together (the quick hash only finds the entry; the content is compared).
     const { id, dimensions } = this.embedder;
@@ -244,7 +244,16 @@ export class CorpusIndex {
         ? { ...fingerprint, tools: [...all] } // other schema objects, same key
         : await computeFingerprint(this.embedder, all);
     }
-    this.memo.set(all, fingerprint);
+    return this.memoise(all, fingerprint);
+  }
+
+  // Remember a list's fingerprint (checked against it by the caller); a frozen list of frozen
+  // schemas is marked fixed.
+  private memoise(all: readonly ToolSchema[], fingerprint: Fingerprint): Fingerprint {
+    if (!this.fixed.has(all)) {
+      this.memo.set(all, fingerprint);
+      if (Object.isFrozen(all) && all.every(Object.isFrozen)) this.fixed.add(all);
+    }
     return fingerprint;
   }
 

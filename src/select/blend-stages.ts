@@ -149,11 +149,34 @@ export const nameStems = derivationPer(
 export const nameStage: Stage = ({ snapshot, turn, text }) => {
   const present = new Set(turn.words[text]);
   const weight = turn.settings.nameWeight;
-  const names = snapshot.get(nameStems(turn.stem ?? stem));
+  const stems = turn.stem ?? stem;
+  const names = snapshot.get(nameStems(stems));
   const add = new Float64Array(names.length);
-  for (let i = 0; i < add.length; i++) add[i] = weight * nameCoverage(names[i] as readonly string[], present);
+  // Only tools whose names hold one of the text's words can score: they are found through the
+  // name words' postings rather than by visiting every tool (a tool no word reaches scores
+  // weight × 0, which `add` already holds).
+  const postings = snapshot.get(namePostings(stems));
+  const reached = new Set<number>();
+  for (const word of present) for (const i of postings.get(word) ?? []) reached.add(i);
+  for (const i of reached) add[i] = weight * nameCoverage(names[i] as readonly string[], present);
   return { name: 'name', add };
 };
+
+// Each name word's tools, in registry order, for the name stage.
+const namePostings = derivationPer(
+  (stems: Stem): Derivation<ReadonlyMap<string, readonly number[]>> =>
+    (snapshot) => {
+      const postings = new Map<string, number[]>();
+      snapshot.get(nameStems(stems)).forEach((words, i) => {
+        for (const word of words) {
+          const list = postings.get(word);
+          if (list) list.push(i);
+          else postings.set(word, [i]);
+        }
+      });
+      return postings;
+    },
+);
 
 // Share of a tool's name words the query holds: "calculate the present value" names
 // calculate_present_value outright, while finance.calculate_future_value shares half its name.

@@ -3,12 +3,21 @@
  * stage list of the prompt and of its clauses, and the lexical evidence they read.
  */
 import type { VectorsFile } from '../embed/vectors-file.js';
+import { nameRecord } from '../registry/name-record.js';
 import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
-import { denseStage, hybridLexicon, lexicalEvidence, lexicalStage, nameStage } from './blend-stages.js';
+import {
+  denseStage,
+  type HybridLexicon,
+  hybridLexicon,
+  lexicalEvidence,
+  lexicalStage,
+  nameStage,
+} from './blend-stages.js';
 import type { StateEmbedder } from './hybrid-state.js';
 import type * as MultiIntent from './multi-intent.js';
-import type { Contribution, Stage } from './rank-stages.js';
+import { type Contribution, partsOf, type Stage } from './rank-stages.js';
+import type { ToolReason } from './selector.js';
 import type * as WholeTask from './whole-task.js';
 
 export { partsOf, rankTurn } from './rank-stages.js';
@@ -55,6 +64,48 @@ export function reportOrder(contributions: readonly Contribution[]): Contributio
     return at < 0 ? PART_ORDER.length : at;
   };
   return [...contributions].sort((a, b) => rank(a) - rank(b));
+}
+
+/**
+ * The tools a turn advertises, in registry order, each with its reason: the blended score, the
+ * prompt's words its document holds, the parts in report order, and `core` for a core tool that
+ * was neither picked nor needed.
+ *
+ * @example
+ * const { tools, reasons } = reportPicks({ all, core, picked: [3], extra: [], fused, words, lexicon, contributions })
+ */
+export function reportPicks(turn: {
+  readonly all: readonly ToolSchema[];
+  readonly core: ReadonlySet<string>;
+  readonly picked: readonly number[];
+  readonly extra: readonly number[];
+  readonly fused: Float64Array;
+  readonly words: readonly string[];
+  readonly lexicon: HybridLexicon;
+  readonly contributions: readonly Contribution[];
+}): { tools: ToolSchema[]; reasons: Record<string, ToolReason> } {
+  const { all, core, fused, words, lexicon } = turn;
+  const reported = reportOrder(turn.contributions);
+  const reasons = nameRecord<ToolReason>();
+  const chosen = new Set(turn.picked);
+  const extra = new Set(turn.extra);
+  const tools: ToolSchema[] = [];
+  // Without core tools only the picks are visited (registry order), not every tool: 1.7 ms of a
+  // search at 10,000 tools.
+  const visit = core.size > 0 ? all.keys() : [...new Set([...chosen, ...extra])].sort((a, b) => a - b);
+  for (const i of visit) {
+    const tool = all[i] as ToolSchema;
+    if (!chosen.has(i) && !extra.has(i) && !core.has(tool.name)) continue;
+    tools.push(tool);
+    const matched = words.filter((word) => lexicon.document(i).has(word));
+    reasons[tool.name] = {
+      score: fused[i] as number,
+      ...(matched.length ? { matched } : {}),
+      parts: partsOf(reported, i),
+      ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
+    };
+  }
+  return { tools, reasons };
 }
 
 function isStage(stage: Stage | undefined): stage is Stage {

@@ -6,7 +6,6 @@ import type { LearnOptions, LearnSummary, ProjectionState } from '../learn/learn
 import { mergeOptions } from '../options.js';
 import { adaptiveCut } from '../rank/adaptive-k.js';
 import { assertTopK, DEFAULT_K, topK } from '../rank/top-k.js';
-import { nameRecord } from '../registry/name-record.js';
 import { registrySnapshot } from '../registry/registry-snapshot.js';
 import type { ToolSchema } from '../registry/schema.js';
 import type { ClauseOptions } from '../text/clauses.js';
@@ -19,7 +18,7 @@ import { fullSurface } from './apply-selection.js';
 import type { EmbeddingSelectorOptions } from './embedding-selector.js';
 import { EmbeddingSelector } from './embedding-selector.js';
 import type { LexicalEvidence, RankSettings, RankTurn } from './rank-stages.js';
-import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput, ToolReason } from './selector.js';
+import type { AsyncToolSelector, SelectionContext, SelectOptions, SelectorOutput } from './selector.js';
 import type { ToolLinkOptions, ToolLinks } from './tool-links.js';
 import type { LinkSource } from './whole-task.js';
 
@@ -380,16 +379,22 @@ export class HybridSelector implements AsyncToolSelector {
       : undefined;
     const { texts, enumerated } = prompt ?? { texts: [query], enumerated: false };
     const snapshot = registrySnapshot(all);
+    // The dense half starts first, so the texts embed on the model's thread while this one reads
+    // the shipped state, builds the lexical index (a first turn's digest, decode and BM25) and
+    // scores the texts' words.
+    // It is awaited below; a rejection meanwhile (an abort) must not go unhandled.
+    const scoring = this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
+    scoring.catch(() => undefined);
     // What the vectors file ships for this list (documents, words, links), before any is derived.
     const seeded = await rank.shippedState(this.#dense, this.#linkSource, all, signal);
     // The registry's BM25 index for this selector's k1, b and stemmer, built once per registry list.
     const lexicon = snapshot.get(rank.hybridLexicon(this.#options.k1, this.#options.b, this.#lexicon?.stem ?? stem));
     const words = texts.map((text) => this.queryWords(text));
-    const dense = await this.#dense.scoreQueries(texts, all, signal ? { signal } : {});
+    const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
+    const dense = await scoring;
     signal?.throwIfAborted();
 
     const warnings = [...dense.warnings, ...seeded, ...(prompt?.warnings ?? [])];
-    const lexical = words.map((list) => rank.lexicalEvidence(lexicon.index, list, this.#options.lexicalFloor));
     const whole = lexical[0] as LexicalEvidence;
     if (!dense.ok) {
       if (whole.max <= 0)
@@ -435,23 +440,16 @@ export class HybridSelector implements AsyncToolSelector {
           signal,
         })
       : undefined;
-    const extra = new Set(needed?.extra ?? []);
-    const reported = rank.reportOrder(ranking.contributions);
-    const reasons = nameRecord<ToolReason>();
-    const chosen = new Set(picked);
-    const tools: ToolSchema[] = [];
-    for (let i = 0; i < all.length; i++) {
-      const tool = all[i] as ToolSchema;
-      if (!chosen.has(i) && !extra.has(i) && !this.#core.has(tool.name)) continue;
-      tools.push(tool);
-      const matched = (words[0] as string[]).filter((word) => lexicon.document(i).has(word));
-      reasons[tool.name] = {
-        score: fused[i] as number,
-        ...(matched.length ? { matched } : {}),
-        parts: rank.partsOf(reported, i),
-        ...(chosen.has(i) || extra.has(i) ? {} : { core: true }),
-      };
-    }
+    const { tools, reasons } = rank.reportPicks({
+      all,
+      core: this.#core,
+      picked,
+      extra: needed?.extra ?? [],
+      fused,
+      words: words[0] as string[],
+      lexicon,
+      contributions: ranking.contributions,
+    });
     task?.annotate(reasons, all, needed);
     return { tools, reasons, ...(warnings.length ? { warnings } : {}) };
   }

@@ -123,6 +123,20 @@ describe('CorpusIndex', () => {
     expect(await index.keyFor(all)).not.toBe(before);
   });
 
+  // A frozen list of frozen schemas (what a registry hands out) is compared once, then trusted:
+  // nothing in it can change. A frozen array of schemas that are not frozen is still compared.
+  it('a frozen list of frozen schemas keeps its key; a frozen array of editable schemas is re-read', async () => {
+    const index = new CorpusIndex(countingEmbedder(), memoryVectorCache());
+    const fixed = Object.freeze(registry().map((tool) => Object.freeze({ ...tool })));
+    const key = await index.keyFor(fixed);
+    expect(await index.keyFor(fixed)).toBe(key);
+    const editable = Object.freeze(registry().map((tool) => ({ ...tool })));
+    expect(await index.keyFor(editable)).toBe(key);
+    expect(await index.keyFor(editable)).toBe(key);
+    (editable[2] as { description: string }).description = 'Open a document and print it.';
+    expect(await index.keyFor(editable)).not.toBe(key);
+  });
+
   it('re-embeds only the texts that changed between generations', async () => {
     const embedder = countingEmbedder();
     const index = new CorpusIndex(embedder, memoryVectorCache());

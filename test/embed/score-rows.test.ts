@@ -1,7 +1,8 @@
 /**
  * The multi-query cosine kernel gives exactly the scores of `scoreRows`, one query at a time:
- * it runs four rows' sums side by side but adds each row's products in the same order, so a
- * selection ranked through it cannot change. Odd row counts and dimensions cover the tails.
+ * it runs four rows' sums side by side, two queries per load and rows in cache-sized blocks, but
+ * adds each row's products in the same order, so a selection ranked through it cannot change. Odd
+ * row counts, dimensions and query counts cover the tails of rows, blocks and query pairs.
  */
 import { describe, expect, it } from 'vitest';
 import { normalise, scoreRows } from '../../src/embed/embedder.js';
@@ -25,6 +26,9 @@ describe('scoreRowsMany', () => {
     [4, 5],
     [9, 512],
     [1031, 33],
+    [130, 512],
+    [4099, 8],
+    [3, 40_000],
   ])('%i rows of %i dimensions: the same bits as scoreRows for each query', (count, dimensions) => {
     const matrix = values(count * 31 + dimensions, count * dimensions);
     const queries = [1, 2, 3].map((seed) => normalise(values(seed, dimensions)) as Float32Array);
@@ -33,6 +37,19 @@ describe('scoreRowsMany', () => {
     queries.forEach((query, q) => {
       const alone = new Float32Array(count);
       scoreRows(matrix, count, dimensions, query, alone);
+      expect(Buffer.from(outs[q]?.buffer as ArrayBuffer).equals(Buffer.from(alone.buffer))).toBe(true);
+    });
+  });
+
+  // Queries go by in pairs with a lone last one: one to five covers both paths, alone and mixed.
+  it.each([1, 2, 4, 5])('%i queries over 517 rows of 24 dimensions (blocks and their tails)', (n) => {
+    const matrix = values(n, 517 * 24);
+    const queries = Array.from({ length: n }, (_, q) => normalise(values(q + 10, 24)) as Float32Array);
+    const outs = queries.map(() => new Float32Array(517));
+    scoreRowsMany(matrix, 517, 24, queries, outs);
+    queries.forEach((query, q) => {
+      const alone = new Float32Array(517);
+      scoreRows(matrix, 517, 24, query, alone);
       expect(Buffer.from(outs[q]?.buffer as ArrayBuffer).equals(Buffer.from(alone.buffer))).toBe(true);
     });
   });

@@ -154,6 +154,31 @@ describe('server-filesystem over stdio', () => {
   });
 });
 
+// A tools/list of thousands of tools is one JSON line of about a megabyte, which a pipe hands
+// over in many chunks: every chunk must join the line, and each tool arrive once, in order.
+describe('a stdio server with thousands of tools', () => {
+  it('its one-line tools/list, read in many chunks, mounts every tool', async () => {
+    const tools = Array.from({ length: 3000 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i}: ${'does a generated thing with its arguments. '.repeat(6)}`,
+      parameters: { type: 'object', properties: { value: { type: 'string', description: `value ${i}` } } },
+    }));
+    const file = join(base, 'many-tools.json');
+    await writeFile(file, JSON.stringify(tools));
+    expect(JSON.stringify(tools).length).toBeGreaterThan(16 * 65_536);
+    const registry = new ToolRegistry();
+    const mount = await mountMcp(registry, {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('../../scripts/bench-gateway-server.mjs', import.meta.url)), file],
+      prefix: 'many',
+      onError: (error) => expect.fail(error.message),
+    });
+    mounts.push(mount);
+    expect(mount.tools).toEqual(tools.map((tool) => `many__${tool.name}`));
+    expect(registry.get('many__tool_2999')?.description).toBe(tools[2999]?.description);
+  });
+});
+
 describe('server-memory over stdio, in a run', () => {
   it('the model creates entities, then reads the graph back; each result rides the next request', async () => {
     const memoryFile = join(base, 'memory.jsonl');

@@ -22,6 +22,29 @@ describe('applySelection', () => {
     expect(selection.fellOpen).toBeUndefined();
   });
 
+  // A frozen list of frozen schemas keeps its name map between turns; anything else may change
+  // in place, so each turn reads it afresh.
+  it('a list that changed in place since the last turn is read as it is now', () => {
+    const list = [tool('one'), tool('two')];
+    expect(applySelection([list[1] as ToolSchema], list).names).toEqual(['two']);
+    list.reverse();
+    (list[1] as { name: string }).name = 'uno';
+    expect(applySelection([list[0] as ToolSchema, list[1] as ToolSchema], list).tools).toEqual([list[0], list[1]]);
+    const frozen = Object.freeze([tool('three'), tool('four')]);
+    expect(applySelection([frozen[1] as ToolSchema], frozen).names).toEqual(['four']);
+    (frozen[1] as { name: string }).name = 'cuatro';
+    expect(applySelection([frozen[1] as ToolSchema], frozen).names).toEqual(['cuatro']);
+  });
+
+  it('a frozen list of frozen schemas gives the same selection turn after turn', () => {
+    const frozen = Object.freeze(['a', 'b', 'c'].map((name) => Object.freeze(tool(name))));
+    for (let turn = 0; turn < 3; turn++) {
+      const selection = applySelection([frozen[2] as ToolSchema, frozen[0] as ToolSchema, tool('zz')], frozen);
+      expect(selection.names).toEqual(['a', 'c']);
+      expect(selection.dropped).toEqual(['zz']);
+    }
+  });
+
   it('accepts a structurally equal copy of a member (same name, description, parameters)', () => {
     const copy = { ...bravo, parameters: structuredClone(bravo.parameters) };
     const selection = applySelection([copy], all);

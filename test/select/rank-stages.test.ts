@@ -131,3 +131,21 @@ describe('the hybrid stage list', () => {
     ]);
   });
 });
+
+describe('the name stage', () => {
+  // It reaches tools through their name words' postings; every tool must still score what the
+  // share of its name words the text holds says (one-word names count as two), and 0 elsewhere.
+  it('scores every tool as the share of its name the text holds, weighted', () => {
+    const named = [
+      tool('get_weather', 'w'),
+      tool('weather', 'one word'),
+      tool('send_email', 'e'),
+      tool('get_forecast_weather_now', 'three name words'),
+      tool('_', 'no name words'),
+    ];
+    // Name words as nameStems reads them: get_weather's are ['weather'] ('get' says nothing).
+    const on: RankTurn = { ...turnOf(['send the weather by email'], undefined), words: [['send', 'weather', 'email']] };
+    const add = nameStage({ snapshot: registrySnapshot(named), turn: on, text: 0, scores: new Float64Array(5) })?.add;
+    expect(Array.from(add ?? [])).toEqual([0.2 * (1 / 2), 0.2 * (1 / 2), 0.2 * (2 / 2), 0.2 * (1 / 3), 0]);
+  });
+});
