@@ -105,12 +105,16 @@ export async function searchTools(
     if (selection.fault === 'selector_failed') throw new Error(selection.warnings[0] ?? 'the selector failed');
     if (!selection.fellOpen) {
       const hits: ToolSearchHit[] = [];
+      const near = new Set<string>();
       for (const name of selection.names) {
         const reason = selection.reasons[name];
         if (typeof reason?.score === 'number' && !reason.core)
           hits.push({ name, score: reason.score, rankedBy: 'selector' });
+        if (reason?.near) near.add(name);
       }
-      hits.sort((a, b) => b.score - a.score);
+      // Near picks widen what a turn advertises past its k; a search of k lists them last, so
+      // they never push out a tool the ranking picked.
+      hits.sort((a, b) => Number(near.has(a.name)) - Number(near.has(b.name)) || b.score - a.score);
       const picked = fresh(hits);
       if (picked.length > 0) return picked;
     }

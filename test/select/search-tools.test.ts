@@ -38,6 +38,25 @@ describe('searchTools', () => {
     ]);
   });
 
+  it("lists a selection's near picks after its ranked picks, whatever their scores", async () => {
+    // A near pick widens what a turn advertises; a clause's best may carry a lower score.
+    const widened: ToolSelector = {
+      name: 'widened',
+      select: (_ctx, all) => ({
+        tools: all.slice(0, 3),
+        reasons: {
+          get_weather: { score: 0.9 },
+          send_email: { score: 0.4 },
+          read_email: { score: 0.6, near: true },
+        },
+      }),
+    };
+    const hits = await searchTools('anything', tools, { selector: widened, k: 2 });
+    expect(hits.map((hit) => hit.name)).toEqual(['get_weather', 'send_email']);
+    const all = await searchTools('anything', tools, { selector: widened, k: 3 });
+    expect(all.map((hit) => hit.name)).toEqual(['get_weather', 'send_email', 'read_email']);
+  });
+
   it('asks a selector with withTopK to rank past the excluded tools, so its own ranking still finds k', async () => {
     // Ranks every tool by a fixed order and returns its top `topK` with scores.
     const order = ['send_email', 'read_email', 'get_weather', 'stock_price'];
