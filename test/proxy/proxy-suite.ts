@@ -12,6 +12,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import OpenAI from 'openai';
+import { partBudget } from '../../src/select/part-anchors.js';
 import { LINK_DEFAULTS } from '../../src/select/tool-links.js';
 import { assert, CheckFailure, equal } from '../support/check-assertions.js';
 import { anthropicTools, openAITools, wideToolSet } from '../support/wide-tool-set.js';
@@ -134,10 +135,11 @@ function expectedBody(clientBody: string, names: readonly string[], upstreamBody
 
 /**
  * The most client tools a narrowed request may carry: k, plus the budget whole-task selection
- * may add beyond it (a pick's prerequisite lookups, a clause's best tool); the lexical
- * selectors never use it.
+ * may add beyond it (a pick's prerequisite lookups, a clause's best tool, near picks), which
+ * grows with the prompt's parts (`partBudget`): at its most for any prompt, since the random id
+ * each check appends can split it. The lexical selectors never use it.
  */
-const mostAdvertised = (t: ProxyTarget): number => t.k + LINK_DEFAULTS.budget;
+const mostAdvertised = (t: ProxyTarget): number => t.k + partBudget(LINK_DEFAULTS.budget, Number.POSITIVE_INFINITY);
 
 function checkNarrowed(t: ProxyTarget, request: UpstreamRequest, expected: string, what: string): void {
   const client = clientTools(request);
