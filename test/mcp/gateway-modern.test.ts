@@ -247,6 +247,21 @@ describe('gatewayHttp in-process: the gate stands in front of the 2026-07-28 leg
 });
 
 /** One raw JSON-RPC line to a fresh stdio gateway with no upstreams, and its first answer. */
+/** The 1.x SDK client on `loopctl mcp` over stdio, spawned from `bin` (closed after the test). */
+async function legacyStdio(bin: string): Promise<LegacyClient> {
+  const client = new LegacyClient({ name: 'legacy', version: '1.0.0' });
+  closers.push(() => client.close());
+  await client.connect(
+    new LegacyStdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'mcp', '--config', config, '--selector', 'bm25'],
+      cwd: base,
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
 async function rawStdio(message: unknown, bin = BIN): Promise<{ error?: { code: number; message: string } }> {
   const child = spawn(process.execPath, [bin, 'mcp', '--selector', 'bm25'], {
     env: { ...process.env, LOOPCTL_MCP_SERVERS: '[]' },
@@ -292,16 +307,7 @@ describe('loopctl mcp over stdio: both eras', () => {
   });
 
   it('still serves the 1.x client (its initialize) on the same command', async () => {
-    const client = new LegacyClient({ name: 'legacy', version: '1.0.0' });
-    closers.push(() => client.close());
-    await client.connect(
-      new LegacyStdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--config', config, '--selector', 'bm25'],
-        cwd: base,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await legacyStdio(BIN);
     expect(await searchAndRead(client)).toContain('Served to a 2026-07-28 client.');
   });
 });
@@ -325,16 +331,7 @@ describe('without the optional peer @modelcontextprotocol/server', () => {
   });
 
   it('serves a 1.x client over stdio, and answers a modern request with -32022 naming the package', async () => {
-    const client = new LegacyClient({ name: 'legacy', version: '1.0.0' });
-    closers.push(() => client.close());
-    await client.connect(
-      new LegacyStdioClientTransport({
-        command: process.execPath,
-        args: [bin, 'mcp', '--config', config, '--selector', 'bm25'],
-        cwd: base,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await legacyStdio(bin);
     expect(await searchAndRead(client)).toContain('Served to a 2026-07-28 client.');
     const answer = await rawStdio(futureRequest(1), bin);
     expect(answer.error?.code).toBe(-32022);
