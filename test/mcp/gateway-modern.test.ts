@@ -247,6 +247,20 @@ describe('gatewayHttp in-process: the gate stands in front of the 2026-07-28 leg
 });
 
 /** One raw JSON-RPC line to a fresh stdio gateway with no upstreams, and its first answer. */
+/** The v2 client (negotiating `auto`) on `loopctl mcp` over stdio, spawned from `bin`. */
+async function modernStdio(bin: string): Promise<Client> {
+  const client = modernClient();
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'mcp', '--config', config, '--selector', 'bm25'],
+      cwd: base,
+      stderr: 'ignore',
+    }),
+  );
+  return client;
+}
+
 /** The 1.x SDK client on `loopctl mcp` over stdio, spawned from `bin` (closed after the test). */
 async function legacyStdio(bin: string): Promise<LegacyClient> {
   const client = new LegacyClient({ name: 'legacy', version: '1.0.0' });
@@ -287,15 +301,7 @@ async function rawStdio(message: unknown, bin = BIN): Promise<{ error?: { code: 
 
 describe('loopctl mcp over stdio: both eras', () => {
   it('negotiates 2026-07-28 with a v2 client, answers server/discover, and searches then calls a filesystem tool', async () => {
-    const client = modernClient();
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--config', config, '--selector', 'bm25'],
-        cwd: base,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await modernStdio(BIN);
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect((await client.discover()).supportedVersions).toContain(MODERN);
     expect(await searchAndRead(client)).toContain('Served to a 2026-07-28 client.');
@@ -339,15 +345,7 @@ describe('without the optional peer @modelcontextprotocol/server', () => {
   });
 
   it('lets a negotiating v2 client fall back to the 2025 era', async () => {
-    const client = modernClient();
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, 'mcp', '--config', config, '--selector', 'bm25'],
-        cwd: base,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await modernStdio(bin);
     expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(await searchAndRead(client)).toContain('Served to a 2026-07-28 client.');
