@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { rpcError } from '../adapters/mcp/gateway-rpc.js';
 import type { GatewaySessions } from '../adapters/mcp/gateway-sessions.js';
 import type { GatewayFetch } from '../adapters/mcp/gateway-stateless.js';
 import { errorMessage } from '../describe-error.js';
@@ -217,11 +218,4 @@ function remoteOnly(server: GatewayServer): GatewayServer {
     error:
       'stdio servers (a "command") cannot run on Cloudflare Workers: give this server\'s Streamable HTTP "url", or serve it with npx loopctl mcp',
   };
-}
-
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
 }

@@ -9,7 +9,12 @@ import { errorMessage } from '../../describe-error.js';
 import type { McpGateway } from './gateway.js';
 import { importServerTransport, rpcError } from './gateway-rpc.js';
 import { type GatewayMcpServer, type GatewayServerOptions, gatewayServer } from './gateway-server.js';
-import { claimsModern, importModernSdk, modernGatewayServer, modernMissingResponse } from './gateway-server-modern.js';
+import {
+  importModernSdk,
+  isModernRequest,
+  modernGatewayServer,
+  modernMissingResponse,
+} from './gateway-server-modern.js';
 
 /** Options for {@link gatewayHttp}. */
 export interface GatewayHttpOptions extends GatewayServerOptions {
@@ -105,22 +110,13 @@ export async function gatewayHttp(gateway: McpGateway, options: GatewayHttpOptio
     return response;
   };
 
-  /** The SDK's own era test (a bounded read of a copy of the body). */
-  const isLegacy = (request: Request) =>
-    sdk instanceof Error
-      ? Promise.resolve(true)
-      : sdk.isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes });
-
   const handle = async (request: Request): Promise<Response> => {
     const refused = refusal(request, allowedHosts, token);
     if (refused) return refused;
     const id = request.headers.get('mcp-session-id');
-    if (id === null && request.method === 'POST') {
-      if (modern && !(await isLegacy(request))) return modern.fetch(request);
-      // Without SDK v2, a modern client says so in its MCP-Protocol-Version header.
-      if (sdk instanceof Error && claimsModern(undefined, request.headers))
-        return modernMissingResponse(undefined, sdk.message);
-    }
+    // Without SDK v2, a modern client says so in its MCP-Protocol-Version header.
+    if (id === null && (await isModernRequest(sdk, request, undefined, maxBodyBytes)))
+      return modern ? modern.fetch(request) : modernMissingResponse(undefined, (sdk as Error).message);
     if (id === null) {
       if (request.method === 'POST') return open(request);
       return rpcError(405, -32000, 'Method not allowed without a session: POST initialize first', { Allow: 'POST' });

@@ -134,15 +134,21 @@ export function modernMissingResponse(body: unknown, why: string): Response {
 /**
  * Whether `request` is of the 2026-07-28 era: the v2 SDK's own classification (so the gateway
  * routes exactly as its handler would), or, without the package, {@link claimsModern}.
- * `body` is the request's parsed JSON (its stream already read).
+ * `body` is the request's parsed JSON (its stream already read); without it the SDK reads a
+ * copy of the body, at most `maxBodyBytes` (the SDK's 4 MiB by default).
  *
  * @example
  * if (await isModernRequest(await importModernSdk(), request, body)) …
  */
-export async function isModernRequest(sdk: ModernSdk | Error, request: Request, body: unknown): Promise<boolean> {
+export async function isModernRequest(
+  sdk: ModernSdk | Error,
+  request: Request,
+  body: unknown,
+  maxBodyBytes?: number,
+): Promise<boolean> {
   if (request.method !== 'POST') return false;
   if (sdk instanceof Error) return claimsModern(body, request.headers);
-  return !(await sdk.isLegacyRequest(request, body));
+  return !(await sdk.isLegacyRequest(request, body, maxBodyBytes ? { maxRequestBodySize: maxBodyBytes } : {}));
 }
 
 /**

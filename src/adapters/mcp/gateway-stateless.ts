@@ -100,7 +100,8 @@ export async function gatewayStateless(
     // A new session id only where there is something to remember, and only at initialize.
     const opening = exposeFound && header === null && isInitialize(body);
     const session = opening ? crypto.randomUUID() : (header ?? undefined);
-    const key = session === undefined ? undefined : await keyOf(request, session);
+    // Only a session that keeps found tools needs its owner's digest.
+    const key = exposeFound && session !== undefined ? await keyOf(request, session) : undefined;
     const found = exposeFound && key && !opening ? await sessions?.found(key).catch(() => []) : [];
     const lease = await lend(body);
     let response: Response;
@@ -139,8 +140,8 @@ export async function gatewayStateless(
       if (request.method === 'POST') return await post(request, parsedBody);
       if (request.method === 'DELETE') {
         const session = request.headers.get('mcp-session-id');
-        if (session !== null && SESSION_ID.test(session))
-          await sessions?.forget(await keyOf(request, session)).catch(() => undefined);
+        if (sessions && session !== null && SESSION_ID.test(session))
+          await sessions.forget(await keyOf(request, session)).catch(() => undefined);
         return new Response(null, { status: 200 });
       }
       // No standing stream: every answer rides its own POST.
